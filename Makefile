@@ -1,0 +1,51 @@
+# daokit — the two commands that matter: `make run` and `make test`.
+
+GO        ?= go
+BIN       := bin/daokit
+DEMO_ROOT ?= $(CURDIR)/.demo
+STATICCHECK_VERSION ?= 2025.1.1
+
+.PHONY: all build run test test-short bench lint fmt vet drill fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/daokit
+
+# Open daokit on a demo root with the simulated worker.
+run: build
+	@$(BIN) init --root $(DEMO_ROOT) >/dev/null
+	$(BIN) --root $(DEMO_ROOT)
+
+# Every test, with the race detector, in a shuffled order.
+test: vet
+	$(GO) test -race -shuffle=on -timeout=15m ./...
+
+# The quick loop while editing: no race detector, short drills.
+test-short:
+	$(GO) test -short ./...
+
+# Benchmarks behind the issues' speed and memory goals.
+bench: build
+	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=1x -count=1 ./... | tee bench/last-go-bench.txt
+	./bench/run.sh
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+lint: vet
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+# Fuzz each parser for a short while (FUZZTIME=1m for longer runs).
+FUZZTIME ?= 10s
+fuzz:
+	@for target in $$($(GO) test -list '^Fuzz' ./ledger | grep '^Fuzz'); do \
+		$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) ./ledger || exit 1; \
+	done
+
+clean:
+	rm -rf bin $(DEMO_ROOT)

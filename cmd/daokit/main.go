@@ -1,0 +1,20 @@
+// Command daokit is a terminal workbench for a team of coding agents: an
+// observer-relay window, the controller that executes, and the ledger
+// tools (init, status, check, replay) that read and repair its state.
+//
+// Run "daokit --help" for the commands.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv)
+	stop()
+	os.Exit(code)
+}

@@ -1,0 +1,129 @@
+package i18n
+
+import (
+	"io/fs"
+	"path"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+type catalogMessage struct {
+	description string
+	other       string
+}
+
+// readCatalogs returns area -> lang -> id -> message from the embedded files.
+func readCatalogs(t *testing.T) map[string]map[string]map[string]catalogMessage {
+	t.Helper()
+	files, err := fs.Glob(locales, "locales/*.toml")
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no catalogs: %v", err)
+	}
+	out := map[string]map[string]map[string]catalogMessage{}
+	for _, name := range files {
+		base := strings.TrimSuffix(path.Base(name), ".toml")
+		area, lang, ok := strings.Cut(base, ".")
+		if !ok || !slices.Contains(Supported(), lang) {
+			t.Errorf("%s: catalog file must be named <area>.<lang>.toml with lang in %v", name, Supported())
+			continue
+		}
+		data, _ := locales.ReadFile(name)
+		var raw map[string]any
+		if err := toml.Unmarshal(data, &raw); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		msgs := map[string]catalogMessage{}
+		flatten("", raw, msgs)
+		if out[area] == nil {
+			out[area] = map[string]map[string]catalogMessage{}
+		}
+		out[area][lang] = msgs
+	}
+	return out
+}
+
+func flatten(prefix string, node map[string]any, into map[string]catalogMessage) {
+	if other, ok := node["other"].(string); ok {
+		desc, _ := node["description"].(string)
+		into[prefix] = catalogMessage{description: desc, other: other}
+		return
+	}
+	for k, v := range node {
+		child, ok := v.(map[string]any)
+		if !ok {
+			continue
+		}
+		id := k
+		if prefix != "" {
+			id = prefix + "." + k
+		}
+		flatten(id, child, into)
+	}
+}
+
+var templateVar = regexp.MustCompile(`\{\{\s*\.(\w+)`)
+
+func templateVars(s string) []string {
+	var vars []string
+	for _, m := range templateVar.FindAllStringSubmatch(s, -1) {
+		vars = append(vars, m[1])
+	}
+	sort.Strings(vars)
+	return slices.Compact(vars)
+}
+
+func TestCatalogsHaveSameIDsAndVariables(t *testing.T) {
+	for area, langs := range readCatalogs(t) {
+		en, zh := langs[English], langs[Chinese]
+		if en == nil || zh == nil {
+			t.Errorf("area %s: want both %s and %s catalogs", area, English, Chinese)
+			continue
+		}
+		for id, m := range en {
+			z, ok := zh[id]
+			if !ok {
+				t.Errorf("%s: %q missing from %s catalog", area, id, Chinese)
+				continue
+			}
+			if got, want := templateVars(z.other), templateVars(m.other); !slices.Equal(got, want) {
+				t.Errorf("%s: %q uses variables %v in %s, %v in %s", area, id, got, Chinese, want, English)
+			}
+			if strings.TrimSpace(m.description) == "" || strings.TrimSpace(z.description) == "" {
+				t.Errorf("%s: %q needs a description for translators in both catalogs", area, id)
+			}
+			if strings.TrimSpace(z.other) == "" || strings.TrimSpace(m.other) == "" {
+				t.Errorf("%s: %q has an empty text", area, id)
+			}
+		}
+		for id := range zh {
+			if _, ok := en[id]; !ok {
+				t.Errorf("%s: %q missing from %s catalog", area, id, English)
+			}
+		}
+	}
+}
+
+func TestCatalogsLoadAndRender(t *testing.T) {
+	for _, lang := range Supported() {
+		l, err := New(lang)
+		if err != nil {
+			t.Fatalf("New(%q): %v", lang, err)
+		}
+		got := l.T("cli.error.unknown_language", "Source", "--lang", "Value", "fr", "Supported", "en, zh-CN")
+		if !strings.Contains(got, "fr") || strings.Contains(got, "cli.error") {
+			t.Errorf("%s: rendered %q", lang, got)
+		}
+	}
+	zh, _ := New(Chinese)
+	if got := zh.T("cli.error.unknown_language", "Source", "s", "Value", "v", "Supported", "x"); !strings.Contains(got, "不支持") {
+		t.Errorf("Chinese text not used: %q", got)
+	}
+	if got := zh.T("no.such.message"); got != "no.such.message" {
+		t.Errorf("missing id renders %q, want the id", got)
+	}
+}

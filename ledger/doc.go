@@ -1,0 +1,18 @@
+// Package ledger reads and writes daokit's durable state under
+// <root>/state/: the four files of the DAOKit contracts (pipeline_state.json,
+// heartbeat_status.json, process_leases.json, events.jsonl) plus the
+// handoff package.
+//
+// Reading is tolerant: fields the contracts do not know (the Python DAOKit
+// writes some) are kept in order in Extra, and a file of the wrong shape is
+// reported with the field that is wrong, never a panic. Writing is strict:
+// everything daokit writes validates against the schemas, and is encoded
+// byte for byte the way the Python tool encodes it (key order, indent-2
+// documents, compact JSON lines, non-ASCII escaped, Python isoformat
+// timestamps), so that either tool reads the other's ledger.
+//
+// The Store is the single writer of a root, enforced by an OS file lock.
+// Readers never lock and never block it.
+//
+// ledger imports nothing else of daokit's.
+package ledger

@@ -1,0 +1,329 @@
+package ledger
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"unicode/utf8"
+)
+
+// marshalValue encodes v as compact JSON without HTML escaping, the way
+// Python's json.dumps leaves '<', '>' and '&' alone.
+func marshalValue(v any) (json.RawMessage, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(buf.Bytes(), "\n"), nil
+}
+
+// ensureASCII rewrites every non-ASCII character of a JSON text as a
+// lowercase \uXXXX escape (surrogate pairs above U+FFFF), which is what
+// Python's ensure_ascii=True produces. Non-ASCII bytes only ever occur
+// inside JSON strings, so a byte-level pass is safe.
+func ensureASCII(src []byte) []byte {
+	ascii := true
+	for _, b := range src {
+		if b >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	if ascii {
+		return src
+	}
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(src)+len(src)/4)
+	u := func(r rune) {
+		out = append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+	}
+	for i := 0; i < len(src); {
+		if src[i] < utf8.RuneSelf {
+			out = append(out, src[i])
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(src[i:])
+		i += size
+		if r > 0xFFFF {
+			r -= 0x10000
+			u(0xD800 + (r>>10)&0x3FF)
+			u(0xDC00 + r&0x3FF)
+			continue
+		}
+		u(r)
+	}
+	return out
+}
+
+// MarshalDocument encodes v as Python's json.dumps(v, indent=2) + "\n":
+// the form of every *.json file in state/.
+func MarshalDocument(v any) ([]byte, error) {
+	compact, err := marshalValue(v)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Indent(&buf, compact, "", "  "); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return ensureASCII(buf.Bytes()), nil
+}
+
+// MarshalLine encodes v as Python's json.dumps(v, separators=(",", ":"))
+// + "\n": one record of a JSONL file.
+func MarshalLine(v any) ([]byte, error) {
+	raw, err := marshalValue(v)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := json.Compact(&buf, raw); err != nil {
+		return nil, err
+	}
+	buf.WriteByte('\n')
+	return ensureASCII(buf.Bytes()), nil
+}
+
+// MarshalCanonical encodes v as Python's json.dumps(v, sort_keys=True,
+// ensure_ascii=True, separators=(",", ":")), the input of the handoff
+// package hash. Numbers keep their textual form.
+func MarshalCanonical(v any) ([]byte, error) {
+	raw, err := marshalValue(v)
+	if err != nil {
+		return nil, err
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var generic any
+	if err := dec.Decode(&generic); err != nil {
+		return nil, err
+	}
+	sorted, err := marshalValue(generic) // maps encode with sorted keys
+	if err != nil {
+		return nil, err
+	}
+	return ensureASCII(sorted), nil
+}
+
+// Field is one member of a JSON object, kept with its raw value.
+type Field struct {
+	Key   string
+	Value json.RawMessage
+}
+
+// Object is a JSON object that keeps its members in order: event payloads,
+// and the fields a reader did not recognise. The zero value is an empty
+// object.
+type Object []Field
+
+// ObjectOf builds an Object from alternating keys and values. Values must
+// be JSON-encodable (strings, numbers, bools, slices, maps, Objects); one
+// that is not is recorded as a string describing the failure, so that a
+// diagnostic payload never stops a ledger write.
+func ObjectOf(kv ...any) Object {
+	o := make(Object, 0, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		key, _ := kv[i].(string)
+		o = o.With(key, kv[i+1])
+	}
+	return o
+}
+
+// With returns o with key set to v, replacing an existing member in place
+// or appending a new one.
+func (o Object) With(key string, v any) Object {
+	raw, err := marshalValue(v)
+	if err != nil {
+		raw, _ = marshalValue(fmt.Sprintf("unencodable %T: %v", v, err))
+	}
+	for i := range o {
+		if o[i].Key == key {
+			o[i].Value = raw
+			return o
+		}
+	}
+	return append(o, Field{Key: key, Value: raw})
+}
+
+// Get returns the raw value of key.
+func (o Object) Get(key string) (json.RawMessage, bool) {
+	for _, f := range o {
+		if f.Key == key {
+			return f.Value, true
+		}
+	}
+	return nil, false
+}
+
+// String returns the value of key if it is a JSON string, else "".
+func (o Object) String(key string) string {
+	raw, ok := o.Get(key)
+	if !ok {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(raw, &s) != nil {
+		return ""
+	}
+	return s
+}
+
+// Keys returns the member names in order.
+func (o Object) Keys() []string {
+	keys := make([]string, len(o))
+	for i, f := range o {
+		keys[i] = f.Key
+	}
+	return keys
+}
+
+// MarshalJSON writes the members in order.
+func (o Object) MarshalJSON() ([]byte, error) {
+	w := newObjectWriter()
+	for _, f := range o {
+		w.raw(f.Key, f.Value)
+	}
+	return w.bytes()
+}
+
+// UnmarshalJSON reads a JSON object, keeping member order.
+func (o *Object) UnmarshalJSON(data []byte) error {
+	fields, err := decodeObject(data)
+	if err != nil {
+		return err
+	}
+	*o = fields
+	return nil
+}
+
+// SortedKeys returns the member names sorted, for deterministic output of
+// maps that came from Go code.
+func (o Object) SortedKeys() []string {
+	keys := o.Keys()
+	sort.Strings(keys)
+	return keys
+}
+
+// errNotObject is returned when a document's top level is not an object.
+var errNotObject = fmt.Errorf("expected a JSON object")
+
+// decodeObject splits a JSON object into its members, in order. Duplicate
+// keys keep the last value at the first position, as Python does.
+func decodeObject(data []byte) (Object, error) {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return nil, errNotObject
+	}
+	var fields Object
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		key, _ := tok.(string)
+		var raw json.RawMessage
+		if err := dec.Decode(&raw); err != nil {
+			return nil, fmt.Errorf("invalid JSON: %w", err)
+		}
+		replaced := false
+		for i := range fields {
+			if fields[i].Key == key {
+				fields[i].Value = raw
+				replaced = true
+				break
+			}
+		}
+		if !replaced {
+			fields = append(fields, Field{Key: key, Value: raw})
+		}
+	}
+	if _, err := dec.Token(); err != nil {
+		return nil, fmt.Errorf("invalid JSON: %w", err)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("invalid JSON: data after the object")
+	}
+	if _, err := dec.Token(); err == nil {
+		return nil, fmt.Errorf("invalid JSON: data after the object")
+	}
+	return fields, nil
+}
+
+// objectWriter builds a compact JSON object member by member, in the order
+// the members are written.
+type objectWriter struct {
+	buf bytes.Buffer
+	err error
+	n   int
+}
+
+func newObjectWriter() *objectWriter {
+	w := &objectWriter{}
+	w.buf.WriteByte('{')
+	return w
+}
+
+func (w *objectWriter) key(k string) {
+	if w.n > 0 {
+		w.buf.WriteByte(',')
+	}
+	w.n++
+	kb, _ := marshalValue(k)
+	w.buf.Write(kb)
+	w.buf.WriteByte(':')
+}
+
+// value writes key with v encoded as JSON.
+func (w *objectWriter) value(k string, v any) {
+	raw, err := marshalValue(v)
+	if err != nil && w.err == nil {
+		w.err = fmt.Errorf("encode %s: %w", k, err)
+	}
+	w.raw(k, raw)
+}
+
+// raw writes key with an already encoded value.
+func (w *objectWriter) raw(k string, v json.RawMessage) {
+	w.key(k)
+	if len(v) == 0 {
+		v = json.RawMessage("null")
+	}
+	w.buf.Write(v)
+}
+
+// nullable writes "" as null, the contracts' form for absent ids.
+func (w *objectWriter) nullable(k, v string) {
+	if v == "" {
+		w.raw(k, json.RawMessage("null"))
+		return
+	}
+	w.value(k, v)
+}
+
+// strings writes a string list, nil as [].
+func (w *objectWriter) strings(k string, v []string) {
+	if v == nil {
+		v = []string{}
+	}
+	w.value(k, v)
+}
+
+func (w *objectWriter) extra(o Object) {
+	for _, f := range o {
+		w.raw(f.Key, f.Value)
+	}
+}
+
+func (w *objectWriter) bytes() ([]byte, error) {
+	w.buf.WriteByte('}')
+	return w.buf.Bytes(), w.err
+}
