@@ -75,6 +75,8 @@ func (e *ValidationError) Error() string {
 		b.WriteString("must have at least one entry")
 	case ProblemThresholdOrder:
 		b.WriteString("must be >= " + e.Want)
+	case ProblemHash:
+		b.WriteString("does not match the package content")
 	default:
 		b.WriteString(e.Code)
 	}
