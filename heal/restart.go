@@ -1,0 +1,69 @@
+package heal
+
+import (
+	"math/rand/v2"
+	"time"
+)
+
+// RestartPolicy bounds automatic worker restarts: exponential backoff with
+// jitter between attempts, and at most MaxRestarts within Window, after
+// which the step is given up (RESTART_LIMIT_REACHED) and the run waits for
+// a person instead of looping.
+type RestartPolicy struct {
+	MaxRestarts int           // restarts allowed within Window (e.g. 5)
+	Window      time.Duration // sliding window (e.g. 10 minutes)
+	BaseDelay   time.Duration // first backoff (e.g. 500 ms)
+	MaxDelay    time.Duration // backoff cap (e.g. 30 s)
+}
+
+// DefaultRestartPolicy allows 5 restarts in 10 minutes, backing off from
+// 500 ms to at most 30 s.
+func DefaultRestartPolicy() RestartPolicy {
+	return RestartPolicy{MaxRestarts: 5, Window: 10 * time.Minute, BaseDelay: 500 * time.Millisecond, MaxDelay: 30 * time.Second}
+}
+
+// ReasonRestartLimit is the stable reason code of a step given up after
+// too many restarts.
+const ReasonRestartLimit = "RESTART_LIMIT_REACHED"
+
+// Restarts tracks the restarts of one step. The zero value is ready.
+type Restarts struct {
+	times []time.Time
+}
+
+// Next records a restart attempt at now and returns the delay to wait
+// before it, or ok=false when the window's budget is spent.
+// jitter is a source in [0,1); pass nil for math/rand.
+func (r *Restarts) Next(p RestartPolicy, now time.Time, jitter func() float64) (delay time.Duration, ok bool) {
+	kept := r.times[:0]
+	for _, t := range r.times {
+		if now.Sub(t) < p.Window {
+			kept = append(kept, t)
+		}
+	}
+	r.times = kept
+	if len(r.times) >= p.MaxRestarts {
+		return 0, false
+	}
+	r.times = append(r.times, now)
+	return Backoff(p, len(r.times)-1, jitter), true
+}
+
+// Count returns how many restarts are inside the current window.
+func (r *Restarts) Count() int { return len(r.times) }
+
+// Backoff returns the delay before attempt n (0-based): BaseDelay·2ⁿ capped
+// at MaxDelay, with "equal jitter" (half fixed, half random) so that many
+// failing lanes do not retry in lockstep yet never retry instantly.
+func Backoff(p RestartPolicy, n int, jitter func() float64) time.Duration {
+	if jitter == nil {
+		jitter = rand.Float64
+	}
+	d := p.BaseDelay
+	for i := 0; i < n && d < p.MaxDelay; i++ {
+		d *= 2
+	}
+	d = min(d, p.MaxDelay)
+	half := d / 2
+	return half + time.Duration(jitter()*float64(half))
+}
