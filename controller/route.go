@@ -1,0 +1,213 @@
+package controller
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// Next actions a route summary names. They are stored in the ledger as
+// they are and labelled in the person's language by the window.
+const (
+	NextDispatch = "dispatch"        // the step is about to start
+	NextQueued   = "wait_for_lane"   // the lane is busy; the step waits its turn
+	NextWorking  = "wait_for_worker" // a worker is on the step
+	NextDone     = "none"            // the run is finished
+	NextRetry    = "retry_or_cancel" // the step failed; a person decides
+	NextAwait    = "await_user"      // the run is blocked and waits for a person
+)
+
+// Lifecycle keys daokit adds under the Python tool's route: prefix.
+const (
+	keyActiveLane = "route:active_lane"
+	keyNextAction = "route:next_action"
+	keyMessageID  = "route:message_id"
+	keyGeneration = "controller_generation"
+)
+
+// StepTemplate is one step of the workflow an instruction becomes.
+type StepTemplate struct {
+	ID       string // step id, e.g. "S1"
+	Lane     string // worker lane that carries it out
+	Title    string // short human title
+	Category string // reporting category, e.g. "implementation"
+}
+
+// DefaultWorkflow is one step on lane "worker".
+func DefaultWorkflow() []StepTemplate {
+	return []StepTemplate{{ID: "S1", Lane: "worker", Title: "Carry out the instruction", Category: "implementation"}}
+}
+
+// Instruction is a person's request, as recorded before it is acknowledged.
+type Instruction struct {
+	MessageID string    // client-chosen id; the dedup key
+	Text      string    // what the person typed
+	At        time.Time // when the controller received it
+}
+
+// TaskIDFor derives a stable task id from a message id, so that a resent
+// instruction maps to the same task even across controller restarts.
+func TaskIDFor(messageID string) string {
+	sum := sha256.Sum256([]byte(messageID))
+	return "DK-" + strings.ToUpper(hex.EncodeToString(sum[:4]))
+}
+
+// goalOf turns an instruction into a one-line goal (steps require a
+// non-empty goal; the full text stays in the instruction event).
+func goalOf(text string) string {
+	goal := strings.Join(strings.Fields(text), " ")
+	if r := []rune(goal); len(r) > 240 {
+		goal = string(r[:239]) + "…"
+	}
+	if goal == "" {
+		goal = "(empty instruction)"
+	}
+	return goal
+}
+
+// NewRun builds the pipeline of a run for in, replacing whatever run the
+// pipeline held (that run's history stays in events.jsonl). generation is
+// the controller's fencing generation, recorded so that readers can tell
+// which controller wrote the state.
+func NewRun(in Instruction, workflow []StepTemplate, generation int) ledger.PipelineState {
+	if len(workflow) == 0 {
+		workflow = DefaultWorkflow()
+	}
+	taskID := TaskIDFor(in.MessageID)
+	runID := ledger.DefaultRunID(taskID, in.At)
+	goal := goalOf(in.Text)
+	p := ledger.NewPipelineState(in.At)
+	p.TaskID, p.RunID, p.Goal = taskID, runID, goal
+	p.Status = ledger.StatusPlanning
+	p.CurrentStep = workflow[0].ID
+	for _, t := range workflow {
+		p.Steps = append(p.Steps, ledger.Step{
+			ID: t.ID, Title: t.Title, Category: t.Category, Goal: goal,
+			Actions:            []string{"worker:" + t.Lane},
+			AcceptanceCriteria: []string{"the worker finishes with exit code 0"},
+			ExpectedOutputs:    []string{"artifacts/" + taskID + "/" + runID + "/" + t.ID + "/stdout.log"},
+			Dependencies:       []string{},
+		})
+	}
+	first := workflow[0]
+	corr := "corr:" + taskID + ":" + runID + ":" + first.ID
+	p.RoleLifecycle = ledger.Lifecycle{}.
+		With("orchestrator", "running").
+		With("controller_lane", "controller").
+		With("controller_ownership", "controller:"+first.ID).
+		With(keyGeneration, strconv.Itoa(generation)).
+		With("route:last_node", "route").
+		With("route:last_id", "route.instruction."+first.Lane).
+		With("route:last_reason", "instruction_received").
+		With("route:trace_id", "trace:"+taskID+":"+runID+":"+first.ID).
+		With("route:correlation_id", corr).
+		With(keyMessageID, in.MessageID).
+		With(keyActiveLane, first.Lane).
+		With(keyNextAction, NextDispatch)
+	for i := 1; i < len(workflow); i++ {
+		p.Steps[i].Dependencies = []string{workflow[i-1].ID}
+	}
+	return p
+}
+
+// RouteOf reads the route summary back from a pipeline.
+func RouteOf(p *ledger.PipelineState) ledger.RouteSummary {
+	return ledger.RouteSummary{
+		TaskID:     p.TaskID,
+		RunID:      p.RunID,
+		ActiveLane: p.RoleLifecycle.Get(keyActiveLane),
+		ActiveStep: p.CurrentStep,
+		NextAction: p.RoleLifecycle.Get(keyNextAction),
+	}
+}
+
+// MessageIDOf returns the id of the instruction that started the run.
+func MessageIDOf(p *ledger.PipelineState) string { return p.RoleLifecycle.Get(keyMessageID) }
+
+// laneOf returns the lane of step id in the workflow, or "".
+func laneOf(workflow []StepTemplate, id string) string {
+	for _, t := range workflow {
+		if t.ID == id {
+			return t.Lane
+		}
+	}
+	return ""
+}
+
+// setRoute records the step, lane and next action.
+func setRoute(p *ledger.PipelineState, step, lane, next string) {
+	p.CurrentStep = step
+	p.RoleLifecycle = p.RoleLifecycle.With(keyActiveLane, lane).With(keyNextAction, next)
+}
+
+// MarkQueued records that the step waits for a free slot on its lane.
+func MarkQueued(p *ledger.PipelineState, step, lane string) {
+	setRoute(p, step, lane, NextQueued)
+	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "queued")
+}
+
+// MarkDispatched records that a worker started on step.
+func MarkDispatched(p *ledger.PipelineState, step, lane string) {
+	p.Status = ledger.StatusExecute
+	setRoute(p, step, lane, NextWorking)
+	p.RoleLifecycle = p.RoleLifecycle.
+		With("lane:"+lane, "active_step:"+step).
+		With("step:"+step, "dispatched:"+lane).
+		With("route:last_node", "dispatch").
+		With("route:last_reason", "dispatch_started")
+}
+
+// MarkStepDone records a finished step and moves the route to the next
+// step, or finishes the run. It reports whether the run is finished.
+func MarkStepDone(p *ledger.PipelineState, workflow []StepTemplate, step string) (finished bool) {
+	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "completed").
+		With("route:last_node", "accept").With("route:last_reason", "step_completed")
+	for i, s := range p.Steps {
+		if s.ID == step && i+1 < len(p.Steps) {
+			next := p.Steps[i+1].ID
+			setRoute(p, next, laneOf(workflow, next), NextDispatch)
+			return false
+		}
+	}
+	p.Status = ledger.StatusDone
+	p.RoleLifecycle = p.RoleLifecycle.With("orchestrator", "transition_complete").
+		With("acceptance", "passed").With("controller_ownership", "controller:unassigned")
+	setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), NextDone)
+	return true
+}
+
+// MarkStepFailed records a failed step. blocked marks the run BLOCKED
+// (waiting for a person, for example after too many restarts) instead of
+// FAILED.
+func MarkStepFailed(p *ledger.PipelineState, step, reason string, blocked bool) {
+	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "failed:"+strings.ToLower(reason)).
+		With("route:last_node", "accept").With("route:last_reason", strings.ToLower(reason)).
+		With("controller_ownership", "controller:unassigned")
+	if blocked {
+		p.Status = ledger.StatusBlocked
+		setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), NextAwait)
+		return
+	}
+	p.Status = ledger.StatusFailed
+	setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), NextRetry)
+}
+
+// MarkRetry puts a failed or blocked step back on the route.
+func MarkRetry(p *ledger.PipelineState, step, lane string) {
+	p.Status = ledger.StatusExecute
+	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "retry_requested").
+		With("controller_ownership", "controller:"+step).
+		With("route:last_reason", "retry_requested")
+	setRoute(p, step, lane, NextDispatch)
+}
+
+// Generation returns the fencing generation recorded in the pipeline (0
+// when none).
+func Generation(p *ledger.PipelineState) int {
+	n, _ := strconv.Atoi(p.RoleLifecycle.Get(keyGeneration))
+	return n
+}

@@ -1,0 +1,96 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+var at = time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC)
+
+func TestNewRunIsValidAndRoutesToTheFirstStep(t *testing.T) {
+	t.Parallel()
+	in := Instruction{MessageID: "m-1", Text: "  add a --json flag\n to status  ", At: at}
+	p := NewRun(in, nil, 3)
+	if err := p.Validate(); err != nil {
+		t.Fatalf("new run does not validate: %v", err)
+	}
+	r := RouteOf(&p)
+	if r.TaskID != TaskIDFor("m-1") || r.RunID != r.TaskID+"_20261122T020000Z" || r.ActiveLane != "worker" || r.ActiveStep != "S1" || r.NextAction != NextDispatch {
+		t.Errorf("route %+v", r)
+	}
+	if p.Goal != "add a --json flag to status" {
+		t.Errorf("goal %q", p.Goal)
+	}
+	if Generation(&p) != 3 || MessageIDOf(&p) != "m-1" {
+		t.Errorf("generation %d message %q", Generation(&p), MessageIDOf(&p))
+	}
+	if TaskIDFor("m-1") != TaskIDFor("m-1") || TaskIDFor("m-1") == TaskIDFor("m-2") {
+		t.Errorf("task ids must be stable per message and differ between messages")
+	}
+}
+
+func TestRunLifecycleThroughTwoSteps(t *testing.T) {
+	t.Parallel()
+	wf := []StepTemplate{{ID: "S1", Lane: "plan", Title: "Plan", Category: "analysis"}, {ID: "S2", Lane: "worker", Title: "Do", Category: "implementation"}}
+	p := NewRun(Instruction{MessageID: "m", Text: "x", At: at}, wf, 1)
+	if got := p.Steps[1].Dependencies; len(got) != 1 || got[0] != "S1" {
+		t.Errorf("S2 dependencies %v", got)
+	}
+	MarkQueued(&p, "S1", "plan")
+	if RouteOf(&p).NextAction != NextQueued {
+		t.Errorf("queued next action %q", RouteOf(&p).NextAction)
+	}
+	MarkDispatched(&p, "S1", "plan")
+	if p.Status != ledger.StatusExecute || RouteOf(&p).NextAction != NextWorking {
+		t.Errorf("dispatched: %s %q", p.Status, RouteOf(&p).NextAction)
+	}
+	if MarkStepDone(&p, wf, "S1") {
+		t.Fatal("run finished after the first of two steps")
+	}
+	if r := RouteOf(&p); r.ActiveStep != "S2" || r.ActiveLane != "worker" || r.NextAction != NextDispatch {
+		t.Errorf("after S1: %+v", r)
+	}
+	MarkDispatched(&p, "S2", "worker")
+	if !MarkStepDone(&p, wf, "S2") || p.Status != ledger.StatusDone || RouteOf(&p).NextAction != NextDone {
+		t.Errorf("after S2: %s %+v", p.Status, RouteOf(&p))
+	}
+	if err := p.Validate(); err != nil {
+		t.Errorf("finished run does not validate: %v", err)
+	}
+}
+
+func TestFailBlockAndRetry(t *testing.T) {
+	t.Parallel()
+	p := NewRun(Instruction{MessageID: "m", Text: "x", At: at}, nil, 1)
+	MarkDispatched(&p, "S1", "worker")
+	MarkStepFailed(&p, "S1", "WORKER_EXIT_NONZERO", false)
+	if p.Status != ledger.StatusFailed || RouteOf(&p).NextAction != NextRetry || !strings.HasPrefix(p.RoleLifecycle.Get("step:S1"), "failed") {
+		t.Errorf("failed: %s %+v %q", p.Status, RouteOf(&p), p.RoleLifecycle.Get("step:S1"))
+	}
+	MarkRetry(&p, "S1", "worker")
+	if p.Status != ledger.StatusExecute || RouteOf(&p).NextAction != NextDispatch {
+		t.Errorf("retry: %s %+v", p.Status, RouteOf(&p))
+	}
+	MarkStepFailed(&p, "S1", "RESTART_LIMIT_REACHED", true)
+	if p.Status != ledger.StatusBlocked || RouteOf(&p).NextAction != NextAwait {
+		t.Errorf("blocked: %s %+v", p.Status, RouteOf(&p))
+	}
+	if err := p.Validate(); err != nil {
+		t.Errorf("does not validate: %v", err)
+	}
+}
+
+func TestLongInstructionGoalIsBounded(t *testing.T) {
+	t.Parallel()
+	p := NewRun(Instruction{MessageID: "m", Text: strings.Repeat("字", 1000), At: at}, nil, 1)
+	if n := len([]rune(p.Goal)); n != 240 {
+		t.Errorf("goal has %d runes, want 240", n)
+	}
+	empty := NewRun(Instruction{MessageID: "m", Text: "   ", At: at}, nil, 1)
+	if err := empty.Validate(); err != nil {
+		t.Errorf("blank instruction gives an invalid pipeline: %v", err)
+	}
+}
