@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -77,16 +78,13 @@ func MarshalDocument(v any) ([]byte, error) {
 // MarshalLine encodes v as Python's json.dumps(v, separators=(",", ":"))
 // + "\n": one record of a JSONL file.
 func MarshalLine(v any) ([]byte, error) {
+	// The encoder already compacts (and validates) what MarshalJSON
+	// methods return, so no second pass is needed.
 	raw, err := marshalValue(v)
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := json.Compact(&buf, raw); err != nil {
-		return nil, err
-	}
-	buf.WriteByte('\n')
-	return ensureASCII(buf.Bytes()), nil
+	return ensureASCII(append(raw, '\n')), nil
 }
 
 // MarshalCanonical encodes v as Python's json.dumps(v, sort_keys=True,
@@ -277,13 +275,42 @@ func (w *objectWriter) key(k string) {
 		w.buf.WriteByte(',')
 	}
 	w.n++
-	kb, _ := marshalValue(k)
-	w.buf.Write(kb)
+	w.string(k)
 	w.buf.WriteByte(':')
+}
+
+// string writes s as a JSON string. Plain printable ASCII, by far the
+// common case in a ledger, is written directly; anything else goes
+// through encoding/json so that escaping stays exactly the same.
+func (w *objectWriter) string(s string) {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			raw, _ := marshalValue(s) // a Go string always encodes
+			w.buf.Write(raw)
+			return
+		}
+	}
+	w.buf.WriteByte('"')
+	w.buf.WriteString(s)
+	w.buf.WriteByte('"')
 }
 
 // value writes key with v encoded as JSON.
 func (w *objectWriter) value(k string, v any) {
+	switch v := v.(type) {
+	case string:
+		w.key(k)
+		w.string(v)
+		return
+	case int:
+		w.key(k)
+		w.buf.Write(strconv.AppendInt(w.buf.AvailableBuffer(), int64(v), 10))
+		return
+	case bool:
+		w.key(k)
+		w.buf.Write(strconv.AppendBool(w.buf.AvailableBuffer(), v))
+		return
+	}
 	raw, err := marshalValue(v)
 	if err != nil && w.err == nil {
 		w.err = fmt.Errorf("encode %s: %w", k, err)

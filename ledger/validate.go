@@ -39,12 +39,17 @@ type ValidationError struct {
 	Err error
 }
 
+// Error implements error: "<file>: <path> <problem>".
 func (e *ValidationError) Error() string {
-	var b strings.Builder
-	if e.File != "" {
-		b.WriteString(e.File)
-		b.WriteString(": ")
+	if e.File == "" {
+		return e.describe()
 	}
+	return e.File + ": " + e.describe()
+}
+
+// describe is the message without the file name.
+func (e *ValidationError) describe() string {
+	var b strings.Builder
 	b.WriteString(e.Path)
 	b.WriteString(" ")
 	switch e.Code {
@@ -83,6 +88,7 @@ func (e *ValidationError) Error() string {
 	return b.String()
 }
 
+// Unwrap returns the decoder error of ProblemInvalidJSON, else nil.
 func (e *ValidationError) Unwrap() error { return e.Err }
 
 // Problems returns every *ValidationError inside err, in order.

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/ledger"
+)
+
+func init() {
+	register(command{name: "check", summary: "cli.check.summary", run: runCheck})
+}
+
+// checkedEventLines is how many of the newest events check validates: the
+// check must stay fast on a ledger of any size.
+const checkedEventLines = 500
+
+// activeStatuses are the pipeline statuses during which an execution is
+// under way (the Python tool's set).
+var activeStatuses = map[string]bool{
+	"ANALYSIS": true, "FREEZE": true, "EXECUTE": true, "ACCEPT": true, "DRAINING": true,
+	"BLOCKED": true, "RUNNING": true, "WARNING": true, "STALE": true,
+}
+
+type checkFlags struct {
+	root, artifactRoot                   *string
+	checkInterval, warningAfter, staleAf *int
+	asJSON                               *bool
+}
+
+func runCheck(a *app, args []string) error {
+	f := a.newFlags(command{name: "check", summary: "cli.check.summary"})
+	cf := checkFlags{
+		root:          f.root(),
+		artifactRoot:  f.String("artifact-root", "artifacts", "cli.check.flag.artifact_root"),
+		checkInterval: f.Int("check-interval", 300, "cli.check.flag.check_interval"),
+		warningAfter:  f.Int("warning-after", 900, "cli.check.flag.warning_after"),
+		staleAf:       f.Int("stale-after", 1200, "cli.check.flag.stale_after"),
+		asJSON:        f.Bool("json", false, "cli.flag.json"),
+	}
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	dir, err := absRoot(*cf.root)
+	if err != nil {
+		return failf("E_CHECK_LAYOUT_MISSING", err.Error())
+	}
+	if err := requireRoot(a, dir); err != nil {
+		return failf("E_CHECK_LAYOUT_MISSING", err.Error())
+	}
+	layout := ledger.Layout{Root: dir}
+	if err := a.checkLayout(layout); err != nil {
+		return err
+	}
+	snap := ledger.LoadSnapshot(dir)
+	if err := a.checkDocuments(layout, snap); err != nil {
+		return err
+	}
+	p, hb, leases := snap.Pipeline.Value, snap.Heartbeat.Value, snap.Leases.Value
+	th := a.thresholds(f, cf, hb)
+	if err := th.Validate(); err != nil {
+		return failf("E_CHECK_HEARTBEAT_INVALID", a.thresholdProblem(err))
+	}
+	var explicit time.Time
+	if hb.LastHeartbeatAt != "" {
+		if explicit, err = ledger.ParseTime(hb.LastHeartbeatAt); err != nil {
+			return failf("E_CHECK_HEARTBEAT_INVALID", a.t("cli.check.error.heartbeat_time", "Value", hb.LastHeartbeatAt))
+		}
+	}
+	a.checkEvents(layout)
+	now := time.Now()
+	artifacts := *cf.artifactRoot
+	if !filepath.IsAbs(artifacts) {
+		artifacts = filepath.Join(dir, artifacts)
+	}
+	health := heal.Evaluate(now, th, heal.Signals{
+		Active:   executionActive(p, leases, now),
+		Explicit: explicit,
+		Implicit: newestOutput(artifacts, p.TaskID, p.RunID),
+	})
+	verdict := "PASS"
+	if health.Status == heal.HealthStale {
+		verdict = "WARN"
+	}
+	if *cf.asJSON {
+		var reason any
+		if health.ReasonCode != "" {
+			reason = health.ReasonCode
+		}
+		err = a.writeJSON(ledger.ObjectOf(
+			"health", verdict,
+			"pipeline_status", p.Status,
+			"heartbeat", ledger.ObjectOf("status", health.Status, "reason_code", reason, "silence_seconds", health.Silence),
+			"lease_count", len(leases.Leases),
+		))
+	} else {
+		a.println(a.t("cli.check.health", "Verdict", verdict))
+		a.printf("pipeline_status=%s\nheartbeat=%s silence_seconds=%d\nlease_count=%d\n", p.Status, health.Status, health.Silence, len(leases.Leases))
+	}
+	if err == nil && health.Status == heal.HealthStale {
+		return &exitError{code: exitStale}
+	}
+	return err
+}
+
+// checkLayout requires the four contract files as regular files.
+func (a *app) checkLayout(l ledger.Layout) error {
+	for _, name := range ledger.StateFiles() {
+		rel := filepath.Join(ledger.StateDir, name)
+		st, err := os.Stat(l.Path(name))
+		switch {
+		case err != nil:
+			return failf("E_CHECK_LAYOUT_MISSING", a.t("cli.check.error.missing_file", "Path", rel))
+		case !st.Mode().IsRegular():
+			return failf("E_CHECK_LAYOUT_MISSING", a.t("cli.check.error.not_a_file", "Path", rel))
+		}
+	}
+	return nil
+}
+
+// checkDocuments reports every load and contract problem, one line each.
+// Fields outside the contract are notes, not failures: the Python tool
+// writes some, and reading keeps them.
+func (a *app) checkDocuments(l ledger.Layout, s ledger.Snapshot) error {
+	failed := false
+	report := func(path string, loadErr, schemaErr error) {
+		if loadErr != nil {
+			failed = true
+			fmt.Fprintln(a.io.err, "E_CHECK_STATE_INVALID: "+a.fileProblem(path, loadErr))
+			return
+		}
+		for _, p := range ledger.Problems(schemaErr) {
+			if p.Code == ledger.ProblemUnknownField {
+				fmt.Fprintln(a.io.err, a.t("cli.check.note_extra_field", "Path", path, "Field", p.Path))
+				continue
+			}
+			failed = true
+			fmt.Fprintln(a.io.err, "E_CHECK_STATE_INVALID: "+a.t("cli.file.invalid", "Path", path, "Reason", a.problem(p)))
+		}
+	}
+	report(l.Pipeline(), s.Pipeline.Err, s.Pipeline.Schema)
+	report(l.Heartbeat(), s.Heartbeat.Err, s.Heartbeat.Schema)
+	report(l.Leases(), s.Leases.Err, s.Leases.Schema)
+	if failed {
+		return &exitError{code: exitFailure}
+	}
+	return nil
+}
+
+// checkEvents validates the newest events and notes unreadable lines.
+func (a *app) checkEvents(l ledger.Layout) {
+	tail, err := ledger.TailEvents(l.Events(), checkedEventLines)
+	if err != nil {
+		fmt.Fprintln(a.io.err, a.t("cli.check.note_events", "Reason", a.fileProblem(l.Events(), err)))
+		return
+	}
+	if tail.Skipped > 0 {
+		fmt.Fprintln(a.io.err, a.t("cli.check.note_bad_lines", "Count", tail.Skipped, "Lines", checkedEventLines, "Path", l.Events()))
+	}
+	outside := 0
+	for i := range tail.Events {
+		if tail.Events[i].Validate() != nil {
+			outside++
+		}
+	}
+	if outside > 0 {
+		fmt.Fprintln(a.io.err, a.t("cli.check.note_outside_contract", "Count", outside, "Path", l.Events()))
+	}
+}
+
+// thresholds takes each limit from its flag when given, else from the
+// heartbeat file the controller wrote, else the Python tool's default.
+func (a *app) thresholds(f *flags, cf checkFlags, hb ledger.HeartbeatStatus) heal.Thresholds {
+	th := heal.Thresholds{CheckInterval: *cf.checkInterval, WarningAfter: *cf.warningAfter, StaleAfter: *cf.staleAf}
+	if !f.set("warning-after") && hb.WarningAfterSeconds > 0 {
+		th.WarningAfter = hb.WarningAfterSeconds
+	}
+	if !f.set("stale-after") && hb.StaleAfterSeconds > 0 {
+		th.StaleAfter = hb.StaleAfterSeconds
+	}
+	if !f.set("check-interval") {
+		th.CheckInterval = min(th.CheckInterval, th.WarningAfter)
+	}
+	return th
+}
+
+func (a *app) thresholdProblem(err error) string {
+	var te *heal.ThresholdError
+	if errors.As(err, &te) {
+		if te.Code == "order" {
+			return a.t("cli.check.error.threshold_order", "Name", te.Name, "Other", te.Other)
+		}
+		return a.t("cli.check.error.threshold_positive", "Name", te.Name)
+	}
+	return err.Error()
+}
+
+// executionActive reports whether work is under way: the pipeline is in
+// an active status, or an unexpired ACTIVE lease of its run exists. The
+// second rule is daokit's: the Python tool calls an interrupted run
+// (PLANNING with a live lease) idle and so never notices its silence.
+func executionActive(p ledger.PipelineState, reg ledger.Leases, now time.Time) bool {
+	if activeStatuses[p.Status] {
+		return true
+	}
+	for i := range reg.Leases {
+		l := &reg.Leases[i]
+		if l.Status == ledger.LeaseActive && l.TaskID == p.TaskID && l.RunID == p.RunID && p.TaskID != "" && !l.Expired(now) {
+			return true
+		}
+	}
+	return false
+}
+
+// newestOutput is the implicit heartbeat: the newest modification time of
+// any file under the run's artifact folder (or the whole artifact root
+// when the run has none), zero when there is nothing.
+func newestOutput(artifactRoot, taskID, runID string) time.Time {
+	root := artifactRoot
+	if taskID != "" && runID != "" {
+		if st, err := os.Stat(filepath.Join(artifactRoot, taskID, runID)); err == nil && st.IsDir() {
+			root = filepath.Join(artifactRoot, taskID, runID)
+		}
+	}
+	var newest time.Time
+	_ = filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return nil
+		}
+		if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
+			newest = info.ModTime()
+		}
+		return nil
+	})
+	return newest
+}

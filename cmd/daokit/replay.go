@@ -1,0 +1,127 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+func init() {
+	register(command{name: "replay", summary: "cli.replay.summary", run: runReplay})
+}
+
+func runReplay(a *app, args []string) error {
+	f := a.newFlags(command{name: "replay", summary: "cli.replay.summary"})
+	root := f.root()
+	source := f.String("source", "events", "cli.replay.flag.source")
+	limit := f.Int("limit", 20, "cli.replay.flag.limit")
+	asJSON := f.Bool("json", false, "cli.flag.json")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if *source != "events" && *source != "snapshots" {
+		return usageError(a.t("cli.error.usage", "Command", "replay", "Detail", a.t("cli.replay.error.source", "Value", *source)))
+	}
+	dir, err := absRoot(*root)
+	if err != nil {
+		return failf("E_REPLAY_FAILED", err.Error())
+	}
+	if err := requireRoot(a, dir); err != nil {
+		return failf("E_REPLAY_FAILED", err.Error())
+	}
+	n := max(*limit, 1)
+	if *source == "snapshots" {
+		return a.replaySnapshots(dir, n, *asJSON)
+	}
+	path := ledger.Layout{Root: dir}.Events()
+	tail, err := ledger.TailEvents(path, n)
+	if err != nil {
+		return failf("E_REPLAY_FAILED", a.fileProblem(path, err))
+	}
+	if tail.Skipped > 0 {
+		fmt.Fprintln(a.io.err, a.t("cli.replay.skipped", "Count", tail.Skipped, "Path", path))
+	}
+	if *asJSON {
+		for _, e := range tail.Events {
+			line, err := ledger.MarshalLine(e)
+			if err != nil {
+				return err
+			}
+			a.io.out.Write(line)
+		}
+		return nil
+	}
+	if len(tail.Events) == 0 {
+		a.println(a.t("cli.replay.empty", "Source", "events"))
+		return nil
+	}
+	for _, e := range tail.Events {
+		a.printf("%s %s step=%s severity=%s\n", orDash(e.Timestamp), orUnknown(e.EventType), orDash(e.StepID), orDash(e.Severity))
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "UNKNOWN"
+	}
+	return s
+}
+
+// replaySnapshots lists the newest entries of state/snapshots.jsonl, which
+// the Python tool writes on every save (daokit does not; it keeps the
+// history in events.jsonl).
+func (a *app) replaySnapshots(root string, n int, asJSON bool) error {
+	path := ledger.Layout{Root: root}.Path("snapshots.jsonl")
+	tail, err := ledger.TailObjects(path, n)
+	if err != nil {
+		return failf("E_REPLAY_FAILED", a.fileProblem(path, err))
+	}
+	if tail.Skipped > 0 {
+		fmt.Fprintln(a.io.err, a.t("cli.replay.skipped", "Count", tail.Skipped, "Path", path))
+	}
+	if asJSON {
+		for _, o := range tail.Objects {
+			line, err := ledger.MarshalLine(o)
+			if err != nil {
+				return err
+			}
+			a.io.out.Write(line)
+		}
+		return nil
+	}
+	if len(tail.Objects) == 0 {
+		a.println(a.t("cli.replay.empty", "Source", "snapshots"))
+		return nil
+	}
+	for _, o := range tail.Objects {
+		a.printf("%s %s from=%s to=%s\n", orDash(o.String("timestamp")), orDash(o.String("node")),
+			orDash(o.String("from_status")), orDash(o.String("to_status")))
+	}
+	return nil
+}
+
+// fileProblem renders a ledger load error as one translated line naming
+// the file and the reason.
+func (a *app) fileProblem(path string, err error) string {
+	switch {
+	case errors.Is(err, ledger.ErrMissing):
+		return a.t("cli.file.missing", "Path", path)
+	case errors.Is(err, ledger.ErrEmpty):
+		return a.t("cli.file.empty", "Path", path)
+	case errors.Is(err, ledger.ErrNotRegular):
+		return a.t("cli.file.not_regular", "Path", path)
+	case errors.Is(err, ledger.ErrTooLarge):
+		return a.t("cli.file.too_large", "Path", path)
+	}
+	if problems := ledger.Problems(err); len(problems) > 0 {
+		return a.t("cli.file.invalid", "Path", path, "Reason", a.problem(problems[0]))
+	}
+	return a.t("cli.file.unreadable", "Path", path, "Reason", err.Error())
+}
+
+// problem translates one validation problem: "$.leases[0].pid must be >= 1".
+func (a *app) problem(p *ledger.ValidationError) string {
+	return a.t("cli.problem."+p.Code, "Path", p.Path, "Want", p.Want)
+}

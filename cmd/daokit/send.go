@@ -1,0 +1,126 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+func init() {
+	register(command{name: "send", summary: "cli.send.summary", run: runSend})
+}
+
+// Next actions that end a run (see controller.NextDone and friends).
+var finalNextActions = map[string]bool{"none": true, "retry_or_cancel": true, "await_user": true}
+
+func runSend(a *app, args []string) error {
+	f := a.newFlags(command{name: "send", summary: "cli.send.summary"})
+	f.argsID = "cli.send.args"
+	root := f.root()
+	wait := f.Bool("wait", false, "cli.send.flag.wait")
+	asJSON := f.Bool("json", false, "cli.flag.json")
+	noStart := f.Bool("no-start", false, "cli.send.flag.no_start")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	text := strings.TrimSpace(strings.Join(f.Args(), " "))
+	if text == "" {
+		return usageError(a.t("cli.error.usage", "Command", "send", "Detail", a.t("cli.send.error.no_text")))
+	}
+	dir, err := absRoot(*root)
+	if err != nil {
+		return failf("E_SEND_FAILED", err.Error())
+	}
+	client, err := a.connect(a.ctx, dir, !*noStart, func(pid int) {
+		fmt.Fprintln(a.io.err, a.t("cli.send.starting", "PID", pid))
+	})
+	if err != nil {
+		return failf("E_SEND_FAILED", a.describeRelay(err))
+	}
+	defer client.Close()
+	if *wait {
+		// Observe first, so that no notice of the run is missed.
+		if _, err := client.Observe(a.ctx); err != nil {
+			return failf("E_SEND_FAILED", a.describeRelay(err))
+		}
+	}
+	ack, err := client.Forward(a.ctx, text)
+	if err != nil {
+		return failf("E_SEND_FAILED", a.describeRelay(err))
+	}
+	if *asJSON {
+		if err := a.writeJSON(ledger.ObjectOf("task_id", ack.TaskID, "run_id", ack.RunID, "active_lane", ack.ActiveLane,
+			"active_step", ack.ActiveStep, "next_action", ack.NextAction, "duplicate", ack.Duplicate, "event_id", ack.EventID)); err != nil {
+			return err
+		}
+	} else {
+		a.printf("task_id=%s run_id=%s active_lane=%s active_step=%s next_action=%s\n",
+			ack.TaskID, ack.RunID, ack.ActiveLane, ack.ActiveStep, ack.NextAction)
+	}
+	if !*wait {
+		return nil
+	}
+	return a.follow(a.ctx, client, ack.TaskID, ack.RunID)
+}
+
+// follow streams a run's worker output and state changes to stdout until
+// the run ends, and fails when it did not end DONE.
+func (a *app) follow(ctx context.Context, client *relay.Client, taskID, runID string) error {
+	states := client.States()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case st := <-states:
+			if st.State == relay.StateConnected {
+				// A new connection (a restarted controller): observe
+				// again; the status tells whether the run already ended.
+				status, err := client.Observe(ctx)
+				if err == nil && status.Route.TaskID == taskID && status.Route.RunID == runID && finalNextActions[status.Route.NextAction] {
+					return a.runEnded(status.Route)
+				}
+			}
+		case n, ok := <-client.Notices():
+			if !ok {
+				return failf("E_SEND_FAILED", a.t("cli.send.error.closed"))
+			}
+			if done, err := a.showNotice(n, taskID, runID); done {
+				return err
+			}
+		}
+	}
+}
+
+// showNotice prints one notice of the followed run and reports whether the
+// run has ended.
+func (a *app) showNotice(n relay.Notice, taskID, runID string) (bool, error) {
+	mine := func(t, r string) bool { return t == taskID && r == runID }
+	switch {
+	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil && mine(n.Output.TaskID, n.Output.RunID):
+		a.printf("  │ %s\n", n.Output.Line)
+	case n.Kind == relay.NoticeRunState && n.Run != nil && mine(n.Run.TaskID, n.Run.RunID):
+		line := a.t("cli.send.state", "Step", n.Run.StepID, "State", n.Run.State)
+		if n.Run.Reason != "" {
+			line += " (" + n.Run.Reason + ")"
+		}
+		a.println(line)
+	case n.Kind == relay.NoticeDropped:
+		a.println(a.t("cli.send.dropped", "Count", n.Dropped))
+	case (n.Kind == relay.NoticeRoute && n.Route != nil && mine(n.Route.TaskID, n.Route.RunID) && finalNextActions[n.Route.NextAction]):
+		return true, a.runEnded(*n.Route)
+	case n.Kind == relay.NoticeStatus && n.Status != nil && mine(n.Status.Route.TaskID, n.Status.Route.RunID) && finalNextActions[n.Status.Route.NextAction]:
+		return true, a.runEnded(n.Status.Route)
+	}
+	return false, nil
+}
+
+func (a *app) runEnded(r relay.Route) error {
+	if r.NextAction == "none" {
+		a.println(a.t("cli.send.done", "Task", r.TaskID, "Run", r.RunID))
+		return nil
+	}
+	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", r.NextAction))
+}

@@ -1,0 +1,183 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+func init() {
+	register(command{name: "status", summary: "cli.status.summary", run: runStatus})
+}
+
+func runStatus(a *app, args []string) error {
+	f := a.newFlags(command{name: "status", summary: "cli.status.summary"})
+	root := f.root()
+	taskID := f.String("task-id", "", "cli.status.flag.task_id")
+	runID := f.String("run-id", "", "cli.status.flag.run_id")
+	asJSON := f.Bool("json", false, "cli.flag.json")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	dir, err := absRoot(*root)
+	if err != nil {
+		return failf("E_STATUS_FAILED", err.Error())
+	}
+	if err := requireRoot(a, dir); err != nil {
+		return failf("E_STATUS_FAILED", err.Error())
+	}
+	if (f.set("task-id") && *taskID == "") || (f.set("run-id") && *runID == "") {
+		return failf("E_STATUS_FAILED", a.t("cli.status.error.blank_filter"))
+	}
+	snap := ledger.LoadSnapshot(dir)
+	layout := ledger.Layout{Root: dir}
+	if err := snap.Pipeline.Err; err != nil {
+		return failf("E_STATUS_FAILED", a.fileProblem(layout.Pipeline(), err))
+	}
+	if err := snap.Heartbeat.Err; err != nil {
+		return failf("E_STATUS_FAILED", a.fileProblem(layout.Heartbeat(), err))
+	}
+	leases := snap.Leases.Value
+	if err := snap.Leases.Err; err != nil {
+		// A ledger that never held a lease has no register yet (the
+		// Python tool writes it on first use); that is not a failure.
+		if !errors.Is(err, ledger.ErrMissing) {
+			return failf("E_STATUS_FAILED", a.fileProblem(layout.Leases(), err))
+		}
+		leases = ledger.NewLeases(time.Now())
+	}
+	p, hb := snap.Pipeline.Value, snap.Heartbeat.Value
+	if !f.set("task-id") {
+		*taskID = p.TaskID
+	}
+	if !f.set("run-id") {
+		*runID = p.RunID
+	}
+	var shown []ledger.Lease
+	for _, l := range leases.Leases {
+		if (*taskID == "" || l.TaskID == *taskID) && (*runID == "" || l.RunID == *runID) {
+			shown = append(shown, l)
+		}
+	}
+	handoff, handoffErr := loadHandoff(layout)
+	if handoffErr != nil {
+		fmt.Fprintln(a.io.err, a.t("cli.status.handoff_invalid", "Reason", a.fileProblem(layout.Handoff(), handoffErr)))
+	}
+	if *asJSON {
+		return a.writeJSON(statusJSON(p, hb, shown, handoff))
+	}
+	handoffWord := "no"
+	if handoff != nil {
+		handoffWord = "yes"
+	}
+	a.printf("task_id=%s run_id=%s status=%s current_step=%s heartbeat=%s leases=%d handoff=%s\n",
+		orNone(p.TaskID), orNone(p.RunID), p.Status, orNone(p.CurrentStep), hb.Status, len(shown), handoffWord)
+	a.printStatusDetail(p, hb, shown)
+	return nil
+}
+
+// requireRoot fails clearly when --root names nothing, instead of
+// reporting each state file as missing.
+func requireRoot(a *app, dir string) error {
+	st, err := os.Stat(dir)
+	if err != nil {
+		return errors.New(a.t("cli.error.root_missing", "Path", dir))
+	}
+	if !st.IsDir() {
+		return errors.New(a.t("cli.error.root_not_dir", "Path", dir))
+	}
+	return nil
+}
+
+// loadHandoff reads the handoff package if there is one. A corrupt or
+// tampered package is reported, never fatal.
+func loadHandoff(l ledger.Layout) (*ledger.HandoffPackage, error) {
+	data, err := os.ReadFile(l.Handoff())
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	pkg, err := ledger.ParseHandoffPackage(data)
+	if err == nil {
+		err = pkg.Validate()
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &pkg, nil
+}
+
+func statusJSON(p ledger.PipelineState, hb ledger.HeartbeatStatus, leases []ledger.Lease, handoff *ledger.HandoffPackage) ledger.Object {
+	if leases == nil {
+		leases = []ledger.Lease{}
+	}
+	o := ledger.ObjectOf("pipeline_state", p, "heartbeat_status", hb, "leases", leases)
+	if handoff == nil {
+		return o.With("handoff_package", nil)
+	}
+	return o.With("handoff_package", *handoff)
+}
+
+// printStatusDetail is the part of status written for people: the goal,
+// the steps, the heartbeat and a lease table, with translated labels.
+func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatus, leases []ledger.Lease) {
+	w := a.io.out
+	fmt.Fprintln(w)
+	if p.Goal != "" {
+		fmt.Fprintln(w, a.t("cli.status.goal", "Goal", p.Goal))
+	}
+	if len(p.Steps) > 0 {
+		fmt.Fprintln(w, a.t("cli.status.steps"))
+		rows := make([][]string, 0, len(p.Steps))
+		for _, s := range p.Steps {
+			marker := " "
+			if s.ID == p.CurrentStep {
+				marker = "▶"
+			}
+			rows = append(rows, []string{marker + " " + s.ID, s.Title, orDash(p.RoleLifecycle.Get("step:" + s.ID))})
+		}
+		writeTable(w, "  ", []string{"  " + a.t("cli.status.col.step"), a.t("cli.status.col.title"), a.t("cli.status.col.state")}, rows)
+	}
+	last := hb.LastHeartbeatAt
+	if last == "" {
+		last = a.t("cli.status.never")
+	}
+	fmt.Fprintln(w, a.t("cli.status.heartbeat", "Status", hb.Status, "Last", last, "Reason", orDash(hb.ReasonCode)))
+	if len(leases) == 0 {
+		fmt.Fprintln(w, a.t("cli.status.no_leases"))
+		return
+	}
+	fmt.Fprintln(w, a.t("cli.status.leases"))
+	now := time.Now()
+	rows := make([][]string, 0, len(leases))
+	for _, l := range leases {
+		rows = append(rows, []string{l.Lane, l.StepID, strconv.Itoa(l.PID), l.ThreadID, l.Status, a.expiresIn(l, now)})
+	}
+	writeTable(w, "  ", []string{
+		a.t("cli.status.col.lane"), a.t("cli.status.col.step"), a.t("cli.status.col.pid"),
+		a.t("cli.status.col.thread"), a.t("cli.status.col.status"), a.t("cli.status.col.expires"),
+	}, rows)
+}
+
+// expiresIn says how long an ACTIVE lease has left, or how long ago it
+// ran out; finished leases show a dash.
+func (a *app) expiresIn(l ledger.Lease, now time.Time) string {
+	if l.Status != ledger.LeaseActive {
+		return "-"
+	}
+	t, err := ledger.ParseTime(l.Expiry)
+	if err != nil {
+		return a.t("cli.status.expiry_invalid")
+	}
+	d := t.Sub(now).Truncate(time.Second)
+	if d <= 0 {
+		return a.t("cli.status.expired_ago", "Duration", (-d).String())
+	}
+	return d.String()
+}

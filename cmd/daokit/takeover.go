@@ -1,0 +1,116 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"time"
+
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/ledger"
+)
+
+func init() {
+	register(command{name: "takeover", summary: "cli.takeover.summary", run: runTakeover})
+}
+
+func runTakeover(a *app, args []string) error {
+	f := a.newFlags(command{name: "takeover", summary: "cli.takeover.summary"})
+	root := f.root()
+	taskID := f.String("task-id", "", "cli.takeover.flag.task_id")
+	runID := f.String("run-id", "", "cli.takeover.flag.run_id")
+	thread := f.String("successor-thread-id", "takeover-"+strconv.Itoa(os.Getpid()), "cli.takeover.flag.thread")
+	pid := f.Int("successor-pid", os.Getpid(), "cli.takeover.flag.pid")
+	ttl := f.Int("lease-ttl", 0, "cli.takeover.flag.ttl")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	dir, err := absRoot(*root)
+	if err != nil {
+		return failf("E_TAKEOVER_FAILED", err.Error())
+	}
+	store, err := a.openWriter(dir, "E_TAKEOVER_FAILED")
+	if err != nil {
+		return err
+	}
+	defer store.Close()
+	p, leases, err := a.loadPipeline(dir, "E_TAKEOVER_FAILED")
+	if err != nil {
+		return err
+	}
+	if *taskID == "" {
+		*taskID = p.TaskID
+	}
+	if *runID == "" {
+		*runID = p.RunID
+	}
+	switch {
+	case *taskID == "":
+		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.no_task"))
+	case *runID == "":
+		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.no_run"))
+	case *ttl < 0:
+		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.ttl"))
+	}
+	now := time.Now()
+	res, err := heal.TakeOver(&leases, *taskID, *runID, heal.Holder{ThreadID: *thread, PID: *pid}, time.Duration(*ttl)*time.Second, now)
+	var le *heal.LeaseError
+	if errors.As(err, &le) {
+		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.bad_field", "Field", le.Field))
+	}
+	if err != nil {
+		return failf("E_TAKEOVER_FAILED", err.Error())
+	}
+	if err := a.recordTakeover(store, &p, leases, res, *taskID, *runID, now); err != nil {
+		return failf("E_TAKEOVER_FAILED", err.Error())
+	}
+	return a.writeJSON(ledger.ObjectOf("task_id", *taskID, "run_id", *runID, "takeover_at", ledger.FormatTime(now),
+		"adopted_step_ids", nonNilStrings(res.AdoptedSteps()), "failed_step_ids", nonNilStrings(res.FailedSteps)))
+}
+
+// recordTakeover writes the leases, the pipeline's succession data (never
+// renaming its task or run, unlike the Python tool) and the events.
+func (a *app) recordTakeover(store *ledger.Store, p *ledger.PipelineState, leases ledger.Leases, res heal.TakeoverResult, taskID, runID string, now time.Time) error {
+	if _, err := store.WriteLeases(leases); err != nil {
+		return fmt.Errorf("write leases: %w", err)
+	}
+	at := ledger.FormatTime(now)
+	if p.TaskID == taskID && p.RunID == runID {
+		p.Succession.LastTakeoverAt = at
+		for _, l := range res.Adopted {
+			heal.SyncLifecycle(p, l)
+		}
+		for _, s := range res.FailedSteps {
+			p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, "failed_non_adopted_lease")
+		}
+		if _, err := store.WritePipeline(*p); err != nil {
+			return fmt.Errorf("write pipeline: %w", err)
+		}
+	}
+	e := ledger.NewEvent(now, taskID, runID, "", ledger.EventLeaseTakeover, ledger.SeverityInfo, ledger.ObjectOf(
+		"takeover_at", at, "adopted_step_ids", nonNilStrings(res.AdoptedSteps()), "failed_step_ids", nonNilStrings(res.FailedSteps),
+		"reason_code", "MANUAL_TAKEOVER", "superseded_tokens", nonNilStrings(res.Superseded)))
+	e.DedupKey = "succession:" + taskID + ":" + runID + ":" + at
+	events := []ledger.Event{e}
+	for _, s := range res.AdoptedSteps() {
+		adopted := ledger.NewEvent(now, taskID, runID, s, ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf(
+			"operation", "LEASE_ADOPTED", "reason_code", "VALID_UNEXPIRED_LEASE", "takeover_at", at))
+		adopted.DedupKey = "lease-adopted:" + taskID + ":" + runID + ":" + s + ":" + at
+		events = append(events, adopted)
+	}
+	for _, s := range res.FailedSteps {
+		failed := ledger.NewEvent(now, taskID, runID, s, ledger.EventStepFailed, ledger.SeverityError, ledger.ObjectOf(
+			"reason_code", "LEASE_NOT_ADOPTED", "takeover_at", at))
+		failed.DedupKey = "step-failed:" + taskID + ":" + runID + ":" + s + ":" + at
+		events = append(events, failed)
+	}
+	return store.AppendEvents(events)
+}
+
+func nonNilStrings(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

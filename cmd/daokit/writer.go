@@ -1,0 +1,45 @@
+package main
+
+import (
+	"errors"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// openWriter takes the root's writer lock for an operator command. While a
+// live controller holds it, the command refuses: the controller is the
+// only writer, and it performs takeovers and handoffs itself.
+func (a *app) openWriter(dir, code string) (*ledger.Store, error) {
+	if err := requireRoot(a, dir); err != nil {
+		return nil, failf(code, err.Error())
+	}
+	store, err := ledger.Open(dir, ledger.Options{Now: time.Now})
+	var locked *ledger.LockedError
+	switch {
+	case errors.As(err, &locked):
+		return nil, failf(code, a.t("cli.error.controller_holds_root", "Root", dir, "PID", locked.HolderPID))
+	case errors.Is(err, ledger.ErrNoStateDir):
+		return nil, failf(code, a.t("cli.error.not_a_ledger", "Root", dir))
+	case err != nil:
+		return nil, failf(code, err.Error())
+	}
+	return store, nil
+}
+
+// loadPipeline reads pipeline_state.json for an operator command.
+func (a *app) loadPipeline(dir, code string) (ledger.PipelineState, ledger.Leases, error) {
+	snap := ledger.LoadSnapshot(dir)
+	l := ledger.Layout{Root: dir}
+	if snap.Pipeline.Err != nil {
+		return ledger.PipelineState{}, ledger.Leases{}, failf(code, a.fileProblem(l.Pipeline(), snap.Pipeline.Err))
+	}
+	leases := snap.Leases.Value
+	if snap.Leases.Err != nil {
+		if !errors.Is(snap.Leases.Err, ledger.ErrMissing) {
+			return ledger.PipelineState{}, ledger.Leases{}, failf(code, a.fileProblem(l.Leases(), snap.Leases.Err))
+		}
+		leases = ledger.NewLeases(time.Now())
+	}
+	return snap.Pipeline.Value, leases, nil
+}

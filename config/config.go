@@ -1,0 +1,268 @@
+package config
+
+import (
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// FileName is the name of the settings file at the ledger root.
+const FileName = "daokit.toml"
+
+// DefaultLane is the name of the lane that DefaultConfig defines and that
+// the default workflow runs on.
+const DefaultLane = "worker"
+
+// Config is the whole of daokit.toml. The zero value is not useful; start
+// from DefaultConfig or Load.
+type Config struct {
+	// Root is the absolute ledger root the file was loaded from. Relative
+	// dir settings are resolved against it. Not written in the file.
+	Root string `toml:"-"`
+
+	Controller Controller `toml:"controller"`
+	Heartbeat  Heartbeat  `toml:"heartbeat"`
+	Lease      Lease      `toml:"lease"`
+	Restart    Restart    `toml:"restart"`
+	// Lanes are the worker lanes, in file order. A file that has any
+	// [[lanes]] replaces the default lane list as a whole.
+	Lanes    []Lane   `toml:"lanes"`
+	Workflow Workflow `toml:"workflow"`
+	// Hooks are external commands run at lifecycle points; see Hook.
+	Hooks []Hook `toml:"hooks"`
+}
+
+// Controller holds the controller process's own settings.
+type Controller struct {
+	// IdleExit is how long a controller with no window attached and no run
+	// in progress waits before it exits. Default 60s; 0 means never exit.
+	IdleExit Duration `toml:"idle_exit"`
+}
+
+// Heartbeat holds the thresholds by which the controller judges a worker
+// from the time since its last sign of activity (any output line).
+// They must satisfy CheckInterval <= WarningAfter <= StaleAfter.
+type Heartbeat struct {
+	// CheckInterval is how often the controller evaluates every running
+	// worker. Default 2s; must be positive.
+	CheckInterval Duration `toml:"check_interval"`
+	// WarningAfter is the silence after which a worker is shown as
+	// WARNING (observed, not touched). Default 20s.
+	WarningAfter Duration `toml:"warning_after"`
+	// StaleAfter is the silence after which a worker is STALE: the
+	// controller stops it and the run fails with WORKER_HUNG (or restarts,
+	// by the restart policy). Default 45s.
+	StaleAfter Duration `toml:"stale_after"`
+}
+
+// Lease holds the timing of the leases a controller holds on the steps it
+// runs.
+type Lease struct {
+	// TTL is how long a lease stays valid without renewal. The controller
+	// renews every heartbeat check, so a TTL must outlast at least two
+	// missed renewals: TTL >= 3 x heartbeat.check_interval. A lease whose
+	// holder died is taken over after at most TTL. Default 30s.
+	TTL Duration `toml:"ttl"`
+}
+
+// Restart is the policy for restarting a worker that failed in a way that
+// may pass (crash, hang). After MaxRestarts restarts within Window the step
+// fails with RESTART_LIMIT_REACHED instead of looping.
+type Restart struct {
+	// MaxRestarts is the number of restarts allowed within Window.
+	// Default 5; 0 disables restarts.
+	MaxRestarts int `toml:"max_restarts"`
+	// Window is the sliding time window over which restarts are counted.
+	// Default 10m; must be positive when MaxRestarts > 0.
+	Window Duration `toml:"window"`
+	// BackoffBase is the wait before the first restart; each further
+	// restart doubles it (with jitter) up to BackoffCap. Default 1s.
+	BackoffBase Duration `toml:"backoff_base"`
+	// BackoffCap bounds the wait between restarts. Default 30s; must be
+	// at least BackoffBase.
+	BackoffCap Duration `toml:"backoff_cap"`
+}
+
+// Lane is a named queue of runs executed by one kind of worker.
+type Lane struct {
+	// Name identifies the lane in the workflow, the ledger and artifact
+	// paths: 1 to 64 of A-Z a-z 0-9 . _ -. Required; unique.
+	Name string `toml:"name"`
+	// Kind is the worker kind: sim, command, claude or codex. Default sim.
+	Kind Kind `toml:"kind"`
+	// Command is the program and its arguments, with placeholders such as
+	// {instruction} (see Expand). Required for kind command; for the other
+	// kinds it defaults to DefaultCommand(Kind).
+	Command []string `toml:"command"`
+	// ResumeCommand, if set, is run instead of Command to continue a run
+	// whose worker reported a resume handle ({session}), for example
+	// ["claude", "-p", "--resume", "{session}", "--output-format",
+	// "stream-json", "--verbose", "{instruction}"]. Empty: restart afresh.
+	ResumeCommand []string `toml:"resume_command"`
+	// Stdin passes the instruction on the worker's standard input instead
+	// of (or as well as) the command line. Default false. A command lane
+	// must either set Stdin or mention {instruction} in Command.
+	Stdin bool `toml:"stdin"`
+	// Dir is the worker's working directory, relative to the ledger root
+	// unless absolute. Default "." (the root).
+	Dir string `toml:"dir"`
+	// Env adds to (and overrides) the controller's environment.
+	Env Env `toml:"env"`
+	// Timeout bounds one run of the worker, from start to exit; when it
+	// passes the worker is stopped and the run ends timedOut. Default 30m;
+	// 0 means no limit (the heartbeat still catches a silent worker).
+	Timeout Duration `toml:"timeout"`
+	// StopGrace is how long a worker may take to exit after SIGTERM before
+	// its process group gets SIGKILL. Default 5s.
+	StopGrace Duration `toml:"stop_grace"`
+	// Concurrency is how many runs of this lane may be active at once;
+	// later runs wait, first come first served. Default 1; 1 to 64.
+	Concurrency int `toml:"concurrency"`
+}
+
+// Workflow is what an instruction becomes: an ordered list of steps, each
+// done by a worker of one lane.
+type Workflow struct {
+	// Steps run in order. Default: one step "S1" on lane "worker" (or on
+	// the first lane when there is no lane of that name).
+	Steps []Step `toml:"steps"`
+}
+
+// Step is one step of the workflow.
+type Step struct {
+	// ID names the step in the ledger (step_id), e.g. "S1". Required;
+	// unique; same character rules as a lane name.
+	ID string `toml:"id"`
+	// Lane is the name of the lane that runs the step. Required.
+	Lane string `toml:"lane"`
+	// Title is a short description shown in the window. Optional.
+	Title string `toml:"title"`
+	// Instruction is the text handed to the worker, in which
+	// {instruction} stands for the person's instruction. Default
+	// "{instruction}".
+	Instruction string `toml:"instruction"`
+}
+
+// Defaults that are not zero values.
+const (
+	DefaultIdleExit        = 60 * time.Second
+	DefaultCheckInterval   = 2 * time.Second
+	DefaultWarningAfter    = 20 * time.Second
+	DefaultStaleAfter      = 45 * time.Second
+	DefaultLeaseTTL        = 30 * time.Second
+	DefaultMaxRestarts     = 5
+	DefaultRestartWindow   = 10 * time.Minute
+	DefaultBackoffBase     = 1 * time.Second
+	DefaultBackoffCap      = 30 * time.Second
+	DefaultLaneTimeout     = 30 * time.Minute
+	DefaultStopGrace       = 5 * time.Second
+	DefaultConcurrency     = 1
+	DefaultHookTimeout     = 10 * time.Second
+	DefaultStepID          = "S1"
+	MaxConcurrency         = 64
+	leaseRenewalsToOutlive = 3
+)
+
+// DefaultConfig returns the settings of a root without daokit.toml: one
+// lane "worker" running the built-in simulated agent, a one-step workflow
+// on it, and timings suited to interactive agent work.
+func DefaultConfig() Config {
+	return Config{
+		Controller: Controller{IdleExit: Duration(DefaultIdleExit)},
+		Heartbeat: Heartbeat{
+			CheckInterval: Duration(DefaultCheckInterval),
+			WarningAfter:  Duration(DefaultWarningAfter),
+			StaleAfter:    Duration(DefaultStaleAfter),
+		},
+		Lease: Lease{TTL: Duration(DefaultLeaseTTL)},
+		Restart: Restart{
+			MaxRestarts: DefaultMaxRestarts,
+			Window:      Duration(DefaultRestartWindow),
+			BackoffBase: Duration(DefaultBackoffBase),
+			BackoffCap:  Duration(DefaultBackoffCap),
+		},
+		Lanes:    []Lane{DefaultLaneConfig(DefaultLane, KindSim)},
+		Workflow: Workflow{Steps: []Step{DefaultStep(DefaultLane)}},
+	}
+}
+
+// DefaultLaneConfig returns a lane with every setting at its default.
+func DefaultLaneConfig(name string, kind Kind) Lane {
+	return Lane{
+		Name:        name,
+		Kind:        kind,
+		Dir:         ".",
+		Timeout:     Duration(DefaultLaneTimeout),
+		StopGrace:   Duration(DefaultStopGrace),
+		Concurrency: DefaultConcurrency,
+	}
+}
+
+// DefaultStep returns the default workflow's single step on lane.
+func DefaultStep(lane string) Step {
+	return Step{ID: DefaultStepID, Lane: lane, Instruction: PlaceholderInstruction}
+}
+
+// Lane returns the lane called name.
+func (c *Config) Lane(name string) (Lane, bool) {
+	for _, l := range c.Lanes {
+		if l.Name == name {
+			return l, true
+		}
+	}
+	return Lane{}, false
+}
+
+// ConcurrencyLimits maps each lane name to its concurrency, the input of
+// the controller's lane scheduler.
+func (c *Config) ConcurrencyLimits() map[string]int {
+	m := make(map[string]int, len(c.Lanes))
+	for _, l := range c.Lanes {
+		m[l.Name] = l.Concurrency
+	}
+	return m
+}
+
+// Path returns the path of daokit.toml under root.
+func Path(root string) string { return filepath.Join(root, FileName) }
+
+// resolveDir makes dir absolute against root ("" means root itself).
+func resolveDir(root, dir string) string {
+	if filepath.IsAbs(dir) {
+		return filepath.Clean(dir)
+	}
+	return filepath.Join(root, dir)
+}
+
+// WorkDir returns the lane's working directory, made absolute against root.
+func (l Lane) WorkDir(root string) string { return resolveDir(root, l.Dir) }
+
+// Argv returns the command line of a fresh run, placeholders expanded.
+func (l Lane) Argv(v Vars) []string {
+	cmd := l.Command
+	if len(cmd) == 0 {
+		cmd = DefaultCommand(l.Kind)
+	}
+	return Expand(cmd, v)
+}
+
+// ResumeArgv returns the command line that continues a run from resume
+// handle v.Session, or nil when the lane cannot resume (no
+// resume_command, or no handle).
+func (l Lane) ResumeArgv(v Vars) []string {
+	if len(l.ResumeCommand) == 0 || v.Session == "" {
+		return nil
+	}
+	return Expand(l.ResumeCommand, v)
+}
+
+// Text returns what the step hands its worker for the person's
+// instruction. Only {instruction} is replaced: the other placeholders
+// belong to command lines.
+func (s Step) Text(instruction string) string {
+	t := s.Instruction
+	if t == "" {
+		t = PlaceholderInstruction
+	}
+	return strings.ReplaceAll(t, PlaceholderInstruction, instruction)
+}

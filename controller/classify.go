@@ -1,0 +1,165 @@
+package controller
+
+import (
+	"errors"
+	"io/fs"
+	"os/exec"
+	"slices"
+	"syscall"
+
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/worker"
+)
+
+// Reason codes: why a run ended other than completed, or why it moved.
+// They are stable strings carried by ledger events ("reason_code") and
+// relay messages; the window shows them with the message
+// "controller.reason.<code>" in the reader's language.
+const (
+	// ReasonExitNonzero: the worker exited on its own with a non-zero code.
+	ReasonExitNonzero = "WORKER_EXIT_NONZERO"
+	// ReasonKilledSignal: a signal daokit did not send ended the worker
+	// (the OOM killer, a person's kill).
+	ReasonKilledSignal = "WORKER_KILLED_SIGNAL"
+	// ReasonTimeout: the lane's time limit ran out and daokit stopped it.
+	ReasonTimeout = "WORKER_TIMEOUT"
+	// ReasonCancelled: a person or the run's owner cancelled it.
+	ReasonCancelled = "WORKER_CANCELLED"
+	// ReasonSpawnFailed: the worker could not be started (no such
+	// program, no permission, bad directory).
+	ReasonSpawnFailed = "WORKER_SPAWN_FAILED"
+	// ReasonOutputInvalid: the worker exited 0 but its structured output
+	// never delivered a result (a broken agent CLI stream).
+	ReasonOutputInvalid = "WORKER_OUTPUT_INVALID"
+	// ReasonReportedFailure: the worker exited 0 but its own result says
+	// the work failed.
+	ReasonReportedFailure = "WORKER_REPORTED_FAILURE"
+	// ReasonHung: the heartbeat found the worker STALE and daokit stopped
+	// it.
+	ReasonHung = "WORKER_HUNG"
+	// ReasonLeaseLost: another controller took the step over; this one
+	// stopped its worker.
+	ReasonLeaseLost = "LEASE_LOST"
+	// ReasonRestartLimit: the step failed again after the restart policy's
+	// last restart.
+	ReasonRestartLimit = heal.ReasonRestartLimit
+	// ReasonInterrupted: the controller shut down under the run; not a
+	// verdict on the work, which the next controller resumes.
+	ReasonInterrupted = "RUN_INTERRUPTED"
+	// ReasonLedgerWrite: the outcome could not be written to the ledger.
+	ReasonLedgerWrite = "LEDGER_WRITE_FAILED"
+)
+
+// Reasons lists every reason code.
+func Reasons() []string {
+	return []string{ReasonExitNonzero, ReasonKilledSignal, ReasonTimeout, ReasonCancelled, ReasonSpawnFailed,
+		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
+		ReasonInterrupted, ReasonLedgerWrite}
+}
+
+// Failure is everything known about how a worker run ended: the runner's
+// Result plus what only the controller knows.
+type Failure struct {
+	// Result is the worker's end as the runner saw it.
+	Result worker.Result
+	// SpawnErr is Start's error when there was no worker at all.
+	SpawnErr error
+	// Cancelled, Hung and LeaseLost say why the controller stopped the
+	// worker, when its Result does not say it already.
+	Cancelled, Hung, LeaseLost bool
+	// ResultFailed says the worker's final result reported failure; a
+	// failed result in Result.Summary counts as well.
+	ResultFailed bool
+	// RequireResult says the worker kind must end with a result event
+	// (agent CLIs): exiting 0 without one is invalid output.
+	RequireResult bool
+}
+
+// Classify maps a run's end to a reason code, or "" for a success. The
+// controller's own reasons for stopping a worker come first, because the
+// exit status of a stopped worker only echoes the stop: a worker stopped
+// for hanging died of SIGTERM, but WORKER_HUNG is what happened.
+func Classify(f Failure) string {
+	r := f.Result
+	switch {
+	case f.SpawnErr != nil:
+		return ReasonSpawnFailed
+	case f.Cancelled || r.Stopped == worker.StopCancelled:
+		return ReasonCancelled
+	case f.LeaseLost || r.Stopped == worker.StopLeaseLost:
+		return ReasonLeaseLost
+	case f.Hung || r.Stopped == worker.StopHung:
+		return ReasonHung
+	case r.Stopped == worker.StopTimeout:
+		return ReasonTimeout
+	case r.Signal != 0:
+		return ReasonKilledSignal
+	case r.ExitCode != 0:
+		return ReasonExitNonzero
+	case f.ResultFailed || (r.Summary.Result != nil && r.Summary.Result.Failed):
+		return ReasonReportedFailure
+	case f.RequireResult && r.Summary.Result == nil:
+		return ReasonOutputInvalid
+	}
+	return ""
+}
+
+// RequiresResult reports whether workers of a kind (as named in
+// daokit.toml) always end with a result event, so that its absence is
+// invalid output: the agent CLIs do, a plain command need not.
+func RequiresResult(kind string) bool { return kind == "claude" || kind == "codex" }
+
+// Restartable reports whether a run that ended for reason may pass if
+// tried again, so that the restart policy applies: crashes, hangs and
+// broken output streams. Failures that would repeat (a missing program, a
+// timeout, the worker's own verdict) and decisions (cancel, lost lease)
+// are not restarted.
+func Restartable(reason string) bool {
+	switch reason {
+	case ReasonExitNonzero, ReasonKilledSignal, ReasonHung, ReasonOutputInvalid:
+		return true
+	}
+	return false
+}
+
+// SpawnRetryable reports whether a start failure looks passing (out of
+// processes or memory) rather than a configuration mistake.
+func SpawnRetryable(err error) bool {
+	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
+		return false
+	}
+	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM)
+}
+
+// TerminalState returns the state a run ends in for reason: cancelled
+// for cancels and interruptions, timedOut for timeouts, completed for no
+// reason, failed otherwise.
+func TerminalState(reason string) string {
+	switch reason {
+	case "":
+		return StateCompleted
+	case ReasonCancelled, ReasonInterrupted:
+		return StateCancelled
+	case ReasonTimeout:
+		return StateTimedOut
+	}
+	return StateFailed
+}
+
+// ReasonText returns the label of a reason code in loc's language; an
+// unknown code (from a newer daokit) is shown as it is.
+func ReasonText(loc *i18n.Localizer, reason string) string {
+	if !slices.Contains(Reasons(), reason) {
+		return reason
+	}
+	return loc.T("controller.reason." + reason)
+}
+
+// StateText returns the label of a run state in loc's language.
+func StateText(loc *i18n.Localizer, state string) string {
+	if !IsState(state) {
+		return state
+	}
+	return loc.T("controller.state." + state)
+}

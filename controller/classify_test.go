@@ -1,0 +1,158 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/worker"
+)
+
+func TestClassify(t *testing.T) {
+	ok := worker.Result{ExitCode: 0}
+	failedResult := worker.Result{Summary: worker.Summary{Result: &worker.Event{Type: worker.EventResult, Failed: true}}}
+	goodResult := worker.Result{Summary: worker.Summary{Result: &worker.Event{Type: worker.EventResult}}}
+	stopped := func(c worker.StopCause) worker.Result {
+		return worker.Result{ExitCode: -1, Signal: syscall.SIGTERM, Stopped: c}
+	}
+	tests := []struct {
+		name string
+		f    Failure
+		want string
+	}{
+		{"success", Failure{Result: ok}, ""},
+		{"success with a result", Failure{Result: goodResult, RequireResult: true}, ""},
+		{"spawn error wins", Failure{SpawnErr: exec.ErrNotFound, Cancelled: true}, ReasonSpawnFailed},
+		{"exit 3", Failure{Result: worker.Result{ExitCode: 3}}, ReasonExitNonzero},
+		{"exit 137 from a shell is an exit", Failure{Result: worker.Result{ExitCode: 137}}, ReasonExitNonzero},
+		{"killed by someone else", Failure{Result: worker.Result{ExitCode: -1, Signal: syscall.SIGKILL}}, ReasonKilledSignal},
+		{"timeout", Failure{Result: stopped(worker.StopTimeout)}, ReasonTimeout},
+		{"cancel via result", Failure{Result: stopped(worker.StopCancelled)}, ReasonCancelled},
+		{"cancel via flag", Failure{Result: worker.Result{ExitCode: 130}, Cancelled: true}, ReasonCancelled},
+		{"hung via result", Failure{Result: stopped(worker.StopHung)}, ReasonHung},
+		{"hung via flag beats the signal", Failure{Result: worker.Result{ExitCode: -1, Signal: syscall.SIGKILL}, Hung: true}, ReasonHung},
+		{"lease lost", Failure{Result: stopped(worker.StopLeaseLost)}, ReasonLeaseLost},
+		{"lease lost via flag", Failure{Result: ok, LeaseLost: true}, ReasonLeaseLost},
+		{"cancel beats timeout", Failure{Result: stopped(worker.StopTimeout), Cancelled: true}, ReasonCancelled},
+		{"worker said it failed", Failure{Result: failedResult}, ReasonReportedFailure},
+		{"failed result via flag", Failure{Result: ok, ResultFailed: true}, ReasonReportedFailure},
+		{"exit code beats the result", Failure{Result: worker.Result{ExitCode: 2, Summary: failedResult.Summary}}, ReasonExitNonzero},
+		{"agent without a result", Failure{Result: ok, RequireResult: true}, ReasonOutputInvalid},
+		{"command without a result is fine", Failure{Result: ok}, ""},
+	}
+	for _, tt := range tests {
+		if got := Classify(tt.f); got != tt.want {
+			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestReasonPolicy(t *testing.T) {
+	tests := []struct {
+		reason      string
+		restartable bool
+		state       string
+	}{
+		{"", false, StateCompleted},
+		{ReasonExitNonzero, true, StateFailed},
+		{ReasonKilledSignal, true, StateFailed},
+		{ReasonTimeout, false, StateTimedOut},
+		{ReasonCancelled, false, StateCancelled},
+		{ReasonSpawnFailed, false, StateFailed},
+		{ReasonOutputInvalid, true, StateFailed},
+		{ReasonReportedFailure, false, StateFailed},
+		{ReasonHung, true, StateFailed},
+		{ReasonLeaseLost, false, StateFailed},
+		{ReasonRestartLimit, false, StateFailed},
+		{ReasonInterrupted, false, StateCancelled},
+		{ReasonLedgerWrite, false, StateFailed},
+	}
+	if len(tests) != len(Reasons())+1 {
+		t.Fatalf("table covers %d reasons, Reasons() has %d", len(tests)-1, len(Reasons()))
+	}
+	for _, tt := range tests {
+		if got := Restartable(tt.reason); got != tt.restartable {
+			t.Errorf("Restartable(%q): got %v, want %v", tt.reason, got, tt.restartable)
+		}
+		if got := TerminalState(tt.reason); got != tt.state {
+			t.Errorf("TerminalState(%q): got %s, want %s", tt.reason, got, tt.state)
+		}
+	}
+	if ReasonRestartLimit != heal.ReasonRestartLimit {
+		t.Errorf("restart limit code differs from heal's: %q vs %q", ReasonRestartLimit, heal.ReasonRestartLimit)
+	}
+	if SpawnRetryable(exec.ErrNotFound) || !SpawnRetryable(syscall.EAGAIN) {
+		t.Error("SpawnRetryable: a missing program is not passing, EAGAIN is")
+	}
+}
+
+func TestEveryCodeAndStateIsTranslated(t *testing.T) {
+	for _, lang := range i18n.Supported() {
+		loc, err := i18n.New(lang)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string]string{}
+		for _, r := range Reasons() {
+			got := ReasonText(loc, r)
+			if got == "controller.reason."+r || got == "" {
+				t.Errorf("%s: reason %s has no label", lang, r)
+			}
+			if prev, dup := seen[got]; dup {
+				t.Errorf("%s: reasons %s and %s share the label %q", lang, prev, r, got)
+			}
+			seen[got] = r
+		}
+		for _, s := range States() {
+			if got := StateText(loc, s); got == "controller.state."+s || got == "" {
+				t.Errorf("%s: state %s has no label", lang, s)
+			}
+		}
+		if got := ReasonText(loc, "FUTURE_CODE"); got != "FUTURE_CODE" {
+			t.Errorf("%s: unknown code shown as %q, want it as it is", lang, got)
+		}
+	}
+}
+
+// TestClassifyRealWorkers classifies how real child processes end.
+func TestClassifyRealWorkers(t *testing.T) {
+	tests := []struct {
+		name    string
+		spec    worker.Spec
+		stop    worker.StopCause
+		want    string
+		require bool
+	}{
+		{"exit 0", worker.Spec{Argv: []string{"true"}}, "", "", false},
+		{"exit 3", worker.Spec{Argv: []string{"sh", "-c", "exit 3"}}, "", ReasonExitNonzero, false},
+		{"killed", worker.Spec{Argv: []string{"sh", "-c", "kill -KILL $$"}}, "", ReasonKilledSignal, false},
+		{"timeout", worker.Spec{Argv: []string{"sleep", "30"}, Timeout: 50 * time.Millisecond, StopGrace: time.Second}, "", ReasonTimeout, false},
+		{"hung", worker.Spec{Argv: []string{"sleep", "30"}, StopGrace: time.Second}, worker.StopHung, ReasonHung, false},
+		{"agent stream without a result", worker.Spec{Argv: []string{"echo", `{"type":"system","subtype":"init","session_id":"s"}`}, Kind: "claude"}, "", ReasonOutputInvalid, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p, err := worker.Start(context.Background(), tt.spec)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p.Discard()
+			if tt.stop != "" {
+				p.Stop(tt.stop)
+			}
+			got := Classify(Failure{Result: p.Wait(), RequireResult: tt.require || RequiresResult(tt.spec.Kind)})
+			if got != tt.want {
+				t.Errorf("got %q, want %q", got, tt.want)
+			}
+		})
+	}
+	_, err := worker.Start(context.Background(), worker.Spec{Argv: []string{"daokit-no-such-program"}})
+	if got := Classify(Failure{SpawnErr: err}); got != ReasonSpawnFailed || !errors.Is(err, exec.ErrNotFound) {
+		t.Errorf("spawn failure: got %q (%v), want %q", got, err, ReasonSpawnFailed)
+	}
+}

@@ -1,0 +1,270 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+// Options configure a controller.
+type Options struct {
+	// Root is the absolute ledger root.
+	Root string
+	// Config is the root's daokit.toml (config.Load), or defaults.
+	Config config.Config
+	// Self is the daokit binary, substituted for {daokit} in worker
+	// commands (the built-in simulated worker is `daokit worker sim`).
+	Self string
+	// Lang is the language handed to workers ({lang}).
+	Lang string
+	// Logger receives the controller's log; nil discards it.
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Ready, if set, is called once the socket accepts connections.
+	Ready func(socket string)
+}
+
+// Controller is the only process that executes anything for a root and
+// the only writer of its ledger. It serves the relay socket, turns
+// instructions into runs, supervises their workers and keeps the ledger.
+type Controller struct {
+	opts       Options
+	cfg        config.Config
+	workflow   []StepTemplate
+	store      *ledger.Store
+	server     *relay.Server
+	log        *slog.Logger
+	now        func() time.Time
+	events     eventFactory
+	pid        int
+	generation int
+
+	mu       sync.Mutex
+	pipeline ledger.PipelineState // as last written (the current run's)
+	leases   ledger.Leases
+	hb       ledger.HeartbeatStatus
+	acks     map[string]relay.Ack // by message id: the dedup index
+	order    []*run               // every run of this process, oldest first
+	current  *run                 // the run pipeline_state.json shows
+	slots    *laneSlots
+	stopping bool
+	// lastActivity is the newest worker output, for the heartbeat.
+	lastActivity time.Time
+
+	runCtx  context.Context // parent of every run; cancelled on shutdown
+	stopAll context.CancelFunc
+	runs    sync.WaitGroup
+}
+
+// ErrLocked is returned by Run when another controller holds the root.
+var ErrLocked = ledger.ErrLocked
+
+// Run starts a controller on opts.Root and serves until ctx ends or, with
+// an idle exit configured, until it has been idle that long. It returns
+// nil after a clean shutdown. Work in flight when ctx ends is stopped and
+// left to the next controller, which resumes it.
+func Run(ctx context.Context, opts Options) error {
+	c, err := open(opts)
+	if err != nil {
+		return err
+	}
+	defer c.store.Close()
+	return c.serve(ctx)
+}
+
+func open(opts Options) (*Controller, error) {
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if _, err := ledger.Init(opts.Root, opts.Now()); err != nil {
+		return nil, fmt.Errorf("controller: prepare ledger: %w", err)
+	}
+	store, err := ledger.Open(opts.Root, ledger.Options{Now: opts.Now})
+	if err != nil {
+		return nil, fmt.Errorf("controller: %w", err)
+	}
+	c := &Controller{
+		opts:     opts,
+		cfg:      opts.Config,
+		workflow: workflowOf(opts.Config),
+		store:    store,
+		log:      opts.Logger,
+		now:      opts.Now,
+		events:   eventFactory{now: opts.Now},
+		pid:      os.Getpid(),
+		acks:     map[string]relay.Ack{},
+		slots:    newLaneSlots(opts.Config.ConcurrencyLimits()),
+	}
+	c.loadLedger()
+	return c, nil
+}
+
+// workflowOf turns the configured workflow into step templates.
+func workflowOf(cfg config.Config) []StepTemplate {
+	var wf []StepTemplate
+	for _, s := range cfg.Workflow.Steps {
+		title := s.Title
+		if title == "" {
+			title = "Carry out the instruction on lane " + s.Lane
+		}
+		wf = append(wf, StepTemplate{ID: s.ID, Lane: s.Lane, Title: title, Category: "implementation"})
+	}
+	if len(wf) == 0 {
+		return DefaultWorkflow()
+	}
+	return wf
+}
+
+// loadLedger reads the state the previous controller left. A document
+// that cannot be read is logged and replaced by a fresh one on the next
+// write; its last content stays in the log for a person to inspect.
+func (c *Controller) loadLedger() {
+	snap := ledger.LoadSnapshot(c.opts.Root)
+	now := c.now()
+	c.pipeline, c.leases, c.hb = ledger.NewPipelineState(now), ledger.NewLeases(now), ledger.NewHeartbeatStatus(now)
+	if snap.Pipeline.OK() {
+		c.pipeline = snap.Pipeline.Value
+	} else {
+		c.log.Warn("pipeline state unreadable; starting fresh", "err", snap.Pipeline.Err)
+	}
+	if snap.Leases.OK() {
+		c.leases = snap.Leases.Value
+	} else if !errors.Is(snap.Leases.Err, ledger.ErrMissing) {
+		c.log.Warn("lease register unreadable; starting fresh", "err", snap.Leases.Err)
+	}
+	if snap.Heartbeat.OK() {
+		c.hb = snap.Heartbeat.Value
+	}
+	c.generation = Generation(&c.pipeline) + 1
+}
+
+func (c *Controller) serve(ctx context.Context) error {
+	l, err := relay.Listen(c.opts.Root)
+	if err != nil {
+		return fmt.Errorf("controller: %w", err)
+	}
+	scfg := relay.DefaultServerConfig()
+	scfg.Root, scfg.Logger = c.opts.Root, c.log
+	srv, err := relay.NewServer(c, scfg)
+	if err != nil {
+		l.Close()
+		return fmt.Errorf("controller: %w", err)
+	}
+	c.server = srv
+	c.runCtx, c.stopAll = context.WithCancel(context.Background())
+	defer c.stopAll()
+
+	if err := c.announce(); err != nil {
+		l.Close()
+		return err
+	}
+	unfinished := c.recover()
+	serveCtx, stopServing := context.WithCancel(ctx)
+	served := make(chan error, 1)
+	go func() { served <- srv.Serve(serveCtx, l) }()
+	if c.opts.Ready != nil {
+		c.opts.Ready(l.Addr().String())
+	}
+	c.resume(unfinished)
+	err = c.loop(ctx)
+	c.shutdown()
+	stopServing()
+	if serr := <-served; serr != nil && !errors.Is(serr, relay.ErrServerClosed) && err == nil {
+		err = serr
+	}
+	return err
+}
+
+// announce records the controller's start, its fencing generation and any
+// repair the store made to a torn event log.
+func (c *Controller) announce() error {
+	events := []ledger.Event{c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStarted,
+		"pid", c.pid, "generation", c.generation)}
+	if rep := c.store.Repair(); rep.Repaired() {
+		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLedgerRepaired,
+			"repair", fmt.Sprintf("%+v", rep)))
+	}
+	if err := c.store.AppendEvents(events); err != nil {
+		return fmt.Errorf("controller: record start: %w", err)
+	}
+	c.log.Info("controller started", "root", c.opts.Root, "pid", c.pid, "generation", c.generation)
+	return nil
+}
+
+// loop runs the liveness checks until ctx ends or the controller has been
+// idle (no run, no window) for the configured time.
+func (c *Controller) loop(ctx context.Context) error {
+	interval := c.cfg.Heartbeat.CheckInterval.Std()
+	if interval <= 0 {
+		interval = config.DefaultCheckInterval
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	idleSince := c.now()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-tick.C:
+		}
+		c.checkLiveness()
+		if c.busy() || c.server.Stats().Conns > 0 {
+			idleSince = c.now()
+			continue
+		}
+		if limit := c.cfg.Controller.IdleExit.Std(); limit > 0 && c.now().Sub(idleSince) >= limit {
+			c.log.Info("idle; exiting", "idle_for", limit)
+			return nil
+		}
+	}
+}
+
+// busy reports whether any run is still in progress.
+func (c *Controller) busy() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, r := range c.order {
+		if !r.finished() {
+			return true
+		}
+	}
+	return false
+}
+
+// shutdown stops every worker and waits for the runs to wind down. Runs
+// interrupted this way record no terminal state: the next controller
+// finds them unfinished and resumes them.
+func (c *Controller) shutdown() {
+	c.mu.Lock()
+	c.stopping = true
+	c.mu.Unlock()
+	c.stopAll()
+	c.runs.Wait()
+	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped, "pid", c.pid, "generation", c.generation)
+	if err := c.store.AppendEvent(e); err != nil {
+		c.log.Error("record stop", "err", err)
+	}
+	c.log.Info("controller stopped")
+}
+
+// notify pushes a notice to every observing window.
+func (c *Controller) notify(n relay.Notice) {
+	if c.server == nil {
+		return
+	}
+	if err := c.server.Notify(n); err != nil {
+		c.log.Debug("notice refused", "kind", n.Kind, "err", err)
+	}
+}

@@ -1,0 +1,24 @@
+// Package controller is the daokit controller: the only process that
+// executes anything for a ledger root. It routes each instruction to a
+// run, has the run's steps done by worker processes, and keeps the
+// ledger.
+//
+// Every worker run moves through one state machine (runstate.go):
+//
+//	idle → waiting → requesting → generating → persisting → completed
+//
+// with failed, cancelled and timedOut as the other ways out. Illegal
+// transitions are refused, a run never leaves its terminal state, and each
+// run has exactly one owner (task_id, run_id, step_id). A restart of a
+// failed worker is a new run of the same owner, so the machine has no
+// cycles.
+//
+// Runs wait for their lane explicitly (sched.go): a LaneScheduler gives
+// each lane its configured number of slots, first come first served, and
+// tells a waiting run its place in line.
+//
+// How a worker run ended is mapped to one of a small set of stable reason
+// codes (classify.go), such as WORKER_TIMEOUT or WORKER_HUNG. Events carry
+// the code; the window shows it in the reader's language with the message
+// "controller.reason.<code>".
+package controller

@@ -1,0 +1,48 @@
+package controller
+
+import (
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// Operations of the SYSTEM events the controller writes. Event types stay
+// within the contract's enum; what happened is the payload's "operation".
+const (
+	OpControllerStarted = "CONTROLLER_STARTED"
+	OpControllerStopped = "CONTROLLER_STOPPED"
+	OpInstruction       = "INSTRUCTION_RECEIVED"
+	OpControl           = "CONTROL_RECEIVED"
+	OpResumed           = "INSTRUCTION_RESUMED"
+	OpRunState          = "RUN_STATE"
+	OpWorkerOutput      = "WORKER_OUTPUT"
+	OpLedgerRepaired    = "LEDGER_REPAIRED"
+)
+
+// Dedup key prefixes. An instruction's key carries the client's message
+// id, which is how a resend is recognised even after a restart.
+const (
+	dedupInstruction = "instruction:"
+	dedupControl     = "control:"
+)
+
+// eventFactory stamps events with the controller's clock.
+type eventFactory struct{ now func() time.Time }
+
+func (f eventFactory) system(taskID, runID, stepID, severity, op string, kv ...any) ledger.Event {
+	payload := ledger.ObjectOf(append([]any{"operation", op}, kv...)...)
+	return ledger.NewEvent(f.now(), taskID, runID, stepID, ledger.EventSystem, severity, payload)
+}
+
+func (f eventFactory) typed(taskID, runID, stepID, eventType, severity string, kv ...any) ledger.Event {
+	return ledger.NewEvent(f.now(), taskID, runID, stepID, eventType, severity, ledger.ObjectOf(kv...))
+}
+
+// global is the task/run pair of events that belong to no run (controller
+// start and stop). The contract requires non-empty ids.
+const globalID = "controller"
+
+func routePayload(r ledger.RouteSummary) ledger.Object {
+	return ledger.ObjectOf("task_id", r.TaskID, "run_id", r.RunID, "active_lane", r.ActiveLane,
+		"active_step", r.ActiveStep, "next_action", r.NextAction)
+}

@@ -1,0 +1,408 @@
+package controller
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/worker"
+)
+
+// outcome is how one worker attempt at a step ended, from the run's view.
+type outcome int
+
+const (
+	outcomeDone        outcome = iota // the step is finished
+	outcomeFailed                     // the run fails; a person may retry
+	outcomeRestart                    // start the step again (policy permitting)
+	outcomeCancelled                  // a person cancelled the run
+	outcomeInterrupted                // the controller is shutting down
+)
+
+// newRun builds the run of an instruction. Called with c.mu held.
+func (c *Controller) newRun(in Instruction) *run {
+	return &run{in: in, pipeline: NewRun(in, c.workflow, c.generation), state: StateIdle, done: make(chan struct{})}
+}
+
+// adopt makes r the run the pipeline shows. Called with c.mu held.
+func (c *Controller) adopt(r *run) {
+	c.order = append(c.order, r)
+	c.current = r
+}
+
+// start runs r in a goroutine of its own, unless the controller is
+// shutting down (the next controller resumes it then).
+func (c *Controller) start(r *run) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping {
+		return
+	}
+	ctx, cancel := context.WithCancel(c.runCtx)
+	r.cancel = cancel
+	c.runs.Add(1)
+	go func() {
+		defer c.runs.Done()
+		defer cancel()
+		c.execute(ctx, r)
+	}()
+}
+
+// execute drives r step by step to its end.
+func (c *Controller) execute(ctx context.Context, r *run) {
+	defer close(r.done)
+	c.persist(r)
+	for {
+		c.mu.Lock()
+		step := r.pipeline.CurrentStep
+		c.mu.Unlock()
+		out, reason := c.attempt(ctx, r, step)
+		switch out {
+		case outcomeInterrupted:
+			return
+		case outcomeCancelled:
+			c.finish(r, ledger.StatusFailed, reason)
+			return
+		case outcomeFailed:
+			c.finish(r, ledger.StatusFailed, reason)
+			return
+		case outcomeRestart:
+			if !c.backoff(ctx, r, step, reason) {
+				return
+			}
+		case outcomeDone:
+			c.mu.Lock()
+			finished := MarkStepDone(&r.pipeline, c.workflow, step)
+			r.attempt = 0
+			c.mu.Unlock()
+			if finished {
+				c.finish(r, ledger.StatusDone, "")
+				return
+			}
+			c.persist(r)
+		}
+	}
+}
+
+// backoff waits before restarting a step, or blocks the run when the
+// restart budget is spent. It reports whether to go on.
+func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) bool {
+	c.mu.Lock()
+	delay, ok := r.restarts.Next(c.restartPolicy(), c.now(), nil)
+	count := r.restarts.Count()
+	c.mu.Unlock()
+	if !ok {
+		c.finish(r, ledger.StatusBlocked, heal.ReasonRestartLimit)
+		return false
+	}
+	c.record(r, c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityWarn, OpRunState,
+		"from", StateFailed, "to", "restart_scheduled", "reason_code", reason,
+		"restart", count, "delay_ms", delay.Milliseconds()))
+	t := time.NewTimer(delay)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
+func (c *Controller) restartPolicy() heal.RestartPolicy {
+	p := heal.DefaultRestartPolicy()
+	rs := c.cfg.Restart
+	if rs.MaxRestarts > 0 {
+		p.MaxRestarts = rs.MaxRestarts
+	}
+	if rs.Window > 0 {
+		p.Window = rs.Window.Std()
+	}
+	if rs.BackoffBase > 0 {
+		p.BaseDelay = rs.BackoffBase.Std()
+	}
+	if rs.BackoffCap > 0 {
+		p.MaxDelay = rs.BackoffCap.Std()
+	}
+	return p
+}
+
+// attempt runs one worker on step: wait for a lane slot, start the worker,
+// stream its output, and judge how it ended.
+func (c *Controller) attempt(ctx context.Context, r *run, step string) (outcome, string) {
+	lane := laneOf(c.workflow, step)
+	laneCfg, _ := c.cfg.Lane(lane)
+	c.mu.Lock()
+	r.state, r.reason = StateIdle, "" // every attempt is a run of its own
+	c.mu.Unlock()
+	c.transition(r, StateWaiting, "")
+	release, err := c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
+	if err != nil {
+		return c.stopped(r, ReasonCancelled)
+	}
+	defer release()
+	c.transition(r, StateRequesting, "")
+	c.mu.Lock()
+	r.attempt++
+	r.hung, r.warned = false, false
+	spec := c.workerSpec(r, step, laneCfg)
+	c.mu.Unlock()
+	proc, err := worker.Start(ctx, spec)
+	if err != nil {
+		if ctx.Err() != nil {
+			return c.stopped(r, ReasonCancelled)
+		}
+		c.log.Error("start worker", "step", step, "err", err)
+		c.stepFailed(r, step, lane, ReasonSpawnFailed, ledger.ObjectOf("error", err.Error()))
+		c.transition(r, StateFailed, ReasonSpawnFailed)
+		return outcomeFailed, ReasonSpawnFailed
+	}
+	defer proc.Discard()
+	c.started(r, step, lane, proc, spec)
+	c.transition(r, StateGenerating, "")
+	c.consume(r, step, lane, proc)
+	res := proc.Wait()
+	c.transition(r, StatePersisting, "")
+	c.mu.Lock()
+	hung := r.hung
+	c.mu.Unlock()
+	if hung {
+		c.takeOver(r, step, "HEARTBEAT_STALE")
+	} else {
+		c.released(r)
+	}
+	return c.judge(r, step, lane, res)
+}
+
+// stopped ends an attempt that never got a worker: shut down, or cancelled
+// while waiting.
+func (c *Controller) stopped(r *run, reason string) (outcome, string) {
+	c.mu.Lock()
+	stopping, cancelled := c.stopping, r.cancelled
+	c.mu.Unlock()
+	if stopping && !cancelled {
+		return outcomeInterrupted, ""
+	}
+	c.transition(r, StateCancelled, reason)
+	return outcomeCancelled, reason
+}
+
+// workerSpec builds how to run the step's worker. Called with c.mu held.
+func (c *Controller) workerSpec(r *run, step string, lane config.Lane) worker.Spec {
+	p := &r.pipeline
+	instruction := r.in.Text
+	for _, s := range c.cfg.Workflow.Steps {
+		if s.ID == step {
+			instruction = s.Text(r.in.Text)
+		}
+	}
+	vars := config.Vars{Instruction: instruction, Daokit: c.opts.Self, Lang: c.opts.Lang, Root: c.opts.Root,
+		TaskID: p.TaskID, RunID: p.RunID, StepID: step}
+	kind := string(lane.Kind)
+	if kind == "" {
+		kind = string(config.KindSim)
+	}
+	return worker.Spec{
+		Argv:        lane.Argv(vars),
+		Dir:         lane.WorkDir(c.opts.Root),
+		Env:         append([]string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID, "DAOKIT_STEP_ID=" + step}, lane.Env...),
+		Stdin:       instruction,
+		UseStdin:    lane.Stdin,
+		Kind:        kind,
+		ArtifactDir: filepath.Join(ledger.Layout{Root: c.opts.Root}.Artifacts(), p.TaskID, p.RunID, step),
+		Timeout:     lane.Timeout.Std(),
+		StopGrace:   lane.StopGrace.Std(),
+	}
+}
+
+// queued records that the step waits behind others on its lane.
+func (c *Controller) queued(r *run, step, lane string, position int) {
+	c.mu.Lock()
+	MarkQueued(&r.pipeline, step, lane)
+	c.mu.Unlock()
+	c.record(r, c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, OpRunState,
+		"from", StateWaiting, "to", StateWaiting, "lane", lane, "queue_position", position))
+	c.persist(r)
+}
+
+// started records a worker that runs: its leases, STEP_STARTED, and the
+// route. The lease (with the worker's pid) is written before anything
+// can depend on it.
+func (c *Controller) started(r *run, step, lane string, proc *worker.Process, spec worker.Spec) {
+	c.mu.Lock()
+	r.proc = proc
+	c.releaseSuccessorsLocked(r)
+	ttl := c.leaseTTL()
+	now := c.now()
+	p := &r.pipeline
+	if wl, err := heal.Register(&c.leases, heal.LeaseSpec{Lane: lane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
+		Holder: heal.Holder{ThreadID: "worker-" + lane + "-" + strconv.Itoa(r.attempt), PID: proc.PID()}, TTL: ttl}, now); err == nil {
+		r.lease = wl.LeaseToken
+	}
+	if cl, err := heal.Register(&c.leases, heal.LeaseSpec{Lane: heal.ControllerLane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
+		Holder: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: ttl}, now); err == nil {
+		r.ctlLease = cl.LeaseToken
+		heal.SyncLifecycle(p, cl)
+	}
+	MarkDispatched(p, step, lane)
+	c.writeLeasesLocked()
+	attempt, taskID, runID := r.attempt, p.TaskID, p.RunID
+	c.mu.Unlock()
+	c.record(r, c.events.typed(taskID, runID, step, ledger.EventStepStarted, ledger.SeverityInfo,
+		"lane", lane, "pid", proc.PID(), "attempt", attempt, "command", spec.Argv,
+		"artifacts", spec.ArtifactDir))
+	c.persist(r)
+	c.beat(proc.LastActivity())
+}
+
+// released ends the attempt's leases.
+func (c *Controller) released(r *run) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	now := c.now()
+	for _, token := range []string{r.lease, r.ctlLease} {
+		if token == "" {
+			continue
+		}
+		if err := heal.Release(&c.leases, token, now); err == nil && token == r.ctlLease {
+			for _, l := range c.leases.Leases {
+				if l.LeaseToken == token {
+					heal.SyncLifecycle(&r.pipeline, l)
+				}
+			}
+		}
+	}
+	r.lease, r.ctlLease, r.proc = "", "", nil
+	c.writeLeasesLocked()
+}
+
+// judge turns a worker's end into the attempt's outcome and records it.
+func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcome, string) {
+	c.mu.Lock()
+	stopping, cancelled, hung, attempt := c.stopping, r.cancelled, r.hung, r.attempt
+	c.mu.Unlock()
+	p := &r.pipeline
+	detail := ledger.ObjectOf("exit_code", res.ExitCode, "signal", res.SignalName(), "duration_ms", res.Duration().Milliseconds(),
+		"lines", res.Stats.Lines(), "attempt", attempt)
+	if res.Summary.SessionID != "" {
+		detail = detail.With("session_id", res.Summary.SessionID)
+	}
+	switch {
+	case stopping && !cancelled:
+		// Not a verdict on the work: the next controller resumes it.
+		c.transition(r, StateCancelled, ReasonInterrupted)
+		return outcomeInterrupted, ""
+	case res.Success() && !hung && !workerSaidFailed(res):
+		if res.Summary.Result != nil {
+			detail = detail.With("summary", res.Summary.Result.Text)
+		}
+		c.record(r, ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail))
+		c.record(r, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
+			"criteria", []string{"the worker finishes with exit code 0"}))
+		c.transition(r, StateCompleted, "")
+		return outcomeDone, ""
+	}
+	reason := Classify(Failure{Result: res, Cancelled: cancelled, Hung: hung, ResultFailed: workerSaidFailed(res)})
+	c.stepFailed(r, step, lane, reason, detail)
+	switch reason {
+	case ReasonCancelled:
+		c.transition(r, StateCancelled, reason)
+		return outcomeCancelled, reason
+	case ReasonTimeout:
+		c.transition(r, StateTimedOut, reason)
+		return outcomeFailed, reason
+	}
+	c.transition(r, StateFailed, reason)
+	if Restartable(reason) {
+		return outcomeRestart, reason
+	}
+	return outcomeFailed, reason
+}
+
+// workerSaidFailed reports a worker that exited 0 but whose final result
+// said the work failed (agent CLIs do this).
+func workerSaidFailed(res worker.Result) bool {
+	return res.Summary.Result != nil && res.Summary.Result.Failed
+}
+
+func (c *Controller) stepFailed(r *run, step, lane, reason string, detail ledger.Object) {
+	p := &r.pipeline
+	payload := append(ledger.ObjectOf("reason_code", reason, "lane", lane), detail...)
+	c.record(r, ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepFailed, ledger.SeverityError, payload))
+}
+
+// finish ends a run with a pipeline status and records RUN_FINISHED, the
+// marker recovery looks for.
+func (c *Controller) finish(r *run, status, reason string) {
+	c.mu.Lock()
+	p := &r.pipeline
+	switch status {
+	case ledger.StatusFailed:
+		MarkStepFailed(p, p.CurrentStep, reason, false)
+	case ledger.StatusBlocked:
+		MarkStepFailed(p, p.CurrentStep, reason, true)
+	}
+	r.final = status
+	if len(r.successors) > 0 {
+		c.releaseSuccessorsLocked(r)
+		c.writeLeasesLocked()
+	}
+	c.mu.Unlock()
+	// The pipeline first: a crash between the two leaves a finished
+	// pipeline without its marker, which recovery completes (see resume),
+	// rather than a marker whose pipeline still says the run is going.
+	c.persist(r)
+	c.recordFinished(r, status, reason)
+	route := toRelayRoute(RouteOf(p))
+	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
+}
+
+func (c *Controller) recordFinished(r *run, status, reason string) {
+	severity := ledger.SeverityInfo
+	if status != ledger.StatusDone {
+		severity = ledger.SeverityError
+	}
+	p := r.pipeline
+	c.record(r, c.events.system(p.TaskID, p.RunID, p.CurrentStep, severity, OpRunFinished,
+		"status", status, "reason_code", reason, "message_id", r.in.MessageID))
+}
+
+// cancel stops r's worker (or its wait for a slot) at a person's request.
+func (c *Controller) cancel(r *run) {
+	c.mu.Lock()
+	r.cancelled = true
+	cancel := r.cancel
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// retry starts a failed or blocked run again from its current step.
+func (c *Controller) retry(r *run) {
+	<-r.done
+	c.mu.Lock()
+	step := r.pipeline.CurrentStep
+	MarkRetry(&r.pipeline, step, laneOf(c.workflow, step))
+	r.final, r.cancelled, r.attempt = "", false, 0
+	r.restarts = heal.Restarts{}
+	r.done = make(chan struct{})
+	c.current = r
+	c.mu.Unlock()
+	c.start(r)
+}
+
+func (c *Controller) leaseTTL() time.Duration {
+	if ttl := c.cfg.Lease.TTL.Std(); ttl >= time.Second {
+		return ttl
+	}
+	return config.DefaultLeaseTTL
+}
+
+// errStopping is returned for work refused during shutdown.
+var errStopping = errors.New("controller is stopping")

@@ -1,0 +1,155 @@
+package controller
+
+import (
+	"context"
+	"strings"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+var _ relay.Handler = (*Controller)(nil)
+
+// Error codes the controller returns to clients, beyond the relay's own.
+const (
+	codeNoRun       relay.Code = "no_run"
+	codeNotFailed   relay.Code = "not_failed"
+	codeNotRunning  relay.Code = "not_running"
+	codeEmpty       relay.Code = "empty_instruction"
+	codeLedgerWrite relay.Code = "ledger_write_failed"
+)
+
+// HandleInstruction records the instruction in events.jsonl (fsynced)
+// before it acknowledges it, then starts the run. A resent message id gets
+// the original acknowledgement and starts nothing.
+func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in relay.Instruction) (relay.Ack, error) {
+	if strings.TrimSpace(in.Text) == "" {
+		return relay.Ack{}, &relay.Error{Code: codeEmpty}
+	}
+	c.mu.Lock()
+	if ack, ok := c.acks[req.ID]; ok {
+		c.mu.Unlock()
+		ack.Duplicate = true
+		return ack, nil
+	}
+	r := c.newRun(Instruction{MessageID: req.ID, Text: in.Text, At: c.now()})
+	route := RouteOf(&r.pipeline)
+	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
+		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(r.in.At),
+		"route", routePayload(route), "generation", c.generation)
+	e.DedupKey = dedupInstruction + req.ID
+	if err := c.store.AppendEvent(e); err != nil {
+		c.mu.Unlock()
+		c.log.Error("record instruction", "message_id", req.ID, "err", err)
+		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
+	}
+	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
+	c.acks[req.ID] = ack
+	c.adopt(r)
+	c.mu.Unlock()
+	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
+	c.start(r)
+	return ack, nil
+}
+
+// HandleControl records a control request and decides it: cancel the
+// active run, retry a failed step, or report the route.
+func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl relay.Control) (relay.Ack, error) {
+	c.mu.Lock()
+	if ack, ok := c.acks[req.ID]; ok {
+		c.mu.Unlock()
+		ack.Duplicate = true
+		return ack, nil
+	}
+	r := c.findRun(ctl.TaskID, ctl.RunID)
+	if r == nil && ctl.Kind != relay.ControlStatus {
+		c.mu.Unlock()
+		return relay.Ack{}, &relay.Error{Code: codeNoRun, Detail: ctl.TaskID + " " + ctl.RunID}
+	}
+	var route ledger.RouteSummary
+	if r != nil {
+		route = RouteOf(&r.pipeline)
+		if err := c.checkControl(r, ctl.Kind); err != nil {
+			c.mu.Unlock()
+			return relay.Ack{}, err
+		}
+	}
+	taskID, runID := orGlobal(route.TaskID), orGlobal(route.RunID)
+	target := ""
+	if r != nil {
+		target = r.in.MessageID
+	}
+	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, OpControl,
+		"message_id", req.ID, "kind", string(ctl.Kind), "target_message_id", target, "route", routePayload(route))
+	e.DedupKey = dedupControl + req.ID
+	if err := c.store.AppendEvent(e); err != nil {
+		c.mu.Unlock()
+		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
+	}
+	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
+	c.acks[req.ID] = ack
+	c.mu.Unlock()
+	switch ctl.Kind {
+	case relay.ControlCancel:
+		c.cancel(r)
+	case relay.ControlRetry:
+		c.retry(r)
+	}
+	return ack, nil
+}
+
+// checkControl refuses a control request that makes no sense for the
+// run's state. Called with c.mu held.
+func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
+	switch kind {
+	case relay.ControlCancel:
+		if r.finished() {
+			return &relay.Error{Code: codeNotRunning, Detail: r.pipeline.Status}
+		}
+	case relay.ControlRetry:
+		if s := r.pipeline.Status; s != ledger.StatusFailed && s != ledger.StatusBlocked {
+			return &relay.Error{Code: codeNotFailed, Detail: s}
+		}
+	}
+	return nil
+}
+
+// HandleObserve returns the route and the state of every run in memory.
+func (c *Controller) HandleObserve(context.Context, relay.Request) (relay.Status, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	st := relay.Status{Controller: relay.ControllerState{State: "ready", PID: c.pid}}
+	if c.current != nil {
+		st.Route = toRelayRoute(RouteOf(&c.current.pipeline))
+	}
+	for _, r := range c.order {
+		st.Runs = append(st.Runs, r.relayState())
+	}
+	return st, nil
+}
+
+// findRun returns the run with the ids, or the current run when both are
+// empty. Called with c.mu held.
+func (c *Controller) findRun(taskID, runID string) *run {
+	if taskID == "" && runID == "" {
+		return c.current
+	}
+	for i := len(c.order) - 1; i >= 0; i-- {
+		r := c.order[i]
+		if (taskID == "" || r.pipeline.TaskID == taskID) && (runID == "" || r.pipeline.RunID == runID) {
+			return r
+		}
+	}
+	return nil
+}
+
+func toRelayRoute(r ledger.RouteSummary) relay.Route {
+	return relay.Route{TaskID: r.TaskID, RunID: r.RunID, ActiveLane: r.ActiveLane, ActiveStep: r.ActiveStep, NextAction: r.NextAction}
+}
+
+func orGlobal(id string) string {
+	if id == "" {
+		return globalID
+	}
+	return id
+}

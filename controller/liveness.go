@@ -1,0 +1,209 @@
+package controller
+
+import (
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/worker"
+)
+
+// beat notes worker activity for the heartbeat (any output line counts).
+func (c *Controller) beat(t time.Time) {
+	c.mu.Lock()
+	if t.After(c.lastActivity) {
+		c.lastActivity = t
+	}
+	c.mu.Unlock()
+}
+
+func (c *Controller) thresholds() heal.Thresholds {
+	sec := func(d time.Duration) int { return max(int((d+time.Second-1)/time.Second), 1) }
+	h := c.cfg.Heartbeat
+	return heal.Thresholds{CheckInterval: sec(h.CheckInterval.Std()), WarningAfter: sec(h.WarningAfter.Std()), StaleAfter: sec(h.StaleAfter.Std())}
+}
+
+// checkLiveness is one pass of the detect → decide loop over the running
+// workers: renew the leases of live holders, judge silence, report
+// WARNING once per silent streak, and stop a worker that is STALE by two
+// agreeing signals (no output past the threshold, and no CPU progress).
+// The stopped worker's step is then taken over and restarted by the run.
+func (c *Controller) checkLiveness() {
+	now := c.now()
+	th := c.thresholds()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.renewLeasesLocked(now)
+	var focus *run
+	for _, r := range c.order {
+		if r.proc == nil {
+			continue
+		}
+		c.judgeSilence(r, now, th)
+		if focus == nil || r == c.current {
+			focus = r
+		}
+	}
+	c.writeHeartbeatLocked(focus, now, th)
+}
+
+// judgeSilence applies the thresholds to one running worker. Called with
+// c.mu held.
+func (c *Controller) judgeSilence(r *run, now time.Time, th heal.Thresholds) {
+	proc := r.proc
+	last := proc.LastActivity()
+	health := heal.Evaluate(now, th, heal.Signals{Active: true, Implicit: last})
+	progressing := r.cpu.progressed(proc.PID())
+	p := r.pipeline
+	streak := ledger.FormatTime(last)
+	switch {
+	case health.Status == heal.HealthStale && !progressing && !r.hung:
+		r.hung = true
+		if !r.warned {
+			// A check that came late (a loaded machine) still reports
+			// the streak in order: WARNING, then STALE.
+			r.warned = true
+			c.escalate(r, ledger.EventHeartbeatWarning, heal.Health{Status: heal.HealthWarning, ReasonCode: heal.ReasonCode(th.WarningAfter),
+				Silence: health.Silence, SignalAt: health.SignalAt}, "heartbeat-warning:"+p.TaskID+":"+p.RunID+":"+p.CurrentStep+":"+streak)
+		}
+		c.escalate(r, ledger.EventHeartbeatStale, health, "heartbeat-stale:"+p.TaskID+":"+p.RunID+":"+p.CurrentStep+":"+streak)
+		c.log.Warn("worker stale; stopping it", "task_id", p.TaskID, "step", p.CurrentStep, "pid", proc.PID(), "silence_s", health.Silence)
+		proc.Stop(worker.StopHung)
+	case health.Status == heal.HealthWarning && !r.warned:
+		r.warned = true
+		c.escalate(r, ledger.EventHeartbeatWarning, health, "heartbeat-warning:"+p.TaskID+":"+p.RunID+":"+p.CurrentStep+":"+streak)
+	case health.Status == heal.HealthActive:
+		r.warned = false
+	}
+}
+
+// escalate records a heartbeat event once per silent streak (its dedup key
+// names the streak's last signal). Called with c.mu held.
+func (c *Controller) escalate(r *run, eventType string, h heal.Health, dedup string) {
+	p := r.pipeline
+	decision := heal.Decide(persistedStatus(h.Status), heal.LeaseValid)
+	e := c.events.typed(p.TaskID, p.RunID, p.CurrentStep, eventType, ledger.SeverityWarn,
+		"reason_code", h.ReasonCode, "silence_seconds", h.Silence, "effective_signal_at", ledger.FormatTime(h.SignalAt),
+		"decision_action", decision.Action, "decision_reason_code", decision.ReasonCode)
+	e.DedupKey = dedup
+	if err := c.store.AppendEvent(e); err != nil {
+		c.log.Error("append heartbeat event", "err", err)
+	}
+	at := e.Timestamp
+	c.hb.LastEscalationAt = &at
+}
+
+// persistedStatus maps the evaluator's word to the ledger's: ACTIVE is
+// stored as RUNNING.
+func persistedStatus(health string) string {
+	if health == heal.HealthActive {
+		return ledger.HeartbeatRunning
+	}
+	return health
+}
+
+// renewLeasesLocked extends the leases of holders that are alive: the
+// controller's own, and each worker whose process still exists.
+func (c *Controller) renewLeasesLocked(now time.Time) {
+	ttl := c.leaseTTL()
+	changed := false
+	for _, r := range c.order {
+		if r.proc == nil {
+			continue
+		}
+		for _, token := range []string{r.lease, r.ctlLease} {
+			if token != "" && heal.Renew(&c.leases, token, ttl, now) == nil {
+				changed = true
+			}
+		}
+	}
+	if changed {
+		c.writeLeasesLocked()
+	}
+}
+
+// writeHeartbeatLocked records the focus worker's liveness (or IDLE) in
+// heartbeat_status.json.
+func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thresholds) {
+	hb := c.hb
+	hb.WarningAfterSeconds, hb.StaleAfterSeconds = th.WarningAfter, th.StaleAfter
+	if hb.LastEscalationAt == nil {
+		none := ""
+		hb.LastEscalationAt = &none
+	}
+	if focus == nil {
+		if c.current != nil && c.current.final == ledger.StatusBlocked {
+			hb.Status, hb.ReasonCode = ledger.HeartbeatBlocked, heal.ReasonRestartLimit
+		} else {
+			hb.Status, hb.ReasonCode = ledger.HeartbeatIdle, ""
+		}
+		if hb.Status == c.hb.Status && c.hb.WarningAfterSeconds == th.WarningAfter {
+			return // nothing new to say
+		}
+	} else {
+		h := heal.Evaluate(now, th, heal.Signals{Active: true, Implicit: focus.proc.LastActivity()})
+		hb.LastHeartbeatAt = ledger.FormatTime(h.SignalAt)
+		hb.ReasonCode = h.ReasonCode
+		hb.Status = persistedStatus(h.Status)
+	}
+	written, err := c.store.WriteHeartbeat(hb)
+	if err != nil {
+		c.log.Error("write heartbeat", "err", err)
+		return
+	}
+	c.hb = written
+}
+
+// cpuWatch remembers a process's CPU time between checks, the second
+// signal of staleness: a worker that computes without printing is busy,
+// not hung.
+type cpuWatch struct {
+	pid   int
+	ticks int64
+}
+
+// progressed reports whether pid used CPU since the last call. A process
+// whose stat cannot be read counts as not progressing.
+func (w *cpuWatch) progressed(pid int) bool {
+	ticks, ok := cpuTicks(pid)
+	if !ok {
+		return false
+	}
+	moved := w.pid == pid && ticks > w.ticks
+	w.pid, w.ticks = pid, ticks
+	return moved
+}
+
+// cpuTicks reads utime+stime of pid and of its waited-for children from
+// /proc/<pid>/stat.
+func cpuTicks(pid int) (int64, bool) {
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0, false
+	}
+	// The command name may contain spaces and parentheses: fields start
+	// after the last ')'.
+	s := string(data)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0, false
+	}
+	fields := strings.Fields(s[i+1:])
+	// After ')' field 0 is state (stat field 3); utime..cstime are stat
+	// fields 14..17, i.e. indexes 11..14 here.
+	if len(fields) < 15 {
+		return 0, false
+	}
+	var total int64
+	for _, f := range fields[11:15] {
+		n, err := strconv.ParseInt(f, 10, 64)
+		if err != nil {
+			return 0, false
+		}
+		total += n
+	}
+	return total, true
+}

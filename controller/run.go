@@ -1,0 +1,49 @@
+package controller
+
+import (
+	"context"
+
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/worker"
+)
+
+// run is one instruction's run: its pipeline, and the worker of the step
+// in progress. Every field is guarded by the Controller's mutex.
+type run struct {
+	in       Instruction
+	pipeline ledger.PipelineState
+
+	// state is the run state of the step attempt in progress (idle,
+	// waiting, …, completed); reason the stable code of its last change.
+	state  string
+	reason string
+	// attempt counts the workers started for the current step.
+	attempt int
+
+	cancel    context.CancelFunc // ends the run's goroutine and its worker
+	cancelled bool               // a person asked to cancel
+	proc      *worker.Process    // the worker of the current attempt, or nil
+	lease     string             // the worker's lease token, or ""
+	ctlLease  string             // the controller's lease on the step, or ""
+	// successors are leases the controller adopted in a takeover and holds
+	// until the replacement worker starts.
+	successors []string
+	restarts  heal.Restarts
+	// hung is set by the liveness loop when it stopped the worker for
+	// silence; warned records that the current silence was reported.
+	hung, warned bool
+	cpu          cpuWatch
+	// final is the pipeline status the run ended with ("" while active).
+	final string
+	done  chan struct{}
+}
+
+func (r *run) finished() bool { return r.final != "" }
+
+func (r *run) relayState() relay.RunState {
+	route := RouteOf(&r.pipeline)
+	return relay.RunState{TaskID: route.TaskID, RunID: route.RunID, StepID: route.ActiveStep,
+		Lane: route.ActiveLane, State: r.state, Reason: r.reason}
+}

@@ -1,0 +1,153 @@
+package ledger
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"testing"
+)
+
+// addSamples seeds f with the Python samples and files the store writes.
+func addSamples(f *testing.F, name string, extra ...string) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "python", name)); err == nil {
+		f.Add(data)
+	}
+	for _, s := range extra {
+		f.Add([]byte(s))
+	}
+}
+
+// checkFixedPoint parses data; if it parses it must encode, and if it also
+// validates, encode → parse → encode must give the same bytes.
+func checkFixedPoint[T any](t *testing.T, data []byte, parse func([]byte) (T, error),
+	validate func(*T) error, encode func(any) ([]byte, error)) {
+	v, err := parse(data)
+	if err != nil {
+		return
+	}
+	first, err := encode(v)
+	if err != nil {
+		t.Fatalf("encode of a parsed value failed: %v", err)
+	}
+	if validate(&v) != nil {
+		return
+	}
+	v2, err := parse(first)
+	if err != nil {
+		t.Fatalf("re-parse failed: %v\n%s", err, first)
+	}
+	if err := validate(&v2); err != nil {
+		t.Fatalf("re-parsed value does not validate: %v\n%s", err, first)
+	}
+	second, err := encode(v2)
+	if err != nil {
+		t.Fatalf("second encode failed: %v", err)
+	}
+	if !bytes.Equal(first, second) {
+		t.Fatalf("not a fixed point:\nfirst:  %s\nsecond: %s", first, second)
+	}
+}
+
+func FuzzParseEvent(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "python", EventsFile)); err == nil {
+		for _, line := range bytes.Split(data, []byte("\n")) {
+			f.Add(line)
+		}
+	}
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`{"schema_version":"1.0.0","event_id":"e","task_id":"t","run_id":"r","step_id":null,"event_type":"SYSTEM","severity":"INFO","timestamp":"2026-02-11T00:00:00Z","payload":{"a":[1,2.5e3,"\u00e9"]},"dedup_key":null}`))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFixedPoint(t, data, ParseEvent, (*Event).Validate, MarshalLine)
+	})
+}
+
+func FuzzParsePipelineState(f *testing.F) {
+	addSamples(f, PipelineFile, `{}`, `{"steps":[{"id":"S1"}],"role_lifecycle":{"a":"b"}}`)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFixedPoint(t, data, ParsePipelineState, (*PipelineState).Validate, MarshalDocument)
+	})
+}
+
+func FuzzParseHeartbeatStatus(f *testing.F) {
+	addSamples(f, HeartbeatFile, `{}`, `{"warning_after_seconds":1,"stale_after_seconds":1,"last_escalation_at":null}`)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFixedPoint(t, data, ParseHeartbeatStatus, (*HeartbeatStatus).Validate, MarshalDocument)
+	})
+}
+
+func FuzzParseLeases(f *testing.F) {
+	addSamples(f, LeasesFile, `{}`, `{"leases":[{"pid":1}]}`)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkFixedPoint(t, data, ParseLeases, (*Leases).Validate, MarshalDocument)
+	})
+}
+
+// referenceTail is the obvious whole-file implementation TailEvents must
+// agree with.
+func referenceTail(data []byte, n int) TailResult {
+	end := bytes.LastIndexByte(data, '\n') + 1
+	res := TailResult{Offset: int64(end), Torn: end < len(data)}
+	if n <= 0 || end == 0 {
+		return res
+	}
+	lines := bytes.Split(data[:end-1], []byte("\n"))
+	for i := len(lines) - 1; i >= 0 && len(res.Events) < n; i-- {
+		switch e, kind := parseLine(lines[i]); kind {
+		case lineEvent:
+			res.Events = append(res.Events, e)
+		case lineBad:
+			res.Skipped++
+		}
+	}
+	slices.Reverse(res.Events)
+	return res
+}
+
+func FuzzTailEvents(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "python", EventsFile)); err == nil {
+		f.Add(data, uint8(2), uint8(7))
+		f.Add(data[:len(data)-20], uint8(9), uint8(0))
+	}
+	f.Add([]byte("{}\n\n{\n{}"), uint8(3), uint8(1))
+	f.Add([]byte(""), uint8(1), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, n, chunk uint8) {
+		got, err := tailEvents(bytes.NewReader(data), int64(len(data)), int(n), int(chunk)+1)
+		if err != nil {
+			t.Fatalf("tailEvents: %v", err)
+		}
+		want := referenceTail(data, int(n))
+		if got.Offset != want.Offset || got.Torn != want.Torn || got.Skipped != want.Skipped ||
+			len(got.Events) != len(want.Events) || (len(got.Events) > 0 && !reflect.DeepEqual(got.Events, want.Events)) {
+			t.Fatalf("tail(n=%d, chunk=%d) = %+v\nwant %+v", n, int(chunk)+1, got, want)
+		}
+	})
+}
+
+// FuzzFollowerSplit feeds a log to the follower's line splitter in pieces
+// and checks that it reads what a whole-file parse reads.
+func FuzzFollowerSplit(f *testing.F) {
+	if data, err := os.ReadFile(filepath.Join("testdata", "python", EventsFile)); err == nil {
+		f.Add(data, uint8(13))
+	}
+	f.Add([]byte("{}\nx\n{}"), uint8(1))
+	f.Fuzz(func(t *testing.T, data []byte, piece uint8) {
+		fl := &Follower{maxRead: followMaxRead}
+		var got Batch
+		for rest := data; len(rest) > 0; {
+			k := min(len(rest), int(piece)+1)
+			fl.split(rest[:k], &got)
+			rest = rest[k:]
+		}
+		want := referenceTail(data, len(data)+1)
+		if got.Skipped != want.Skipped || len(got.Events) != len(want.Events) ||
+			(len(got.Events) > 0 && !reflect.DeepEqual(got.Events, want.Events)) {
+			t.Fatalf("split in %d-byte pieces: %d events %d skipped, want %d events %d skipped",
+				int(piece)+1, len(got.Events), got.Skipped, len(want.Events), want.Skipped)
+		}
+		if want := len(data) - int(want.Offset); len(fl.carry) != want {
+			t.Fatalf("carry = %d bytes, want %d", len(fl.carry), want)
+		}
+	})
+}

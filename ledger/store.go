@@ -1,0 +1,268 @@
+package ledger
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+)
+
+// Options configure Open.
+type Options struct {
+	// Now stamps updated_at on every document the store writes. nil
+	// means time.Now. Tests and the controller inject their clock here.
+	Now func() time.Time
+	// CreateStateDir makes Open create <root>/state (and root) when it
+	// is missing. Without it Open fails with ErrNoStateDir, so that a
+	// typo in --root does not silently start a new ledger; `daokit init`
+	// (Init) is the usual way to create the layout.
+	CreateStateDir bool
+}
+
+// Store is the single writer of a ledger root. Open takes an exclusive
+// OS lock on <root>/state/daokit.lock; a second Open of the same root, in
+// this process or another, fails at once with a *LockedError.
+//
+// Documents are replaced atomically (temp file, fsync, rename, fsync of
+// the folder) and only after they validate; events are appended with one
+// write(2) per call followed by fdatasync. A Store is safe for concurrent
+// use by several goroutines.
+type Store struct {
+	layout Layout
+	now    func() time.Time
+	lock   *fileLock
+	repair Repair
+
+	docMu sync.Mutex // serialises document replaces
+	evMu  sync.Mutex // serialises appends; guards events, size, broken
+
+	events   *os.File
+	ino, dev uint64 // identity of events, to notice a deleted or replaced log
+	size     int64  // end of events.jsonl after the last good append
+	// broken is set when a failed fsync leaves the on-disk state of
+	// events.jsonl unknown: after that the store refuses appends rather
+	// than build on a tail it cannot vouch for. Reopen to recover.
+	broken error
+	closed bool
+}
+
+// Open opens root for writing. It takes the lock, removes temp files a
+// crashed writer left behind, creates events.jsonl if missing and repairs
+// a torn last line (see Repair). The caller must Close the store.
+func Open(root string, opts Options) (*Store, error) {
+	layout := Layout{Root: root}
+	if err := ensureStateDir(layout.StateDir(), opts.CreateStateDir); err != nil {
+		return nil, fmt.Errorf("open ledger: %w", err)
+	}
+	lock, err := acquireLock(layout.Path(LockFile))
+	if err != nil {
+		return nil, fmt.Errorf("open ledger: %w", err)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	s := &Store{layout: layout, now: now, lock: lock}
+	if err := s.prepare(); err != nil {
+		_ = lock.release()
+		return nil, fmt.Errorf("open ledger: %w", err)
+	}
+	return s, nil
+}
+
+func ensureStateDir(dir string, create bool) error {
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && create:
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("create state dir: %w", err)
+		}
+		return nil
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%s: %w", dir, ErrNoStateDir)
+	case err != nil:
+		return err
+	case !fi.IsDir():
+		return fmt.Errorf("%s: %w", dir, ErrExpectedDirectory)
+	}
+	return nil
+}
+
+// prepare runs the crash recovery that must happen before the first
+// write: leftover temp files go, the event log's tail is made whole.
+func (s *Store) prepare() error {
+	dir := s.layout.StateDir()
+	removed, err := removeTempFiles(dir)
+	if err != nil {
+		return err
+	}
+	repair, err := s.openEvents()
+	if err != nil {
+		return err
+	}
+	repair.TempFiles = removed
+	s.repair = repair
+	return nil
+}
+
+// openEvents opens (creating if needed) events.jsonl for appending and
+// repairs its tail. The caller holds evMu or has not shared s yet.
+func (s *Store) openEvents() (Repair, error) {
+	path := s.layout.Events()
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return Repair{}, fmt.Errorf("open events: %w", err)
+	}
+	if errors.Is(statErr, fs.ErrNotExist) {
+		if err := syncDir(s.layout.StateDir()); err != nil {
+			_ = f.Close()
+			return Repair{}, err
+		}
+	}
+	repair, size, err := repairTail(f)
+	if err == nil {
+		var st os.FileInfo
+		if st, err = f.Stat(); err == nil {
+			s.ino, s.dev = fileID(st)
+		}
+	}
+	if err != nil {
+		_ = f.Close()
+		return Repair{}, err
+	}
+	if s.events != nil {
+		_ = s.events.Close()
+	}
+	s.events, s.size = f, size
+	return repair, nil
+}
+
+// Repair reports what Open had to fix after an unclean stop, so that the
+// controller can record it (for example as a SYSTEM event).
+func (s *Store) Repair() Repair { return s.repair }
+
+// Root returns the ledger root the store writes.
+func (s *Store) Root() string { return s.layout.Root }
+
+// Layout returns the paths of the store's root.
+func (s *Store) Layout() Layout { return s.layout }
+
+// Close releases the events file and the lock. It is safe to call twice.
+func (s *Store) Close() error {
+	s.docMu.Lock()
+	defer s.docMu.Unlock()
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	if s.closed {
+		return nil
+	}
+	s.closed = true
+	err := s.events.Close()
+	if lerr := s.lock.release(); err == nil {
+		err = lerr
+	}
+	if err != nil {
+		return fmt.Errorf("close ledger: %w", err)
+	}
+	return nil
+}
+
+// WritePipeline replaces pipeline_state.json. Like the Python tool's
+// save_state, the store sets updated_at from its clock; the stamped
+// document is returned. Nothing is written unless the document validates;
+// the error then holds the *ValidationError of each problem.
+func (s *Store) WritePipeline(p PipelineState) (PipelineState, error) {
+	p.UpdatedAt = FormatTime(s.now())
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("write pipeline state: %w", err)
+	}
+	if err := s.writeDoc(PipelineFile, p); err != nil {
+		return p, fmt.Errorf("write pipeline state: %w", err)
+	}
+	return p, nil
+}
+
+// WriteHeartbeat replaces heartbeat_status.json, stamping updated_at; see
+// WritePipeline.
+func (s *Store) WriteHeartbeat(h HeartbeatStatus) (HeartbeatStatus, error) {
+	h.UpdatedAt = FormatTime(s.now())
+	if err := h.Validate(); err != nil {
+		return h, fmt.Errorf("write heartbeat status: %w", err)
+	}
+	if err := s.writeDoc(HeartbeatFile, h); err != nil {
+		return h, fmt.Errorf("write heartbeat status: %w", err)
+	}
+	return h, nil
+}
+
+// WriteLeases replaces process_leases.json, stamping the register's
+// updated_at (each record's own timestamps are the caller's). An empty
+// schema_version defaults to "1.0.0", as the Python save_leases does.
+func (s *Store) WriteLeases(l Leases) (Leases, error) {
+	if l.SchemaVersion == "" {
+		l.SchemaVersion = SchemaVersion
+	}
+	l.UpdatedAt = FormatTime(s.now())
+	if err := l.Validate(); err != nil {
+		return l, fmt.Errorf("write leases: %w", err)
+	}
+	if err := s.writeDoc(LeasesFile, l); err != nil {
+		return l, fmt.Errorf("write leases: %w", err)
+	}
+	return l, nil
+}
+
+// validator is implemented by documents that can check themselves.
+type validator interface{ Validate() error }
+
+// WriteDocument replaces state/<name> with v encoded as an indent-2 JSON
+// document (MarshalDocument). It is meant for the handoff package and
+// other whole-file documents without a typed writer. If v has a
+// Validate() error method it must pass first. The contract files, the
+// event log, the lock file and names with a path separator or a leading
+// dot are refused with ErrReservedName.
+func (s *Store) WriteDocument(name string, v any) error {
+	if reservedName(name) {
+		return fmt.Errorf("write document %q: %w", name, ErrReservedName)
+	}
+	if val, ok := v.(validator); ok {
+		if err := val.Validate(); err != nil {
+			return fmt.Errorf("write document %s: %w", name, err)
+		}
+	}
+	if err := s.writeDoc(name, v); err != nil {
+		return fmt.Errorf("write document %s: %w", name, err)
+	}
+	return nil
+}
+
+// WriteHandoff replaces state/handoff_package.json; see WriteDocument.
+func (s *Store) WriteHandoff(v any) error { return s.WriteDocument(HandoffFile, v) }
+
+func reservedName(name string) bool {
+	if name == "" || name != filepath.Base(name) || name[0] == '.' {
+		return true
+	}
+	switch name {
+	case PipelineFile, HeartbeatFile, LeasesFile, EventsFile, LockFile:
+		return true
+	}
+	return false
+}
+
+func (s *Store) writeDoc(name string, v any) error {
+	data, err := MarshalDocument(v)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	s.docMu.Lock()
+	defer s.docMu.Unlock()
+	if s.closed {
+		return ErrClosed
+	}
+	return replaceFile(s.layout.StateDir(), name, data)
+}

@@ -1,0 +1,106 @@
+package ledger
+
+import (
+	"bytes"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestTailEvents(t *testing.T) {
+	t.Parallel()
+	ten := testLines(t, 0, 10)
+	torn := testLine(t, 10)[:30]
+	bad := []byte("{not json}\n")
+	tests := []struct {
+		name    string
+		content []byte
+		n       int
+		want    []string
+		skipped int
+		offset  int64
+		torn    bool
+	}{
+		{"empty", nil, 5, nil, 0, 0, false},
+		{"last three", ten, 3, seqRange(7, 10), 0, int64(len(ten)), false},
+		{"n larger than the file", ten, 50, seqRange(0, 10), 0, int64(len(ten)), false},
+		{"n zero", ten, 0, nil, 0, int64(len(ten)), false},
+		{"torn last line ignored", append(slices.Clone(ten), torn...), 2, seqRange(8, 10), 0, int64(len(ten)), true},
+		{"only a torn line", torn, 2, nil, 0, 0, true},
+		{"invalid lines skipped and counted",
+			concat(testLines(t, 0, 3), bad, testLines(t, 3, 5), bad, []byte("\n   \n"), testLines(t, 5, 6)),
+			4, seqRange(2, 6), 2, -1, false},
+		{"skips only what it examines", concat(bad, testLines(t, 0, 3)), 2, seqRange(1, 3), 0, -1, false},
+		{"no trailing newline complete line", concat(testLines(t, 0, 2), bytes.TrimSuffix(testLine(t, 2), []byte("\n"))),
+			5, seqRange(0, 2), 0, int64(len(testLines(t, 0, 2))), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), EventsFile)
+			writeFile(t, path, tt.content)
+			got, err := TailEvents(path, tt.n)
+			if err != nil {
+				t.Fatalf("TailEvents: %v", err)
+			}
+			if !slices.Equal(seqs(got.Events), tt.want) {
+				t.Errorf("events = %v, want %v", seqs(got.Events), tt.want)
+			}
+			if got.Skipped != tt.skipped {
+				t.Errorf("skipped = %d, want %d", got.Skipped, tt.skipped)
+			}
+			wantOffset := tt.offset
+			if wantOffset < 0 {
+				wantOffset = int64(len(tt.content))
+			}
+			if got.Offset != wantOffset || got.Torn != tt.torn {
+				t.Errorf("offset, torn = %d, %v, want %d, %v", got.Offset, got.Torn, wantOffset, tt.torn)
+			}
+		})
+	}
+}
+
+func concat(parts ...[]byte) []byte { return bytes.Join(parts, nil) }
+
+func TestTailEventsMissing(t *testing.T) {
+	t.Parallel()
+	_, err := TailEvents(filepath.Join(t.TempDir(), EventsFile), 5)
+	var fe *FileError
+	if !errors.Is(err, ErrMissing) || !errors.As(err, &fe) || fe.File != EventsFile {
+		t.Errorf("TailEvents(missing) = %v, want a *FileError wrapping ErrMissing", err)
+	}
+	if _, err := TailEvents(t.TempDir(), 5); !errors.Is(err, ErrNotRegular) {
+		t.Errorf("TailEvents(folder) = %v, want ErrNotRegular", err)
+	}
+}
+
+// TestTailEventsChunkBoundaries runs the backward scan with tiny chunks so
+// that lines straddle every possible boundary.
+func TestTailEventsChunkBoundaries(t *testing.T) {
+	t.Parallel()
+	content := concat(testLines(t, 0, 5), []byte("garbage\n\n"), testLines(t, 5, 9), []byte(`{"torn":`))
+	for chunk := 1; chunk <= 70; chunk++ {
+		got, err := tailEvents(bytes.NewReader(content), int64(len(content)), 6, chunk)
+		if err != nil {
+			t.Fatalf("chunk %d: %v", chunk, err)
+		}
+		if want := seqRange(3, 9); !slices.Equal(seqs(got.Events), want) || got.Skipped != 1 {
+			t.Fatalf("chunk %d: events %v skipped %d, want %v skipped 1", chunk, seqs(got.Events), got.Skipped, want)
+		}
+	}
+}
+
+func TestTailEventsSkipsOverlongLine(t *testing.T) {
+	t.Parallel()
+	long := []byte(`{"x":"` + strings.Repeat("y", MaxLineBytes) + `"}` + "\n")
+	content := concat(testLines(t, 0, 2), long, testLines(t, 2, 3))
+	got, err := tailEvents(bytes.NewReader(content), int64(len(content)), 10, 1<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := seqRange(0, 3); !slices.Equal(seqs(got.Events), want) || got.Skipped != 1 {
+		t.Errorf("events %v skipped %d, want %v skipped 1", seqs(got.Events), got.Skipped, want)
+	}
+}

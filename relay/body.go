@@ -1,0 +1,194 @@
+package relay
+
+import "strings"
+
+// Hello is the body of the hello line a server sends first on every
+// connection (and in answer to a hello request).
+type Hello struct {
+	// Server names the program, "daokit".
+	Server string `json:"server,omitempty"`
+	// PID is the controller's process id, for the window's status line.
+	PID int `json:"pid,omitempty"`
+	// Root is the absolute ledger root the server works on; a client of
+	// another root refuses the connection (wrong_root). Empty means the
+	// server does not say, and the client does not check.
+	Root string `json:"root,omitempty"`
+	// MaxLine is the server's cap on one line, in bytes without the
+	// newline.
+	MaxLine int `json:"max_line,omitempty"`
+}
+
+// Instruction is the body of an instruction request: what the person typed.
+type Instruction struct {
+	Text string `json:"text"`
+}
+
+// ControlKind names a control request. The set is closed on purpose: an
+// open set would let a window smuggle "takeover" or "execute" past the
+// action guard as a control kind.
+type ControlKind string
+
+// The control requests a person can type. The controller decides what each
+// means for the run it names; the relay only forwards them.
+const (
+	ControlCancel ControlKind = "cancel"
+	ControlRetry  ControlKind = "retry"
+	ControlStatus ControlKind = "status"
+)
+
+// Valid reports whether k is one of the known control kinds.
+func (k ControlKind) Valid() bool {
+	switch k {
+	case ControlCancel, ControlRetry, ControlStatus:
+		return true
+	}
+	return false
+}
+
+// Control is the body of a control request. TaskID, RunID and StepID name
+// the run it concerns; empty means "the current one", as the controller
+// sees it.
+type Control struct {
+	Kind   ControlKind `json:"kind"`
+	TaskID string      `json:"task_id,omitempty"`
+	RunID  string      `json:"run_id,omitempty"`
+	StepID string      `json:"step_id,omitempty"`
+}
+
+// Route is the controller's route summary: the five fields of the relay
+// context's controller_route_summary.
+type Route struct {
+	TaskID     string `json:"task_id,omitempty"`
+	RunID      string `json:"run_id,omitempty"`
+	ActiveLane string `json:"active_lane,omitempty"`
+	ActiveStep string `json:"active_step,omitempty"`
+	NextAction string `json:"next_action,omitempty"`
+}
+
+// Ack is the body of an ack: the controller has made the request durable
+// and says where it routed it.
+type Ack struct {
+	Route
+	// Duplicate is true when the request id had already been acknowledged
+	// (a resend after a reconnect); the Route is the original one.
+	Duplicate bool `json:"duplicate,omitempty"`
+	// EventID is the ledger event that recorded the request, if any.
+	EventID string `json:"event_id,omitempty"`
+}
+
+// RunState is one worker run's state, as the controller's run state machine
+// has it (idle, waiting, requesting, generating, persisting, completed,
+// failed, cancelled, timedOut). Reason is a stable reason code.
+type RunState struct {
+	TaskID string `json:"task_id,omitempty"`
+	RunID  string `json:"run_id,omitempty"`
+	StepID string `json:"step_id,omitempty"`
+	Lane   string `json:"lane,omitempty"`
+	State  string `json:"state"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// ControllerState is the controller's own state (for example starting,
+// ready, stopping) with a stable reason code.
+type ControllerState struct {
+	State  string `json:"state,omitempty"`
+	PID    int    `json:"pid,omitempty"`
+	Reason string `json:"reason,omitempty"`
+}
+
+// Status is the body of the reply to an observe request: a snapshot that
+// the notices which follow it update.
+type Status struct {
+	Route      Route           `json:"route"`
+	Runs       []RunState      `json:"runs,omitempty"`
+	Controller ControllerState `json:"controller"`
+}
+
+// OutputLine is one line a worker printed.
+type OutputLine struct {
+	TaskID string `json:"task_id,omitempty"`
+	RunID  string `json:"run_id,omitempty"`
+	StepID string `json:"step_id,omitempty"`
+	Lane   string `json:"lane,omitempty"`
+	// Stream is "stdout" or "stderr".
+	Stream string `json:"stream,omitempty"`
+	Line   string `json:"line"`
+	// Truncated is set when the server cut Line to fit the line cap.
+	Truncated bool `json:"truncated,omitempty"`
+}
+
+// NoticeKind says what a notice reports.
+type NoticeKind string
+
+// Notice kinds.
+const (
+	// NoticeRoute carries the new Route after the controller re-routed.
+	NoticeRoute NoticeKind = "route"
+	// NoticeRunState carries a run's new RunState.
+	NoticeRunState NoticeKind = "run_state"
+	// NoticeWorkerOutput carries one OutputLine. These are the notices a
+	// slow reader loses first.
+	NoticeWorkerOutput NoticeKind = "worker_output"
+	// NoticeController carries the controller's ControllerState.
+	NoticeController NoticeKind = "controller"
+	// NoticeStatus carries a full Status. The client library delivers one
+	// after every successful observe, in order with the notices that follow.
+	NoticeStatus NoticeKind = "status"
+	// NoticeDropped says that Dropped notices were lost at this point of the
+	// stream because the reader was too slow. Only the relay emits it.
+	NoticeDropped NoticeKind = "dropped"
+)
+
+// Notice is the body of a notice. Exactly the field that matches Kind is
+// set.
+type Notice struct {
+	Kind       NoticeKind       `json:"kind"`
+	Route      *Route           `json:"route,omitempty"`
+	Run        *RunState        `json:"run,omitempty"`
+	Output     *OutputLine      `json:"output,omitempty"`
+	Controller *ControllerState `json:"controller,omitempty"`
+	Status     *Status          `json:"status,omitempty"`
+	Dropped    int              `json:"dropped,omitempty"`
+}
+
+// check reports a notice the controller may not send: an unknown kind, or
+// one without the field its kind needs.
+func (n Notice) check() error {
+	ok := false
+	switch n.Kind {
+	case NoticeRoute:
+		ok = n.Route != nil
+	case NoticeRunState:
+		ok = n.Run != nil
+	case NoticeWorkerOutput:
+		ok = n.Output != nil
+	case NoticeController:
+		ok = n.Controller != nil
+	case NoticeStatus:
+		ok = n.Status != nil
+	}
+	if !ok {
+		return &Error{Code: CodeBadRequest, Detail: "notice " + string(n.Kind)}
+	}
+	return nil
+}
+
+// queueKey says how a queued notice may be replaced or dropped. Notices
+// that report a state carry a key: a newer one with the same key replaces
+// the queued one, since only the latest state matters to a reader. Worker
+// output has no key and is droppable: under pressure it is lost first (and
+// counted), so that state changes get through.
+func (n Notice) queueKey() (key string, droppable bool) {
+	switch n.Kind {
+	case NoticeRoute, NoticeController, NoticeStatus:
+		return string(n.Kind), false
+	case NoticeRunState:
+		if n.Run == nil {
+			return "", false
+		}
+		return strings.Join([]string{string(n.Kind), n.Run.TaskID, n.Run.RunID, n.Run.StepID}, "\x00"), false
+	case NoticeWorkerOutput:
+		return "", true
+	}
+	return "", false
+}

@@ -1,0 +1,174 @@
+package relay
+
+import (
+	"fmt"
+	"log/slog"
+	"time"
+)
+
+// DefaultMaxLine is the default cap on one protocol line, in bytes without
+// the newline. An instruction is a few lines of text; a megabyte leaves
+// room for pasted logs while keeping one bad peer from costing much.
+const DefaultMaxLine = 1 << 20
+
+// ServerConfig tunes a Server. The zero value of a field means its default;
+// DefaultServerConfig spells them out.
+type ServerConfig struct {
+	// Root is the absolute ledger root, sent in the hello so that a client
+	// of another root refuses this server. Empty: not sent.
+	Root string
+	// MaxLine caps one line read from a client, in bytes without the
+	// newline. A longer line gets too_large and the connection closes.
+	MaxLine int
+	// NoticeQueue caps the notices queued for one connection. Beyond it
+	// worker output is dropped (and counted) so that memory stays bounded
+	// for a reader that does not keep up.
+	NoticeQueue int
+	// NoticeQueueBytes caps the bytes of the notices queued for one
+	// connection. It must hold at least one line of MaxLine bytes.
+	NoticeQueueBytes int
+	// WriteTimeout bounds one write to a client. A client that does not
+	// read for this long (a suspended window) is disconnected; it
+	// reconnects and re-observes when it wakes up.
+	WriteTimeout time.Duration
+	// Logger receives connection-level events at debug and warn level.
+	// Nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultServerConfig returns the defaults.
+func DefaultServerConfig() ServerConfig {
+	return ServerConfig{
+		MaxLine:          DefaultMaxLine,
+		NoticeQueue:      1024,
+		NoticeQueueBytes: 4 << 20,
+		WriteTimeout:     10 * time.Second,
+		Logger:           slog.New(slog.DiscardHandler),
+	}
+}
+
+// withDefaults fills the zero fields.
+func (c ServerConfig) withDefaults() ServerConfig {
+	d := DefaultServerConfig()
+	if c.MaxLine == 0 {
+		c.MaxLine = d.MaxLine
+	}
+	if c.NoticeQueue == 0 {
+		c.NoticeQueue = d.NoticeQueue
+	}
+	if c.NoticeQueueBytes == 0 {
+		c.NoticeQueueBytes = max(d.NoticeQueueBytes, c.MaxLine)
+	}
+	if c.WriteTimeout == 0 {
+		c.WriteTimeout = d.WriteTimeout
+	}
+	if c.Logger == nil {
+		c.Logger = d.Logger
+	}
+	return c
+}
+
+// Validate reports a field out of range, with its value, after defaults
+// are applied.
+func (c ServerConfig) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.MaxLine < 256:
+		return fmt.Errorf("relay: server config: MaxLine %d is below 256 bytes", c.MaxLine)
+	case c.NoticeQueue < 1:
+		return fmt.Errorf("relay: server config: NoticeQueue %d is below 1", c.NoticeQueue)
+	case c.NoticeQueueBytes < c.MaxLine:
+		return fmt.Errorf("relay: server config: NoticeQueueBytes %d cannot hold one line of MaxLine %d", c.NoticeQueueBytes, c.MaxLine)
+	case c.WriteTimeout < 0:
+		return fmt.Errorf("relay: server config: WriteTimeout %v is negative", c.WriteTimeout)
+	}
+	return nil
+}
+
+// ClientConfig tunes a Client. The zero value of a field means its default;
+// DefaultClientConfig spells them out.
+type ClientConfig struct {
+	// SocketPath, if set, is dialled as is instead of resolving the
+	// root's socket with ResolveSocket before each attempt.
+	SocketPath string
+	// DialTimeout bounds one connection attempt, hello included.
+	DialTimeout time.Duration
+	// WriteTimeout bounds one write to the server. A write that times out
+	// breaks the connection (the line may be half sent); the request is
+	// resent on the next one.
+	WriteTimeout time.Duration
+	// MinBackoff and MaxBackoff bound the wait between failed connection
+	// attempts: it doubles from MinBackoff up to MaxBackoff, with jitter,
+	// and starts again from MinBackoff after a success.
+	MinBackoff time.Duration
+	MaxBackoff time.Duration
+	// MaxLine caps one line read from the server, and one request sent.
+	MaxLine int
+	// NoticeQueue and NoticeQueueBytes bound the notices received but not
+	// yet taken from Notices, as on the server: beyond them worker output
+	// is dropped and a NoticeDropped notice says how much.
+	NoticeQueue      int
+	NoticeQueueBytes int
+	// Logger receives connection events at debug level. Nil discards them.
+	Logger *slog.Logger
+}
+
+// DefaultClientConfig returns the defaults.
+func DefaultClientConfig() ClientConfig {
+	return ClientConfig{
+		DialTimeout:      2 * time.Second,
+		WriteTimeout:     5 * time.Second,
+		MinBackoff:       50 * time.Millisecond,
+		MaxBackoff:       5 * time.Second,
+		MaxLine:          DefaultMaxLine,
+		NoticeQueue:      4096,
+		NoticeQueueBytes: 8 << 20,
+		Logger:           slog.New(slog.DiscardHandler),
+	}
+}
+
+// withDefaults fills the zero fields.
+func (c ClientConfig) withDefaults() ClientConfig {
+	d := DefaultClientConfig()
+	set := func(v *time.Duration, def time.Duration) {
+		if *v == 0 {
+			*v = def
+		}
+	}
+	set(&c.DialTimeout, d.DialTimeout)
+	set(&c.WriteTimeout, d.WriteTimeout)
+	set(&c.MinBackoff, d.MinBackoff)
+	set(&c.MaxBackoff, max(d.MaxBackoff, c.MinBackoff))
+	if c.MaxLine == 0 {
+		c.MaxLine = d.MaxLine
+	}
+	if c.NoticeQueue == 0 {
+		c.NoticeQueue = d.NoticeQueue
+	}
+	if c.NoticeQueueBytes == 0 {
+		c.NoticeQueueBytes = max(d.NoticeQueueBytes, c.MaxLine)
+	}
+	if c.Logger == nil {
+		c.Logger = d.Logger
+	}
+	return c
+}
+
+// Validate reports a field out of range, with its value, after defaults
+// are applied.
+func (c ClientConfig) Validate() error {
+	c = c.withDefaults()
+	switch {
+	case c.DialTimeout < 0 || c.WriteTimeout < 0:
+		return fmt.Errorf("relay: client config: negative timeout (dial %v, write %v)", c.DialTimeout, c.WriteTimeout)
+	case c.MinBackoff < 0 || c.MaxBackoff < c.MinBackoff:
+		return fmt.Errorf("relay: client config: backoff %v..%v is not a range", c.MinBackoff, c.MaxBackoff)
+	case c.MaxLine < 256:
+		return fmt.Errorf("relay: client config: MaxLine %d is below 256 bytes", c.MaxLine)
+	case c.NoticeQueue < 1:
+		return fmt.Errorf("relay: client config: NoticeQueue %d is below 1", c.NoticeQueue)
+	case c.NoticeQueueBytes < c.MaxLine:
+		return fmt.Errorf("relay: client config: NoticeQueueBytes %d cannot hold one line of MaxLine %d", c.NoticeQueueBytes, c.MaxLine)
+	}
+	return nil
+}

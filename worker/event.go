@@ -1,0 +1,72 @@
+package worker
+
+// EventType is the kind of something a worker said, in daokit's terms.
+// The values are stable: they appear in ledger payloads, and the window
+// labels them with the message "worker.event.<type>".
+type EventType string
+
+// The event types. Session, result and error events are never dropped on
+// the way to the consumer (see Record); the others may be, under a flood.
+const (
+	// EventHeartbeat is a sign of life with nothing to show.
+	EventHeartbeat EventType = "heartbeat"
+	// EventProgress is a short status line ("Reading main.go").
+	EventProgress EventType = "progress"
+	// EventMessage is text the agent addressed to the person.
+	EventMessage EventType = "message"
+	// EventTool is a tool call the agent started: Tool names it, Text
+	// gives its main argument (a path, a command), ID its call id.
+	EventTool EventType = "tool"
+	// EventToolResult is the end of a tool call; Failed when it failed.
+	EventToolResult EventType = "tool_result"
+	// EventSession carries the worker's resume handle in ID (for agent
+	// CLIs, their session or thread id).
+	EventSession EventType = "session"
+	// EventResult is the worker's final word: Text summarizes, Failed says
+	// the worker itself judged the work failed, Usage counts the cost.
+	EventResult EventType = "result"
+	// EventError is an error the worker reported; Code may classify it.
+	EventError EventType = "error"
+)
+
+// EventTypes lists the event types in documentation order.
+func EventTypes() []EventType {
+	return []EventType{EventHeartbeat, EventProgress, EventMessage, EventTool, EventToolResult, EventSession, EventResult, EventError}
+}
+
+// Critical reports whether events of type t must reach the consumer even
+// when output is being dropped: losing a resume handle or a result would
+// change what the controller decides.
+func (t EventType) Critical() bool {
+	return t == EventSession || t == EventResult || t == EventError
+}
+
+// Event is one thing a worker said. Which fields are set depends on Type.
+type Event struct {
+	Type EventType
+	// Text is the progress line, message, tool argument, result summary or
+	// error message.
+	Text string
+	// Tool is the tool's name, for tool and tool_result events.
+	Tool string
+	// ID is the session id (session) or the tool call id (tool,
+	// tool_result).
+	ID string
+	// Failed marks a failed result or tool result.
+	Failed bool
+	// Code is a worker-specific classification, e.g. Claude Code's result
+	// subtype "error_max_turns".
+	Code string
+	// Usage is what the work cost, when the worker says (result events).
+	Usage *Usage
+}
+
+// Usage is what a run cost, as far as the worker reports it. Zero means
+// not reported.
+type Usage struct {
+	InputTokens  int64
+	OutputTokens int64
+	CostUSD      float64
+	DurationMS   int64
+	Turns        int64
+}

@@ -1,0 +1,53 @@
+package worker
+
+import (
+	"slices"
+
+	"github.com/daokit/daokit/i18n"
+)
+
+// EventLabel names an event type in loc's language; an unknown type (from
+// a newer worker) is shown as it is.
+func EventLabel(loc *i18n.Localizer, t EventType) string {
+	if !slices.Contains(EventTypes(), t) {
+		return string(t)
+	}
+	return loc.T("worker.event." + string(t))
+}
+
+// StopLabel names why daokit stopped a worker, or "" when it did not.
+func StopLabel(loc *i18n.Localizer, c StopCause) string {
+	switch c {
+	case StopCancelled, StopTimeout, StopHung, StopLeaseLost:
+		return loc.T("worker.stop." + string(c))
+	}
+	return string(c)
+}
+
+// StreamLabel names an output stream.
+func StreamLabel(loc *i18n.Localizer, s Stream) string {
+	if s != Stdout && s != Stderr {
+		return string(s)
+	}
+	return loc.T("worker.stream." + string(s))
+}
+
+// Notes returns what a person reading a record should know besides its
+// text, in loc's language: lines dropped before it, a cut, a structured
+// line that could not be read.
+func Notes(loc *i18n.Localizer, r Record) []string {
+	var notes []string
+	if r.Dropped > 0 {
+		notes = append(notes, loc.T("worker.line.dropped", "Count", r.Dropped))
+	}
+	if r.Truncated {
+		notes = append(notes, loc.T("worker.line.truncated", "Size", r.Size))
+	}
+	switch r.Status {
+	case StatusUnknown:
+		notes = append(notes, loc.T("worker.line.unknown"))
+	case StatusMalformed:
+		notes = append(notes, loc.T("worker.line.malformed"))
+	}
+	return notes
+}

@@ -1,0 +1,94 @@
+package worker
+
+import (
+	"bytes"
+	"os"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// read copies one pipe to its artifact file and cuts it into records.
+func (p *Process) read(stream Stream, f, artifact *os.File, wg *sync.WaitGroup) {
+	defer wg.Done()
+	buf := make([]byte, 64<<10)
+	sp := splitter{limit: p.spec.readLimit()}
+	emit := func(line []byte, size int) { p.handleLine(stream, line, size) }
+	for {
+		n, err := f.Read(buf)
+		if n > 0 {
+			p.activity.Store(time.Now().UnixNano())
+			p.countBytes(stream, n)
+			// Bytes go to the artifact before anything else, so that the
+			// file has them whatever becomes of the records.
+			if artifact != nil {
+				if _, werr := artifact.Write(buf[:n]); werr != nil {
+					p.artifactFailed(werr)
+					artifact = nil
+				}
+			}
+			sp.feed(buf[:n], emit)
+		}
+		if err != nil {
+			break
+		}
+	}
+	sp.flush(emit)
+}
+
+func (p *Process) countBytes(stream Stream, n int) {
+	p.mu.Lock()
+	if stream == Stdout {
+		p.stats.StdoutBytes += int64(n)
+	} else {
+		p.stats.StderrBytes += int64(n)
+	}
+	p.mu.Unlock()
+}
+
+func (p *Process) artifactFailed(err error) {
+	p.mu.Lock()
+	if p.artErr == nil {
+		p.artErr = err
+	}
+	p.mu.Unlock()
+}
+
+// handleLine decodes one line, keeps the counts and the summary, and
+// queues the record.
+func (p *Process) handleLine(stream Stream, line []byte, size int) {
+	now := time.Now()
+	kept := len(line)
+	line = bytes.TrimSuffix(line, []byte("\r"))
+	p.mu.Lock()
+	d := p.dec.Decode(stream, line)
+	if stream == Stdout {
+		p.stats.StdoutLines++
+	} else {
+		p.stats.StderrLines++
+	}
+	switch d.Status {
+	case StatusUnknown:
+		p.stats.Unknown++
+	case StatusMalformed:
+		p.stats.Malformed++
+	}
+	p.stats.Events += int64(len(d.Events))
+	for _, ev := range d.Events {
+		p.summary.apply(ev)
+	}
+	text := cutBytes(line, p.spec.LineLimit)
+	truncated := size > kept || len(text) < len(line)
+	if truncated {
+		text = trimPartialRune(text)
+		p.stats.Truncated++
+	}
+	p.mu.Unlock()
+
+	s := string(text)
+	if !utf8.ValidString(s) {
+		s = strings.ToValidUTF8(s, "\uFFFD")
+	}
+	p.queue.push(Record{Time: now, Stream: stream, Text: s, Size: size, Truncated: truncated, Status: d.Status, Events: d.Events})
+}

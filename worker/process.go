@@ -1,0 +1,211 @@
+package worker
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Process is a running worker: a child process in a process group of its
+// own, whose output is read line by line. Every goroutine it starts ends
+// once the process group is gone and the records are delivered or
+// discarded.
+type Process struct {
+	spec    Spec
+	cmd     *exec.Cmd
+	pid     int
+	started time.Time
+
+	queue *recordQueue
+	out   chan Record
+
+	activity atomic.Int64 // UnixNano of the last output
+
+	stopCh chan struct{}
+	done   chan struct{}
+
+	mu      sync.Mutex // guards the fields below
+	dec     Decoder
+	stats   Stats
+	summary Summary
+	cause   StopCause
+	exited  bool
+	artErr  error
+
+	// result is written once, before done is closed.
+	result Result
+}
+
+// Start starts the worker described by spec. It returns once the child
+// exists, so that its pid can be recorded (in a lease) before anything
+// depends on it. A worker that cannot be started is a *SpawnError.
+//
+// Cancelling ctx stops the worker (StopCancelled). The caller must read
+// Records until it is closed, or call Discard.
+func Start(ctx context.Context, spec Spec) (*Process, error) {
+	spec = spec.withDefaults()
+	if len(spec.Argv) == 0 {
+		return nil, ErrNoCommand
+	}
+	spawnErr := func(op string, err error) error {
+		return &SpawnError{Op: op, Argv: spec.Argv, Dir: spec.Dir, Err: err}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, spawnErr("start", err)
+	}
+	var closers closeList
+	outLog, errLog, err := openArtifacts(spec.ArtifactDir, &closers)
+	if err != nil {
+		closers.close()
+		return nil, spawnErr("artifacts", err)
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closers.close()
+		return nil, spawnErr("pipe", err)
+	}
+	closers.add(outR, outW)
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closers.close()
+		return nil, spawnErr("pipe", err)
+	}
+	closers.add(errR, errW)
+
+	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
+	cmd.Dir = spec.Dir
+	cmd.Env = buildEnv(os.Environ(), spec.Env)
+	cmd.Stdout, cmd.Stderr = outW, errW
+	if spec.UseStdin {
+		cmd.Stdin = strings.NewReader(spec.Stdin)
+	}
+	// A group of its own lets one signal reach the worker and everything
+	// it started, and keeps the terminal's Ctrl-C away from it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Stdin is copied by a goroutine of exec's; if a descendant that left
+	// the group keeps stdin open without reading, Wait must not hang.
+	cmd.WaitDelay = drainTimeout
+	if err := cmd.Start(); err != nil {
+		closers.close()
+		return nil, spawnErr("start", err)
+	}
+	// The child has its own copies; ours would keep the pipes from ever
+	// reaching end of file.
+	outW.Close()
+	errW.Close()
+
+	p := &Process{
+		spec:    spec,
+		cmd:     cmd,
+		pid:     cmd.Process.Pid,
+		started: time.Now(),
+		queue:   newRecordQueue(spec.QueueLines, spec.QueueBytes),
+		out:     make(chan Record),
+		stopCh:  make(chan struct{}, 1),
+		done:    make(chan struct{}),
+		dec:     NewDecoder(spec.Kind),
+	}
+	p.activity.Store(p.started.UnixNano())
+
+	var readers sync.WaitGroup
+	readers.Add(2)
+	go p.read(Stdout, outR, outLog, &readers)
+	go p.read(Stderr, errR, errLog, &readers)
+	exited := make(chan struct{})
+	go p.reap(exited)
+	go p.forward()
+	go p.supervise(ctx, exited, &readers, []*os.File{outR, errR}, []*os.File{outLog, errLog})
+	return p, nil
+}
+
+// PID returns the worker's process id, which is also its process group id.
+func (p *Process) PID() int { return p.pid }
+
+// StartedAt returns when the worker started.
+func (p *Process) StartedAt() time.Time { return p.started }
+
+// Records returns the worker's output, one Record per line, closed after
+// the last one. See recordQueue for what is dropped when the reader falls
+// behind.
+func (p *Process) Records() <-chan Record { return p.out }
+
+// Discard tells the Process that nobody will read Records any more: the
+// rest is dropped and Records is closed. Safe to call more than once and
+// after Records is drained, so `defer p.Discard()` is a good habit.
+func (p *Process) Discard() { p.queue.discard() }
+
+// Stop stops the worker: SIGTERM to its process group, SIGKILL after the
+// Spec's StopGrace. The first cause given is the one the Result reports;
+// a second Stop during the grace period sends SIGKILL at once. Stop
+// returns at once; Wait or Done tell when the worker is gone.
+func (p *Process) Stop(cause StopCause) {
+	p.setCause(cause)
+	notify(p.stopCh)
+}
+
+// setCause records why the worker is being stopped, unless a cause is
+// already recorded or the worker exited on its own first.
+func (p *Process) setCause(cause StopCause) {
+	if cause == StopNone {
+		cause = StopCancelled
+	}
+	p.mu.Lock()
+	if p.cause == StopNone && !p.exited {
+		p.cause = cause
+	}
+	p.mu.Unlock()
+}
+
+// Cancel is Stop(StopCancelled).
+func (p *Process) Cancel() { p.Stop(StopCancelled) }
+
+// Done is closed when the worker is gone: the process group killed, the
+// leader reaped, the pipes drained and the artifact files closed.
+func (p *Process) Done() <-chan struct{} { return p.done }
+
+// Wait waits until Done and returns the Result.
+func (p *Process) Wait() Result {
+	<-p.done
+	return p.result
+}
+
+// LastActivity returns when the worker last wrote anything (or started).
+func (p *Process) LastActivity() time.Time { return time.Unix(0, p.activity.Load()) }
+
+// Stats returns the output counts so far.
+func (p *Process) Stats() Stats {
+	p.mu.Lock()
+	s := p.stats
+	p.mu.Unlock()
+	s.Dropped = p.queue.droppedCount()
+	return s
+}
+
+// Summary returns what the worker has said that matters so far, such as
+// its resume handle.
+func (p *Process) Summary() Summary {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.summary
+}
+
+// forward hands queued records to the consumer.
+func (p *Process) forward() {
+	defer close(p.out)
+	for {
+		rec, ok := p.queue.pop()
+		if !ok {
+			return
+		}
+		select {
+		case p.out <- rec:
+		case <-p.queue.goneCh:
+			return
+		}
+	}
+}

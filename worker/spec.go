@@ -1,0 +1,86 @@
+package worker
+
+import (
+	"errors"
+	"time"
+)
+
+// Defaults of a Spec's limits.
+const (
+	// DefaultLineLimit is where a Record's text is cut (64 KiB).
+	DefaultLineLimit = 64 << 10
+	// DefaultQueueLines and DefaultQueueBytes bound the records waiting
+	// for a slow consumer; beyond them the oldest ordinary lines are
+	// dropped (and counted).
+	DefaultQueueLines = 1024
+	DefaultQueueBytes = 4 << 20
+	// DefaultStopGrace is a sensible time between SIGTERM and SIGKILL.
+	DefaultStopGrace = 5 * time.Second
+	// agentLineLimit is how much of one line the agent-CLI decoders see:
+	// their JSON lines carry whole tool outputs and can be far longer than
+	// a line worth showing.
+	agentLineLimit = 8 << 20
+	// drainTimeout bounds the wait for the output pipes to close after
+	// the process group is gone; a descendant that escaped the group
+	// (setsid) could otherwise hold them open for ever.
+	drainTimeout = 2 * time.Second
+)
+
+// Spec says how to run one worker process.
+type Spec struct {
+	// Argv is the program and its arguments, placeholders already
+	// expanded. Required. A program name without "/" is looked up in the
+	// controller's PATH; a relative path is relative to Dir.
+	Argv []string
+	// Dir is the working directory; empty means the controller's.
+	Dir string
+	// Env is added to the controller's environment, later entries
+	// winning. LC_CTYPE is made UTF-8 if it is not already.
+	Env []string
+	// Stdin, when UseStdin is set, is written to the worker's standard
+	// input, which is then closed. Otherwise stdin is /dev/null.
+	Stdin    string
+	UseStdin bool
+	// Kind selects the decoder (see NewDecoder): "sim", "command",
+	// "claude", "codex".
+	Kind string
+	// ArtifactDir, if set, receives stdout.log and stderr.log with every
+	// byte the worker wrote (appended, so a restart in the same folder
+	// keeps the earlier attempt). It is created if missing.
+	ArtifactDir string
+	// Timeout stops the worker after this long; 0 means no limit.
+	Timeout time.Duration
+	// StopGrace is the time between SIGTERM and SIGKILL when the worker
+	// is stopped; 0 sends SIGKILL at once.
+	StopGrace time.Duration
+	// LineLimit cuts each Record's text; 0 means DefaultLineLimit.
+	LineLimit int
+	// QueueLines and QueueBytes bound the records waiting for the
+	// consumer; 0 means the defaults.
+	QueueLines int
+	QueueBytes int
+}
+
+// ErrNoCommand is returned by Start for a Spec without Argv.
+var ErrNoCommand = errors.New("worker: no command")
+
+func (s Spec) withDefaults() Spec {
+	if s.LineLimit <= 0 {
+		s.LineLimit = DefaultLineLimit
+	}
+	if s.QueueLines <= 0 {
+		s.QueueLines = DefaultQueueLines
+	}
+	if s.QueueBytes <= 0 {
+		s.QueueBytes = DefaultQueueBytes
+	}
+	return s
+}
+
+// readLimit is how much of a line is kept for decoding.
+func (s Spec) readLimit() int {
+	if s.Kind == "claude" || s.Kind == "codex" {
+		return max(s.LineLimit, agentLineLimit)
+	}
+	return s.LineLimit
+}

@@ -1,0 +1,151 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"os"
+	"sync"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// reap waits for the group leader to exit and reaps it. Just before
+// reaping, while the exited leader still pins its process group id, it
+// kills whatever the worker left behind in the group: a step's leftovers
+// must not outlive it, and they would hold the output pipes open.
+func (p *Process) reap(exited chan<- struct{}) {
+	defer close(exited)
+	pinned := waitExitedNoReap(p.pid) == nil
+	p.mu.Lock()
+	p.exited = true
+	p.mu.Unlock()
+	if pinned {
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	}
+	// The exit status is read from cmd.ProcessState; the error only
+	// repeats it.
+	_ = p.cmd.Wait()
+	if !pinned {
+		// Unpinned, the group id could in theory have been reused by now;
+		// leaving the leftovers alive is the worse risk.
+		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	}
+}
+
+// waitExitedNoReap blocks until pid has exited, leaving it a zombie.
+func waitExitedNoReap(pid int) error {
+	for {
+		var info unix.Siginfo
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if !errors.Is(err, unix.EINTR) {
+			return err
+		}
+	}
+}
+
+// supervise enforces the timeout and stop requests, then waits for the
+// pipes and writes the Result.
+func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers *sync.WaitGroup, pipes, artifacts []*os.File) {
+	var timeout <-chan time.Time
+	if p.spec.Timeout > 0 {
+		t := time.NewTimer(p.spec.Timeout)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-exited:
+	case <-p.stopCh:
+		p.terminate(exited)
+	case <-ctx.Done():
+		p.setCause(StopCancelled)
+		p.terminate(exited)
+	case <-timeout:
+		p.setCause(StopTimeout)
+		p.terminate(exited)
+	}
+	p.drain(readers, pipes)
+	for _, f := range artifacts {
+		if f == nil {
+			continue
+		}
+		if err := errors.Join(f.Sync(), f.Close()); err != nil {
+			p.artifactFailed(err)
+		}
+	}
+	p.finish()
+}
+
+// terminate stops the process group: SIGTERM, then SIGKILL after the
+// grace period or at a second stop request.
+func (p *Process) terminate(exited <-chan struct{}) {
+	// Output must keep draining or a worker blocked on a full pipe could
+	// never see the signal through.
+	p.queue.relax()
+	select {
+	case <-exited:
+		return
+	default:
+	}
+	if p.spec.StopGrace > 0 {
+		_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+		grace := time.NewTimer(p.spec.StopGrace)
+		defer grace.Stop()
+		select {
+		case <-exited:
+			return
+		case <-grace.C:
+		case <-p.stopCh:
+		}
+	}
+	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	<-exited
+}
+
+// drain waits for both pipes to reach end of file, for at most
+// drainTimeout after the group is gone: a descendant that left the group
+// could hold them open for ever.
+func (p *Process) drain(readers *sync.WaitGroup, pipes []*os.File) {
+	drained := make(chan struct{})
+	go func() {
+		readers.Wait()
+		close(drained)
+	}()
+	t := time.NewTimer(drainTimeout)
+	defer t.Stop()
+	select {
+	case <-drained:
+	case <-t.C:
+		for _, f := range pipes {
+			_ = f.SetReadDeadline(time.Now())
+		}
+		<-drained
+	}
+	for _, f := range pipes {
+		_ = f.Close()
+	}
+}
+
+// finish records the Result and closes Done.
+func (p *Process) finish() {
+	end := time.Now()
+	r := Result{PID: p.pid, StartedAt: p.started, EndedAt: end, ExitCode: -1}
+	if st := p.cmd.ProcessState; st != nil {
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			r.Signal = ws.Signal()
+		} else {
+			r.ExitCode = st.ExitCode()
+		}
+	}
+	p.mu.Lock()
+	r.Stopped = p.cause
+	r.ArtifactErr = p.artErr
+	r.Stats = p.stats
+	r.Summary = p.summary
+	p.mu.Unlock()
+	r.Stats.Dropped = p.queue.droppedCount()
+	p.result = r
+	p.queue.close(Record{Time: end, Status: StatusGap})
+	close(p.done)
+}
