@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 )
@@ -43,6 +44,7 @@ type Controller struct {
 	store      *ledger.Store
 	server     *relay.Server
 	log        *slog.Logger
+	loc        *i18n.Localizer
 	now        func() time.Time
 	events     eventFactory
 	pid        int
@@ -101,6 +103,7 @@ func open(opts Options) (*Controller, error) {
 		workflow: workflowOf(opts.Config),
 		store:    store,
 		log:      opts.Logger,
+		loc:      i18n.MustNew(orEnglish(opts.Lang)),
 		now:      opts.Now,
 		events:   eventFactory{now: opts.Now},
 		pid:      os.Getpid(),
@@ -109,6 +112,13 @@ func open(opts Options) (*Controller, error) {
 	}
 	c.loadLedger()
 	return c, nil
+}
+
+func orEnglish(lang string) string {
+	if lang == "" {
+		return i18n.English
+	}
+	return lang
 }
 
 // workflowOf turns the configured workflow into step templates.

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"errors"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -358,6 +357,9 @@ func (c *Controller) finish(r *run, status, reason string) {
 	// rather than a marker whose pipeline still says the run is going.
 	c.persist(r)
 	c.recordFinished(r, status, reason)
+	c.mu.Lock()
+	c.writeHeartbeatLocked(c.focusLocked(), c.now(), c.thresholds())
+	c.mu.Unlock()
 	route := toRelayRoute(RouteOf(p))
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
 }
@@ -403,6 +405,3 @@ func (c *Controller) leaseTTL() time.Duration {
 	}
 	return config.DefaultLeaseTTL
 }
-
-// errStopping is returned for work refused during shutdown.
-var errStopping = errors.New("controller is stopping")

@@ -37,17 +37,24 @@ func (c *Controller) checkLiveness() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.renewLeasesLocked(now)
+	for _, r := range c.order {
+		if r.proc != nil {
+			c.judgeSilence(r, now, th)
+		}
+	}
+	c.writeHeartbeatLocked(c.focusLocked(), now, th)
+}
+
+// focusLocked returns the running run the heartbeat reports: the current
+// one if it runs, else any that runs, else nil. Called with c.mu held.
+func (c *Controller) focusLocked() *run {
 	var focus *run
 	for _, r := range c.order {
-		if r.proc == nil {
-			continue
-		}
-		c.judgeSilence(r, now, th)
-		if focus == nil || r == c.current {
+		if r.proc != nil && (focus == nil || r == c.current) {
 			focus = r
 		}
 	}
-	c.writeHeartbeatLocked(focus, now, th)
+	return focus
 }
 
 // judgeSilence applies the thresholds to one running worker. Called with

@@ -52,10 +52,14 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			if rec.Status == worker.StatusGap {
 				continue
 			}
-			c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{
-				TaskID: p.TaskID, RunID: p.RunID, StepID: step, Lane: lane,
-				Stream: string(rec.Stream), Line: rec.Text, Truncated: rec.Truncated,
-			}})
+			// Windows get what the line means (a structured line is
+			// described, a heartbeat not shown); the ledger keeps it raw.
+			if shown := worker.DescribeRecord(c.loc, rec); shown != "" {
+				c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{
+					TaskID: p.TaskID, RunID: p.RunID, StepID: step, Lane: lane,
+					Stream: string(rec.Stream), Line: shown, Truncated: rec.Truncated,
+				}})
+			}
 			if logged >= outputLinesPerStep {
 				omitted++
 				continue

@@ -27,7 +27,7 @@ func TestNewRunIsValidAndRoutesToTheFirstStep(t *testing.T) {
 	if Generation(&p) != 3 || MessageIDOf(&p) != "m-1" {
 		t.Errorf("generation %d message %q", Generation(&p), MessageIDOf(&p))
 	}
-	if TaskIDFor("m-1") != TaskIDFor("m-1") || TaskIDFor("m-1") == TaskIDFor("m-2") {
+	if again := TaskIDFor("m-1"); again != r.TaskID || again == TaskIDFor("m-2") {
 		t.Errorf("task ids must be stable per message and differ between messages")
 	}
 }

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/daokit/daokit/i18n"
 )
@@ -50,4 +51,52 @@ func Notes(loc *i18n.Localizer, r Record) []string {
 		notes = append(notes, loc.T("worker.line.malformed"))
 	}
 	return notes
+}
+
+// Describe renders what a worker said as one line for a person: the text
+// of progress and messages as they are, other events labelled ("tool ·
+// edit main.go"). It returns "" for events with nothing to show
+// (heartbeats), so that callers can skip them.
+func Describe(loc *i18n.Localizer, ev Event) string {
+	switch ev.Type {
+	case EventHeartbeat:
+		return ""
+	case EventProgress, EventMessage:
+		return ev.Text
+	}
+	detail := ev.Text
+	switch ev.Type {
+	case EventTool, EventToolResult:
+		detail = strings.TrimSpace(ev.Tool + " " + ev.Text)
+		if ev.Failed {
+			detail = loc.T("worker.describe.failed", "Detail", detail)
+		}
+	case EventSession:
+		detail = ev.ID
+	case EventResult:
+		if ev.Failed {
+			detail = loc.T("worker.describe.failed", "Detail", detail)
+		}
+	}
+	label := EventLabel(loc, ev.Type)
+	if detail == "" {
+		return label
+	}
+	return label + " · " + detail
+}
+
+// DescribeRecord renders a record for a person: its events when the line
+// was structured (see Describe), else its text. A record of heartbeats
+// only renders as "".
+func DescribeRecord(loc *i18n.Localizer, r Record) string {
+	if len(r.Events) == 0 {
+		return r.Text
+	}
+	var parts []string
+	for _, ev := range r.Events {
+		if s := Describe(loc, ev); s != "" {
+			parts = append(parts, s)
+		}
+	}
+	return strings.Join(parts, " · ")
 }

@@ -41,3 +41,35 @@ func TestLabelsInEveryLanguage(t *testing.T) {
 		t.Errorf("unknown note: %q", got)
 	}
 }
+
+func TestDescribe(t *testing.T) {
+	t.Parallel()
+	en := i18n.MustNew(i18n.English)
+	tests := []struct {
+		ev   Event
+		want string
+	}{
+		{Event{Type: EventHeartbeat}, ""},
+		{Event{Type: EventProgress, Text: "Reading main.go"}, "Reading main.go"},
+		{Event{Type: EventTool, Tool: "edit", Text: "main.go"}, "tool · edit main.go"},
+		{Event{Type: EventToolResult, Tool: "bash", Text: "go test", Failed: true}, "tool result · bash go test (failed)"},
+		{Event{Type: EventSession, ID: "abc"}, "session · abc"},
+		{Event{Type: EventResult, Text: "2 files changed"}, "result · 2 files changed"},
+		{Event{Type: EventError, Text: "rate limited"}, "error · rate limited"},
+	}
+	for _, tt := range tests {
+		if got := Describe(en, tt.ev); got != tt.want {
+			t.Errorf("Describe(%+v) = %q, want %q", tt.ev, got, tt.want)
+		}
+	}
+	if got := DescribeRecord(en, Record{Text: `@daokit {"type":"heartbeat"}`, Events: []Event{{Type: EventHeartbeat}}}); got != "" {
+		t.Errorf("heartbeat record renders %q, want nothing", got)
+	}
+	if got := DescribeRecord(en, Record{Text: "plain"}); got != "plain" {
+		t.Errorf("plain record renders %q", got)
+	}
+	zh := i18n.MustNew(i18n.Chinese)
+	if got := Describe(zh, Event{Type: EventResult, Text: "x", Failed: true}); !strings.Contains(got, "失败") {
+		t.Errorf("Chinese: %q", got)
+	}
+}

@@ -88,5 +88,5 @@ func controllerLogger(root string, stderr io.Writer, verbose bool) (*slog.Logger
 		w = io.MultiWriter(f, stderr)
 	}
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})
-	return slog.New(h).With("pid", os.Getpid()), func() { f.Close() }, nil
+	return slog.New(h), func() { f.Close() }, nil
 }

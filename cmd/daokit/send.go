@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/daokit/daokit/controller"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 )
@@ -102,9 +103,9 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) (bool, error) {
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil && mine(n.Output.TaskID, n.Output.RunID):
 		a.printf("  │ %s\n", n.Output.Line)
 	case n.Kind == relay.NoticeRunState && n.Run != nil && mine(n.Run.TaskID, n.Run.RunID):
-		line := a.t("cli.send.state", "Step", n.Run.StepID, "State", n.Run.State)
+		line := a.t("cli.send.state", "Step", n.Run.StepID, "State", controller.StateText(a.loc, n.Run.State))
 		if n.Run.Reason != "" {
-			line += " (" + n.Run.Reason + ")"
+			line += " (" + controller.ReasonText(a.loc, n.Run.Reason) + ")"
 		}
 		a.println(line)
 	case n.Kind == relay.NoticeDropped:
