@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
@@ -61,6 +62,10 @@ type Controller struct {
 	stopping bool
 	// lastActivity is the newest worker output, for the heartbeat.
 	lastActivity time.Time
+	// standing is the token of the controller's standing lease.
+	standing string
+	// fenced is the pid of a hung controller this one killed to start.
+	fenced int
 
 	runCtx  context.Context // parent of every run; cancelled on shutdown
 	stopAll context.CancelFunc
@@ -93,7 +98,7 @@ func open(opts Options) (*Controller, error) {
 	if _, err := ledger.Init(opts.Root, opts.Now()); err != nil {
 		return nil, fmt.Errorf("controller: prepare ledger: %w", err)
 	}
-	store, err := ledger.Open(opts.Root, ledger.Options{Now: opts.Now})
+	store, fenced, err := openFencing(opts, leaseTTLOf(opts.Config))
 	if err != nil {
 		return nil, fmt.Errorf("controller: %w", err)
 	}
@@ -109,6 +114,7 @@ func open(opts Options) (*Controller, error) {
 		pid:      os.Getpid(),
 		acks:     map[string]relay.Ack{},
 		slots:    newLaneSlots(opts.Config.ConcurrencyLimits()),
+		fenced:   fenced,
 	}
 	c.loadLedger()
 	return c, nil
@@ -181,6 +187,9 @@ func (c *Controller) serve(ctx context.Context) error {
 		return err
 	}
 	unfinished := c.recover()
+	c.mu.Lock()
+	c.holdStandingLeaseLocked()
+	c.mu.Unlock()
 	serveCtx, stopServing := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(serveCtx, l) }()
@@ -202,6 +211,10 @@ func (c *Controller) serve(ctx context.Context) error {
 func (c *Controller) announce() error {
 	events := []ledger.Event{c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStarted,
 		"pid", c.pid, "generation", c.generation)}
+	if c.fenced != 0 {
+		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpControllerFenced,
+			"pid", c.fenced, "reason_code", "STANDING_LEASE_EXPIRED", "generation", c.generation))
+	}
 	if rep := c.store.Repair(); rep.Repaired() {
 		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLedgerRepaired,
 			"repair", fmt.Sprintf("%+v", rep)))
@@ -262,6 +275,11 @@ func (c *Controller) shutdown() {
 	c.mu.Unlock()
 	c.stopAll()
 	c.runs.Wait()
+	c.mu.Lock()
+	if c.standing != "" && heal.Release(&c.leases, c.standing, c.now()) == nil {
+		c.writeLeasesLocked()
+	}
+	c.mu.Unlock()
 	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped, "pid", c.pid, "generation", c.generation)
 	if err := c.store.AppendEvent(e); err != nil {
 		c.log.Error("record stop", "err", err)

@@ -184,7 +184,7 @@ func TestInstructionRunsToDone(t *testing.T) {
 		t.Errorf("pipeline %+v err %v", snap.Pipeline.Value.Status, snap.Pipeline.Err)
 	}
 	for _, l := range snap.Leases.Value.Leases {
-		if l.Status == ledger.LeaseActive {
+		if l.Status == ledger.LeaseActive && l.TaskID != standingTask {
 			t.Errorf("lease %s/%s still ACTIVE after the run", l.Lane, l.StepID)
 		}
 	}
@@ -356,7 +356,7 @@ func TestHungWorkerIsTakenOverThenBlocked(t *testing.T) {
 		if l.Status == ledger.LeaseTakenOver {
 			taken++
 		}
-		if l.Status == ledger.LeaseActive {
+		if l.Status == ledger.LeaseActive && l.TaskID != standingTask {
 			t.Errorf("lease %s/%s still ACTIVE", l.Lane, l.StepID)
 		}
 	}
@@ -393,5 +393,35 @@ func TestLaneLimitMakesTheSecondRunWait(t *testing.T) {
 	h.finished(first.TaskID)
 	if end := h.finished(second.TaskID); end.Payload.String("status") != ledger.StatusDone {
 		t.Fatalf("second ended %s", end.Payload.String("status"))
+	}
+}
+
+func TestStandingLeaseIsHeldRenewedAndReleased(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	h := startHarness(t, root, shellConfig("echo ok"))
+	standing := func() []ledger.Lease {
+		var out []ledger.Lease
+		for _, l := range ledger.LoadSnapshot(root).Leases.Value.Leases {
+			if l.TaskID == standingTask {
+				out = append(out, l)
+			}
+		}
+		return out
+	}
+	first := standing()
+	if len(first) != 1 || first[0].Status != ledger.LeaseActive || first[0].PID != os.Getpid() {
+		t.Fatalf("standing leases %+v", first)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for standing()[0].LastHeartbeatAt == first[0].LastHeartbeatAt {
+		if time.Now().After(deadline) {
+			t.Fatal("the standing lease was not renewed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	h.stop()
+	if got := standing(); got[0].Status != ledger.LeaseReleased {
+		t.Fatalf("after stop: %s, want RELEASED", got[0].Status)
 	}
 }

@@ -399,8 +399,10 @@ func (c *Controller) retry(r *run) {
 	c.start(r)
 }
 
-func (c *Controller) leaseTTL() time.Duration {
-	if ttl := c.cfg.Lease.TTL.Std(); ttl >= time.Second {
+func (c *Controller) leaseTTL() time.Duration { return leaseTTLOf(c.cfg) }
+
+func leaseTTLOf(cfg config.Config) time.Duration {
+	if ttl := cfg.Lease.TTL.Std(); ttl >= time.Second {
 		return ttl
 	}
 	return config.DefaultLeaseTTL

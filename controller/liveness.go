@@ -116,7 +116,7 @@ func persistedStatus(health string) string {
 // controller's own, and each worker whose process still exists.
 func (c *Controller) renewLeasesLocked(now time.Time) {
 	ttl := c.leaseTTL()
-	changed := false
+	changed := c.standing != "" && heal.Renew(&c.leases, c.standing, ttl, now) == nil
 	for _, r := range c.order {
 		if r.proc == nil {
 			continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"syscall"
@@ -35,16 +36,30 @@ type Batch struct {
 }
 
 // Follower reads the events appended to events.jsonl after an offset.
-// It keeps a partial last line until its newline arrives, starts over
-// when the file is truncated or replaced by another inode, and treats a
-// missing file as empty. A Follower is not safe for concurrent use.
+// It waits for a partial last line to be completed, starts over when the
+// file is truncated or replaced by another inode, and treats a missing
+// file as empty. A Follower is not safe for concurrent use.
+//
+// A partial line is not kept in memory but read again from the file on
+// the next call. That costs a few bytes in the rare case of a read racing
+// a write, and makes the Follower correct when a new writer's Open cuts a
+// torn fragment away and appends after it: the Follower then reads the
+// new lines from where the fragment began, instead of gluing the
+// fragment it saw to them.
 type Follower struct {
 	path     string
 	f        *os.File
 	ino, dev uint64
-	offset   int64 // next byte to read from f
-	carry    []byte
-	skipping bool // inside a line longer than MaxLineBytes
+	// offset is the end of the last complete line: where reading resumes.
+	offset int64
+	// pending is the length of the partial line seen after offset; the
+	// next read reaches that much further so a line longer than one read
+	// still completes.
+	pending int64
+	// skipping is set inside a line longer than MaxLineBytes, which is
+	// dropped without being held; skipTo is how far it was scanned.
+	skipping bool
+	skipTo   int64
 	started  bool // opened the file at least once
 	maxRead  int
 	closed   bool
@@ -57,9 +72,9 @@ func NewFollower(path string, offset int64) *Follower {
 	return &Follower{path: path, offset: offset, maxRead: followMaxRead}
 }
 
-// Offset returns where the next Next resumes, counting a held partial line
-// as unread.
-func (f *Follower) Offset() int64 { return max(f.offset, 0) - int64(len(f.carry)) }
+// Offset returns where the next Next resumes: the end of the last
+// complete line read.
+func (f *Follower) Offset() int64 { return max(f.offset, 0) }
 
 // Close releases the file. Next after Close returns ErrClosed.
 func (f *Follower) Close() error {
@@ -78,7 +93,7 @@ func (f *Follower) closeFile() error {
 
 // restart forgets the position: the next read starts at byte 0.
 func (f *Follower) restart() {
-	f.offset, f.carry, f.skipping = 0, nil, false
+	f.offset, f.pending, f.skipping, f.skipTo = 0, 0, false, 0
 }
 
 // Next reads from the offset to the end of the file (at most a few MiB)
@@ -105,7 +120,7 @@ func (f *Follower) Next() (Batch, error) {
 		b.Reset = true
 	}
 	if missing {
-		if f.offset > 0 || len(f.carry) > 0 {
+		if f.offset > 0 {
 			b.Reset = true
 		}
 		// A log that does not exist yet is empty: whatever appears
@@ -168,72 +183,69 @@ func (f *Follower) drainOld() Batch {
 	return b
 }
 
-// read reads from the open file at the offset, restarting at 0 if the
-// file is now shorter than the offset.
+// read reads the open file from the offset.
 func (f *Follower) read(b Batch) (Batch, error) {
 	st, err := f.f.Stat()
 	if err != nil {
 		b.Offset = f.Offset()
 		return b, fmt.Errorf("follow events: %w", err)
 	}
-	size := st.Size()
+	return f.readFrom(f.f, st.Size(), b)
+}
+
+// readFrom reads the bytes of r (of the given size) after the offset and
+// returns the complete lines, restarting at 0 if r is now shorter than
+// the offset.
+func (f *Follower) readFrom(r io.ReaderAt, size int64, b Batch) (Batch, error) {
 	if size < f.offset {
 		f.restart()
 		b.Reset = true
 	}
-	n := min(size-f.offset, int64(f.maxRead))
+	if f.skipping && size < f.skipTo {
+		f.skipping = false // the long line was cut: read it again
+	}
+	start, limit := f.offset, int64(f.maxRead)+f.pending
+	if f.skipping {
+		start, limit = f.skipTo, int64(f.maxRead)
+	}
+	n := min(size-start, limit)
 	if n <= 0 {
 		b.Offset = f.Offset()
 		return b, nil
 	}
 	buf := make([]byte, n)
-	got, err := f.f.ReadAt(buf, f.offset)
-	buf = buf[:got]
-	f.offset += int64(got)
-	f.split(buf, &b)
+	got, err := r.ReadAt(buf, start)
+	f.scan(buf[:got], start, &b)
 	b.Offset = f.Offset()
-	b.More = f.offset < size
-	if err != nil && got < len(buf) {
+	b.More = start+int64(got) < size
+	if err != nil && got < len(buf) && !errors.Is(err, io.EOF) {
 		return b, fmt.Errorf("follow events: %w", err)
 	}
 	return b, nil
 }
 
-// split turns carry+buf into complete lines and keeps the unfinished
-// rest in carry. The carry grows in place, so a line that arrives in many
-// small writes costs linear, not quadratic, copying.
-func (f *Follower) split(buf []byte, b *Batch) {
-	for len(buf) > 0 {
-		i := bytes.IndexByte(buf, '\n')
+// scan takes the complete lines of buf, which starts at file offset start.
+func (f *Follower) scan(buf []byte, start int64, b *Batch) {
+	pos := 0
+	for {
+		i := bytes.IndexByte(buf[pos:], '\n')
 		if i < 0 {
-			f.hold(buf)
-			return
+			break
 		}
-		line := buf[:i]
-		if len(f.carry) > 0 {
-			f.carry = append(f.carry, line...)
-			line = f.carry
-		}
-		buf = buf[i+1:]
-		f.take(line, b)
-		// Parsed events copy what they keep, so the buffer is reused;
-		// one that held a huge line is let go.
-		f.carry = f.carry[:0]
-		if cap(f.carry) > 1<<20 {
-			f.carry = nil
-		}
+		f.take(buf[pos:pos+i], b)
+		pos += i + 1
+		f.offset = start + int64(pos)
 	}
-}
-
-// hold keeps the start of an unfinished line, or gives up on holding it
-// once it is longer than any line the store writes.
-func (f *Follower) hold(part []byte) {
+	rest := int64(len(buf) - pos)
 	switch {
 	case f.skipping:
-	case len(f.carry)+len(part) >= MaxLineBytes:
-		f.carry, f.skipping = nil, true
+		f.skipTo = start + int64(len(buf))
+	case rest >= MaxLineBytes:
+		// Longer than any line the store writes: stop reading it again
+		// and skip to its newline.
+		f.skipping, f.skipTo, f.pending = true, start+int64(len(buf)), 0
 	default:
-		f.carry = append(f.carry, part...)
+		f.pending = rest
 	}
 }
 

@@ -26,7 +26,7 @@ func checkBatch(t *testing.T, b Batch, want []string, skipped int, reset bool) {
 	}
 }
 
-func TestFollowerCarriesPartialLines(t *testing.T) {
+func TestFollowerWaitsForPartialLines(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), EventsFile)
 	writeFile(t, path, nil)
@@ -182,8 +182,8 @@ func TestFollowerSkipsOverlongLine(t *testing.T) {
 			break
 		}
 	}
-	if len(f.carry) > MaxLineBytes {
-		t.Errorf("carry holds %d bytes, want at most %d", len(f.carry), MaxLineBytes)
+	if !f.skipping {
+		t.Errorf("the follower still re-reads a line longer than MaxLineBytes")
 	}
 	appendFile(t, path, concat([]byte("\n"), testLine(t, 1)))
 	b := next(t, f)
@@ -199,4 +199,26 @@ func TestFollowerClosed(t *testing.T) {
 	if _, err := f.Next(); !errors.Is(err, ErrClosed) {
 		t.Errorf("Next after Close = %v, want ErrClosed", err)
 	}
+}
+
+// TestFollowerAfterTailRepair is the controller-crash case: the window
+// saw half a line, the next writer's Open cut it away and appended new
+// events. The follower must read the new events, not the old fragment
+// glued to them.
+func TestFollowerAfterTailRepair(t *testing.T) {
+	t.Parallel()
+	root := initRoot(t)
+	path := statePath(root, EventsFile)
+	appendFile(t, path, concat(testLines(t, 0, 2), testLine(t, 2)[:25]))
+	f := NewFollower(path, 0)
+	defer f.Close()
+	checkBatch(t, next(t, f), seqRange(0, 2), 0, false)
+	s := openStore(t, root)
+	if r := s.Repair(); r.Action != RepairTruncated {
+		t.Fatalf("Repair = %+v, want a truncation", r)
+	}
+	if err := s.AppendEvents([]Event{testEvent(3), testEvent(4)}); err != nil {
+		t.Fatal(err)
+	}
+	checkBatch(t, next(t, f), seqRange(3, 5), 0, false)
 }

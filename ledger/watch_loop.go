@@ -193,11 +193,18 @@ func (l *watchLoop) onNotify(ev fsnotify.Event) {
 // rescan: some changes may have been lost.
 func (l *watchLoop) onNotifyError(err error) {
 	l.pending, l.rescan = AllFiles, true
-	if errors.Is(err, fsnotify.ErrEventOverflow) {
-		err = fmt.Errorf("watch: %w", err)
-	}
-	l.errs = append(l.errs, err)
+	l.noteErr(fmt.Errorf("watch: %w", err))
 	l.checkDir()
+}
+
+// maxChangeErrs bounds the errors one Change carries, so that a stream of
+// failures while the consumer is busy does not grow without limit.
+const maxChangeErrs = 8
+
+func (l *watchLoop) noteErr(err error) {
+	if len(l.errs) < maxChangeErrs {
+		l.errs = append(l.errs, err)
+	}
 }
 
 // poll compares each file's stat with the last one seen.
@@ -219,7 +226,7 @@ func (l *watchLoop) checkDir() {
 		l.pending, l.rescan = AllFiles, true
 	}
 	if err != nil {
-		l.errs = append(l.errs, err)
+		l.noteErr(err)
 	}
 }
 

@@ -24,10 +24,24 @@ func runSend(a *app, args []string) error {
 	wait := f.Bool("wait", false, "cli.send.flag.wait")
 	asJSON := f.Bool("json", false, "cli.flag.json")
 	noStart := f.Bool("no-start", false, "cli.send.flag.no_start")
+	cancelRun := f.Bool("cancel", false, "cli.send.flag.cancel")
+	retryRun := f.Bool("retry", false, "cli.send.flag.retry")
+	taskID := f.String("task-id", "", "cli.send.flag.task_id")
+	runID := f.String("run-id", "", "cli.send.flag.run_id")
 	if err := f.parse(args); err != nil {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(f.Args(), " "))
+	if *cancelRun || *retryRun {
+		kind := relay.ControlCancel
+		if *retryRun {
+			kind = relay.ControlRetry
+		}
+		if (*cancelRun && *retryRun) || text != "" {
+			return usageError(a.t("cli.error.usage", "Command", "send", "Detail", a.t("cli.send.error.control_alone")))
+		}
+		return a.sendControl(*root, relay.Control{Kind: kind, TaskID: *taskID, RunID: *runID}, *asJSON)
+	}
 	if text == "" {
 		return usageError(a.t("cli.error.usage", "Command", "send", "Detail", a.t("cli.send.error.no_text")))
 	}
@@ -124,4 +138,27 @@ func (a *app) runEnded(r relay.Route) error {
 		return nil
 	}
 	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", r.NextAction))
+}
+
+// sendControl forwards a cancel or retry request; the controller decides.
+func (a *app) sendControl(root string, ctl relay.Control, asJSON bool) error {
+	dir, err := absRoot(root)
+	if err != nil {
+		return failf("E_SEND_FAILED", err.Error())
+	}
+	client, err := a.connect(a.ctx, dir, false, nil)
+	if err != nil {
+		return failf("E_SEND_FAILED", a.describeRelay(err))
+	}
+	defer client.Close()
+	ack, err := client.Control(a.ctx, ctl)
+	if err != nil {
+		return failf("E_SEND_FAILED", a.describeRelay(err))
+	}
+	if asJSON {
+		return a.writeJSON(ledger.ObjectOf("task_id", ack.TaskID, "run_id", ack.RunID, "active_step", ack.ActiveStep,
+			"next_action", ack.NextAction, "duplicate", ack.Duplicate))
+	}
+	a.println(a.t("cli.send.control_sent", "Kind", string(ctl.Kind), "Task", ack.TaskID, "Run", ack.RunID))
+	return nil
 }

@@ -1,0 +1,85 @@
+package controller
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/ledger"
+)
+
+// The controller's standing lease names no run: it says "this controller
+// is alive", renewed on every check. A successor that finds the root
+// locked by a process whose standing lease has expired knows the holder
+// is hung (paused, stuck in the kernel) and fences it.
+const (
+	standingTask = "controller"
+	standingStep = "controller"
+	// OpControllerFenced records that a hung controller was killed.
+	OpControllerFenced = "CONTROLLER_FENCED"
+	// fenceWait bounds the wait for a killed holder's lock to go.
+	fenceWait = 10 * time.Second
+)
+
+func standingRun(generation int) string { return "generation-" + strconv.Itoa(generation) }
+
+// holdStandingLease registers this controller's standing lease. Called
+// with c.mu held.
+func (c *Controller) holdStandingLeaseLocked() {
+	l, err := heal.Register(&c.leases, heal.LeaseSpec{
+		Lane: heal.ControllerLane, TaskID: standingTask, RunID: standingRun(c.generation), StepID: standingStep,
+		Holder: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: c.leaseTTL(),
+	}, c.now())
+	if err != nil {
+		c.log.Error("standing lease", "err", err)
+		return
+	}
+	c.standing = l.LeaseToken
+	c.writeLeasesLocked()
+}
+
+// openFencing opens the store; when a hung controller holds the root it
+// kills that holder first. It returns the pid it fenced (0 if none).
+func openFencing(opts Options, ttl time.Duration) (*ledger.Store, int, error) {
+	store, err := ledger.Open(opts.Root, ledger.Options{Now: opts.Now})
+	var locked *ledger.LockedError
+	if !errors.As(err, &locked) {
+		return store, 0, err
+	}
+	holder, lerr := ledger.LockHolder(opts.Root)
+	if lerr != nil || holder == 0 || !standingLeaseExpired(opts.Root, holder, opts.Now()) {
+		return nil, 0, err
+	}
+	opts.Logger.Warn("the controller holding the root is hung; fencing it", "pid", holder)
+	if kerr := syscall.Kill(holder, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
+		return nil, 0, fmt.Errorf("fence controller %d: %w", holder, kerr)
+	}
+	deadline := time.Now().Add(fenceWait)
+	for {
+		store, err = ledger.Open(opts.Root, ledger.Options{Now: opts.Now})
+		if !errors.As(err, &locked) || time.Now().After(deadline) {
+			return store, holder, err
+		}
+		time.Sleep(20 * time.Millisecond) // the kernel releases the lock as the process dies
+	}
+}
+
+// standingLeaseExpired reports whether pid's standing lease exists and has
+// expired: the holder stopped renewing it for a whole TTL.
+func standingLeaseExpired(root string, pid int, now time.Time) bool {
+	snap := ledger.LoadSnapshot(root)
+	if !snap.Leases.HasValue() {
+		return false
+	}
+	var newest *ledger.Lease
+	for i := range snap.Leases.Value.Leases {
+		l := &snap.Leases.Value.Leases[i]
+		if l.TaskID == standingTask && l.PID == pid && l.Status == ledger.LeaseActive {
+			newest = l
+		}
+	}
+	return newest != nil && newest.Expired(now)
+}
