@@ -40,6 +40,11 @@ lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
+# The self-healing drills in full: 100 rounds of SIGKILL (worker, controller,
+# both), 100 split-brain starts, the hang drill and the paused controller.
+drill:
+	DAOKIT_DRILL=full $(GO) test -count=1 -timeout=60m -v -run 'Drill|Paused' ./e2e/ | grep -v '^    .*│'
+
 # Fuzz each parser for a short while (FUZZTIME=1m for longer runs).
 FUZZTIME ?= 10s
 fuzz:

@@ -1,0 +1,37 @@
+// Package e2e tests daokit as a person uses it: the real binary, real
+// controller and worker processes, SIGKILL and SIGSTOP. The drills run in
+// a short form in `make test` and in full with `make drill`
+// (DAOKIT_DRILL=full).
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// daokit is the binary under test, built once by TestMain.
+var daokit string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "daokit-e2e-bin-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	daokit = filepath.Join(dir, "daokit")
+	build := exec.Command("go", "build", "-o", daokit, "github.com/daokit/daokit/cmd/daokit")
+	build.Stdout, build.Stderr = os.Stderr, os.Stderr
+	if err := build.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "build daokit:", err)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// full reports whether the drills run in their long form.
+func full() bool { return os.Getenv("DAOKIT_DRILL") == "full" }
