@@ -48,8 +48,10 @@ drill:
 # Fuzz each parser for a short while (FUZZTIME=1m for longer runs).
 FUZZTIME ?= 10s
 fuzz:
-	@for target in $$($(GO) test -list '^Fuzz' ./ledger | grep '^Fuzz'); do \
-		$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) ./ledger || exit 1; \
+	@for pkg in ./ledger ./relay ./compact; do \
+		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
+			$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
+		done; \
 	done
 
 clean:

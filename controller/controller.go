@@ -51,7 +51,14 @@ type Controller struct {
 	pid        int
 	generation int
 
+	journal *journal
+	// docMu serialises document writes; each write takes the latest state
+	// under mu and writes it outside mu (see flushDocs).
+	docMu sync.Mutex
+
 	mu       sync.Mutex
+	dirty    docSet               // documents changed since the last flush
+	pending  ledger.PipelineState // the pipeline to write next
 	pipeline ledger.PipelineState // as last written (the current run's)
 	leases   ledger.Leases
 	hb       ledger.HeartbeatStatus
@@ -66,6 +73,8 @@ type Controller struct {
 	standing string
 	// fenced is the pid of a hung controller this one killed to start.
 	fenced int
+	// escalations are heartbeat events a liveness pass queued.
+	escalations []ledger.Event
 
 	runCtx  context.Context // parent of every run; cancelled on shutdown
 	stopAll context.CancelFunc
@@ -85,6 +94,7 @@ func Run(ctx context.Context, opts Options) error {
 		return err
 	}
 	defer c.store.Close()
+	defer c.journal.close()
 	return c.serve(ctx)
 }
 
@@ -117,6 +127,7 @@ func open(opts Options) (*Controller, error) {
 		fenced:   fenced,
 	}
 	c.loadLedger()
+	c.journal = newJournal(store)
 	return c, nil
 }
 
@@ -190,6 +201,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.mu.Lock()
 	c.holdStandingLeaseLocked()
 	c.mu.Unlock()
+	c.flushDocs()
 	serveCtx, stopServing := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(serveCtx, l) }()
@@ -219,7 +231,7 @@ func (c *Controller) announce() error {
 		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLedgerRepaired,
 			"repair", fmt.Sprintf("%+v", rep)))
 	}
-	if err := c.store.AppendEvents(events); err != nil {
+	if err := c.journal.append(events...); err != nil {
 		return fmt.Errorf("controller: record start: %w", err)
 	}
 	c.log.Info("controller started", "root", c.opts.Root, "pid", c.pid, "generation", c.generation)
@@ -280,8 +292,9 @@ func (c *Controller) shutdown() {
 		c.writeLeasesLocked()
 	}
 	c.mu.Unlock()
+	c.flushDocs()
 	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped, "pid", c.pid, "generation", c.generation)
-	if err := c.store.AppendEvent(e); err != nil {
+	if err := c.journal.append(e); err != nil {
 		c.log.Error("record stop", "err", err)
 	}
 	c.log.Info("controller stopped")

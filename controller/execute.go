@@ -252,6 +252,7 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	c.writeLeasesLocked()
 	attempt, taskID, runID := r.attempt, p.TaskID, p.RunID
 	c.mu.Unlock()
+	c.flushDocs() // the worker's pid is in the lease before anything else
 	c.record(r, c.events.typed(taskID, runID, step, ledger.EventStepStarted, ledger.SeverityInfo,
 		"lane", lane, "pid", proc.PID(), "attempt", attempt, "command", spec.Argv,
 		"artifacts", spec.ArtifactDir))
@@ -261,6 +262,7 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 
 // released ends the attempt's leases.
 func (c *Controller) released(r *run) {
+	defer c.flushDocs()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	now := c.now()
@@ -360,6 +362,7 @@ func (c *Controller) finish(r *run, status, reason string) {
 	c.mu.Lock()
 	c.writeHeartbeatLocked(c.focusLocked(), c.now(), c.thresholds())
 	c.mu.Unlock()
+	c.flushDocs()
 	route := toRelayRoute(RouteOf(p))
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
 }

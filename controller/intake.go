@@ -38,12 +38,17 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(r.in.At),
 		"route", routePayload(route), "generation", c.generation)
 	e.DedupKey = dedupInstruction + req.ID
-	if err := c.store.AppendEvent(e); err != nil {
-		c.mu.Unlock()
+	c.mu.Unlock()
+	// Durable before acknowledged, and outside the lock, so that
+	// concurrent acknowledgements share one fsync (see journal). The relay
+	// never runs two requests with one id at once, so nobody can record
+	// this id meanwhile.
+	if err := c.journal.append(e); err != nil {
 		c.log.Error("record instruction", "message_id", req.ID, "err", err)
 		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
 	}
 	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
+	c.mu.Lock()
 	c.acks[req.ID] = ack
 	c.adopt(r)
 	c.mu.Unlock()
@@ -82,7 +87,7 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, OpControl,
 		"message_id", req.ID, "kind", string(ctl.Kind), "target_message_id", target, "route", routePayload(route))
 	e.DedupKey = dedupControl + req.ID
-	if err := c.store.AppendEvent(e); err != nil {
+	if err := c.journal.append(e); err != nil {
 		c.mu.Unlock()
 		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
 	}

@@ -35,14 +35,31 @@ func (c *Controller) checkLiveness() {
 	now := c.now()
 	th := c.thresholds()
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	c.renewLeasesLocked(now)
+	c.escalations = c.escalations[:0]
+	var stop []*run
 	for _, r := range c.order {
-		if r.proc != nil {
-			c.judgeSilence(r, now, th)
+		if r.proc != nil && c.judgeSilence(r, now, th) {
+			stop = append(stop, r)
 		}
 	}
 	c.writeHeartbeatLocked(c.focusLocked(), now, th)
+	escalations := c.escalations
+	c.mu.Unlock()
+	// The escalation is on disk before the worker is stopped for it.
+	if len(escalations) > 0 {
+		if err := c.journal.append(escalations...); err != nil {
+			c.log.Error("append heartbeat events", "err", err)
+		}
+	}
+	c.mu.Lock()
+	for _, r := range stop {
+		if r.proc != nil {
+			r.proc.Stop(worker.StopHung)
+		}
+	}
+	c.mu.Unlock()
+	c.flushDocs()
 }
 
 // focusLocked returns the running run the heartbeat reports: the current
@@ -57,9 +74,9 @@ func (c *Controller) focusLocked() *run {
 	return focus
 }
 
-// judgeSilence applies the thresholds to one running worker. Called with
-// c.mu held.
-func (c *Controller) judgeSilence(r *run, now time.Time, th heal.Thresholds) {
+// judgeSilence applies the thresholds to one running worker and reports
+// whether it must be stopped as hung. Called with c.mu held.
+func (c *Controller) judgeSilence(r *run, now time.Time, th heal.Thresholds) (hung bool) {
 	proc := r.proc
 	last := proc.LastActivity()
 	health := heal.Evaluate(now, th, heal.Signals{Active: true, Implicit: last})
@@ -78,17 +95,19 @@ func (c *Controller) judgeSilence(r *run, now time.Time, th heal.Thresholds) {
 		}
 		c.escalate(r, ledger.EventHeartbeatStale, health, "heartbeat-stale:"+p.TaskID+":"+p.RunID+":"+p.CurrentStep+":"+streak)
 		c.log.Warn("worker stale; stopping it", "task_id", p.TaskID, "step", p.CurrentStep, "pid", proc.PID(), "silence_s", health.Silence)
-		proc.Stop(worker.StopHung)
+		return true
 	case health.Status == heal.HealthWarning && !r.warned:
 		r.warned = true
 		c.escalate(r, ledger.EventHeartbeatWarning, health, "heartbeat-warning:"+p.TaskID+":"+p.RunID+":"+p.CurrentStep+":"+streak)
 	case health.Status == heal.HealthActive:
 		r.warned = false
 	}
+	return false
 }
 
-// escalate records a heartbeat event once per silent streak (its dedup key
-// names the streak's last signal). Called with c.mu held.
+// escalate queues a heartbeat event, once per silent streak (its dedup key
+// names the streak's last signal). Called with c.mu held; checkLiveness
+// appends the queue after unlocking.
 func (c *Controller) escalate(r *run, eventType string, h heal.Health, dedup string) {
 	p := r.pipeline
 	decision := heal.Decide(persistedStatus(h.Status), heal.LeaseValid)
@@ -96,9 +115,7 @@ func (c *Controller) escalate(r *run, eventType string, h heal.Health, dedup str
 		"reason_code", h.ReasonCode, "silence_seconds", h.Silence, "effective_signal_at", ledger.FormatTime(h.SignalAt),
 		"decision_action", decision.Action, "decision_reason_code", decision.ReasonCode)
 	e.DedupKey = dedup
-	if err := c.store.AppendEvent(e); err != nil {
-		c.log.Error("append heartbeat event", "err", err)
-	}
+	c.escalations = append(c.escalations, e)
 	at := e.Timestamp
 	c.hb.LastEscalationAt = &at
 }
@@ -156,12 +173,8 @@ func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thr
 		hb.ReasonCode = h.ReasonCode
 		hb.Status = persistedStatus(h.Status)
 	}
-	written, err := c.store.WriteHeartbeat(hb)
-	if err != nil {
-		c.log.Error("write heartbeat", "err", err)
-		return
-	}
-	c.hb = written
+	c.hb = hb
+	c.dirty |= docHeartbeat
 }
 
 // cpuWatch remembers a process's CPU time between checks, the second

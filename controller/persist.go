@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"slices"
+
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 )
@@ -9,39 +11,84 @@ import (
 // instruction without one as unfinished.
 const OpRunFinished = "RUN_FINISHED"
 
-// persist writes r's pipeline when r is the run the file shows. A failed
-// write is logged: the events already hold what happened, and the next
-// write replaces the file whole.
+// docSet names the documents that changed since the last flush.
+type docSet uint8
+
+const (
+	docPipeline docSet = 1 << iota
+	docLeases
+	docHeartbeat
+)
+
+// persist writes r's pipeline when r is the run the file shows, and
+// returns once it (or a newer state) is on disk. A failed write is logged:
+// the events already hold what happened, and the next write replaces the
+// file whole.
 func (c *Controller) persist(r *run) {
 	c.mu.Lock()
-	defer c.mu.Unlock()
 	if c.current != r {
+		c.mu.Unlock()
 		return
 	}
-	written, err := c.store.WritePipeline(r.pipeline)
-	if err != nil {
-		c.log.Error("write pipeline", "task_id", r.pipeline.TaskID, "err", err)
-		return
-	}
-	r.pipeline, c.pipeline = written, written
+	c.pending = clonePipeline(r.pipeline)
+	c.dirty |= docPipeline
+	c.mu.Unlock()
+	c.flushDocs()
 }
 
-// record appends an event. Like persist, a failure is logged rather than
-// fatal to the run: the run's outcome still reaches the pipeline file.
+// writeLeasesLocked marks the lease register for the next flush. Called
+// with c.mu held; the caller flushes after unlocking.
+func (c *Controller) writeLeasesLocked() { c.dirty |= docLeases }
+
+// flushDocs writes every document changed since the last flush. It takes
+// the latest state under c.mu and writes it outside the lock, so that a
+// slow fsync never holds up an acknowledgement; docMu keeps flushes in
+// order, so an older state never overwrites a newer one.
+func (c *Controller) flushDocs() {
+	c.docMu.Lock()
+	defer c.docMu.Unlock()
+	c.mu.Lock()
+	dirty := c.dirty
+	c.dirty = 0
+	p := c.pending
+	leases := c.leases
+	leases.Leases = slices.Clone(c.leases.Leases)
+	hb := c.hb
+	c.mu.Unlock()
+	if dirty&docPipeline != 0 {
+		if written, err := c.store.WritePipeline(p); err != nil {
+			c.log.Error("write pipeline", "task_id", p.TaskID, "err", err)
+		} else {
+			c.mu.Lock()
+			c.pipeline = written
+			c.mu.Unlock()
+		}
+	}
+	if dirty&docLeases != 0 {
+		if _, err := c.store.WriteLeases(leases); err != nil {
+			c.log.Error("write leases", "err", err)
+		}
+	}
+	if dirty&docHeartbeat != 0 {
+		if _, err := c.store.WriteHeartbeat(hb); err != nil {
+			c.log.Error("write heartbeat", "err", err)
+		}
+	}
+}
+
+// clonePipeline returns a copy of p that shares nothing it could mutate.
+func clonePipeline(p ledger.PipelineState) ledger.PipelineState {
+	p.Steps = slices.Clone(p.Steps)
+	p.RoleLifecycle = p.RoleLifecycle.Clone()
+	return p
+}
+
+// record appends an event. A failure is logged rather than fatal to the
+// run: the run's outcome still reaches the pipeline file.
 func (c *Controller) record(_ *run, e ledger.Event) {
-	if err := c.store.AppendEvent(e); err != nil {
+	if err := c.journal.append(e); err != nil {
 		c.log.Error("append event", "type", e.EventType, "err", err)
 	}
-}
-
-// writeLeasesLocked writes the lease register. Called with c.mu held.
-func (c *Controller) writeLeasesLocked() {
-	written, err := c.store.WriteLeases(c.leases)
-	if err != nil {
-		c.log.Error("write leases", "err", err)
-		return
-	}
-	c.leases = written
 }
 
 // transition moves r's current attempt to a new run state through the

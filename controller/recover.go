@@ -149,7 +149,7 @@ func (c *Controller) fenceOrphansLocked() {
 			"reason_code", "CONTROLLER_SUCCESSION", "generation", c.generation, "superseded_tokens", nonNil(res.Superseded),
 			"successor_pid", c.pid)
 		e.DedupKey = "succession:" + key[0] + ":" + key[1] + ":" + takeoverAt
-		if err := c.store.AppendEvent(e); err != nil {
+		if err := c.journal.append(e); err != nil {
 			c.log.Error("record takeover", "err", err)
 		}
 		if c.pipeline.TaskID == key[0] && c.pipeline.RunID == key[1] {

@@ -55,6 +55,7 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 	}
 	taskID, runID := p.TaskID, p.RunID
 	c.mu.Unlock()
+	c.flushDocs()
 
 	takeover := c.events.typed(taskID, runID, "", ledger.EventLeaseTakeover, ledger.SeverityWarn,
 		"takeover_at", takeoverAt, "adopted_step_ids", nonNil(res.AdoptedSteps()), "failed_step_ids", nonNil(res.FailedSteps),

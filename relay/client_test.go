@@ -384,13 +384,12 @@ func TestLongWorkerOutputIsTruncated(t *testing.T) {
 	if _, err := c.Observe(testCtx(t)); err != nil {
 		t.Fatal(err)
 	}
-	<-c.Notices() // the status
 	text := strings.Repeat("数据\"\\", testMaxLine)
 	if err := ts.Notify(Notice{Kind: NoticeWorkerOutput, Output: &OutputLine{Line: text}}); err != nil {
 		t.Fatal(err)
 	}
-	n := <-c.Notices()
-	if n.Output == nil || !n.Output.Truncated || !strings.HasPrefix(text, n.Output.Line) || len(n.Output.Line) < testMaxLine/4 {
+	n := nextOutput(t, c)
+	if !n.Output.Truncated || !strings.HasPrefix(text, n.Output.Line) || len(n.Output.Line) < testMaxLine/4 {
 		t.Fatalf("got %+v, want a truncated prefix of the line", n.Output)
 	}
 }
@@ -508,5 +507,27 @@ func TestOversizedStatusIsRefusedNotSent(t *testing.T) {
 	}
 	if _, err := c.Ping(testCtx(t)); err != nil {
 		t.Fatalf("connection unusable after: %v", err)
+	}
+}
+
+// nextOutput returns the next worker output notice, passing over status
+// notices (one follows Observe, and one each reconnect).
+func nextOutput(t *testing.T, c *Client) Notice {
+	t.Helper()
+	timeout := time.After(waitTimeout)
+	for {
+		select {
+		case n, ok := <-c.Notices():
+			switch {
+			case !ok:
+				t.Fatal("Notices closed")
+			case n.Kind == NoticeWorkerOutput && n.Output != nil:
+				return n
+			case n.Kind != NoticeStatus:
+				t.Fatalf("got notice %+v, want worker output (state %+v)", n, c.State())
+			}
+		case <-timeout:
+			t.Fatal("no worker output notice")
+		}
 	}
 }

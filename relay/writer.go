@@ -89,6 +89,7 @@ func (c *conn) drain(open bool) {
 // deadlineWriter gives every write to the peer its own deadline.
 type deadlineWriter struct{ c *conn }
 
+// Write implements io.Writer.
 func (w *deadlineWriter) Write(p []byte) (int, error) {
 	_ = w.c.nc.SetWriteDeadline(time.Now().Add(w.c.s.cfg.WriteTimeout))
 	return w.c.nc.Write(p)

@@ -44,7 +44,13 @@ func startController(self, root, lang string) (int, error) {
 // (unless start is false). progress, if set, is told when a controller is
 // being started.
 func (a *app) connect(ctx context.Context, root string, start bool, progress func(pid int)) (*relay.Client, error) {
-	quick, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	// With a fallback (starting a controller) a short wait decides; with
+	// none, a busy controller deserves time to answer.
+	patience := 500 * time.Millisecond
+	if !start {
+		patience = 10 * time.Second
+	}
+	quick, cancel := context.WithTimeout(ctx, patience)
 	client, err := relay.Dial(quick, root, relay.DefaultClientConfig())
 	cancel()
 	if err == nil {
