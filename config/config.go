@@ -113,7 +113,7 @@ type Lane struct {
 	// 0 means no limit (the heartbeat still catches a silent worker).
 	Timeout Duration `toml:"timeout"`
 	// StopGrace is how long a worker may take to exit after SIGTERM before
-	// its process group gets SIGKILL. Default 5s.
+	// its process group gets SIGKILL. Default 5s; 0 sends SIGKILL at once.
 	StopGrace Duration `toml:"stop_grace"`
 	// Concurrency is how many runs of this lane may be active at once;
 	// later runs wait, first come first served. Default 1; 1 to 64.
@@ -145,23 +145,28 @@ type Step struct {
 
 // Defaults that are not zero values.
 const (
-	DefaultIdleExit        = 60 * time.Second
-	DefaultCheckInterval   = 2 * time.Second
-	DefaultWarningAfter    = 20 * time.Second
-	DefaultStaleAfter      = 45 * time.Second
-	DefaultLeaseTTL        = 30 * time.Second
-	DefaultMaxRestarts     = 5
-	DefaultRestartWindow   = 10 * time.Minute
-	DefaultBackoffBase     = 1 * time.Second
-	DefaultBackoffCap      = 30 * time.Second
-	DefaultLaneTimeout     = 30 * time.Minute
-	DefaultStopGrace       = 5 * time.Second
-	DefaultConcurrency     = 1
-	DefaultHookTimeout     = 10 * time.Second
-	DefaultStepID          = "S1"
-	MaxConcurrency         = 64
-	leaseRenewalsToOutlive = 3
+	DefaultIdleExit      = 60 * time.Second
+	DefaultCheckInterval = 2 * time.Second
+	DefaultWarningAfter  = 20 * time.Second
+	DefaultStaleAfter    = 45 * time.Second
+	DefaultLeaseTTL      = 30 * time.Second
+	DefaultMaxRestarts   = 5
+	DefaultRestartWindow = 10 * time.Minute
+	DefaultBackoffBase   = 1 * time.Second
+	DefaultBackoffCap    = 30 * time.Second
+	DefaultLaneTimeout   = 30 * time.Minute
+	DefaultStopGrace     = 5 * time.Second
+	DefaultConcurrency   = 1
+	DefaultHookTimeout   = 10 * time.Second
+	DefaultStepID        = "S1"
+	// MaxConcurrency bounds a lane's concurrency.
+	MaxConcurrency = 64
 )
+
+// leaseRenewalsToOutlive is how many renewal intervals a lease TTL must
+// span: two renewals may be missed (one slow write, one slow tick) before
+// a live controller loses its lease.
+const leaseRenewalsToOutlive = 3
 
 // DefaultConfig returns the settings of a root without daokit.toml: one
 // lane "worker" running the built-in simulated agent, a one-step workflow

@@ -1,0 +1,191 @@
+package compact
+
+import (
+	"github.com/daokit/daokit/compact/internal/rawjson"
+	"github.com/daokit/daokit/ledger"
+)
+
+// Compact returns the compacted form of c and a report of what changed;
+// c itself is not modified. known holds what the ledger knows of the keep
+// set: a keep-set field the context lacks (absent, blank or of the wrong
+// type) is taken from it. See the package documentation for the rules.
+//
+// Compact is a pure function: equal inputs give outputs that Encode to
+// equal bytes, and compacting its result again, with the same known
+// facts, changes nothing. The result remembers that: compacting it again
+// reuses each list that nothing was appended to, in microseconds, and
+// reads each entry of a reopened list once.
+func Compact(c *Context, known Facts) (*Context, Report) {
+	if c == nil {
+		c = &Context{}
+	}
+	rep := Report{EntriesBefore: c.Len(), BytesBefore: c.Size()}
+	// The keep set goes first: its route decides which entries are stale.
+	ks, hasRelay := compactKeepSet(c, known, &rep.Relay)
+	keep := ks.encode()
+	e := newEngine(ks.Route)
+	var tallies [numLists]tally
+	out := &Context{members: make([]member, 0, len(c.members)+1)}
+	for _, m := range c.members {
+		l, isList := listOf(m.key)
+		switch {
+		case m.key == relayKey:
+			if keep != nil {
+				out.members = append(out.members, member{key: m.key, rawKey: m.rawKey, value: keep})
+			}
+		case !isList:
+			out.members = append(out.members, m)
+		case m.items != nil:
+			if kept := e.list(l, m.items, &tallies[l]); len(kept.raws) > 0 {
+				out.members = append(out.members, member{key: m.key, rawKey: m.rawKey, items: kept})
+			}
+		case string(m.value) == "null":
+			// Python leaves a null list alone.
+			out.members = append(out.members, m)
+		default:
+			tallies[l].before, tallies[l].by[Invalid] = 1, 1
+		}
+	}
+	if !hasRelay && keep != nil {
+		out.members = append(out.members, newMember(relayKey, keep))
+	}
+	for l := range numLists {
+		rep.Lists = append(rep.Lists, tallies[l].row(l))
+	}
+	rep.EntriesAfter, rep.BytesAfter = out.Len(), out.Size()
+	return out, rep
+}
+
+// compactKeepSet reads relay_context, fills it from known and records
+// what changed in rr. It reports whether c has a relay_context member.
+func compactKeepSet(c *Context, known Facts, rr *RelayReport) (keepSet, bool) {
+	var relay []byte
+	m := c.find(relayKey)
+	if m != nil {
+		relay = m.value
+	}
+	var scratch rawjson.Scratch
+	var text []byte
+	ks := readKeepSet(relay, &scratch, &text)
+	if m != nil && (len(relay) == 0 || relay[0] != '{') {
+		ks.dropped = append(ks.dropped, relayKey)
+	}
+	rr.Filled = append([]string{}, ks.fill(known)...)
+	rr.Dropped = append([]string{}, ks.dropped...)
+	return ks, m != nil
+}
+
+func newEngine(route ledger.RouteSummary) *engine {
+	return &engine{route: route, keys: map[int32]eventKey{}}
+}
+
+// engine holds the state of one compaction: reusable buffers, and the
+// identities of the entries kept so far in the current list.
+type engine struct {
+	hasher  rawjson.Hasher
+	norm    normalizer
+	scratch rawjson.Scratch
+	buf     []byte // text of the key or value being read
+	buf2    []byte
+	arena   arena
+	route   ledger.RouteSummary
+	// seen maps the identity hashes of the kept entries to their index.
+	seen table
+	// keys remembers the event identity of kept entries that later
+	// entries were compared with, so each is read once.
+	keys map[int32]eventKey
+	// subjects maps a status identity hash to a slot in latest, the
+	// latest report of that subject and status; gone marks the kept
+	// reports that a later one superseded.
+	subjects table
+	latest   []subject
+	gone     []bool
+}
+
+// list compacts the entries of list l.
+func (e *engine) list(l List, in *items, t *tally) *items {
+	route := routeKey{e.route.TaskID, e.route.RunID}
+	if in.compactedFor != nil && *in.compactedFor == route {
+		// A fixed point: share the entries, capped so that an Append to
+		// either list cannot write into the other's.
+		n := len(in.raws)
+		t.before, t.kept = n, n
+		return &items{raws: in.raws[:n:n], metas: in.metas[:n:n], compactedFor: in.compactedFor}
+	}
+	e.seen.reset(len(in.raws))
+	e.subjects.reset(0)
+	clear(e.keys)
+	e.latest, e.gone = e.latest[:0], e.gone[:0]
+	// Room for every entry at once: cheaper than growing, as a list keeps
+	// a good part of its entries.
+	out := &items{raws: make([][]byte, 0, len(in.raws)), metas: make([]meta, 0, len(in.raws))}
+	t.before = len(in.raws)
+	for i, raw := range in.raws {
+		var m meta
+		var f *fields // nil when the entry was analysed by an earlier pass
+		if in.metas != nil && in.metas[i].flags&analysed != 0 {
+			m = in.metas[i]
+		} else {
+			var fresh fields
+			var reason Reason
+			var ok bool
+			if raw, m, fresh, reason, ok = e.entry(l, raw); !ok {
+				t.by[reason]++
+				continue
+			}
+			f = &fresh
+		}
+		switch {
+		case e.offRoute(raw, &m):
+			t.by[Stale]++
+		case e.duplicate(l, out, raw, &m, f):
+			t.by[Duplicate]++
+		default:
+			out.raws = append(out.raws, raw)
+			out.metas = append(out.metas, m)
+			e.gone = append(e.gone, false)
+			if m.flags&hasStatus != 0 && e.supersede(out, f) {
+				t.by[Repeated]++
+			}
+		}
+	}
+	e.dropGone(out)
+	repack(out, in)
+	t.kept = len(out.raws)
+	out.compactedFor = &route
+	return out
+}
+
+// repack copies the kept entries into one buffer of their own when they
+// are less than half of what the list held: kept entries are slices of
+// the parsed document, and a few of them would otherwise keep all of it
+// alive for as long as the window keeps its context.
+func repack(out, in *items) {
+	size := func(raws [][]byte) int {
+		n := 0
+		for _, raw := range raws {
+			n += len(raw)
+		}
+		return n
+	}
+	kept := size(out.raws)
+	if 2*kept >= size(in.raws) {
+		return
+	}
+	buf := make([]byte, 0, kept)
+	for i, raw := range out.raws {
+		start := len(buf)
+		buf = append(buf, raw...)
+		out.raws[i] = buf[start:len(buf):len(buf)]
+	}
+}
+
+// offRoute reports whether an entry is about another task or run than the
+// one the route summary names: work that a newer instruction replaced.
+func (e *engine) offRoute(raw []byte, m *meta) bool {
+	differs := func(s span, want string) bool {
+		v := s.in(raw)
+		return v != nil && want != "" && string(rawjson.Text(v, &e.buf)) != want
+	}
+	return differs(m.task, e.route.TaskID) || differs(m.run, e.route.RunID)
+}
