@@ -30,7 +30,7 @@ type run struct {
 	// successors are leases the controller adopted in a takeover and holds
 	// until the replacement worker starts.
 	successors []string
-	restarts  heal.Restarts
+	restarts   heal.Restarts
 	// hung is set by the liveness loop when it stopped the worker for
 	// silence; warned records that the current silence was reported.
 	hung, warned bool

@@ -3,11 +3,11 @@ package i18n
 import (
 	"embed"
 	"fmt"
-	"io/fs"
 	"path"
 	"sync"
 
 	"github.com/BurntSushi/toml"
+	"github.com/daokit/daokit/i18n/internal/catalog"
 	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 	"golang.org/x/text/language"
 )
@@ -21,32 +21,59 @@ var (
 	bundleErr  error
 )
 
-// loadBundle parses every embedded catalog once. A broken catalog is a
-// build-time mistake that the catalog tests catch; at run time it degrades
-// to message ids instead of crashing.
+// loadBundle loads the catalogs once. It uses the generated catalog when
+// that was made from exactly the embedded TOML files (the usual case: no
+// TOML parsing at start-up), and parses the TOML otherwise, so that a
+// catalog edited without `go generate ./i18n` still shows its new text. A
+// broken catalog is a mistake the catalog tests catch; at run time it
+// degrades to message ids instead of crashing.
 func loadBundle() (*goi18n.Bundle, error) {
 	bundleOnce.Do(func() {
 		b := goi18n.NewBundle(language.English)
-		b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-		files, err := fs.Glob(locales, "locales/*.toml")
+		files, err := catalog.Files(locales, "locales")
 		if err != nil {
 			bundleErr = err
 			return
 		}
-		for _, name := range files {
-			data, err := locales.ReadFile(name)
-			if err != nil {
-				bundleErr = err
-				return
-			}
-			if _, err := b.ParseMessageFileBytes(data, path.Base(name)); err != nil {
-				bundleErr = fmt.Errorf("parse catalog %s: %w", name, err)
-				return
-			}
+		if digest, err := catalog.Digest(locales, files); err == nil && digest == generatedDigest {
+			bundleErr = addGenerated(b)
+		} else {
+			bundleErr = parseTOML(b, files)
 		}
 		bundle = b
 	})
 	return bundle, bundleErr
+}
+
+func addGenerated(b *goi18n.Bundle) error {
+	for lang, entries := range generatedCatalog {
+		tag, err := language.Parse(lang)
+		if err != nil {
+			return err
+		}
+		msgs := make([]*goi18n.Message, len(entries))
+		for i, e := range entries {
+			msgs[i] = &goi18n.Message{ID: e[0], Other: e[1]}
+		}
+		if err := b.AddMessages(tag, msgs...); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func parseTOML(b *goi18n.Bundle, files []string) error {
+	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
+	for _, name := range files {
+		data, err := locales.ReadFile(name)
+		if err != nil {
+			return err
+		}
+		if _, err := b.ParseMessageFileBytes(data, path.Base(name)); err != nil {
+			return fmt.Errorf("parse catalog %s: %w", name, err)
+		}
+	}
+	return nil
 }
 
 // Localizer renders messages in one language. The zero value is not

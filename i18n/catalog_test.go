@@ -7,9 +7,11 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/BurntSushi/toml"
+	"github.com/daokit/daokit/i18n/internal/catalog"
 )
 
 type catalogMessage struct {
@@ -125,5 +127,39 @@ func TestCatalogsLoadAndRender(t *testing.T) {
 	}
 	if got := zh.T("no.such.message"); got != "no.such.message" {
 		t.Errorf("missing id renders %q, want the id", got)
+	}
+}
+
+// TestGeneratedCatalogIsCurrent keeps catalog_gen.go in step with the
+// TOML files, so that the fast start-up path shows the current texts.
+func TestGeneratedCatalogIsCurrent(t *testing.T) {
+	files, err := catalog.Files(locales, "locales")
+	if err != nil {
+		t.Fatal(err)
+	}
+	digest, err := catalog.Digest(locales, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if digest != generatedDigest {
+		t.Fatalf("catalog_gen.go is out of date with i18n/locales: run `go generate ./i18n`")
+	}
+	msgs, err := catalog.Load(locales, files)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for lang, entries := range msgs {
+		if len(generatedCatalog[lang]) != len(entries) {
+			t.Errorf("%s: %d generated messages, %d in the catalogs", lang, len(generatedCatalog[lang]), len(entries))
+		}
+	}
+}
+
+func BenchmarkFirstLocalizer(b *testing.B) {
+	for range b.N {
+		bundleOnce = sync.Once{}
+		if _, err := New(Chinese); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -11,3 +11,5 @@
 // file. A test checks that both languages carry the same ids and the same
 // template variables, and that every message has a description.
 package i18n
+
+//go:generate go run ./internal/gencatalog

@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"sort"
 	"strconv"
@@ -210,32 +211,40 @@ func (o Object) SortedKeys() []string {
 // errNotObject is returned when a document's top level is not an object.
 var errNotObject = fmt.Errorf("expected a JSON object")
 
-// decodeObject splits a JSON object into its members, in order. Duplicate
-// keys keep the last value at the first position, as Python does.
+// decodeObject splits a JSON object into its members, in order, with their
+// raw values. Duplicate keys keep the last value at the first position, as
+// Python does. json.Valid checks the syntax first (the standard library
+// stays the judge of what is JSON); the members of an object known to be
+// valid are then found by a boundary scan, which is several times faster
+// than json.Decoder's token stream on the hot path of every reader.
 func decodeObject(data []byte) (Object, error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		if err == nil {
+			err = errors.New("not valid JSON")
+		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
+	data = bytes.TrimSpace(data)
+	if len(data) == 0 || data[0] != '{' {
 		return nil, errNotObject
 	}
+	// Values point into data; a private copy keeps them valid whatever
+	// the caller does with its buffer.
+	data = bytes.Clone(data)
 	var fields Object
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, fmt.Errorf("invalid JSON: %w", err)
-		}
-		key, _ := tok.(string)
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, fmt.Errorf("invalid JSON: %w", err)
-		}
+	i := skipSpace(data, 1)
+	for data[i] != '}' {
+		keyEnd := stringEnd(data, i)
+		key := decodeKey(data[i:keyEnd])
+		i = skipSpace(data, skipSpace(data, keyEnd)+1) // past ':'
+		valueEnd := jsonValueEnd(data, i)
+		raw := json.RawMessage(data[i:valueEnd:valueEnd])
 		replaced := false
-		for i := range fields {
-			if fields[i].Key == key {
-				fields[i].Value = raw
+		for k := range fields {
+			if fields[k].Key == key {
+				fields[k].Value = raw
 				replaced = true
 				break
 			}
@@ -243,17 +252,71 @@ func decodeObject(data []byte) (Object, error) {
 		if !replaced {
 			fields = append(fields, Field{Key: key, Value: raw})
 		}
-	}
-	if _, err := dec.Token(); err != nil {
-		return nil, fmt.Errorf("invalid JSON: %w", err)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("invalid JSON: data after the object")
-	}
-	if _, err := dec.Token(); err == nil {
-		return nil, fmt.Errorf("invalid JSON: data after the object")
+		i = skipSpace(data, valueEnd)
+		if data[i] == ',' {
+			i = skipSpace(data, i+1)
+		}
 	}
 	return fields, nil
+}
+
+func skipSpace(data []byte, i int) int {
+	for i < len(data) && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string that opens at i.
+func stringEnd(data []byte, i int) int {
+	for j := i + 1; j < len(data); j++ {
+		switch data[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(data)
+}
+
+// jsonValueEnd returns the index just past the value that starts at i.
+func jsonValueEnd(data []byte, i int) int {
+	switch data[i] {
+	case '"':
+		return stringEnd(data, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(data); j++ {
+			switch data[j] {
+			case '"':
+				j = stringEnd(data, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(data)
+	}
+	j := i
+	for j < len(data) && !bytes.ContainsRune([]byte(",}] \t\r\n"), rune(data[j])) {
+		j++
+	}
+	return j
+}
+
+// decodeKey unquotes a member name; most have no escapes.
+func decodeKey(quoted []byte) string {
+	if bytes.IndexByte(quoted, '\\') < 0 && utf8.Valid(quoted) {
+		return string(quoted[1 : len(quoted)-1])
+	}
+	var s string
+	_ = json.Unmarshal(quoted, &s)
+	return s
 }
 
 // objectWriter builds a compact JSON object member by member, in the order
