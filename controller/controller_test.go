@@ -425,3 +425,37 @@ func TestStandingLeaseIsHeldRenewedAndReleased(t *testing.T) {
 		t.Fatalf("after stop: %s, want RELEASED", got[0].Status)
 	}
 }
+
+func TestInstructionNamingARunAttachesToIt(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	gate := filepath.Join(root, "gate")
+	h := startHarness(t, root, shellConfig(`while [ ! -f `+gate+` ]; do sleep 0.05; done; echo done`))
+	named := func(id string) relay.Ack {
+		env := relay.Envelope{ID: id, Type: relay.TypeInstruction, Action: relay.ActionForward}
+		env.SetBody(relay.Instruction{Text: "named", TaskID: "DKT-300", RunID: "RUN-A"})
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		reply, err := h.client.Send(ctx, env)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ack relay.Ack
+		reply.DecodeBody(&ack)
+		return ack
+	}
+	first := named("m-1")
+	second := named("m-2")
+	if first.TaskID != "DKT-300" || first.RunID != "RUN-A" || second.TaskID != "DKT-300" || second.RunID != "RUN-A" {
+		t.Fatalf("acks %+v %+v", first, second)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	h.finished("DKT-300")
+	events := h.events()
+	if n := count(events, func(e ledger.Event) bool { return e.EventType == ledger.EventStepStarted }); n != 1 {
+		t.Errorf("%d workers started, want 1: the second instruction must attach, not start a run", n)
+	}
+	if n := count(events, func(e ledger.Event) bool { return op(e) == OpRunFinished }); n != 1 {
+		t.Errorf("%d RUN_FINISHED, want 1", n)
+	}
+}

@@ -32,7 +32,11 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 		ack.Duplicate = true
 		return ack, nil
 	}
-	r := c.newRun(Instruction{MessageID: req.ID, Text: in.Text, At: c.now()})
+	if existing := c.namedRun(in); existing != nil {
+		c.mu.Unlock()
+		return c.attach(req, in, existing)
+	}
+	r := c.newRun(Instruction{MessageID: req.ID, Text: in.Text, At: c.now(), TaskID: strings.TrimSpace(in.TaskID), RunID: strings.TrimSpace(in.RunID)})
 	route := RouteOf(&r.pipeline)
 	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(r.in.At),
@@ -54,6 +58,49 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	c.mu.Unlock()
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
 	c.start(r)
+	return ack, nil
+}
+
+// namedRun returns the run an instruction names by task and run id, if
+// this controller has it. Called with c.mu held.
+func (c *Controller) namedRun(in relay.Instruction) *run {
+	taskID, runID := strings.TrimSpace(in.TaskID), strings.TrimSpace(in.RunID)
+	if taskID == "" || runID == "" {
+		return nil
+	}
+	for _, r := range c.order {
+		if r.pipeline.TaskID == taskID && r.pipeline.RunID == runID {
+			return r
+		}
+	}
+	return nil
+}
+
+// attach answers an instruction that names an existing run, as the
+// Python tool's `run` continues the run of its --task-id/--run-id: a run
+// in progress or done is left alone, a failed or blocked one is retried.
+// The instruction is recorded as attached, so that recovery does not take
+// it for a run of its own.
+func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (relay.Ack, error) {
+	c.mu.Lock()
+	route := RouteOf(&r.pipeline)
+	retry := r.final == ledger.StatusFailed || r.final == ledger.StatusBlocked
+	c.mu.Unlock()
+	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
+		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(c.now()),
+		"route", routePayload(route), "generation", c.generation, "attached_to", r.in.MessageID)
+	e.DedupKey = dedupInstruction + req.ID
+	if err := c.journal.append(e); err != nil {
+		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
+	}
+	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
+	c.mu.Lock()
+	c.acks[req.ID] = ack
+	c.current = r
+	c.mu.Unlock()
+	if retry {
+		c.retry(r)
+	}
 	return ack, nil
 }
 

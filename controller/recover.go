@@ -44,8 +44,19 @@ func (c *Controller) recover() []found {
 		id := e.Payload.String("message_id")
 		switch e.Payload.String("operation") {
 		case OpInstruction:
+			if target := e.Payload.String("attached_to"); target != "" {
+				// An instruction that named an existing run: no run of
+				// its own, but a retry of a finished one reopens it.
+				c.acks[id] = relay.Ack{Route: toRelayRoute(routeFrom(e.Payload)), EventID: e.EventID}
+				if f := byID[target]; f != nil && f.finished {
+					f.finished = false
+				}
+				continue
+			}
 			at, _ := ledger.ParseTime(e.Payload.String("received_at"))
-			f := &found{in: Instruction{MessageID: id, Text: e.Payload.String("text"), At: at}, route: routeFrom(e.Payload)}
+			route := routeFrom(e.Payload)
+			f := &found{in: Instruction{MessageID: id, Text: e.Payload.String("text"), At: at,
+				TaskID: route.TaskID, RunID: route.RunID}, route: route}
 			if _, dup := byID[id]; !dup && id != "" {
 				byID[id] = f
 				order = append(order, f)

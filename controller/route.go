@@ -47,6 +47,9 @@ type Instruction struct {
 	MessageID string    // client-chosen id; the dedup key
 	Text      string    // what the person typed
 	At        time.Time // when the controller received it
+	// TaskID and RunID, when set, are the ids the sender asked for;
+	// otherwise they derive from MessageID and At.
+	TaskID, RunID string
 }
 
 // TaskIDFor derives a stable task id from a message id, so that a resent
@@ -77,8 +80,14 @@ func NewRun(in Instruction, workflow []StepTemplate, generation int) ledger.Pipe
 	if len(workflow) == 0 {
 		workflow = DefaultWorkflow()
 	}
-	taskID := TaskIDFor(in.MessageID)
-	runID := ledger.DefaultRunID(taskID, in.At)
+	taskID := in.TaskID
+	if taskID == "" {
+		taskID = TaskIDFor(in.MessageID)
+	}
+	runID := in.RunID
+	if runID == "" {
+		runID = ledger.DefaultRunID(taskID, in.At)
+	}
 	goal := goalOf(in.Text)
 	p := ledger.NewPipelineState(in.At)
 	p.TaskID, p.RunID, p.Goal = taskID, runID, goal

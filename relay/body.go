@@ -21,6 +21,10 @@ type Hello struct {
 // Instruction is the body of an instruction request: what the person typed.
 type Instruction struct {
 	Text string `json:"text"`
+	// TaskID and RunID, when set, name the task and run the instruction
+	// becomes (`daokit run --task-id`); empty lets the controller choose.
+	TaskID string `json:"task_id,omitempty"`
+	RunID  string `json:"run_id,omitempty"`
 }
 
 // ControlKind names a control request. The set is closed on purpose: an

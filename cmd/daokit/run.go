@@ -1,0 +1,139 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"syscall"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+func init() {
+	register(command{name: "run", summary: "cli.run.summary", run: runRun})
+}
+
+// runRun is the Python DAOKit's `run`, done through the controller: the
+// goal becomes an instruction for task --task-id (and run --run-id), and
+// the command waits for the run's end and prints the Python tool's line.
+func runRun(a *app, args []string) error {
+	f := a.newFlags(command{name: "run", summary: "cli.run.summary"})
+	root := f.root()
+	taskID := f.String("task-id", "", "cli.run.flag.task_id")
+	goal := f.String("goal", "", "cli.run.flag.goal")
+	runID := f.String("run-id", "", "cli.run.flag.run_id")
+	// Accepted for compatibility: the controller owns steps, lanes and
+	// leases, so these name nothing it would take from a client.
+	f.String("step-id", "S1", "cli.run.flag.compat")
+	f.String("lane", "default", "cli.run.flag.compat")
+	f.String("thread-id", "", "cli.run.flag.compat")
+	f.Int("lease-ttl", 1200, "cli.run.flag.compat")
+	f.Bool("no-lease", false, "cli.run.flag.compat")
+	interrupt := f.Bool("simulate-interruption", false, "cli.run.flag.interrupt")
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	if *taskID == "" || *goal == "" {
+		return usageError(a.t("cli.error.usage", "Command", "run", "Detail", a.t("cli.run.error.required")))
+	}
+	dir, err := absRoot(*root)
+	if err != nil {
+		return failf("E_RUN_FAILED", err.Error())
+	}
+	client, err := a.connect(a.ctx, dir, true, func(pid int) {
+		fmt.Fprintln(a.io.err, a.t("cli.send.starting", "PID", pid))
+	})
+	if err != nil {
+		return failf("E_RUN_FAILED", a.describeRelay(err))
+	}
+	defer client.Close()
+	if _, err := client.Observe(a.ctx); err != nil {
+		return failf("E_RUN_FAILED", a.describeRelay(err))
+	}
+	env := relay.Envelope{ID: relay.NewID(), Type: relay.TypeInstruction, Action: relay.ActionForward}
+	if err := env.SetBody(relay.Instruction{Text: *goal, TaskID: *taskID, RunID: *runID}); err != nil {
+		return err
+	}
+	reply, err := client.Send(a.ctx, env)
+	if err != nil {
+		return failf("E_RUN_FAILED", a.describeRelay(err))
+	}
+	var ack relay.Ack
+	if err := reply.DecodeBody(&ack); err != nil {
+		return failf("E_RUN_FAILED", err.Error())
+	}
+	if *interrupt {
+		return a.simulateInterruption(a.ctx, client, dir, ack)
+	}
+	if err := a.waitRunEnd(a.ctx, client, ack.TaskID, ack.RunID); err != nil {
+		return err
+	}
+	p := ledger.LoadSnapshot(dir).Pipeline.Value
+	a.printf("task_id=%s run_id=%s status=%s current_step=%s\n", ack.TaskID, ack.RunID, p.Status, orNone(p.CurrentStep))
+	if p.Status != ledger.StatusDone {
+		return failf("E_RUN_FAILED", a.t("cli.run.error.ended", "Status", p.Status, "Reason", orDash(p.RoleLifecycle.Get("route:last_reason"))))
+	}
+	return nil
+}
+
+// waitRunEnd waits, quietly, for the run's end.
+func (a *app) waitRunEnd(ctx context.Context, client *relay.Client, taskID, runID string) error {
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case st := <-client.States():
+			if st.State != relay.StateConnected {
+				continue
+			}
+			if status, err := client.Observe(ctx); err == nil && status.Route.TaskID == taskID && status.Route.RunID == runID && finalNextActions[status.Route.NextAction] {
+				return nil
+			}
+		case n, ok := <-client.Notices():
+			if !ok {
+				return failf("E_RUN_FAILED", a.t("cli.send.error.closed"))
+			}
+			if r := noticeRoute(n); r != nil && r.TaskID == taskID && r.RunID == runID && finalNextActions[r.NextAction] {
+				return nil
+			}
+		}
+	}
+}
+
+func noticeRoute(n relay.Notice) *relay.Route {
+	switch {
+	case n.Kind == relay.NoticeRoute:
+		return n.Route
+	case n.Kind == relay.NoticeStatus && n.Status != nil:
+		return &n.Status.Route
+	}
+	return nil
+}
+
+// simulateInterruption waits until the run's worker runs, then kills the
+// controller (SIGKILL) as a crash would, leaving the step's lease ACTIVE
+// for the next controller to take over: the Python tool's drill, done for
+// real.
+func (a *app) simulateInterruption(ctx context.Context, client *relay.Client, root string, ack relay.Ack) error {
+	deadline := time.After(controllerStartTimeout)
+	for running := false; !running; {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-deadline:
+			return failf("E_RUN_FAILED", a.t("cli.run.error.not_started"))
+		case n, ok := <-client.Notices():
+			if !ok {
+				return failf("E_RUN_FAILED", a.t("cli.send.error.closed"))
+			}
+			running = n.Kind == relay.NoticeRunState && n.Run != nil && n.Run.TaskID == ack.TaskID && n.Run.State == "generating"
+		}
+	}
+	if pid, err := ledger.LockHolder(root); err == nil && pid > 0 && pid != os.Getpid() {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+	}
+	fmt.Fprintln(a.io.err, "E_RUN_INTERRUPTED: "+a.t("cli.run.interrupted"))
+	return &exitError{code: exitInterrupted}
+}

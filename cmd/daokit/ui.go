@@ -1,0 +1,131 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/daokit/daokit/compact"
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/tui"
+	"github.com/daokit/daokit/tui/component/events"
+	"github.com/daokit/daokit/tui/relayctx"
+)
+
+func init() {
+	register(command{name: "ui", summary: "tui.cli.ui.summary", run: runUI})
+	register(command{name: "watch", summary: "tui.cli.watch.summary", run: runWatch})
+}
+
+// runUI opens the window on --root: it forwards what the person types to
+// the root's controller, starting one when none is live.
+func runUI(a *app, args []string) error {
+	return a.runWindow(command{name: "ui", summary: "tui.cli.ui.summary"}, args, false)
+}
+
+// runWatch opens the same window read-only: it only observes the ledger,
+// which may have been written by another tool.
+func runWatch(a *app, args []string) error {
+	return a.runWindow(command{name: "watch", summary: "tui.cli.watch.summary"}, args, true)
+}
+
+func (a *app) runWindow(c command, args []string, readOnly bool) error {
+	f := a.newFlags(c)
+	root := f.root()
+	logPath := f.String("log", "", "tui.cli.flag.log")
+	var noStart *bool
+	if !readOnly {
+		noStart = f.Bool("no-start", false, "tui.cli.flag.no_start")
+	}
+	if err := f.parse(args); err != nil {
+		return err
+	}
+	dir, err := absRoot(*root)
+	if err != nil {
+		return failf("E_UI_FAILED", err.Error())
+	}
+	logger, closeLog, err := windowLogger(*logPath)
+	if err != nil {
+		return failf("E_UI_FAILED", err.Error())
+	}
+	defer closeLog()
+
+	feed := tui.NewLedgerSource(dir, events.DefaultCapacity)
+	defer feed.Close()
+	opts := tui.Options{
+		Root:     dir,
+		ReadOnly: readOnly,
+		Lang:     a.loc.Lang(),
+		Feed:     feed,
+		Wide:     tui.ApplyWidthPolicy(a.getenv),
+		Logger:   logger,
+	}
+	if !readOnly {
+		cfg := relay.DefaultClientConfig()
+		cfg.MaxBackoff, cfg.Logger = 2*time.Second, logger
+		client, err := relay.NewClient(dir, cfg)
+		if err != nil {
+			return failf("E_UI_FAILED", err.Error())
+		}
+		defer client.Close()
+		opts.Relay = tui.NewRelayLink(client)
+		opts.Context = relayctx.FileStore{Path: filepath.Join(dir, "state", relayctx.FileName)}
+		policy := windowPolicy(dir, logger)
+		opts.ContextPolicy = &policy
+		if !*noStart {
+			opts.Controllers = &processControllers{self: a.self, root: dir, lang: a.loc.Lang()}
+		}
+	}
+	ro := tui.RunOptions{AltScreen: true}
+	if a.io.in != os.Stdin {
+		ro.Input = a.io.in
+	}
+	if a.io.out != os.Stdout {
+		ro.Output = a.io.out
+	}
+	if err := tui.Run(a.ctx, opts, ro); err != nil {
+		return fmt.Errorf("%s: %w", c.name, err)
+	}
+	return nil
+}
+
+// windowPolicy is how the window compacts its relay context: compact's
+// shipped triggers, the built-in compaction, then the pre-compact hooks
+// of daokit.toml. A configuration that does not load only costs the
+// configured hooks (the controller reports the configuration error).
+func windowPolicy(root string, logger *slog.Logger) relayctx.Policy {
+	p := relayctx.DefaultPolicy()
+	p.Hooks = compact.NewHooks()
+	cfg, err := config.Load(root)
+	if err != nil {
+		logger.Warn("configuration not loaded; no pre-compact hooks", "err", err)
+		return p
+	}
+	for _, h := range cfg.HookSpecsAt(config.HookPreCompact) {
+		spec := compact.HookSpec{Point: compact.PreCompact, Name: h.Name, Command: h.Command,
+			Timeout: h.Timeout, Dir: h.Dir, Env: h.Env}
+		if err := p.Hooks.AddCommand(spec); err != nil {
+			logger.Warn("pre-compact hook not added", "name", h.Name, "err", err)
+		}
+	}
+	return p
+}
+
+// windowLogger logs to path, or nowhere: while the window runs nothing
+// may write to the terminal.
+func windowLogger(path string) (*slog.Logger, func(), error) {
+	if path == "" {
+		return slog.New(slog.DiscardHandler), func() {}, nil
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open log: %w", err)
+	}
+	var w io.Writer = f
+	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelDebug})
+	return slog.New(h).With("pid", os.Getpid()), func() { _ = f.Close() }, nil
+}

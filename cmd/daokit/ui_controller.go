@@ -1,0 +1,168 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/tui/live"
+)
+
+// processControllers finds the controller of a root and starts
+// `daokit controller` when there is none. It is the window's
+// live.Controllers.
+type processControllers struct {
+	self, root, lang string
+}
+
+var _ live.Controllers = (*processControllers)(nil)
+
+// Probe implements live.Controllers: the lock file names the holder's pid
+// (a controller that was killed leaves it behind, so the pid must also be
+// alive); the newest ACTIVE controller lease and the socket file are
+// reported as well. It never takes the lock, which would race with a
+// controller that is starting.
+func (c *processControllers) Probe(context.Context) (live.Probe, error) {
+	l := ledger.Layout{Root: c.root}
+	var p live.Probe
+	if data, err := os.ReadFile(l.Path(ledger.LockFile)); err == nil {
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 0 {
+			p.PID = pid
+			p.Live = alive(pid)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return p, fmt.Errorf("probe controller: %w", err)
+	}
+	if snap := ledger.LoadSnapshot(c.root); snap.Leases.OK() {
+		p.LeasePID = controllerLeasePID(snap.Leases.Value, time.Now())
+	}
+	if sock, err := relay.ResolveSocket(c.root); err == nil {
+		if st, err := os.Stat(sock); err == nil && st.Mode()&fs.ModeSocket != 0 {
+			p.Socket = true
+		}
+	}
+	return p, nil
+}
+
+// alive reports whether a process with pid exists (EPERM: it does, as
+// another user's).
+func alive(pid int) bool {
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
+
+// controllerLeasePID returns the holder of the newest unexpired ACTIVE
+// lease of the controller lane, 0 if none.
+func controllerLeasePID(ls ledger.Leases, now time.Time) int {
+	pid, newest := 0, ""
+	for _, l := range ls.Leases {
+		if l.Lane == "controller" && l.Status == ledger.LeaseActive && !l.Expired(now) && l.UpdatedAt >= newest {
+			pid, newest = l.PID, l.UpdatedAt
+		}
+	}
+	return pid
+}
+
+// Start implements live.Controllers: `daokit controller --root ROOT` in a
+// session of its own, so that closing the window (or its terminal) never
+// stops work in flight. Its stderr goes to an unlinked temporary file
+// that only the window can read, to say why if it exits. A root
+// without a state folder is initialised first, as `daokit send` does.
+func (c *processControllers) Start(context.Context) (live.Process, error) {
+	if _, err := os.Stat(filepath.Join(c.root, ledger.StateDir)); errors.Is(err, fs.ErrNotExist) {
+		if _, err := ledger.Init(c.root, time.Now()); err != nil {
+			return nil, fmt.Errorf("start controller: %w", err)
+		}
+	}
+	out, err := os.CreateTemp("", "daokit-controller-*.out")
+	if err != nil {
+		return nil, fmt.Errorf("start controller: %w", err)
+	}
+	_ = os.Remove(out.Name())
+	devnull, err := os.Open(os.DevNull)
+	if err != nil {
+		_ = out.Close()
+		return nil, fmt.Errorf("start controller: %w", err)
+	}
+	defer devnull.Close()
+	cmd := exec.Command(c.self, "controller", "--root", c.root, "--lang", c.lang)
+	// Only stderr is kept: that is where the controller says why it
+	// stops; stdout carries its ready line.
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		_ = out.Close()
+		return nil, fmt.Errorf("start controller: %w", err)
+	}
+	return &childController{pid: cmd.Process.Pid, out: out}, nil
+}
+
+// childController is a controller the window started.
+type childController struct {
+	pid int
+	out *os.File
+}
+
+// PID implements live.Process.
+func (p *childController) PID() int { return p.pid }
+
+// childPoll is how often Wait looks whether the child has exited. Polling
+// (instead of a goroutine blocked in wait(2)) lets Wait return when the
+// window closes while the controller runs on.
+const childPoll = 250 * time.Millisecond
+
+// Wait implements live.Process. It reaps the child when it exits.
+func (p *childController) Wait(ctx context.Context) (live.Exit, error) {
+	t := time.NewTicker(childPoll)
+	defer t.Stop()
+	for {
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(p.pid, &ws, syscall.WNOHANG, nil)
+		switch {
+		case err != nil && !errors.Is(err, syscall.EINTR):
+			return live.Exit{Code: -1}, fmt.Errorf("wait controller %d: %w", p.pid, err)
+		case pid == p.pid:
+			e := live.Exit{Code: ws.ExitStatus(), Output: lastLine(p.out)}
+			if ws.Signaled() {
+				e.Code, e.Signal = -1, unix.SignalName(ws.Signal())
+			}
+			_ = p.out.Close()
+			return e, nil
+		}
+		select {
+		case <-ctx.Done():
+			return live.Exit{}, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// lastLine returns the last non-blank line of what the child printed.
+func lastLine(f *os.File) string {
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	const tail = 4096
+	off := max(st.Size()-tail, 0)
+	buf := make([]byte, st.Size()-off)
+	if _, err := f.ReadAt(buf, off); err != nil && !errors.Is(err, io.EOF) {
+		return ""
+	}
+	lines := bytes.Split(bytes.TrimSpace(buf), []byte("\n"))
+	return strings.TrimSpace(string(lines[len(lines)-1]))
+}

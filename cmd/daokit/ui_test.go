@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+func uiRoot(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	if _, err := ledger.Init(root, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func TestProbeFindsNoControllerInAFreshRoot(t *testing.T) {
+	t.Parallel()
+	c := &processControllers{root: uiRoot(t)}
+	p, err := c.Probe(context.Background())
+	if err != nil || p.Live || p.PID != 0 || p.Socket {
+		t.Fatalf("Probe of a fresh root: %+v, %v", p, err)
+	}
+}
+
+func TestProbeReadsTheLockHolder(t *testing.T) {
+	t.Parallel()
+	root := uiRoot(t)
+	lock := filepath.Join(root, "state", ledger.LockFile)
+	if err := os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c := &processControllers{root: root}
+	if p, err := c.Probe(context.Background()); err != nil || !p.Live || p.PID != os.Getpid() {
+		t.Fatalf("Probe with a live holder: %+v, %v", p, err)
+	}
+	// A holder that died (SIGKILL leaves its pid in the file).
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Skip("no true(1):", err)
+	}
+	if err := os.WriteFile(lock, []byte(strconv.Itoa(dead.Process.Pid)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, _ := c.Probe(context.Background()); p.Live {
+		t.Fatalf("Probe calls the dead pid %d live", p.PID)
+	}
+}
+
+// fakeDaokit writes a script standing in for the daokit binary.
+func fakeDaokit(t *testing.T, body string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "daokit")
+	if err := os.WriteFile(path, []byte("#!/bin/sh\n"+body+"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestStartedControllerRunsInItsOwnSessionAndReportsItsExit(t *testing.T) {
+	t.Parallel()
+	self := fakeDaokit(t, `[ "$1" = controller ] || exit 9
+read line
+echo "daokit: unknown command \"controller\"" >&2
+exit 3`)
+	c := &processControllers{self: self, root: uiRoot(t), lang: "en"}
+	proc, err := c.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, _ := unix.Getsid(0)
+	if sid, err := unix.Getsid(proc.PID()); err == nil && sid == mine {
+		t.Errorf("child shares the window's session %d", sid)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	exit, err := proc.Wait(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if exit.Code != 3 || !strings.Contains(exit.Output, `unknown command "controller"`) {
+		t.Fatalf("exit %+v", exit)
+	}
+}
+
+func TestWaitReturnsWhenTheWindowCloses(t *testing.T) {
+	t.Parallel()
+	self := fakeDaokit(t, "exec sleep 30")
+	c := &processControllers{self: self, root: uiRoot(t), lang: "en"}
+	proc, err := c.Start(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { unix.Kill(proc.PID(), unix.SIGKILL); unix.Wait4(proc.PID(), nil, 0, nil) })
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := proc.Wait(ctx); err == nil {
+		t.Fatal("Wait did not return the context's error")
+	}
+	if unix.Kill(proc.PID(), 0) != nil {
+		t.Fatal("closing the window stopped the controller")
+	}
+}
+
+func TestWindowCommandsAreRegistered(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"en", "zh-CN"} {
+		r := runCLI(t, nil, "--help", "--lang", lang)
+		for _, name := range []string{"ui ", "watch "} {
+			if !strings.Contains(r.stdout, "  "+name) {
+				t.Errorf("%s: %q missing from help:\n%s", lang, name, r.stdout)
+			}
+		}
+	}
+	r := runCLI(t, nil, "watch", "--help")
+	if r.code != 0 || !strings.Contains(r.stdout, "--root") || strings.Contains(r.stdout, "--no-start") {
+		t.Errorf("watch --help: code %d\n%s", r.code, r.stdout)
+	}
+	r = runCLI(t, nil, "ui", "--bogus")
+	if r.code != exitUsage {
+		t.Errorf("ui --bogus: code %d, want %d", r.code, exitUsage)
+	}
+}

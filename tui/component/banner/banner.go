@@ -1,0 +1,195 @@
+// Package banner shows what is wrong, one line per problem, above the
+// panes: a ledger file that is missing, empty, half-written or invalid
+// (while the panes keep its last good data), a lost connection, a
+// controller that exited. Problems are shown, never fatal.
+package banner
+
+import (
+	"sort"
+	"strconv"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/link"
+	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/text"
+)
+
+// Level orders problems; worse ones are listed first.
+type Level int
+
+// Levels.
+const (
+	Info Level = iota
+	Warn
+	Error
+)
+
+// Item is one problem. Text is already in the person's language, except
+// for items the banner builds itself, which it re-renders on a language
+// switch.
+type Item struct {
+	Level Level
+	Text  string
+}
+
+// MaxLines is the most lines the banner takes; further problems are
+// counted on the last line.
+const MaxLines = 3
+
+// Model is the banner.
+type Model struct {
+	env  *component.Env
+	w    int
+	memo component.Memo
+
+	files map[string]fileProblem // by file name
+	link  link.State
+	other map[string]Item
+}
+
+// fileProblem is a ledger file that failed to load.
+type fileProblem struct {
+	err  error
+	kept bool // its last good data is still shown
+}
+
+var _ component.Component = (*Model)(nil)
+
+// New returns an empty banner.
+func New(env *component.Env) *Model {
+	return &Model{env: env, files: map[string]fileProblem{}, other: map[string]Item{}}
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Component; the banner chooses its height
+// (see Height).
+func (m *Model) SetSize(w, _ int) {
+	m.w = w
+	m.memo.Invalidate()
+}
+
+// Set shows (or, with an empty Text, clears) a problem under key.
+func (m *Model) Set(key string, it Item) {
+	if it.Text == "" {
+		delete(m.other, key)
+	} else {
+		m.other[key] = it
+	}
+	m.memo.Invalidate()
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case component.EnvMsg:
+		m.env = msg.Env
+	case link.StateMsg:
+		m.link = msg.State
+	case live.LedgerMsg:
+		if !m.ledger(msg.Update) {
+			return m, nil
+		}
+	default:
+		return m, nil
+	}
+	m.memo.Invalidate()
+	return m, nil
+}
+
+// ledger records the file problems of one update. It reports whether
+// anything changed.
+func (m *Model) ledger(u live.LedgerUpdate) bool {
+	changed := false
+	set := func(name string, err error, kept bool) {
+		old, had := m.files[name]
+		if err == nil {
+			if had {
+				delete(m.files, name)
+				changed = true
+			}
+			return
+		}
+		if !had || old.err.Error() != err.Error() || old.kept != kept {
+			changed = true
+		}
+		m.files[name] = fileProblem{err: err, kept: kept}
+	}
+	if s := u.Snapshot; s != nil {
+		set(ledger.PipelineFile, s.Pipeline.Err, s.Pipeline.Stale)
+		set(ledger.HeartbeatFile, s.Heartbeat.Err, s.Heartbeat.Stale)
+		set(ledger.LeasesFile, s.Leases.Err, s.Leases.Stale)
+	}
+	if u.Snapshot != nil || u.EventsErr != nil || len(u.Events) > 0 || u.Reset {
+		set(ledger.EventsFile, u.EventsErr, false)
+	}
+	return changed
+}
+
+// Items returns the problems to show, worst first.
+func (m *Model) Items() []Item {
+	var items []Item
+	names := make([]string, 0, len(m.files))
+	for n := range m.files {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		items = append(items, Item{Level: Error, Text: fileText(m.env, n, m.files[n])})
+	}
+	if it, ok := linkItem(m.env, m.link); ok {
+		items = append(items, it)
+	}
+	keys := make([]string, 0, len(m.other))
+	for k := range m.other {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		items = append(items, m.other[k])
+	}
+	sort.SliceStable(items, func(i, j int) bool { return items[i].Level > items[j].Level })
+	return items
+}
+
+// Height is the number of lines the banner needs, at most MaxLines.
+func (m *Model) Height() int { return min(len(m.Items()), MaxLines) }
+
+// View implements tea.Model.
+func (m *Model) View() string { return m.memo.Get(m.render) }
+
+func (m *Model) render() string {
+	items := m.Items()
+	if len(items) == 0 {
+		return ""
+	}
+	st := m.env.Styles
+	var lines []string
+	for i, it := range items {
+		if i == MaxLines-1 && len(items) > MaxLines {
+			more := m.env.T("tui.banner.more", "N", strconv.Itoa(len(items)-i))
+			lines = append(lines, st.Banner.Warn.Render(text.Fit(" "+more, m.w, m.env.Tail())))
+			break
+		}
+		style := st.Banner.Info
+		switch it.Level {
+		case Error:
+			style = st.Banner.Error
+		case Warn:
+			style = st.Banner.Warn
+		}
+		lines = append(lines, style.Render(text.Fit(" ! "+it.Text, m.w, m.env.Tail())))
+	}
+	return text.Block(lines, m.w, len(lines), m.env.Tail())
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding { return nil }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return nil }

@@ -1,0 +1,85 @@
+package banner
+
+import (
+	"errors"
+	"strconv"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/link"
+)
+
+// fileText names the file and says what is wrong with it, and whether
+// the panes still show its last good data.
+func fileText(env *component.Env, name string, p fileProblem) string {
+	reason := FileReason(env, p.err)
+	id := "tui.banner.file"
+	if p.kept {
+		id = "tui.banner.file_kept"
+	}
+	return env.T(id, "File", name, "Reason", reason)
+}
+
+// FileReason says in the person's language why a ledger file could not
+// be loaded.
+func FileReason(env *component.Env, err error) string {
+	switch {
+	case errors.Is(err, ledger.ErrMissing):
+		return env.T("tui.file.missing")
+	case errors.Is(err, ledger.ErrEmpty):
+		return env.T("tui.file.empty")
+	case errors.Is(err, ledger.ErrNotRegular):
+		return env.T("tui.file.not_regular")
+	case errors.Is(err, ledger.ErrTooLarge):
+		return env.T("tui.file.too_large")
+	}
+	if ps := ledger.Problems(err); len(ps) > 0 {
+		p := ps[0]
+		if p.Code == ledger.ProblemInvalidJSON {
+			return env.T("tui.file.invalid_json")
+		}
+		problem := env.T("tui.problem." + p.Code)
+		if problem == "tui.problem."+p.Code {
+			problem = p.Code
+		}
+		return env.T("tui.file.invalid", "Path", env.Clean(p.Path), "Problem", problem)
+	}
+	var fe *ledger.FileError
+	if errors.As(err, &fe) {
+		err = fe.Err
+	}
+	return env.T("tui.file.io", "Error", env.Clean(err.Error()))
+}
+
+// linkItem says what is wrong with the link to the controller, if
+// anything, and which key starts a new one.
+func linkItem(env *component.Env, s link.State) (Item, bool) {
+	key := env.Keys.Controller.Help().Key
+	why := ""
+	if s.Err != nil {
+		why = component.ErrorText(env, s.Err)
+	}
+	switch s.Phase {
+	case link.Lost:
+		return Item{Level: Error, Text: env.T("tui.banner.lost", "Why", why, "Key", key)}, true
+	case link.Exited:
+		code := s.Exit.Signal
+		if code == "" {
+			code = itoa(s.Exit.Code)
+		}
+		return Item{Level: Error, Text: env.T("tui.banner.exited", "Code", code, "Output", env.Clean(s.Exit.Output), "Key", key)}, true
+	case link.Failed:
+		return Item{Level: Error, Text: env.T("tui.banner.failed", "Why", why, "Key", key)}, true
+	case link.Waiting:
+		return Item{Level: Info, Text: env.T("tui.banner.waiting", "PID", itoa(s.PID), "D", env.Duration(s.Elapsed()))}, true
+	case link.Starting:
+		return Item{Level: Info, Text: env.T("tui.banner.starting")}, true
+	case link.Connecting:
+		if s.CanStart() {
+			return Item{Level: Warn, Text: env.T("tui.banner.stuck", "PID", itoa(s.PID), "Key", key)}, true
+		}
+	}
+	return Item{}, false
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -1,0 +1,204 @@
+// Package conversation is the conversation pane: what the person asked,
+// whether the controller took it, the controller's reports, and a short
+// live digest of the active step's worker output, with scrollback.
+package conversation
+
+import (
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/live"
+)
+
+// MaxEntries bounds the scrollback.
+const MaxEntries = 1000
+
+// Model is the conversation pane.
+type Model struct {
+	env     *component.Env
+	w, h    int
+	focused bool
+	memo    component.Memo
+	gen     uint64
+
+	entries []*entry
+	scroll  int // lines scrolled up from the bottom
+	digest  digest
+	step    string // the active step, whose output the digest shows
+}
+
+var (
+	_ component.Component = (*Model)(nil)
+	_ component.Focuser   = (*Model)(nil)
+)
+
+// New returns an empty pane.
+func New(env *component.Env) *Model { return &Model{env: env, gen: 1} }
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Component.
+func (m *Model) SetSize(w, h int) {
+	if w != m.w {
+		m.gen++
+	}
+	m.w, m.h = w, h
+	m.memo.Invalidate()
+}
+
+// SetFocused implements component.Focuser.
+func (m *Model) SetFocused(f bool) {
+	m.focused = f
+	m.memo.Invalidate()
+}
+
+// Len returns the number of entries.
+func (m *Model) Len() int { return len(m.entries) }
+
+// Sent records a message the person sent (seq numbers it for its ack).
+func (m *Model) Sent(seq int, at time.Time, text string) {
+	m.add(&entry{kind: KindUser, seq: seq, at: at, text: text})
+}
+
+// Note records a note of the given kind; a zero at is stamped with the
+// environment's clock.
+func (m *Model) Note(kind Kind, at time.Time, text string) {
+	m.add(&entry{kind: kind, at: at, text: text})
+}
+
+func (m *Model) add(e *entry) {
+	if e.at.IsZero() && m.env.Now != nil {
+		e.at = m.env.Now()
+	}
+	m.entries = append(m.entries, e)
+	if len(m.entries) > MaxEntries {
+		m.entries = append(m.entries[:0], m.entries[len(m.entries)-MaxEntries:]...)
+	}
+	m.memo.Invalidate()
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case component.EnvMsg:
+		m.env = msg.Env
+		m.gen++
+	case live.ForwardedMsg:
+		m.delivered(msg.Seq, msg.Ack, msg.Err)
+	case live.ControlledMsg:
+		m.delivered(msg.Seq, msg.Ack, msg.Err)
+	case live.RelayMsg:
+		if !m.relay(msg.Update) {
+			return m, nil
+		}
+	case tea.KeyMsg:
+		if !m.focused || !m.scrollKey(msg) {
+			return m, nil
+		}
+	default:
+		return m, nil
+	}
+	m.memo.Invalidate()
+	return m, nil
+}
+
+// delivered marks the message seq as taken or failed.
+func (m *Model) delivered(seq int, ack live.Ack, err error) {
+	for i := len(m.entries) - 1; i >= 0; i-- {
+		e := m.entries[i]
+		if e.kind != KindUser || e.seq != seq {
+			continue
+		}
+		e.gen = 0
+		if err != nil {
+			e.delivery, e.note = Failed, component.ErrorText(m.env, err)
+			return
+		}
+		e.delivery = Delivered
+		e.note = routeNote(ack)
+		if ack.Duplicate {
+			e.note += " " + m.env.T("tui.conversation.duplicate")
+		}
+		return
+	}
+}
+
+func routeNote(a live.Ack) string {
+	out := a.TaskID
+	if a.ActiveStep != "" {
+		out += " " + a.ActiveStep
+	}
+	if a.ActiveLane != "" {
+		out += "@" + a.ActiveLane
+	}
+	return out
+}
+
+// relay turns controller notices into entries and the worker digest. It
+// reports whether the pane changed.
+func (m *Model) relay(u live.RelayUpdate) bool {
+	env := m.env
+	switch {
+	case u.Output != nil:
+		m.digest.add(*u.Output)
+		return u.Output.StepID == m.step || m.step == ""
+	case u.Route != nil:
+		m.step = u.Route.ActiveStep
+	case u.Status != nil:
+		m.step = u.Status.Route.ActiveStep
+	case u.Run != nil:
+		r := u.Run
+		state := env.Labels.Or(component.KindRun, r.State)
+		text := env.T("tui.conversation.run_state", "Step", r.StepID, "State", state)
+		if r.Reason != "" {
+			text += " (" + env.Labels.Or(component.KindReason, r.Reason) + ")"
+		}
+		m.Note(KindController, time.Time{}, text)
+	case u.Controller != nil:
+		c := u.Controller
+		m.Note(KindController, time.Time{}, env.T("tui.conversation.controller_state",
+			"State", env.Labels.Or(component.KindController, c.State), "PID", c.PID))
+	default:
+		return false
+	}
+	return true
+}
+
+func (m *Model) scrollKey(msg tea.KeyMsg) bool {
+	k := m.env.Keys
+	page := max(m.h-2, 1)
+	switch {
+	case key.Matches(msg, k.Up):
+		m.scroll++
+	case key.Matches(msg, k.Down):
+		m.scroll--
+	case key.Matches(msg, k.PageUp):
+		m.scroll += page
+	case key.Matches(msg, k.PageDown):
+		m.scroll -= page
+	case key.Matches(msg, k.Top):
+		m.scroll = 1 << 30
+	case key.Matches(msg, k.Bottom):
+		m.scroll = 0
+	default:
+		return false
+	}
+	m.scroll = max(m.scroll, 0)
+	return true
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.env.Keys
+	return []key.Binding{k.Up, k.Down, k.Bottom}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.env.Keys
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}}
+}

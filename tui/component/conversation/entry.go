@@ -1,0 +1,98 @@
+package conversation
+
+import (
+	"strings"
+	"time"
+
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/text"
+	"github.com/daokit/daokit/tui/theme"
+)
+
+// Kind says who an entry is from.
+type Kind int
+
+// Entry kinds.
+const (
+	KindUser       Kind = iota // what the person typed
+	KindController             // the controller's replies and reports
+	KindSystem                 // the window's own notes (connection, start-up)
+	KindError                  // something failed
+)
+
+// Delivery is where a person's message stands.
+type Delivery int
+
+// Delivery states of a KindUser entry.
+const (
+	Sending Delivery = iota
+	Delivered
+	Failed
+)
+
+// entry is one line of the conversation, with its wrapped rendering
+// cached per width and language.
+type entry struct {
+	kind     Kind
+	seq      int // the window's number for a forwarded message; 0 otherwise
+	at       time.Time
+	text     string
+	delivery Delivery
+	note     string // the ack's route or the failure, for KindUser
+
+	lines []string
+	gen   uint64
+}
+
+// render wraps the entry into lines of w cells.
+func (e *entry) render(env *component.Env, w int) []string {
+	st := env.Styles
+	cs := st.Conversation
+	stamp := cs.Time.Render(env.Clock(e.at)) + " "
+	var who, body string
+	switch e.kind {
+	case KindUser:
+		who = cs.User.Render(env.T("tui.conversation.you")) + " "
+		body = e.text
+	case KindController:
+		who = cs.Controller.Render(env.T("tui.conversation.controller")) + " "
+		body = e.text
+	case KindError:
+		body = cs.Error.Render(e.text)
+	default:
+		body = cs.System.Render(e.text)
+	}
+	head := stamp + who
+	indent := strings.Repeat(" ", min(text.Width(head), w/3))
+	var out []string
+	for i, para := range strings.Split(body, "\n") {
+		prefix := indent
+		if i == 0 {
+			prefix = head
+		}
+		room := max(w-text.Width(prefix), 4)
+		for j, l := range text.Wrap(text.Sanitize(para, env.Wide), room) {
+			if i > 0 || j > 0 {
+				prefix = indent
+			}
+			out = append(out, prefix+l)
+		}
+	}
+	if e.kind == KindUser {
+		out = append(out, indent+e.deliveryLine(env))
+	}
+	return out
+}
+
+// deliveryLine says whether the controller has the message.
+func (e *entry) deliveryLine(env *component.Env) string {
+	st := env.Styles
+	g := st.Glyphs
+	switch e.delivery {
+	case Delivered:
+		return st.ToneStyle(theme.ToneOK).Render(g.Done+" "+env.T("tui.conversation.delivered")) + " " + st.Muted.Render(e.note)
+	case Failed:
+		return st.ToneStyle(theme.ToneBad).Render(g.Failed+" "+env.T("tui.conversation.failed")) + " " + st.Muted.Render(e.note)
+	}
+	return st.Muted.Render(g.Running + " " + env.T("tui.conversation.sending"))
+}

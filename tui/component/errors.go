@@ -1,0 +1,33 @@
+package component
+
+import (
+	"context"
+	"errors"
+
+	"github.com/daokit/daokit/tui/live"
+)
+
+// KindRelayError labels the relay's error codes.
+const KindRelayError = "tui.relay.error"
+
+// ErrorText says what went wrong in the person's language: relay failures
+// by their code, a timeout as a timeout, anything else by its own text
+// (cleaned for the screen).
+func ErrorText(env *Env, err error) string {
+	var re *live.Error
+	switch {
+	case err == nil:
+		return ""
+	case errors.As(err, &re):
+		s := env.Labels.Or(KindRelayError, re.Code)
+		if re.Detail != "" {
+			s += " (" + env.Clean(re.Detail) + ")"
+		}
+		return s
+	case errors.Is(err, context.DeadlineExceeded):
+		return env.Labels.Or(KindRelayError, "timeout")
+	case errors.Is(err, context.Canceled), errors.Is(err, live.ErrClosed):
+		return env.Labels.Or(KindRelayError, "closed")
+	}
+	return env.Clean(err.Error())
+}

@@ -1,0 +1,229 @@
+// Package events is the event pane: the newest events of events.jsonl,
+// newest at the bottom, coloured by severity, with follow mode,
+// scrollback, filters by type, severity and step, and a detail view of
+// one event's payload.
+//
+// It keeps a bounded ring of events (DefaultCapacity) and draws only the
+// rows that are visible, each rendered once per width and language; so
+// its cost per frame depends on the pane's height, not on how many
+// events went by.
+package events
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/live"
+)
+
+// DefaultCapacity is how many of the newest events the pane keeps.
+const DefaultCapacity = 5000
+
+// Model is the event pane.
+type Model struct {
+	env     *component.Env
+	w, h    int
+	focused bool
+	memo    component.Memo
+	gen     uint64 // rendering generation of the cached rows
+
+	ring   ring
+	total  uint64 // events received, elided ones included
+	filter filter
+	view   []uint64 // seqs that match an active filter, oldest first
+	types  seen
+	steps  seen
+
+	cursor int  // selected position in the visible list
+	offset int  // first position drawn
+	follow bool // keep the newest event in view and selected
+	unseen int  // events that arrived while not following
+
+	detail *detail // open detail view, or nil
+}
+
+var (
+	_ component.Component = (*Model)(nil)
+	_ component.Focuser   = (*Model)(nil)
+)
+
+// New returns an empty pane keeping the newest capacity events.
+func New(env *component.Env, capacity int) *Model {
+	if capacity <= 0 {
+		capacity = DefaultCapacity
+	}
+	return &Model{env: env, ring: newRing(capacity), follow: true, gen: 1}
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Component.
+func (m *Model) SetSize(w, h int) {
+	if w != m.w {
+		m.gen++
+	}
+	m.w, m.h = w, h
+	m.settle()
+}
+
+// SetFocused implements component.Focuser.
+func (m *Model) SetFocused(f bool) {
+	m.focused = f
+	m.memo.Invalidate()
+}
+
+// Detailing reports whether the detail view is open.
+func (m *Model) Detailing() bool { return m.detail != nil }
+
+// Len returns the number of events held.
+func (m *Model) Len() int { return m.ring.n }
+
+// Total returns the number of events received since the window opened.
+func (m *Model) Total() uint64 { return m.total }
+
+// Following reports whether the pane follows new events.
+func (m *Model) Following() bool { return m.follow }
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case component.EnvMsg:
+		m.env = msg.Env
+		m.gen++
+		if m.detail != nil {
+			m.detail.lines = detailLines(m.env, &m.detail.ev)
+		}
+	case live.LedgerMsg:
+		if !m.ingest(msg.Update) {
+			return m, nil
+		}
+	case tea.KeyMsg:
+		if !m.focused {
+			return m, nil
+		}
+		m.key(msg)
+	default:
+		return m, nil
+	}
+	m.memo.Invalidate()
+	return m, nil
+}
+
+// ingest takes the events of one update. It reports whether anything
+// changed.
+func (m *Model) ingest(u live.LedgerUpdate) bool {
+	if u.Reset {
+		m.ring.clear()
+		m.view = m.view[:0]
+		m.cursor, m.offset, m.unseen = 0, 0, 0
+	}
+	if len(u.Events) == 0 && u.Elided == 0 && !u.Reset {
+		return false
+	}
+	m.total += uint64(u.Elided)
+	for i := range u.Events {
+		m.push(u.Events[i])
+	}
+	m.settle()
+	return true
+}
+
+// push adds one event, keeping positions pointing at the same events
+// when the oldest one falls out of the ring.
+func (m *Model) push(ev ledger.Event) {
+	m.total++
+	m.types.add(ev.EventType)
+	m.steps.add(ev.StepID)
+	first := m.ring.first
+	if m.ring.push(ev) {
+		m.evicted(first)
+	}
+	if !m.filter.active() {
+		if !m.follow {
+			m.unseen++
+		}
+		return
+	}
+	if m.filter.match(&ev) {
+		m.view = append(m.view, m.ring.next()-1)
+		if !m.follow {
+			m.unseen++
+		}
+	}
+}
+
+// evicted shifts positions after the row seq left the ring.
+func (m *Model) evicted(seq uint64) {
+	if m.filter.active() {
+		if len(m.view) == 0 || m.view[0] != seq {
+			return
+		}
+		m.view = m.view[1:]
+	}
+	m.cursor = max(m.cursor-1, 0)
+	m.offset = max(m.offset-1, 0)
+}
+
+// visible returns the number of rows in the visible list.
+func (m *Model) visible() int {
+	if m.filter.active() {
+		return len(m.view)
+	}
+	return m.ring.n
+}
+
+// seqAt returns the seq at position i of the visible list.
+func (m *Model) seqAt(i int) uint64 {
+	if m.filter.active() {
+		return m.view[i]
+	}
+	return m.ring.first + uint64(i)
+}
+
+// bodyHeight is the number of rows under the title line.
+func (m *Model) bodyHeight() int { return max(m.h-1, 0) }
+
+// settle puts the cursor and window back in range, following if asked.
+func (m *Model) settle() {
+	n, h := m.visible(), m.bodyHeight()
+	if m.follow {
+		m.cursor, m.unseen = n-1, 0
+	}
+	m.cursor = min(max(m.cursor, 0), max(n-1, 0))
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if h > 0 && m.cursor >= m.offset+h {
+		m.offset = m.cursor - h + 1
+	}
+	if m.follow {
+		m.offset = max(n-h, 0)
+	}
+	m.offset = min(max(m.offset, 0), max(n-h, 0))
+	if m.detail != nil {
+		m.detail.clamp(h)
+	}
+	m.memo.Invalidate()
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.env.Keys
+	if m.detail != nil {
+		return []key.Binding{k.Up, k.Down, k.PageDown, k.Dismiss}
+	}
+	return []key.Binding{k.Up, k.Down, k.Follow, k.Detail, k.FilterType, k.FilterSeverity, k.FilterStep, k.FilterClear}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.env.Keys
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Follow, k.Detail, k.Dismiss},
+		{k.FilterType, k.FilterSeverity, k.FilterStep, k.FilterClear},
+	}
+}

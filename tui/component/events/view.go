@@ -1,0 +1,85 @@
+package events
+
+import (
+	"strings"
+
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/text"
+)
+
+// View implements tea.Model.
+func (m *Model) View() string { return m.memo.Get(m.render) }
+
+func (m *Model) render() string {
+	if m.w <= 0 || m.h <= 0 {
+		return ""
+	}
+	var body []string
+	switch {
+	case m.detail != nil:
+		body = m.detailBody()
+	case m.visible() == 0:
+		id := "tui.events.empty"
+		if m.filter.active() {
+			id = "tui.events.no_match"
+		}
+		body = []string{"  " + m.env.Styles.Muted.Render(m.env.T(id))}
+	default:
+		body = m.rows()
+	}
+	return component.Frame(m.env, m.title(), m.info(), m.focused, m.w, m.h, body)
+}
+
+// rows draws the visible window of the list.
+func (m *Model) rows() []string {
+	st := m.env.Styles
+	h, rw := m.bodyHeight(), m.w-2
+	out := make([]string, 0, h)
+	end := min(m.offset+h, m.visible())
+	for i := m.offset; i < end; i++ {
+		r := m.ring.at(m.seqAt(i))
+		if r.gen != m.gen {
+			r.line, r.gen = renderRow(m.env, &r.ev, rw), m.gen
+		}
+		if i == m.cursor && m.focused {
+			out = append(out, st.Glyphs.Cursor+" "+st.Table.Selected.Render(text.Fit(r.line, rw, "")))
+			continue
+		}
+		out = append(out, "  "+r.line)
+	}
+	return out
+}
+
+func (m *Model) title() string {
+	if m.detail != nil {
+		return m.env.T("tui.events.detail.title")
+	}
+	return m.env.T("tui.pane.events")
+}
+
+// info is the title line's right side: how many events, whether the pane
+// follows, what the filter keeps.
+func (m *Model) info() string {
+	env := m.env
+	var parts []string
+	if m.filter.active() {
+		parts = append(parts, env.T("tui.events.filtered", "Shown", count(uint64(len(m.view))), "Total", count(uint64(m.ring.n))))
+		if m.filter.typ != "" {
+			parts = append(parts, env.Labels.Or("tui.event", m.filter.typ))
+		}
+		if s := severityOf(m.filter.minSev); s != "" {
+			parts = append(parts, s+"+")
+		}
+		if m.filter.step != "" {
+			parts = append(parts, env.Clean(m.filter.step))
+		}
+	} else {
+		parts = append(parts, count(m.total))
+	}
+	if m.follow {
+		parts = append(parts, env.Styles.Glyphs.Follow+env.T("tui.events.following"))
+	} else if m.unseen > 0 {
+		parts = append(parts, env.T("tui.events.unseen", "N", count(uint64(m.unseen))))
+	}
+	return strings.Join(parts, " ")
+}

@@ -1,0 +1,206 @@
+// Package heartbeat is the heartbeat pane: the status word of
+// heartbeat_status.json in its colour, the age of the last beat against
+// the warning and stale thresholds, and the reason code. Ages move with
+// the window's one 1 Hz tick.
+package heartbeat
+
+import (
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/text"
+	"github.com/daokit/daokit/tui/theme"
+)
+
+// Model is the heartbeat pane.
+type Model struct {
+	env     *component.Env
+	w, h    int
+	focused bool
+	memo    component.Memo
+
+	hb    ledger.HeartbeatStatus
+	has   bool
+	stale bool // the file failed to load; hb is the last good value
+	now   time.Time
+}
+
+var (
+	_ component.Component = (*Model)(nil)
+	_ component.Focuser   = (*Model)(nil)
+)
+
+// New returns an empty pane.
+func New(env *component.Env) *Model { return &Model{env: env} }
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Component.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.memo.Invalidate()
+}
+
+// SetFocused implements component.Focuser.
+func (m *Model) SetFocused(f bool) {
+	m.focused = f
+	m.memo.Invalidate()
+}
+
+// Status returns the status word shown ("" before the first load).
+func (m *Model) Status() string { return m.hb.Status }
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case component.EnvMsg:
+		m.env = msg.Env
+	case live.TickMsg:
+		m.now = msg.Now
+	case live.LedgerMsg:
+		s := msg.Update.Snapshot
+		if s == nil {
+			return m, nil
+		}
+		if m.now.IsZero() {
+			m.now = msg.Update.ReadAt
+		}
+		m.has = s.Heartbeat.HasValue()
+		m.hb, m.stale = s.Heartbeat.Value, s.Heartbeat.Stale
+	default:
+		return m, nil
+	}
+	m.memo.Invalidate()
+	return m, nil
+}
+
+// View implements tea.Model.
+func (m *Model) View() string { return m.memo.Get(m.render) }
+
+func (m *Model) render() string {
+	info := ""
+	if m.stale {
+		info = m.env.T("tui.pane.stale")
+	}
+	return component.Frame(m.env, m.env.T("tui.pane.heartbeat"), info, m.focused, m.w, m.h, m.body())
+}
+
+func (m *Model) body() []string {
+	env := m.env
+	st := env.Styles
+	if !m.has {
+		return []string{" " + st.Muted.Render(env.T("tui.heartbeat.none"))}
+	}
+	hb := m.hb
+	word := st.ToneStyle(component.HeartbeatTone(hb.Status)).Render(env.Clean(hb.Status))
+	status := " " + word
+	if l := env.Labels.Get(component.KindHeartbeat, hb.Status); l != "" {
+		status += " " + st.Muted.Render(l)
+	}
+	lines := []string{status}
+
+	age, known := m.age()
+	switch {
+	case !known:
+		lines = append(lines, " "+st.Muted.Render(env.T("tui.heartbeat.no_beat")))
+	default:
+		ageLine := " " + env.T("tui.heartbeat.age", "Age", env.Duration(age))
+		if v := m.verdict(age); v != "" {
+			ageLine += " " + v
+		}
+		lines = append(lines, ageLine)
+	}
+	if hb.WarningAfterSeconds > 0 || hb.StaleAfterSeconds > 0 {
+		lines = append(lines, m.gauge(age, known))
+	}
+	if hb.ReasonCode == "" {
+		return lines
+	}
+	if len(lines) >= m.h-1 {
+		// No row for the reason: it replaces the status label, which it
+		// explains better.
+		lines[0] = " " + word + " " + st.Muted.Render(env.Clean(hb.ReasonCode))
+		return lines
+	}
+	reason := " " + st.Muted.Render(env.T("tui.heartbeat.reason")+" ") + env.Clean(hb.ReasonCode)
+	if l := env.Labels.Get(component.KindReason, hb.ReasonCode); l != "" {
+		reason += " " + st.Muted.Render(l)
+	}
+	return append(lines, reason)
+}
+
+// age is the time since the last beat, if the file names one.
+func (m *Model) age() (time.Duration, bool) {
+	t, err := ledger.ParseTime(m.hb.LastHeartbeatAt)
+	if err != nil || m.now.IsZero() {
+		return 0, false
+	}
+	return max(m.now.Sub(t), 0), true
+}
+
+// verdict is the window's own reading of the age against the thresholds:
+// a file that still says RUNNING while nothing has beaten for longer than
+// the stale threshold is itself a sign (its writer may be gone).
+func (m *Model) verdict(age time.Duration) string {
+	st := m.env.Styles
+	hb := m.hb
+	if hb.Status != ledger.HeartbeatRunning {
+		return ""
+	}
+	switch {
+	case hb.StaleAfterSeconds > 0 && age >= time.Duration(hb.StaleAfterSeconds)*time.Second:
+		return st.ToneStyle(theme.ToneBad).Render(m.env.T("tui.heartbeat.over_stale"))
+	case hb.WarningAfterSeconds > 0 && age >= time.Duration(hb.WarningAfterSeconds)*time.Second:
+		return st.ToneStyle(theme.ToneWarn).Render(m.env.T("tui.heartbeat.over_warning"))
+	}
+	return ""
+}
+
+// gauge draws the age as a bar that fills up to the stale threshold,
+// followed by the thresholds.
+func (m *Model) gauge(age time.Duration, known bool) string {
+	env := m.env
+	st := env.Styles
+	hb := m.hb
+	var th []string
+	if hb.WarningAfterSeconds > 0 {
+		th = append(th, env.T("tui.heartbeat.warn_at", "D", env.Duration(secs(hb.WarningAfterSeconds))))
+	}
+	if hb.StaleAfterSeconds > 0 {
+		th = append(th, env.T("tui.heartbeat.stale_at", "D", env.Duration(secs(hb.StaleAfterSeconds))))
+	}
+	thresholds := strings.Join(th, st.Glyphs.Sep)
+	room := m.w - 4 - text.Width(thresholds)
+	barW := min(room, 24)
+	// The gauge means something only while a worker should be beating.
+	if barW < 6 || !known || hb.StaleAfterSeconds <= 0 || hb.Status == ledger.HeartbeatIdle {
+		return " " + st.Muted.Render(thresholds)
+	}
+	limit := secs(hb.StaleAfterSeconds)
+	filled := min(int(int64(barW)*int64(age)/int64(limit)), barW)
+	tone := theme.ToneOK
+	switch {
+	case age >= limit:
+		tone = theme.ToneBad
+	case hb.WarningAfterSeconds > 0 && age >= secs(hb.WarningAfterSeconds):
+		tone = theme.ToneWarn
+	}
+	bar := st.ToneStyle(tone).Render(strings.Repeat(st.Glyphs.GaugeFull, filled)) +
+		st.Muted.Render(strings.Repeat(st.Glyphs.GaugeNone, barW-filled))
+	return " " + bar + " " + st.Muted.Render(thresholds)
+}
+
+func secs(n int) time.Duration { return time.Duration(n) * time.Second }
+
+// ShortHelp implements help.KeyMap; the pane has no keys of its own.
+func (m *Model) ShortHelp() []key.Binding { return nil }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return nil }

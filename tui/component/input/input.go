@@ -1,0 +1,212 @@
+// Package input is where the person types: a text area in which Enter
+// sends and Alt+Enter (or Shift+Enter, where the terminal reports it, or
+// Ctrl+J) starts a new line, with a history of sent messages on Up and
+// Down. In read-only mode (daokit watch) it only says that nothing is
+// forwarded.
+package input
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/bubbles/cursor"
+	"github.com/charmbracelet/bubbles/key"
+	"github.com/charmbracelet/bubbles/textarea"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/text"
+)
+
+// MaxHistory bounds the remembered messages.
+const MaxHistory = 200
+
+// Model is the input pane.
+type Model struct {
+	env     *component.Env
+	w, h    int
+	focused bool
+	ta      textarea.Model
+	memo    component.Memo
+
+	history []string // oldest first
+	hist    int      // position while browsing history; len(history) when not
+	draft   string   // what was typed before browsing history
+}
+
+var (
+	_ component.Component = (*Model)(nil)
+	_ component.Focuser   = (*Model)(nil)
+	_ component.Capturer  = (*Model)(nil)
+)
+
+// New returns an empty input.
+func New(env *component.Env) *Model {
+	m := &Model{env: env, ta: textarea.New()}
+	m.ta.ShowLineNumbers = false
+	m.ta.CharLimit = 64 << 10
+	m.ta.Cursor.SetMode(cursor.CursorStatic)
+	m.configure()
+	return m
+}
+
+// configure applies the environment: styles, prompt, placeholder, keys.
+func (m *Model) configure() {
+	st := m.env.Styles
+	style := textarea.Style{
+		Base:        st.Input.Text,
+		CursorLine:  st.Input.Text,
+		EndOfBuffer: st.Input.Placeholder,
+		Placeholder: st.Input.Placeholder,
+		Prompt:      st.Input.Prompt,
+		Text:        st.Input.Text,
+	}
+	m.ta.FocusedStyle, m.ta.BlurredStyle = style, style
+	m.ta.Cursor.Style = st.Input.Cursor
+	first := st.Glyphs.Cursor + " "
+	m.ta.SetPromptFunc(text.Width(first), func(line int) string {
+		if line == 0 {
+			return first
+		}
+		return "  "
+	})
+	m.ta.Placeholder = m.env.T("tui.input.placeholder")
+	km := textarea.DefaultKeyMap
+	km.InsertNewline = m.env.Keys.Newline
+	// Up and Down browse history at the edges; inside a multi-line
+	// message they move the cursor, which textarea does with these.
+	km.LinePrevious = key.NewBinding(key.WithKeys("up"))
+	km.LineNext = key.NewBinding(key.WithKeys("down"))
+	m.ta.KeyMap = km
+}
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Component: the title line, then the text
+// area.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.ta.SetWidth(max(w, 4))
+	m.ta.SetHeight(max(h-1, 1))
+	m.memo.Invalidate()
+}
+
+// SetFocused implements component.Focuser.
+func (m *Model) SetFocused(f bool) {
+	m.memo.Invalidate()
+	m.focused = f
+	if f && !m.env.ReadOnly {
+		m.ta.Focus()
+	} else {
+		m.ta.Blur()
+	}
+}
+
+// Captures implements component.Capturer: while the person types, keys
+// such as "?" and "L" are text.
+func (m *Model) Captures() bool { return m.focused && !m.env.ReadOnly }
+
+// Value returns the text typed so far.
+func (m *Model) Value() string { return m.ta.Value() }
+
+// SetValue replaces the text (to put back a message that failed).
+func (m *Model) SetValue(s string) {
+	m.memo.Invalidate()
+	m.ta.SetValue(s)
+	m.ta.CursorEnd()
+}
+
+// Submit takes the typed text for sending: it returns it trimmed,
+// remembers it in the history and clears the area. Blank text gives "".
+func (m *Model) Submit() string {
+	text := strings.TrimSpace(m.ta.Value())
+	if text == "" {
+		return ""
+	}
+	if n := len(m.history); n == 0 || m.history[n-1] != text {
+		m.history = append(m.history, text)
+		if len(m.history) > MaxHistory {
+			m.history = m.history[len(m.history)-MaxHistory:]
+		}
+	}
+	m.hist, m.draft = len(m.history), ""
+	m.ta.Reset()
+	m.memo.Invalidate()
+	return text
+}
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case component.EnvMsg:
+		m.env = msg.Env
+		m.configure()
+		m.memo.Invalidate()
+		return m, nil
+	case tea.KeyMsg:
+		if !m.focused || m.env.ReadOnly {
+			return m, nil
+		}
+		m.memo.Invalidate()
+		if m.browse(msg) {
+			return m, nil
+		}
+		var cmd tea.Cmd
+		m.ta, cmd = m.ta.Update(msg)
+		return m, cmd
+	}
+	return m, nil
+}
+
+// browse moves through the history when Up is pressed on the first line
+// or Down on the last. It reports whether it used the key.
+func (m *Model) browse(msg tea.KeyMsg) bool {
+	k := m.env.Keys
+	if m.hist > len(m.history) {
+		m.hist = len(m.history)
+	}
+	switch {
+	case key.Matches(msg, k.HistoryPrev) && m.ta.Line() == 0 && m.hist > 0:
+		if m.hist == len(m.history) {
+			m.draft = m.ta.Value()
+		}
+		m.hist--
+		m.SetValue(m.history[m.hist])
+		return true
+	case key.Matches(msg, k.HistoryNext) && m.ta.Line() == m.ta.LineCount()-1 && m.hist < len(m.history):
+		m.hist++
+		if m.hist == len(m.history) {
+			m.SetValue(m.draft)
+		} else {
+			m.SetValue(m.history[m.hist])
+		}
+		return true
+	}
+	return false
+}
+
+// View implements tea.Model.
+func (m *Model) View() string { return m.memo.Get(m.render) }
+
+func (m *Model) render() string {
+	env := m.env
+	if env.ReadOnly {
+		body := []string{" " + env.Styles.Input.Disabled.Render(env.T("tui.input.readonly"))}
+		return component.Frame(env, env.T("tui.pane.input"), "", false, m.w, m.h, body)
+	}
+	info := env.T("tui.input.hint")
+	body := strings.Split(m.ta.View(), "\n")
+	return component.Frame(env, env.T("tui.pane.input"), info, m.focused, m.w, m.h, body)
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.env.Keys
+	return []key.Binding{k.Send, k.Newline, k.HistoryPrev}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.env.Keys
+	return [][]key.Binding{{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext}, {k.HelpAnyPane, k.LanguageTyping}}
+}

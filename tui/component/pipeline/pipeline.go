@@ -1,0 +1,207 @@
+// Package pipeline is the pipeline pane: task, run, goal, top-level
+// status, and the steps with their state as role_lifecycle records it.
+package pipeline
+
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/text"
+)
+
+// Model is the pipeline pane.
+type Model struct {
+	env     *component.Env
+	w, h    int
+	focused bool
+	memo    component.Memo
+
+	p      ledger.PipelineState
+	has    bool
+	stale  bool
+	scroll int // first step row shown
+}
+
+var (
+	_ component.Component = (*Model)(nil)
+	_ component.Focuser   = (*Model)(nil)
+)
+
+// New returns an empty pane.
+func New(env *component.Env) *Model { return &Model{env: env} }
+
+// Init implements tea.Model.
+func (m *Model) Init() tea.Cmd { return nil }
+
+// SetSize implements component.Component.
+func (m *Model) SetSize(w, h int) {
+	m.w, m.h = w, h
+	m.memo.Invalidate()
+}
+
+// SetFocused implements component.Focuser.
+func (m *Model) SetFocused(f bool) {
+	m.focused = f
+	m.memo.Invalidate()
+}
+
+// Status returns the pipeline status shown.
+func (m *Model) Status() string { return m.p.Status }
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case component.EnvMsg:
+		m.env = msg.Env
+	case live.LedgerMsg:
+		s := msg.Update.Snapshot
+		if s == nil {
+			return m, nil
+		}
+		m.has, m.p, m.stale = s.Pipeline.HasValue(), s.Pipeline.Value, s.Pipeline.Stale
+	case tea.KeyMsg:
+		if !m.focused {
+			return m, nil
+		}
+		k := m.env.Keys
+		switch {
+		case key.Matches(msg, k.Up):
+			m.scroll--
+		case key.Matches(msg, k.Down):
+			m.scroll++
+		case key.Matches(msg, k.Top):
+			m.scroll = 0
+		case key.Matches(msg, k.Bottom):
+			m.scroll = len(m.p.Steps)
+		default:
+			return m, nil
+		}
+	default:
+		return m, nil
+	}
+	m.memo.Invalidate()
+	return m, nil
+}
+
+// View implements tea.Model.
+func (m *Model) View() string { return m.memo.Get(m.render) }
+
+func (m *Model) render() string {
+	info := ""
+	if m.stale {
+		info = m.env.T("tui.pane.stale")
+	}
+	return component.Frame(m.env, m.env.T("tui.pane.pipeline"), info, m.focused, m.w, m.h, m.body())
+}
+
+func (m *Model) body() []string {
+	env := m.env
+	st := env.Styles
+	if !m.has {
+		return []string{" " + st.Muted.Render(env.T("tui.pipeline.none"))}
+	}
+	p := &m.p
+	field := func(id, v string) string {
+		if v == "" {
+			v = st.Muted.Render(env.T("tui.none"))
+		} else {
+			v = env.Clean(v)
+		}
+		return " " + st.Muted.Render(env.T(id)+" ") + v
+	}
+	status := st.ToneStyle(component.PipelineTone(p.Status)).Render(env.Clean(p.Status))
+	if l := env.Labels.Get(component.KindPipeline, p.Status); l != "" {
+		status += " " + st.Muted.Render(l)
+	}
+	lines := []string{
+		" " + st.Muted.Render(env.T("tui.pipeline.status")+" ") + status,
+		field("tui.pipeline.goal", p.Goal),
+	}
+	// Task and run are in the route bar too: they give way to the steps
+	// when rows are scarce.
+	room := m.h - 1
+	steps := max(len(p.Steps), 1)
+	if room >= len(lines)+1+steps {
+		lines = append(lines, field("tui.pipeline.task", p.TaskID))
+	}
+	if room >= len(lines)+1+steps {
+		lines = append(lines, field("tui.pipeline.run", p.RunID))
+	}
+	if len(p.Steps) == 0 {
+		return append(lines, " "+st.Muted.Render(env.T("tui.pipeline.no_steps")))
+	}
+	left := room - len(lines)
+	if left <= 0 {
+		return lines
+	}
+	m.scroll = min(max(m.scroll, 0), max(len(p.Steps)-left, 0))
+	for i := m.scroll; i < len(p.Steps) && i < m.scroll+left; i++ {
+		lines = append(lines, m.stepLine(&p.Steps[i]))
+	}
+	return lines
+}
+
+// Wants returns the height the pane needs to show everything.
+func (m *Model) Wants() int {
+	if !m.has {
+		return 2
+	}
+	return 1 + 4 + max(len(m.p.Steps), 1)
+}
+
+// stepLine draws one step: its phase mark, id, title and lifecycle state.
+func (m *Model) stepLine(s *ledger.Step) string {
+	env := m.env
+	st := env.Styles
+	g := st.Glyphs
+	p := &m.p
+	state := p.RoleLifecycle.Get("step:" + s.ID)
+	phase := component.PhaseOf(state, p.Status == ledger.StatusDone)
+	mark := phase.Glyph(g)
+	cur := " "
+	if s.ID == p.CurrentStep && p.Status != ledger.StatusDone {
+		cur = g.Current
+	}
+	head := " " + cur + st.ToneStyle(phase.Tone()).Render(mark) + " " + st.Bold.Render(env.Clean(s.ID)) + " "
+	var right string
+	if state != "" {
+		// Wide panes show the stored value and its label; narrow ones the
+		// label alone.
+		right = env.Labels.Or(component.KindStep, state)
+		if right != state && m.w >= 56 {
+			right = state + " " + right
+		}
+		right = st.ToneStyle(phase.Tone()).Render(env.Clean(right))
+	}
+	room := m.w - text.Width(head) - 1
+	rightW := text.Width(right)
+	if rightW > room/2 {
+		right = text.Truncate(right, room/2, env.Tail())
+		rightW = text.Width(right)
+	}
+	title := text.Truncate(env.Clean(s.Title), max(room-rightW-1, 0), env.Tail())
+	gap := max(room-text.Width(title)-rightW, 1)
+	return head + title + spaces(gap) + right
+}
+
+func spaces(n int) string {
+	b := make([]byte, max(n, 0))
+	for i := range b {
+		b[i] = ' '
+	}
+	return string(b)
+}
+
+// ShortHelp implements help.KeyMap.
+func (m *Model) ShortHelp() []key.Binding {
+	return []key.Binding{m.env.Keys.Up, m.env.Keys.Down}
+}
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.env.Keys
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}}
+}

@@ -1,0 +1,136 @@
+package live
+
+import (
+	"context"
+	"time"
+)
+
+// Relay is the window's link to the controller. Its methods are the whole
+// of what the window may do to the controller: forward what the person
+// typed, forward a control request for the controller to decide, observe.
+// There is deliberately no way to express execute, route, take over or
+// release.
+type Relay interface {
+	// Forward sends an instruction and returns the controller's Ack,
+	// which comes once the instruction is durable in the ledger. While
+	// no controller answers it waits (resending after a reconnect)
+	// until ctx ends.
+	Forward(ctx context.Context, text string) (Ack, error)
+	// Control forwards a control request; the controller decides.
+	Control(ctx context.Context, kind ControlKind) (Ack, error)
+	// Observe subscribes to the controller's notices (once: the relay
+	// re-subscribes after a reconnect by itself).
+	Observe(ctx context.Context) error
+	// Next blocks until the next notice or connection change. It
+	// returns ErrClosed once the relay is closed and ctx's error when
+	// ctx ends.
+	Next(ctx context.Context) (RelayUpdate, error)
+}
+
+// ControlKind is a control request the person can forward.
+type ControlKind string
+
+// The control requests. The set is closed, like the relay's own.
+const (
+	ControlCancel ControlKind = "cancel"
+	ControlRetry  ControlKind = "retry"
+	ControlStatus ControlKind = "status"
+)
+
+// ControlKinds lists the control requests in the order help shows them.
+func ControlKinds() []ControlKind { return []ControlKind{ControlCancel, ControlRetry, ControlStatus} }
+
+// Route is the controller's route summary.
+type Route struct {
+	TaskID, RunID, ActiveLane, ActiveStep, NextAction string
+}
+
+// Ack is the controller's answer to a forwarded request.
+type Ack struct {
+	Route
+	Duplicate bool   // the request had been acknowledged before
+	EventID   string // the ledger event that recorded it
+}
+
+// RunState is one worker run's state and reason code.
+type RunState struct {
+	TaskID, RunID, StepID, Lane, State, Reason string
+}
+
+// OutputLine is one line a worker printed.
+type OutputLine struct {
+	TaskID, RunID, StepID, Lane string
+	Stream                      string // stdout or stderr
+	Line                        string
+}
+
+// ControllerState is the controller's own state.
+type ControllerState struct {
+	State  string
+	PID    int
+	Reason string
+}
+
+// Status is a full view: the route, the runs, the controller.
+type Status struct {
+	Route      Route
+	Runs       []RunState
+	Controller ControllerState
+}
+
+// ConnPhase is the state of the window's connection to the controller.
+type ConnPhase int
+
+// Connection phases.
+const (
+	ConnConnecting ConnPhase = iota
+	ConnConnected
+	ConnDisconnected
+	ConnReconnecting
+	ConnClosed
+)
+
+// ConnState is one change of the connection.
+type ConnState struct {
+	Phase   ConnPhase
+	Attempt int           // failed attempts in a row (reconnecting)
+	Delay   time.Duration // wait before the next attempt (reconnecting)
+	Err     error         // why it dropped or failed
+}
+
+// RelayUpdate is one thing the relay reports; exactly one field is set.
+type RelayUpdate struct {
+	Conn       *ConnState
+	Route      *Route
+	Run        *RunState
+	Output     *OutputLine
+	Controller *ControllerState
+	Status     *Status
+	// Dropped counts notices the relay lost because the window read
+	// too slowly (worker output goes first).
+	Dropped int
+}
+
+// Error is a relay failure named by a stable code (the relay's wire and
+// client codes: unavailable, timeout, closed, forbidden_action, …), which
+// the window shows in the person's language.
+type Error struct {
+	Code   string
+	Detail string
+	Err    error
+}
+
+// Error implements error.
+func (e *Error) Error() string {
+	s := "relay: " + e.Code
+	if e.Detail != "" {
+		s += ": " + e.Detail
+	}
+	if e.Err != nil {
+		s += ": " + e.Err.Error()
+	}
+	return s
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }

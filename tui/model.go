@@ -1,0 +1,193 @@
+package tui
+
+import (
+	"context"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/component/banner"
+	"github.com/daokit/daokit/tui/component/conversation"
+	"github.com/daokit/daokit/tui/component/events"
+	"github.com/daokit/daokit/tui/component/heartbeat"
+	"github.com/daokit/daokit/tui/component/helpview"
+	"github.com/daokit/daokit/tui/component/input"
+	"github.com/daokit/daokit/tui/component/leases"
+	"github.com/daokit/daokit/tui/component/pipeline"
+	"github.com/daokit/daokit/tui/component/routebar"
+	"github.com/daokit/daokit/tui/component/statusbar"
+	"github.com/daokit/daokit/tui/link"
+	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/relayctx"
+	"github.com/daokit/daokit/tui/theme"
+)
+
+// Model is the window's root: it owns the panes, the focus and the
+// layout, and routes messages. Everything a pane shows is decided by the
+// pane.
+type Model struct {
+	opts Options
+	// life is the program's lifetime. Bubble Tea v1 gives commands no
+	// context, and the feeds' blocking reads must end with the window;
+	// Run creates it and cancels it when the program returns, so it is
+	// the one context that may live in a struct here.
+	life context.Context
+	env  *component.Env
+
+	route  *routebar.Model
+	banner *banner.Model
+	conv   *conversation.Model
+	pipe   *pipeline.Model
+	hb     *heartbeat.Model
+	leases *leases.Model
+	events *events.Model
+	input  *input.Model
+	status *statusbar.Model
+	help   *helpview.Model
+	panes  []component.Component // every pane, for broadcasts
+
+	link *link.Model
+	rctx *relayctx.Model
+
+	focus    focus
+	showHelp bool
+	w, h     int
+	lay      layout
+	seq      int // numbers forwarded messages
+	ticks    int
+
+	helpMemo struct {
+		key  helpKey
+		line string
+	}
+
+	// arrived holds the events of the update being handled, until the
+	// View that follows draws them (for Options.Probe).
+	arrived []ledger.Event
+	readAt  time.Time
+}
+
+// New builds a window. It does no IO: everything is read by the commands
+// Init returns. ctx is the program's lifetime (see Run).
+func New(ctx context.Context, opts Options) *Model {
+	opts = opts.withDefaults()
+	styles := opts.Styles
+	if styles == nil {
+		g := theme.UnicodeGlyphs()
+		if opts.Wide {
+			g = theme.ASCIIGlyphs()
+		}
+		styles = theme.NewStyles(lipgloss.DefaultRenderer(), theme.DefaultTheme(), g)
+	}
+	loc := i18n.MustNew(opts.Lang)
+	env := component.NewEnv(loc, styles, component.Settings{Wide: opts.Wide, ReadOnly: opts.ReadOnly, Zone: opts.Zone, Now: opts.Now})
+	now := opts.Now()
+	policy := relayctx.DefaultPolicy()
+	if opts.ContextPolicy != nil {
+		policy = *opts.ContextPolicy
+	}
+	m := &Model{
+		opts:   opts,
+		life:   ctx,
+		env:    env,
+		route:  routebar.New(env),
+		banner: banner.New(env),
+		conv:   conversation.New(env),
+		pipe:   pipeline.New(env),
+		hb:     heartbeat.New(env),
+		leases: leases.New(env),
+		events: events.New(env, opts.EventCapacity),
+		input:  input.New(env),
+		status: statusbar.New(env),
+		help:   helpview.New(env),
+		link:   link.New(opts.Controllers, opts.ReadOnly, now),
+		rctx:   relayctx.New(opts.Context, policy, opts.Logger),
+	}
+	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.events, m.input, m.status}
+	if opts.ReadOnly {
+		m.focus = focusEvents
+	}
+	m.applyFocus()
+	m.broadcast(link.StateMsg{State: m.link.State()})
+	return m
+}
+
+// Init starts the feeds, the link and the clock.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.link.Init(m.life), m.rctx.Init(m.life)}
+	if m.opts.Feed != nil {
+		cmds = append(cmds, live.WaitLedger(m.life, m.opts.Feed))
+	}
+	if r := m.opts.Relay; r != nil {
+		cmds = append(cmds, live.WaitRelay(m.life, r), live.Observe(m.life, r))
+	}
+	if m.opts.Tick > 0 {
+		cmds = append(cmds, live.Tick(m.opts.Tick))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Focus returns the name of the focused pane.
+func (m *Model) Focus() string { return m.focus.String() }
+
+// Lang returns the language the window speaks.
+func (m *Model) Lang() string { return m.env.Loc.Lang() }
+
+// LinkState returns the state of the link to the controller.
+func (m *Model) LinkState() link.State { return m.link.State() }
+
+// Events returns the event pane, for tests and benchmarks.
+func (m *Model) Events() *events.Model { return m.events }
+
+// Conversation returns the conversation pane.
+func (m *Model) Conversation() *conversation.Model { return m.conv }
+
+// Banner returns the banner.
+func (m *Model) Banner() *banner.Model { return m.banner }
+
+// RelayContext returns the relay context.
+func (m *Model) RelayContext() *relayctx.Model { return m.rctx }
+
+// broadcast gives msg to every pane and batches what they return.
+func (m *Model) broadcast(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	for _, p := range m.panes {
+		if _, cmd := p.Update(msg); cmd != nil {
+			cmds = append(cmds, cmd)
+		}
+	}
+	return tea.Batch(cmds...)
+}
+
+// focused returns the pane that has the keys.
+func (m *Model) focused() component.Component { return m.paneFor(m.focus) }
+
+// paneFor returns the pane of a focus.
+func (m *Model) paneFor(f focus) component.Component {
+	switch f {
+	case focusConversation:
+		return m.conv
+	case focusEvents:
+		return m.events
+	case focusPipeline:
+		return m.pipe
+	case focusHeartbeat:
+		return m.hb
+	case focusLeases:
+		return m.leases
+	}
+	return m.input
+}
+
+// applyFocus tells each focusable pane whether it has the keys.
+func (m *Model) applyFocus() {
+	for f := focusInput; f < numFocus; f++ {
+		if fp, ok := m.paneFor(f).(component.Focuser); ok {
+			fp.SetFocused(f == m.focus)
+		}
+	}
+}

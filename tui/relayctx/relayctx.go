@@ -1,0 +1,238 @@
+package relayctx
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/compact"
+)
+
+// Figures are what the status bar shows of the context.
+type Figures struct {
+	Bytes   int // size of the context's JSON now
+	Before  int // size before the last compaction, 0 before the first
+	After   int // size right after the last compaction
+	Runs    int // compactions since the window opened
+	Entries int // entries in the lists
+}
+
+// LoadedMsg carries the saved context read at start.
+type LoadedMsg struct {
+	Data []byte
+	Err  error
+}
+
+// CompactedMsg carries the result of one compaction: the context after
+// the pre-compact hooks, the built-in compaction's report, and how each
+// hook ended.
+type CompactedMsg struct {
+	Context  *compact.Context
+	Report   compact.Report
+	Results  []compact.Result
+	Triggers []compact.Trigger
+}
+
+// SavedMsg says whether the context reached its file.
+type SavedMsg struct {
+	Err error
+}
+
+// Model is the relay context. It is not a pane: the root records what
+// happens into it and shows its Figures.
+type Model struct {
+	cur    *compact.Context
+	store  Store
+	policy Policy
+	hooks  *compact.Hooks
+	log    *slog.Logger
+
+	loaded   bool // the saved context was read (or there was none)
+	inFlight bool // a compaction runs on a copy
+	since    []op // changes made after that copy was taken
+	pending  change
+	health   string // the latest health state (heartbeat status, LEASE_TAKEOVER)
+	hookErr  error  // the last failed pre-compact hook
+	runs     int
+	before   int
+	after    int
+
+	dirty, saving bool
+	err           error // the last load or save failure, for the banner
+
+	known    compact.Facts   // what the ledger knows of the keep set
+	perStep  map[string]int  // worker lines recorded per task/run/step
+	evidence map[string]bool // evidence paths recorded
+	lastHB   string
+}
+
+// New returns an empty context kept in store (nil: memory only).
+func New(store Store, policy Policy, log *slog.Logger) *Model {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hooks := policy.Hooks
+	if hooks == nil {
+		hooks = compact.NewHooks()
+	}
+	return &Model{cur: &compact.Context{}, store: store, policy: policy, hooks: hooks, log: log,
+		perStep: map[string]int{}, evidence: map[string]bool{}}
+}
+
+// Figures returns the status-bar figures.
+func (m *Model) Figures() Figures {
+	return Figures{Bytes: m.cur.Size(), Before: m.before, After: m.after, Runs: m.runs, Entries: m.cur.Len()}
+}
+
+// Err returns the last failure to read or write the context file, nil
+// when the file is fine.
+func (m *Model) Err() error { return m.err }
+
+// HookErr returns the last pre-compact hook that failed or timed out in
+// the latest compaction (a *HookError), nil when all ran.
+func (m *Model) HookErr() error { return m.hookErr }
+
+// HookError is a pre-compact hook that did not finish well; the context
+// went on without its changes.
+type HookError struct {
+	Result compact.Result
+}
+
+// Error implements error.
+func (e *HookError) Error() string {
+	return fmt.Sprintf("pre-compact hook %s: %s %s", e.Result.Name, e.Result.Code, e.Result.Reason)
+}
+
+// Context returns a copy of the current context.
+func (m *Model) Context() *compact.Context { return m.cur.Clone() }
+
+// Init reads the saved context.
+func (m *Model) Init(ctx context.Context) tea.Cmd {
+	if m.store == nil {
+		m.loaded = true
+		return nil
+	}
+	store := m.store
+	return func() tea.Msg {
+		data, err := store.Load(ctx)
+		return LoadedMsg{Data: data, Err: err}
+	}
+}
+
+// apply makes one change now and remembers it if a compaction is running.
+func (m *Model) apply(o op) {
+	if o == nil {
+		return
+	}
+	o(m.cur)
+	if m.inFlight {
+		m.since = append(m.since, o)
+	}
+	m.dirty = true
+}
+
+// Update handles the context's own messages and returns follow-up
+// commands. ctx bounds them.
+func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case LoadedMsg:
+		return m.loadedMsg(ctx, msg)
+	case CompactedMsg:
+		m.inFlight = false
+		m.cur = msg.Context
+		for _, o := range m.since {
+			o(m.cur)
+		}
+		m.since = nil
+		m.runs++
+		m.before, m.after = msg.Report.BytesBefore, msg.Report.BytesAfter
+		m.dirty = true
+		m.hookErr = nil
+		for _, r := range msg.Results {
+			if r.Status == compact.StatusFailed || r.Status == compact.StatusTimeout {
+				m.hookErr = &HookError{Result: r}
+			}
+		}
+		m.log.Debug("relay context compacted", "triggers", fmt.Sprint(msg.Triggers),
+			"bytes_before", msg.Report.BytesBefore, "bytes_after", msg.Report.BytesAfter)
+		return tea.Batch(m.save(ctx), m.maybeCompact(ctx))
+	case SavedMsg:
+		m.saving = false
+		m.err = msg.Err
+		if msg.Err != nil {
+			m.log.Debug("relay context not saved", "err", msg.Err)
+		}
+		return nil
+	}
+	return nil
+}
+
+func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
+	m.loaded = true
+	if msg.Err != nil {
+		m.err = msg.Err
+		return nil
+	}
+	if len(msg.Data) == 0 {
+		return nil
+	}
+	saved, err := compact.Parse(msg.Data)
+	if err != nil {
+		m.err = fmt.Errorf("relay context: %w", err)
+		return nil
+	}
+	// What was recorded before the file was read goes after it.
+	pending := m.cur
+	m.cur = saved
+	for _, l := range compact.Lists() {
+		for _, e := range pending.Entries(l) {
+			_ = m.cur.Append(l, e)
+		}
+	}
+	if f := pending.Facts(); f.LatestInstruction != "" || f.Route != (compact.Facts{}).Route {
+		m.cur.SetFacts(f)
+	}
+	return m.maybeCompact(ctx)
+}
+
+// maybeCompact asks compact's triggers whether to compact now, and if so
+// runs the pre-compact hooks (the built-in compaction first) on a copy in
+// a command.
+func (m *Model) maybeCompact(ctx context.Context) tea.Cmd {
+	if m.inFlight || !m.loaded || m.policy.Manual {
+		return nil
+	}
+	d := m.policy.Triggers.Decide(m.cur, m.pending.compactChange())
+	if !d.Compact() {
+		return nil
+	}
+	m.inFlight, m.pending = true, change{}
+	snapshot, known, hooks := m.cur.Clone(), m.known, m.hooks
+	before := snapshot.Size()
+	return func() tea.Msg {
+		out := hooks.Run(ctx, compact.PreCompact, snapshot, known)
+		msg := CompactedMsg{Context: out.Context, Results: out.Results, Triggers: d.Reasons}
+		if out.Report != nil {
+			msg.Report = *out.Report
+		}
+		msg.Report.BytesBefore, msg.Report.BytesAfter = before, out.Context.Size()
+		return msg
+	}
+}
+
+// Flush saves the context if it changed since the last save. The root
+// calls it on the clock tick, so that a busy window writes at most once a
+// second.
+func (m *Model) Flush(ctx context.Context) tea.Cmd { return m.save(ctx) }
+
+func (m *Model) save(ctx context.Context) tea.Cmd {
+	if m.store == nil || !m.dirty || m.saving || !m.loaded {
+		return nil
+	}
+	m.dirty, m.saving = false, true
+	data := m.cur.Encode()
+	store := m.store
+	return func() tea.Msg { return SavedMsg{Err: store.Save(ctx, data)} }
+}

@@ -1,0 +1,157 @@
+package tui
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/bubbles/key"
+
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/text"
+)
+
+// resize lays the window out for a new terminal size.
+func (m *Model) resize(w, h int) {
+	m.w, m.h = w, h
+	m.relayout()
+}
+
+// relayout recomputes the layout (the banner's height may have changed)
+// and gives every pane its size.
+func (m *Model) relayout() {
+	if m.w == 0 && m.h == 0 {
+		return
+	}
+	l := computeLayout(m.w, m.h, m.banner.Height(), m.pipe.Wants(), m.opts.ReadOnly)
+	if l == m.lay {
+		return
+	}
+	m.lay = l
+	m.route.SetSize(l.w, 1)
+	m.banner.SetSize(l.w, l.bannerH)
+	m.input.SetSize(l.w, l.inputH)
+	m.status.SetSize(l.w, 1)
+	switch l.mode {
+	case modeColumns:
+		m.pipe.SetSize(l.leftW, l.pipeH)
+		m.hb.SetSize(l.leftW, l.hbH)
+		m.leases.SetSize(l.leftW, l.leasesH)
+		m.conv.SetSize(l.rightW, l.convH)
+		m.events.SetSize(l.rightW, l.eventsH)
+	case modeSingle:
+		for _, p := range []interface{ SetSize(int, int) }{m.pipe, m.leases, m.conv, m.events} {
+			p.SetSize(l.w, l.singleH)
+		}
+		m.hb.SetSize(l.w, max(l.singleHBH, l.singleH))
+	}
+}
+
+// View implements tea.Model.
+func (m *Model) View() string {
+	if m.opts.Probe != nil && len(m.arrived) > 0 {
+		m.opts.Probe.EventsDrawn(m.arrived, m.readAt)
+	}
+	return m.render()
+}
+
+// render composes the frame. Every part is already exactly as wide as
+// the terminal, so composing is concatenation.
+func (m *Model) render() string {
+	l := m.lay
+	switch {
+	case m.w == 0 || m.h == 0:
+		return ""
+	case l.mode == modeTooSmall:
+		return m.tooSmall()
+	}
+	parts := make([]string, 0, 7)
+	parts = append(parts, m.route.View())
+	if l.bannerH > 0 {
+		parts = append(parts, text.Block(strings.Split(m.banner.View(), "\n"), l.w, l.bannerH, m.env.Tail()))
+	}
+	parts = append(parts, m.body(), m.input.View(), m.status.View(), m.helpLine())
+	return strings.Join(parts, "\n")
+}
+
+// body draws the panes between the banner and the input.
+func (m *Model) body() string {
+	l := m.lay
+	if m.showHelp {
+		return m.help.Full(m.fullHelp(), l.w, l.bodyH)
+	}
+	if l.mode == modeSingle {
+		return m.single()
+	}
+	left := m.pipe.View() + "\n" + m.hb.View() + "\n" + m.leases.View()
+	right := m.conv.View() + "\n" + m.events.View()
+	gap := strings.TrimSuffix(strings.Repeat(strings.Repeat(" ", l.gap)+"\n", l.bodyH), "\n")
+	return text.JoinColumns(l.bodyH, left, gap, right)
+}
+
+// single draws the focused pane (the conversation while typing) under
+// the heartbeat strip.
+func (m *Model) single() string {
+	l := m.lay
+	f := m.focus
+	if f == focusInput {
+		f = focusConversation
+	}
+	if f == focusHeartbeat || l.singleHBH == 0 {
+		return m.paneFor(f).View()
+	}
+	hb := strings.Split(m.hb.View(), "\n")
+	return strings.Join(hb[:min(l.singleHBH, len(hb))], "\n") + "\n" + m.paneFor(f).View()
+}
+
+// helpLine is the short help of the focused pane and the global keys. It
+// is drawn again only when what it lists can have changed.
+func (m *Model) helpLine() string {
+	key := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart()}
+	if c, ok := m.focused().(component.Capturer); ok {
+		key.capturing = c.Captures()
+	}
+	if key != m.helpMemo.key || m.helpMemo.line == "" {
+		m.helpMemo.key, m.helpMemo.line = key, m.help.Short(m.shortHelp(), m.lay.w)
+	}
+	return m.helpMemo.line
+}
+
+// helpKey is what the short help line depends on.
+type helpKey struct {
+	env       *component.Env
+	focus     focus
+	w         int
+	canStart  bool
+	capturing bool
+}
+
+func (m *Model) shortHelp() []key.Binding {
+	k := m.env.Keys
+	b := append([]key.Binding(nil), m.focused().ShortHelp()...)
+	if c, ok := m.focused().(component.Capturer); ok && c.Captures() {
+		b = append(b, k.NextPane, k.HelpAnyPane, k.LanguageTyping)
+	} else {
+		b = append(b, k.NextPane, k.Help, k.Language)
+	}
+	if m.link.State().CanStart() {
+		b = append(b, k.Controller)
+	}
+	return append(b, k.Quit)
+}
+
+func (m *Model) fullHelp() [][]key.Binding {
+	k := m.env.Keys
+	groups := append([][]key.Binding(nil), m.focused().FullHelp()...)
+	global := []key.Binding{k.NextPane, k.PrevPane, k.Help, k.HelpAnyPane, k.Language, k.LanguageTyping, k.Dismiss}
+	if m.link.State().CanStart() {
+		global = append(global, k.Controller)
+	}
+	return append(groups, append(global, k.Quit))
+}
+
+// tooSmall says the terminal is too small, in as much of it as there is.
+func (m *Model) tooSmall() string {
+	msg := m.env.T("tui.too_small", "W", strconv.Itoa(m.w), "H", strconv.Itoa(m.h),
+		"MinW", strconv.Itoa(minWidth), "MinH", strconv.Itoa(minHeight))
+	return text.Block(text.Wrap(msg, m.w), m.w, m.h, "")
+}
