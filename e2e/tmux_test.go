@@ -1,0 +1,167 @@
+package e2e
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// screen is a daokit window running in its own tmux server, read back with
+// capture-pane as a person would see it.
+type screen struct {
+	t      *testing.T
+	socket string
+}
+
+// openWindow starts `daokit args…` in a 160×48 tmux window.
+func openWindow(t *testing.T, args ...string) *screen {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is missing (.ci/run installs it)")
+		}
+		t.Skip("tmux is not installed")
+	}
+	s := &screen{t: t, socket: fmt.Sprintf("daokit-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
+	cmd := append([]string{daokit}, args...)
+	// A UTF-8 locale, or tmux draws wide and box characters as '_'.
+	shell := "env LANG=C.UTF-8 LC_ALL=C.UTF-8 DAOKIT_LANG=en TERM=xterm-256color " + strings.Join(quoteAll(cmd), " ")
+	if out, err := exec.Command("tmux", "-L", s.socket, "new-session", "-d", "-x", "160", "-y", "48", shell).CombinedOutput(); err != nil {
+		t.Fatalf("tmux new-session: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
+	return s
+}
+
+func quoteAll(args []string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
+	}
+	return out
+}
+
+func (s *screen) capture() string {
+	out, err := exec.Command("tmux", "-L", s.socket, "capture-pane", "-p").Output()
+	if err != nil {
+		return ""
+	}
+	return string(out)
+}
+
+// waitFor polls the screen until every text is on it at once.
+func (s *screen) waitFor(within time.Duration, texts ...string) string {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		screen := s.capture()
+		all := true
+		for _, text := range texts {
+			all = all && strings.Contains(screen, text)
+		}
+		if all {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never showed %q within %v; last screen:\n%s", texts, within, screen)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the terminal; the condition decides
+	}
+}
+
+// waitAny polls until the screen shows text, remembering it was seen even
+// if it goes again (transient states such as STALE).
+func (s *screen) sawEver(within time.Duration, text string, seen map[string]bool) {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	for !seen[text] {
+		screen := s.capture()
+		for key := range seen {
+			if strings.Contains(screen, key) {
+				seen[key] = true
+			}
+		}
+		if seen[text] {
+			return
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never showed %q within %v; last screen:\n%s", text, within, screen)
+		}
+		time.Sleep(25 * time.Millisecond)
+	}
+}
+
+func (s *screen) typeLine(text string) {
+	s.t.Helper()
+	if out, err := exec.Command("tmux", "-L", s.socket, "send-keys", "-t", "0", "-l", text).CombinedOutput(); err != nil {
+		s.t.Fatalf("send-keys: %v %s", err, out)
+	}
+	if out, err := exec.Command("tmux", "-L", s.socket, "send-keys", "-t", "0", "Enter").CombinedOutput(); err != nil {
+		s.t.Fatalf("send-keys Enter: %v %s", err, out)
+	}
+}
+
+// TestWindowInTmux: open the window on a fresh root (it starts the
+// controller), type an instruction and see the route and DONE; then an
+// instruction whose worker hangs once: WARNING, then STALE, the takeover,
+// and DONE again.
+func TestWindowInTmux(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	once := filepath.Join(root, "hung-once")
+	cfg := strings.Replace(simConfig("1s"),
+		`command = ["{daokit}", "worker", "sim", "--duration", "1s", "--lines", "6", "--", "{instruction}"]`,
+		`command = ["sh", "-c", "case \"$1\" in *hang*) if [ ! -f `+once+` ]; then touch `+once+`; exec {daokit} worker sim --hang-after 2 -- \"$1\"; fi;; esac; exec {daokit} worker sim --duration 1s -- \"$1\"", "sh", "{instruction}"]`, 1)
+	run(t, "init", "--root", root)
+	if err := os.WriteFile(filepath.Join(root, "daokit.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { stopRootController(t, root) })
+	win := openWindow(t, "--root", root)
+	win.waitFor(30*time.Second, "Connected to the controller")
+
+	win.typeLine("add a --json flag to status")
+	screen := win.waitFor(30*time.Second, "status DONE", "next none", "lane worker", "step S1")
+	if !strings.Contains(screen, "task DK-") {
+		t.Errorf("route bar lacks the task:\n%s", screen)
+	}
+
+	win.typeLine("please hang once, then finish")
+	seen := map[string]bool{"WARNING": false, "STALE": false, "lease takeover": false}
+	win.sawEver(30*time.Second, "WARNING", seen)
+	win.sawEver(30*time.Second, "STALE", seen)
+	win.sawEver(30*time.Second, "lease takeover", seen)
+	win.waitFor(30*time.Second, "status DONE", "heartbeat stale")
+}
+
+// TestWatchFollowsALedger: `daokit watch` on a ledger written by someone
+// else (here, plain file writes as the Python tool makes them) shows it and
+// follows new events.
+func TestWatchFollowsALedger(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	run(t, "init", "--root", root)
+	pipeline := `{"schema_version":"1.0.0","task_id":"DKT-900","run_id":"RUN-900","goal":"python wrote this goal","status":"EXECUTE","current_step":"S1","steps":[{"id":"S1","title":"Implement","category":"implementation","goal":"g","actions":[],"acceptance_criteria":[],"expected_outputs":[],"dependencies":[],"planner_source":"bootstrap_default"}],"role_lifecycle":{"orchestrator":"running"},"succession":{"enabled":true,"last_takeover_at":null},"updated_at":"2026-11-22T01:45:05.330468+00:00"}`
+	if err := os.WriteFile(filepath.Join(root, "state", "pipeline_state.json"), []byte(pipeline), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	win := openWindow(t, "watch", "--root", root)
+	win.waitFor(20*time.Second, "python wrote this goal", "DKT-900")
+
+	f, err := os.OpenFile(filepath.Join(root, "state", "events.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ledger.NewEvent(time.Now(), "DKT-900", "RUN-900", "S1", ledger.EventStepFailed, ledger.SeverityError,
+		ledger.ObjectOf("reason_code", "WATCHED_FROM_OUTSIDE"))
+	line, _ := ledger.MarshalLine(e)
+	f.Write(line)
+	f.Close()
+	win.waitFor(20*time.Second, "WATCHED_FROM_OUTSIDE")
+}
