@@ -90,6 +90,9 @@ func New(ctx context.Context, opts Options) *Model {
 	if opts.ContextPolicy != nil {
 		policy = *opts.ContextPolicy
 	}
+	if policy.HandoffPath == "" && opts.Root != "" {
+		policy.HandoffPath = ledger.Layout{Root: opts.Root}.Handoff()
+	}
 	m := &Model{
 		opts:   opts,
 		life:   ctx,

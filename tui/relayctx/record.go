@@ -97,10 +97,14 @@ func (m *Model) Ledger(ctx context.Context, u live.LedgerUpdate) tea.Cmd {
 			m.heartbeat(s.Heartbeat.Value)
 		}
 	}
+	var restore tea.Cmd
 	for i := range u.Events {
 		m.event(&u.Events[i])
+		if e := &u.Events[i]; e.EventType == ledger.EventSystem && e.Payload.String("operation") == opHandoffApplied {
+			restore = m.loadHandoff()
+		}
 	}
-	return m.maybeCompact(ctx)
+	return tea.Batch(restore, m.maybeCompact(ctx))
 }
 
 func (m *Model) heartbeat(h ledger.HeartbeatStatus) {

@@ -66,6 +66,9 @@ type Model struct {
 	perStep  map[string]int  // worker lines recorded per task/run/step
 	evidence map[string]bool // evidence paths recorded
 	lastHB   string
+
+	discard  bool // drop the running compaction's result (context restored)
+	restores int
 }
 
 // New returns an empty context kept in store (nil: memory only).
@@ -139,8 +142,18 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case LoadedMsg:
 		return m.loadedMsg(ctx, msg)
+	case HandoffMsg:
+		if msg.Err != nil {
+			m.err = msg.Err
+			return nil
+		}
+		return m.restore(ctx, msg.Package)
 	case CompactedMsg:
 		m.inFlight = false
+		if m.discard {
+			m.discard = false
+			return m.maybeCompact(ctx)
+		}
 		m.cur = msg.Context
 		for _, o := range m.since {
 			o(m.cur)

@@ -14,6 +14,10 @@ type Policy struct {
 	// never compacted by itself (golden tests need figures that do not
 	// depend on when a compaction finished).
 	Manual bool
+	// HandoffPath is the ledger's handoff_package.json. After a takeover
+	// that applied it, the context restarts from its keep set. Empty: no
+	// restore.
+	HandoffPath string
 }
 
 // DefaultPolicy is compact's shipped thresholds with the built-in hook.
