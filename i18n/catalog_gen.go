@@ -3,7 +3,7 @@
 package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from.
-const generatedDigest = "396fd4f2051b0a3ba441a200431071d0026d7faa88fecb9101800d2244a3a833"
+const generatedDigest = "5eefb28fae8a77ec6eca547814dafb2c55dd2c81c0456faab069803fa51fa2b8"
 
 // generatedCatalog holds every message id and text, by language.
 var generatedCatalog = map[string][][2]string{
@@ -56,7 +56,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.compact.report.total", "total"},
 		{"cli.compact.report.unchanged", "nothing to drop: the context was already compact"},
 		{"cli.compact.stdin", "standard input"},
-		{"cli.compact.summary", "Compact a relay context: keep the goal and route, drop finished and noisy entries"},
+		{"cli.compact.summary", "compact a relay context: keep the goal and route, drop finished and noisy entries"},
 		{"cli.controller.error.locked", "another controller (pid {{.PID}}) already runs for {{.Root}}"},
 		{"cli.controller.flag.check_interval", "how often to check worker liveness, e.g. 2s (default: daokit.toml)"},
 		{"cli.controller.flag.idle_exit", "exit after this long with no run and no window, 0 = never (default: daokit.toml)"},
@@ -211,7 +211,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.worker.flag.silent", "print nothing at all and stay alive"},
 		{"cli.worker.kinds", "Built-in workers:"},
 		{"cli.worker.sim.summary", "A simulated coding agent: deterministic progress, heartbeats and a result in the daokit worker protocol, with switches for drills"},
-		{"cli.worker.summary", "Run a built-in worker (daokit worker sim: the simulated coding agent)"},
+		{"cli.worker.summary", "run a built-in worker (daokit worker sim: the simulated coding agent)"},
 		{"cli.worker.usage", "Usage: daokit worker sim [options] [instruction]"},
 		{"config.error.CONFIG_DUPLICATE", "{{.Key}} = {{.Value}} is already used by {{.Other}}"},
 		{"config.error.CONFIG_DURATION", "{{.Key}} = {{.Value}} is not a duration: write a number with a unit, such as \"500ms\", \"45s\", \"2m\" or \"1h\""},
