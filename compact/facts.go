@@ -32,14 +32,23 @@ func PipelineFacts(p ledger.PipelineState) Facts {
 	f := Facts{Goal: trim(p.Goal)}
 	f.Route.TaskID = trim(p.TaskID)
 	f.Route.RunID = trim(p.RunID)
-	f.Route.ActiveLane = trim(lc.Get("controller_lane"))
-	if step, ok := strings.CutPrefix(lc.Get("lane:"+f.Route.ActiveLane), "active_step:"); ok && f.Route.ActiveLane != "" {
-		f.Route.ActiveStep = trim(step)
+	// A daokit controller records the route itself (route:active_lane,
+	// route:next_action) and keeps it current; the Python tool's keys are
+	// the fallback for ledgers it wrote.
+	f.Route.ActiveLane = trim(lc.Get("route:active_lane"))
+	if f.Route.ActiveLane == "" {
+		f.Route.ActiveLane = trim(lc.Get("controller_lane"))
+		if step, ok := strings.CutPrefix(lc.Get("lane:"+f.Route.ActiveLane), "active_step:"); ok && f.Route.ActiveLane != "" {
+			f.Route.ActiveStep = trim(step)
+		}
 	}
 	if f.Route.ActiveStep == "" {
 		f.Route.ActiveStep = trim(p.CurrentStep)
 	}
-	f.Route.NextAction = trim(lc.Get("handoff_next_action"))
+	f.Route.NextAction = trim(lc.Get("route:next_action"))
+	if f.Route.NextAction == "" {
+		f.Route.NextAction = trim(lc.Get("handoff_next_action"))
+	}
 	if f.Route.NextAction == "" && p.Status == ledger.StatusDone {
 		f.Route.NextAction = ledger.NextActionComplete
 	}

@@ -226,13 +226,19 @@ func decodeObject(data []byte) (Object, error) {
 		}
 		return nil, fmt.Errorf("invalid JSON: %w", err)
 	}
+	// Values point into data; a private copy keeps them valid whatever
+	// the caller does with its buffer.
+	return splitObject(bytes.Clone(data))
+}
+
+// splitObject is decodeObject for data already known to be valid JSON:
+// a value taken from a validated document need not be validated again.
+// The members' values alias data.
+func splitObject(data []byte) (Object, error) {
 	data = bytes.TrimSpace(data)
 	if len(data) == 0 || data[0] != '{' {
 		return nil, errNotObject
 	}
-	// Values point into data; a private copy keeps them valid whatever
-	// the caller does with its buffer.
-	data = bytes.Clone(data)
 	var fields Object
 	i := skipSpace(data, 1)
 	for data[i] != '}' {

@@ -1,11 +1,13 @@
 package ledger
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode/utf8"
 )
 
 // Problem codes of a ValidationError. They are stable: the CLI and the
@@ -230,9 +232,27 @@ func (r *fieldReader) str(key string, dst *string) {
 	if !ok || isNull(raw) {
 		return
 	}
+	if s, ok := plainString(raw); ok {
+		*dst = s
+		return
+	}
 	if err := json.Unmarshal(raw, dst); err != nil {
 		r.fail(key, "a string")
 	}
+}
+
+// plainString reads a JSON string without escapes directly: most ids and
+// timestamps, on the hot path of every reader. The value comes from a
+// validated document, so a quoted run without a backslash is the string.
+func plainString(raw json.RawMessage) (string, bool) {
+	if len(raw) < 2 || raw[0] != '"' || raw[len(raw)-1] != '"' {
+		return "", false
+	}
+	body := raw[1 : len(raw)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		return "", false
+	}
+	return string(body), true
 }
 
 // optStr reads a string that may be absent; absent stays nil, null is "".
@@ -289,7 +309,7 @@ func (r *fieldReader) object(key string, dst *Object) {
 	if !ok || isNull(raw) {
 		return
 	}
-	obj, err := decodeObject(raw)
+	obj, err := splitObject(raw)
 	if err != nil {
 		r.fail(key, "an object")
 		return
@@ -303,7 +323,7 @@ func (r *fieldReader) nested(key string, decode func(*fieldReader)) {
 	if !ok || isNull(raw) {
 		return
 	}
-	obj, err := decodeObject(raw)
+	obj, err := splitObject(raw)
 	if err != nil {
 		r.fail(key, "an object")
 		return

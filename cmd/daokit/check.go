@@ -18,7 +18,7 @@ func init() {
 
 // checkedEventLines is how many of the newest events check validates: the
 // check must stay fast on a ledger of any size.
-const checkedEventLines = 500
+const checkedEventLines = 100
 
 // activeStatuses are the pipeline statuses during which an execution is
 // under way (the Python tool's set).
