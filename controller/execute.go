@@ -56,7 +56,8 @@ func (c *Controller) start(r *run) {
 // execute drives r step by step to its end.
 func (c *Controller) execute(ctx context.Context, r *run) {
 	defer close(r.done)
-	c.persist(r)
+	// No write here: the attempt writes the pipeline as soon as it knows
+	// whether the step waits for its lane or starts.
 	for {
 		c.mu.Lock()
 		step := r.pipeline.CurrentStep

@@ -398,9 +398,16 @@ func TestCrashLeavesAMalformedLastLine(t *testing.T) {
 	if r.ExitCode != SimCrashCode || r.Summary.Result != nil {
 		t.Errorf("result: got code %d result %+v, want %d and no result", r.ExitCode, r.Summary.Result, SimCrashCode)
 	}
-	last := lines(recs, Stdout)
-	if len(last) == 0 || recs[len(recs)-1].Status != StatusMalformed || r.Stats.Malformed != 1 {
-		t.Errorf("last record: got %+v (malformed count %d), want the torn line, malformed", recs[len(recs)-1], r.Stats.Malformed)
+	// stdout and stderr are two pipes: only within stdout is the order
+	// known, and there the torn line comes last.
+	var stdout []Record
+	for _, rec := range recs {
+		if rec.Stream == Stdout {
+			stdout = append(stdout, rec)
+		}
+	}
+	if len(stdout) == 0 || stdout[len(stdout)-1].Status != StatusMalformed || r.Stats.Malformed != 1 {
+		t.Errorf("last stdout record: got %+v (malformed count %d), want the torn line, malformed", stdout, r.Stats.Malformed)
 	}
 }
 
