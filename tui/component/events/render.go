@@ -9,6 +9,7 @@ import (
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/text"
 	"github.com/daokit/daokit/tui/theme"
+	"github.com/daokit/daokit/worker"
 )
 
 // columns are the widths of one layout of the event rows; 0 hides a column.
@@ -88,7 +89,7 @@ func summary(env *component.Env, ev *ledger.Event) string {
 		used["from"], used["to"] = true, true
 	}
 	if line := lastLine(ev.Payload); line != "" {
-		parts = append(parts, line)
+		parts = append(parts, describeLine(env, line))
 		used["lines"] = true
 	}
 	for _, k := range summaryKeys {
@@ -113,6 +114,20 @@ func summary(env *component.Env, ev *ledger.Event) string {
 		}
 	}
 	return env.Clean(strings.Join(parts, " "))
+}
+
+// describeLine shows a worker-protocol line ("@daokit {...}") as what it
+// says, in the reader's language, the way the conversation pane does; the
+// ledger keeps the raw line, and the detail view shows it.
+func describeLine(env *component.Env, line string) string {
+	d := worker.ProtocolDecoder{}.Decode(worker.Stdout, []byte(line))
+	if len(d.Events) == 0 {
+		return line
+	}
+	if s := worker.DescribeRecord(env.Loc, worker.Record{Text: line, Events: d.Events}); s != "" {
+		return s
+	}
+	return worker.EventLabel(env.Loc, d.Events[0].Type)
 }
 
 // lastLine returns the text of the last entry of a "lines" member (worker
