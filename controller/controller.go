@@ -81,6 +81,13 @@ type Controller struct {
 	runs    sync.WaitGroup
 }
 
+// keptFinishedLeases is how many finished leases the register keeps; older
+// ones are pruned at start (their story is in events.jsonl).
+const keptFinishedLeases = 500
+
+// OpLeasesPruned records how many finished leases a start pruned.
+const OpLeasesPruned = "LEASES_PRUNED"
+
 // ErrLocked is returned by Run when another controller holds the root.
 var ErrLocked = ledger.ErrLocked
 
@@ -199,8 +206,16 @@ func (c *Controller) serve(ctx context.Context) error {
 	}
 	unfinished := c.recover()
 	c.mu.Lock()
+	pruned := heal.PruneFinished(&c.leases, keptFinishedLeases)
 	c.holdStandingLeaseLocked()
 	c.mu.Unlock()
+	if pruned > 0 {
+		e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpLeasesPruned,
+			"removed", pruned, "kept_finished", keptFinishedLeases)
+		if err := c.journal.append(e); err != nil {
+			c.log.Error("record lease pruning", "err", err)
+		}
+	}
 	c.flushDocs()
 	serveCtx, stopServing := context.WithCancel(ctx)
 	served := make(chan error, 1)

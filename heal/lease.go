@@ -260,3 +260,32 @@ func SyncLifecycle(p *ledger.PipelineState, l ledger.Lease) bool {
 	after, _ := ledger.MarshalLine(lc)
 	return string(before) != string(after)
 }
+
+// PruneFinished removes the oldest finished leases (RELEASED, EXPIRED,
+// TAKEN_OVER) so that at most keep of them remain, and returns how many it
+// removed. ACTIVE leases always stay. The register is rewritten on every
+// renewal, so a root that runs for months must not let it grow without
+// bound; the history stays in events.jsonl.
+func PruneFinished(reg *ledger.Leases, keep int) int {
+	finished := 0
+	for _, l := range reg.Leases {
+		if l.Status != ledger.LeaseActive {
+			finished++
+		}
+	}
+	drop := finished - max(keep, 0)
+	if drop <= 0 {
+		return 0
+	}
+	kept := reg.Leases[:0:0]
+	removed := 0
+	for _, l := range reg.Leases { // oldest first: records are appended
+		if l.Status != ledger.LeaseActive && removed < drop {
+			removed++
+			continue
+		}
+		kept = append(kept, l)
+	}
+	reg.Leases = kept
+	return removed
+}

@@ -2,6 +2,7 @@ package heal
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 	"time"
 
@@ -179,5 +180,31 @@ func TestCheckControllerLeaseAndDecide(t *testing.T) {
 		if got := Decide(tt.hb, tt.lease); got.Action != tt.action || got.ReasonCode != tt.reason {
 			t.Errorf("Decide(%q, %s) = %+v, want %s/%s", tt.hb, tt.lease, got, tt.action, tt.reason)
 		}
+	}
+}
+
+func TestPruneFinishedKeepsActiveAndTheNewest(t *testing.T) {
+	t.Parallel()
+	reg := ledger.NewLeases(t0)
+	var tokens []string
+	for i := range 6 {
+		l := register(t, &reg, fmt.Sprint("S", i), time.Hour, t0)
+		tokens = append(tokens, l.LeaseToken)
+	}
+	for _, tok := range tokens[:5] {
+		_ = Release(&reg, tok, t0)
+	}
+	if n := PruneFinished(&reg, 2); n != 3 {
+		t.Fatalf("removed %d, want 3", n)
+	}
+	var steps []string
+	for _, l := range reg.Leases {
+		steps = append(steps, l.StepID+"/"+l.Status)
+	}
+	if got := fmt.Sprint(steps); got != "[S3/RELEASED S4/RELEASED S5/ACTIVE]" {
+		t.Errorf("kept %s", got)
+	}
+	if n := PruneFinished(&reg, 2); n != 0 {
+		t.Errorf("second prune removed %d", n)
 	}
 }

@@ -26,7 +26,9 @@ func parseLine(line []byte) (Event, lineKind) {
 		return Event{}, lineBlank
 	}
 	e, err := ParseEvent(line)
-	if err != nil {
+	// An object with neither an id nor a type is not an event of any tool
+	// ("{}", a stray record): skipped and counted, not shown as a blank row.
+	if err != nil || (e.EventID == "" && e.EventType == "") {
 		return Event{}, lineBad
 	}
 	return e, lineEvent

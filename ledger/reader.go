@@ -43,7 +43,10 @@ func (r Result[T]) HasValue() bool { return r.Err == nil || r.Stale }
 // keepGood returns r, or prev's value marked stale when r failed and prev
 // has a value to show. r's error is kept so the failure stays visible.
 func (r Result[T]) keepGood(prev Result[T]) Result[T] {
-	if r.Err == nil || !prev.HasValue() {
+	// A zero Result (nothing loaded yet) has no error but no value
+	// either: only a document that was read (ModTime set) or one already
+	// kept is worth keeping.
+	if r.Err == nil || !(prev.Stale || (prev.Err == nil && !prev.ModTime.IsZero())) {
 		return r
 	}
 	prev.Err, prev.Stale = r.Err, true
