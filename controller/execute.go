@@ -101,7 +101,7 @@ func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) b
 		c.finish(r, ledger.StatusBlocked, heal.ReasonRestartLimit)
 		return false
 	}
-	c.record(r, c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityWarn, OpRunState,
+	c.record(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityWarn, OpRunState,
 		"from", StateFailed, "to", "restart_scheduled", "reason_code", reason,
 		"restart", count, "delay_ms", delay.Milliseconds()))
 	t := time.NewTimer(delay)
@@ -225,7 +225,7 @@ func (c *Controller) queued(r *run, step, lane string, position int) {
 	c.mu.Lock()
 	MarkQueued(&r.pipeline, step, lane)
 	c.mu.Unlock()
-	c.record(r, c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, OpRunState,
+	c.record(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, OpRunState,
 		"from", StateWaiting, "to", StateWaiting, "lane", lane, "queue_position", position))
 	c.persist(r)
 }
@@ -254,7 +254,7 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	attempt, taskID, runID := r.attempt, p.TaskID, p.RunID
 	c.mu.Unlock()
 	c.flushDocs() // the worker's pid is in the lease before anything else
-	c.record(r, c.events.typed(taskID, runID, step, ledger.EventStepStarted, ledger.SeverityInfo,
+	c.record(c.events.typed(taskID, runID, step, ledger.EventStepStarted, ledger.SeverityInfo,
 		"lane", lane, "pid", proc.PID(), "attempt", attempt, "command", spec.Argv,
 		"artifacts", spec.ArtifactDir))
 	c.persist(r)
@@ -303,8 +303,8 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		if res.Summary.Result != nil {
 			detail = detail.With("summary", res.Summary.Result.Text)
 		}
-		c.record(r, ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail))
-		c.record(r, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
+		c.record(ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail))
+		c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
 			"criteria", []string{"the worker finishes with exit code 0"}))
 		c.transition(r, StateCompleted, "")
 		return outcomeDone, ""
@@ -335,7 +335,7 @@ func workerSaidFailed(res worker.Result) bool {
 func (c *Controller) stepFailed(r *run, step, lane, reason string, detail ledger.Object) {
 	p := &r.pipeline
 	payload := append(ledger.ObjectOf("reason_code", reason, "lane", lane), detail...)
-	c.record(r, ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepFailed, ledger.SeverityError, payload))
+	c.record(ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepFailed, ledger.SeverityError, payload))
 }
 
 // finish ends a run with a pipeline status and records RUN_FINISHED, the
@@ -374,7 +374,7 @@ func (c *Controller) recordFinished(r *run, status, reason string) {
 		severity = ledger.SeverityError
 	}
 	p := r.pipeline
-	c.record(r, c.events.system(p.TaskID, p.RunID, p.CurrentStep, severity, OpRunFinished,
+	c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, severity, OpRunFinished,
 		"status", status, "reason_code", reason, "message_id", r.in.MessageID))
 }
 

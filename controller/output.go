@@ -29,7 +29,7 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 		if len(batch) == 0 {
 			return
 		}
-		c.record(r, c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpWorkerOutput,
+		c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpWorkerOutput,
 			"lines", batch, "dropped", dropped))
 		batch, dropped = batch[:0:0], 0
 	}
@@ -42,7 +42,7 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			if !ok {
 				flush()
 				if omitted > 0 {
-					c.record(r, c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpWorkerOutput,
+					c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpWorkerOutput,
 						"lines", []any{}, "omitted", omitted))
 				}
 				return

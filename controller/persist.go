@@ -85,7 +85,7 @@ func clonePipeline(p ledger.PipelineState) ledger.PipelineState {
 
 // record appends an event. A failure is logged rather than fatal to the
 // run: the run's outcome still reaches the pipeline file.
-func (c *Controller) record(_ *run, e ledger.Event) {
+func (c *Controller) record(e ledger.Event) {
 	if err := c.journal.append(e); err != nil {
 		c.log.Error("append event", "type", e.EventType, "err", err)
 	}
@@ -111,6 +111,6 @@ func (c *Controller) transition(r *run, to, reason string) {
 	if reason != "" && to != StateCompleted {
 		e.Severity = ledger.SeverityWarn
 	}
-	c.record(r, e)
+	c.record(e)
 	c.notify(relay.Notice{Kind: relay.NoticeRunState, Run: &state})
 }

@@ -116,7 +116,7 @@ func (c *Controller) resume(list []found) {
 		c.mu.Unlock()
 		e := c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityWarn, OpResumed,
 			"message_id", f.in.MessageID, "generation", c.generation, "route", routePayload(RouteOf(&p)))
-		c.record(r, e)
+		c.record(e)
 		c.log.Info("resuming instruction", "message_id", f.in.MessageID, "task_id", p.TaskID)
 		c.start(r)
 	}

@@ -61,17 +61,17 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 		"takeover_at", takeoverAt, "adopted_step_ids", nonNil(res.AdoptedSteps()), "failed_step_ids", nonNil(res.FailedSteps),
 		"reason_code", reason, "generation", fence, "superseded_tokens", nonNil(res.Superseded), "successor_pid", c.pid)
 	takeover.DedupKey = "succession:" + taskID + ":" + runID + ":" + takeoverAt
-	c.record(r, takeover)
+	c.record(takeover)
 	if pkgErr != nil {
 		c.log.Error("handoff after takeover", "step", step, "err", pkgErr)
-		c.record(r, c.events.system(taskID, runID, step, ledger.SeverityError, OpHandoffApplyFailed,
+		c.record(c.events.system(taskID, runID, step, ledger.SeverityError, OpHandoffApplyFailed,
 			"reason_code", "HANDOFF_APPLY_ERROR", "error", pkgErr.Error(), "takeover_at", takeoverAt))
 	} else {
 		applied := c.events.system(taskID, runID, plan.ResumeStepID, ledger.SeverityInfo, OpHandoffApplied,
 			"takeover_at", takeoverAt, "resume_step_id", plan.ResumeStepID, "next_action", plan.NextAction,
 			"resumable_step_ids", plan.ResumableStepIDs, "package_path", ledger.Layout{Root: c.opts.Root}.Handoff())
 		applied.DedupKey = "handoff-applied:" + taskID + ":" + runID + ":" + takeoverAt
-		c.record(r, applied)
+		c.record(applied)
 	}
 	c.persist(r)
 }
