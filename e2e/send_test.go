@@ -152,3 +152,15 @@ func TestSendStartsADetachedController(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// TestSendReportsWhyTheStartedControllerExited: a controller that cannot
+// start (an invalid daokit.toml) is reported in its own words, not as a
+// vague time-out.
+func TestSendReportsWhyTheStartedControllerExited(t *testing.T) {
+	t.Parallel()
+	root := newRoot(t, "[heartbeat]\nwarning_after = \"5s\"\nstale_after = \"1s\"\n")
+	r := run(t, "send", "--root", root, "hello")
+	if r.code != 1 || !strings.Contains(r.stderr, "exited before it was ready") || !strings.Contains(r.stderr, "stale_after") {
+		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	}
+}

@@ -3,7 +3,7 @@
 package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from.
-const generatedDigest = "5eefb28fae8a77ec6eca547814dafb2c55dd2c81c0456faab069803fa51fa2b8"
+const generatedDigest = "930a7de82bccedd7b38e3fe19645dd243de5ddbcbf0086bdd0961df6c9c5cd10"
 
 // generatedCatalog holds every message id and text, by language.
 var generatedCatalog = map[string][][2]string{
@@ -65,6 +65,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.controller.flag.warning_after", "silence before a worker is WARNING, e.g. 20s (default: daokit.toml)"},
 		{"cli.controller.ready", "controller ready (pid {{.PID}}), socket {{.Socket}}"},
 		{"cli.controller.summary", "run the controller of a root in the foreground (the window starts one for you)"},
+		{"cli.error.controller_exited", "the controller (pid {{.PID}}) exited before it was ready: {{.Output}}"},
 		{"cli.error.controller_holds_root", "a live controller (pid {{.PID}}) holds {{.Root}}; it is the only writer and performs takeovers and handoffs itself (stop it first to act by hand)"},
 		{"cli.error.flag_needs_value", "option {{.Flag}} needs a value"},
 		{"cli.error.flag_syntax", "bad option syntax: {{.Flag}}"},
@@ -658,6 +659,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.controller.flag.warning_after", "worker 静默多久后进入 WARNING，例如 20s（默认取 daokit.toml）"},
 		{"cli.controller.ready", "控制器已就绪（进程号 {{.PID}}），套接字 {{.Socket}}"},
 		{"cli.controller.summary", "在前台运行某个根目录的控制器（窗口会自动为你启动一个）"},
+		{"cli.error.controller_exited", "控制器（进程号 {{.PID}}）在就绪前退出：{{.Output}}"},
 		{"cli.error.controller_holds_root", "存活的控制器（进程号 {{.PID}}）正持有 {{.Root}}；它是唯一的写入方，会自行执行接管与交接（如需手动操作，请先停止它）"},
 		{"cli.error.flag_needs_value", "选项 {{.Flag}} 需要一个值"},
 		{"cli.error.flag_syntax", "选项格式错误：{{.Flag}}"},

@@ -4,44 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
+	"sync"
 	"time"
 
-	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/tui/live"
 )
 
 // controllerStartTimeout bounds the wait for a started controller's socket.
 const controllerStartTimeout = 15 * time.Second
 
-// startController starts `daokit controller --root root` detached from
-// this process: its own session (so closing a terminal or a window does
-// not stop work in flight), stdio on /dev/null, logging to
-// state/controller.log. It returns the child's pid.
-func startController(self, root, lang string) (int, error) {
-	devnull, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
-	if err != nil {
-		return 0, err
-	}
-	defer devnull.Close()
-	cmd := exec.Command(self, "controller", "--root", root, "--lang", lang)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, devnull
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("start controller: %w", err)
-	}
-	pid := cmd.Process.Pid
-	// Reap it if it exits while we live; a detached child is otherwise a
-	// zombie until we exit.
-	go func() { _ = cmd.Wait() }()
-	return pid, nil
-}
-
 // connect dials the root's controller, starting one when none answers
-// (unless start is false). progress, if set, is told when a controller is
+// (unless start is false), the same way the window does (see
+// processControllers). progress, if set, is told when a controller is
 // being started.
 func (a *app) connect(ctx context.Context, root string, start bool, progress func(pid int)) (*relay.Client, error) {
 	// With a fallback (starting a controller) a short wait decides; with
@@ -59,30 +34,60 @@ func (a *app) connect(ctx context.Context, root string, start bool, progress fun
 	if !start || ctx.Err() != nil {
 		return nil, err
 	}
-	if _, statErr := os.Stat(filepath.Join(root, ledger.StateDir)); statErr != nil {
-		if _, initErr := ledger.Init(root, time.Now()); initErr != nil {
-			return nil, initErr
-		}
-	}
-	pid, err := startController(a.self, root, a.loc.Lang())
+	proc, err := (&processControllers{self: a.self, root: root, lang: a.loc.Lang()}).Start(ctx)
 	if err != nil {
 		return nil, err
 	}
 	if progress != nil {
-		progress(pid)
+		progress(proc.PID())
 	}
+	// Dial while watching the child: a controller that exits at once
+	// (a bad daokit.toml) is reported at once, in its own words.
 	wait, cancel := context.WithTimeout(ctx, controllerStartTimeout)
 	defer cancel()
+	exited := make(chan live.Exit, 1)
+	var watch sync.WaitGroup
+	watch.Go(func() {
+		if exit, err := proc.Wait(wait); err == nil {
+			exited <- exit
+			cancel()
+		}
+	})
 	client, err = relay.Dial(wait, root, relay.DefaultClientConfig())
-	if err != nil {
-		return nil, fmt.Errorf("controller (pid %d) did not open its socket: %w", pid, err)
+	cancel()
+	watch.Wait()
+	if err == nil {
+		return client, nil
 	}
-	return client, nil
+	select {
+	case exit := <-exited:
+		return nil, &controllerExitError{pid: proc.PID(), output: exit.Output, err: err}
+	default:
+		return nil, fmt.Errorf("controller (pid %d) did not open its socket: %w", proc.PID(), err)
+	}
 }
+
+// controllerExitError is a controller that was started and exited before
+// it opened its socket; output is the last line it wrote on stderr.
+type controllerExitError struct {
+	pid    int
+	output string
+	err    error
+}
+
+func (e *controllerExitError) Error() string {
+	return fmt.Sprintf("controller (pid %d) exited: %s: %v", e.pid, e.output, e.err)
+}
+
+func (e *controllerExitError) Unwrap() error { return e.err }
 
 // describeRelay renders a relay error for a person.
 func (a *app) describeRelay(err error) string {
-	if errors.Is(err, context.Canceled) {
+	var exited *controllerExitError
+	switch {
+	case errors.As(err, &exited): // first: it wraps the dial's cancellation
+		return a.t("cli.error.controller_exited", "PID", exited.pid, "Output", exited.output)
+	case errors.Is(err, context.Canceled):
 		return a.t("cli.error.interrupted")
 	}
 	return relay.Describe(a.loc, err)
