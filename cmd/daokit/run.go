@@ -67,47 +67,13 @@ func runRun(a *app, args []string) error {
 	if *interrupt {
 		return a.simulateInterruption(a.ctx, client, dir, ack)
 	}
-	if err := a.waitRunEnd(a.ctx, client, ack.TaskID, ack.RunID); err != nil {
-		return err
+	if _, err := awaitRunEnd(a.ctx, client, ack.TaskID, ack.RunID, nil); err != nil {
+		return a.waitFailed("E_RUN_FAILED", err)
 	}
 	p := ledger.LoadSnapshot(dir).Pipeline.Value
 	a.printf("task_id=%s run_id=%s status=%s current_step=%s\n", ack.TaskID, ack.RunID, p.Status, orNone(p.CurrentStep))
 	if p.Status != ledger.StatusDone {
 		return failf("E_RUN_FAILED", a.t("cli.run.error.ended", "Status", p.Status, "Reason", orDash(p.RoleLifecycle.Get("route:last_reason"))))
-	}
-	return nil
-}
-
-// waitRunEnd waits, quietly, for the run's end.
-func (a *app) waitRunEnd(ctx context.Context, client *relay.Client, taskID, runID string) error {
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case st := <-client.States():
-			if st.State != relay.StateConnected {
-				continue
-			}
-			if status, err := client.Observe(ctx); err == nil && status.Route.TaskID == taskID && status.Route.RunID == runID && finalNextActions[status.Route.NextAction] {
-				return nil
-			}
-		case n, ok := <-client.Notices():
-			if !ok {
-				return failf("E_RUN_FAILED", a.t("cli.send.error.closed"))
-			}
-			if r := noticeRoute(n); r != nil && r.TaskID == taskID && r.RunID == runID && finalNextActions[r.NextAction] {
-				return nil
-			}
-		}
-	}
-}
-
-func noticeRoute(n relay.Notice) *relay.Route {
-	switch {
-	case n.Kind == relay.NoticeRoute:
-		return n.Route
-	case n.Kind == relay.NoticeStatus && n.Status != nil:
-		return &n.Status.Route
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -84,34 +85,71 @@ func runSend(a *app, args []string) error {
 // follow streams a run's worker output and state changes to stdout until
 // the run ends, and fails when it did not end DONE.
 func (a *app) follow(ctx context.Context, client *relay.Client, taskID, runID string) error {
-	states := client.States()
+	route, err := awaitRunEnd(ctx, client, taskID, runID, func(n relay.Notice) { a.showNotice(n, taskID, runID) })
+	if err != nil {
+		return a.waitFailed("E_SEND_FAILED", err)
+	}
+	return a.runEnded(route)
+}
+
+// waitFailed reports a wait for a run's end that did not complete: Ctrl-C
+// stays an interruption (exit 130), anything else fails with code.
+func (a *app) waitFailed(code string, err error) error {
+	switch {
+	case errors.Is(err, context.Canceled):
+		return err
+	case errors.Is(err, relay.ErrClosed):
+		return failf(code, a.t("cli.send.error.closed"))
+	}
+	return failf(code, a.describeRelay(err))
+}
+
+// awaitRunEnd waits until the run's route names a final next action and
+// returns it, handing every notice to show (if set) on the way. After a
+// reconnection (a restarted controller) it observes again, since the run
+// may have ended meanwhile.
+func awaitRunEnd(ctx context.Context, client *relay.Client, taskID, runID string, show func(relay.Notice)) (relay.Route, error) {
+	ended := func(r *relay.Route) bool {
+		return r != nil && r.TaskID == taskID && r.RunID == runID && finalNextActions[r.NextAction]
+	}
 	for {
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
-		case st := <-states:
-			if st.State == relay.StateConnected {
-				// A new connection (a restarted controller): observe
-				// again; the status tells whether the run already ended.
-				status, err := client.Observe(ctx)
-				if err == nil && status.Route.TaskID == taskID && status.Route.RunID == runID && finalNextActions[status.Route.NextAction] {
-					return a.runEnded(status.Route)
-				}
+			return relay.Route{}, ctx.Err()
+		case st := <-client.States():
+			if st.State != relay.StateConnected {
+				continue
+			}
+			if status, err := client.Observe(ctx); err == nil && ended(&status.Route) {
+				return status.Route, nil
 			}
 		case n, ok := <-client.Notices():
 			if !ok {
-				return failf("E_SEND_FAILED", a.t("cli.send.error.closed"))
+				return relay.Route{}, relay.ErrClosed
 			}
-			if done, err := a.showNotice(n, taskID, runID); done {
-				return err
+			if show != nil {
+				show(n)
+			}
+			if r := noticeRoute(n); ended(r) {
+				return *r, nil
 			}
 		}
 	}
 }
 
-// showNotice prints one notice of the followed run and reports whether the
-// run has ended.
-func (a *app) showNotice(n relay.Notice, taskID, runID string) (bool, error) {
+// noticeRoute returns the route a notice carries, if any.
+func noticeRoute(n relay.Notice) *relay.Route {
+	switch {
+	case n.Kind == relay.NoticeRoute:
+		return n.Route
+	case n.Kind == relay.NoticeStatus && n.Status != nil:
+		return &n.Status.Route
+	}
+	return nil
+}
+
+// showNotice prints one notice of the followed run.
+func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 	mine := func(t, r string) bool { return t == taskID && r == runID }
 	switch {
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil && mine(n.Output.TaskID, n.Output.RunID):
@@ -124,12 +162,7 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) (bool, error) {
 		a.println(line)
 	case n.Kind == relay.NoticeDropped:
 		a.println(a.t("cli.send.dropped", "Count", n.Dropped))
-	case (n.Kind == relay.NoticeRoute && n.Route != nil && mine(n.Route.TaskID, n.Route.RunID) && finalNextActions[n.Route.NextAction]):
-		return true, a.runEnded(*n.Route)
-	case n.Kind == relay.NoticeStatus && n.Status != nil && mine(n.Status.Route.TaskID, n.Status.Route.RunID) && finalNextActions[n.Status.Route.NextAction]:
-		return true, a.runEnded(n.Status.Route)
 	}
-	return false, nil
 }
 
 func (a *app) runEnded(r relay.Route) error {
