@@ -59,7 +59,7 @@ type Controller struct {
 	mu       sync.Mutex
 	dirty    docSet               // documents changed since the last flush
 	pending  ledger.PipelineState // the pipeline to write next
-	pipeline ledger.PipelineState // as last written (the current run's)
+	pipeline ledger.PipelineState // what the previous controller left, for recovery
 	leases   ledger.Leases
 	hb       ledger.HeartbeatStatus
 	acks     map[string]relay.Ack // by message id: the dedup index
@@ -67,8 +67,6 @@ type Controller struct {
 	current  *run                 // the run pipeline_state.json shows
 	slots    *laneSlots
 	stopping bool
-	// lastActivity is the newest worker output, for the heartbeat.
-	lastActivity time.Time
 	// standing is the token of the controller's standing lease.
 	standing string
 	// fenced is the pid of a hung controller this one killed to start.

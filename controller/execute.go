@@ -258,7 +258,6 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 		"lane", lane, "pid", proc.PID(), "attempt", attempt, "command", spec.Argv,
 		"artifacts", spec.ArtifactDir))
 	c.persist(r)
-	c.beat(proc.LastActivity())
 }
 
 // released ends the attempt's leases.

@@ -11,15 +11,6 @@ import (
 	"github.com/daokit/daokit/worker"
 )
 
-// beat notes worker activity for the heartbeat (any output line counts).
-func (c *Controller) beat(t time.Time) {
-	c.mu.Lock()
-	if t.After(c.lastActivity) {
-		c.lastActivity = t
-	}
-	c.mu.Unlock()
-}
-
 func (c *Controller) thresholds() heal.Thresholds {
 	sec := func(d time.Duration) int { return max(int((d+time.Second-1)/time.Second), 1) }
 	h := c.cfg.Heartbeat

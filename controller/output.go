@@ -20,7 +20,7 @@ const (
 
 // consume reads the worker's records until they end: each line goes to
 // the windows as a notice, and, within bounds, to events.jsonl in
-// batches. It also feeds the heartbeat.
+// batches. (The heartbeat reads each process's own LastActivity.)
 func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 	p := r.pipeline
 	var batch []any
@@ -47,7 +47,6 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 				}
 				return
 			}
-			c.beat(rec.Time)
 			dropped += rec.Dropped
 			if rec.Status == worker.StatusGap {
 				continue

@@ -56,12 +56,8 @@ func (c *Controller) flushDocs() {
 	hb := c.hb
 	c.mu.Unlock()
 	if dirty&docPipeline != 0 {
-		if written, err := c.store.WritePipeline(p); err != nil {
+		if _, err := c.store.WritePipeline(p); err != nil {
 			c.log.Error("write pipeline", "task_id", p.TaskID, "err", err)
-		} else {
-			c.mu.Lock()
-			c.pipeline = written
-			c.mu.Unlock()
 		}
 	}
 	if dirty&docLeases != 0 {
