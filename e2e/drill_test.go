@@ -153,10 +153,18 @@ func TestKillDrill(t *testing.T) {
 		})
 		at, _ := ledger.ParseTime(again.Timestamp)
 		recoveries = append(recoveries, at.Sub(killedAt))
-		for deadline := time.Now().Add(3 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		// Until the run ends, never more than one worker on its step.
+		var end ledger.Event
+		for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 			maxWorkers = max(maxWorkers, len(workersOf(root, taskID)))
+			var ok bool
+			if end, ok = findEvent(t, root, func(e ledger.Event) bool { return e.TaskID == taskID && op(e) == "RUN_FINISHED" }); ok {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("round %d (%s): the run did not finish within 30s", i, target)
+			}
 		}
-		end := finished(t, root, taskID)
 		if end.Payload.String("status") != ledger.StatusDone {
 			t.Fatalf("round %d (%s): ended %s/%s", i, target, end.Payload.String("status"), end.Payload.String("reason_code"))
 		}

@@ -180,15 +180,24 @@ func events(t *testing.T, root string) []ledger.Event {
 
 func op(e ledger.Event) string { return e.Payload.String("operation") }
 
+// findEvent returns the first event of root's log that matches.
+func findEvent(t *testing.T, root string, match func(ledger.Event) bool) (ledger.Event, bool) {
+	t.Helper()
+	for _, e := range events(t, root) {
+		if match(e) {
+			return e, true
+		}
+	}
+	return ledger.Event{}, false
+}
+
 // waitEvent polls the log until match holds for an event, with a deadline.
 func waitEvent(t *testing.T, root, what string, within time.Duration, match func(ledger.Event) bool) ledger.Event {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		for _, e := range events(t, root) {
-			if match(e) {
-				return e
-			}
+		if e, ok := findEvent(t, root, match); ok {
+			return e
 		}
 		if time.Now().After(deadline) {
 			t.Fatalf("no %s within %v", what, within)
