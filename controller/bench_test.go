@@ -19,7 +19,7 @@ import (
 // instructions start queue behind each other on a lane running `true`.
 func BenchmarkInstructionAck(b *testing.B) {
 	cfg := shellConfig("true")
-	h := startHarness(&testing.T{}, b.TempDir(), cfg)
+	h := startHarness(b, b.TempDir(), cfg)
 	defer h.stop()
 	ctx := context.Background()
 	b.ResetTimer()

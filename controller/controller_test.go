@@ -37,13 +37,13 @@ func shellConfig(script string) config.Config {
 
 // harness is a controller running in-process on a temporary root.
 type harness struct {
-	t      *testing.T
+	t      testing.TB
 	root   string
 	client *relay.Client
 	stop   func()
 }
 
-func startHarness(t *testing.T, root string, cfg config.Config) *harness {
+func startHarness(t testing.TB, root string, cfg config.Config) *harness {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})

@@ -46,10 +46,9 @@ func peakRSS(pid int) float64 {
 // append) against a real controller whose worker prints rate lines/s.
 func benchAcksWhileWorking(b *testing.B, rate int) {
 	root := b.TempDir()
-	run(&testing.T{}, "init", "--root", root)
+	run(b, "init", "--root", root)
 	os.WriteFile(filepath.Join(root, "daokit.toml"), []byte(floodConfig(rate)), 0o644)
-	t := &testing.T{}
-	ctl := startController(t, root)
+	ctl := startController(b, root)
 	defer ctl.stop()
 	ctx := context.Background()
 	client, err := relay.Dial(ctx, root, relay.DefaultClientConfig())
@@ -68,7 +67,7 @@ func benchAcksWhileWorking(b *testing.B, rate int) {
 		b.Fatal(err)
 	}
 	// Measure once the flood is in full flow: its output reaches the ledger.
-	waitEvent(t, root, "worker output", 30*time.Second, func(e ledger.Event) bool { return op(e) == "WORKER_OUTPUT" })
+	waitEvent(b, root, "worker output", 30*time.Second, func(e ledger.Event) bool { return op(e) == "WORKER_OUTPUT" })
 	b.ResetTimer()
 	n := max(b.N, 500)
 	lat, err := relay.MeasureAcks(ctx, client, n, func(i int) string { return fmt.Sprintf("instruction %d", i) })

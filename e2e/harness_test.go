@@ -45,7 +45,7 @@ stop_grace = "200ms"
 `
 
 // newRoot makes an initialised ledger root with a daokit.toml.
-func newRoot(t *testing.T, config string) string {
+func newRoot(t testing.TB, config string) string {
 	t.Helper()
 	root := t.TempDir()
 	run(t, "init", "--root", root)
@@ -66,7 +66,7 @@ type result struct {
 }
 
 // run runs daokit to its end with English messages.
-func run(t *testing.T, args ...string) result {
+func run(t testing.TB, args ...string) result {
 	t.Helper()
 	cmd := exec.Command(daokit, args...)
 	cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
@@ -85,14 +85,14 @@ func run(t *testing.T, args ...string) result {
 
 // controllerProc is a `daokit controller` child of the test.
 type controllerProc struct {
-	t    *testing.T
+	t    testing.TB
 	cmd  *exec.Cmd
 	done chan struct{}
 	err  error
 }
 
 // startController starts a controller and waits for its ready line.
-func startController(t *testing.T, root string, args ...string) *controllerProc {
+func startController(t testing.TB, root string, args ...string) *controllerProc {
 	t.Helper()
 	p, ready := spawnController(t, root, args...)
 	select {
@@ -110,7 +110,7 @@ func startController(t *testing.T, root string, args ...string) *controllerProc 
 
 // spawnController starts a controller; the channel yields its ready line
 // or closes if it exits first.
-func spawnController(t *testing.T, root string, args ...string) (*controllerProc, <-chan string) {
+func spawnController(t testing.TB, root string, args ...string) (*controllerProc, <-chan string) {
 	t.Helper()
 	cmd := exec.Command(daokit, append([]string{"controller", "--root", root}, args...)...)
 	cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
@@ -169,7 +169,7 @@ func (p *controllerProc) kill() {
 }
 
 // events reads the whole event log of root.
-func events(t *testing.T, root string) []ledger.Event {
+func events(t testing.TB, root string) []ledger.Event {
 	t.Helper()
 	tail, err := ledger.TailEvents(ledger.Layout{Root: root}.Events(), 1<<22)
 	if err != nil {
@@ -181,7 +181,7 @@ func events(t *testing.T, root string) []ledger.Event {
 func op(e ledger.Event) string { return e.Payload.String("operation") }
 
 // findEvent returns the first event of root's log that matches.
-func findEvent(t *testing.T, root string, match func(ledger.Event) bool) (ledger.Event, bool) {
+func findEvent(t testing.TB, root string, match func(ledger.Event) bool) (ledger.Event, bool) {
 	t.Helper()
 	for _, e := range events(t, root) {
 		if match(e) {
@@ -192,7 +192,7 @@ func findEvent(t *testing.T, root string, match func(ledger.Event) bool) (ledger
 }
 
 // waitEvent polls the log until match holds for an event, with a deadline.
-func waitEvent(t *testing.T, root, what string, within time.Duration, match func(ledger.Event) bool) ledger.Event {
+func waitEvent(t testing.TB, root, what string, within time.Duration, match func(ledger.Event) bool) ledger.Event {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
