@@ -1,6 +1,7 @@
 package heal
 
 import (
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -83,11 +84,7 @@ type Decision struct {
 // else observes with HEARTBEAT_<STATUS>_NO_ACTION.
 func Decide(heartbeatStatus, leaseVerdict string) Decision {
 	status := strings.ToUpper(strings.TrimSpace(heartbeatStatus))
-	known := false
-	for _, s := range ledger.HeartbeatStatuses() {
-		known = known || s == status
-	}
-	if !known {
+	if !slices.Contains(ledger.HeartbeatStatuses(), status) {
 		status = "UNKNOWN"
 	}
 	switch {

@@ -3,6 +3,7 @@ package heal
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -97,15 +98,6 @@ func planSteps(p *ledger.PipelineState, includeAccepted bool) stepPlan {
 	return plan
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
 // CreateHandoff builds a handoff package from a pipeline, hashed and ready
 // to write.
 func CreateHandoff(p *ledger.PipelineState, now time.Time, opts HandoffOptions) (ledger.HandoffPackage, error) {
@@ -115,7 +107,7 @@ func CreateHandoff(p *ledger.PipelineState, now time.Time, opts HandoffOptions) 
 	plan := planSteps(p, opts.IncludeAcceptedSteps)
 	current := ""
 	switch {
-	case contains(plan.resumable, p.CurrentStep):
+	case slices.Contains(plan.resumable, p.CurrentStep):
 		current = p.CurrentStep
 	case len(plan.resumable) > 0:
 		current = plan.resumable[0]
@@ -136,7 +128,7 @@ func CreateHandoff(p *ledger.PipelineState, now time.Time, opts HandoffOptions) 
 	}
 	var outputs []string
 	for _, s := range plan.order {
-		if !contains(plan.resumable, s.ID) {
+		if !slices.Contains(plan.resumable, s.ID) {
 			continue
 		}
 		for _, c := range s.AcceptanceCriteria {
@@ -220,9 +212,9 @@ func ApplyHandoff(p *ledger.PipelineState, pkg ledger.HandoffPackage, includeAcc
 	resumable, skipped := plan.resumable, plan.skipped
 	resume := ""
 	switch {
-	case contains(resumable, p.CurrentStep):
+	case slices.Contains(resumable, p.CurrentStep):
 		resume = p.CurrentStep
-	case contains(resumable, pkg.CurrentStep):
+	case slices.Contains(resumable, pkg.CurrentStep):
 		resume = pkg.CurrentStep
 	case len(resumable) > 0:
 		resume = resumable[0]
@@ -232,7 +224,7 @@ func ApplyHandoff(p *ledger.PipelineState, pkg ledger.HandoffPackage, includeAcc
 	}
 	var items []ledger.AcceptanceItem
 	for _, s := range plan.order {
-		if !contains(resumable, s.ID) {
+		if !slices.Contains(resumable, s.ID) {
 			continue
 		}
 		for _, c := range s.AcceptanceCriteria {
@@ -254,10 +246,10 @@ func ApplyHandoff(p *ledger.PipelineState, pkg ledger.HandoffPackage, includeAcc
 	p.CurrentStep = resume
 	var failed, pending []string
 	for _, id := range resumable {
-		if contains(plan.status.Failed, id) {
+		if slices.Contains(plan.status.Failed, id) {
 			failed = append(failed, id)
 		}
-		if contains(plan.status.Pending, id) {
+		if slices.Contains(plan.status.Pending, id) {
 			pending = append(pending, id)
 		}
 	}

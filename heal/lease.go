@@ -2,6 +2,7 @@ package heal
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -169,7 +170,7 @@ type TakeoverResult struct {
 func (r TakeoverResult) AdoptedSteps() []string {
 	var ids []string
 	for _, l := range r.Adopted {
-		if !contains(ids, l.StepID) {
+		if !slices.Contains(ids, l.StepID) {
 			ids = append(ids, l.StepID)
 		}
 	}
@@ -198,7 +199,7 @@ func TakeOver(reg *ledger.Leases, taskID, runID string, successor Holder, ttl ti
 		}
 		if old.Expired(now) {
 			old.Status, old.UpdatedAt = ledger.LeaseExpired, at
-			if !contains(res.FailedSteps, old.StepID) {
+			if !slices.Contains(res.FailedSteps, old.StepID) {
 				res.FailedSteps = append(res.FailedSteps, old.StepID)
 			}
 			continue
@@ -220,7 +221,7 @@ func TakeOver(reg *ledger.Leases, taskID, runID string, successor Holder, ttl ti
 	// A step that was adopted through another lease is not failed.
 	kept := res.FailedSteps[:0]
 	for _, s := range res.FailedSteps {
-		if !contains(res.AdoptedSteps(), s) {
+		if !slices.Contains(res.AdoptedSteps(), s) {
 			kept = append(kept, s)
 		}
 	}
