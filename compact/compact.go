@@ -1,6 +1,8 @@
 package compact
 
 import (
+	"runtime"
+
 	"github.com/daokit/daokit/compact/internal/rawjson"
 	"github.com/daokit/daokit/ledger"
 )
@@ -16,6 +18,11 @@ import (
 // reuses each list that nothing was appended to, in microseconds, and
 // reads each entry of a reopened list once.
 func Compact(c *Context, known Facts) (*Context, Report) {
+	return compact(c, known, runtime.GOMAXPROCS(0))
+}
+
+// compact is Compact with up to workers goroutines reading each list.
+func compact(c *Context, known Facts, workers int) (*Context, Report) {
 	if c == nil {
 		c = &Context{}
 	}
@@ -23,7 +30,7 @@ func Compact(c *Context, known Facts) (*Context, Report) {
 	// The keep set goes first: its route decides which entries are stale.
 	ks, hasRelay := compactKeepSet(c, known, &rep.Relay)
 	keep := ks.encode()
-	e := newEngine(ks.Route)
+	e := newEngine(ks.Route, workers)
 	var tallies [numLists]tally
 	out := &Context{members: make([]member, 0, len(c.members)+1)}
 	for _, m := range c.members {
@@ -75,20 +82,18 @@ func compactKeepSet(c *Context, known Facts, rr *RelayReport) (keepSet, bool) {
 	return ks, m != nil
 }
 
-func newEngine(route ledger.RouteSummary) *engine {
-	return &engine{route: route, keys: map[int32]eventKey{}}
+func newEngine(route ledger.RouteSummary, workers int) *engine {
+	return &engine{route: route, workers: workers, keys: map[int32]eventKey{}}
 }
 
-// engine holds the state of one compaction: reusable buffers, and the
-// identities of the entries kept so far in the current list.
+// engine holds the state of one compaction: the analyzers that read the
+// entries, and the identities of the entries kept so far in the current
+// list.
 type engine struct {
-	hasher  rawjson.Hasher
-	norm    normalizer
-	scratch rawjson.Scratch
-	buf     []byte // text of the key or value being read
-	buf2    []byte
-	arena   arena
-	route   ledger.RouteSummary
+	analyzer             // reads entries, and the entries the order-dependent rules compare
+	helpers  []*analyzer // more analyzers, for the goroutines that read long lists
+	workers  int         // how many goroutines may read a list
+	route    ledger.RouteSummary
 	// seen maps the identity hashes of the kept entries to their index.
 	seen table
 	// keys remembers the event identity of kept entries that later
@@ -102,7 +107,9 @@ type engine struct {
 	gone     []bool
 }
 
-// list compacts the entries of list l.
+// list compacts the entries of list l. Reading each entry (analyse) comes
+// first; the rules that compare an entry with the ones before it (route,
+// duplicates, superseded reports) then run in order.
 func (e *engine) list(l List, in *items, t *tally) *items {
 	route := routeKey{e.route.TaskID, e.route.RunID}
 	if in.compactedFor != nil && *in.compactedFor == route {
@@ -116,36 +123,28 @@ func (e *engine) list(l List, in *items, t *tally) *items {
 	e.subjects.reset(0)
 	clear(e.keys)
 	e.latest, e.gone = e.latest[:0], e.gone[:0]
-	// Room for every entry at once: cheaper than growing, as a list keeps
-	// a good part of its entries.
-	out := &items{raws: make([][]byte, 0, len(in.raws)), metas: make([]meta, 0, len(in.raws))}
 	t.before = len(in.raws)
-	for i, raw := range in.raws {
-		var m meta
-		var f *fields // nil when the entry was analysed by an earlier pass
-		if in.metas != nil && in.metas[i].flags&analysed != 0 {
-			m = in.metas[i]
-		} else {
-			var fresh fields
-			var reason Reason
-			var ok bool
-			if raw, m, fresh, reason, ok = e.entry(l, raw); !ok {
-				t.by[reason]++
-				continue
-			}
-			f = &fresh
-		}
+	res := e.analyse(l, in)
+	// Kept entries move down in place: the i-th entry is read before
+	// anything is written at or past its index.
+	out := &items{raws: res.raws[:0], metas: res.metas[:0]}
+	for i, raw := range res.raws {
+		m := res.metas[i]
 		switch {
+		case raw == nil:
+			t.by[res.reasons[i]]++
 		case e.offRoute(raw, &m):
 			t.by[Stale]++
-		case e.duplicate(l, out, raw, &m, f):
+		case e.duplicate(l, out, raw, &m):
 			t.by[Duplicate]++
 		default:
 			out.raws = append(out.raws, raw)
 			out.metas = append(out.metas, m)
 			e.gone = append(e.gone, false)
-			if m.flags&hasStatus != 0 && e.supersede(out, f) {
-				t.by[Repeated]++
+			if m.flags&hasStatus != 0 {
+				if key, known := res.statusKey(i); e.supersede(out, key, known) {
+					t.by[Repeated]++
+				}
 			}
 		}
 	}

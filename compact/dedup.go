@@ -10,10 +10,12 @@ type eventKey [3][]byte
 // task_id, run_id, step_id, lane, as raw values.
 type statusKey [6][]byte
 
-// subject is the latest report of one status identity.
+// subject is the latest report of one status identity. Its key is read
+// when it is first needed, unless the analysis already located it.
 type subject struct {
 	index int32
 	hash  uint64
+	known bool // key is set
 	key   statusKey
 }
 
@@ -24,16 +26,16 @@ func (f *fields) statusKey() statusKey {
 }
 
 // duplicate reports whether an entry repeats one already kept, and
-// records it as the next kept entry otherwise. f is the entry's fields if
-// known.
-func (e *engine) duplicate(l List, kept *items, raw []byte, m *meta, f *fields) bool {
+// records it as the next kept entry otherwise.
+func (e *engine) duplicate(l List, kept *items, raw []byte, m *meta) bool {
 	next := int32(len(kept.raws))
-	return e.seen.find(m.id, next, func(i int32) bool { return e.same(l, kept, i, raw, m, f) }) >= 0
+	var fb *fields // read when first needed
+	return e.seen.find(m.id, next, func(i int32) bool { return e.same(l, kept, i, raw, m, &fb) }) >= 0
 }
 
 // same confirms that the kept entry i and a new entry with the same
-// identity hash are the same.
-func (e *engine) same(l List, kept *items, i int32, b []byte, mb *meta, fb *fields) bool {
+// identity hash are the same. *fb caches the new entry's fields.
+func (e *engine) same(l List, kept *items, i int32, b []byte, mb *meta, fb **fields) bool {
 	a, ma := kept.raws[i], &kept.metas[i]
 	switch {
 	case ma.id != mb.id || ma.flags&keyed != mb.flags&keyed:
@@ -49,38 +51,49 @@ func (e *engine) same(l List, kept *items, i int32, b []byte, mb *meta, fb *fiel
 		ka = fa.eventKey()
 		e.keys[i] = ka
 	}
-	if fb == nil {
+	if *fb == nil {
 		fresh := e.fields(b)
-		fb = &fresh
+		*fb = &fresh
 	}
-	kb := fb.eventKey()
+	kb := (*fb).eventKey()
 	return e.sameValues(ka[:], kb[:])
 }
 
 // supersede records the last kept entry, a status report, as the latest
 // of its subject and status, and reports whether it supersedes an earlier
-// one: the latest report stays, where it stands.
-func (e *engine) supersede(kept *items, f *fields) bool {
+// one: the latest report stays, where it stands. key is the entry's
+// status identity when known is true, else it is read when needed.
+func (e *engine) supersede(kept *items, key statusKey, known bool) bool {
 	idx := int32(len(kept.raws) - 1)
-	if f == nil {
-		fresh := e.fields(kept.raws[idx])
-		f = &fresh
-	}
-	key := f.statusKey()
 	if len(e.latest) >= len(e.subjects.slots)/2 {
 		e.regrowSubjects()
 	}
 	status := kept.metas[idx].status
 	s := e.subjects.find(status, int32(len(e.latest)), func(s int32) bool {
-		return e.latest[s].hash == status && e.sameValues(e.latest[s].key[:], key[:])
+		latest := &e.latest[s]
+		if latest.hash != status {
+			return false
+		}
+		if !known {
+			key, known = e.statusKeyOf(kept.raws[idx]), true
+		}
+		if !latest.known {
+			latest.key, latest.known = e.statusKeyOf(kept.raws[latest.index]), true
+		}
+		return e.sameValues(latest.key[:], key[:])
 	})
 	if s < 0 {
-		e.latest = append(e.latest, subject{index: idx, hash: status, key: key})
+		e.latest = append(e.latest, subject{index: idx, hash: status, key: key, known: known})
 		return false
 	}
 	e.gone[e.latest[s].index] = true
 	e.latest[s].index = idx
 	return true
+}
+
+func (e *engine) statusKeyOf(raw []byte) statusKey {
+	f := e.fields(raw)
+	return f.statusKey()
 }
 
 // regrowSubjects doubles the subjects table, which starts small because

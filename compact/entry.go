@@ -62,16 +62,16 @@ type fields struct {
 }
 
 // fields reads obj, an entry in normal form (so without duplicate keys).
-func (e *engine) fields(obj []byte) fields {
-	return e.fieldsOf(e.scratch.All(0, obj))
+func (a *analyzer) fields(obj []byte) fields {
+	return a.fieldsOf(a.scratch.All(0, obj))
 }
 
 // fieldsOf reads the members of an entry in normal form.
-func (e *engine) fieldsOf(ms []rawjson.Member) fields {
+func (a *analyzer) fieldsOf(ms []rawjson.Member) fields {
 	var f fields
 	for _, m := range ms {
 		if !f.set(m.Key[1:len(m.Key)-1], m.Value) && bytes.IndexByte(m.Key, '\\') >= 0 {
-			f.set(rawjson.Text(m.Key, &e.buf), m.Value) // an escaped spelling of a name
+			f.set(rawjson.Text(m.Key, &a.buf), m.Value) // an escaped spelling of a name
 		}
 	}
 	return f
@@ -117,68 +117,68 @@ func isString(v []byte) bool { return len(v) > 0 && v[0] == '"' }
 
 // textIs reports whether v is a string whose trimmed, lower-cased text is
 // one of words.
-func (e *engine) textIs(v []byte, words []string) bool {
-	return isString(v) && lowerIs(rawjson.TrimSpace(rawjson.Text(v, &e.buf)), words)
+func (a *analyzer) textIs(v []byte, words []string) bool {
+	return isString(v) && lowerIs(rawjson.TrimSpace(rawjson.Text(v, &a.buf)), words)
 }
 
 // entry applies the rules of list l to one entry. It returns the entry as
 // it stays (in normal form, maybe rewritten) and what is known about it,
 // or the reason it leaves.
-func (e *engine) entry(l List, raw []byte) ([]byte, meta, fields, Reason, bool) {
+func (a *analyzer) entry(l List, raw []byte) ([]byte, meta, fields, Reason, bool) {
 	switch {
 	case l == EvidencePaths:
-		raw, m, reason, ok := e.path(raw)
+		raw, m, reason, ok := a.path(raw)
 		return raw, m, fields{}, reason, ok
 	case l == APIErrorDumps && isString(raw):
-		return e.dumpText(raw)
+		return a.dumpText(raw)
 	case raw[0] != '{':
 		return nil, meta{}, fields{}, Invalid, false
 	}
-	ms := e.scratch.All(0, raw)
-	f := e.fieldsOf(ms) // with duplicate keys the last value wins, as in the normal form
+	ms := a.scratch.All(0, raw)
+	f := a.fieldsOf(ms) // with duplicate keys the last value wins, as in the normal form
 	// What the entry alone decides comes first: most entries that leave
 	// then never need their normal form.
 	switch {
-	case l == ExecutionLogs && e.textIs(f.status, finishedStatuses):
+	case l == ExecutionLogs && a.textIs(f.status, finishedStatuses):
 		return nil, meta{}, f, Finished, false
-	case l == FailureNoise && (isTrue(f.resolved) || e.textIs(f.status, resolvedStatus)):
+	case l == FailureNoise && (isTrue(f.resolved) || a.textIs(f.status, resolvedStatus)):
 		return nil, meta{}, f, Resolved, false
 	case isTrue(f.stale):
 		return nil, meta{}, f, Stale, false
 	}
 	plain := rawjson.PlainValue(raw)
-	if plain && !e.norm.normalPlain(ms, 0) || !plain && !e.norm.normalMembers(ms, 0) {
-		raw = e.arena.end(e.norm.appendNormal(e.arena.begin(), raw, 0))
-		ms = e.scratch.All(0, raw)
-		f = e.fieldsOf(ms)
+	if plain && !a.norm.normalPlain(ms, 0) || !plain && !a.norm.normalMembers(ms, 0) {
+		raw = a.arena.end(a.norm.appendNormal(a.arena.begin(), raw, 0))
+		ms = a.scratch.All(0, raw)
+		f = a.fieldsOf(ms)
 		plain = rawjson.PlainValue(raw)
 	}
 	if l == APIErrorDumps {
 		var reason Reason
 		var ok, rewritten bool
-		if raw, rewritten, f, reason, ok = e.dumpObject(raw, f); !ok {
+		if raw, rewritten, f, reason, ok = a.dumpObject(raw, f); !ok {
 			return nil, meta{}, f, reason, false
 		}
 		if rewritten {
-			ms = e.scratch.All(0, raw)
+			ms = a.scratch.All(0, raw)
 			plain = rawjson.PlainValue(raw)
 		}
 	}
-	return raw, e.identify(l, raw, ms, &f, plain), f, 0, true
+	return raw, a.identify(l, raw, ms, &f, plain), f, 0, true
 }
 
 // dumpObject applies the API error rules to an object: a message that is a
 // dump leaves (an error code found in it stays, as "code"), and an entry
 // left with neither structure nor message leaves too.
-func (e *engine) dumpObject(raw []byte, f fields) (_ []byte, rewritten bool, _ fields, _ Reason, ok bool) {
-	dump := isString(f.message) && isDump(rawjson.Text(f.message, &e.buf))
+func (a *analyzer) dumpObject(raw []byte, f fields) (_ []byte, rewritten bool, _ fields, _ Reason, ok bool) {
+	dump := isString(f.message) && isDump(rawjson.Text(f.message, &a.buf))
 	if dump {
 		var code []byte
-		if c := errorCode(rawjson.Text(f.message, &e.buf)); c != "" && f.code == nil {
+		if c := errorCode(rawjson.Text(f.message, &a.buf)); c != "" && f.code == nil {
 			code = rawjson.AppendQuote(nil, []byte(c))
 		}
-		raw = e.arena.end(replaceMember(e.arena.begin(), raw, "message", "code", code))
-		f = e.fields(raw)
+		raw = a.arena.end(replaceMember(a.arena.begin(), raw, "message", "code", code))
+		f = a.fields(raw)
 	}
 	switch {
 	case f.structured:
@@ -195,12 +195,12 @@ func (e *engine) dumpObject(raw []byte, f fields) (_ []byte, rewritten bool, _ f
 // {"code": E_…} when the text is a dump that names an error code. Python
 // kept the whole dump when it named a code, and then dropped it on the
 // next pass; keeping only the code is stable.
-func (e *engine) dumpText(raw []byte) ([]byte, meta, fields, Reason, bool) {
-	text := rawjson.TrimSpace(rawjson.Text(raw, &e.buf))
+func (a *analyzer) dumpText(raw []byte) ([]byte, meta, fields, Reason, bool) {
+	text := rawjson.TrimSpace(rawjson.Text(raw, &a.buf))
 	if len(text) == 0 {
 		return nil, meta{}, fields{}, Invalid, false
 	}
-	obj := e.arena.begin()
+	obj := a.arena.begin()
 	if isDump(text) {
 		code := errorCode(text)
 		if code == "" {
@@ -212,34 +212,34 @@ func (e *engine) dumpText(raw []byte) ([]byte, meta, fields, Reason, bool) {
 		obj = append(obj, `{"message":`...)
 		obj = rawjson.AppendQuote(obj, text)
 	}
-	obj = e.arena.end(append(obj, '}'))
-	return e.entry(APIErrorDumps, obj)
+	obj = a.arena.end(append(obj, '}'))
+	return a.entry(APIErrorDumps, obj)
 }
 
 // path applies the evidence path rules: text only, trimmed, not blank, not
 // pointing at a dump. Its identity is the cleaned path.
-func (e *engine) path(raw []byte) ([]byte, meta, Reason, bool) {
+func (a *analyzer) path(raw []byte) ([]byte, meta, Reason, bool) {
 	if !isString(raw) {
 		return nil, meta{}, Invalid, false
 	}
-	text := rawjson.TrimSpace(rawjson.Text(raw, &e.buf))
+	text := rawjson.TrimSpace(rawjson.Text(raw, &a.buf))
 	switch {
 	case len(text) == 0:
 		return nil, meta{}, Invalid, false
 	case isNoisePath(text):
 		return nil, meta{}, Noise, false
 	}
-	e.buf2 = appendCleanPath(e.buf2[:0], text)
-	id := e.hasher.Text(e.buf2)
-	if !rawjson.Trimmed(raw, &e.buf2) {
-		raw = e.arena.end(rawjson.AppendQuote(e.arena.begin(), text))
+	a.buf2 = appendCleanPath(a.buf2[:0], text)
+	id := a.hasher.Text(a.buf2)
+	if !rawjson.Trimmed(raw, &a.buf2) {
+		raw = a.arena.end(rawjson.AppendQuote(a.arena.begin(), text))
 	}
 	return raw, meta{flags: analysed, id: id}, 0, true
 }
 
 // identify computes the identity of a kept object entry in normal form,
 // given as its members; plain says it is a rawjson.PlainValue.
-func (e *engine) identify(l List, raw []byte, ms []rawjson.Member, f *fields, plain bool) meta {
+func (a *analyzer) identify(l List, raw []byte, ms []rawjson.Member, f *fields, plain bool) meta {
 	m := meta{flags: analysed}
 	if isString(f.taskID) {
 		m.task = spanOf(raw, f.taskID)
@@ -249,26 +249,26 @@ func (e *engine) identify(l List, raw []byte, ms []rawjson.Member, f *fields, pl
 	}
 	if isString(f.dedupKey) {
 		m.flags |= keyed
-		m.id = e.combine(f.dedupKey, f.eventType, f.stepID)
+		m.id = a.combine(f.dedupKey, f.eventType, f.stepID)
 	} else if plain {
-		m.id = e.hasher.ObjectPlain(ms)
+		m.id = a.hasher.ObjectPlain(ms)
 	} else {
-		m.id = e.hasher.Object(ms)
+		m.id = a.hasher.Object(ms)
 	}
 	if l == StatusReports && isString(f.status) {
 		m.flags |= hasStatus
-		m.status = e.combine(f.status, f.eventType, f.taskID, f.runID, f.stepID, f.lane)
+		m.status = a.combine(f.status, f.eventType, f.taskID, f.runID, f.stepID, f.lane)
 	}
 	return m
 }
 
 // combine hashes several optional values in order.
-func (e *engine) combine(values ...[]byte) uint64 {
+func (a *analyzer) combine(values ...[]byte) uint64 {
 	var acc uint64 = 0x51ed270b27a8ab15
 	for _, v := range values {
 		var h uint64
 		if v != nil {
-			h = e.hasher.Value(v)
+			h = a.hasher.Value(v)
 		}
 		acc = rawjson.Combine(acc, h)
 	}
