@@ -24,7 +24,7 @@ func TestParseErrors(t *testing.T) {
 		{`{"a" 1}`, SyntaxChar, 5},
 		{`{"a":1,}`, SyntaxChar, 7},
 		{`{"a":01}`, SyntaxChar, 6},
-		{`{"a":"\x"}`, SyntaxChar, 7},
+		{`{"a":"\x"}`, SyntaxChar, 6},
 		{"{\"a\":\"\n\"}", SyntaxChar, 6},
 		{`{"a":tru}`, SyntaxChar, 8},
 		{`{"a":1} {}`, SyntaxTrailing, 8},

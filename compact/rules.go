@@ -86,7 +86,7 @@ func lowerASCII(c byte) byte {
 // text.
 func isDump(text []byte) bool {
 	if len(text) > 0 && (text[0] == '{' || text[0] == '[') {
-		if _, err := rawjson.Compact(nil, text); err == nil {
+		if rawjson.Valid(text) {
 			return true
 		}
 	}

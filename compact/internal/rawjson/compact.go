@@ -1,11 +1,18 @@
 package rawjson
 
-import "fmt"
+import (
+	"errors"
+	"fmt"
+	"io"
+	"unicode/utf8"
 
-// MaxDepth is how deeply arrays and objects may nest. Python's json module
-// gives up at about the same depth, and the limit keeps every recursive
-// walker of this package on a bounded stack.
-const MaxDepth = 1000
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// MaxDepth is how deeply arrays and objects may nest: the limit of
+// jsontext, which validates documents for this package. It keeps every
+// recursive walker of this package on a bounded stack.
+const MaxDepth = 10000
 
 // ErrorKind says what is wrong with an invalid document.
 type ErrorKind int
@@ -22,11 +29,16 @@ const (
 	ErrDepth
 )
 
-// SyntaxError reports invalid JSON and where it starts.
+// SyntaxError reports invalid JSON and where it starts: the kinds a
+// person can act on, which the command line translates.
 type SyntaxError struct {
 	Kind   ErrorKind
 	Offset int  // byte offset of the problem in the input
-	Char   byte // the offending byte, for ErrChar
+	Char   rune // the offending character, for ErrChar
+	// Pointer is the JSON Pointer (RFC 6901) of the value the problem
+	// is in, "" for the document itself.
+	Pointer string
+	err     error // what jsontext said
 }
 
 // Error says what is wrong and at which byte.
@@ -43,271 +55,52 @@ func (e *SyntaxError) Error() string {
 	}
 }
 
+// Unwrap returns the validator's own error.
+func (e *SyntaxError) Unwrap() error { return e.err }
+
 // Compact validates src, which must hold exactly one JSON value with
 // optional surrounding whitespace, and appends it to dst without
-// insignificant whitespace. Strings are copied as they are written, escapes
-// included. An invalid src is a *SyntaxError and leaves dst as it was.
+// insignificant whitespace. Strings are copied as they are written,
+// escapes included; duplicate names and invalid UTF-8 are accepted, as
+// Python's json.loads and encoding/json accept them. An invalid src is a
+// *SyntaxError and leaves dst as it was.
 func Compact(dst, src []byte) ([]byte, error) {
-	p := parser{src: src, dst: dst}
-	p.ws()
-	if err := p.value(0); err != nil {
-		return dst, err
+	// jsontext compacts a Value in place, so the copy goes where the
+	// result belongs: the spare capacity of dst, when there is enough.
+	v := jsontext.Value(append(dst[len(dst):], src...))
+	if err := v.Compact(); err != nil {
+		return dst, syntaxError(src, err)
 	}
-	p.ws()
-	if p.i < len(src) {
-		return dst, &SyntaxError{Kind: ErrTrailing, Offset: p.i}
-	}
-	return p.dst, nil
+	return append(dst, v...), nil
 }
 
-// parser is a recursive-descent validator that copies what it accepts.
-type parser struct {
-	src []byte
-	i   int
-	dst []byte
+// Valid reports whether text is one JSON value, with Compact's leniency.
+func Valid(text []byte) bool {
+	return jsontext.Value(text).IsValid(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 }
 
-func (p *parser) ws() {
-	for p.i < len(p.src) {
-		switch p.src[p.i] {
-		case ' ', '\t', '\n', '\r':
-			p.i++
-		default:
-			return
-		}
+// syntaxError sorts what jsontext reports about src into the kinds of
+// SyntaxError.
+func syntaxError(src []byte, err error) error {
+	var se *jsontext.SyntacticError
+	if !errors.As(err, &se) {
+		return err
 	}
-}
-
-// fail reports the byte at p.i, or the end of input.
-func (p *parser) fail() error {
-	if p.i >= len(p.src) {
-		return &SyntaxError{Kind: ErrEnd, Offset: len(p.src)}
-	}
-	return &SyntaxError{Kind: ErrChar, Offset: p.i, Char: p.src[p.i]}
-}
-
-func (p *parser) value(depth int) error {
-	if p.i >= len(p.src) {
-		return p.fail()
-	}
-	switch c := p.src[p.i]; {
-	case c == '{':
-		return p.object(depth + 1)
-	case c == '[':
-		return p.array(depth + 1)
-	case c == '"':
-		return p.str()
-	case c == 't':
-		return p.literal("true")
-	case c == 'f':
-		return p.literal("false")
-	case c == 'n':
-		return p.literal("null")
-	case c == '-' || isDigit(c):
-		return p.number()
-	default:
-		return p.fail()
-	}
-}
-
-func (p *parser) object(depth int) error {
-	if depth > MaxDepth {
-		return &SyntaxError{Kind: ErrDepth, Offset: p.i}
-	}
-	p.dst = append(p.dst, '{')
-	p.i++
-	p.ws()
-	if p.i < len(p.src) && p.src[p.i] == '}' {
-		p.i++
-		p.dst = append(p.dst, '}')
-		return nil
-	}
-	for {
-		p.ws()
-		if p.i >= len(p.src) || p.src[p.i] != '"' {
-			return p.fail()
-		}
-		if err := p.str(); err != nil {
-			return err
-		}
-		p.ws()
-		if p.i >= len(p.src) || p.src[p.i] != ':' {
-			return p.fail()
-		}
-		p.i++
-		p.dst = append(p.dst, ':')
-		p.ws()
-		if err := p.value(depth); err != nil {
-			return err
-		}
-		p.ws()
-		if p.i >= len(p.src) {
-			return p.fail()
-		}
-		switch p.src[p.i] {
-		case ',':
-			p.i++
-			p.dst = append(p.dst, ',')
-		case '}':
-			p.i++
-			p.dst = append(p.dst, '}')
-			return nil
-		default:
-			return p.fail()
-		}
-	}
-}
-
-func (p *parser) array(depth int) error {
-	if depth > MaxDepth {
-		return &SyntaxError{Kind: ErrDepth, Offset: p.i}
-	}
-	p.dst = append(p.dst, '[')
-	p.i++
-	p.ws()
-	if p.i < len(p.src) && p.src[p.i] == ']' {
-		p.i++
-		p.dst = append(p.dst, ']')
-		return nil
-	}
-	for {
-		p.ws()
-		if err := p.value(depth); err != nil {
-			return err
-		}
-		p.ws()
-		if p.i >= len(p.src) {
-			return p.fail()
-		}
-		switch p.src[p.i] {
-		case ',':
-			p.i++
-			p.dst = append(p.dst, ',')
-		case ']':
-			p.i++
-			p.dst = append(p.dst, ']')
-			return nil
-		default:
-			return p.fail()
-		}
-	}
-}
-
-// str accepts a string. Invalid UTF-8 is accepted (and read as U+FFFD
-// later), as encoding/json does; control characters and bad escapes are not.
-func (p *parser) str() error {
-	src := p.src
-	start := p.i
-	i := p.i + 1
-	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == '"':
-			i++
-			p.dst = append(p.dst, src[start:i]...)
-			p.i = i
-			return nil
-		case c == '\\':
-			n := escapeLen(src[i:])
-			if n == 0 {
-				p.i = i + 1
-				return p.fail()
-			}
-			i += n
-		case c < 0x20:
-			p.i = i
-			return p.fail()
-		default:
-			i++
-		}
-	}
-	p.i = len(src)
-	return p.fail()
-}
-
-// escapeLen returns the length of the escape sequence at the start of s,
-// or 0 if it is not a valid JSON escape.
-func escapeLen(s []byte) int {
-	if len(s) < 2 {
-		return 0
-	}
-	switch s[1] {
-	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-		return 2
-	case 'u':
-		if len(s) < 6 {
-			return 0
-		}
-		for _, h := range s[2:6] {
-			if !isHex(h) {
-				return 0
-			}
-		}
-		return 6
-	}
-	return 0
-}
-
-func (p *parser) literal(word string) error {
-	for k := 0; k < len(word); k++ {
-		if p.i >= len(p.src) || p.src[p.i] != word[k] {
-			return p.fail()
-		}
-		p.i++
-	}
-	p.dst = append(p.dst, word...)
-	return nil
-}
-
-// number accepts -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)?.
-func (p *parser) number() error {
-	src := p.src
-	start := p.i
-	i := p.i
-	if src[i] == '-' {
-		i++
+	off := min(int(se.ByteOffset), len(src))
+	out := &SyntaxError{Kind: ErrChar, Offset: off, Pointer: string(se.JSONPointer), err: err}
+	depth := 0
+	for range se.JSONPointer.Tokens() {
+		depth++
 	}
 	switch {
-	case i < len(src) && src[i] == '0':
-		i++
-	case i < len(src) && isDigit(src[i]):
-		for i < len(src) && isDigit(src[i]) {
-			i++
-		}
+	case errors.Is(se.Err, io.ErrUnexpectedEOF) || off == len(src):
+		out.Kind = ErrEnd
+	case depth >= MaxDepth && (src[off] == '{' || src[off] == '['):
+		out.Kind = ErrDepth
+	case off > 0 && Valid(src[:off]):
+		out.Kind = ErrTrailing
 	default:
-		p.i = i
-		return p.fail()
+		out.Char, _ = utf8.DecodeRune(src[off:])
 	}
-	if i < len(src) && src[i] == '.' {
-		i++
-		if i >= len(src) || !isDigit(src[i]) {
-			p.i = i
-			return p.fail()
-		}
-		for i < len(src) && isDigit(src[i]) {
-			i++
-		}
-	}
-	if i < len(src) && (src[i] == 'e' || src[i] == 'E') {
-		i++
-		if i < len(src) && (src[i] == '+' || src[i] == '-') {
-			i++
-		}
-		if i >= len(src) || !isDigit(src[i]) {
-			p.i = i
-			return p.fail()
-		}
-		for i < len(src) && isDigit(src[i]) {
-			i++
-		}
-	}
-	p.dst = append(p.dst, src[start:i]...)
-	p.i = i
-	return nil
-}
-
-func isDigit(c byte) bool { return c >= '0' && c <= '9' }
-
-func isHex(c byte) bool {
-	return isDigit(c) || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F'
+	return out
 }

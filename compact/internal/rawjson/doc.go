@@ -7,6 +7,13 @@
 // once and strips its whitespace; every other function of this package then
 // walks such validated, compact JSON without checking it again.
 //
+// Validating, compacting and unquoting are jsontext's work (the package
+// behind encoding/json/v2). The walkers stay here: over compact JSON
+// already validated they are a boundary scan that validates nothing
+// again. Reading every member of the 100,000 entries of the benchmark
+// context took 18-22 ms with Members and 69-90 ms with a reused
+// jsontext.Decoder, a difference that is most of the compaction budget.
+//
 // Writers produce the form of Python's json.dumps with ensure_ascii=True,
 // which is how the Python DAOKit writes its files: non-ASCII text as
 // lowercase \uXXXX escapes, the short escapes \" \\ \n \r \t \b \f, other

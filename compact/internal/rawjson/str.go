@@ -5,6 +5,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Plain reports whether the JSON string s (quotes included) needs no
@@ -51,91 +53,10 @@ func Text(s []byte, buf *[]byte) []byte {
 // dst. Invalid UTF-8 and unpaired surrogates become U+FFFD, as with
 // encoding/json.
 func AppendUnquote(dst, s []byte) []byte {
-	if len(s) < 2 {
-		return dst
-	}
-	s = s[1 : len(s)-1]
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == '\\':
-			var r rune
-			r, i = unescape(s, i)
-			dst = utf8.AppendRune(dst, r)
-		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-			i++
-		default:
-			r, size := utf8.DecodeRune(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = utf8.AppendRune(dst, utf8.RuneError)
-			} else {
-				dst = append(dst, s[i:i+size]...)
-			}
-			i += size
-		}
-	}
+	// jsontext reports those replacements as an error after making them;
+	// for a string that Compact accepted, what it appended is the text.
+	dst, _ = jsontext.AppendUnquote(dst, s)
 	return dst
-}
-
-// unescape decodes the escape at s[i] and returns the rune and the index
-// after it.
-func unescape(s []byte, i int) (rune, int) {
-	if i+1 >= len(s) {
-		return utf8.RuneError, len(s)
-	}
-	switch s[i+1] {
-	case 'b':
-		return '\b', i + 2
-	case 'f':
-		return '\f', i + 2
-	case 'n':
-		return '\n', i + 2
-	case 'r':
-		return '\r', i + 2
-	case 't':
-		return '\t', i + 2
-	case 'u':
-		r, ok := hex4(s, i+2)
-		if !ok {
-			return utf8.RuneError, len(s)
-		}
-		i += 6
-		if !utf16.IsSurrogate(r) {
-			return r, i
-		}
-		if i+1 < len(s) && s[i] == '\\' && s[i+1] == 'u' {
-			if r2, ok := hex4(s, i+2); ok {
-				if dec := utf16.DecodeRune(r, r2); dec != unicode.ReplacementChar {
-					return dec, i + 6
-				}
-			}
-		}
-		return utf8.RuneError, i
-	default: // '"', '\\', '/'
-		return rune(s[i+1]), i + 2
-	}
-}
-
-func hex4(s []byte, i int) (rune, bool) {
-	if i+4 > len(s) {
-		return 0, false
-	}
-	var r rune
-	for _, c := range s[i : i+4] {
-		switch {
-		case c >= '0' && c <= '9':
-			c -= '0'
-		case c >= 'a' && c <= 'f':
-			c = c - 'a' + 10
-		case c >= 'A' && c <= 'F':
-			c = c - 'A' + 10
-		default:
-			return 0, false
-		}
-		r = r<<4 | rune(c)
-	}
-	return r, true
 }
 
 const hexDigits = "0123456789abcdef"
