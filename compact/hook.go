@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/daokit/daokit/config"
 )
 
 // Point is a named moment in the controller's and the window's life at
@@ -222,4 +224,11 @@ type Result struct {
 	Duration time.Duration `json:"duration_ns"`
 	Code     Code          `json:"code,omitempty"`
 	Reason   string        `json:"reason,omitempty"`
+}
+
+// SpecOf turns a hook of daokit.toml, as config resolved it, into a
+// HookSpec. An unknown point stays unknown, for Validate to report.
+func SpecOf(h config.HookSpec) HookSpec {
+	p, _ := ParsePoint(h.Point)
+	return HookSpec{Point: p, Name: h.Name, Command: h.Command, Timeout: h.Timeout, Dir: h.Dir, Env: h.Env}
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/i18n"
@@ -52,6 +53,7 @@ type Controller struct {
 	generation int
 
 	journal *journal
+	hooks   *compact.Hooks // daokit.toml's session-start, pre-dispatch and post-accept hooks
 	// docMu serialises document writes; each write takes the latest state
 	// under mu and writes it outside mu (see flushDocs).
 	docMu sync.Mutex
@@ -130,6 +132,7 @@ func open(opts Options) (*Controller, error) {
 		acks:     map[string]relay.Ack{},
 		slots:    newLaneSlots(opts.Config.ConcurrencyLimits()),
 		fenced:   fenced,
+		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
 	}
 	c.loadLedger()
 	c.journal = newJournal(store)
@@ -222,6 +225,7 @@ func (c *Controller) serve(ctx context.Context) error {
 		c.opts.Ready(l.Addr().String())
 	}
 	c.resume(unfinished)
+	c.sessionStart()
 	err = c.loop(ctx)
 	c.shutdown()
 	stopServing()

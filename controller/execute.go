@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
@@ -78,6 +79,10 @@ func (c *Controller) execute(ctx context.Context, r *run) {
 			}
 		case outcomeDone:
 			c.mu.Lock()
+			facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
+			c.mu.Unlock()
+			c.postAccept(ctx, facts, step, laneOf(c.workflow, step), instruction)
+			c.mu.Lock()
 			finished := MarkStepDone(&r.pipeline, c.workflow, step)
 			r.attempt = 0
 			c.mu.Unlock()
@@ -148,9 +153,13 @@ func (c *Controller) attempt(ctx context.Context, r *run, step string) (outcome,
 	defer release()
 	c.transition(r, StateRequesting, "")
 	c.mu.Lock()
+	facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
+	c.mu.Unlock()
+	instruction = c.preDispatch(ctx, facts, step, lane, instruction)
+	c.mu.Lock()
 	r.attempt++
 	r.hung, r.warned = false, false
-	spec := c.workerSpec(r, step, laneCfg)
+	spec := c.workerSpec(r, step, laneCfg, instruction)
 	c.mu.Unlock()
 	proc, err := worker.Start(ctx, spec)
 	if err != nil {
@@ -192,15 +201,22 @@ func (c *Controller) stopped(r *run, reason string) (outcome, string) {
 	return outcomeCancelled, reason
 }
 
-// workerSpec builds how to run the step's worker. Called with c.mu held.
-func (c *Controller) workerSpec(r *run, step string, lane config.Lane) worker.Spec {
-	p := &r.pipeline
+// stepInstruction is what step hands its worker before hooks: the
+// person's instruction through the step's template. Called with c.mu held.
+func (c *Controller) stepInstruction(r *run, step string) string {
 	instruction := r.in.Text
 	for _, s := range c.cfg.Workflow.Steps {
 		if s.ID == step {
 			instruction = s.Text(r.in.Text)
 		}
 	}
+	return instruction
+}
+
+// workerSpec builds how to run the step's worker on instruction. Called
+// with c.mu held.
+func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instruction string) worker.Spec {
+	p := &r.pipeline
 	vars := config.Vars{Instruction: instruction, Daokit: c.opts.Self, Lang: c.opts.Lang, Root: c.opts.Root,
 		TaskID: p.TaskID, RunID: p.RunID, StepID: step}
 	kind := string(lane.Kind)

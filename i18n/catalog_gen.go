@@ -3,7 +3,7 @@
 package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from.
-const generatedDigest = "930a7de82bccedd7b38e3fe19645dd243de5ddbcbf0086bdd0961df6c9c5cd10"
+const generatedDigest = "81f860fba566f82e36ed8995210fb94a70a6acfcd899ff63fcc6aa57b89b9ef7"
 
 // generatedCatalog holds every message id and text, by language.
 var generatedCatalog = map[string][][2]string{
@@ -431,13 +431,17 @@ var generatedCatalog = map[string][][2]string{
 		{"tui.next.wait_for_lane", "waiting for the lane"},
 		{"tui.next.wait_for_worker", "worker running"},
 		{"tui.none", "-"},
+		{"tui.operation.CONTROLLER_FENCED", "hung controller fenced"},
 		{"tui.operation.CONTROLLER_STARTED", "controller started"},
 		{"tui.operation.CONTROLLER_STOPPED", "controller stopped"},
 		{"tui.operation.CONTROL_RECEIVED", "control request received"},
 		{"tui.operation.HANDOFF_APPLIED", "handoff applied"},
 		{"tui.operation.HANDOFF_APPLY_FAILED", "handoff failed"},
+		{"tui.operation.HOOK_RAN", "hook ran"},
+		{"tui.operation.HOOK_SKIPPED", "hook skipped"},
 		{"tui.operation.INSTRUCTION_RECEIVED", "instruction received"},
 		{"tui.operation.INSTRUCTION_RESUMED", "instruction resumed"},
+		{"tui.operation.LEASES_PRUNED", "old leases pruned"},
 		{"tui.operation.LEASE_ADOPTED", "lease adopted"},
 		{"tui.operation.LEDGER_REPAIRED", "ledger repaired"},
 		{"tui.operation.RUN_FINISHED", "run finished"},
@@ -1025,13 +1029,17 @@ var generatedCatalog = map[string][][2]string{
 		{"tui.next.wait_for_lane", "等待通道空闲"},
 		{"tui.next.wait_for_worker", "工作进程执行中"},
 		{"tui.none", "-"},
+		{"tui.operation.CONTROLLER_FENCED", "已隔离挂起的控制器"},
 		{"tui.operation.CONTROLLER_STARTED", "控制器已启动"},
 		{"tui.operation.CONTROLLER_STOPPED", "控制器已停止"},
 		{"tui.operation.CONTROL_RECEIVED", "收到控制请求"},
 		{"tui.operation.HANDOFF_APPLIED", "交接包已应用"},
 		{"tui.operation.HANDOFF_APPLY_FAILED", "交接失败"},
+		{"tui.operation.HOOK_RAN", "钩子已运行"},
+		{"tui.operation.HOOK_SKIPPED", "钩子已跳过"},
 		{"tui.operation.INSTRUCTION_RECEIVED", "收到指令"},
 		{"tui.operation.INSTRUCTION_RESUMED", "指令已恢复"},
+		{"tui.operation.LEASES_PRUNED", "已清理旧租约"},
 		{"tui.operation.LEASE_ADOPTED", "租约已接管"},
 		{"tui.operation.LEDGER_REPAIRED", "账本已修复"},
 		{"tui.operation.RUN_FINISHED", "运行结束"},

@@ -106,9 +106,7 @@ func windowPolicy(root string, logger *slog.Logger) relayctx.Policy {
 		return p
 	}
 	for _, h := range cfg.HookSpecsAt(config.HookPreCompact) {
-		spec := compact.HookSpec{Point: compact.PreCompact, Name: h.Name, Command: h.Command,
-			Timeout: h.Timeout, Dir: h.Dir, Env: h.Env}
-		if err := p.Hooks.AddCommand(spec); err != nil {
+		if err := p.Hooks.AddCommand(compact.SpecOf(h)); err != nil {
 			logger.Warn("pre-compact hook not added", "name", h.Name, "err", err)
 		}
 	}
