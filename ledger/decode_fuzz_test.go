@@ -7,7 +7,7 @@ import (
 )
 
 // referenceDecode is the straightforward json.Decoder version of
-// decodeObject: the fast splitter must agree with it on every input.
+// decodeObject: the jsontext reader must agree with it on every input.
 func referenceDecode(data []byte) (Object, bool) {
 	// The token stream alone accepts some trailing garbage ("{}}0"):
 	// validity is json.Valid's call.
