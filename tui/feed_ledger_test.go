@@ -16,6 +16,13 @@ import (
 func ledgerRoot(t testing.TB) (string, *ledger.Store) {
 	t.Helper()
 	root := t.TempDir()
+	return root, initLedger(t, root)
+}
+
+// initLedger initialises a ledger in root, which a feed may already be
+// watching, and opens its store.
+func initLedger(t testing.TB, root string) *ledger.Store {
+	t.Helper()
 	if _, err := ledger.Init(root, fixedNow); err != nil {
 		t.Fatal(err)
 	}
@@ -24,7 +31,7 @@ func ledgerRoot(t testing.TB) (string, *ledger.Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	return root, st
+	return st
 }
 
 // nextWithin reads one update, failing the test after a deadline.
@@ -149,14 +156,7 @@ func TestLedgerSourceReportsMissingFilesAndTruncation(t *testing.T) {
 	if first.Snapshot.Pipeline.HasValue() || first.Snapshot.Heartbeat.Stale {
 		t.Fatal("a ledger that never loaded claims last good data")
 	}
-	if _, err := ledger.Init(root, fixedNow); err != nil {
-		t.Fatal(err)
-	}
-	st, err := ledger.Open(root, ledger.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := initLedger(t, root)
 	if err := st.AppendEvents(fixtureEvents(5)); err != nil {
 		t.Fatal(err)
 	}

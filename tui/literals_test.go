@@ -43,15 +43,9 @@ var literalExceptions = map[string]string{
 // code). A lowercase single word cannot be told from an identifier, so
 // it passes; anything with a space or a capitalised word does not.
 func TestNoUserTextOutsideCatalogs(t *testing.T) {
-	fset := token.NewFileSet()
-	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return err
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
+	fset, files := parseCode(t)
+	for _, cf := range files {
+		f := cf.file
 		skip := map[*ast.BasicLit]bool{}
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
@@ -97,11 +91,37 @@ func TestNoUserTextOutsideCatalogs(t *testing.T) {
 			t.Errorf("%s: string literal %s looks like text a person reads; put it in the catalogs", fset.Position(l.Pos()), l.Value)
 			return true
 		})
+	}
+}
+
+// codeFile is one parsed file of the window's code.
+type codeFile struct {
+	path string
+	file *ast.File
+}
+
+// parseCode parses the window's code: the non-test Go files of this
+// folder and the folders below it. The tests that check what the code
+// may say or call read the same files.
+func parseCode(t *testing.T) (*token.FileSet, []codeFile) {
+	t.Helper()
+	fset := token.NewFileSet()
+	var files []codeFile
+	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return err
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		files = append(files, codeFile{path: path, file: f})
 		return nil
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fset, files
 }
 
 // exempt reports calls whose literals are not shown in the window: error

@@ -18,11 +18,8 @@ const MaxEntries = 1000
 
 // Model is the conversation pane.
 type Model struct {
-	env     *component.Env
-	w, h    int
-	focused bool
-	memo    component.Memo
-	gen     uint64
+	component.Pane
+	gen uint64
 
 	entries []*entry
 	scroll  int // lines scrolled up from the bottom
@@ -36,24 +33,15 @@ var (
 )
 
 // New returns an empty pane.
-func New(env *component.Env) *Model { return &Model{env: env, gen: 1} }
+func New(env *component.Env) *Model { return &Model{Pane: component.Pane{Env: env}, gen: 1} }
 
-// Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
-
-// SetSize implements component.Component.
+// SetSize implements component.Component. Entries are wrapped once per
+// width, so a new width wraps them again.
 func (m *Model) SetSize(w, h int) {
-	if w != m.w {
+	if w != m.Width {
 		m.gen++
 	}
-	m.w, m.h = w, h
-	m.memo.Invalidate()
-}
-
-// SetFocused implements component.Focuser.
-func (m *Model) SetFocused(f bool) {
-	m.focused = f
-	m.memo.Invalidate()
+	m.Pane.SetSize(w, h)
 }
 
 // Len returns the number of entries.
@@ -71,21 +59,21 @@ func (m *Model) Note(kind Kind, at time.Time, text string) {
 }
 
 func (m *Model) add(e *entry) {
-	if e.at.IsZero() && m.env.Now != nil {
-		e.at = m.env.Now()
+	if e.at.IsZero() && m.Env.Now != nil {
+		e.at = m.Env.Now()
 	}
 	m.entries = append(m.entries, e)
 	if len(m.entries) > MaxEntries {
 		m.entries = append(m.entries[:0], m.entries[len(m.entries)-MaxEntries:]...)
 	}
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case component.EnvMsg:
-		m.env = msg.Env
+		m.Env = msg.Env
 		m.gen++
 	case live.ForwardedMsg:
 		m.delivered(msg.Seq, msg.Ack, msg.Err)
@@ -96,13 +84,13 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 	case tea.KeyMsg:
-		if !m.focused || !m.scrollKey(msg) {
+		if !m.Focused || !m.scrollKey(msg) {
 			return m, nil
 		}
 	default:
 		return m, nil
 	}
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 	return m, nil
 }
 
@@ -115,13 +103,13 @@ func (m *Model) delivered(seq int, ack live.Ack, err error) {
 		}
 		e.gen = 0
 		if err != nil {
-			e.delivery, e.note = Failed, component.ErrorText(m.env, err)
+			e.delivery, e.note = Failed, component.ErrorText(m.Env, err)
 			return
 		}
 		e.delivery = Delivered
 		e.note = routeNote(ack)
 		if ack.Duplicate {
-			e.note += " " + m.env.T("tui.conversation.duplicate")
+			e.note += " " + m.Env.T("tui.conversation.duplicate")
 		}
 		return
 	}
@@ -141,7 +129,7 @@ func routeNote(a live.Ack) string {
 // relay turns controller notices into entries and the worker digest. It
 // reports whether the pane changed.
 func (m *Model) relay(u live.RelayUpdate) bool {
-	env := m.env
+	env := m.Env
 	switch {
 	case u.Output != nil:
 		m.digest.add(*u.Output)
@@ -169,8 +157,8 @@ func (m *Model) relay(u live.RelayUpdate) bool {
 }
 
 func (m *Model) scrollKey(msg tea.KeyMsg) bool {
-	k := m.env.Keys
-	page := max(m.h-2, 1)
+	k := m.Env.Keys
+	page := max(m.Height-2, 1)
 	switch {
 	case key.Matches(msg, k.Up):
 		m.scroll++
@@ -193,12 +181,12 @@ func (m *Model) scrollKey(msg tea.KeyMsg) bool {
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	k := m.env.Keys
+	k := m.Env.Keys
 	return []key.Binding{k.Up, k.Down, k.Bottom}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
-	k := m.env.Keys
+	k := m.Env.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}}
 }

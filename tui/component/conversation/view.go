@@ -6,11 +6,11 @@ import (
 )
 
 // View implements tea.Model.
-func (m *Model) View() string { return m.memo.Get(m.render) }
+func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
-	env := m.env
-	bodyH := max(m.h-1, 0)
+	env := m.Env
+	bodyH := max(m.Height-1, 0)
 	tail := m.digestView(bodyH)
 	room := bodyH - len(tail)
 	body := m.scrollback(room)
@@ -18,7 +18,7 @@ func (m *Model) render() string {
 	if m.scroll > 0 {
 		info = env.T("tui.conversation.scrolled")
 	}
-	return component.Frame(env, env.T("tui.pane.conversation"), info, m.focused, m.w, m.h, append(body, tail...))
+	return component.Frame(env, env.T("tui.pane.conversation"), info, m.Focused, m.Width, m.Height, append(body, tail...))
 }
 
 // scrollback returns the last h lines of the entries, moved up by the
@@ -27,9 +27,9 @@ func (m *Model) scrollback(h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	w := m.w - 1
+	w := m.Width - 1
 	if len(m.entries) == 0 {
-		return []string{" " + m.env.Styles.Muted.Render(m.env.T(m.emptyID()))}
+		return []string{" " + m.Env.Styles.Muted.Render(m.Env.T(m.emptyID()))}
 	}
 	need := h + m.scroll
 	var rev [][]string
@@ -37,7 +37,7 @@ func (m *Model) scrollback(h int) []string {
 	for i := len(m.entries) - 1; i >= 0 && n < need; i-- {
 		e := m.entries[i]
 		if e.gen != m.gen {
-			e.lines, e.gen = e.render(m.env, w), m.gen
+			e.lines, e.gen = e.render(m.Env, w), m.gen
 		}
 		rev = append(rev, e.lines)
 		n += len(e.lines)
@@ -60,7 +60,7 @@ func (m *Model) scrollback(h int) []string {
 }
 
 func (m *Model) emptyID() string {
-	if m.env.ReadOnly {
+	if m.Env.ReadOnly {
 		return "tui.conversation.empty_readonly"
 	}
 	return "tui.conversation.empty"
@@ -74,11 +74,11 @@ func (m *Model) digestView(bodyH int) []string {
 	if max <= 0 {
 		return nil
 	}
-	env := m.env
+	env := m.Env
 	st := env.Styles
 	out := []string{" " + st.Muted.Render(env.T("tui.conversation.worker", "Step", env.Clean(step)))}
 	for _, l := range lines[len(lines)-max:] {
-		out = append(out, " "+st.Conversation.Worker.Render(st.Glyphs.Worker+" "+text.Truncate(env.Clean(l.Line), m.w-4, env.Tail())))
+		out = append(out, " "+st.Conversation.Worker.Render(st.Glyphs.Worker+" "+text.Truncate(env.Clean(l.Line), m.Width-4, env.Tail())))
 	}
 	return out
 }

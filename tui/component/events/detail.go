@@ -26,11 +26,11 @@ func (m *Model) openDetail() {
 		return
 	}
 	ev := m.ring.at(m.seqAt(m.cursor)).ev
-	m.detail = &detail{ev: ev, lines: detailLines(m.env, &ev)}
+	m.detail = &detail{ev: ev, lines: detailLines(m.Env, &ev)}
 }
 
 func (m *Model) detailKey(msg tea.KeyMsg) {
-	k := m.env.Keys
+	k := m.Env.Keys
 	d := m.detail
 	page := max(m.bodyHeight()-1, 1)
 	switch {
@@ -56,7 +56,7 @@ func (m *Model) detailKey(msg tea.KeyMsg) {
 // detailBody wraps the detail lines to the pane and returns the window.
 func (m *Model) detailBody() []string {
 	d := m.detail
-	w, h := m.w-2, m.bodyHeight()
+	w, h := m.Width-2, m.bodyHeight()
 	var wrapped []string
 	for _, l := range d.lines {
 		wrapped = append(wrapped, text.Wrap(l, w)...)

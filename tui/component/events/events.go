@@ -23,11 +23,8 @@ const DefaultCapacity = 5000
 
 // Model is the event pane.
 type Model struct {
-	env     *component.Env
-	w, h    int
-	focused bool
-	memo    component.Memo
-	gen     uint64 // rendering generation of the cached rows
+	component.Pane
+	gen uint64 // rendering generation of the cached rows
 
 	ring   ring
 	total  uint64 // events received, elided ones included
@@ -54,25 +51,18 @@ func New(env *component.Env, capacity int) *Model {
 	if capacity <= 0 {
 		capacity = DefaultCapacity
 	}
-	return &Model{env: env, ring: newRing(capacity), follow: true, gen: 1}
+	return &Model{Pane: component.Pane{Env: env}, ring: newRing(capacity), follow: true, gen: 1}
 }
 
-// Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
-
-// SetSize implements component.Component.
+// SetSize implements component.Component. Rows are rendered once per
+// width, so a new width renders them again; a new height may leave the
+// cursor out of view.
 func (m *Model) SetSize(w, h int) {
-	if w != m.w {
+	if w != m.Width {
 		m.gen++
 	}
-	m.w, m.h = w, h
+	m.Pane.SetSize(w, h)
 	m.settle()
-}
-
-// SetFocused implements component.Focuser.
-func (m *Model) SetFocused(f bool) {
-	m.focused = f
-	m.memo.Invalidate()
 }
 
 // Detailing reports whether the detail view is open.
@@ -91,24 +81,24 @@ func (m *Model) Following() bool { return m.follow }
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case component.EnvMsg:
-		m.env = msg.Env
+		m.Env = msg.Env
 		m.gen++
 		if m.detail != nil {
-			m.detail.lines = detailLines(m.env, &m.detail.ev)
+			m.detail.lines = detailLines(m.Env, &m.detail.ev)
 		}
 	case live.LedgerMsg:
 		if !m.ingest(msg.Update) {
 			return m, nil
 		}
 	case tea.KeyMsg:
-		if !m.focused {
+		if !m.Focused {
 			return m, nil
 		}
 		m.key(msg)
 	default:
 		return m, nil
 	}
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 	return m, nil
 }
 
@@ -184,7 +174,7 @@ func (m *Model) seqAt(i int) uint64 {
 }
 
 // bodyHeight is the number of rows under the title line.
-func (m *Model) bodyHeight() int { return max(m.h-1, 0) }
+func (m *Model) bodyHeight() int { return max(m.Height-1, 0) }
 
 // settle puts the cursor and window back in range, following if asked.
 func (m *Model) settle() {
@@ -206,12 +196,12 @@ func (m *Model) settle() {
 	if m.detail != nil {
 		m.detail.clamp(h)
 	}
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 }
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	k := m.env.Keys
+	k := m.Env.Keys
 	if m.detail != nil {
 		return []key.Binding{k.Up, k.Down, k.PageDown, k.Dismiss}
 	}
@@ -220,7 +210,7 @@ func (m *Model) ShortHelp() []key.Binding {
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
-	k := m.env.Keys
+	k := m.Env.Keys
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Follow, k.Detail, k.Dismiss},

@@ -11,7 +11,7 @@ func (m *Model) key(msg tea.KeyMsg) {
 		m.detailKey(msg)
 		return
 	}
-	k := m.env.Keys
+	k := m.Env.Keys
 	page := max(m.bodyHeight()-1, 1)
 	switch {
 	case key.Matches(msg, k.Up):

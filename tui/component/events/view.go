@@ -8,10 +8,10 @@ import (
 )
 
 // View implements tea.Model.
-func (m *Model) View() string { return m.memo.Get(m.render) }
+func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
-	if m.w <= 0 || m.h <= 0 {
+	if m.Width <= 0 || m.Height <= 0 {
 		return ""
 	}
 	var body []string
@@ -23,25 +23,25 @@ func (m *Model) render() string {
 		if m.filter.active() {
 			id = "tui.events.no_match"
 		}
-		body = []string{"  " + m.env.Styles.Muted.Render(m.env.T(id))}
+		body = []string{"  " + m.Env.Styles.Muted.Render(m.Env.T(id))}
 	default:
 		body = m.rows()
 	}
-	return component.Frame(m.env, m.title(), m.info(), m.focused, m.w, m.h, body)
+	return component.Frame(m.Env, m.title(), m.info(), m.Focused, m.Width, m.Height, body)
 }
 
 // rows draws the visible window of the list.
 func (m *Model) rows() []string {
-	st := m.env.Styles
-	h, rw := m.bodyHeight(), m.w-2
+	st := m.Env.Styles
+	h, rw := m.bodyHeight(), m.Width-2
 	out := make([]string, 0, h)
 	end := min(m.offset+h, m.visible())
 	for i := m.offset; i < end; i++ {
 		r := m.ring.at(m.seqAt(i))
 		if r.gen != m.gen {
-			r.line, r.gen = renderRow(m.env, &r.ev, rw), m.gen
+			r.line, r.gen = renderRow(m.Env, &r.ev, rw), m.gen
 		}
-		if i == m.cursor && m.focused {
+		if i == m.cursor && m.Focused {
 			out = append(out, st.Glyphs.Cursor+" "+st.Table.Selected.Render(text.Fit(r.line, rw, "")))
 			continue
 		}
@@ -52,15 +52,15 @@ func (m *Model) rows() []string {
 
 func (m *Model) title() string {
 	if m.detail != nil {
-		return m.env.T("tui.events.detail.title")
+		return m.Env.T("tui.events.detail.title")
 	}
-	return m.env.T("tui.pane.events")
+	return m.Env.T("tui.pane.events")
 }
 
 // info is the title line's right side: how many events, whether the pane
 // follows, what the filter keeps.
 func (m *Model) info() string {
-	env := m.env
+	env := m.Env
 	var parts []string
 	if m.filter.active() {
 		parts = append(parts, env.T("tui.events.filtered", "Shown", count(uint64(len(m.view))), "Total", count(uint64(m.ring.n))))

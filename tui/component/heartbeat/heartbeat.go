@@ -20,10 +20,7 @@ import (
 
 // Model is the heartbeat pane.
 type Model struct {
-	env     *component.Env
-	w, h    int
-	focused bool
-	memo    component.Memo
+	component.Pane
 
 	hb    ledger.HeartbeatStatus
 	has   bool
@@ -37,22 +34,7 @@ var (
 )
 
 // New returns an empty pane.
-func New(env *component.Env) *Model { return &Model{env: env} }
-
-// Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
-
-// SetSize implements component.Component.
-func (m *Model) SetSize(w, h int) {
-	m.w, m.h = w, h
-	m.memo.Invalidate()
-}
-
-// SetFocused implements component.Focuser.
-func (m *Model) SetFocused(f bool) {
-	m.focused = f
-	m.memo.Invalidate()
-}
+func New(env *component.Env) *Model { return &Model{Pane: component.Pane{Env: env}} }
 
 // Status returns the status word shown ("" before the first load).
 func (m *Model) Status() string { return m.hb.Status }
@@ -61,7 +43,7 @@ func (m *Model) Status() string { return m.hb.Status }
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case component.EnvMsg:
-		m.env = msg.Env
+		m.Env = msg.Env
 	case live.TickMsg:
 		m.now = msg.Now
 	case live.LedgerMsg:
@@ -77,23 +59,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	default:
 		return m, nil
 	}
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 	return m, nil
 }
 
 // View implements tea.Model.
-func (m *Model) View() string { return m.memo.Get(m.render) }
+func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
 	info := ""
 	if m.stale {
-		info = m.env.T("tui.pane.stale")
+		info = m.Env.T("tui.pane.stale")
 	}
-	return component.Frame(m.env, m.env.T("tui.pane.heartbeat"), info, m.focused, m.w, m.h, m.body())
+	return component.Frame(m.Env, m.Env.T("tui.pane.heartbeat"), info, m.Focused, m.Width, m.Height, m.body())
 }
 
 func (m *Model) body() []string {
-	env := m.env
+	env := m.Env
 	st := env.Styles
 	if !m.has {
 		return []string{" " + st.Muted.Render(env.T("tui.heartbeat.none"))}
@@ -123,7 +105,7 @@ func (m *Model) body() []string {
 	if hb.ReasonCode == "" {
 		return lines
 	}
-	if len(lines) >= m.h-1 {
+	if len(lines) >= m.Height-1 {
 		// No row for the reason: it replaces the status label, which it
 		// explains better.
 		lines[0] = " " + word + " " + st.Muted.Render(env.Clean(hb.ReasonCode))
@@ -149,16 +131,16 @@ func (m *Model) age() (time.Duration, bool) {
 // a file that still says RUNNING while nothing has beaten for longer than
 // the stale threshold is itself a sign (its writer may be gone).
 func (m *Model) verdict(age time.Duration) string {
-	st := m.env.Styles
+	st := m.Env.Styles
 	hb := m.hb
 	if hb.Status != ledger.HeartbeatRunning {
 		return ""
 	}
 	switch {
 	case hb.StaleAfterSeconds > 0 && age >= time.Duration(hb.StaleAfterSeconds)*time.Second:
-		return st.ToneStyle(theme.ToneBad).Render(m.env.T("tui.heartbeat.over_stale"))
+		return st.ToneStyle(theme.ToneBad).Render(m.Env.T("tui.heartbeat.over_stale"))
 	case hb.WarningAfterSeconds > 0 && age >= time.Duration(hb.WarningAfterSeconds)*time.Second:
-		return st.ToneStyle(theme.ToneWarn).Render(m.env.T("tui.heartbeat.over_warning"))
+		return st.ToneStyle(theme.ToneWarn).Render(m.Env.T("tui.heartbeat.over_warning"))
 	}
 	return ""
 }
@@ -166,7 +148,7 @@ func (m *Model) verdict(age time.Duration) string {
 // gauge draws the age as a bar that fills up to the stale threshold,
 // followed by the thresholds.
 func (m *Model) gauge(age time.Duration, known bool) string {
-	env := m.env
+	env := m.Env
 	st := env.Styles
 	hb := m.hb
 	var th []string
@@ -177,7 +159,7 @@ func (m *Model) gauge(age time.Duration, known bool) string {
 		th = append(th, env.T("tui.heartbeat.stale_at", "D", env.Duration(secs(hb.StaleAfterSeconds))))
 	}
 	thresholds := strings.Join(th, st.Glyphs.Sep)
-	room := m.w - 4 - text.Width(thresholds)
+	room := m.Width - 4 - text.Width(thresholds)
 	barW := min(room, 24)
 	// The gauge means something only while a worker should be beating.
 	if barW < 6 || !known || hb.StaleAfterSeconds <= 0 || hb.Status == ledger.HeartbeatIdle {

@@ -22,11 +22,8 @@ const MaxHistory = 200
 
 // Model is the input pane.
 type Model struct {
-	env     *component.Env
-	w, h    int
-	focused bool
-	ta      textarea.Model
-	memo    component.Memo
+	component.Pane
+	ta textarea.Model
 
 	history []string // oldest first
 	hist    int      // position while browsing history; len(history) when not
@@ -41,7 +38,7 @@ var (
 
 // New returns an empty input.
 func New(env *component.Env) *Model {
-	m := &Model{env: env, ta: textarea.New()}
+	m := &Model{Pane: component.Pane{Env: env}, ta: textarea.New()}
 	m.ta.ShowLineNumbers = false
 	m.ta.CharLimit = 64 << 10
 	m.ta.Cursor.SetMode(cursor.CursorStatic)
@@ -51,7 +48,7 @@ func New(env *component.Env) *Model {
 
 // configure applies the environment: styles, prompt, placeholder, keys.
 func (m *Model) configure() {
-	st := m.env.Styles
+	st := m.Env.Styles
 	style := textarea.Style{
 		Base:        st.Input.Text,
 		CursorLine:  st.Input.Text,
@@ -69,9 +66,9 @@ func (m *Model) configure() {
 		}
 		return "  "
 	})
-	m.ta.Placeholder = m.env.T("tui.input.placeholder")
+	m.ta.Placeholder = m.Env.T("tui.input.placeholder")
 	km := textarea.DefaultKeyMap
-	km.InsertNewline = m.env.Keys.Newline
+	km.InsertNewline = m.Env.Keys.Newline
 	// Up and Down browse history at the edges; inside a multi-line
 	// message they move the cursor, which textarea does with these.
 	km.LinePrevious = key.NewBinding(key.WithKeys("up"))
@@ -79,23 +76,19 @@ func (m *Model) configure() {
 	m.ta.KeyMap = km
 }
 
-// Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
-
 // SetSize implements component.Component: the title line, then the text
 // area.
 func (m *Model) SetSize(w, h int) {
-	m.w, m.h = w, h
+	m.Pane.SetSize(w, h)
 	m.ta.SetWidth(max(w, 4))
 	m.ta.SetHeight(max(h-1, 1))
-	m.memo.Invalidate()
 }
 
-// SetFocused implements component.Focuser.
+// SetFocused implements component.Focuser. The text area takes the keys
+// only while the pane has them, and never in read-only mode.
 func (m *Model) SetFocused(f bool) {
-	m.memo.Invalidate()
-	m.focused = f
-	if f && !m.env.ReadOnly {
+	m.Pane.SetFocused(f)
+	if f && !m.Env.ReadOnly {
 		m.ta.Focus()
 	} else {
 		m.ta.Blur()
@@ -104,14 +97,14 @@ func (m *Model) SetFocused(f bool) {
 
 // Captures implements component.Capturer: while the person types, keys
 // such as "?" and "L" are text.
-func (m *Model) Captures() bool { return m.focused && !m.env.ReadOnly }
+func (m *Model) Captures() bool { return m.Focused && !m.Env.ReadOnly }
 
 // Value returns the text typed so far.
 func (m *Model) Value() string { return m.ta.Value() }
 
 // SetValue replaces the text (to put back a message that failed).
 func (m *Model) SetValue(s string) {
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 	m.ta.SetValue(s)
 	m.ta.CursorEnd()
 }
@@ -131,7 +124,7 @@ func (m *Model) Submit() string {
 	}
 	m.hist, m.draft = len(m.history), ""
 	m.ta.Reset()
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 	return text
 }
 
@@ -139,15 +132,15 @@ func (m *Model) Submit() string {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case component.EnvMsg:
-		m.env = msg.Env
+		m.Env = msg.Env
 		m.configure()
-		m.memo.Invalidate()
+		m.Memo.Invalidate()
 		return m, nil
 	case tea.KeyMsg:
-		if !m.focused || m.env.ReadOnly {
+		if !m.Focused || m.Env.ReadOnly {
 			return m, nil
 		}
-		m.memo.Invalidate()
+		m.Memo.Invalidate()
 		if m.browse(msg) {
 			return m, nil
 		}
@@ -161,7 +154,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // browse moves through the history when Up is pressed on the first line
 // or Down on the last. It reports whether it used the key.
 func (m *Model) browse(msg tea.KeyMsg) bool {
-	k := m.env.Keys
+	k := m.Env.Keys
 	if m.hist > len(m.history) {
 		m.hist = len(m.history)
 	}
@@ -186,27 +179,27 @@ func (m *Model) browse(msg tea.KeyMsg) bool {
 }
 
 // View implements tea.Model.
-func (m *Model) View() string { return m.memo.Get(m.render) }
+func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
-	env := m.env
+	env := m.Env
 	if env.ReadOnly {
 		body := []string{" " + env.Styles.Input.Disabled.Render(env.T("tui.input.readonly"))}
-		return component.Frame(env, env.T("tui.pane.input"), "", false, m.w, m.h, body)
+		return component.Frame(env, env.T("tui.pane.input"), "", false, m.Width, m.Height, body)
 	}
 	info := env.T("tui.input.hint")
 	body := strings.Split(m.ta.View(), "\n")
-	return component.Frame(env, env.T("tui.pane.input"), info, m.focused, m.w, m.h, body)
+	return component.Frame(env, env.T("tui.pane.input"), info, m.Focused, m.Width, m.Height, body)
 }
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	k := m.env.Keys
+	k := m.Env.Keys
 	return []key.Binding{k.Send, k.Newline, k.HistoryPrev}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
-	k := m.env.Keys
+	k := m.Env.Keys
 	return [][]key.Binding{{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext}, {k.HelpAnyPane, k.LanguageTyping}}
 }

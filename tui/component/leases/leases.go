@@ -22,10 +22,7 @@ import (
 
 // Model is the lease pane.
 type Model struct {
-	env     *component.Env
-	w, h    int
-	focused bool
-	memo    component.Memo
+	component.Pane
 
 	leases []ledger.Lease // sorted for display
 	has    bool
@@ -40,28 +37,13 @@ var (
 )
 
 // New returns an empty pane.
-func New(env *component.Env) *Model { return &Model{env: env} }
-
-// Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
-
-// SetSize implements component.Component.
-func (m *Model) SetSize(w, h int) {
-	m.w, m.h = w, h
-	m.memo.Invalidate()
-}
-
-// SetFocused implements component.Focuser.
-func (m *Model) SetFocused(f bool) {
-	m.focused = f
-	m.memo.Invalidate()
-}
+func New(env *component.Env) *Model { return &Model{Pane: component.Pane{Env: env}} }
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case component.EnvMsg:
-		m.env = msg.Env
+		m.Env = msg.Env
 	case live.TickMsg:
 		m.now = msg.Now
 		if len(m.leases) == 0 {
@@ -78,18 +60,18 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.has, m.stale = s.Leases.HasValue(), s.Leases.Stale
 		m.leases = sorted(s.Leases.Value.Leases)
 	case tea.KeyMsg:
-		if !m.focused || !m.scrollKey(msg) {
+		if !m.Focused || !m.scrollKey(msg) {
 			return m, nil
 		}
 	default:
 		return m, nil
 	}
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 	return m, nil
 }
 
 func (m *Model) scrollKey(msg tea.KeyMsg) bool {
-	k := m.env.Keys
+	k := m.Env.Keys
 	switch {
 	case key.Matches(msg, k.Up):
 		m.scroll--
@@ -174,10 +156,10 @@ func fit(w int) []column {
 }
 
 // View implements tea.Model.
-func (m *Model) View() string { return m.memo.Get(m.render) }
+func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
-	env := m.env
+	env := m.Env
 	info := ""
 	if m.has {
 		active := 0
@@ -191,11 +173,11 @@ func (m *Model) render() string {
 	if m.stale {
 		info = env.T("tui.pane.stale")
 	}
-	return component.Frame(env, env.T("tui.pane.leases"), info, m.focused, m.w, m.h, m.body())
+	return component.Frame(env, env.T("tui.pane.leases"), info, m.Focused, m.Width, m.Height, m.body())
 }
 
 func (m *Model) body() []string {
-	env := m.env
+	env := m.Env
 	st := env.Styles
 	if !m.has || len(m.leases) == 0 {
 		id := "tui.leases.none"
@@ -204,13 +186,13 @@ func (m *Model) body() []string {
 		}
 		return []string{" " + st.Muted.Render(env.T(id))}
 	}
-	cols := fit(m.w - 1)
+	cols := fit(m.Width - 1)
 	header := " "
 	for _, c := range cols {
 		header += st.PanePaint.Header.Apply(text.Fit(env.T(c.id), c.width, env.Tail())) + " "
 	}
 	lines := []string{header}
-	room := m.h - 2
+	room := m.Height - 2
 	m.scroll = min(max(m.scroll, 0), max(len(m.leases)-room, 0))
 	for i := m.scroll; i < len(m.leases) && len(lines) <= room; i++ {
 		lines = append(lines, m.row(&m.leases[i], cols))
@@ -220,7 +202,7 @@ func (m *Model) body() []string {
 
 // row draws one lease.
 func (m *Model) row(l *ledger.Lease, cols []column) string {
-	env := m.env
+	env := m.Env
 	st := env.Styles
 	out := " "
 	for _, c := range cols {
@@ -247,7 +229,7 @@ func (m *Model) row(l *ledger.Lease, cols []column) string {
 
 // expiry says how long the lease has left, or how long ago it ran out.
 func (m *Model) expiry(l *ledger.Lease) (string, theme.Paint) {
-	env := m.env
+	env := m.Env
 	st := env.Styles
 	t, err := ledger.ParseTime(l.Expiry)
 	if err != nil {
@@ -272,10 +254,10 @@ func (m *Model) expiry(l *ledger.Lease) (string, theme.Paint) {
 }
 
 // ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding { return []key.Binding{m.env.Keys.Up, m.env.Keys.Down} }
+func (m *Model) ShortHelp() []key.Binding { return []key.Binding{m.Env.Keys.Up, m.Env.Keys.Down} }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
-	k := m.env.Keys
+	k := m.Env.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}}
 }

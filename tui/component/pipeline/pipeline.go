@@ -14,10 +14,7 @@ import (
 
 // Model is the pipeline pane.
 type Model struct {
-	env     *component.Env
-	w, h    int
-	focused bool
-	memo    component.Memo
+	component.Pane
 
 	p      ledger.PipelineState
 	has    bool
@@ -31,22 +28,7 @@ var (
 )
 
 // New returns an empty pane.
-func New(env *component.Env) *Model { return &Model{env: env} }
-
-// Init implements tea.Model.
-func (m *Model) Init() tea.Cmd { return nil }
-
-// SetSize implements component.Component.
-func (m *Model) SetSize(w, h int) {
-	m.w, m.h = w, h
-	m.memo.Invalidate()
-}
-
-// SetFocused implements component.Focuser.
-func (m *Model) SetFocused(f bool) {
-	m.focused = f
-	m.memo.Invalidate()
-}
+func New(env *component.Env) *Model { return &Model{Pane: component.Pane{Env: env}} }
 
 // Status returns the pipeline status shown.
 func (m *Model) Status() string { return m.p.Status }
@@ -55,7 +37,7 @@ func (m *Model) Status() string { return m.p.Status }
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case component.EnvMsg:
-		m.env = msg.Env
+		m.Env = msg.Env
 	case live.LedgerMsg:
 		s := msg.Update.Snapshot
 		if s == nil {
@@ -63,10 +45,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.has, m.p, m.stale = s.Pipeline.HasValue(), s.Pipeline.Value, s.Pipeline.Stale
 	case tea.KeyMsg:
-		if !m.focused {
+		if !m.Focused {
 			return m, nil
 		}
-		k := m.env.Keys
+		k := m.Env.Keys
 		switch {
 		case key.Matches(msg, k.Up):
 			m.scroll--
@@ -82,23 +64,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	default:
 		return m, nil
 	}
-	m.memo.Invalidate()
+	m.Memo.Invalidate()
 	return m, nil
 }
 
 // View implements tea.Model.
-func (m *Model) View() string { return m.memo.Get(m.render) }
+func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
 	info := ""
 	if m.stale {
-		info = m.env.T("tui.pane.stale")
+		info = m.Env.T("tui.pane.stale")
 	}
-	return component.Frame(m.env, m.env.T("tui.pane.pipeline"), info, m.focused, m.w, m.h, m.body())
+	return component.Frame(m.Env, m.Env.T("tui.pane.pipeline"), info, m.Focused, m.Width, m.Height, m.body())
 }
 
 func (m *Model) body() []string {
-	env := m.env
+	env := m.Env
 	st := env.Styles
 	if !m.has {
 		return []string{" " + st.Muted.Render(env.T("tui.pipeline.none"))}
@@ -122,7 +104,7 @@ func (m *Model) body() []string {
 	}
 	// Task and run are in the route bar too: they give way to the steps
 	// when rows are scarce.
-	room := m.h - 1
+	room := m.Height - 1
 	steps := max(len(p.Steps), 1)
 	if room >= len(lines)+1+steps {
 		lines = append(lines, field("tui.pipeline.task", p.TaskID))
@@ -154,7 +136,7 @@ func (m *Model) Wants() int {
 
 // stepLine draws one step: its phase mark, id, title and lifecycle state.
 func (m *Model) stepLine(s *ledger.Step) string {
-	env := m.env
+	env := m.Env
 	st := env.Styles
 	g := st.Glyphs
 	p := &m.p
@@ -171,12 +153,12 @@ func (m *Model) stepLine(s *ledger.Step) string {
 		// Wide panes show the stored value and its label; narrow ones the
 		// label alone.
 		right = env.Labels.Or(component.KindStep, state)
-		if right != state && m.w >= 56 {
+		if right != state && m.Width >= 56 {
 			right = state + " " + right
 		}
 		right = st.ToneStyle(phase.Tone()).Render(env.Clean(right))
 	}
-	room := m.w - text.Width(head) - 1
+	room := m.Width - text.Width(head) - 1
 	rightW := text.Width(right)
 	if rightW > room/2 {
 		right = text.Truncate(right, room/2, env.Tail())
@@ -197,11 +179,11 @@ func spaces(n int) string {
 
 // ShortHelp implements help.KeyMap.
 func (m *Model) ShortHelp() []key.Binding {
-	return []key.Binding{m.env.Keys.Up, m.env.Keys.Down}
+	return []key.Binding{m.Env.Keys.Up, m.Env.Keys.Down}
 }
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
-	k := m.env.Keys
+	k := m.Env.Keys
 	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}}
 }
