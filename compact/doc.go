@@ -75,7 +75,9 @@
 // JSON on stdin and writes the new context as JSON on stdout. A hook that
 // fails, times out or prints something other than a JSON object is
 // skipped, with the reason in its Result, and the context stays as it was
-// before that hook: never lost, never half-applied.
+// before that hook: never lost, never half-applied. The window runs the
+// pre-compact hooks; the controller runs the other three (see the
+// controller package).
 //
 // compact does no IO except running the hook commands it is handed.
 package compact

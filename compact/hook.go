@@ -16,14 +16,16 @@ type Point int
 
 // Hook points, in the Python DAOKit's order.
 const (
-	// PreDispatch runs before the controller dispatches a step.
+	// PreDispatch runs before the controller starts a step's worker;
+	// the latest_instruction it leaves is what the worker gets.
 	PreDispatch Point = iota + 1
-	// PostAccept runs after a step passed acceptance.
+	// PostAccept runs after a step passed acceptance; the controller
+	// records its outcome and uses nothing else.
 	PostAccept
 	// PreCompact runs when the window compacts its context; compaction
 	// itself is the built-in hook here.
 	PreCompact
-	// SessionStart runs when a window or controller session starts.
+	// SessionStart runs once a controller serves its root.
 	SessionStart
 )
 
