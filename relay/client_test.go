@@ -351,7 +351,7 @@ func TestObserveNoticesAndResubscribe(t *testing.T) {
 	h.mu.Unlock()
 	ts.l.dropAll()
 	if n := notice(); n.Kind != NoticeStatus || n.Status.Route.TaskID != "T-3" {
-		t.Fatalf("after reconnect got %+v, want a fresh status", n)
+		t.Fatalf("after reconnect got %+v (status %+v), want a fresh status", n, n.Status)
 	}
 	waitFor(t, "the new connection to observe", func() bool { return ts.Stats().Observers == 1 })
 	if err := ts.Notify(Notice{Kind: NoticeRunState, Run: &RunState{RunID: "R", State: "generating"}}); err != nil {
