@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -163,4 +165,61 @@ func TestSendReportsWhyTheStartedControllerExited(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "exited before it was ready") || !strings.Contains(r.stderr, "stale_after") {
 		t.Fatalf("code %d stderr %q", r.code, r.stderr)
 	}
+}
+
+// hooksConfig adds controller hooks to the simulated lane: one that
+// rewrites the instruction before dispatch, one that fails, and one that
+// keeps what it reads after acceptance.
+const hooksConfig = `
+[[hooks]]
+point = "pre-dispatch"
+name = "guard"
+command = ["sh", "-c", "cat > /dev/null; echo '{\"relay_context\":{\"latest_instruction\":\"run the tests first\"}}'"]
+
+[[hooks]]
+point = "pre-dispatch"
+name = "broken"
+command = ["sh", "-c", "exit 7"]
+
+[[hooks]]
+point = "post-accept"
+name = "notify"
+command = ["sh", "-c", "tee accepted.json"]
+`
+
+func TestHooksOfDaokitTomlRunAroundAStep(t *testing.T) {
+	t.Parallel()
+	root := newRoot(t, simConfig("300ms")+hooksConfig)
+	ctl := startController(t, root)
+	r := run(t, "send", "--root", root, "--wait", "add a --json flag")
+	if r.code != 0 {
+		t.Fatalf("send --wait: code %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	taskID := ackTask(t, r)
+	hooks := map[string]string{}
+	var command string
+	for _, e := range events(t, root) {
+		switch {
+		case e.TaskID != taskID:
+		case op(e) == "HOOK_RAN" || op(e) == "HOOK_SKIPPED":
+			hooks[e.Payload.String("hook")] = op(e) + " " + e.Payload.String("reason_code")
+		case e.EventType == ledger.EventStepStarted:
+			raw, _ := e.Payload.Get("command")
+			command = string(raw)
+		}
+	}
+	want := map[string]string{"guard": "HOOK_RAN ", "broken": "HOOK_SKIPPED HOOK_EXIT", "notify": "HOOK_RAN "}
+	for name, w := range want {
+		if hooks[name] != w {
+			t.Errorf("hook %s: recorded %q, want %q", name, hooks[name], w)
+		}
+	}
+	if !strings.Contains(command, "run the tests first") {
+		t.Errorf("the worker was not started on the hook's instruction: %s", command)
+	}
+	data, err := os.ReadFile(filepath.Join(root, "accepted.json"))
+	if err != nil || !strings.Contains(string(data), taskID) || !strings.Contains(string(data), `"next_action":"complete"`) {
+		t.Errorf("post-accept hook read %s (%v)", data, err)
+	}
+	ctl.stop()
 }
