@@ -2,6 +2,7 @@ package compact
 
 import (
 	"runtime"
+	"sync"
 
 	"github.com/daokit/daokit/compact/internal/rawjson"
 	"github.com/daokit/daokit/ledger"
@@ -22,6 +23,7 @@ func Compact(c *Context, known Facts) (*Context, Report) {
 }
 
 // compact is Compact with up to workers goroutines reading each list.
+// workers 1 compacts on the calling goroutine alone.
 func compact(c *Context, known Facts, workers int) (*Context, Report) {
 	if c == nil {
 		c = &Context{}
@@ -30,10 +32,10 @@ func compact(c *Context, known Facts, workers int) (*Context, Report) {
 	// The keep set goes first: its route decides which entries are stale.
 	ks, hasRelay := compactKeepSet(c, known, &rep.Relay)
 	keep := ks.encode()
-	e := newEngine(ks.Route, workers)
 	var tallies [numLists]tally
+	kept := compactLists(c, ks.Route, workers, &tallies)
 	out := &Context{members: make([]member, 0, len(c.members)+1)}
-	for _, m := range c.members {
+	for i, m := range c.members {
 		l, isList := listOf(m.key)
 		switch {
 		case m.key == relayKey:
@@ -43,8 +45,8 @@ func compact(c *Context, known Facts, workers int) (*Context, Report) {
 		case !isList:
 			out.members = append(out.members, m)
 		case m.items != nil:
-			if kept := e.list(l, m.items, &tallies[l]); len(kept.raws) > 0 {
-				out.members = append(out.members, member{key: m.key, rawKey: m.rawKey, items: kept})
+			if len(kept[i].raws) > 0 {
+				out.members = append(out.members, member{key: m.key, rawKey: m.rawKey, items: kept[i]})
 			}
 		case string(m.value) == "null":
 			// Python leaves a null list alone.
@@ -61,6 +63,38 @@ func compact(c *Context, known Facts, workers int) (*Context, Report) {
 	}
 	rep.EntriesAfter, rep.BytesAfter = out.Len(), out.Size()
 	return out, rep
+}
+
+// compactLists compacts every list of c under route; kept[i] is what
+// member i keeps, nil for a member that is not a list holding an array.
+// The lists do not depend on each other, so a long context compacts them
+// at once, each on an engine of its own (whose reading is itself spread
+// over up to workers goroutines); the results do not depend on that.
+func compactLists(c *Context, route ledger.RouteSummary, workers int, tallies *[numLists]tally) []*items {
+	kept := make([]*items, len(c.members))
+	var jobs []int
+	for i, m := range c.members {
+		if _, ok := listOf(m.key); ok && m.items != nil {
+			jobs = append(jobs, i)
+		}
+	}
+	run := func(e *engine, i int) {
+		l, _ := listOf(c.members[i].key)
+		kept[i] = e.list(l, c.members[i].items, &tallies[l]) // keys are unique: one list, one tally
+	}
+	if workers <= 1 || len(jobs) < 2 || c.Len() < analyseChunk {
+		e := newEngine(route, workers)
+		for _, i := range jobs {
+			run(e, i)
+		}
+		return kept
+	}
+	var wg sync.WaitGroup
+	for _, i := range jobs {
+		wg.Go(func() { run(newEngine(route, workers), i) })
+	}
+	wg.Wait()
+	return kept
 }
 
 // compactKeepSet reads relay_context, fills it from known and records
