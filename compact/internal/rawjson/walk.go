@@ -1,6 +1,9 @@
 package rawjson
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // The walkers below read compact, valid JSON: the output of Compact or of
 // this package's writers. They never index out of range even on other
@@ -184,10 +187,14 @@ func HasDuplicatePlainKeys(ms []Member) bool {
 	return false
 }
 
-// keySketch packs the length and up to seven leading bytes of a key.
+// keySketch mixes the length and up to eight leading bytes of a key
+// (after its quote): keys that differ there, as most do, differ in it.
 func keySketch(key []byte) uint64 {
+	if len(key) >= 9 {
+		return binary.LittleEndian.Uint64(key[1:9]) ^ uint64(len(key))<<56
+	}
 	x := uint64(len(key))
-	for i := 1; i < len(key) && i < 8; i++ {
+	for i := 1; i < len(key); i++ {
 		x = x<<8 | uint64(key[i])
 	}
 	return x
