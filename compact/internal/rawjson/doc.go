@@ -7,8 +7,9 @@
 // once and strips its whitespace; every other function of this package then
 // walks such validated, compact JSON without checking it again.
 //
-// Validating, compacting and unquoting are jsontext's work (the package
-// behind encoding/json/v2). The walkers stay here: over compact JSON
+// Validating and unquoting are jsontext's work (the package behind
+// encoding/json/v2); once jsontext has accepted a document, dropping its
+// whitespace is one copy. The walkers stay here: over compact JSON
 // already validated they are a boundary scan that validates nothing
 // again. Reading every member of the 100,000 entries of the benchmark
 // context took 18-22 ms with Members and 69-90 ms with a reused
