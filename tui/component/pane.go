@@ -1,6 +1,9 @@
 package component
 
-import tea "github.com/charmbracelet/bubbletea"
+import (
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+)
 
 // Pane is the state and the methods that every focusable pane had in
 // common, kept once. A pane embeds it; one that must do more when it is
@@ -40,4 +43,34 @@ func (p *Pane) SetSize(w, h int) {
 func (p *Pane) SetFocused(f bool) {
 	p.Focused = f
 	p.Memo.Invalidate()
+}
+
+// Frame draws the pane's box around body under the title of catalog id
+// title. info goes after the title; a pane that shows the last good value
+// of a file that failed to load (stale) says so there instead.
+func (p *Pane) Frame(title, info string, stale bool, body []string) string {
+	if stale {
+		info = p.Env.T("tui.pane.stale")
+	}
+	return Frame(p.Env, p.Env.T(title), info, p.Focused, p.Width, p.Height, body)
+}
+
+// ScrollKey moves *scroll for the line keys (up, down, top, and bottom,
+// which is last) and reports whether msg was one of them. The pane clamps
+// *scroll when it draws, so it may leave the range here.
+func (p *Pane) ScrollKey(msg tea.KeyMsg, scroll *int, last int) bool {
+	k := p.Env.Keys
+	switch {
+	case key.Matches(msg, k.Up):
+		*scroll--
+	case key.Matches(msg, k.Down):
+		*scroll++
+	case key.Matches(msg, k.Top):
+		*scroll = 0
+	case key.Matches(msg, k.Bottom):
+		*scroll = last
+	default:
+		return false
+	}
+	return true
 }

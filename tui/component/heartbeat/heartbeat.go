@@ -67,11 +67,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
-	info := ""
-	if m.stale {
-		info = m.Env.T("tui.pane.stale")
-	}
-	return component.Frame(m.Env, m.Env.T("tui.pane.heartbeat"), info, m.Focused, m.Width, m.Height, m.body())
+	return m.Frame("tui.pane.heartbeat", "", m.stale, m.body())
 }
 
 func (m *Model) body() []string {

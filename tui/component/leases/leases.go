@@ -60,7 +60,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.has, m.stale = s.Leases.HasValue(), s.Leases.Stale
 		m.leases = sorted(s.Leases.Value.Leases)
 	case tea.KeyMsg:
-		if !m.Focused || !m.scrollKey(msg) {
+		if !m.Focused || !m.ScrollKey(msg, &m.scroll, len(m.leases)) {
 			return m, nil
 		}
 	default:
@@ -68,23 +68,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	m.Memo.Invalidate()
 	return m, nil
-}
-
-func (m *Model) scrollKey(msg tea.KeyMsg) bool {
-	k := m.Env.Keys
-	switch {
-	case key.Matches(msg, k.Up):
-		m.scroll--
-	case key.Matches(msg, k.Down):
-		m.scroll++
-	case key.Matches(msg, k.Top):
-		m.scroll = 0
-	case key.Matches(msg, k.Bottom):
-		m.scroll = len(m.leases)
-	default:
-		return false
-	}
-	return true
 }
 
 // sorted orders leases: ACTIVE first, then by last update, newest first.
@@ -170,10 +153,7 @@ func (m *Model) render() string {
 		}
 		info = env.T("tui.leases.count", "Active", strconv.Itoa(active), "Total", strconv.Itoa(len(m.leases)))
 	}
-	if m.stale {
-		info = env.T("tui.pane.stale")
-	}
-	return component.Frame(env, env.T("tui.pane.leases"), info, m.Focused, m.Width, m.Height, m.body())
+	return m.Frame("tui.pane.leases", info, m.stale, m.body())
 }
 
 func (m *Model) body() []string {

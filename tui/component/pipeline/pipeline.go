@@ -45,20 +45,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.has, m.p, m.stale = s.Pipeline.HasValue(), s.Pipeline.Value, s.Pipeline.Stale
 	case tea.KeyMsg:
-		if !m.Focused {
-			return m, nil
-		}
-		k := m.Env.Keys
-		switch {
-		case key.Matches(msg, k.Up):
-			m.scroll--
-		case key.Matches(msg, k.Down):
-			m.scroll++
-		case key.Matches(msg, k.Top):
-			m.scroll = 0
-		case key.Matches(msg, k.Bottom):
-			m.scroll = len(m.p.Steps)
-		default:
+		if !m.Focused || !m.ScrollKey(msg, &m.scroll, len(m.p.Steps)) {
 			return m, nil
 		}
 	default:
@@ -72,11 +59,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
-	info := ""
-	if m.stale {
-		info = m.Env.T("tui.pane.stale")
-	}
-	return component.Frame(m.Env, m.Env.T("tui.pane.pipeline"), info, m.Focused, m.Width, m.Height, m.body())
+	return m.Frame("tui.pane.pipeline", "", m.stale, m.body())
 }
 
 func (m *Model) body() []string {
