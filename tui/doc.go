@@ -22,8 +22,14 @@
 // Everything the window learns arrives through the small interfaces of
 // package live (a ledger feed, a relay, a way to find and start a
 // controller), read by commands that are re-armed after each message, so
-// Update and View never do IO. Key presses go to the focused pane after
-// the few global keys; every other message goes to every pane. The link
+// Update and View never do IO. Messages are routed by family, never by a
+// list of types: each child's messages implement its marker interface
+// (relayctx.Msg, live.LinkMsg, live.AnswerMsg), key presses go to the
+// focused pane after the few global keys, and every other message goes
+// to every pane. The root tells panes things by messages (NoteMsg,
+// banner.SetMsg, ...), panes tell the root by messages
+// (input.SubmittedMsg), and View only draws what Update settled. How a
+// new pane plugs in is written on Model.dispatch. The link
 // to the controller (probe, start, wait, lost, exited) is followed by
 // package link, the relay context and its compaction by package
 // relayctx. The adapters to the real ledger watcher and relay client are

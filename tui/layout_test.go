@@ -36,7 +36,7 @@ func richModel(t testing.TB, lang string) *Model {
 		_, cmd := m.Update(live.RelayMsg{Update: u})
 		runQuick(m, cmd)
 	}
-	m.conv.Note(conversation.KindUser, fixedNow, strings.Repeat("请把登录页面的布局修好，", 8))
+	runQuick(m, m.tell(m.conv, conversation.NoteMsg{Kind: conversation.KindUser, At: fixedNow, Text: strings.Repeat("请把登录页面的布局修好，", 8)}))
 	typeText(m, "多行输入的第一行")
 	press(t, m, "alt+enter")
 	typeText(m, "第二行 second line")

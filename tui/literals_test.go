@@ -56,10 +56,11 @@ func TestNoUserTextOutsideCatalogs(t *testing.T) {
 					skip[n.Tag] = true
 				}
 			case *ast.CallExpr:
-				if sel, ok := n.Fun.(*ast.SelectorExpr); ok && sel.Sel.Name == "T" {
-					// T(id, "Name", value, ...): the names are template
+				if first := templateArgs(n); first > 0 {
+					// T(id, "Name", value, ...) and note(kind, id,
+					// "Name", value, ...): the names are template
 					// variables, not text.
-					for i := 1; i < len(n.Args); i += 2 {
+					for i := first; i < len(n.Args); i += 2 {
 						if l, ok := n.Args[i].(*ast.BasicLit); ok {
 							skip[l] = true
 						}
@@ -92,6 +93,22 @@ func TestNoUserTextOutsideCatalogs(t *testing.T) {
 			return true
 		})
 	}
+}
+
+// templateArgs returns where the template variables of a catalog call
+// start (T(id, ...) or the root's note(kind, id, ...)), 0 for other calls.
+func templateArgs(c *ast.CallExpr) int {
+	sel, ok := c.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return 0
+	}
+	switch sel.Sel.Name {
+	case "T":
+		return 1
+	case "note":
+		return 2
+	}
+	return 0
 }
 
 // codeFile is one parsed file of the window's code.

@@ -14,7 +14,6 @@ import (
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/heartbeat"
-	"github.com/daokit/daokit/tui/component/helpview"
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/leases"
 	"github.com/daokit/daokit/tui/component/pipeline"
@@ -47,7 +46,6 @@ type Model struct {
 	events *events.Model
 	input  *input.Model
 	status *statusbar.Model
-	help   *helpview.Model
 	panes  []component.Component // every pane, for broadcasts
 
 	link *link.Model
@@ -60,13 +58,13 @@ type Model struct {
 	seq      int // numbers forwarded messages
 	ticks    int
 
-	helpMemo struct {
-		key  helpKey
-		line string
-	}
+	// helpLine is the short help View draws, and helpKey what it was
+	// built for (settle rebuilds it when that changes).
+	helpLine string
+	helpKey  helpKey
 
-	// arrived holds the events of the update being handled, until the
-	// View that follows draws them (for Options.Probe).
+	// arrived holds the events of the update being handled, until settle
+	// tells Options.Probe.
 	arrived []ledger.Event
 	readAt  time.Time
 }
@@ -106,7 +104,6 @@ func New(ctx context.Context, opts Options) *Model {
 		events: events.New(env, opts.EventCapacity),
 		input:  input.New(env),
 		status: statusbar.New(env),
-		help:   helpview.New(env),
 		link:   link.New(opts.Controllers, opts.ReadOnly, now),
 		rctx:   relayctx.New(opts.Context, policy, opts.Logger),
 	}
@@ -116,6 +113,7 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	m.applyFocus()
 	m.broadcast(link.StateMsg{State: m.link.State()})
+	m.settle()
 	return m
 }
 

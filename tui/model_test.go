@@ -430,7 +430,8 @@ func TestConversationScrollback(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, testOptions("en"), 120, 40)
 	for i := range 200 {
-		m.conv.Note(conversation.KindSystem, fixedNow, fmt.Sprintf("note %03d", i))
+		_, cmd := m.Update(conversation.NoteMsg{Kind: conversation.KindSystem, At: fixedNow, Text: fmt.Sprintf("note %03d", i)})
+		runQuick(m, cmd)
 	}
 	press(t, m, "tab")
 	if !strings.Contains(m.View(), "note 199") {

@@ -51,8 +51,9 @@ type Options struct {
 	// ForwardTimeout bounds how long a message waits for a controller
 	// to take it; 0 means one minute.
 	ForwardTimeout time.Duration
-	// Probe, if set, is told when a frame first draws new events
-	// (benchmarks measure the append-to-frame latency with it).
+	// Probe, if set, is told when an update brought new events, just
+	// before Bubble Tea draws the frame that shows them (benchmarks
+	// measure the append-to-frame latency with it).
 	Probe FrameProbe
 	// Logger receives debug logs; discarded when nil. It must not write
 	// to the terminal.
@@ -61,8 +62,9 @@ type Options struct {
 
 // FrameProbe observes frames for instrumentation.
 type FrameProbe interface {
-	// EventsDrawn is called from View when a frame first includes the
-	// events of an update that the feed read at readAt.
+	// EventsDrawn is called when the window has handled an update that
+	// the feed read at readAt; the View that follows is the first to
+	// draw its events. It runs on the program's goroutine.
 	EventsDrawn(events []ledger.Event, readAt time.Time)
 }
 

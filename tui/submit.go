@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"strconv"
 	"strings"
 
 	tea "github.com/charmbracelet/bubbletea"
@@ -28,10 +29,9 @@ func controlOf(name string) (live.ControlKind, bool) {
 	return "", false
 }
 
-// submit takes the input's text and forwards it: plain text as an
-// instruction, a known command as a control request.
-func (m *Model) submit() tea.Cmd {
-	text := m.input.Submit()
+// submit forwards what the person sent: plain text as an instruction, a
+// known command as a control request.
+func (m *Model) submit(text string) tea.Cmd {
 	if text == "" {
 		return nil
 	}
@@ -47,12 +47,12 @@ func (m *Model) submit() tea.Cmd {
 // forward sends an instruction.
 func (m *Model) forward(text string) tea.Cmd {
 	m.seq++
-	m.conv.Sent(m.seq, m.opts.Now(), text)
+	sent := m.tell(m.conv, conversation.SentMsg{Seq: m.seq, At: m.opts.Now(), Text: text})
 	rc := m.withContext(m.rctx.Instruction(m.life, text))
 	if m.opts.Relay == nil {
-		return tea.Batch(rc, m.undeliverable(m.seq, text))
+		return tea.Batch(sent, rc, m.undeliverable(m.seq, text))
 	}
-	return tea.Batch(rc, live.Forward(m.life, m.opts.Relay, m.seq, text, m.opts.ForwardTimeout))
+	return tea.Batch(sent, rc, live.Forward(m.life, m.opts.Relay, m.seq, text, m.opts.ForwardTimeout))
 }
 
 // command forwards a control request, or explains the commands.
@@ -64,47 +64,54 @@ func (m *Model) command(text string) tea.Cmd {
 	}
 	kind, ok := controlOf(name)
 	if !ok {
-		m.conv.Note(conversation.KindError, m.opts.Now(), m.env.T("tui.conversation.unknown_command", "Name", m.env.Clean(name)))
-		return nil
+		return m.note(conversation.KindError, "tui.conversation.unknown_command", "Name", m.env.Clean(name))
 	}
 	m.seq++
-	m.conv.Sent(m.seq, m.opts.Now(), text)
+	sent := m.tell(m.conv, conversation.SentMsg{Seq: m.seq, At: m.opts.Now(), Text: text})
 	if m.opts.Relay == nil {
-		return m.undeliverable(m.seq, text)
+		return tea.Batch(sent, m.undeliverable(m.seq, text))
 	}
-	return live.Control(m.life, m.opts.Relay, m.seq, kind, m.opts.ForwardTimeout)
+	return tea.Batch(sent, live.Control(m.life, m.opts.Relay, m.seq, kind, m.opts.ForwardTimeout))
 }
 
 // undeliverable answers a message at once when the window has no relay.
 func (m *Model) undeliverable(seq int, text string) tea.Cmd {
 	msg := live.ForwardedMsg{Seq: seq, Text: text, Err: &live.Error{Code: "unavailable"}}
-	m.broadcast(msg)
-	return nil
+	return m.broadcast(msg)
+}
+
+// kindSystem is the kind of the window's own notes.
+const kindSystem = conversation.KindSystem
+
+// note tells the conversation to record a note of the window's own, by
+// catalog id (so that a language switch redraws it) with its arguments
+// as key, value pairs.
+func (m *Model) note(kind conversation.Kind, id string, kv ...string) tea.Cmd {
+	return m.tell(m.conv, conversation.NoteMsg{Kind: kind, At: m.opts.Now(), ID: id, Args: kv})
 }
 
 // noteConn writes connection changes into the conversation, so that the
 // person sees at once when the controller went away and when it is back.
-func (m *Model) noteConn(c live.ConnState) {
-	env := m.env
+func (m *Model) noteConn(c live.ConnState) tea.Cmd {
 	switch c.Phase {
 	case live.ConnConnected:
-		m.conv.Note(conversation.KindSystem, m.opts.Now(), env.T("tui.conversation.connected"))
+		return m.note(kindSystem, "tui.conversation.connected")
 	case live.ConnDisconnected:
-		m.conv.Note(conversation.KindError, m.opts.Now(), env.T("tui.conversation.disconnected",
-			"Why", component.ErrorText(env, c.Err)))
+		return m.note(conversation.KindError, "tui.conversation.disconnected", "Why", component.ErrorText(m.env, c.Err))
 	}
+	return nil
 }
 
 // noteLink writes controller start-up and exits into the conversation.
-func (m *Model) noteLink(s link.State) {
-	env := m.env
+func (m *Model) noteLink(s link.State) tea.Cmd {
+	pid := strconv.Itoa(s.PID)
 	switch s.Phase {
 	case link.Waiting:
-		m.conv.Note(conversation.KindSystem, m.opts.Now(), env.T("tui.conversation.started", "PID", s.PID))
+		return m.note(kindSystem, "tui.conversation.started", "PID", pid)
 	case link.Exited:
-		m.conv.Note(conversation.KindError, m.opts.Now(), env.T("tui.conversation.exited", "PID", s.PID))
+		return m.note(conversation.KindError, "tui.conversation.exited", "PID", pid)
 	case link.Failed:
-		m.conv.Note(conversation.KindError, m.opts.Now(), env.T("tui.conversation.start_failed",
-			"Why", component.ErrorText(env, s.Err)))
+		return m.note(conversation.KindError, "tui.conversation.start_failed", "Why", component.ErrorText(m.env, s.Err))
 	}
+	return nil
 }

@@ -11,7 +11,7 @@ import (
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
-	"github.com/daokit/daokit/tui/component/conversation"
+	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/statusbar"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
@@ -22,41 +22,83 @@ import (
 // context.
 const flushEvery = 5
 
-// Update implements tea.Model. It routes: keys to the focused pane (after
-// the few global keys), everything else to every pane, and re-arms the
-// command that delivered the message.
+// Update implements tea.Model. It routes msg (see dispatch), then settles
+// what View reads (the layout, the help line), so that View only draws.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	m.arrived = nil
 	if m.opts.Logger.Enabled(m.life, slog.LevelDebug) {
 		m.opts.Logger.Debug("update", "msg", fmt.Sprintf("%T", msg))
 	}
+	cmd := m.dispatch(msg)
+	m.settle()
+	return m, cmd
+}
+
+// dispatch hands msg to whoever owns its family, by type, never by a list
+// of concrete types:
+//
+//   - relayctx.Msg (what the relay context's commands return) goes to the
+//     relay context, live.LinkMsg (controller probe, start, exit) to the
+//     link, and live.AnswerMsg (an instruction's or a control request's
+//     outcome) to the relay context and the panes;
+//   - the feeds' messages are handled and their command re-armed;
+//   - input.SubmittedMsg is the input telling the root what to send;
+//   - keys go to the focused pane after the few global keys;
+//   - everything else, including every pane's own messages, goes to every
+//     pane, which ignores what is not its own.
+//
+// A new pane plugs in by implementing component.Component, being added to
+// m.panes (and to focus.go and layout.go if it takes keys or space), and
+// being told things by messages of its own package's types, sent with
+// m.tell or m.broadcast; its commands' messages then reach it through the
+// broadcast with no change here. A new child that is not a pane gets a
+// marker interface for its messages, like relayctx.Msg, and one case.
+func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.resize(msg.Width, msg.Height)
-		return m, nil
+		return nil
 	case tea.KeyMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case live.LedgerMsg:
-		return m, m.onLedger(msg)
+		return m.onLedger(msg)
 	case live.RelayMsg:
-		return m, m.onRelay(msg)
+		return m.onRelay(msg)
 	case live.TickMsg:
-		return m, m.onTick(msg)
-	case live.ForwardedMsg:
-		return m, tea.Batch(m.broadcast(msg), m.withContext(m.rctx.Answer(m.life, msg.Ack, msg.Err)))
-	case live.ControlledMsg:
-		return m, tea.Batch(m.broadcast(msg), m.withContext(m.rctx.Answer(m.life, msg.Ack, msg.Err)))
+		return m.onTick(msg)
+	case live.AnswerMsg:
+		ack, err := msg.Answer()
+		return tea.Batch(m.broadcast(msg), m.withContext(m.rctx.Answer(m.life, ack, err)))
+	case live.LinkMsg:
+		return m.onLink(msg)
+	case relayctx.Msg:
+		return m.withContext(m.rctx.Update(m.life, msg))
+	case input.SubmittedMsg:
+		return m.submit(msg.Text)
 	case live.ObservedMsg:
 		if msg.Err != nil {
 			m.opts.Logger.Debug("observe failed", "err", msg.Err)
 		}
-		return m, nil
-	case live.ProbedMsg, live.StartedMsg, live.ExitedMsg:
-		return m, m.onLink(msg)
-	case relayctx.LoadedMsg, relayctx.CompactedMsg, relayctx.SavedMsg:
-		return m, m.withContext(m.rctx.Update(m.life, msg))
+		return nil
 	}
-	return m, m.broadcast(msg)
+	return m.broadcast(msg)
+}
+
+// settle brings what View reads up to date after a message: the layout
+// (the banner's height may have changed), the help line, and the frame
+// probe. View itself changes nothing.
+func (m *Model) settle() {
+	m.relayout()
+	m.helpLine = m.shortHelpLine()
+	if m.opts.Probe != nil && len(m.arrived) > 0 {
+		m.opts.Probe.EventsDrawn(m.arrived, m.readAt)
+	}
+	m.arrived = nil
+}
+
+// tell gives msg to one child and returns its command.
+func (m *Model) tell(p component.Component, msg tea.Msg) tea.Cmd {
+	_, cmd := p.Update(msg)
+	return cmd
 }
 
 // onLedger hands a ledger update to the panes and the relay context, and
@@ -64,15 +106,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) onLedger(msg live.LedgerMsg) tea.Cmd {
 	if msg.Err != nil {
 		if !errors.Is(msg.Err, live.ErrClosed) && m.life.Err() == nil {
-			m.banner.Set("feed", banner.Item{Level: banner.Error,
-				Text: m.env.T("tui.banner.feed", "Error", m.env.Clean(msg.Err.Error()))})
+			return m.tell(m.banner, banner.SetMsg{Key: "feed", Item: banner.Item{Level: banner.Error,
+				Text: m.env.T("tui.banner.feed", "Error", m.env.Clean(msg.Err.Error()))}})
 		}
 		return nil
 	}
 	m.arrived, m.readAt = msg.Update.Events, msg.Update.ReadAt
 	cmd := m.broadcast(msg)
 	rc := m.withContext(m.rctx.Ledger(m.life, msg.Update))
-	m.relayout()
 	if m.opts.Feed == nil {
 		return tea.Batch(cmd, rc)
 	}
@@ -90,7 +131,7 @@ func (m *Model) onRelay(msg live.RelayMsg) tea.Cmd {
 		cmds = append(cmds, live.WaitRelay(m.life, m.opts.Relay))
 	}
 	if c := msg.Update.Conn; c != nil {
-		m.noteConn(*c)
+		cmds = append(cmds, m.noteConn(*c))
 	}
 	return tea.Batch(cmds...)
 }
@@ -103,12 +144,11 @@ func (m *Model) onLink(msg tea.Msg) tea.Cmd {
 		return cmd
 	}
 	st := m.link.State()
+	var note tea.Cmd
 	if st.Phase != before {
-		m.noteLink(st)
+		note = m.noteLink(st)
 	}
-	bc := m.broadcast(link.StateMsg{State: st})
-	m.relayout()
-	return tea.Batch(cmd, bc)
+	return tea.Batch(cmd, note, m.broadcast(link.StateMsg{State: st}))
 }
 
 // onTick moves the clocks and re-arms the tick.
@@ -149,11 +189,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.setFocus(m.focus.cycle(-1, m.opts.ReadOnly))
 	case key.Matches(msg, k.Controller) && m.link.State().CanStart():
 		return m.onLinkStart()
-	case m.focus == focusInput && key.Matches(msg, k.Send):
-		return m.submit()
 	default:
-		_, cmd := m.focused().Update(msg)
-		return cmd
+		return m.tell(m.focused(), msg)
 	}
 	return nil
 }
@@ -175,10 +212,8 @@ func (m *Model) setFocus(f focus) {
 // onLinkStart starts a new controller at the person's request.
 func (m *Model) onLinkStart() tea.Cmd {
 	cmd := m.link.Start(m.life)
-	m.conv.Note(conversation.KindSystem, m.opts.Now(), m.env.T("tui.conversation.starting"))
-	bc := m.broadcast(link.StateMsg{State: m.link.State()})
-	m.relayout()
-	return tea.Batch(cmd, bc)
+	note := m.note(kindSystem, "tui.conversation.starting")
+	return tea.Batch(cmd, note, m.broadcast(link.StateMsg{State: m.link.State()}))
 }
 
 // switchLanguage moves to the next supported language: the key map and
@@ -192,29 +227,27 @@ func (m *Model) switchLanguage() tea.Cmd {
 		}
 	}
 	m.env = m.env.WithLanguage(i18n.MustNew(next))
-	m.help.SetEnv(m.env)
 	cmd := m.broadcast(component.EnvMsg{Env: m.env})
-	m.conv.Note(conversation.KindSystem, m.opts.Now(), m.env.T("tui.conversation.language"))
-	return cmd
+	return tea.Batch(cmd, m.note(kindSystem, "tui.conversation.language"))
 }
 
 // withContext shows the relay context's figures (and any trouble with
 // its file) after a change, and passes cmd on.
 func (m *Model) withContext(cmd tea.Cmd) tea.Cmd {
 	f := m.rctx.Figures()
-	m.status.Update(statusbar.CompactionMsg{Compaction: statusbar.Compaction{
+	status := m.tell(m.status, statusbar.CompactionMsg{Compaction: statusbar.Compaction{
 		Bytes: f.Bytes, Before: f.Before, After: f.After, Runs: f.Runs, Entries: f.Entries}})
 	item := banner.Item{}
 	if err := m.rctx.Err(); err != nil {
 		item = banner.Item{Level: banner.Warn, Text: m.env.T("tui.banner.context", "Error", m.env.Clean(err.Error()))}
 	}
-	m.banner.Set("context", item)
+	ctxItem := m.tell(m.banner, banner.SetMsg{Key: "context", Item: item})
 	item = banner.Item{}
 	var he *relayctx.HookError
 	if errors.As(m.rctx.HookErr(), &he) {
 		item = banner.Item{Level: banner.Warn, Text: m.env.T("tui.banner.hook", "Name", m.env.Clean(he.Result.Name),
 			"Code", string(he.Result.Code), "Reason", m.env.Clean(he.Result.Reason))}
 	}
-	m.banner.Set("hook", item)
-	return cmd
+	hook := m.tell(m.banner, banner.SetMsg{Key: "hook", Item: item})
+	return tea.Batch(cmd, status, ctxItem, hook)
 }

@@ -7,6 +7,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/component/helpview"
 	"github.com/daokit/daokit/tui/text"
 )
 
@@ -46,13 +47,9 @@ func (m *Model) relayout() {
 	}
 }
 
-// View implements tea.Model.
-func (m *Model) View() string {
-	if m.opts.Probe != nil && len(m.arrived) > 0 {
-		m.opts.Probe.EventsDrawn(m.arrived, m.readAt)
-	}
-	return m.render()
-}
+// View implements tea.Model. It only draws: Update has settled
+// everything it reads.
+func (m *Model) View() string { return m.render() }
 
 // render composes the frame. Every part is already exactly as wide as
 // the terminal, so composing is concatenation.
@@ -69,7 +66,7 @@ func (m *Model) render() string {
 	if l.bannerH > 0 {
 		parts = append(parts, text.Block(strings.Split(m.banner.View(), "\n"), l.w, l.bannerH, m.env.Tail()))
 	}
-	parts = append(parts, m.body(), m.input.View(), m.status.View(), m.helpLine())
+	parts = append(parts, m.body(), m.input.View(), m.status.View(), m.helpLine)
 	return strings.Join(parts, "\n")
 }
 
@@ -77,7 +74,7 @@ func (m *Model) render() string {
 func (m *Model) body() string {
 	l := m.lay
 	if m.showHelp {
-		return m.help.Full(m.fullHelp(), l.w, l.bodyH)
+		return helpview.Full(m.env, m.fullHelp(), l.w, l.bodyH)
 	}
 	if l.mode == modeSingle {
 		return m.single()
@@ -103,17 +100,19 @@ func (m *Model) single() string {
 	return strings.Join(hb[:min(l.singleHBH, len(hb))], "\n") + "\n" + m.paneFor(f).View()
 }
 
-// helpLine is the short help of the focused pane and the global keys. It
-// is drawn again only when what it lists can have changed.
-func (m *Model) helpLine() string {
+// shortHelpLine is the short help of the focused pane and the global
+// keys. settle calls it after every message; it is drawn again only when
+// what it lists can have changed.
+func (m *Model) shortHelpLine() string {
 	key := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart()}
 	if c, ok := m.focused().(component.Capturer); ok {
 		key.capturing = c.Captures()
 	}
-	if key != m.helpMemo.key || m.helpMemo.line == "" {
-		m.helpMemo.key, m.helpMemo.line = key, m.help.Short(m.shortHelp(), m.lay.w)
+	if key != m.helpKey || m.helpLine == "" {
+		m.helpKey = key
+		return helpview.Short(m.env, m.shortHelp(), m.lay.w)
 	}
-	return m.helpMemo.line
+	return m.helpLine
 }
 
 // helpKey is what the short help line depends on.

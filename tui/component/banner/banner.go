@@ -74,14 +74,22 @@ func (m *Model) SetSize(w, _ int) {
 	m.memo.Invalidate()
 }
 
-// Set shows (or, with an empty Text, clears) a problem under key.
-func (m *Model) Set(key string, it Item) {
-	if it.Text == "" {
-		delete(m.other, key)
-	} else {
-		m.other[key] = it
+// SetMsg tells the banner to show (or, with an empty Text, clear) a
+// problem under Key.
+type SetMsg struct {
+	Key  string
+	Item Item
+}
+
+// set records a SetMsg. It reports whether the banner changed.
+func (m *Model) set(msg SetMsg) bool {
+	old, had := m.other[msg.Key]
+	if msg.Item.Text == "" {
+		delete(m.other, msg.Key)
+		return had
 	}
-	m.memo.Invalidate()
+	m.other[msg.Key] = msg.Item
+	return !had || old != msg.Item
 }
 
 // Update implements tea.Model.
@@ -91,6 +99,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.env = msg.Env
 	case link.StateMsg:
 		m.link = msg.State
+	case SetMsg:
+		if !m.set(msg) {
+			return m, nil
+		}
 	case live.LedgerMsg:
 		if !m.ledger(msg.Update) {
 			return m, nil

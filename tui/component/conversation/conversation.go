@@ -47,14 +47,9 @@ func (m *Model) SetSize(w, h int) {
 // Len returns the number of entries.
 func (m *Model) Len() int { return len(m.entries) }
 
-// Sent records a message the person sent (seq numbers it for its ack).
-func (m *Model) Sent(seq int, at time.Time, text string) {
-	m.add(&entry{kind: KindUser, seq: seq, at: at, text: text})
-}
-
-// Note records a note of the given kind; a zero at is stamped with the
+// note records a note of the given kind; a zero at is stamped with the
 // environment's clock.
-func (m *Model) Note(kind Kind, at time.Time, text string) {
+func (m *Model) note(kind Kind, at time.Time, text string) {
 	m.add(&entry{kind: kind, at: at, text: text})
 }
 
@@ -75,6 +70,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case component.EnvMsg:
 		m.Env = msg.Env
 		m.gen++
+	case NoteMsg:
+		m.add(&entry{kind: msg.Kind, at: msg.At, id: msg.ID, args: msg.Args, text: msg.Text})
+	case SentMsg:
+		m.add(&entry{kind: KindUser, seq: msg.Seq, at: msg.At, text: msg.Text})
 	case live.ForwardedMsg:
 		m.delivered(msg.Seq, msg.Ack, msg.Err)
 	case live.ControlledMsg:
@@ -145,10 +144,10 @@ func (m *Model) relay(u live.RelayUpdate) bool {
 		if r.Reason != "" {
 			text += " (" + env.Labels.Or(component.KindReason, r.Reason) + ")"
 		}
-		m.Note(KindController, time.Time{}, text)
+		m.note(KindController, time.Time{}, text)
 	case u.Controller != nil:
 		c := u.Controller
-		m.Note(KindController, time.Time{}, env.T("tui.conversation.controller_state",
+		m.note(KindController, time.Time{}, env.T("tui.conversation.controller_state",
 			"State", env.Labels.Or(component.KindController, c.State), "PID", c.PID))
 	default:
 		return false

@@ -37,6 +37,8 @@ type entry struct {
 	seq      int // the window's number for a forwarded message; 0 otherwise
 	at       time.Time
 	text     string
+	id       string   // a catalog id, rendered in the current language
+	args     []string // its arguments, as key, value pairs
 	delivery Delivery
 	note     string // the ack's route or the failure, for KindUser
 
@@ -50,17 +52,18 @@ func (e *entry) render(env *component.Env, w int) []string {
 	cs := st.Conversation
 	stamp := cs.Time.Render(env.Clock(e.at)) + " "
 	var who, body string
+	txt := e.message(env)
 	switch e.kind {
 	case KindUser:
 		who = cs.User.Render(env.T("tui.conversation.you")) + " "
-		body = e.text
+		body = txt
 	case KindController:
 		who = cs.Controller.Render(env.T("tui.conversation.controller")) + " "
-		body = e.text
+		body = txt
 	case KindError:
-		body = cs.Error.Render(e.text)
+		body = cs.Error.Render(txt)
 	default:
-		body = cs.System.Render(e.text)
+		body = cs.System.Render(txt)
 	}
 	head := stamp + who
 	indent := strings.Repeat(" ", min(text.Width(head), w/3))
@@ -82,6 +85,18 @@ func (e *entry) render(env *component.Env, w int) []string {
 		out = append(out, indent+e.deliveryLine(env))
 	}
 	return out
+}
+
+// message is the entry's text in env's language.
+func (e *entry) message(env *component.Env) string {
+	if e.id == "" {
+		return e.text
+	}
+	kv := make([]any, len(e.args))
+	for i, a := range e.args {
+		kv[i] = a
+	}
+	return env.T(e.id, kv...)
 }
 
 // deliveryLine says whether the controller has the message.

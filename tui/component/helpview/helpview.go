@@ -1,7 +1,8 @@
 // Package helpview draws key help: the one-line short help under the
 // panes and the full help the person opens with "?". Both come from the
 // one key map (bubbles/help), so they say what the keys do, in the
-// person's language.
+// person's language. It keeps no state: the root passes the environment
+// of the moment, so a language switch needs no call here.
 package helpview
 
 import (
@@ -14,24 +15,11 @@ import (
 	"github.com/daokit/daokit/tui/text"
 )
 
-// Model renders help for a key map.
-type Model struct {
-	env *component.Env
-	h   help.Model
-}
-
-// New returns a help renderer styled from env.
-func New(env *component.Env) *Model {
-	m := &Model{h: help.New()}
-	m.SetEnv(env)
-	return m
-}
-
-// SetEnv restyles the help after a language switch.
-func (m *Model) SetEnv(env *component.Env) {
-	m.env = env
+// model returns a help renderer styled from env, w cells wide.
+func model(env *component.Env, w int) help.Model {
 	st := env.Styles
-	m.h.Styles = help.Styles{
+	h := help.New()
+	h.Styles = help.Styles{
 		Ellipsis:       st.Help.Sep,
 		ShortKey:       st.Help.Key,
 		ShortDesc:      st.Help.Desc,
@@ -40,24 +28,26 @@ func (m *Model) SetEnv(env *component.Env) {
 		FullDesc:       st.Help.Desc,
 		FullSeparator:  st.Help.Sep,
 	}
-	m.h.ShortSeparator = st.Glyphs.Sep
-	m.h.FullSeparator = "    "
-	m.h.Ellipsis = st.Glyphs.Ellipsis
+	h.ShortSeparator = st.Glyphs.Sep
+	h.FullSeparator = "    "
+	h.Ellipsis = st.Glyphs.Ellipsis
+	h.Width = max(w, 1)
+	return h
 }
 
 // Short is the one-line help for bindings, w cells wide.
-func (m *Model) Short(bindings []key.Binding, w int) string {
-	m.h.Width = max(w-1, 1)
-	return text.Fit(" "+m.h.ShortHelpView(bindings), w, m.env.Tail())
+func Short(env *component.Env, bindings []key.Binding, w int) string {
+	h := model(env, w-1)
+	return text.Fit(" "+h.ShortHelpView(bindings), w, env.Tail())
 }
 
 // Full is the full help for groups, framed as a pane of w×h cells.
-func (m *Model) Full(groups [][]key.Binding, w, h int) string {
-	m.h.Width = max(w-2, 1)
+func Full(env *component.Env, groups [][]key.Binding, w, h int) string {
+	hm := model(env, w-2)
 	var body []string
-	for _, l := range strings.Split(m.h.FullHelpView(groups), "\n") {
+	for _, l := range strings.Split(hm.FullHelpView(groups), "\n") {
 		body = append(body, " "+l)
 	}
-	body = append(body, "", " "+m.env.Styles.Muted.Render(m.env.T("tui.help.commands")))
-	return component.Frame(m.env, m.env.T("tui.pane.help"), m.env.T("tui.help.close"), true, w, h, body)
+	body = append(body, "", " "+env.Styles.Muted.Render(env.T("tui.help.commands")))
+	return component.Frame(env, env.T("tui.pane.help"), env.T("tui.help.close"), true, w, h, body)
 }

@@ -109,9 +109,16 @@ func (m *Model) SetValue(s string) {
 	m.ta.CursorEnd()
 }
 
-// Submit takes the typed text for sending: it returns it trimmed,
+// SubmittedMsg is what the input tells the root when the person sends:
+// the typed text, trimmed. The root decides what it is (an instruction,
+// a command) and forwards it.
+type SubmittedMsg struct {
+	Text string
+}
+
+// submit takes the typed text for sending: it returns it trimmed,
 // remembers it in the history and clears the area. Blank text gives "".
-func (m *Model) Submit() string {
+func (m *Model) submit() string {
 	text := strings.TrimSpace(m.ta.Value())
 	if text == "" {
 		return ""
@@ -141,6 +148,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.Memo.Invalidate()
+		if key.Matches(msg, m.Env.Keys.Send) {
+			return m, submitted(m.submit())
+		}
 		if m.browse(msg) {
 			return m, nil
 		}
@@ -149,6 +159,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// submitted tells the root what was sent; blank text is not sent.
+func submitted(text string) tea.Cmd {
+	if text == "" {
+		return nil
+	}
+	return func() tea.Msg { return SubmittedMsg{Text: text} }
 }
 
 // browse moves through the history when Up is pressed on the first line

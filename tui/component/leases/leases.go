@@ -66,8 +66,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	default:
 		return m, nil
 	}
+	m.scroll = m.first()
 	m.Memo.Invalidate()
 	return m, nil
+}
+
+// first is the first row shown: the scroll offset, kept in range. Update
+// stores it back; View only reads it.
+func (m *Model) first() int {
+	return min(max(m.scroll, 0), max(len(m.leases)-(m.Height-2), 0))
 }
 
 // sorted orders leases: ACTIVE first, then by last update, newest first.
@@ -173,8 +180,7 @@ func (m *Model) body() []string {
 	}
 	lines := []string{header}
 	room := m.Height - 2
-	m.scroll = min(max(m.scroll, 0), max(len(m.leases)-room, 0))
-	for i := m.scroll; i < len(m.leases) && len(lines) <= room; i++ {
+	for i := m.first(); i < len(m.leases) && len(lines) <= room; i++ {
 		lines = append(lines, m.row(&m.leases[i], cols))
 	}
 	return lines
