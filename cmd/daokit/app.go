@@ -3,11 +3,9 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
-	"sort"
 	"strings"
 
 	"github.com/daokit/daokit/i18n"
@@ -45,13 +43,6 @@ func (a *app) printf(format string, args ...any) { fmt.Fprintf(a.io.out, format,
 
 func (a *app) println(s string) { fmt.Fprintln(a.io.out, s) }
 
-// command is one subcommand. summary and the flag usages are message ids.
-type command struct {
-	name    string
-	summary string
-	run     func(a *app, args []string) error
-}
-
 // cliError is a failure a person reads: "<CODE>: <message>" on stderr and
 // a non-zero exit, the Python DAOKit's convention.
 type cliError struct {
@@ -78,32 +69,6 @@ type exitError struct{ code int }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
-// commands returns every registered command in help order.
-func commands() []command {
-	cmds := append([]command(nil), registered...)
-	sort.SliceStable(cmds, func(i, j int) bool { return commandOrder(cmds[i].name) < commandOrder(cmds[j].name) })
-	return cmds
-}
-
-// registered is filled by the init function of each command's file, so
-// that each command lives in one file of its own.
-var registered []command
-
-// register adds a command; called from init functions.
-func register(c command) { registered = append(registered, c) }
-
-// commandOrder keeps the Python tool's order first (init, check, run,
-// status, replay, takeover, handoff), then daokit's own commands.
-func commandOrder(name string) int {
-	order := []string{"ui", "watch", "init", "check", "run", "status", "replay", "takeover", "handoff", "send", "controller", "worker", "compact"}
-	for i, n := range order {
-		if n == name {
-			return i
-		}
-	}
-	return len(order)
-}
-
 // run is the whole CLI as a function, so tests drive it in-process.
 func run(ctx context.Context, args []string, std stdio, getenv func(string) string) int {
 	lang, err := i18n.Resolve(langFlag(args), getenv)
@@ -118,35 +83,7 @@ func run(ctx context.Context, args []string, std stdio, getenv func(string) stri
 		return exitUsage
 	}
 	a := &app{ctx: ctx, io: std, loc: i18n.MustNew(lang), getenv: getenv, self: selfPath()}
-	return a.dispatch(args)
-}
-
-func (a *app) dispatch(args []string) int {
-	rest := stripLang(args)
-	name := "ui"
-	if len(rest) > 0 && !strings.HasPrefix(rest[0], "-") {
-		name, rest = rest[0], rest[1:]
-	} else if len(rest) > 0 && isHelp(rest[0]) {
-		a.printMainHelp()
-		return exitOK
-	}
-	if name == "help" {
-		a.printMainHelp()
-		return exitOK
-	}
-	for _, c := range commands() {
-		if c.name == name {
-			return a.finish(c.run(a, rest))
-		}
-	}
-	if name == "ui" {
-		// The window arrives with its own issue; until then the bare
-		// command shows what there is.
-		a.printMainHelp()
-		return exitOK
-	}
-	fmt.Fprintln(a.io.err, a.t("cli.error.unknown_command", "Name", name))
-	return exitUsage
+	return a.execute(args)
 }
 
 func (a *app) finish(err error) int {
@@ -156,8 +93,6 @@ func (a *app) finish(err error) int {
 	var ce *cliError
 	var ee *exitError
 	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return exitOK
 	case errors.As(err, &ee):
 		return ee.code
 	case errors.As(err, &ce):
@@ -171,8 +106,6 @@ func (a *app) finish(err error) int {
 		return exitFailure
 	}
 }
-
-func isHelp(s string) bool { return s == "-h" || s == "--help" || s == "-help" }
 
 // langFlag finds --lang anywhere in args, so that it works before or after
 // the command name and even in a command's --help.
@@ -190,40 +123,6 @@ func langFlag(args []string) string {
 		}
 	}
 	return ""
-}
-
-func stripLang(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i := 0; i < len(args); i++ {
-		arg := args[i]
-		switch {
-		case arg == "--":
-			return append(out, args[i:]...)
-		case arg == "--lang" || arg == "-lang":
-			i++
-		case strings.HasPrefix(arg, "--lang="), strings.HasPrefix(arg, "-lang="):
-		default:
-			out = append(out, arg)
-		}
-	}
-	return out
-}
-
-func (a *app) printMainHelp() {
-	w := a.io.out
-	fmt.Fprintln(w, a.t("cli.help.intro"))
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, a.t("cli.help.usage_main"))
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, a.t("cli.help.commands"))
-	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-12s %s\n", c.name, a.t(c.summary))
-	}
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, a.t("cli.help.global"))
-	fmt.Fprintf(w, "  --lang %-8s %s\n", "LANG", a.t("cli.flag.lang"))
-	fmt.Fprintln(w)
-	fmt.Fprintln(w, a.t("cli.help.more"))
 }
 
 // absRoot resolves --root the way the Python tool does: always absolute.

@@ -10,11 +10,8 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/spf13/cobra"
 )
-
-func init() {
-	register(command{name: "check", summary: "cli.check.summary", run: runCheck})
-}
 
 // checkedEventLines is how many of the newest events check validates: the
 // check must stay fast on a ledger of any size.
@@ -31,21 +28,28 @@ type checkFlags struct {
 	root, artifactRoot                   *string
 	checkInterval, warningAfter, staleAf *int
 	asJSON                               *bool
+	set                                  func(name string) bool
 }
 
-func runCheck(a *app, args []string) error {
-	f := a.newFlags(command{name: "check", summary: "cli.check.summary"})
+func newCheckCmd(a *app) *cobra.Command {
+	c := a.command("check", "cli.check.summary", nil)
+	f := c.Flags()
 	cf := checkFlags{
-		root:          f.root(),
+		root:          rootFlag(f),
 		artifactRoot:  f.String("artifact-root", "artifacts", "cli.check.flag.artifact_root"),
 		checkInterval: f.Int("check-interval", 300, "cli.check.flag.check_interval"),
 		warningAfter:  f.Int("warning-after", 900, "cli.check.flag.warning_after"),
 		staleAf:       f.Int("stale-after", 1200, "cli.check.flag.stale_after"),
 		asJSON:        f.Bool("json", false, "cli.flag.json"),
+		set:           f.Changed,
 	}
-	if err := f.parse(args); err != nil {
-		return err
-	}
+	a.defaultText(f, "warning-after", "cli.check.default.from_ledger")
+	a.defaultText(f, "stale-after", "cli.check.default.from_ledger")
+	c.RunE = func(*cobra.Command, []string) error { return a.runCheck(cf) }
+	return c
+}
+
+func (a *app) runCheck(cf checkFlags) error {
 	dir, err := absRoot(*cf.root)
 	if err != nil {
 		return failf("E_CHECK_LAYOUT_MISSING", err.Error())
@@ -62,7 +66,7 @@ func runCheck(a *app, args []string) error {
 		return err
 	}
 	p, hb, leases := snap.Pipeline.Value, snap.Heartbeat.Value, snap.Leases.Value
-	th := a.thresholds(f, cf, hb)
+	th := a.thresholds(cf, hb)
 	if err := th.Validate(); err != nil {
 		return failf("E_CHECK_HEARTBEAT_INVALID", a.thresholdProblem(err))
 	}
@@ -175,15 +179,15 @@ func (a *app) checkEvents(l ledger.Layout) {
 
 // thresholds takes each limit from its flag when given, else from the
 // heartbeat file the controller wrote, else the Python tool's default.
-func (a *app) thresholds(f *flags, cf checkFlags, hb ledger.HeartbeatStatus) heal.Thresholds {
+func (a *app) thresholds(cf checkFlags, hb ledger.HeartbeatStatus) heal.Thresholds {
 	th := heal.Thresholds{CheckInterval: *cf.checkInterval, WarningAfter: *cf.warningAfter, StaleAfter: *cf.staleAf}
-	if !f.set("warning-after") && hb.WarningAfterSeconds > 0 {
+	if !cf.set("warning-after") && hb.WarningAfterSeconds > 0 {
 		th.WarningAfter = hb.WarningAfterSeconds
 	}
-	if !f.set("stale-after") && hb.StaleAfterSeconds > 0 {
+	if !cf.set("stale-after") && hb.StaleAfterSeconds > 0 {
 		th.StaleAfter = hb.StaleAfterSeconds
 	}
-	if !f.set("check-interval") {
+	if !cf.set("check-interval") {
 		th.CheckInterval = min(th.CheckInterval, th.WarningAfter)
 	}
 	return th

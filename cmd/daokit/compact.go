@@ -7,17 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/ledger"
+	"github.com/spf13/cobra"
 )
-
-func init() {
-	register(command{name: "compact", summary: "cli.compact.summary", run: runCompact})
-}
 
 // errCompact is the E_ code of every compact failure.
 const errCompact = "E_COMPACT_FAILED"
@@ -25,22 +21,33 @@ const errCompact = "E_COMPACT_FAILED"
 // runCompact compacts a relay context read from a file or stdin and
 // prints the result on stdout; --report prints what changed on stderr, so
 // that stdout stays the JSON a pipe expects.
-func runCompact(a *app, args []string) error {
-	c := command{name: "compact", summary: "cli.compact.summary"}
-	f := a.newFlags(c)
-	root := f.root()
-	ledgerPath := f.String("ledger", "", "cli.compact.flag.ledger")
-	report := f.Bool("report", false, "cli.compact.flag.report")
-	asJSON := f.Bool("json", false, "cli.compact.flag.json")
-	f.argsID = "cli.compact.args"
-	files, err := parseInterspersed(f, args)
-	if err != nil {
-		return err
+func newCompactCmd(a *app) *cobra.Command {
+	var o compactFlags
+	c := a.command("compact", "cli.compact.summary", nil)
+	takesArgs(c, "cli.compact.args")
+	f := c.Flags()
+	f.StringVar(&o.root, "root", ".", "cli.flag.root")
+	f.StringVar(&o.ledgerPath, "ledger", "", "cli.compact.flag.ledger")
+	f.BoolVar(&o.report, "report", false, "cli.compact.flag.report")
+	f.BoolVar(&o.asJSON, "json", false, "cli.compact.flag.json")
+	a.defaultText(f, "ledger", "cli.compact.default.ledger")
+	c.RunE = func(c *cobra.Command, files []string) error {
+		if len(files) > 1 {
+			return a.usage(c, a.t("cli.error.unexpected_args", "Args", strings.Join(files[1:], " ")))
+		}
+		o.rootSet = c.Flags().Changed("root")
+		return a.runCompact(o, files)
 	}
-	if len(files) > 1 {
-		return usageError(a.t("cli.error.usage", "Command", "compact",
-			"Detail", a.t("cli.error.unexpected_args", "Args", strings.Join(files[1:], " "))))
-	}
+	return c
+}
+
+// compactFlags are compact's options.
+type compactFlags struct {
+	root, ledgerPath        string
+	report, asJSON, rootSet bool
+}
+
+func (a *app) runCompact(o compactFlags, files []string) error {
 	file := ""
 	if len(files) == 1 {
 		file = files[0]
@@ -49,7 +56,7 @@ func runCompact(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	known, err := a.compactLedger(*root, f.set("root"), *ledgerPath)
+	known, err := a.compactLedger(o.root, o.rootSet, o.ledgerPath)
 	if err != nil {
 		return err
 	}
@@ -63,33 +70,12 @@ func runCompact(a *app, args []string) error {
 		return fmt.Errorf("write compacted context: %w", err)
 	}
 	switch {
-	case *asJSON:
+	case o.asJSON:
 		return a.writeCompactJSON(rep, len(data), len(encoded))
-	case *report:
+	case o.report:
 		a.writeCompactTable(rep, len(data), len(encoded))
 	}
 	return nil
-}
-
-// parseInterspersed parses args and returns the positional ones. The flag
-// package stops at the first of them; flags after it are parsed too, as
-// argparse does (`daokit compact ctx.json --report`), unless "--" ends
-// the options.
-func parseInterspersed(f *flags, args []string) ([]string, error) {
-	if err := f.parse(args); err != nil {
-		return nil, err
-	}
-	if slices.Contains(args, "--") {
-		return f.Args(), nil
-	}
-	var positional []string
-	for f.NArg() > 0 {
-		positional = append(positional, f.Arg(0))
-		if err := f.parse(f.Args()[1:]); err != nil {
-			return nil, err
-		}
-	}
-	return positional, nil
 }
 
 // readCompactInput reads FILE, or stdin when it is absent or "-".

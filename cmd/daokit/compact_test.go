@@ -183,7 +183,7 @@ func TestCompactCommandErrors(t *testing.T) {
 		{"missing file", ``, []string{"/nonexistent/context.json"}, 1, "E_COMPACT_FAILED: cannot read /nonexistent/context.json: no such file or directory\n"},
 		{"two files", `{}`, []string{"a.json", "b.json"}, 2, "daokit compact: error: unexpected arguments: b.json (see daokit compact --help)\n"},
 		{"after --", `{}`, []string{"--", "a.json", "--report"}, 2, "daokit compact: error: unexpected arguments: --report (see daokit compact --help)\n"},
-		{"unknown option after FILE", `{}`, []string{"a.json", "--nope"}, 2, "daokit compact: error: unknown option -nope (see daokit compact --help)\n"},
+		{"unknown option after FILE", `{}`, []string{"a.json", "--nope"}, 2, "daokit compact: error: unknown option --nope (see daokit compact --help)\n"},
 		{"Chinese", `{"a": tru}`, []string{"--lang", "zh-CN"}, 1, "E_COMPACT_FAILED: 标准输入 不是合法的 JSON：第 1 行第 10 列出现意外字符 '}'\n"},
 	}
 	for _, tt := range tests {

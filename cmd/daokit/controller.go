@@ -7,28 +7,42 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"time"
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/controller"
 	"github.com/daokit/daokit/ledger"
+	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(command{name: "controller", summary: "cli.controller.summary", run: runController})
+// controllerFlags are the controller's options; the durations override
+// daokit.toml only when given.
+type controllerFlags struct {
+	root                                              string
+	checkInterval, warningAfter, staleAfter, idleExit time.Duration
+	verbose                                           bool
+	set                                               func(name string) bool
 }
 
-func runController(a *app, args []string) error {
-	f := a.newFlags(command{name: "controller", summary: "cli.controller.summary"})
-	root := f.root()
-	checkInterval := f.Duration("check-interval", 0, "cli.controller.flag.check_interval")
-	warningAfter := f.Duration("warning-after", 0, "cli.controller.flag.warning_after")
-	staleAfter := f.Duration("stale-after", 0, "cli.controller.flag.stale_after")
-	idleExit := f.Duration("idle-exit", -1, "cli.controller.flag.idle_exit")
-	verbose := f.Bool("verbose", false, "cli.controller.flag.verbose")
-	if err := f.parse(args); err != nil {
-		return err
+func newControllerCmd(a *app) *cobra.Command {
+	var o controllerFlags
+	c := a.command("controller", "cli.controller.summary", func(*cobra.Command, []string) error { return a.runController(o) })
+	f := c.Flags()
+	f.StringVar(&o.root, "root", ".", "cli.flag.root")
+	f.DurationVar(&o.checkInterval, "check-interval", 0, "cli.controller.flag.check_interval")
+	f.DurationVar(&o.warningAfter, "warning-after", 0, "cli.controller.flag.warning_after")
+	f.DurationVar(&o.staleAfter, "stale-after", 0, "cli.controller.flag.stale_after")
+	f.DurationVar(&o.idleExit, "idle-exit", 0, "cli.controller.flag.idle_exit")
+	f.BoolVar(&o.verbose, "verbose", false, "cli.controller.flag.verbose")
+	for _, name := range []string{"check-interval", "warning-after", "stale-after", "idle-exit"} {
+		a.defaultText(f, name, "cli.controller.default.config")
 	}
-	dir, err := absRoot(*root)
+	o.set = f.Changed
+	return c
+}
+
+func (a *app) runController(o controllerFlags) error {
+	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_CONTROLLER_FAILED", err.Error())
 	}
@@ -39,22 +53,22 @@ func runController(a *app, args []string) error {
 	if err != nil {
 		return failf("E_CONFIG_INVALID", config.AsErrors(err).Localize(a.loc))
 	}
-	if f.set("check-interval") {
-		cfg.Heartbeat.CheckInterval = config.Duration(*checkInterval)
+	if o.set("check-interval") {
+		cfg.Heartbeat.CheckInterval = config.Duration(o.checkInterval)
 	}
-	if f.set("warning-after") {
-		cfg.Heartbeat.WarningAfter = config.Duration(*warningAfter)
+	if o.set("warning-after") {
+		cfg.Heartbeat.WarningAfter = config.Duration(o.warningAfter)
 	}
-	if f.set("stale-after") {
-		cfg.Heartbeat.StaleAfter = config.Duration(*staleAfter)
+	if o.set("stale-after") {
+		cfg.Heartbeat.StaleAfter = config.Duration(o.staleAfter)
 	}
-	if f.set("idle-exit") {
-		cfg.Controller.IdleExit = config.Duration(*idleExit)
+	if o.set("idle-exit") {
+		cfg.Controller.IdleExit = config.Duration(o.idleExit)
 	}
 	if err := cfg.Validate(); err != nil {
 		return failf("E_CONFIG_INVALID", config.AsErrors(err).Localize(a.loc))
 	}
-	logger, closeLog, err := controllerLogger(dir, a.io.err, *verbose)
+	logger, closeLog, err := controllerLogger(dir, a.io.err, o.verbose)
 	if err != nil {
 		return failf("E_CONTROLLER_FAILED", err.Error())
 	}

@@ -8,39 +8,42 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(command{name: "handoff", summary: "cli.handoff.summary", run: runHandoff})
+// handoffFlags are handoff's options.
+type handoffFlags struct {
+	root, pkgPath                  string
+	create, apply, includeAccepted bool
+	evidence                       []string
 }
 
-// stringList is a repeatable string flag (--evidence-path A --evidence-path B).
-type stringList []string
-
-func (s *stringList) String() string { return "" }
-
-func (s *stringList) Set(v string) error { *s = append(*s, v); return nil }
-
-func runHandoff(a *app, args []string) error {
-	f := a.newFlags(command{name: "handoff", summary: "cli.handoff.summary"})
-	root := f.root()
-	create := f.Bool("create", false, "cli.handoff.flag.create")
-	apply := f.Bool("apply", false, "cli.handoff.flag.apply")
-	pkgPath := f.String("package-path", filepath.Join(ledger.StateDir, ledger.HandoffFile), "cli.handoff.flag.package_path")
-	includeAccepted := f.Bool("include-accepted-steps", false, "cli.handoff.flag.include_accepted")
-	var evidence stringList
-	f.Var(&evidence, "evidence-path", "cli.handoff.flag.evidence_path")
-	if err := f.parse(args); err != nil {
-		return err
+func newHandoffCmd(a *app) *cobra.Command {
+	var o handoffFlags
+	c := a.command("handoff", "cli.handoff.summary", nil)
+	f := c.Flags()
+	f.StringVar(&o.root, "root", ".", "cli.flag.root")
+	f.BoolVar(&o.create, "create", false, "cli.handoff.flag.create")
+	f.BoolVar(&o.apply, "apply", false, "cli.handoff.flag.apply")
+	f.StringVar(&o.pkgPath, "package-path", filepath.Join(ledger.StateDir, ledger.HandoffFile), "cli.handoff.flag.package_path")
+	f.BoolVar(&o.includeAccepted, "include-accepted-steps", false, "cli.handoff.flag.include_accepted")
+	// StringArray, not StringSlice: a path may hold a comma.
+	f.StringArrayVar(&o.evidence, "evidence-path", nil, "cli.handoff.flag.evidence_path")
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		if o.create && o.apply {
+			return a.usage(c, a.t("cli.handoff.error.both"))
+		}
+		return a.runHandoff(o)
 	}
-	if *create && *apply {
-		return usageError(a.t("cli.error.usage", "Command", "handoff", "Detail", a.t("cli.handoff.error.both")))
-	}
-	dir, err := absRoot(*root)
+	return c
+}
+
+func (a *app) runHandoff(o handoffFlags) error {
+	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_HANDOFF_FAILED", err.Error())
 	}
-	path := *pkgPath
+	path := o.pkgPath
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(dir, path)
 	}
@@ -53,15 +56,15 @@ func runHandoff(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *apply {
-		return a.applyHandoff(store, p, path, *includeAccepted)
+	if o.apply {
+		return a.applyHandoff(store, p, path, o.includeAccepted)
 	}
 	if filepath.Dir(path) != store.Layout().StateDir() {
 		return failf("E_HANDOFF_FAILED", a.t("cli.handoff.error.outside_state", "Path", path, "State", store.Layout().StateDir()))
 	}
-	opts := heal.HandoffOptions{IncludeAcceptedSteps: *includeAccepted}
-	if len(evidence) > 0 {
-		opts.EvidencePaths = evidence
+	opts := heal.HandoffOptions{IncludeAcceptedSteps: o.includeAccepted}
+	if len(o.evidence) > 0 {
+		opts.EvidencePaths = o.evidence
 	}
 	pkg, err := heal.CreateHandoff(&p, time.Now(), opts)
 	if errors.Is(err, heal.ErrNoTask) {

@@ -5,19 +5,18 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(command{name: "init", summary: "cli.init.summary", run: runInit})
+func newInitCmd(a *app) *cobra.Command {
+	var root *string
+	c := a.command("init", "cli.init.summary", func(*cobra.Command, []string) error { return a.runInit(*root) })
+	root = rootFlag(c.Flags())
+	return c
 }
 
-func runInit(a *app, args []string) error {
-	f := a.newFlags(command{name: "init", summary: "cli.init.summary"})
-	root := f.root()
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	res, err := ledger.Init(*root, time.Now())
+func (a *app) runInit(root string) error {
+	res, err := ledger.Init(root, time.Now())
 	if err != nil {
 		return failf("E_INIT_FAILED", a.initProblem(err))
 	}

@@ -19,12 +19,6 @@ var prose = regexp.MustCompile(`[A-Za-z]{2,}[,.:;!?]? +[A-Za-z]{2,}`)
 // allowedLiterals are literals that read like prose but are not text for
 // a person, each with the reason.
 var allowedLiterals = map[string]string{
-	"flag provided but not defined: ":                "the flag package's message, matched in order to translate it",
-	"flag needs an argument: ":                       "the flag package's message, matched in order to translate it",
-	"bad flag syntax: ":                              "the flag package's message, matched in order to translate it",
-	"invalid value ":                                 "the flag package's message, matched in order to translate it",
-	"invalid boolean value ":                         "the flag package's message, matched in order to translate it",
-	" for flag ":                                     "the flag package's message, matched in order to translate it",
 	"configuration not loaded; no pre-compact hooks": "a log line (the --log file), not the screen",
 	"pre-compact hook not added":                     "a log line (the --log file), not the screen",
 	"worker sim":                                     "a command name",

@@ -5,34 +5,34 @@ import (
 	"fmt"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(command{name: "replay", summary: "cli.replay.summary", run: runReplay})
-}
-
-func runReplay(a *app, args []string) error {
-	f := a.newFlags(command{name: "replay", summary: "cli.replay.summary"})
-	root := f.root()
+func newReplayCmd(a *app) *cobra.Command {
+	c := a.command("replay", "cli.replay.summary", nil)
+	f := c.Flags()
+	root := rootFlag(f)
 	source := f.String("source", "events", "cli.replay.flag.source")
 	limit := f.Int("limit", 20, "cli.replay.flag.limit")
 	asJSON := f.Bool("json", false, "cli.flag.json")
-	if err := f.parse(args); err != nil {
-		return err
+	c.RunE = func(c *cobra.Command, _ []string) error { return a.runReplay(c, *root, *source, *limit, *asJSON) }
+	return c
+}
+
+func (a *app) runReplay(c *cobra.Command, root, source string, limit int, asJSON bool) error {
+	if source != "events" && source != "snapshots" {
+		return a.usage(c, a.t("cli.replay.error.source", "Value", source))
 	}
-	if *source != "events" && *source != "snapshots" {
-		return usageError(a.t("cli.error.usage", "Command", "replay", "Detail", a.t("cli.replay.error.source", "Value", *source)))
-	}
-	dir, err := absRoot(*root)
+	dir, err := absRoot(root)
 	if err != nil {
 		return failf("E_REPLAY_FAILED", err.Error())
 	}
 	if err := requireRoot(a, dir); err != nil {
 		return failf("E_REPLAY_FAILED", err.Error())
 	}
-	n := max(*limit, 1)
-	if *source == "snapshots" {
-		return a.replaySnapshots(dir, n, *asJSON)
+	n := max(limit, 1)
+	if source == "snapshots" {
+		return a.replaySnapshots(dir, n, asJSON)
 	}
 	path := ledger.Layout{Root: dir}.Events()
 	tail, err := ledger.TailEvents(path, n)
@@ -42,7 +42,7 @@ func runReplay(a *app, args []string) error {
 	if tail.Skipped > 0 {
 		fmt.Fprintln(a.io.err, a.t("cli.replay.skipped", "Count", tail.Skipped, "Path", path))
 	}
-	if *asJSON {
+	if asJSON {
 		for _, e := range tail.Events {
 			line, err := ledger.MarshalLine(e)
 			if err != nil {

@@ -9,18 +9,16 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/spf13/cobra"
 )
-
-func init() {
-	register(command{name: "run", summary: "cli.run.summary", run: runRun})
-}
 
 // runRun is the Python DAOKit's `run`, done through the controller: the
 // goal becomes an instruction for task --task-id (and run --run-id), and
 // the command waits for the run's end and prints the Python tool's line.
-func runRun(a *app, args []string) error {
-	f := a.newFlags(command{name: "run", summary: "cli.run.summary"})
-	root := f.root()
+func newRunCmd(a *app) *cobra.Command {
+	c := a.command("run", "cli.run.summary", nil)
+	f := c.Flags()
+	root := rootFlag(f)
 	taskID := f.String("task-id", "", "cli.run.flag.task_id")
 	goal := f.String("goal", "", "cli.run.flag.goal")
 	runID := f.String("run-id", "", "cli.run.flag.run_id")
@@ -32,13 +30,18 @@ func runRun(a *app, args []string) error {
 	f.Int("lease-ttl", 1200, "cli.run.flag.compat")
 	f.Bool("no-lease", false, "cli.run.flag.compat")
 	interrupt := f.Bool("simulate-interruption", false, "cli.run.flag.interrupt")
-	if err := f.parse(args); err != nil {
-		return err
+	a.defaultText(f, "run-id", "cli.run.default.run_id")
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		if *taskID == "" || *goal == "" {
+			return a.usage(c, a.t("cli.run.error.required"))
+		}
+		return a.runRun(*root, *taskID, *goal, *runID, *interrupt)
 	}
-	if *taskID == "" || *goal == "" {
-		return usageError(a.t("cli.error.usage", "Command", "run", "Detail", a.t("cli.run.error.required")))
-	}
-	dir, err := absRoot(*root)
+	return c
+}
+
+func (a *app) runRun(root, taskID, goal, runID string, interrupt bool) error {
+	dir, err := absRoot(root)
 	if err != nil {
 		return failf("E_RUN_FAILED", err.Error())
 	}
@@ -53,7 +56,7 @@ func runRun(a *app, args []string) error {
 		return failf("E_RUN_FAILED", a.describeRelay(err))
 	}
 	env := relay.Envelope{ID: relay.NewID(), Type: relay.TypeInstruction, Action: relay.ActionForward}
-	if err := env.SetBody(relay.Instruction{Text: *goal, TaskID: *taskID, RunID: *runID}); err != nil {
+	if err := env.SetBody(relay.Instruction{Text: goal, TaskID: taskID, RunID: runID}); err != nil {
 		return err
 	}
 	reply, err := client.Send(a.ctx, env)
@@ -64,7 +67,7 @@ func runRun(a *app, args []string) error {
 	if err := reply.DecodeBody(&ack); err != nil {
 		return failf("E_RUN_FAILED", err.Error())
 	}
-	if *interrupt {
+	if interrupt {
 		return a.simulateInterruption(a.ctx, client, dir, ack)
 	}
 	if _, err := awaitRunEnd(a.ctx, client, ack.TaskID, ack.RunID, nil); err != nil {

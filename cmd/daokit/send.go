@@ -9,55 +9,65 @@ import (
 	"github.com/daokit/daokit/controller"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/spf13/cobra"
 )
-
-func init() {
-	register(command{name: "send", summary: "cli.send.summary", run: runSend})
-}
 
 // Next actions that end a run (see controller.NextDone and friends).
 var finalNextActions = map[string]bool{"none": true, "retry_or_cancel": true, "await_user": true}
 
-func runSend(a *app, args []string) error {
-	f := a.newFlags(command{name: "send", summary: "cli.send.summary"})
-	f.argsID = "cli.send.args"
-	root := f.root()
-	wait := f.Bool("wait", false, "cli.send.flag.wait")
-	asJSON := f.Bool("json", false, "cli.flag.json")
-	noStart := f.Bool("no-start", false, "cli.send.flag.no_start")
-	cancelRun := f.Bool("cancel", false, "cli.send.flag.cancel")
-	retryRun := f.Bool("retry", false, "cli.send.flag.retry")
-	taskID := f.String("task-id", "", "cli.send.flag.task_id")
-	runID := f.String("run-id", "", "cli.send.flag.run_id")
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	text := strings.TrimSpace(strings.Join(f.Args(), " "))
-	if *cancelRun || *retryRun {
+// sendFlags are send's options.
+type sendFlags struct {
+	root, taskID, runID                        string
+	wait, asJSON, noStart, cancelRun, retryRun bool
+}
+
+// newSendCmd is `daokit send [options] TEXT...`: the words are joined
+// into one instruction; flags may come anywhere, and "--" ends them, so
+// that `daokit send -- --root is text` sends the text as written.
+func newSendCmd(a *app) *cobra.Command {
+	var o sendFlags
+	c := a.command("send", "cli.send.summary", nil)
+	takesArgs(c, "cli.send.args")
+	f := c.Flags()
+	f.StringVar(&o.root, "root", ".", "cli.flag.root")
+	f.BoolVar(&o.wait, "wait", false, "cli.send.flag.wait")
+	f.BoolVar(&o.asJSON, "json", false, "cli.flag.json")
+	f.BoolVar(&o.noStart, "no-start", false, "cli.send.flag.no_start")
+	f.BoolVar(&o.cancelRun, "cancel", false, "cli.send.flag.cancel")
+	f.BoolVar(&o.retryRun, "retry", false, "cli.send.flag.retry")
+	f.StringVar(&o.taskID, "task-id", "", "cli.send.flag.task_id")
+	f.StringVar(&o.runID, "run-id", "", "cli.send.flag.run_id")
+	c.RunE = func(c *cobra.Command, args []string) error { return a.runSend(c, o, args) }
+	return c
+}
+
+func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
+	text := strings.TrimSpace(strings.Join(args, " "))
+	if o.cancelRun || o.retryRun {
 		kind := relay.ControlCancel
-		if *retryRun {
+		if o.retryRun {
 			kind = relay.ControlRetry
 		}
-		if (*cancelRun && *retryRun) || text != "" {
-			return usageError(a.t("cli.error.usage", "Command", "send", "Detail", a.t("cli.send.error.control_alone")))
+		if (o.cancelRun && o.retryRun) || text != "" {
+			return a.usage(c, a.t("cli.send.error.control_alone"))
 		}
-		return a.sendControl(*root, relay.Control{Kind: kind, TaskID: *taskID, RunID: *runID}, *asJSON)
+		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID}, o.asJSON)
 	}
 	if text == "" {
-		return usageError(a.t("cli.error.usage", "Command", "send", "Detail", a.t("cli.send.error.no_text")))
+		return a.usage(c, a.t("cli.send.error.no_text"))
 	}
-	dir, err := absRoot(*root)
+	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_SEND_FAILED", err.Error())
 	}
-	client, err := a.connect(a.ctx, dir, !*noStart, func(pid int) {
+	client, err := a.connect(a.ctx, dir, !o.noStart, func(pid int) {
 		fmt.Fprintln(a.io.err, a.t("cli.send.starting", "PID", pid))
 	})
 	if err != nil {
 		return failf("E_SEND_FAILED", a.describeRelay(err))
 	}
 	defer client.Close()
-	if *wait {
+	if o.wait {
 		// Observe first, so that no notice of the run is missed.
 		if _, err := client.Observe(a.ctx); err != nil {
 			return failf("E_SEND_FAILED", a.describeRelay(err))
@@ -67,7 +77,7 @@ func runSend(a *app, args []string) error {
 	if err != nil {
 		return failf("E_SEND_FAILED", a.describeRelay(err))
 	}
-	if *asJSON {
+	if o.asJSON {
 		if err := a.writeJSON(ledger.ObjectOf("task_id", ack.TaskID, "run_id", ack.RunID, "active_lane", ack.ActiveLane,
 			"active_step", ack.ActiveStep, "next_action", ack.NextAction, "duplicate", ack.Duplicate, "event_id", ack.EventID)); err != nil {
 			return err
@@ -76,7 +86,7 @@ func runSend(a *app, args []string) error {
 		a.printf("task_id=%s run_id=%s active_lane=%s active_step=%s next_action=%s\n",
 			ack.TaskID, ack.RunID, ack.ActiveLane, ack.ActiveStep, ack.NextAction)
 	}
-	if !*wait {
+	if !o.wait {
 		return nil
 	}
 	return a.follow(a.ctx, client, ack.TaskID, ack.RunID)

@@ -8,29 +8,33 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(command{name: "status", summary: "cli.status.summary", run: runStatus})
-}
-
-func runStatus(a *app, args []string) error {
-	f := a.newFlags(command{name: "status", summary: "cli.status.summary"})
-	root := f.root()
+func newStatusCmd(a *app) *cobra.Command {
+	c := a.command("status", "cli.status.summary", nil)
+	f := c.Flags()
+	root := rootFlag(f)
 	taskID := f.String("task-id", "", "cli.status.flag.task_id")
 	runID := f.String("run-id", "", "cli.status.flag.run_id")
 	asJSON := f.Bool("json", false, "cli.flag.json")
-	if err := f.parse(args); err != nil {
-		return err
+	a.defaultText(f, "task-id", "cli.status.default.task_id")
+	a.defaultText(f, "run-id", "cli.status.default.run_id")
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		return a.runStatus(*root, *taskID, *runID, *asJSON, c.Flags().Changed)
 	}
-	dir, err := absRoot(*root)
+	return c
+}
+
+func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string) bool) error {
+	dir, err := absRoot(root)
 	if err != nil {
 		return failf("E_STATUS_FAILED", err.Error())
 	}
 	if err := requireRoot(a, dir); err != nil {
 		return failf("E_STATUS_FAILED", err.Error())
 	}
-	if (f.set("task-id") && *taskID == "") || (f.set("run-id") && *runID == "") {
+	if (set("task-id") && taskID == "") || (set("run-id") && runID == "") {
 		return failf("E_STATUS_FAILED", a.t("cli.status.error.blank_filter"))
 	}
 	snap := ledger.LoadSnapshot(dir)
@@ -51,15 +55,15 @@ func runStatus(a *app, args []string) error {
 		leases = ledger.NewLeases(time.Now())
 	}
 	p, hb := snap.Pipeline.Value, snap.Heartbeat.Value
-	if !f.set("task-id") {
-		*taskID = p.TaskID
+	if !set("task-id") {
+		taskID = p.TaskID
 	}
-	if !f.set("run-id") {
-		*runID = p.RunID
+	if !set("run-id") {
+		runID = p.RunID
 	}
 	var shown []ledger.Lease
 	for _, l := range leases.Leases {
-		if (*taskID == "" || l.TaskID == *taskID) && (*runID == "" || l.RunID == *runID) {
+		if (taskID == "" || l.TaskID == taskID) && (runID == "" || l.RunID == runID) {
 			shown = append(shown, l)
 		}
 	}
@@ -67,7 +71,7 @@ func runStatus(a *app, args []string) error {
 	if handoffErr != nil {
 		fmt.Fprintln(a.io.err, a.t("cli.status.handoff_invalid", "Reason", a.fileProblem(layout.Handoff(), handoffErr)))
 	}
-	if *asJSON {
+	if asJSON {
 		return a.writeJSON(statusJSON(p, hb, shown, handoff))
 	}
 	handoffWord := "no"

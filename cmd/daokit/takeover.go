@@ -9,24 +9,44 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(command{name: "takeover", summary: "cli.takeover.summary", run: runTakeover})
+// takeoverFlags are takeover's options.
+type takeoverFlags struct {
+	root, taskID, runID, thread string
+	pid, ttl                    int
 }
 
-func runTakeover(a *app, args []string) error {
-	f := a.newFlags(command{name: "takeover", summary: "cli.takeover.summary"})
-	root := f.root()
-	taskID := f.String("task-id", "", "cli.takeover.flag.task_id")
-	runID := f.String("run-id", "", "cli.takeover.flag.run_id")
-	thread := f.String("successor-thread-id", "takeover-"+strconv.Itoa(os.Getpid()), "cli.takeover.flag.thread")
-	pid := f.Int("successor-pid", os.Getpid(), "cli.takeover.flag.pid")
-	ttl := f.Int("lease-ttl", 0, "cli.takeover.flag.ttl")
-	if err := f.parse(args); err != nil {
-		return err
+func newTakeoverCmd(a *app) *cobra.Command {
+	var o takeoverFlags
+	c := a.command("takeover", "cli.takeover.summary", nil)
+	f := c.Flags()
+	f.StringVar(&o.root, "root", ".", "cli.flag.root")
+	f.StringVar(&o.taskID, "task-id", "", "cli.takeover.flag.task_id")
+	f.StringVar(&o.runID, "run-id", "", "cli.takeover.flag.run_id")
+	f.StringVar(&o.thread, "successor-thread-id", "", "cli.takeover.flag.thread")
+	f.IntVar(&o.pid, "successor-pid", 0, "cli.takeover.flag.pid")
+	f.IntVar(&o.ttl, "lease-ttl", 0, "cli.takeover.flag.ttl")
+	a.defaultText(f, "task-id", "cli.takeover.default.pipeline")
+	a.defaultText(f, "run-id", "cli.takeover.default.pipeline")
+	a.defaultText(f, "successor-thread-id", "cli.takeover.default.thread")
+	a.defaultText(f, "successor-pid", "cli.takeover.default.pid")
+	a.defaultText(f, "lease-ttl", "cli.takeover.default.ttl")
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		if !c.Flags().Changed("successor-thread-id") {
+			o.thread = "takeover-" + strconv.Itoa(os.Getpid())
+		}
+		if !c.Flags().Changed("successor-pid") {
+			o.pid = os.Getpid()
+		}
+		return a.runTakeover(o)
 	}
-	dir, err := absRoot(*root)
+	return c
+}
+
+func (a *app) runTakeover(o takeoverFlags) error {
+	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_TAKEOVER_FAILED", err.Error())
 	}
@@ -39,22 +59,22 @@ func runTakeover(a *app, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *taskID == "" {
-		*taskID = p.TaskID
+	if o.taskID == "" {
+		o.taskID = p.TaskID
 	}
-	if *runID == "" {
-		*runID = p.RunID
+	if o.runID == "" {
+		o.runID = p.RunID
 	}
 	switch {
-	case *taskID == "":
+	case o.taskID == "":
 		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.no_task"))
-	case *runID == "":
+	case o.runID == "":
 		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.no_run"))
-	case *ttl < 0:
+	case o.ttl < 0:
 		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.ttl"))
 	}
 	now := time.Now()
-	res, err := heal.TakeOver(&leases, *taskID, *runID, heal.Holder{ThreadID: *thread, PID: *pid}, time.Duration(*ttl)*time.Second, now)
+	res, err := heal.TakeOver(&leases, o.taskID, o.runID, heal.Holder{ThreadID: o.thread, PID: o.pid}, time.Duration(o.ttl)*time.Second, now)
 	var le *heal.LeaseError
 	if errors.As(err, &le) {
 		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.bad_field", "Field", le.Field))
@@ -62,10 +82,10 @@ func runTakeover(a *app, args []string) error {
 	if err != nil {
 		return failf("E_TAKEOVER_FAILED", err.Error())
 	}
-	if err := a.recordTakeover(store, &p, leases, res, *taskID, *runID, now); err != nil {
+	if err := a.recordTakeover(store, &p, leases, res, o.taskID, o.runID, now); err != nil {
 		return failf("E_TAKEOVER_FAILED", err.Error())
 	}
-	return a.writeJSON(ledger.ObjectOf("task_id", *taskID, "run_id", *runID, "takeover_at", ledger.FormatTime(now),
+	return a.writeJSON(ledger.ObjectOf("task_id", o.taskID, "run_id", o.runID, "takeover_at", ledger.FormatTime(now),
 		"adopted_step_ids", nonNilStrings(res.AdoptedSteps()), "failed_step_ids", nonNilStrings(res.FailedSteps)))
 }
 

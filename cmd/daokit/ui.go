@@ -14,41 +14,44 @@ import (
 	"github.com/daokit/daokit/tui"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/relayctx"
+	"github.com/spf13/cobra"
 )
 
-func init() {
-	register(command{name: "ui", summary: "tui.cli.ui.summary", run: runUI})
-	register(command{name: "watch", summary: "tui.cli.watch.summary", run: runWatch})
+// newUICmd opens the window on --root: it forwards what the person types
+// to the root's controller, starting one when none is live.
+func newUICmd(a *app) *cobra.Command { return a.windowCommand("ui", "tui.cli.ui.summary", false) }
+
+// newWatchCmd opens the same window read-only: it only observes the
+// ledger, which may have been written by another tool.
+func newWatchCmd(a *app) *cobra.Command {
+	return a.windowCommand("watch", "tui.cli.watch.summary", true)
 }
 
-// runUI opens the window on --root: it forwards what the person types to
-// the root's controller, starting one when none is live.
-func runUI(a *app, args []string) error {
-	return a.runWindow(command{name: "ui", summary: "tui.cli.ui.summary"}, args, false)
+// windowFlags are the options of the window commands.
+type windowFlags struct {
+	root, logPath string
+	noStart       bool
 }
 
-// runWatch opens the same window read-only: it only observes the ledger,
-// which may have been written by another tool.
-func runWatch(a *app, args []string) error {
-	return a.runWindow(command{name: "watch", summary: "tui.cli.watch.summary"}, args, true)
-}
-
-func (a *app) runWindow(c command, args []string, readOnly bool) error {
-	f := a.newFlags(c)
-	root := f.root()
-	logPath := f.String("log", "", "tui.cli.flag.log")
-	var noStart *bool
+// windowCommand is ui, watch, or the bare daokit (the root command).
+func (a *app) windowCommand(name, summary string, readOnly bool) *cobra.Command {
+	var o windowFlags
+	c := a.command(name, summary, func(c *cobra.Command, _ []string) error { return a.runWindow(c.Name(), o, readOnly) })
+	f := c.Flags()
+	f.StringVar(&o.root, "root", ".", "cli.flag.root")
+	f.StringVar(&o.logPath, "log", "", "tui.cli.flag.log")
 	if !readOnly {
-		noStart = f.Bool("no-start", false, "tui.cli.flag.no_start")
+		f.BoolVar(&o.noStart, "no-start", false, "tui.cli.flag.no_start")
 	}
-	if err := f.parse(args); err != nil {
-		return err
-	}
-	dir, err := absRoot(*root)
+	return c
+}
+
+func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
+	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_UI_FAILED", err.Error())
 	}
-	logger, closeLog, err := windowLogger(*logPath)
+	logger, closeLog, err := windowLogger(o.logPath)
 	if err != nil {
 		return failf("E_UI_FAILED", err.Error())
 	}
@@ -76,7 +79,7 @@ func (a *app) runWindow(c command, args []string, readOnly bool) error {
 		opts.Context = relayctx.FileStore{Path: filepath.Join(dir, "state", relayctx.FileName)}
 		policy := windowPolicy(dir, logger)
 		opts.ContextPolicy = &policy
-		if !*noStart {
+		if !o.noStart {
 			opts.Controllers = &processControllers{self: a.self, root: dir, lang: a.loc.Lang()}
 		}
 	}
@@ -88,7 +91,7 @@ func (a *app) runWindow(c command, args []string, readOnly bool) error {
 		ro.Output = a.io.out
 	}
 	if err := tui.Run(a.ctx, opts, ro); err != nil {
-		return fmt.Errorf("%s: %w", c.name, err)
+		return fmt.Errorf("%s: %w", name, err)
 	}
 	return nil
 }
