@@ -75,6 +75,23 @@ func (s *screen) waitFor(within time.Duration, texts ...string) string {
 	}
 }
 
+// until polls the screen until ok says the screen is what the test
+// waits for.
+func (s *screen) until(within time.Duration, what string, ok func(screen string) bool) string {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		screen := s.capture()
+		if ok(screen) {
+			return screen
+		}
+		if time.Now().After(deadline) {
+			s.t.Fatalf("screen never showed %s within %v; last screen:\n%s", what, within, screen)
+		}
+		time.Sleep(50 * time.Millisecond) // polling the terminal; the condition decides
+	}
+}
+
 // waitAny polls until the screen shows text, remembering it was seen even
 // if it goes again (transient states such as STALE).
 func (s *screen) sawEver(within time.Duration, text string, seen map[string]bool) {
@@ -131,6 +148,13 @@ func TestWindowInTmux(t *testing.T) {
 	if !strings.Contains(screen, "task DK-") {
 		t.Errorf("route bar lacks the task:\n%s", screen)
 	}
+
+	// tmux sends the sentence in one write, which Bubble Tea splits at
+	// spaces: "ctrl+c" arrives as a word and must stay one.
+	win.typeLine("please document ctrl+c handling")
+	win.until(30*time.Second, "the sentence naming ctrl+c delivered", func(screen string) bool {
+		return strings.Contains(screen, "please document ctrl+c handling") && strings.Count(screen, "delivered") >= 2
+	})
 
 	win.typeLine("please hang once, then finish")
 	seen := map[string]bool{"WARNING": false, "STALE": false, "lease takeover": false}

@@ -44,10 +44,11 @@ type fakeRelay struct {
 	closed   chan struct{}
 	once     sync.Once
 	forwardE error
+	called   chan struct{} // signalled after each call
 }
 
 func newFakeRelay() *fakeRelay {
-	return &fakeRelay{notices: make(chan live.RelayUpdate, 64), closed: make(chan struct{})}
+	return &fakeRelay{notices: make(chan live.RelayUpdate, 64), closed: make(chan struct{}), called: make(chan struct{}, 1)}
 }
 
 var _ live.Relay = (*fakeRelay)(nil)
@@ -56,6 +57,20 @@ func (r *fakeRelay) record(s string) {
 	r.mu.Lock()
 	r.calls = append(r.calls, s)
 	r.mu.Unlock()
+	select {
+	case r.called <- struct{}{}:
+	default:
+	}
+}
+
+// wait returns after the next call, or after d at most.
+func (r *fakeRelay) wait(d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-r.called:
+	case <-t.C:
+	}
 }
 
 func (r *fakeRelay) Calls() []string {

@@ -165,6 +165,9 @@ func (m *Model) onTick(msg live.TickMsg) tea.Cmd {
 // mode of its own (typing, a detail view) gets the keys it owns first.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	k := m.env.Keys
+	if t, ok := m.focused().(component.Typist); ok && t.Typing() && component.IsText(msg) {
+		return m.tell(m.focused(), msg)
+	}
 	capturing := false
 	if c, ok := m.focused().(component.Capturer); ok {
 		capturing = c.Captures()

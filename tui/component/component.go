@@ -36,3 +36,25 @@ type Capturer interface {
 type EnvMsg struct {
 	Env *Env
 }
+
+// Typist is implemented by panes that take typed text (the input, a
+// search field). While Typing, the root gives them every printable key
+// (IsText) before any binding is looked at: a sentence that arrives in
+// one read, pasted without bracketed paste or typed by an IME, is split
+// by Bubble Tea at spaces, and its words ("ctrl+c", "enter") would
+// otherwise match bindings.
+type Typist interface {
+	Typing() bool
+}
+
+// IsText reports whether msg is printable text rather than a key: runes
+// (however many) or a space, without Alt. Pasted text is text too.
+func IsText(msg tea.KeyMsg) bool {
+	switch msg.Type {
+	case tea.KeyRunes:
+		return !msg.Alt || msg.Paste
+	case tea.KeySpace:
+		return !msg.Alt
+	}
+	return false
+}

@@ -34,6 +34,7 @@ var (
 	_ component.Component = (*Model)(nil)
 	_ component.Focuser   = (*Model)(nil)
 	_ component.Capturer  = (*Model)(nil)
+	_ component.Typist    = (*Model)(nil)
 )
 
 // New returns an empty input.
@@ -99,6 +100,9 @@ func (m *Model) SetFocused(f bool) {
 // such as "?" and "L" are text.
 func (m *Model) Captures() bool { return m.Focused && !m.Env.ReadOnly }
 
+// Typing implements component.Typist: the focused input takes text.
+func (m *Model) Typing() bool { return m.Captures() }
+
 // Value returns the text typed so far.
 func (m *Model) Value() string { return m.ta.Value() }
 
@@ -148,6 +152,16 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.Memo.Invalidate()
+		if component.IsText(msg) {
+			// Inserted as it came, never matched against the text
+			// area's bindings: "alt+enter" typed is not a new line.
+			s := string(msg.Runes)
+			if s == "" && msg.Type == tea.KeySpace {
+				s = " "
+			}
+			m.ta.InsertString(s)
+			return m, nil
+		}
 		if key.Matches(msg, m.Env.Keys.Send) {
 			return m, submitted(m.submit())
 		}
