@@ -53,6 +53,7 @@ type Controller struct {
 	generation int
 
 	journal *journal
+	index   *instrIndex    // what was acknowledged and what is still open
 	hooks   *compact.Hooks // daokit.toml's session-start, pre-dispatch and post-accept hooks
 	// docMu serialises document writes; each write takes the latest state
 	// under mu and writes it outside mu (see flushDocs).
@@ -64,9 +65,8 @@ type Controller struct {
 	pipeline ledger.PipelineState // what the previous controller left, for recovery
 	leases   ledger.Leases
 	hb       ledger.HeartbeatStatus
-	acks     map[string]relay.Ack // by message id: the dedup index
-	order    []*run               // every run of this process, oldest first
-	current  *run                 // the run pipeline_state.json shows
+	order    []*run // every run of this process, oldest first
+	current  *run   // the run pipeline_state.json shows
 	slots    *laneSlots
 	stopping bool
 	// standing is the token of the controller's standing lease.
@@ -129,13 +129,21 @@ func open(opts Options) (*Controller, error) {
 		now:      opts.Now,
 		events:   eventFactory{now: opts.Now},
 		pid:      os.Getpid(),
-		acks:     map[string]relay.Ack{},
 		slots:    newLaneSlots(opts.Config.ConcurrencyLimits()),
 		fenced:   fenced,
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
 	}
 	c.loadLedger()
-	c.journal = newJournal(store)
+	index, load, err := loadIndex(store.Layout().StateDir())
+	if err != nil {
+		store.Close()
+		return nil, fmt.Errorf("controller: %w", err)
+	}
+	c.index = index
+	c.generation = max(c.generation, index.maxGeneration()+1)
+	c.log.Info("instruction index loaded", "open", len(index.open), "replayed_events", load.Replayed,
+		"from_offset", load.From, "rebuilt", load.Rebuilt)
+	c.journal = newJournal(store, index, func(err error) { c.log.Error("checkpoint the instruction index", "err", err) })
 	return c, nil
 }
 
@@ -205,7 +213,7 @@ func (c *Controller) serve(ctx context.Context) error {
 		l.Close()
 		return err
 	}
-	unfinished := c.recover()
+	unfinished := c.adoptUnfinished(c.recover())
 	c.mu.Lock()
 	pruned := heal.PruneFinished(&c.leases, keptFinishedLeases)
 	c.holdStandingLeaseLocked()

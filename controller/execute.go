@@ -144,6 +144,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step string) (outcome,
 	laneCfg, _ := c.cfg.Lane(lane)
 	c.mu.Lock()
 	r.state, r.reason = StateIdle, "" // every attempt is a run of its own
+	r.queueRecorded = false
 	c.mu.Unlock()
 	c.transition(r, StateWaiting, "")
 	release, err := c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
@@ -151,6 +152,9 @@ func (c *Controller) attempt(ctx context.Context, r *run, step string) (outcome,
 		return c.stopped(r, ReasonCancelled)
 	}
 	defer release()
+	c.mu.Lock()
+	r.quiet = false
+	c.mu.Unlock()
 	c.transition(r, StateRequesting, "")
 	c.mu.Lock()
 	facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
@@ -237,12 +241,18 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 }
 
 // queued records that the step waits behind others on its lane.
+// Only the place it entered at is recorded: with a thousand runs waiting,
+// recording every move would write a million events.
 func (c *Controller) queued(r *run, step, lane string, position int) {
 	c.mu.Lock()
 	MarkQueued(&r.pipeline, step, lane)
+	first := !r.queueRecorded && !r.quiet
+	r.queueRecorded = true
 	c.mu.Unlock()
-	c.record(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, OpRunState,
-		"from", StateWaiting, "to", StateWaiting, "lane", lane, "queue_position", position))
+	if first {
+		c.record(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, OpRunState,
+			"from", StateWaiting, "to", StateWaiting, "lane", lane, "queue_position", position))
+	}
 	c.persist(r)
 }
 

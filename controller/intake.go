@@ -17,6 +17,7 @@ const (
 	codeNotRunning  relay.Code = "not_running"
 	codeEmpty       relay.Code = "empty_instruction"
 	codeLedgerWrite relay.Code = "ledger_write_failed"
+	codeIndexRead   relay.Code = "index_unreadable"
 )
 
 // HandleInstruction records the instruction in events.jsonl (fsynced)
@@ -26,12 +27,10 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	if strings.TrimSpace(in.Text) == "" {
 		return relay.Ack{}, &relay.Error{Code: codeEmpty}
 	}
-	c.mu.Lock()
-	if ack, ok := c.acks[req.ID]; ok {
-		c.mu.Unlock()
-		ack.Duplicate = true
-		return ack, nil
+	if ack, ok, err := c.seen(req.ID); ok || err != nil {
+		return ack, err
 	}
+	c.mu.Lock()
 	if existing := c.namedRun(in); existing != nil {
 		c.mu.Unlock()
 		return c.attach(req, in, existing)
@@ -53,12 +52,29 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	}
 	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
 	c.mu.Lock()
-	c.acks[req.ID] = ack
 	c.adopt(r)
 	c.mu.Unlock()
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
 	c.start(r)
 	return ack, nil
+}
+
+// seen returns the original acknowledgement of a message id the
+// controller acknowledged before, however long ago (see instrIndex), with
+// Duplicate set. The relay never runs two requests with one id at once,
+// so nobody can record the id between this check and the append.
+func (c *Controller) seen(id string) (relay.Ack, bool, error) {
+	en, ok, err := c.index.lookup(id)
+	if err != nil {
+		c.log.Error("look up message id", "message_id", id, "err", err)
+		return relay.Ack{}, false, &relay.Error{Code: codeIndexRead, Detail: IndexDir}
+	}
+	if !ok {
+		return relay.Ack{}, false, nil
+	}
+	ack := en.ack()
+	ack.Duplicate = true
+	return ack, true, nil
 }
 
 // namedRun returns the run an instruction names by task and run id, if
@@ -89,13 +105,16 @@ func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (re
 	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(c.now()),
 		"route", routePayload(route), "generation", c.generation, "attached_to", r.in.MessageID)
+	if retry {
+		// The instruction index reopens the run from this event.
+		e.Payload = e.Payload.With("reopens", "true")
+	}
 	e.DedupKey = dedupInstruction + req.ID
 	if err := c.journal.append(e); err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
 	}
 	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
 	c.mu.Lock()
-	c.acks[req.ID] = ack
 	c.current = r
 	c.mu.Unlock()
 	if retry {
@@ -107,12 +126,10 @@ func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (re
 // HandleControl records a control request and decides it: cancel the
 // active run, retry a failed step, or report the route.
 func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl relay.Control) (relay.Ack, error) {
-	c.mu.Lock()
-	if ack, ok := c.acks[req.ID]; ok {
-		c.mu.Unlock()
-		ack.Duplicate = true
-		return ack, nil
+	if ack, ok, err := c.seen(req.ID); ok || err != nil {
+		return ack, err
 	}
+	c.mu.Lock()
 	r := c.findRun(ctl.TaskID, ctl.RunID)
 	if r == nil && ctl.Kind != relay.ControlStatus {
 		c.mu.Unlock()
@@ -134,13 +151,13 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, OpControl,
 		"message_id", req.ID, "kind", string(ctl.Kind), "target_message_id", target, "route", routePayload(route))
 	e.DedupKey = dedupControl + req.ID
+	c.mu.Unlock()
+	// Durable before acknowledged, and outside the lock (no fsync under
+	// c.mu).
 	if err := c.journal.append(e); err != nil {
-		c.mu.Unlock()
 		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
 	}
 	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
-	c.acks[req.ID] = ack
-	c.mu.Unlock()
 	switch ctl.Kind {
 	case relay.ControlCancel:
 		c.cancel(r)

@@ -11,10 +11,23 @@ const journalBatch = 512
 // write is in flight wait together and share the next write(2) and fsync.
 // An acknowledgement then costs about one fsync however many runs are
 // writing their own events at the same moment.
+//
+// Every event written is folded into the instruction index, in order and
+// before its append returns, so that an acknowledgement is in the index
+// as soon as it is durable; every checkpointEvery events the index is
+// checkpointed (see instrIndex).
 type journal struct {
 	store *ledger.Store
+	index *instrIndex
+	// onErr hears checkpoint failures: the events are safe, a later
+	// checkpoint or the next start's replay makes up for it.
+	onErr func(error)
 	reqs  chan *appendReq
 	done  chan struct{}
+	// cpReq asks the checkpoint goroutine for a checkpoint; cpDone is
+	// closed once it wrote the last one.
+	cpReq  chan struct{}
+	cpDone chan struct{}
 }
 
 type appendReq struct {
@@ -22,9 +35,11 @@ type appendReq struct {
 	err    chan error
 }
 
-func newJournal(store *ledger.Store) *journal {
-	j := &journal{store: store, reqs: make(chan *appendReq), done: make(chan struct{})}
+func newJournal(store *ledger.Store, index *instrIndex, onErr func(error)) *journal {
+	j := &journal{store: store, index: index, onErr: onErr, reqs: make(chan *appendReq), done: make(chan struct{}),
+		cpReq: make(chan struct{}, 1), cpDone: make(chan struct{})}
 	go j.loop()
+	go j.checkpoints()
 	return j
 }
 
@@ -62,14 +77,44 @@ func (j *journal) loop() {
 			all = append(all, r.events...)
 		}
 		err := j.store.AppendEvents(all)
+		if err == nil {
+			j.index.foldBatch(all, j.store.EventsSize())
+		}
 		for _, r := range batch {
 			r.err <- err
 		}
+		if err == nil && j.index.due() {
+			select {
+			case j.cpReq <- struct{}{}:
+			default: // one is under way; the next batch asks again
+			}
+		}
+	}
+	close(j.cpReq)
+}
+
+// checkpoints writes the index's checkpoints on a goroutine of its own:
+// they sync up to a few hundred small files, which acknowledgements must
+// not wait for. The last one, after the journal closed, covers every
+// event.
+func (j *journal) checkpoints() {
+	defer close(j.cpDone)
+	for range j.cpReq {
+		j.checkpoint()
+	}
+	j.checkpoint()
+}
+
+func (j *journal) checkpoint() {
+	if err := j.index.checkpoint(); err != nil {
+		j.onErr(err)
 	}
 }
 
-// close stops the journal once every append already sent is written.
+// close stops the journal once every append already sent is written, and
+// checkpoints the index so that the next start replays nothing.
 func (j *journal) close() {
 	close(j.reqs)
 	<-j.done
+	<-j.cpDone
 }

@@ -101,12 +101,15 @@ func (c *Controller) transition(r *run, to, reason string) {
 	r.state, r.reason = to, reason
 	p := r.pipeline
 	state := r.relayState()
+	quiet := r.quiet && to == StateWaiting // a resumed wait: see run.quiet
 	c.mu.Unlock()
-	e := c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityInfo, OpRunState,
-		"from", from, "to", to, "reason_code", reason, "lane", state.Lane)
-	if reason != "" && to != StateCompleted {
-		e.Severity = ledger.SeverityWarn
+	if !quiet {
+		e := c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityInfo, OpRunState,
+			"from", from, "to", to, "reason_code", reason, "lane", state.Lane)
+		if reason != "" && to != StateCompleted {
+			e.Severity = ledger.SeverityWarn
+		}
+		c.record(e)
 	}
-	c.record(e)
 	c.notify(relay.Notice{Kind: relay.NoticeRunState, Run: &state})
 }

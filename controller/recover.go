@@ -9,76 +9,27 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
-	"github.com/daokit/daokit/relay"
 )
 
-// recoverWindow is how many of the newest events a starting controller
-// reads to rebuild its dedup index and find unfinished instructions. The
-// cost of starting must not grow with the ledger's history; an
-// instruction older than this window is not resumed.
-const recoverWindow = 20000
-
-// found is what the log says about one instruction.
+// found is an open instruction the index gave back at start.
 type found struct {
-	in       Instruction
-	route    ledger.RouteSummary
-	finished bool
+	in    Instruction
+	route ledger.RouteSummary
+	// started: a worker ran for it before; its resumption is recorded.
+	started bool
 }
 
-// recover rebuilds the acknowledgements from the log, fences off workers
-// a dead controller left behind, and returns the instructions that were
-// acknowledged but never finished, oldest first.
+// recover fences off workers a dead controller left behind and returns
+// the instructions that were acknowledged but never finished, oldest
+// first. The instruction index knows them without reading the history.
 func (c *Controller) recover() []found {
-	tail, err := ledger.TailEvents(ledger.Layout{Root: c.opts.Root}.Events(), recoverWindow)
-	if err != nil {
-		c.log.Warn("read events for recovery", "err", err)
-	}
-	byID := map[string]*found{}
-	var order []*found
+	open := c.index.openEntries()
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, e := range tail.Events {
-		if e.EventType != ledger.EventSystem {
-			continue
-		}
-		id := e.Payload.String("message_id")
-		switch e.Payload.String("operation") {
-		case OpInstruction:
-			if target := e.Payload.String("attached_to"); target != "" {
-				// An instruction that named an existing run: no run of
-				// its own, but a retry of a finished one reopens it.
-				c.acks[id] = relay.Ack{Route: toRelayRoute(routeFrom(e.Payload)), EventID: e.EventID}
-				if f := byID[target]; f != nil && f.finished {
-					f.finished = false
-				}
-				continue
-			}
-			at, _ := ledger.ParseTime(e.Payload.String("received_at"))
-			route := routeFrom(e.Payload)
-			f := &found{in: Instruction{MessageID: id, Text: e.Payload.String("text"), At: at,
-				TaskID: route.TaskID, RunID: route.RunID}, route: route}
-			if _, dup := byID[id]; !dup && id != "" {
-				byID[id] = f
-				order = append(order, f)
-			}
-			c.acks[id] = relay.Ack{Route: toRelayRoute(f.route), EventID: e.EventID}
-		case OpControl:
-			c.acks[id] = relay.Ack{Route: toRelayRoute(routeFrom(e.Payload)), EventID: e.EventID}
-			if f := byID[e.Payload.String("target_message_id")]; f != nil && e.Payload.String("kind") == string(relay.ControlRetry) {
-				f.finished = false
-			}
-		case OpRunFinished:
-			if f := byID[id]; f != nil {
-				f.finished = true
-			}
-		}
-	}
 	c.fenceOrphansLocked()
-	var out []found
-	for _, f := range order {
-		if !f.finished {
-			out = append(out, *f)
-		}
+	out := make([]found, 0, len(open))
+	for _, en := range open {
+		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started})
 	}
 	return out
 }
@@ -91,33 +42,64 @@ func routeFrom(payload ledger.Object) ledger.RouteSummary {
 	return r
 }
 
-// resume starts the unfinished instructions again. A run the pipeline
-// file still shows keeps its progress (finished steps stay finished).
-func (c *Controller) resume(list []found) {
+// resumed is a run rebuilt at start and what to do with it once the
+// controller serves.
+type resumed struct {
+	r *run
+	// ended: the run had ended but its marker was never written.
+	ended bool
+	// announce: a worker ran for it before; record that it resumes.
+	announce bool
+}
+
+// adoptUnfinished rebuilds the runs of the unfinished instructions, in
+// memory only, so that the first window to connect sees all of them. A
+// run the pipeline file still shows keeps its progress (finished steps
+// stay finished).
+func (c *Controller) adoptUnfinished(list []found) []resumed {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]resumed, 0, len(list))
 	for _, f := range list {
-		c.mu.Lock()
 		r := c.newRun(f.in)
+		res := resumed{r: r, announce: f.started}
 		if c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID {
 			r.pipeline = c.pipeline
 			if final := r.pipeline.Status; isFinal(final) {
-				// The run ended but the controller died before its marker.
-				r.final = final
-				c.adopt(r)
-				c.mu.Unlock()
-				c.recordFinished(r, final, r.pipeline.RoleLifecycle.Get("route:last_reason"))
-				close(r.done)
-				continue
+				r.final, res.ended = final, true
+			} else {
+				step := r.pipeline.CurrentStep
+				MarkRetry(&r.pipeline, step, laneOf(c.workflow, step))
+				res.announce = true
 			}
-			step := r.pipeline.CurrentStep
-			MarkRetry(&r.pipeline, step, laneOf(c.workflow, step))
 		}
+		// A run that only waited for its lane resumes its wait without a
+		// word: restarts must not grow the log for work that did not
+		// change.
+		r.quiet = !res.announce
 		c.adopt(r)
-		p := r.pipeline
-		c.mu.Unlock()
-		e := c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityWarn, OpResumed,
-			"message_id", f.in.MessageID, "generation", c.generation, "route", routePayload(RouteOf(&p)))
-		c.record(e)
-		c.log.Info("resuming instruction", "message_id", f.in.MessageID, "task_id", p.TaskID)
+		out = append(out, res)
+	}
+	return out
+}
+
+// resume starts the rebuilt runs again, oldest first.
+func (c *Controller) resume(list []resumed) {
+	for _, res := range list {
+		r := res.r
+		switch {
+		case res.ended:
+			c.recordFinished(r, r.final, r.pipeline.RoleLifecycle.Get("route:last_reason"))
+			close(r.done)
+			continue
+		case res.announce:
+			c.mu.Lock()
+			p := r.pipeline
+			c.mu.Unlock()
+			c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityWarn, OpResumed,
+				"message_id", r.in.MessageID, "generation", c.generation, "route", routePayload(RouteOf(&p))))
+			c.log.Info("resuming instruction", "message_id", r.in.MessageID, "task_id", p.TaskID)
+		}
 		c.start(r)
 	}
 }

@@ -35,6 +35,12 @@ type run struct {
 	// silence; warned records that the current silence was reported.
 	hung, warned bool
 	cpu          cpuWatch
+	// quiet marks a run resumed at start that had never started a worker:
+	// its renewed wait for a lane is not recorded again.
+	quiet bool
+	// queueRecorded: the attempt's place in its lane's queue was recorded
+	// (once per attempt; later moves only reach the windows).
+	queueRecorded bool
 	// final is the pipeline status the run ended with ("" while active).
 	final string
 	done  chan struct{}

@@ -3,7 +3,7 @@
 package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from.
-const generatedDigest = "5c6a05d9b700a632e113b57e695cea3efe3e774a76819243ef1e1af9b0b92309"
+const generatedDigest = "e4b4275975ca960580ea60742a891228ed5706be948c3529783ddcfdc78d8a1e"
 
 // generatedCatalog holds every message id and text, by language.
 var generatedCatalog = map[string][][2]string{
@@ -285,6 +285,7 @@ var generatedCatalog = map[string][][2]string{
 		{"relay.error.empty_instruction", "the instruction is empty"},
 		{"relay.error.forbidden_action", "relay mode blocks execution action '{{.Action}}'; allowed relay actions: forward, observe, visualize"},
 		{"relay.error.forbidden_peer", "the controller refused the connection: it comes from another user"},
+		{"relay.error.index_unreadable", "the controller could not read {{.Detail}}; nothing was started"},
 		{"relay.error.internal", "the controller failed to handle the request ({{.Detail}})"},
 		{"relay.error.ledger_write_failed", "the controller could not write {{.Detail}}; nothing was started"},
 		{"relay.error.malformed", "the relay received a message it could not read"},
@@ -899,6 +900,7 @@ var generatedCatalog = map[string][][2]string{
 		{"relay.error.empty_instruction", "指令为空"},
 		{"relay.error.forbidden_action", "中继模式禁止执行动作 '{{.Action}}'；允许的中继动作：forward、observe、visualize"},
 		{"relay.error.forbidden_peer", "控制器拒绝了连接：连接来自其他用户"},
+		{"relay.error.index_unreadable", "控制器无法读取 {{.Detail}}；没有启动任何工作"},
 		{"relay.error.internal", "控制器处理请求时出错（{{.Detail}}）"},
 		{"relay.error.ledger_write_failed", "控制器无法写入 {{.Detail}}；没有启动任何工作"},
 		{"relay.error.malformed", "中继收到了一条无法解析的消息"},

@@ -1,0 +1,217 @@
+package controller
+
+import (
+	"encoding/json"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+// The instruction index is what a starting controller knows about every
+// instruction it ever acknowledged without reading the history: which
+// are still open (acknowledged, not finished) and the original
+// acknowledgement of every message id. It is a fold of events.jsonl —
+// the log stays the only source of truth — kept in state/index/ as a
+// checkpoint of the open instructions plus hash buckets of
+// acknowledgements, and brought up to date at start by replaying only the
+// events appended after the checkpoint. docs/architecture.*.md describes
+// the format.
+type instrIndex struct {
+	dir string // <root>/state/index
+
+	mu         sync.Mutex
+	open       map[string]*indexEntry // acknowledged, not finished; by message id
+	byRun      map[[2]string]string   // task and run id → message id of an open instruction
+	fresh      map[string]indexEntry  // folded since the last checkpoint, not yet in a bucket
+	offset     int64                  // the events.jsonl offset the folded state covers
+	generation int                    // the highest controller generation seen
+	seq        int64                  // order of acknowledgement
+	folded     int                    // events folded since the last checkpoint
+}
+
+// Kinds of index entries.
+const (
+	entryInstruction = "instruction" // an instruction with a run of its own
+	entryAttached    = "attached"    // an instruction that named an existing run
+	entryControl     = "control"     // a cancel, retry or status request
+)
+
+// indexEntry is one acknowledged message: what its acknowledgement said
+// and, for an instruction, what is needed to run it again.
+type indexEntry struct {
+	MessageID  string              `json:"message_id"`
+	Kind       string              `json:"kind"`
+	EventID    string              `json:"event_id"`
+	Route      ledger.RouteSummary `json:"route"`
+	Text       string              `json:"text,omitempty"`
+	ReceivedAt string              `json:"received_at,omitempty"`
+	Seq        int64               `json:"seq,omitempty"`
+	// Started is set once a worker was started for the instruction: a
+	// restart then records that it resumes it. An instruction that only
+	// waited for its lane resumes without a word in the log.
+	Started bool `json:"started,omitempty"`
+}
+
+func (e indexEntry) ack() relay.Ack {
+	return relay.Ack{Route: toRelayRoute(e.Route), EventID: e.EventID}
+}
+
+// instruction returns what the entry's run starts from.
+func (e indexEntry) instruction() Instruction {
+	at, _ := ledger.ParseTime(e.ReceivedAt)
+	return Instruction{MessageID: e.MessageID, Text: e.Text, At: at, TaskID: e.Route.TaskID, RunID: e.Route.RunID}
+}
+
+func newInstrIndex(dir string) *instrIndex {
+	return &instrIndex{dir: dir, open: map[string]*indexEntry{}, byRun: map[[2]string]string{}, fresh: map[string]indexEntry{}}
+}
+
+// foldBatch applies durable events to the index and records that it now
+// covers events.jsonl up to offset, in one step: a checkpoint taken
+// meanwhile sees all of the batch or none of it, never a state that its
+// offset would make a replay apply twice. Only the journal's goroutine
+// calls it.
+func (x *instrIndex) foldBatch(events []ledger.Event, offset int64) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i := range events {
+		x.foldLocked(&events[i])
+	}
+	x.offset = offset
+}
+
+// fold applies one event; loading calls it before anything else can see
+// the index.
+func (x *instrIndex) fold(e *ledger.Event) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.foldLocked(e)
+}
+
+func (x *instrIndex) foldLocked(e *ledger.Event) {
+	x.folded++
+	if e.EventType == ledger.EventStepStarted {
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			en.Started = true
+		}
+		return
+	}
+	if e.EventType != ledger.EventSystem {
+		return
+	}
+	id := e.Payload.String("message_id")
+	switch e.Payload.String("operation") {
+	case OpControllerStarted:
+		x.generation = max(x.generation, payloadInt(e.Payload, "generation"))
+	case OpInstruction:
+		if id == "" {
+			return
+		}
+		en := indexEntry{MessageID: id, Kind: entryInstruction, EventID: e.EventID, Route: routeFrom(e.Payload),
+			Text: e.Payload.String("text"), ReceivedAt: e.Payload.String("received_at")}
+		if target := e.Payload.String("attached_to"); target != "" {
+			en.Kind, en.Text = entryAttached, ""
+			x.fresh[id] = en
+			if e.Payload.String("reopens") == "true" {
+				x.reopenLocked(target)
+			}
+			return
+		}
+		if _, dup := x.open[id]; dup {
+			return
+		}
+		x.fresh[id] = en
+		x.openLocked(en)
+	case OpControl:
+		if id != "" {
+			x.fresh[id] = indexEntry{MessageID: id, Kind: entryControl, EventID: e.EventID, Route: routeFrom(e.Payload)}
+		}
+		if e.Payload.String("kind") == string(relay.ControlRetry) {
+			x.reopenLocked(e.Payload.String("target_message_id"))
+		}
+	case OpRunFinished:
+		if en := x.open[id]; en != nil {
+			delete(x.byRun, [2]string{en.Route.TaskID, en.Route.RunID})
+			delete(x.open, id)
+		}
+	}
+}
+
+func (x *instrIndex) openLocked(en indexEntry) {
+	x.seq++
+	en.Seq = x.seq
+	x.open[en.MessageID] = &en
+	x.byRun[[2]string{en.Route.TaskID, en.Route.RunID}] = en.MessageID
+}
+
+// reopenLocked makes a finished instruction open again (a retry). Its
+// entry may be old enough to be only in a bucket.
+func (x *instrIndex) reopenLocked(id string) {
+	if id == "" || x.open[id] != nil {
+		return
+	}
+	en, ok := x.fresh[id]
+	if !ok {
+		var err error
+		if en, ok, err = readBucket(x.dir, id); err != nil || !ok {
+			return
+		}
+	}
+	if en.Kind == entryInstruction {
+		en.Started = true // a retried run has run before
+		x.openLocked(en)
+	}
+}
+
+// lookup returns the entry of a message id, if it was ever acknowledged.
+// Recent ones are in memory; older ones cost one bucket read.
+func (x *instrIndex) lookup(id string) (indexEntry, bool, error) {
+	x.mu.Lock()
+	if en, ok := x.fresh[id]; ok {
+		x.mu.Unlock()
+		return en, true, nil
+	}
+	if en := x.open[id]; en != nil {
+		e := *en
+		x.mu.Unlock()
+		return e, true, nil
+	}
+	x.mu.Unlock()
+	return readBucket(x.dir, id)
+}
+
+// openEntries returns the open instructions in the order they were
+// acknowledged.
+func (x *instrIndex) openEntries() []indexEntry {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make([]indexEntry, 0, len(x.open))
+	for _, en := range x.open {
+		out = append(out, *en)
+	}
+	slices.SortFunc(out, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
+	return out
+}
+
+// maxGeneration returns the highest controller generation the log shows.
+func (x *instrIndex) maxGeneration() int {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.generation
+}
+
+func payloadInt(o ledger.Object, key string) int {
+	raw, ok := o.Get(key)
+	if !ok {
+		return 0
+	}
+	var n json.Number
+	if json.Unmarshal(raw, &n) != nil {
+		return 0
+	}
+	i, _ := strconv.Atoi(n.String())
+	return i
+}

@@ -1,0 +1,280 @@
+package controller
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// The files of the instruction index, under state/index/.
+const (
+	// IndexDir is the index's folder inside state/.
+	IndexDir = "index"
+	// indexCheckpointFile holds the open instructions and the events.jsonl
+	// offset they are true at; it is replaced atomically.
+	indexCheckpointFile = "checkpoint.json"
+	// indexBuckets is how many append-only files the acknowledgements are
+	// spread over by a hash of the message id, so that looking one up
+	// reads 1/256 of them.
+	indexBuckets = 256
+	indexVersion = 1
+	// checkpointEvery is how many events the journal appends between two
+	// checkpoints: about the most a start replays (a few MB).
+	checkpointEvery = 8192
+)
+
+// indexCheckpoint is the content of checkpoint.json.
+type indexCheckpoint struct {
+	Version      int          `json:"version"`
+	EventsOffset int64        `json:"events_offset"`
+	Generation   int          `json:"generation"`
+	Seq          int64        `json:"seq"`
+	Open         []indexEntry `json:"open"`
+}
+
+func bucketName(id string) string {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(id))
+	return fmt.Sprintf("acks-%02x.jsonl", h.Sum32()%indexBuckets)
+}
+
+// readBucket finds id's entry in its bucket. A torn last line (a crash
+// during an append) is skipped; the checkpoint that would have covered it
+// was never written, so replay appends it again.
+func readBucket(dir, id string) (indexEntry, bool, error) {
+	data, err := os.ReadFile(filepath.Join(dir, bucketName(id)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return indexEntry{}, false, nil
+	}
+	if err != nil {
+		return indexEntry{}, false, fmt.Errorf("read instruction index: %w", err)
+	}
+	needle := []byte(id)
+	for line := range bytes.Lines(data) {
+		if !bytes.Contains(line, needle) {
+			continue
+		}
+		var en indexEntry
+		if json.Unmarshal(line, &en) == nil && en.MessageID == id {
+			return en, true, nil
+		}
+	}
+	return indexEntry{}, false, nil
+}
+
+// checkpoint moves the acknowledgements folded since the last checkpoint
+// into their buckets (synced), then replaces checkpoint.json. A crash in
+// between leaves the old checkpoint, whose replay appends the same
+// entries again; lookups take the first, identical, copy.
+func (x *instrIndex) checkpoint() error {
+	x.mu.Lock()
+	folded := x.folded
+	cp := indexCheckpoint{Version: indexVersion, EventsOffset: x.offset, Generation: x.generation, Seq: x.seq,
+		Open: make([]indexEntry, 0, len(x.open))}
+	for _, en := range x.open {
+		cp.Open = append(cp.Open, *en)
+	}
+	byBucket := map[string][]indexEntry{}
+	for _, en := range x.fresh {
+		byBucket[bucketName(en.MessageID)] = append(byBucket[bucketName(en.MessageID)], en)
+	}
+	x.mu.Unlock()
+	slices.SortFunc(cp.Open, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
+	created := false
+	for name, entries := range byBucket {
+		slices.SortFunc(entries, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
+		isNew, err := appendBucket(filepath.Join(x.dir, name), entries)
+		if err != nil {
+			return err
+		}
+		created = created || isNew
+	}
+	if created {
+		if err := syncDir(x.dir); err != nil {
+			return err
+		}
+	}
+	data, err := json.Marshal(cp)
+	if err != nil {
+		return fmt.Errorf("encode index checkpoint: %w", err)
+	}
+	if err := ledger.ReplaceFile(x.dir, indexCheckpointFile, data); err != nil {
+		return fmt.Errorf("write index checkpoint: %w", err)
+	}
+	x.mu.Lock()
+	for _, entries := range byBucket {
+		for _, en := range entries {
+			delete(x.fresh, en.MessageID)
+		}
+	}
+	x.folded -= folded
+	x.mu.Unlock()
+	return nil
+}
+
+func appendBucket(path string, entries []indexEntry) (created bool, err error) {
+	_, statErr := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return false, fmt.Errorf("write instruction index: %w", err)
+	}
+	var buf bytes.Buffer
+	for _, en := range entries {
+		line, err := json.Marshal(en)
+		if err != nil {
+			f.Close()
+			return false, fmt.Errorf("encode index entry: %w", err)
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	if _, err = f.Write(buf.Bytes()); err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return false, fmt.Errorf("write instruction index: %w", err)
+	}
+	return errors.Is(statErr, fs.ErrNotExist), nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
+
+// due reports whether enough events were folded to checkpoint.
+func (x *instrIndex) due() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.folded >= checkpointEvery
+}
+
+// indexLoad says what loading the index did, for the log.
+type indexLoad struct {
+	Replayed int   // events read after the checkpoint
+	From     int64 // the offset the replay started at
+	Rebuilt  bool  // no usable checkpoint: the whole log was read
+}
+
+// loadIndex reads the checkpoint and replays the events appended after
+// it. A missing or unusable checkpoint (or a log shorter than it says)
+// means reading the whole log once: the index is derived, the log is the
+// truth. An error reading the log is returned: the controller must not
+// start work on a history it could not read.
+func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
+	dir := filepath.Join(stateDir, IndexDir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, indexLoad{}, fmt.Errorf("create instruction index: %w", err)
+	}
+	if names, err := os.ReadDir(dir); err == nil {
+		for _, n := range names {
+			if ledger.IsTempName(n.Name()) {
+				_ = os.Remove(filepath.Join(dir, n.Name()))
+			}
+		}
+	}
+	x := newInstrIndex(dir)
+	var load indexLoad
+	data, err := os.ReadFile(filepath.Join(dir, indexCheckpointFile))
+	var cp indexCheckpoint
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		load.Rebuilt = true
+	case err != nil:
+		return nil, load, fmt.Errorf("read %s: %w", indexCheckpointFile, err)
+	case json.Unmarshal(data, &cp) != nil || cp.Version != indexVersion:
+		load.Rebuilt = true
+		cp = indexCheckpoint{}
+	}
+	events := filepath.Join(stateDir, ledger.EventsFile)
+	st, err := os.Stat(events)
+	if err != nil {
+		return nil, load, fmt.Errorf("read %s: %w", ledger.EventsFile, err)
+	}
+	if st.Size() < cp.EventsOffset {
+		load.Rebuilt, cp = true, indexCheckpoint{}
+	}
+	x.offset, x.generation, x.seq = cp.EventsOffset, cp.Generation, cp.Seq
+	for _, en := range cp.Open {
+		e := en
+		x.open[e.MessageID] = &e
+		x.byRun[[2]string{e.Route.TaskID, e.Route.RunID}] = e.MessageID
+	}
+	load.From = x.offset
+	n, end, err := replay(events, x.offset, x.fold)
+	if err != nil {
+		return nil, load, err
+	}
+	load.Replayed = n
+	x.offset = end
+	return x, load, nil
+}
+
+// indexMarkers pick the lines worth decoding during a replay: every
+// event the fold uses names one of them.
+var indexMarkers = [][]byte{[]byte(OpInstruction), []byte(OpControl), []byte(OpRunFinished),
+	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted)}
+
+// replay folds every complete line of the log from offset on and returns
+// how many events it read and the offset after the last complete line.
+func replay(path string, offset int64, fold func(*ledger.Event)) (int, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, offset, fmt.Errorf("read %s: %w", ledger.EventsFile, err)
+	}
+	defer f.Close()
+	if _, err := f.Seek(offset, io.SeekStart); err != nil {
+		return 0, offset, fmt.Errorf("read %s: %w", ledger.EventsFile, err)
+	}
+	r := bufio.NewReaderSize(f, 1<<20)
+	n := 0
+	for {
+		line, err := r.ReadSlice('\n')
+		if errors.Is(err, bufio.ErrBufferFull) {
+			// A line longer than the buffer: no event the index needs is
+			// that long (the store caps lines; instructions are short).
+			long := len(line)
+			for errors.Is(err, bufio.ErrBufferFull) {
+				line, err = r.ReadSlice('\n')
+				long += len(line)
+			}
+			if err == nil {
+				offset += int64(long)
+				continue
+			}
+		}
+		if errors.Is(err, io.EOF) {
+			return n, offset, nil // a partial last line is not an event yet
+		}
+		if err != nil {
+			return n, offset, fmt.Errorf("read %s: %w", ledger.EventsFile, err)
+		}
+		offset += int64(len(line))
+		if !slices.ContainsFunc(indexMarkers, func(m []byte) bool { return bytes.Contains(line, m) }) {
+			continue
+		}
+		e, perr := ledger.ParseEvent(bytes.TrimSpace(line))
+		if perr != nil {
+			continue // a bad line is the readers' business, not the index's
+		}
+		n++
+		fold(&e)
+	}
+}

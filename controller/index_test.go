@@ -1,0 +1,173 @@
+package controller
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// instructionEvent is what HandleInstruction records for message id.
+func instructionEvent(f eventFactory, id string) ledger.Event {
+	route := ledger.RouteSummary{TaskID: TaskIDFor(id), RunID: "run-1", ActiveLane: "worker", ActiveStep: "S1", NextAction: NextDispatch}
+	return f.system(route.TaskID, route.RunID, "S1", ledger.SeverityInfo, OpInstruction,
+		"message_id", id, "text", "do "+id, "received_at", ledger.FormatTime(time.Now()), "route", routePayload(route), "generation", 1)
+}
+
+func finishedEvent(f eventFactory, id string) ledger.Event {
+	return f.system(TaskIDFor(id), "run-1", "S1", ledger.SeverityInfo, OpRunFinished, "status", ledger.StatusDone, "message_id", id)
+}
+
+// TestIndexKnowsEveryInstructionWithoutTheHistory writes 20,000 finished
+// instructions (100,000 events) and a few open ones through the journal,
+// then loads the index as a new controller would: nothing is replayed, the
+// open ones are known, and the very first id still finds its original
+// acknowledgement. Events appended after the checkpoint (a crash before
+// the next one) are replayed, and only they.
+func TestIndexKnowsEveryInstructionWithoutTheHistory(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("writes 100,000 events")
+	}
+	root := t.TempDir()
+	c, err := open(Options{Root: root, Config: shellConfig("true")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.events
+	var first ledger.Event
+	var batch []ledger.Event
+	for i := range 20000 {
+		id := fmt.Sprint("done-", i)
+		batch = append(batch, instructionEvent(f, id))
+		if i == 0 {
+			first = batch[0]
+		}
+		for range 3 {
+			batch = append(batch, f.system(TaskIDFor(id), "run-1", "S1", ledger.SeverityInfo, OpWorkerOutput, "lines", []any{"working"}))
+		}
+		batch = append(batch, finishedEvent(f, id))
+		if len(batch) >= 1000 {
+			if err := c.journal.append(batch...); err != nil {
+				t.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	for i := range 3 {
+		if err := c.journal.append(instructionEvent(f, fmt.Sprint("open-", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.journal.close()
+	stateDir := c.store.Layout().StateDir()
+
+	x, load, err := loadIndex(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if load.Replayed != 0 || load.Rebuilt {
+		t.Errorf("load %+v, want nothing replayed after a clean close", load)
+	}
+	assertOpen(t, x, "open-0", "open-1", "open-2")
+	en, ok, err := x.lookup("done-0")
+	if err != nil || !ok || en.EventID != first.EventID || en.Route.TaskID != first.TaskID {
+		t.Fatalf("lookup of the first id: %+v %v %v, want event %s", en, ok, err, first.EventID)
+	}
+	if _, ok, _ := x.lookup("never-sent"); ok {
+		t.Error("an id never sent was found")
+	}
+
+	// A crash after appends but before the next checkpoint.
+	if err := c.store.AppendEvents([]ledger.Event{finishedEvent(f, "open-1"), instructionEvent(f, "open-3")}); err != nil {
+		t.Fatal(err)
+	}
+	c.store.Close()
+	x, load, err = loadIndex(stateDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if load.Replayed != 2 {
+		t.Errorf("replayed %d events, want the 2 after the checkpoint", load.Replayed)
+	}
+	assertOpen(t, x, "open-0", "open-2", "open-3")
+
+	// A torn checkpoint is rebuilt from the log, which is the truth.
+	if err := os.WriteFile(filepath.Join(stateDir, IndexDir, indexCheckpointFile), []byte(`{"version":1,"open":[`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	x, load, err = loadIndex(stateDir)
+	if err != nil || !load.Rebuilt {
+		t.Fatalf("load %+v %v, want a rebuild", load, err)
+	}
+	assertOpen(t, x, "open-0", "open-2", "open-3")
+}
+
+func assertOpen(t *testing.T, x *instrIndex, want ...string) {
+	t.Helper()
+	var got []string
+	for _, en := range x.openEntries() {
+		got = append(got, en.MessageID)
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("open instructions %v, want %v", got, want)
+	}
+}
+
+// TestRestartsKeepWaitingWorkAndWriteNothingForIt restarts a controller
+// with thirty instructions waiting behind a slow one, ten times: every
+// instruction stays known, a restart adds a few events whatever the
+// number waiting, and an id acknowledged before all that still gets its
+// original acknowledgement and runs once.
+func TestRestartsKeepWaitingWorkAndWriteNothingForIt(t *testing.T) {
+	t.Parallel()
+	if testing.Short() {
+		t.Skip("ten controller restarts")
+	}
+	root := t.TempDir()
+	cfg := shellConfig(`read line; case "$line" in quick*) echo done ;; *) sleep 60 ;; esac`)
+	h := startHarness(t, root, cfg)
+	old := sendWithID(t, h.client, "msg-old", "quick one")
+	h.finished(old.TaskID)
+	const waiting = 30
+	for i := range waiting {
+		sendWithID(t, h.client, fmt.Sprint("msg-slow-", i), fmt.Sprint("slow ", i))
+	}
+	h.waitFor("a slow worker", func(e ledger.Event) bool {
+		return e.EventType == ledger.EventStepStarted && e.TaskID != old.TaskID
+	})
+	h.stop()
+	before := len(h.events())
+	const restarts = 10
+	for range restarts {
+		h = startHarness(t, root, cfg)
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		st, err := h.client.Observe(ctx)
+		cancel()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(st.Runs) != waiting {
+			t.Fatalf("after a restart the controller has %d runs, want %d", len(st.Runs), waiting)
+		}
+		h.stop()
+	}
+	grown := len(h.events()) - before
+	if perRestart := grown / restarts; perRestart > 20 {
+		t.Errorf("each restart added %d events with %d instructions waiting, want a handful", perRestart, waiting)
+	}
+	h = startHarness(t, root, cfg)
+	again := sendWithID(t, h.client, "msg-old", "quick one")
+	if !again.Duplicate || again.EventID != old.EventID || again.TaskID != old.TaskID {
+		t.Fatalf("resent old id: %+v, want the original %+v", again, old)
+	}
+	if n := count(h.events(), func(e ledger.Event) bool {
+		return e.TaskID == old.TaskID && e.EventType == ledger.EventStepStarted
+	}); n != 1 {
+		t.Errorf("the old instruction started %d times", n)
+	}
+}

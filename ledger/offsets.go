@@ -1,0 +1,17 @@
+package ledger
+
+// EventsSize returns the end of events.jsonl after the last good append:
+// the offset up to which every byte was written and synced by this store.
+// An index derived from the log records it as the point it covers.
+func (s *Store) EventsSize() int64 {
+	s.evMu.Lock()
+	defer s.evMu.Unlock()
+	return s.size
+}
+
+// ReplaceFile replaces dir/name with data the way the store replaces its
+// documents: a synced temporary file renamed into place, then the folder
+// synced. Derived files kept beside the ledger (the controller's
+// instruction index) use it so that a crash leaves the old or the new
+// content, never a torn one.
+func ReplaceFile(dir, name string, data []byte) error { return replaceFile(dir, name, data) }
