@@ -157,8 +157,11 @@ func TestRestartsKeepWaitingWorkAndWriteNothingForIt(t *testing.T) {
 		h.stop()
 	}
 	grown := len(h.events()) - before
-	if perRestart := grown / restarts; perRestart > 20 {
-		t.Errorf("each restart added %d events with %d instructions waiting, want a handful", perRestart, waiting)
+	// The one run with a worker is resumed each time (a dozen events, more
+	// on a loaded machine); the thirty that wait add nothing, where they
+	// used to add three events each.
+	if perRestart := grown / restarts; perRestart >= waiting {
+		t.Errorf("each restart added %d events with %d instructions waiting, want fewer than one per waiting instruction", perRestart, waiting)
 	}
 	h = startHarness(t, root, cfg)
 	again := sendWithID(t, h.client, "msg-old", "quick one")
