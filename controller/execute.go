@@ -228,15 +228,16 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 		kind = string(config.KindSim)
 	}
 	return worker.Spec{
-		Argv:        lane.Argv(vars),
-		Dir:         lane.WorkDir(c.opts.Root),
-		Env:         append([]string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID, "DAOKIT_STEP_ID=" + step}, lane.Env...),
-		Stdin:       instruction,
-		UseStdin:    lane.Stdin,
-		Kind:        kind,
-		ArtifactDir: filepath.Join(ledger.Layout{Root: c.opts.Root}.Artifacts(), p.TaskID, p.RunID, step),
-		Timeout:     lane.Timeout.Std(),
-		StopGrace:   lane.StopGrace.Std(),
+		Argv:         lane.Argv(vars),
+		Dir:          lane.WorkDir(c.opts.Root),
+		Env:          append([]string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID, "DAOKIT_STEP_ID=" + step}, lane.Env...),
+		Stdin:        instruction,
+		UseStdin:     lane.Stdin,
+		Kind:         kind,
+		ArtifactDir:  filepath.Join(ledger.Layout{Root: c.opts.Root}.Artifacts(), p.TaskID, p.RunID, step),
+		ArtifactRoot: c.opts.Root,
+		Timeout:      lane.Timeout.Std(),
+		StopGrace:    lane.StopGrace.Std(),
 	}
 }
 

@@ -3,7 +3,7 @@
 package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from.
-const generatedDigest = "e4b4275975ca960580ea60742a891228ed5706be948c3529783ddcfdc78d8a1e"
+const generatedDigest = "5dc0b4fb566e2f57bce4037f1c34edd046bbe31b38f1225dd1d4f00eec4be610"
 
 // generatedCatalog holds every message id and text, by language.
 var generatedCatalog = map[string][][2]string{
@@ -64,6 +64,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.completion.summary", "print a shell completion script (bash, zsh, fish or powershell)"},
 		{"cli.controller.default.config", "daokit.toml"},
 		{"cli.controller.error.locked", "another controller (pid {{.PID}}) already runs for {{.Root}}"},
+		{"cli.controller.error.locked_starting", "another controller is starting for {{.Root}}"},
 		{"cli.controller.flag.check_interval", "how often to check worker liveness, e.g. 2s"},
 		{"cli.controller.flag.idle_exit", "exit after this long with no run and no window, 0 = never"},
 		{"cli.controller.flag.stale_after", "silence before a worker is STALE and is taken over, e.g. 45s"},
@@ -82,6 +83,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.error.not_a_ledger", "{{.Root}} is not a ledger root (no state/ folder; run daokit init)"},
 		{"cli.error.root_missing", "root does not exist: {{.Path}}"},
 		{"cli.error.root_not_dir", "root is not a folder: {{.Path}}"},
+		{"cli.error.terminated", "stopped by SIGTERM"},
 		{"cli.error.unexpected", "E_UNEXPECTED: {{.Error}}"},
 		{"cli.error.unexpected_args", "unexpected arguments: {{.Args}}"},
 		{"cli.error.unknown_command", "daokit: unknown command \"{{.Name}}\" (see daokit --help)"},
@@ -91,6 +93,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.file.invalid", "{{.Path}}: {{.Reason}}"},
 		{"cli.file.missing", "missing file: {{.Path}}"},
 		{"cli.file.not_regular", "{{.Path}}: not a regular file"},
+		{"cli.file.symlink", "{{.Path}}: is a symbolic link; daokit does not follow links inside a ledger (replace it with a regular file)"},
 		{"cli.file.too_large", "{{.Path}}: the file is too large to read"},
 		{"cli.file.unreadable", "{{.Path}}: cannot read: {{.Reason}}"},
 		{"cli.flag.help", "show this help"},
@@ -679,6 +682,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.completion.summary", "输出 shell 补全脚本（bash、zsh、fish 或 powershell）"},
 		{"cli.controller.default.config", "daokit.toml 中的值"},
 		{"cli.controller.error.locked", "已有另一个控制器（进程号 {{.PID}}）在为 {{.Root}} 运行"},
+		{"cli.controller.error.locked_starting", "另一个控制器正在为 {{.Root}} 启动"},
 		{"cli.controller.flag.check_interval", "检查 worker 存活状态的间隔，例如 2s"},
 		{"cli.controller.flag.idle_exit", "没有运行也没有窗口连接多久后退出，0 表示从不退出"},
 		{"cli.controller.flag.stale_after", "worker 静默多久后进入 STALE 并被接管，例如 45s"},
@@ -697,6 +701,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.error.not_a_ledger", "{{.Root}} 不是账本根目录（没有 state/ 目录；请运行 daokit init）"},
 		{"cli.error.root_missing", "根目录不存在：{{.Path}}"},
 		{"cli.error.root_not_dir", "根路径不是目录：{{.Path}}"},
+		{"cli.error.terminated", "已收到 SIGTERM 而停止"},
 		{"cli.error.unexpected", "E_UNEXPECTED：{{.Error}}"},
 		{"cli.error.unexpected_args", "多余的参数：{{.Args}}"},
 		{"cli.error.unknown_command", "daokit：未知命令 \"{{.Name}}\"（参见 daokit --help）"},
@@ -706,6 +711,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.file.invalid", "{{.Path}}：{{.Reason}}"},
 		{"cli.file.missing", "文件缺失：{{.Path}}"},
 		{"cli.file.not_regular", "{{.Path}}：不是普通文件"},
+		{"cli.file.symlink", "{{.Path}}：是符号链接；daokit 不跟随账本内的链接（请换成普通文件）"},
 		{"cli.file.too_large", "{{.Path}}：文件过大，无法读取"},
 		{"cli.file.unreadable", "{{.Path}}：无法读取：{{.Reason}}"},
 		{"cli.flag.help", "显示本帮助"},

@@ -2,7 +2,6 @@ package ledger
 
 import (
 	"fmt"
-	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -103,11 +102,10 @@ func (s *Store) appendBytes(buf []byte) error {
 // while the store held it open. Appending to the old inode would put
 // acknowledged events where no reader will ever look.
 func (s *Store) reopenIfMoved() error {
-	st, err := os.Stat(s.layout.Events())
-	if err == nil {
-		if ino, dev := fileID(st); ino == s.ino && dev == s.dev {
-			return nil
-		}
+	var st unix.Stat_t
+	err := unix.Fstatat(s.dir.fd(), EventsFile, &st, unix.AT_SYMLINK_NOFOLLOW)
+	if err == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && uint64(st.Ino) == s.ino && uint64(st.Dev) == s.dev {
+		return nil
 	}
 	if _, err := s.openEvents(); err != nil {
 		return fmt.Errorf("reopen events: %w", err)

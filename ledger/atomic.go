@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
+	"slices"
 	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
 // tempInfix marks the store's temporary files: "." + name + ".tmp-" +
@@ -22,20 +24,20 @@ func IsTempName(name string) bool {
 }
 
 // writeTemp writes data to a new temporary file next to dir/name and
-// syncs it. The caller renames or links it into place and must remove it
-// on failure. The mode is 0644 before the umask, like the Python tool's
-// files.
-func writeTemp(dir, name string, data []byte) (string, error) {
+// syncs it, returning the temp file's name. The caller renames or links
+// it into place and must remove it on failure. The mode is 0644 before
+// the umask, like the Python tool's files.
+func writeTemp(dir *Dir, name string, data []byte) (string, error) {
 	var (
-		f    *os.File
-		path string
-		err  error
+		f   *os.File
+		tmp string
+		err error
 	)
 	for range 8 {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
-		path = filepath.Join(dir, "."+name+tempInfix+hex.EncodeToString(b[:]))
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		tmp = "." + name + tempInfix + hex.EncodeToString(b[:])
+		f, err = dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
@@ -51,25 +53,26 @@ func writeTemp(dir, name string, data []byte) (string, error) {
 		err = cerr
 	}
 	if err != nil {
-		_ = os.Remove(path)
+		_ = dir.Remove(tmp)
 		return "", fmt.Errorf("write temp file: %w", err)
 	}
-	return path, nil
+	return tmp, nil
 }
 
 // replaceFile atomically replaces dir/name with data: a reader sees the
 // old bytes or the new bytes, never a mix, and after a crash the file is
-// one of the two. The rename is made durable by syncing the folder.
-func replaceFile(dir, name string, data []byte) error {
+// one of the two. The rename is made durable by syncing the folder. A
+// link at name is replaced, not followed.
+func replaceFile(dir *Dir, name string, data []byte) error {
 	tmp, err := writeTemp(dir, name, data)
 	if err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, filepath.Join(dir, name)); err != nil {
-		_ = os.Remove(tmp)
+	if err := dir.Rename(tmp, name); err != nil {
+		_ = dir.Remove(tmp)
 		return fmt.Errorf("rename into place: %w", err)
 	}
-	return syncDir(dir)
+	return dir.Sync()
 }
 
 // errAlreadyExists is returned by createExclusive when the name is taken.
@@ -79,55 +82,43 @@ var errAlreadyExists = errors.New("already exists")
 // hard link from a complete temp file publishes the content at once and,
 // unlike rename, refuses to replace an existing file, so a concurrent
 // writer's file is never clobbered.
-func createExclusive(dir, name string, data []byte) error {
+func createExclusive(dir *Dir, name string, data []byte) error {
 	tmp, err := writeTemp(dir, name, data)
 	if err != nil {
 		return err
 	}
-	err = os.Link(tmp, filepath.Join(dir, name))
-	_ = os.Remove(tmp)
+	err = dir.Link(tmp, name)
+	_ = dir.Remove(tmp)
 	if errors.Is(err, fs.ErrExist) {
 		return errAlreadyExists
 	}
 	if err != nil {
 		return fmt.Errorf("link into place: %w", err)
 	}
-	return syncDir(dir)
-}
-
-// syncDir makes renames, links and creations inside dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync dir: %w", err)
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		return fmt.Errorf("sync dir: %w", err)
-	}
-	return nil
+	return dir.Sync()
 }
 
 // removeTempFiles deletes temp files a crashed writer left in dir and
 // returns their names.
-func removeTempFiles(dir string) ([]string, error) {
-	entries, err := os.ReadDir(dir)
+func removeTempFiles(dir *Dir) ([]string, error) {
+	names, err := dir.Names()
 	if err != nil {
 		return nil, fmt.Errorf("list state dir: %w", err)
 	}
+	slices.Sort(names)
 	var removed []string
-	for _, e := range entries {
-		if e.IsDir() || !IsTempName(e.Name()) {
+	for _, name := range names {
+		if !IsTempName(name) {
 			continue
 		}
-		err := os.Remove(filepath.Join(dir, e.Name()))
+		err := dir.Remove(name)
+		if errors.Is(err, unix.EISDIR) || errors.Is(err, unix.EPERM) {
+			continue // a folder with a temp-like name is not ours
+		}
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return removed, fmt.Errorf("remove temp file: %w", err)
 		}
-		removed = append(removed, e.Name())
+		removed = append(removed, name)
 	}
 	return removed, nil
 }

@@ -19,6 +19,13 @@ var (
 	ErrEmpty = errors.New("file is empty")
 	// ErrNotRegular means a ledger path is a folder or a device.
 	ErrNotRegular = errors.New("not a regular file")
+	// ErrSymlink means a ledger or artifact path is a symbolic link,
+	// which the ledger never follows (see Dir). It matches ErrNotRegular
+	// too, so a reader that only knows that error still names the file.
+	ErrSymlink error = &kindError{msg: "is a symbolic link, which daokit does not follow", kind: ErrNotRegular}
+	// ErrOutsideRoot means a path would leave its ledger root: a ".."
+	// element, an absolute path, or a separator inside one name.
+	ErrOutsideRoot = errors.New("outside the ledger root")
 	// ErrTooLarge means a ledger document, or one event line, is larger
 	// than a reader is willing to hold in memory.
 	ErrTooLarge = errors.New("too large")
@@ -109,3 +116,12 @@ func (e *InitError) Error() string {
 
 // Unwrap returns the reason.
 func (e *InitError) Unwrap() error { return e.Err }
+
+// kindError is a sentinel that also matches a broader one with errors.Is.
+type kindError struct {
+	msg  string
+	kind error
+}
+
+func (e *kindError) Error() string { return e.msg }
+func (e *kindError) Unwrap() error { return e.kind }

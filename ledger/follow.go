@@ -103,8 +103,13 @@ func (f *Follower) Next() (Batch, error) {
 	if f.closed {
 		return Batch{}, ErrClosed
 	}
-	st, err := os.Stat(f.path)
+	st, err := os.Lstat(f.path)
 	missing := errors.Is(err, fs.ErrNotExist)
+	if err == nil && !st.Mode().IsRegular() {
+		// A link, a FIFO or a folder: refused, never opened (a FIFO
+		// would block the reader, a link could lead out of the root).
+		err = fileErr(f.path, notRegular(st.Mode()))
+	}
 	if err != nil && !missing {
 		return Batch{Offset: f.Offset()}, fmt.Errorf("follow events: %w", err)
 	}
@@ -143,7 +148,7 @@ func (f *Follower) Next() (Batch, error) {
 // open opens the file. A first open resolves FromEnd and checks the
 // starting offset; a reopen (the file was replaced) starts at 0.
 func (f *Follower) open() error {
-	file, err := os.Open(f.path)
+	file, err := OpenFile(f.path, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}

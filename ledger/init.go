@@ -56,7 +56,11 @@ func Init(root string, now time.Time) (InitResult, error) {
 	if err != nil {
 		return res, &InitError{Path: abs, Err: err}
 	}
-	stateDir := filepath.Join(abs, StateDir)
+	stateDir, err := OpenDir(abs, StateDir, false)
+	if err != nil {
+		return res, &InitError{Path: filepath.Join(abs, StateDir), Err: err}
+	}
+	defer stateDir.Close()
 	for _, name := range StateFiles() {
 		created, err := initFile(stateDir, name, docs[name])
 		if err != nil {
@@ -117,18 +121,19 @@ func initDir(p string) (created bool, err error) {
 	if !errors.Is(err, fs.ErrExist) {
 		return false, &InitError{Path: p, Err: err}
 	}
-	st, err := os.Stat(p)
+	st, err := os.Lstat(p)
 	if err != nil || !st.IsDir() {
+		// A link to a folder is refused too: the ledger never follows one.
 		return false, &InitError{Path: p, Err: ErrExpectedDirectory}
 	}
 	return false, nil
 }
 
 // initFile creates dir/name with data unless it exists.
-func initFile(dir, name string, data []byte) (created bool, err error) {
-	p := filepath.Join(dir, name)
+func initFile(dir *Dir, name string, data []byte) (created bool, err error) {
+	p := filepath.Join(dir.Path(), name)
 	for range initAttempts {
-		if st, err := os.Stat(p); err == nil {
+		if st, err := os.Lstat(p); err == nil {
 			if !st.Mode().IsRegular() {
 				return false, &InitError{Path: p, Err: ErrExpectedFile}
 			}
@@ -146,8 +151,7 @@ func initFile(dir, name string, data []byte) (created bool, err error) {
 		return false, &InitError{Path: p, Err: err}
 	}
 	if errors.Is(err, errAlreadyExists) {
-		// The name is taken by something Stat cannot follow, such as a
-		// dangling symbolic link.
+		// The name was taken between the Lstat and the link.
 		err = ErrExpectedFile
 	}
 	return false, &InitError{Path: p, Err: err}

@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -25,13 +27,14 @@ type fileLock struct {
 // acquireLock takes the lock without waiting. When another open file
 // description holds it, the error is a *LockedError with the pid the
 // holder wrote.
-func acquireLock(path string) (*fileLock, error) {
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+func acquireLock(dir *Dir) (*fileLock, error) {
+	path := filepath.Join(dir.Path(), LockFile)
+	f, err := dir.OpenFile(LockFile, os.O_RDWR|os.O_CREATE, 0o644)
 	if err != nil {
 		return nil, fmt.Errorf("open lock file: %w", err)
 	}
 	if err := flock(f, unix.LOCK_EX|unix.LOCK_NB); err != nil {
-		pid := readHolderPID(f)
+		pid := waitHolderPID(f)
 		_ = f.Close()
 		if errors.Is(err, unix.EWOULDBLOCK) {
 			return nil, &LockedError{Path: path, HolderPID: pid}
@@ -81,6 +84,22 @@ func (l *fileLock) release() error {
 	}
 	return nil
 }
+
+// waitHolderPID reads the holder's pid, giving a holder that has just
+// taken the lock a moment to write it, so that the loser of a start-up
+// race can name the winner instead of saying "pid 0".
+func waitHolderPID(f *os.File) int {
+	deadline := time.Now().Add(holderPIDWait)
+	for {
+		if pid := readHolderPID(f); pid > 0 || time.Now().After(deadline) {
+			return pid
+		}
+		time.Sleep(holderPIDWait / 20)
+	}
+}
+
+// holderPIDWait bounds waitHolderPID.
+const holderPIDWait = 200 * time.Millisecond
 
 // readHolderPID returns the pid in the lock file, or 0 when the holder has
 // not written it yet.

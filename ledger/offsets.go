@@ -13,5 +13,13 @@ func (s *Store) EventsSize() int64 {
 // documents: a synced temporary file renamed into place, then the folder
 // synced. Derived files kept beside the ledger (the controller's
 // instruction index) use it so that a crash leaves the old or the new
-// content, never a torn one.
-func ReplaceFile(dir, name string, data []byte) error { return replaceFile(dir, name, data) }
+// content, never a torn one. dir is opened as given; name in it is
+// replaced, never followed (see Dir).
+func ReplaceFile(dir, name string, data []byte) error {
+	d, err := OpenDir(dir, "", false)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return replaceFile(d, name, data)
+}

@@ -10,8 +10,8 @@ import (
 	"time"
 )
 
-// maxDocumentBytes bounds what a reader loads of one JSON document.
-const maxDocumentBytes = 64 << 20
+// MaxDocumentBytes bounds what a reader loads of one JSON document.
+const MaxDocumentBytes = 64 << 20
 
 // Result is the outcome of loading one ledger document.
 type Result[T any] struct {
@@ -71,15 +71,30 @@ type Snapshot struct {
 // rewrites in place, can be caught mid-write: that shows as ErrEmpty or
 // invalid JSON until its next save).
 func LoadSnapshot(root string) Snapshot {
-	l := Layout{Root: root}
 	s := Snapshot{Root: root}
-	s.Pipeline = loadDocument(l.Pipeline(), ParsePipelineState, (*PipelineState).Validate)
-	s.Heartbeat = loadDocument(l.Heartbeat(), ParseHeartbeatStatus, (*HeartbeatStatus).Validate)
-	s.Leases = loadDocument(l.Leases(), ParseLeases, (*Leases).Validate)
-	if st, err := os.Stat(l.Handoff()); err == nil && st.Mode().IsRegular() {
-		s.HandoffPresent = true
+	dir, err := OpenDir(root, StateDir, false)
+	if err == nil {
+		defer dir.Close()
+	}
+	at := stateAt{dir: dir, err: err, path: filepath.Join(root, StateDir)}
+	s.Pipeline = loadDocument(at, PipelineFile, ParsePipelineState, (*PipelineState).Validate)
+	s.Heartbeat = loadDocument(at, HeartbeatFile, ParseHeartbeatStatus, (*HeartbeatStatus).Validate)
+	s.Leases = loadDocument(at, LeasesFile, ParseLeases, (*Leases).Validate)
+	if dir != nil {
+		if f, err := dir.OpenFile(HandoffFile, os.O_RDONLY, 0); err == nil {
+			s.HandoffPresent = true
+			_ = f.Close()
+		}
 	}
 	return s
+}
+
+// stateAt is the state folder a snapshot reads from, or why it could
+// not be opened (then every document reports that reason).
+type stateAt struct {
+	dir  *Dir
+	err  error
+	path string
 }
 
 // KeepGood returns s with every document that failed to load replaced by
@@ -106,9 +121,14 @@ func (s Snapshot) Problems() []error {
 }
 
 // loadDocument reads and parses one document.
-func loadDocument[T any](path string, parse func([]byte) (T, error), validate func(*T) error) Result[T] {
+func loadDocument[T any](at stateAt, name string, parse func([]byte) (T, error), validate func(*T) error) Result[T] {
 	var r Result[T]
-	data, mod, err := readDocument(path)
+	path := filepath.Join(at.path, name)
+	if at.err != nil {
+		r.Err = fileErr(path, at.err)
+		return r
+	}
+	data, mod, err := readDocument(at.dir, name)
 	r.ModTime = mod
 	if err != nil {
 		r.Err = fileErr(path, err)
@@ -125,9 +145,9 @@ func loadDocument[T any](path string, parse func([]byte) (T, error), validate fu
 }
 
 // readDocument reads a whole document, refusing non-files, empty files
-// and files larger than maxDocumentBytes.
-func readDocument(path string) ([]byte, time.Time, error) {
-	f, err := os.Open(path)
+// and files larger than MaxDocumentBytes.
+func readDocument(dir *Dir, name string) ([]byte, time.Time, error) {
+	f, err := dir.OpenFile(name, os.O_RDONLY, 0)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
@@ -136,15 +156,12 @@ func readDocument(path string) ([]byte, time.Time, error) {
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	if !st.Mode().IsRegular() {
-		return nil, st.ModTime(), ErrNotRegular
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxDocumentBytes+1))
+	data, err := io.ReadAll(io.LimitReader(f, MaxDocumentBytes+1))
 	if err != nil {
 		return nil, st.ModTime(), fmt.Errorf("read: %w", err)
 	}
-	if len(data) > maxDocumentBytes {
-		return nil, st.ModTime(), fmt.Errorf("document over %d bytes: %w", maxDocumentBytes, ErrTooLarge)
+	if len(data) > MaxDocumentBytes {
+		return nil, st.ModTime(), fmt.Errorf("document over %d bytes: %w", MaxDocumentBytes, ErrTooLarge)
 	}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, st.ModTime(), ErrEmpty

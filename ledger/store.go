@@ -32,6 +32,9 @@ type Options struct {
 // use by several goroutines.
 type Store struct {
 	layout Layout
+	// dir is state/, opened once by descriptor: every file the store
+	// touches is opened beneath it without following links (see Dir).
+	dir    *Dir
 	now    func() time.Time
 	lock   *fileLock
 	repair Repair
@@ -54,48 +57,48 @@ type Store struct {
 // a torn last line (see Repair). The caller must Close the store.
 func Open(root string, opts Options) (*Store, error) {
 	layout := Layout{Root: root}
-	if err := ensureStateDir(layout.StateDir(), opts.CreateStateDir); err != nil {
+	dir, err := openStateDir(root, opts.CreateStateDir)
+	if err != nil {
 		return nil, fmt.Errorf("open ledger: %w", err)
 	}
-	lock, err := acquireLock(layout.Path(LockFile))
+	lock, err := acquireLock(dir)
 	if err != nil {
+		_ = dir.Close()
 		return nil, fmt.Errorf("open ledger: %w", err)
 	}
 	now := opts.Now
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{layout: layout, now: now, lock: lock}
+	s := &Store{layout: layout, dir: dir, now: now, lock: lock}
 	if err := s.prepare(); err != nil {
 		_ = lock.release()
+		_ = dir.Close()
 		return nil, fmt.Errorf("open ledger: %w", err)
 	}
 	return s, nil
 }
 
-func ensureStateDir(dir string, create bool) error {
-	fi, err := os.Stat(dir)
-	switch {
-	case errors.Is(err, fs.ErrNotExist) && create:
-		if err := os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("create state dir: %w", err)
+// openStateDir opens <root>/state beneath root, creating both when
+// asked. A link in place of state/ is refused like one in place of a
+// file: the writer would otherwise write wherever it points.
+func openStateDir(root string, create bool) (*Dir, error) {
+	if create {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			return nil, fmt.Errorf("create state dir: %w", err)
 		}
-		return nil
-	case errors.Is(err, fs.ErrNotExist):
-		return fmt.Errorf("%s: %w", dir, ErrNoStateDir)
-	case err != nil:
-		return err
-	case !fi.IsDir():
-		return fmt.Errorf("%s: %w", dir, ErrExpectedDirectory)
 	}
-	return nil
+	dir, err := OpenDir(root, StateDir, create)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%s: %w", filepath.Join(root, StateDir), ErrNoStateDir)
+	}
+	return dir, err
 }
 
 // prepare runs the crash recovery that must happen before the first
 // write: leftover temp files go, the event log's tail is made whole.
 func (s *Store) prepare() error {
-	dir := s.layout.StateDir()
-	removed, err := removeTempFiles(dir)
+	removed, err := removeTempFiles(s.dir)
 	if err != nil {
 		return err
 	}
@@ -111,17 +114,18 @@ func (s *Store) prepare() error {
 // openEvents opens (creating if needed) events.jsonl for appending and
 // repairs its tail. The caller holds evMu or has not shared s yet.
 func (s *Store) openEvents() (Repair, error) {
-	path := s.layout.Events()
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := s.dir.OpenFile(EventsFile, os.O_RDWR|os.O_APPEND, 0)
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = s.dir.OpenFile(EventsFile, os.O_RDWR|os.O_APPEND|os.O_CREATE, 0o644)
+		if err == nil {
+			err = s.dir.Sync()
+			if err != nil {
+				_ = f.Close()
+			}
+		}
+	}
 	if err != nil {
 		return Repair{}, fmt.Errorf("open events: %w", err)
-	}
-	if errors.Is(statErr, fs.ErrNotExist) {
-		if err := syncDir(s.layout.StateDir()); err != nil {
-			_ = f.Close()
-			return Repair{}, err
-		}
 	}
 	repair, size, err := repairTail(f)
 	if err == nil {
@@ -164,6 +168,9 @@ func (s *Store) Close() error {
 	err := s.events.Close()
 	if lerr := s.lock.release(); err == nil {
 		err = lerr
+	}
+	if derr := s.dir.Close(); err == nil {
+		err = derr
 	}
 	if err != nil {
 		return fmt.Errorf("close ledger: %w", err)
@@ -264,5 +271,5 @@ func (s *Store) writeDoc(name string, v any) error {
 	if s.closed {
 		return ErrClosed
 	}
-	return replaceFile(s.layout.StateDir(), name, data)
+	return replaceFile(s.dir, name, data)
 }

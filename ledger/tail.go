@@ -33,7 +33,7 @@ type TailResult struct {
 // never on the size of the file. A missing file is a *FileError wrapping
 // ErrMissing; an empty file gives no events.
 func TailEvents(path string, n int) (TailResult, error) {
-	f, err := os.Open(path)
+	f, err := OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return TailResult{}, fileErr(path, err)
 	}
@@ -41,9 +41,6 @@ func TailEvents(path string, n int) (TailResult, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return TailResult{}, fileErr(path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return TailResult{}, fileErr(path, ErrNotRegular)
 	}
 	res, err := tailEvents(f, st.Size(), n, scanChunk)
 	if err != nil {
@@ -55,6 +52,10 @@ func TailEvents(path string, n int) (TailResult, error) {
 // fileErr wraps a load failure in a *FileError, mapping "not found" to
 // ErrMissing.
 func fileErr(path string, err error) error {
+	var fe *FileError
+	if errors.As(err, &fe) {
+		return fe // already names the file (or the folder) at fault
+	}
 	if errors.Is(err, fs.ErrNotExist) {
 		err = ErrMissing
 	}

@@ -22,7 +22,7 @@ type ObjectTail struct {
 // is ignored; a missing file is a *FileError wrapping ErrMissing.
 func TailObjects(path string, n int) (ObjectTail, error) {
 	var res ObjectTail
-	f, err := os.Open(path)
+	f, err := OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return res, fileErr(path, err)
 	}
@@ -30,9 +30,6 @@ func TailObjects(path string, n int) (ObjectTail, error) {
 	st, err := f.Stat()
 	if err != nil {
 		return res, fileErr(path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return res, fileErr(path, ErrNotRegular)
 	}
 	end, err := lineStartChunk(f, st.Size(), scanChunk)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -108,7 +109,7 @@ func ResolveSocket(root string) (string, error) {
 // readRecord returns the record of root if it is usable.
 func readRecord(abs string) (socketRecord, bool) {
 	var rec socketRecord
-	data, err := os.ReadFile(filepath.Join(abs, stateDirName, runDirName, recordName))
+	data, err := readSmallFile(filepath.Join(abs, stateDirName, runDirName, recordName))
 	if err != nil || json.Unmarshal(data, &rec) != nil {
 		return rec, false
 	}
@@ -184,4 +185,26 @@ func ensurePrivateDir(dir string) error {
 		}
 	}
 	return nil
+}
+
+// recordMax bounds what readRecord reads; a record is one short line.
+const recordMax = 8 << 10
+
+// readSmallFile reads a regular file of at most recordMax bytes. It never
+// follows a link at the last element and never blocks on a FIFO, so a
+// planted state/run/socket-path cannot hang `send` or `status`.
+func readSmallFile(path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() || st.Size() > recordMax {
+		return nil, fmt.Errorf("%s: not a socket record", path)
+	}
+	return io.ReadAll(io.LimitReader(f, recordMax))
 }

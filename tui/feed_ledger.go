@@ -203,7 +203,7 @@ func (s *LedgerSource) reload(u *live.LedgerUpdate) {
 
 // eventsProblem says why events.jsonl cannot be followed, or nil.
 func eventsProblem(path string) error {
-	st, err := os.Stat(path)
+	st, err := os.Lstat(path) // a link is refused by the reader, so say so
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return &ledger.FileError{File: ledger.EventsFile, Path: path, Err: ledger.ErrMissing}

@@ -1,21 +1,40 @@
 package worker
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+
+	"github.com/daokit/daokit/ledger"
 )
 
 // openArtifacts opens stdout.log and stderr.log in dir for appending; no
-// dir, no files.
-func openArtifacts(dir string, closers *closeList) (out, errLog *os.File, err error) {
+// dir, no files. With a root, dir must lie beneath it and is reached
+// without following links (see Spec.ArtifactRoot).
+func openArtifacts(root, dir string, closers *closeList) (out, errLog *os.File, err error) {
 	if dir == "" {
 		return nil, nil, nil
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	var folder *ledger.Dir
+	if root == "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, nil, err
+		}
+		folder, err = ledger.OpenDir(dir, "", false)
+	} else {
+		rel, rerr := filepath.Rel(root, dir)
+		if rerr != nil || rel == ".." || strings.HasPrefix(rel, "../") || filepath.IsAbs(rel) {
+			return nil, nil, fmt.Errorf("%s: %w", dir, ledger.ErrOutsideRoot)
+		}
+		folder, err = ledger.OpenDir(root, rel, true)
+	}
+	if err != nil {
 		return nil, nil, err
 	}
+	defer folder.Close()
 	open := func(name string) (*os.File, error) {
-		f, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		f, err := folder.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
 		if err == nil {
 			closers.add(f)
 		}

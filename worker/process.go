@@ -59,7 +59,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		return nil, spawnErr("start", err)
 	}
 	var closers closeList
-	outLog, errLog, err := openArtifacts(spec.ArtifactDir, &closers)
+	outLog, errLog, err := openArtifacts(spec.ArtifactRoot, spec.ArtifactDir, &closers)
 	if err != nil {
 		closers.close()
 		return nil, spawnErr("artifacts", err)

@@ -48,6 +48,12 @@ type Spec struct {
 	// byte the worker wrote (appended, so a restart in the same folder
 	// keeps the earlier attempt). It is created if missing.
 	ArtifactDir string
+	// ArtifactRoot, if set, is a folder ArtifactDir must lie beneath:
+	// the folders between them are then opened (and made) one at a time
+	// without following a link, and the logs are refused if they are
+	// links, FIFOs or folders, so a link planted in artifacts/ cannot
+	// make the worker's output land outside the ledger root.
+	ArtifactRoot string
 	// Timeout stops the worker after this long; 0 means no limit.
 	Timeout time.Duration
 	// StopGrace is the time between SIGTERM and SIGKILL when the worker

@@ -7,6 +7,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/daokit/daokit/i18n"
 )
@@ -99,7 +100,7 @@ func (a *app) finish(err error) int {
 		fmt.Fprintln(a.io.err, ce.Error())
 		return ce.exit
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(a.io.err, "E_INTERRUPTED: "+a.t("cli.error.interrupted"))
+		fmt.Fprintln(a.io.err, "E_INTERRUPTED: "+a.interrupted())
 		return exitInterrupted
 	default:
 		fmt.Fprintln(a.io.err, a.t("cli.error.unexpected", "Error", err.Error()))
@@ -131,4 +132,13 @@ func absRoot(root string) (string, error) {
 		root = "."
 	}
 	return filepath.Abs(root)
+}
+
+// interrupted says which signal stopped the command: SIGTERM (a service
+// manager, kill) is not the person pressing Ctrl-C.
+func (a *app) interrupted() string {
+	if cause := context.Cause(a.ctx); cause != nil && strings.HasPrefix(cause.Error(), syscall.SIGTERM.String()) {
+		return a.t("cli.error.terminated")
+	}
+	return a.t("cli.error.interrupted")
 }

@@ -116,7 +116,7 @@ func (a *app) runCheck(cf checkFlags) error {
 func (a *app) checkLayout(l ledger.Layout) error {
 	for _, name := range ledger.StateFiles() {
 		rel := filepath.Join(ledger.StateDir, name)
-		st, err := os.Stat(l.Path(name))
+		st, err := os.Lstat(l.Path(name)) // a link is not a ledger file
 		switch {
 		case err != nil:
 			return failf("E_CHECK_LAYOUT_MISSING", a.t("cli.check.error.missing_file", "Path", rel))

@@ -6,7 +6,6 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/daokit/daokit/config"
@@ -81,6 +80,8 @@ func (a *app) runController(o controllerFlags) error {
 	})
 	var locked *ledger.LockedError
 	switch {
+	case errors.As(err, &locked) && locked.HolderPID == 0:
+		return failf("E_CONTROLLER_FAILED", a.t("cli.controller.error.locked_starting", "Root", dir))
 	case errors.As(err, &locked):
 		return failf("E_CONTROLLER_FAILED", a.t("cli.controller.error.locked", "Root", dir, "PID", locked.HolderPID))
 	case err != nil:
@@ -92,8 +93,7 @@ func (a *app) runController(o controllerFlags) error {
 // controllerLogger logs to <root>/state/controller.log, and also to
 // stderr with --verbose (the controller in the foreground, for debugging).
 func controllerLogger(root string, stderr io.Writer, verbose bool) (*slog.Logger, func(), error) {
-	path := filepath.Join(root, ledger.StateDir, "controller.log")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, err := ledger.Layout{Root: root}.OpenFile("controller.log", os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
 	if err != nil {
 		return nil, nil, fmt.Errorf("open log: %w", err)
 	}

@@ -80,7 +80,7 @@ func (a *app) runHandoff(o handoffFlags) error {
 }
 
 func (a *app) applyHandoff(store *ledger.Store, p ledger.PipelineState, path string, includeAccepted bool) error {
-	data, err := os.ReadFile(path)
+	data, err := ledger.ReadFile(path, ledger.MaxDocumentBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return failf("E_HANDOFF_FAILED", a.t("cli.handoff.error.missing", "Path", path))
 	}

@@ -110,6 +110,8 @@ func (a *app) fileProblem(path string, err error) string {
 		return a.t("cli.file.missing", "Path", path)
 	case errors.Is(err, ledger.ErrEmpty):
 		return a.t("cli.file.empty", "Path", path)
+	case errors.Is(err, ledger.ErrSymlink):
+		return a.t("cli.file.symlink", "Path", path)
 	case errors.Is(err, ledger.ErrNotRegular):
 		return a.t("cli.file.not_regular", "Path", path)
 	case errors.Is(err, ledger.ErrTooLarge):

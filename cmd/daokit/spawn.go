@@ -88,7 +88,7 @@ func (a *app) describeRelay(err error) string {
 	case errors.As(err, &exited): // first: it wraps the dial's cancellation
 		return a.t("cli.error.controller_exited", "PID", exited.pid, "Output", exited.output)
 	case errors.Is(err, context.Canceled):
-		return a.t("cli.error.interrupted")
+		return a.interrupted()
 	}
 	return relay.Describe(a.loc, err)
 }

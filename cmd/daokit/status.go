@@ -100,7 +100,7 @@ func requireRoot(a *app, dir string) error {
 // loadHandoff reads the handoff package if there is one. A corrupt or
 // tampered package is reported, never fatal.
 func loadHandoff(l ledger.Layout) (*ledger.HandoffPackage, error) {
-	data, err := os.ReadFile(l.Handoff())
+	data, err := l.ReadFile(ledger.HandoffFile)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}

@@ -39,7 +39,7 @@ var _ live.Controllers = (*processControllers)(nil)
 func (c *processControllers) Probe(context.Context) (live.Probe, error) {
 	l := ledger.Layout{Root: c.root}
 	var p live.Probe
-	if data, err := os.ReadFile(l.Path(ledger.LockFile)); err == nil {
+	if data, err := l.ReadFile(ledger.LockFile); err == nil {
 		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 0 {
 			p.PID = pid
 			p.Live = alive(pid)

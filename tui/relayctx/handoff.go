@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -29,7 +28,7 @@ func (m *Model) loadHandoff() tea.Cmd {
 		return nil
 	}
 	return func() tea.Msg {
-		data, err := os.ReadFile(path)
+		data, err := ledger.ReadFile(path, ledger.MaxDocumentBytes) // never a link, never a blocking FIFO
 		if err != nil {
 			return HandoffMsg{Err: fmt.Errorf("read handoff package: %w", err)}
 		}
