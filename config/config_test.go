@@ -66,6 +66,10 @@ func TestValidateBoundaries(t *testing.T) {
 		{"command lane without command", func(c *Config) { c.Lanes[0].Kind = KindCommand }, CodeRequired, "lanes[0].command"},
 		{"empty program name", func(c *Config) { c.Lanes[0].Command = []string{"", "{instruction}"} }, CodeRequired, "lanes[0].command[0]"},
 		{"name dot dot", func(c *Config) { c.Lanes[0].Name = ".." }, CodeName, "lanes[0].name"},
+		{"lane climbing out", func(c *Config) { c.Lanes[0].Name = "../x" }, CodeName, "lanes[0].name"},
+		{"hidden lane", func(c *Config) { c.Lanes[0].Name = ".x" }, CodeName, "lanes[0].name"},
+		{"option-like lane", func(c *Config) { c.Lanes[0].Name = "-x" }, CodeName, "lanes[0].name"},
+		{"step climbing out", func(c *Config) { c.Workflow.Steps[0].ID = "../../S1" }, CodeName, "workflow.steps[0].id"},
 		{"no steps", func(c *Config) { c.Workflow.Steps = nil }, CodeRequired, "workflow.steps"},
 		{"env with NUL", func(c *Config) { c.Lanes[0].Env = Env{"A=b\x00c"} }, CodeEnv, "lanes[0].env[0]"},
 	}

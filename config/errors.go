@@ -48,8 +48,8 @@ const (
 	CodeNoSession Code = "CONFIG_NO_SESSION"
 	// CodeEnv: an environment entry that is not KEY=value (Key, Value).
 	CodeEnv Code = "CONFIG_ENV"
-	// CodeName: a name with characters outside A-Z a-z 0-9 . _ - or
-	// longer than 64 (Key, Value).
+	// CodeName: a name that does not match ledger.IDPattern (Key,
+	// Value).
 	CodeName Code = "CONFIG_NAME"
 )
 

@@ -2,17 +2,17 @@ package config
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/daokit/daokit/ledger"
 )
 
-// namePattern is what lane names, step ids and hook names may be: they
-// end up in ledger fields and artifact paths, so no separators or spaces.
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
-
-func validName(s string) bool { return namePattern.MatchString(s) && s != "." && s != ".." }
+// validName is what lane names, step ids and hook names may be: they end
+// up in ledger fields and artifact paths, so they match the one id
+// pattern of the ledger (ledger.IDPattern).
+func validName(s string) bool { return ledger.ValidID(s) }
 
 // Validate checks every setting and the rules between them (for example
 // check_interval <= warning_after <= stale_after, or that each workflow

@@ -2,7 +2,6 @@ package controller
 
 import (
 	"context"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -163,9 +162,12 @@ func (c *Controller) attempt(ctx context.Context, r *run, step string) (outcome,
 	c.mu.Lock()
 	r.attempt++
 	r.hung, r.warned = false, false
-	spec := c.workerSpec(r, step, laneCfg, instruction)
+	spec, err := c.workerSpec(r, step, laneCfg, instruction)
 	c.mu.Unlock()
-	proc, err := worker.Start(ctx, spec)
+	var proc *worker.Process
+	if err == nil {
+		proc, err = worker.Start(ctx, spec)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return c.stopped(r, ReasonCancelled)
@@ -217,10 +219,15 @@ func (c *Controller) stepInstruction(r *run, step string) string {
 	return instruction
 }
 
-// workerSpec builds how to run the step's worker on instruction. Called
-// with c.mu held.
-func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instruction string) worker.Spec {
+// workerSpec builds how to run the step's worker on instruction. Ids
+// that cannot be a folder name (a ledger copied from elsewhere may hold
+// any) fail the step instead of becoming a path. Called with c.mu held.
+func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instruction string) (worker.Spec, error) {
 	p := &r.pipeline
+	artifacts, err := ledger.Layout{Root: c.opts.Root}.ArtifactDir(p.TaskID, p.RunID, step)
+	if err != nil {
+		return worker.Spec{}, err
+	}
 	vars := config.Vars{Instruction: instruction, Daokit: c.opts.Self, Lang: c.opts.Lang, Root: c.opts.Root,
 		TaskID: p.TaskID, RunID: p.RunID, StepID: step}
 	kind := string(lane.Kind)
@@ -234,11 +241,11 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 		Stdin:        instruction,
 		UseStdin:     lane.Stdin,
 		Kind:         kind,
-		ArtifactDir:  filepath.Join(ledger.Layout{Root: c.opts.Root}.Artifacts(), p.TaskID, p.RunID, step),
+		ArtifactDir:  artifacts,
 		ArtifactRoot: c.opts.Root,
 		Timeout:      lane.Timeout.Std(),
 		StopGrace:    lane.StopGrace.Std(),
-	}
+	}, nil
 }
 
 // queued records that the step waits behind others on its lane.

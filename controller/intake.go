@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/daokit/daokit/ledger"
@@ -18,7 +19,22 @@ const (
 	codeEmpty       relay.Code = "empty_instruction"
 	codeLedgerWrite relay.Code = "ledger_write_failed"
 	codeIndexRead   relay.Code = "index_unreadable"
+	// codeInvalidID: a task, run or step id does not match
+	// ledger.IDPattern (Detail: which id and its value). Ids become
+	// folder names under artifacts/, so they are refused, never cleaned.
+	codeInvalidID relay.Code = "invalid_id"
 )
+
+// checkIDs refuses ids a client chose that do not match ledger.IDPattern;
+// empty means "not given" and passes. kinds and ids alternate.
+func checkIDs(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if id := strings.TrimSpace(pairs[i+1]); id != "" && !ledger.ValidID(id) {
+			return &relay.Error{Code: codeInvalidID, Detail: fmt.Sprintf("%s %q", pairs[i], id)}
+		}
+	}
+	return nil
+}
 
 // HandleInstruction records the instruction in events.jsonl (fsynced)
 // before it acknowledges it, then starts the run. A resent message id gets
@@ -26,6 +42,9 @@ const (
 func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in relay.Instruction) (relay.Ack, error) {
 	if strings.TrimSpace(in.Text) == "" {
 		return relay.Ack{}, &relay.Error{Code: codeEmpty}
+	}
+	if err := checkIDs("task_id", in.TaskID, "run_id", in.RunID); err != nil {
+		return relay.Ack{}, err
 	}
 	if ack, ok, err := c.seen(req.ID); ok || err != nil {
 		return ack, err
@@ -126,6 +145,9 @@ func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (re
 // HandleControl records a control request and decides it: cancel the
 // active run, retry a failed step, or report the route.
 func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl relay.Control) (relay.Ack, error) {
+	if err := checkIDs("task_id", ctl.TaskID, "run_id", ctl.RunID, "step_id", ctl.StepID); err != nil {
+		return relay.Ack{}, err
+	}
 	if ack, ok, err := c.seen(req.ID); ok || err != nil {
 		return ack, err
 	}

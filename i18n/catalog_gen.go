@@ -3,7 +3,7 @@
 package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from.
-const generatedDigest = "5dc0b4fb566e2f57bce4037f1c34edd046bbe31b38f1225dd1d4f00eec4be610"
+const generatedDigest = "619b2495c438de80c469b3b4676f3cab762b705e5e4b58c90fa6bd9585f88211"
 
 // generatedCatalog holds every message id and text, by language.
 var generatedCatalog = map[string][][2]string{
@@ -80,6 +80,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.error.flag_unknown", "unknown option {{.Flag}}"},
 		{"cli.error.flag_value", "invalid value \"{{.Value}}\" for option {{.Flag}}"},
 		{"cli.error.interrupted", "interrupted by user"},
+		{"cli.error.invalid_id", "--{{.Flag}} {{.Value}} is not a valid id: use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.' or '-'"},
 		{"cli.error.not_a_ledger", "{{.Root}} is not a ledger root (no state/ folder; run daokit init)"},
 		{"cli.error.root_missing", "root does not exist: {{.Path}}"},
 		{"cli.error.root_not_dir", "root is not a folder: {{.Path}}"},
@@ -237,7 +238,7 @@ var generatedCatalog = map[string][][2]string{
 		{"config.error.CONFIG_DURATION", "{{.Key}} = {{.Value}} is not a duration: write a number with a unit, such as \"500ms\", \"45s\", \"2m\" or \"1h\""},
 		{"config.error.CONFIG_ENUM", "{{.Key}} = {{.Value}} is not one of: {{.Want}}"},
 		{"config.error.CONFIG_ENV", "{{.Key}} = {{.Value}} is not an environment entry KEY=value"},
-		{"config.error.CONFIG_NAME", "{{.Key}} = {{.Value}}: a name may use only letters, digits, \".\", \"_\" and \"-\", at most 64 of them"},
+		{"config.error.CONFIG_NAME", "{{.Key}} = {{.Value}}: a name may use only letters, digits, \".\", \"_\" and \"-\", at most 128 of them, and may not start with \".\" or \"-\""},
 		{"config.error.CONFIG_NO_INSTRUCTION", "{{.Key}} never passes the instruction to the worker: add \"{instruction}\" to the command or set stdin = true"},
 		{"config.error.CONFIG_NO_SESSION", "{{.Key}} must contain \"{session}\", the resume handle the worker reported"},
 		{"config.error.CONFIG_ORDER", "{{.Key}} = {{.Value}} must be at least {{.Other}} ({{.OtherValue}})"},
@@ -290,6 +291,7 @@ var generatedCatalog = map[string][][2]string{
 		{"relay.error.forbidden_peer", "the controller refused the connection: it comes from another user"},
 		{"relay.error.index_unreadable", "the controller could not read {{.Detail}}; nothing was started"},
 		{"relay.error.internal", "the controller failed to handle the request ({{.Detail}})"},
+		{"relay.error.invalid_id", "{{.Detail}} is not a valid id: use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.' or '-'"},
 		{"relay.error.ledger_write_failed", "the controller could not write {{.Detail}}; nothing was started"},
 		{"relay.error.malformed", "the relay received a message it could not read"},
 		{"relay.error.no_run", "no run matches {{.Detail}}"},
@@ -698,6 +700,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.error.flag_unknown", "未知选项 {{.Flag}}"},
 		{"cli.error.flag_value", "选项 {{.Flag}} 的值 \"{{.Value}}\" 无效"},
 		{"cli.error.interrupted", "已被用户中断"},
+		{"cli.error.invalid_id", "--{{.Flag}} {{.Value}} 不是有效的 ID：只能用 1 到 128 个字母、数字、'.'、'_' 或 '-'，且不能以 '.' 或 '-' 开头"},
 		{"cli.error.not_a_ledger", "{{.Root}} 不是账本根目录（没有 state/ 目录；请运行 daokit init）"},
 		{"cli.error.root_missing", "根目录不存在：{{.Path}}"},
 		{"cli.error.root_not_dir", "根路径不是目录：{{.Path}}"},
@@ -855,7 +858,7 @@ var generatedCatalog = map[string][][2]string{
 		{"config.error.CONFIG_DURATION", "{{.Key}} = {{.Value}} 不是时长：请写数字加单位，例如 \"500ms\"、\"45s\"、\"2m\" 或 \"1h\""},
 		{"config.error.CONFIG_ENUM", "{{.Key}} = {{.Value}} 不在可选值之中：{{.Want}}"},
 		{"config.error.CONFIG_ENV", "{{.Key}} = {{.Value}} 不是 KEY=value 形式的环境变量"},
-		{"config.error.CONFIG_NAME", "{{.Key}} = {{.Value}}：名称只能使用字母、数字、\".\"、\"_\" 和 \"-\"，最多 64 个字符"},
+		{"config.error.CONFIG_NAME", "{{.Key}} = {{.Value}}：名称只能使用字母、数字、\".\"、\"_\" 和 \"-\"，最多 128 个字符，且不能以 \".\" 或 \"-\" 开头"},
 		{"config.error.CONFIG_NO_INSTRUCTION", "{{.Key}} 不会把指令交给工作进程：请在命令中加入 \"{instruction}\"，或设置 stdin = true"},
 		{"config.error.CONFIG_NO_SESSION", "{{.Key}} 必须包含 \"{session}\"，即工作进程报告的续接句柄"},
 		{"config.error.CONFIG_ORDER", "{{.Key}} = {{.Value}} 不得小于 {{.Other}}（{{.OtherValue}}）"},
@@ -908,6 +911,7 @@ var generatedCatalog = map[string][][2]string{
 		{"relay.error.forbidden_peer", "控制器拒绝了连接：连接来自其他用户"},
 		{"relay.error.index_unreadable", "控制器无法读取 {{.Detail}}；没有启动任何工作"},
 		{"relay.error.internal", "控制器处理请求时出错（{{.Detail}}）"},
+		{"relay.error.invalid_id", "{{.Detail}} 不是有效的 ID：只能用 1 到 128 个字母、数字、'.'、'_' 或 '-'，且不能以 '.' 或 '-' 开头"},
 		{"relay.error.ledger_write_failed", "控制器无法写入 {{.Detail}}；没有启动任何工作"},
 		{"relay.error.malformed", "中继收到了一条无法解析的消息"},
 		{"relay.error.no_run", "没有与 {{.Detail}} 匹配的运行"},

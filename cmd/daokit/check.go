@@ -226,7 +226,7 @@ func executionActive(p ledger.PipelineState, reg ledger.Leases, now time.Time) b
 // when the run has none), zero when there is nothing.
 func newestOutput(artifactRoot, taskID, runID string) time.Time {
 	root := artifactRoot
-	if taskID != "" && runID != "" {
+	if ledger.ValidID(taskID) && ledger.ValidID(runID) { // never a path from an id that could climb out
 		if st, err := os.Stat(filepath.Join(artifactRoot, taskID, runID)); err == nil && st.IsDir() {
 			root = filepath.Join(artifactRoot, taskID, runID)
 		}

@@ -268,3 +268,32 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// Ids on the command line are refused before a controller is asked or
+// started, so no folder is ever made from them.
+func TestIDFlagsAreValidated(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	root := filepath.Join(base, "root")
+	if r := runCLI(t, nil, "init", "--root", root); r.code != exitOK {
+		t.Fatalf("init: %+v", r)
+	}
+	for _, args := range [][]string{
+		{"run", "--root", root, "--task-id", "../../escape9b", "--goal", "x"},
+		{"run", "--root", root, "--task-id", "T1", "--run-id", "../r", "--goal", "x"},
+		{"send", "--root", root, "--task-id", "/abs", "--cancel"},
+		{"send", "--root", root, "--run-id", ".hidden", "--retry"},
+		{"send", "--root", root, "--task-id", "a b", "hello"},
+	} {
+		r := runCLI(t, nil, args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, "is not a valid id") {
+			t.Errorf("%v: %+v, want a usage error about the id", args, r)
+		}
+	}
+	if entries, _ := os.ReadDir(base); len(entries) != 1 {
+		t.Fatalf("folders next to the root: %v", entries)
+	}
+	if pid, _ := ledger.LockHolder(root); pid != 0 {
+		t.Fatalf("a controller (pid %d) was started", pid)
+	}
+}

@@ -35,6 +35,9 @@ func newRunCmd(a *app) *cobra.Command {
 		if *taskID == "" || *goal == "" {
 			return a.usage(c, a.t("cli.run.error.required"))
 		}
+		if err := a.checkIDFlags(c, "task-id", *taskID, "run-id", *runID); err != nil {
+			return err
+		}
 		return a.runRun(*root, *taskID, *goal, *runID, *interrupt)
 	}
 	return c

@@ -42,6 +42,9 @@ func newSendCmd(a *app) *cobra.Command {
 }
 
 func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
+	if err := a.checkIDFlags(c, "task-id", o.taskID, "run-id", o.runID); err != nil {
+		return err
+	}
 	text := strings.TrimSpace(strings.Join(args, " "))
 	if o.cancelRun || o.retryRun {
 		kind := relay.ControlCancel
