@@ -52,7 +52,7 @@ func bucketName(id string) string {
 // during an append) is skipped; the checkpoint that would have covered it
 // was never written, so replay appends it again.
 func readBucket(dir, id string) (indexEntry, bool, error) {
-	data, err := os.ReadFile(filepath.Join(dir, bucketName(id)))
+	data, err := ledger.ReadFile(filepath.Join(dir, bucketName(id)), maxBucketBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return indexEntry{}, false, nil
 	}
@@ -122,9 +122,14 @@ func (x *instrIndex) checkpoint() error {
 	return nil
 }
 
+// maxBucketBytes bounds what readBucket loads of one acknowledgement
+// bucket (1/256 of every acknowledgement ever made).
+const maxBucketBytes = 1 << 30
+
 func appendBucket(path string, entries []indexEntry) (created bool, err error) {
-	_, statErr := os.Stat(path)
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	_, statErr := os.Lstat(path)
+	// Never through a link or into a FIFO planted in state/index/.
+	f, err := ledger.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return false, fmt.Errorf("write instruction index: %w", err)
 	}
@@ -180,9 +185,11 @@ type indexLoad struct {
 // start work on a history it could not read.
 func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 	dir := filepath.Join(stateDir, IndexDir)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	d, err := ledger.OpenDir(stateDir, IndexDir, true) // refuses a link in place of index/
+	if err != nil {
 		return nil, indexLoad{}, fmt.Errorf("create instruction index: %w", err)
 	}
+	_ = d.Close()
 	if names, err := os.ReadDir(dir); err == nil {
 		for _, n := range names {
 			if ledger.IsTempName(n.Name()) {
@@ -192,7 +199,7 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 	}
 	x := newInstrIndex(dir)
 	var load indexLoad
-	data, err := os.ReadFile(filepath.Join(dir, indexCheckpointFile))
+	data, err := ledger.ReadFile(filepath.Join(dir, indexCheckpointFile), ledger.MaxDocumentBytes)
 	var cp indexCheckpoint
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -235,7 +242,7 @@ var indexMarkers = [][]byte{[]byte(OpInstruction), []byte(OpControl), []byte(OpR
 // replay folds every complete line of the log from offset on and returns
 // how many events it read and the offset after the last complete line.
 func replay(path string, offset int64, fold func(*ledger.Event)) (int, int64, error) {
-	f, err := os.Open(path)
+	f, err := ledger.OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return 0, offset, fmt.Errorf("read %s: %w", ledger.EventsFile, err)
 	}
