@@ -30,6 +30,9 @@ type Config struct {
 	Workflow Workflow `toml:"workflow"`
 	// Hooks are external commands run at lifecycle points; see Hook.
 	Hooks []Hook `toml:"hooks"`
+	// Team holds the hard caps of the role Leads and where their
+	// workflow.toml is; see Team.
+	Team Team `toml:"team"`
 }
 
 // Controller holds the controller process's own settings.

@@ -107,6 +107,7 @@ func decodeConfig(t *table, c *Config) {
 			c.Hooks = append(c.Hooks, decodeHook(ht))
 		}
 	}
+	decodeTeam(t, c)
 	t.done()
 }
 

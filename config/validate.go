@@ -26,6 +26,7 @@ func (c *Config) validate(file string) error {
 	c.validateLanes(p)
 	c.validateWorkflow(p)
 	c.validateHooks(p)
+	c.validateTeam(p)
 	return p.err()
 }
 

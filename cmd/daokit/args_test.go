@@ -117,6 +117,20 @@ var argOrders = []struct {
 		{"completion", "bash", "--lang", "zh-CN"}, {"completion", "--lang=zh-CN", "bash"},
 	}},
 	{parsed{"help", "", "status"}, [][]string{{"help", "status"}}},
+	{parsed{"outbox", "", "frob"}, [][]string{{"outbox", "frob"}}},
+	{parsed{"outbox new", "body=b root=/r to=qa", "Test|login"}, [][]string{
+		{"outbox", "new", "--to", "qa", "Test", "login", "--body", "b", "--root", "/r"},
+		{"outbox", "new", "Test", "--to=qa", "login", "--body=b", "--root=/r"},
+		{"outbox", "new", "--to", "qa", "--body", "b", "--root", "/r", "--", "Test", "login"},
+	}},
+	{parsed{"outbox comment", "trigger=T", "1|hi"}, [][]string{
+		{"outbox", "comment", "1", "--trigger", "T", "hi"}, {"outbox", "comment", "--trigger=T", "1", "hi"},
+	}},
+	{parsed{"outbox label", "remove=true", "1|x"}, [][]string{{"outbox", "label", "1", "x", "--remove"}}},
+	{parsed{"outbox assign", "json=true", "1|ann"}, [][]string{{"outbox", "assign", "1", "--json", "ann"}}},
+	{parsed{"outbox close", "as=ann", "1"}, [][]string{{"outbox", "close", "1", "--as", "ann"}, {"outbox", "close", "--as=ann", "1"}}},
+	{parsed{"outbox list", "label=to:qa state=all", ""}, [][]string{{"outbox", "list", "--state", "all", "--label", "to:qa"}}},
+	{parsed{"outbox show", "outbox=/o", "2"}, [][]string{{"outbox", "show", "2", "--outbox", "/o"}, {"outbox", "show", "--outbox=/o", "2"}}},
 }
 
 // TestArgumentOrders: every command parses its flags wherever they are,

@@ -37,6 +37,7 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newControllerCmd,
 	newWorkerCmd,
 	newCompactCmd,
+	newOutboxCmd,
 	newCompletionCmd,
 }
 

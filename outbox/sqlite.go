@@ -1,0 +1,556 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	_ "modernc.org/sqlite" // the pure-Go SQLite driver
+)
+
+// WorkerEnv is the environment variable a Lead sets for its Workers. A
+// process that has it opens the outbox read-only: Apply returns
+// ErrReadOnly (seed 003: only Leads hold the outbox write right).
+const WorkerEnv = "DAOKIT_WORKER_OF"
+
+// DefaultWakeInterval bounds how long Wait sleeps without a file
+// notification before the caller re-checks the head: the SQLite backend's
+// "poll new event ids at a bounded interval", as a safety net under the
+// file watch, never a busy loop.
+const DefaultWakeInterval = time.Second
+
+// SQLite is the local outbox: one database file in WAL mode, shared by
+// every Lead process and the CLI of one project.
+type SQLite struct {
+	db       *sql.DB
+	path     string
+	readOnly bool
+	wake     time.Duration
+	notify   *notifier
+	once     sync.Once
+}
+
+// Options tune OpenSQLite.
+type Options struct {
+	// ReadOnly refuses every Apply with ErrReadOnly.
+	ReadOnly bool
+	// WakeInterval replaces DefaultWakeInterval (tests shorten it).
+	WakeInterval time.Duration
+}
+
+// OpenSQLite opens (creating if needed) the outbox database at path. A
+// process whose environment has WorkerEnv set is always read-only.
+func OpenSQLite(path string, o Options) (*SQLite, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, err
+	}
+	q := url.Values{}
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	// NORMAL is durable across process crashes (the WAL survives a
+	// SIGKILL); only an OS crash may lose the newest commits.
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "foreign_keys(OFF)")
+	q.Set("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+abs+"?"+q.Encode())
+	if err != nil {
+		return nil, err
+	}
+	db.SetMaxOpenConns(4)
+	db.SetConnMaxIdleTime(0)
+	s := &SQLite{db: db, path: abs, wake: o.WakeInterval}
+	s.readOnly = o.ReadOnly || os.Getenv(WorkerEnv) != ""
+	if s.wake <= 0 {
+		s.wake = DefaultWakeInterval
+	}
+	if !s.readOnly {
+		if err := s.migrate(); err != nil {
+			db.Close()
+			return nil, err
+		}
+	}
+	return s, nil
+}
+
+func (s *SQLite) migrate() error {
+	tx, err := s.db.Begin()
+	if err != nil {
+		return fmt.Errorf("outbox: open %s: %w", s.path, err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.Exec(schema); err != nil {
+		return fmt.Errorf("outbox: schema: %w", err)
+	}
+	return tx.Commit()
+}
+
+// Path is the database file.
+func (s *SQLite) Path() string { return s.path }
+
+// Close closes the database and the file watch.
+func (s *SQLite) Close() error {
+	if s.notify != nil {
+		s.notify.close()
+	}
+	return s.db.Close()
+}
+
+func nowNanos() int64 { return time.Now().UTC().UnixNano() }
+
+func fromNanos(n int64) time.Time { return time.Unix(0, n).UTC() }
+
+// Apply commits c in one IMMEDIATE transaction (see Change).
+func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
+	if s.readOnly {
+		return Result{}, ErrReadOnly
+	}
+	if err := validateChange(c); err != nil {
+		return Result{}, err
+	}
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return Result{}, err
+	}
+	defer tx.Rollback()
+	a := &applier{tx: tx, ctx: ctx, actor: c.Actor, now: nowNanos()}
+	if c.Reader != "" && c.UpTo > 0 {
+		var cur int64
+		err := tx.QueryRowContext(ctx, `SELECT event FROM cursors WHERE reader=?`, c.Reader).Scan(&cur)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return Result{}, err
+		}
+		if cur >= c.UpTo {
+			return Result{Stale: true}, nil
+		}
+	}
+	dup := false
+	if c.Trigger != "" {
+		res, err := tx.ExecContext(ctx, `INSERT INTO triggers(reader, key, event) VALUES(?,?,?) ON CONFLICT DO NOTHING`,
+			c.Reader, c.Trigger, c.UpTo)
+		if err != nil {
+			return Result{}, err
+		}
+		n, _ := res.RowsAffected()
+		dup = n == 0
+	}
+	if !dup {
+		for _, op := range c.Ops {
+			if err := a.apply(op); err != nil {
+				return Result{}, err
+			}
+		}
+	}
+	if c.Reader != "" && c.UpTo > 0 {
+		if _, err := tx.ExecContext(ctx, `INSERT INTO cursors(reader, event) VALUES(?,?)
+			ON CONFLICT(reader) DO UPDATE SET event=excluded.event WHERE excluded.event > cursors.event`, c.Reader, c.UpTo); err != nil {
+			return Result{}, err
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return Result{}, err
+	}
+	a.res.Duplicate = dup
+	return a.res, nil
+}
+
+func validateChange(c Change) error {
+	if c.Trigger != "" && c.Reader == "" {
+		return fmt.Errorf("%w: a trigger needs a reader", ErrInvalid)
+	}
+	if len(c.Ops) > 0 && strings.TrimSpace(c.Actor) == "" {
+		return fmt.Errorf("%w: no actor", ErrInvalid)
+	}
+	for _, op := range c.Ops {
+		switch op.Kind {
+		case OpOpen:
+			if strings.TrimSpace(op.Title) == "" {
+				return fmt.Errorf("%w: an issue needs a title", ErrInvalid)
+			}
+		case OpComment:
+			if strings.TrimSpace(op.Body) == "" {
+				return fmt.Errorf("%w: an empty comment", ErrInvalid)
+			}
+		case OpLabel, OpUnlabel:
+			for _, l := range op.Labels {
+				if strings.TrimSpace(l) == "" || strings.ContainsAny(l, " \t\n,") {
+					return fmt.Errorf("%w: label %q", ErrInvalid, l)
+				}
+			}
+		case OpAssign, OpClose, OpReopen:
+		default:
+			return fmt.Errorf("%w: operation %q", ErrInvalid, op.Kind)
+		}
+	}
+	return nil
+}
+
+// applier runs the operations of one Change inside its transaction.
+type applier struct {
+	tx    *sql.Tx
+	ctx   context.Context
+	actor string
+	now   int64
+	res   Result
+}
+
+func (a *applier) event(kind EventKind, issue, comment int64, value string) error {
+	r, err := a.tx.ExecContext(a.ctx, `INSERT INTO events(kind, issue, comment, actor, value, time) VALUES(?,?,?,?,?,?)`,
+		string(kind), issue, comment, a.actor, value, a.now)
+	if err != nil {
+		return err
+	}
+	id, err := r.LastInsertId()
+	a.res.Events = append(a.res.Events, id)
+	return err
+}
+
+// target resolves an op's issue: -k is the k-th issue opened in this Change.
+func (a *applier) target(op Op) (int64, error) {
+	id := op.Issue
+	if id < 0 {
+		k := int(-id)
+		if k > len(a.res.Issues) {
+			return 0, fmt.Errorf("%w: issue %d of this change not opened yet", ErrInvalid, -k)
+		}
+		return a.res.Issues[k-1], nil
+	}
+	var one int
+	if err := a.tx.QueryRowContext(a.ctx, `SELECT 1 FROM issues WHERE id=?`, id).Scan(&one); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return 0, fmt.Errorf("%w: issue #%d", ErrNotFound, id)
+		}
+		return 0, err
+	}
+	return id, nil
+}
+
+func (a *applier) touch(id int64) error {
+	_, err := a.tx.ExecContext(a.ctx, `UPDATE issues SET updated=? WHERE id=?`, a.now, id)
+	return err
+}
+
+func (a *applier) apply(op Op) error {
+	if op.Kind == OpOpen {
+		return a.open(op)
+	}
+	id, err := a.target(op)
+	if err != nil {
+		return err
+	}
+	switch op.Kind {
+	case OpComment:
+		r, err := a.tx.ExecContext(a.ctx, `INSERT INTO comments(issue, author, body, created) VALUES(?,?,?,?)`, id, a.actor, op.Body, a.now)
+		if err != nil {
+			return err
+		}
+		cid, _ := r.LastInsertId()
+		a.res.Comments = append(a.res.Comments, cid)
+		if err := a.event(EventCommented, id, cid, ""); err != nil {
+			return err
+		}
+	case OpLabel, OpUnlabel:
+		for _, l := range op.Labels {
+			q, kind := `INSERT INTO labels(issue, label) VALUES(?,?) ON CONFLICT DO NOTHING`, EventLabeled
+			if op.Kind == OpUnlabel {
+				q, kind = `DELETE FROM labels WHERE issue=? AND label=?`, EventUnlabeled
+			}
+			r, err := a.tx.ExecContext(a.ctx, q, id, l)
+			if err != nil {
+				return err
+			}
+			if n, _ := r.RowsAffected(); n > 0 {
+				if err := a.event(kind, id, 0, l); err != nil {
+					return err
+				}
+			}
+		}
+	case OpAssign:
+		r, err := a.tx.ExecContext(a.ctx, `UPDATE issues SET assignee=? WHERE id=? AND assignee<>?`, op.Assignee, id, op.Assignee)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n > 0 {
+			if err := a.event(EventAssigned, id, 0, op.Assignee); err != nil {
+				return err
+			}
+		}
+	case OpClose, OpReopen:
+		want, kind := 1, EventClosed
+		if op.Kind == OpReopen {
+			want, kind = 0, EventReopened
+		}
+		r, err := a.tx.ExecContext(a.ctx, `UPDATE issues SET closed=? WHERE id=? AND closed<>?`, want, id, want)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n > 0 {
+			if err := a.event(kind, id, 0, ""); err != nil {
+				return err
+			}
+		}
+	}
+	return a.touch(id)
+}
+
+func (a *applier) open(op Op) error {
+	r, err := a.tx.ExecContext(a.ctx, `INSERT INTO issues(title, body, author, assignee, created, updated) VALUES(?,?,?,?,?,?)`,
+		op.Title, op.Body, a.actor, op.Assignee, a.now, a.now)
+	if err != nil {
+		return err
+	}
+	id, _ := r.LastInsertId()
+	a.res.Issues = append(a.res.Issues, id)
+	for _, l := range op.Labels {
+		if _, err := a.tx.ExecContext(a.ctx, `INSERT INTO labels(issue, label) VALUES(?,?) ON CONFLICT DO NOTHING`, id, l); err != nil {
+			return err
+		}
+	}
+	return a.event(EventOpened, id, 0, "")
+}
+
+// Events returns up to limit events after the given id.
+func (s *SQLite) Events(ctx context.Context, after int64, limit int) ([]Event, error) {
+	if limit <= 0 {
+		limit = 1000
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, issue, comment, actor, value, time FROM events WHERE id>? ORDER BY id LIMIT ?`, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make([]Event, 0, 64)
+	for rows.Next() {
+		var e Event
+		var kind string
+		var t int64
+		if err := rows.Scan(&e.ID, &kind, &e.Issue, &e.Comment, &e.Actor, &e.Value, &t); err != nil {
+			return nil, err
+		}
+		e.Kind, e.Time = EventKind(kind), fromNanos(t)
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}
+
+// Head returns the newest event id.
+func (s *SQLite) Head(ctx context.Context) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT COALESCE(MAX(id), 0) FROM events`).Scan(&n)
+	return n, err
+}
+
+// Cursor returns reader's cursor.
+func (s *SQLite) Cursor(ctx context.Context, reader string) (int64, error) {
+	var n int64
+	err := s.db.QueryRowContext(ctx, `SELECT event FROM cursors WHERE reader=?`, reader).Scan(&n)
+	if errors.Is(err, sql.ErrNoRows) {
+		return 0, nil
+	}
+	return n, err
+}
+
+// Cursors returns every cursor.
+func (s *SQLite) Cursors(ctx context.Context) (map[string]int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT reader, event FROM cursors`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var r string
+		var n int64
+		if err := rows.Scan(&r, &n); err != nil {
+			return nil, err
+		}
+		out[r] = n
+	}
+	return out, rows.Err()
+}
+
+// Triggers counts reader's recorded triggers.
+func (s *SQLite) Triggers(ctx context.Context, reader string) (int, error) {
+	var n int
+	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM triggers WHERE reader=?`, reader).Scan(&n)
+	return n, err
+}
+
+const issueColumns = `id, title, body, author, assignee, closed, created, updated`
+
+func scanIssue(sc interface{ Scan(...any) error }) (Issue, error) {
+	var i Issue
+	var closed int
+	var c, u int64
+	if err := sc.Scan(&i.ID, &i.Title, &i.Body, &i.Author, &i.Assignee, &closed, &c, &u); err != nil {
+		return Issue{}, err
+	}
+	i.Closed, i.Created, i.Updated = closed != 0, fromNanos(c), fromNanos(u)
+	return i, nil
+}
+
+// Issue returns one issue.
+func (s *SQLite) Issue(ctx context.Context, id int64) (Issue, error) {
+	i, err := scanIssue(s.db.QueryRowContext(ctx, `SELECT `+issueColumns+` FROM issues WHERE id=?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Issue{}, fmt.Errorf("%w: issue #%d", ErrNotFound, id)
+	}
+	if err != nil {
+		return Issue{}, err
+	}
+	labels, err := s.labels(ctx, []int64{id})
+	i.Labels = labels[id]
+	return i, err
+}
+
+func (s *SQLite) labels(ctx context.Context, ids []int64) (map[int64][]string, error) {
+	out := map[int64][]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var q string
+	args := make([]any, len(ids))
+	for k, id := range ids {
+		args[k] = id
+	}
+	q = `SELECT issue, label FROM labels WHERE issue IN (?` + strings.Repeat(",?", len(ids)-1) + `) ORDER BY issue, label`
+	rows, err := s.db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var id int64
+		var l string
+		if err := rows.Scan(&id, &l); err != nil {
+			return nil, err
+		}
+		out[id] = append(out[id], l)
+	}
+	return out, rows.Err()
+}
+
+// List returns issues matching q, oldest first.
+func (s *SQLite) List(ctx context.Context, q Query) ([]Issue, error) {
+	var where []string
+	var args []any
+	if q.Label != "" {
+		where = append(where, `id IN (SELECT issue FROM labels WHERE label=?)`)
+		args = append(args, q.Label)
+	}
+	if q.Assignee != "" {
+		where = append(where, `assignee=?`)
+		args = append(args, q.Assignee)
+	}
+	switch q.State {
+	case "open":
+		where = append(where, `closed=0`)
+	case "closed":
+		where = append(where, `closed=1`)
+	}
+	query := `SELECT ` + issueColumns + ` FROM issues`
+	if len(where) > 0 {
+		query += ` WHERE ` + strings.Join(where, ` AND `)
+	}
+	query += ` ORDER BY id`
+	if q.Limit > 0 {
+		query += fmt.Sprintf(` LIMIT %d`, q.Limit)
+	}
+	rows, err := s.db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	var out []Issue
+	var ids []int64
+	for rows.Next() {
+		i, err := scanIssue(rows)
+		if err != nil {
+			rows.Close()
+			return nil, err
+		}
+		out = append(out, i)
+		ids = append(ids, i.ID)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	for start := 0; start < len(ids); start += 500 {
+		end := min(start+500, len(ids))
+		labels, err := s.labels(ctx, ids[start:end])
+		if err != nil {
+			return nil, err
+		}
+		for k := start; k < end; k++ {
+			out[k].Labels = labels[out[k].ID]
+		}
+	}
+	sort.SliceStable(out, func(a, b int) bool { return out[a].ID < out[b].ID })
+	return out, nil
+}
+
+// Comments returns an issue's comments.
+func (s *SQLite) Comments(ctx context.Context, issue int64) ([]Comment, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, issue, author, body, created FROM comments WHERE issue=? ORDER BY id`, issue)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []Comment
+	for rows.Next() {
+		var c Comment
+		var t int64
+		if err := rows.Scan(&c.ID, &c.Issue, &c.Author, &c.Body, &t); err != nil {
+			return nil, err
+		}
+		c.Created = fromNanos(t)
+		out = append(out, c)
+	}
+	return out, rows.Err()
+}
+
+// Comment returns one comment.
+func (s *SQLite) Comment(ctx context.Context, id int64) (Comment, error) {
+	var c Comment
+	var t int64
+	err := s.db.QueryRowContext(ctx, `SELECT id, issue, author, body, created FROM comments WHERE id=?`, id).
+		Scan(&c.ID, &c.Issue, &c.Author, &c.Body, &t)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Comment{}, fmt.Errorf("%w: comment %d", ErrNotFound, id)
+	}
+	c.Created = fromNanos(t)
+	return c, err
+}
+
+// Wait returns once the head is past after, ctx ends, the database file
+// changes, or the wake interval passes, whichever is first.
+func (s *SQLite) Wait(ctx context.Context, after int64) error {
+	s.once.Do(func() { s.notify = newNotifier(s.path) })
+	// Subscribe before reading the head, so a commit in between still
+	// wakes us.
+	ch := s.notify.subscribe()
+	head, err := s.Head(ctx)
+	if err != nil || head > after {
+		return err
+	}
+	t := time.NewTimer(s.wake)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-ch:
+	case <-t.C:
+	}
+	return nil
+}

@@ -1,0 +1,232 @@
+package team
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+type rawFile struct {
+	Outbox struct {
+		Backend string `toml:"backend"`
+		Path    string `toml:"path"`
+	} `toml:"outbox"`
+	Memory struct {
+		Dir string `toml:"dir"`
+	} `toml:"memory"`
+	Roles  map[string]rawRole  `toml:"roles"`
+	Groups map[string]rawGroup `toml:"groups"`
+}
+
+type rawRole struct {
+	RoleRepo  string   `toml:"role_repo"`
+	DependsOn []string `toml:"depends_on"`
+	Worker    []string `toml:"worker"`
+	Accepts   bool     `toml:"accepts"`
+}
+
+type rawGroup struct {
+	MaxConcurrent *int64   `toml:"max_concurrent"`
+	Roles         []string `toml:"roles"`
+}
+
+// Defaults of workflow.toml.
+const (
+	DefaultDBPath    = ".daokit/outbox.db"
+	DefaultMemoryDir = "memory"
+)
+
+var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
+// Load reads <dir>/workflow.toml.
+func Load(dir string) (*Workflow, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, err
+	}
+	path := filepath.Join(abs, FileName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, Errors{{Code: CodeMissing, File: path, Detail: path}}
+	}
+	if err != nil {
+		return nil, Errors{{Code: CodeRead, File: path, Detail: err.Error()}}
+	}
+	return Parse(data, path, abs)
+}
+
+// Exists reports whether dir has a workflow.toml.
+func Exists(dir string) bool {
+	_, err := os.Stat(filepath.Join(dir, FileName))
+	return err == nil
+}
+
+// Parse reads the contents of a workflow.toml; file names it in errors and
+// dir is the absolute outbox root.
+func Parse(data []byte, file, dir string) (*Workflow, error) {
+	var raw rawFile
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
+		return nil, Errors{{Code: CodeSyntax, File: file, Detail: err.Error()}}
+	}
+	var es Errors
+	add := func(e *Error) { e.File = file; es = append(es, e) }
+	for _, k := range md.Undecoded() {
+		add(&Error{Code: CodeUnknownKey, Key: k.String()})
+	}
+	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path},
+		MemoryDir: raw.Memory.Dir, Roles: map[string]Role{}, Groups: map[string]Group{}}
+	if w.Outbox.Backend == "" {
+		w.Outbox.Backend = BackendSQLite
+	}
+	if w.Outbox.Backend != BackendSQLite {
+		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite})
+	}
+	if w.Outbox.Path == "" {
+		w.Outbox.Path = DefaultDBPath
+	}
+	if w.MemoryDir == "" {
+		w.MemoryDir = DefaultMemoryDir
+	}
+	if len(raw.Roles) == 0 {
+		add(&Error{Code: CodeNoRoles, Key: "roles"})
+	}
+	for name, r := range raw.Roles {
+		if !validName(name) {
+			add(&Error{Code: CodeName, Key: "roles", Value: strconv.Quote(name)})
+			continue
+		}
+		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts}
+		w.Names = append(w.Names, name)
+	}
+	sort.Strings(w.Names)
+	known := strings.Join(w.Names, ", ")
+	unknownRefs := false
+	for _, name := range w.Names {
+		for i, d := range w.Roles[name].DependsOn {
+			if _, ok := w.Roles[d]; !ok {
+				unknownRefs = true
+				add(&Error{Code: CodeUnknownRole, Key: fmt.Sprintf("roles.%s.depends_on[%d]", name, i), Value: strconv.Quote(d), Want: known})
+			}
+		}
+	}
+	groups := make([]string, 0, len(raw.Groups))
+	for g := range raw.Groups {
+		groups = append(groups, g)
+	}
+	sort.Strings(groups)
+	for _, name := range groups {
+		g := raw.Groups[name]
+		key := "groups." + name
+		if !validName(name) {
+			add(&Error{Code: CodeName, Key: "groups", Value: strconv.Quote(name)})
+			continue
+		}
+		roles := g.Roles
+		if len(roles) == 0 {
+			roles = []string{name}
+			if _, ok := w.Roles[name]; !ok {
+				add(&Error{Code: CodeUnknownRole, Key: key, Value: strconv.Quote(name), Want: known})
+			}
+		} else {
+			for i, r := range roles {
+				if _, ok := w.Roles[r]; !ok {
+					add(&Error{Code: CodeUnknownRole, Key: fmt.Sprintf("%s.roles[%d]", key, i), Value: strconv.Quote(r), Want: known})
+				}
+			}
+		}
+		n := int64(0)
+		value := "-"
+		if g.MaxConcurrent != nil {
+			n = *g.MaxConcurrent
+			value = strconv.FormatInt(n, 10)
+		}
+		if n < 1 || n > MaxCap {
+			add(&Error{Code: CodeCap, Key: key + ".max_concurrent", Value: value, Want: fmt.Sprintf("1–%d", MaxCap)})
+		}
+		w.Groups[name] = Group{Name: name, MaxConcurrent: int(n), Roles: roles}
+	}
+	if !unknownRefs {
+		if loop := findCycle(w); loop != nil {
+			add(&Error{Code: CodeCycle, Key: "roles." + loop[0] + ".depends_on", Value: strings.Join(loop, " → ")})
+		}
+	}
+	if len(es) > 0 {
+		return nil, es
+	}
+	return w, nil
+}
+
+func validName(s string) bool { return namePattern.MatchString(s) && s != "." && s != ".." }
+
+// findCycle returns the first depends_on loop, as role names from a role
+// back to itself, or nil. Roles are visited in name order, so the message
+// is the same on every run.
+func findCycle(w *Workflow) []string {
+	const (
+		unseen = iota
+		onPath
+		done
+	)
+	state := map[string]int{}
+	var path []string
+	var visit func(string) []string
+	visit = func(r string) []string {
+		state[r] = onPath
+		path = append(path, r)
+		for _, d := range w.Roles[r].DependsOn {
+			switch state[d] {
+			case onPath:
+				for i, p := range path {
+					if p == d {
+						return append(append([]string(nil), path[i:]...), d)
+					}
+				}
+			case unseen:
+				if loop := visit(d); loop != nil {
+					return loop
+				}
+			}
+		}
+		path = path[:len(path)-1]
+		state[r] = done
+		return nil
+	}
+	for _, r := range w.Names {
+		if state[r] == unseen {
+			if loop := visit(r); loop != nil {
+				return loop
+			}
+		}
+	}
+	return nil
+}
+
+// CheckHardCaps reports the roles daokit.toml's team.role_max_concurrent
+// names that workflow.toml does not have (file is daokit.toml's path).
+func (w *Workflow) CheckHardCaps(caps map[string]int, file string) error {
+	var es Errors
+	names := make([]string, 0, len(caps))
+	for r := range caps {
+		names = append(names, r)
+	}
+	sort.Strings(names)
+	for _, r := range names {
+		if _, ok := w.Roles[r]; !ok {
+			es = append(es, &Error{Code: CodeUnknownRole, File: file, Key: "team.role_max_concurrent." + r,
+				Value: strconv.Quote(r), Want: strings.Join(w.Names, ", ")})
+		}
+	}
+	if len(es) > 0 {
+		return es
+	}
+	return nil
+}

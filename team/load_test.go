@@ -1,0 +1,136 @@
+package team
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/daokit/daokit/i18n"
+)
+
+func TestParseValid(t *testing.T) {
+	data, err := os.ReadFile("testdata/valid.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	w, err := Parse(data, "workflow.toml", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(w.Names, ",") != "backend,integrator,qa" {
+		t.Fatalf("names %v", w.Names)
+	}
+	if w.SoftCap("backend") != 1 || w.SoftCap("integrator") != 0 {
+		t.Fatalf("soft caps %d %d", w.SoftCap("backend"), w.SoftCap("integrator"))
+	}
+	if w.Limit("backend", 2) != 1 || w.Limit("integrator", 2) != 2 {
+		t.Fatal("limit")
+	}
+	if w.RepoDir("qa") != "/p/repos/qa" || w.RepoDir("integrator") != "/p" || w.DBPath() != "/p/.daokit/outbox.db" {
+		t.Fatalf("paths %s %s", w.RepoDir("qa"), w.DBPath())
+	}
+	if !w.Roles["integrator"].Accepts {
+		t.Fatal("accepts")
+	}
+}
+
+// min(soft 4, hard 2) is 2, the case of the issue's concurrency test.
+func TestLimitIsMinOfSoftAndHard(t *testing.T) {
+	w, err := Parse([]byte("[roles.b]\n[groups.b]\nmax_concurrent = 4\n"), "", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Limit("b", 2) != 2 || w.Limit("b", 8) != 4 {
+		t.Fatalf("%d %d", w.Limit("b", 2), w.Limit("b", 8))
+	}
+}
+
+// Each mistake gives exactly one message that names its key, in both
+// languages.
+func TestOneClearMessageEach(t *testing.T) {
+	cases := []struct {
+		name, file string
+		code       Code
+		en, zh     string
+	}{
+		{"unknown role", "[roles.qa]\ndepends_on = [\"bakend\"]\n[roles.backend]\n", CodeUnknownRole,
+			`roles.qa.depends_on[0] = "bakend": no such role (the roles are: backend, qa)`, "没有这个角色"},
+		{"unknown group role", "[roles.qa]\n[groups.web]\nmax_concurrent = 2\n", CodeUnknownRole,
+			`groups.web = "web": no such role`, "没有这个角色"},
+		{"cycle", "[roles.a]\ndepends_on = [\"b\"]\n[roles.b]\ndepends_on = [\"c\"]\n[roles.c]\ndepends_on = [\"a\"]\n", CodeCycle,
+			"roles.a.depends_on: depends_on goes round in a cycle: a → b → c → a", "形成了循环"},
+		{"self cycle", "[roles.a]\ndepends_on = [\"a\"]\n", CodeCycle, "a → a", "循环"},
+		{"cap zero", "[roles.a]\n[groups.a]\nmax_concurrent = 0\n", CodeCap,
+			"groups.a.max_concurrent = 0: a cap must be a whole number in 1–64", "上限必须是"},
+		{"cap large", "[roles.a]\n[groups.a]\nmax_concurrent = 65\n", CodeCap, "= 65", "上限"},
+		{"cap missing", "[roles.a]\n[groups.a]\n", CodeCap, "groups.a.max_concurrent = -", "上限"},
+		{"unknown key", "[roles.a]\nrole_rep = \"x\"\n", CodeUnknownKey, "unknown setting roles.a.role_rep", "未知设置"},
+		{"no roles", "", CodeNoRoles, "no roles", "没有任何角色"},
+		{"backend", "[outbox]\nbackend = \"redis\"\n[roles.a]\n", CodeBackend, "unknown outbox backend", "未知的 outbox 后端"},
+		{"syntax", "[roles.a\n", CodeSyntax, "not a valid workflow file", "不是有效的"},
+	}
+	zh := i18n.MustNew(i18n.Chinese)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Parse([]byte(c.file), "workflow.toml", "/p")
+			es, ok := err.(Errors)
+			if !ok || len(es) != 1 {
+				t.Fatalf("want one error, got %v", err)
+			}
+			if es[0].Code != c.code {
+				t.Fatalf("code %s, want %s", es[0].Code, c.code)
+			}
+			if !strings.Contains(es.Error(), c.en) || !strings.HasPrefix(es.Error(), "workflow.toml: ") {
+				t.Fatalf("english %q lacks %q", es.Error(), c.en)
+			}
+			if !strings.Contains(es.Localize(zh), c.zh) {
+				t.Fatalf("chinese %q lacks %q", es.Localize(zh), c.zh)
+			}
+		})
+	}
+}
+
+func TestHardCapsNameKnownRoles(t *testing.T) {
+	w, err := Parse([]byte("[roles.a]\n"), "", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := w.CheckHardCaps(map[string]int{"a": 1}, "daokit.toml"); err != nil {
+		t.Fatal(err)
+	}
+	err = w.CheckHardCaps(map[string]int{"b": 1}, "daokit.toml")
+	if err == nil || !strings.Contains(err.Error(), `team.role_max_concurrent.b = "b": no such role`) {
+		t.Fatalf("%v", err)
+	}
+}
+
+func TestLoadMissing(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "no workflow.toml") {
+		t.Fatalf("%v", err)
+	}
+	os.WriteFile(filepath.Join(dir, FileName), []byte("[roles.a]\n"), 0o644)
+	if !Exists(dir) {
+		t.Fatal("exists")
+	}
+	if _, err := Load(dir); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// FuzzParse: any input gives a workflow or errors, never a panic, and a
+// workflow it accepts has no depends_on cycle.
+func FuzzParse(f *testing.F) {
+	for _, name := range []string{"testdata/valid.toml"} {
+		data, _ := os.ReadFile(name)
+		f.Add(string(data))
+	}
+	f.Add("[roles.a]\ndepends_on=[\"a\"]")
+	f.Fuzz(func(t *testing.T, s string) {
+		w, err := Parse([]byte(s), "", "/p")
+		if err == nil && findCycle(w) != nil {
+			t.Fatal("accepted a cycle")
+		}
+	})
+}

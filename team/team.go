@@ -1,0 +1,115 @@
+package team
+
+import (
+	"path/filepath"
+	"sort"
+)
+
+// FileName is the name of the workflow file in the outbox root.
+const FileName = "workflow.toml"
+
+// MaxCap bounds every cap (the same bound as a lane's concurrency).
+const MaxCap = 64
+
+// Backends the [outbox] section may name.
+const BackendSQLite = "sqlite"
+
+// Workflow is the whole of workflow.toml.
+type Workflow struct {
+	// Dir is the absolute folder of workflow.toml (the outbox root);
+	// relative paths are resolved against it. Not written in the file.
+	Dir    string
+	Outbox Outbox
+	// MemoryDir is the project memory folder, written only by Leads.
+	MemoryDir string
+	// Roles by name; Names keeps the file's order (sorted).
+	Roles map[string]Role
+	Names []string
+	// Groups by name.
+	Groups map[string]Group
+}
+
+// Outbox is the [outbox] section.
+type Outbox struct {
+	// Backend is "sqlite" (V1).
+	Backend string
+	// Path is the SQLite database, relative to the outbox root.
+	Path string
+}
+
+// Role is one [roles.<name>] section.
+type Role struct {
+	Name string
+	// Repo is role_repo: the folder the role's Workers run in, relative
+	// to the outbox root unless absolute. Default: the outbox root.
+	Repo string
+	// DependsOn names the roles whose open work comes first: an issue of
+	// this role waits (state:blocked) for the open issues of those roles
+	// filed before it.
+	DependsOn []string
+	// Worker is the Worker's command line; {issue}, {role} and {repo} are
+	// replaced. Empty: the simulated role worker.
+	Worker []string
+	// Accepts lets the role stamp decision:accepted (architect,
+	// integrator, recorder): its Lead writes accepted items to memory.
+	Accepts bool
+}
+
+// Group is one [groups.<name>] section: a soft cap on each of its roles.
+type Group struct {
+	Name string
+	// MaxConcurrent is the soft cap, 1 to MaxCap.
+	MaxConcurrent int
+	// Roles the cap applies to; default the role named like the group.
+	Roles []string
+}
+
+// SoftCap returns the smallest cap of the groups role is in, or 0 when no
+// group names it.
+func (w *Workflow) SoftCap(role string) int {
+	best := 0
+	names := make([]string, 0, len(w.Groups))
+	for n := range w.Groups {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		g := w.Groups[n]
+		for _, r := range g.Roles {
+			if r == role && (best == 0 || g.MaxConcurrent < best) {
+				best = g.MaxConcurrent
+			}
+		}
+	}
+	return best
+}
+
+// Limit is min(soft cap, hard cap): how many Workers role may run at once.
+func (w *Workflow) Limit(role string, hard int) int {
+	soft := w.SoftCap(role)
+	if soft == 0 || hard < soft {
+		return hard
+	}
+	return soft
+}
+
+// RepoDir is the role's working folder, absolute.
+func (w *Workflow) RepoDir(role string) string {
+	return w.abs(w.Roles[role].Repo)
+}
+
+// DBPath is the SQLite database, absolute.
+func (w *Workflow) DBPath() string { return w.abs(w.Outbox.Path) }
+
+// MemoryPath is the memory folder, absolute.
+func (w *Workflow) MemoryPath() string { return w.abs(w.MemoryDir) }
+
+func (w *Workflow) abs(p string) string {
+	if p == "" {
+		return w.Dir
+	}
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	return filepath.Join(w.Dir, p)
+}
