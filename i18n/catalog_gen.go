@@ -3,7 +3,7 @@
 package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from.
-const generatedDigest = "0961fd1b0f9e3c74eff7215d0b8b20f3d2839f08de3941ed3e0607ceea323c48"
+const generatedDigest = "283dca96beb6e319a212078b4e597e35af9d0a8b50d2721011736d67bc74dc10"
 
 // generatedCatalog holds every message id and text, by language.
 var generatedCatalog = map[string][][2]string{
@@ -358,6 +358,13 @@ var generatedCatalog = map[string][][2]string{
 		{"team.error.WORKFLOW_UNKNOWN_KEY", "unknown setting {{.Key}} (a typo?)"},
 		{"team.error.WORKFLOW_UNKNOWN_ROLE", "{{.Key}} = {{.Value}}: no such role (the roles are: {{.Want}})"},
 		{"team.error.at_file", "{{.File}}: {{.Message}}"},
+		{"tui.attention.blocked", "{{.Task}} is blocked{{.Why}} and waits for you: type /retry to try again or /cancel to stop it."},
+		{"tui.attention.failed", "{{.Task}} failed{{.Why}}: type /retry to run it again or /cancel to give it up."},
+		{"tui.attention.finished", "{{.Task}} is done after {{.Took}}: type your next instruction."},
+		{"tui.attention.title_done", "daokit · done"},
+		{"tui.attention.title_idle", "daokit"},
+		{"tui.attention.title_need", "daokit · needs you"},
+		{"tui.attention.why", " ({{.Reason}})"},
 		{"tui.banner.context", "relay_context.json: {{.Error}}"},
 		{"tui.banner.exited", "The controller exited (status {{.Code}}): {{.Output}}. Press {{.Key}} to start a new one."},
 		{"tui.banner.failed", "Could not start a controller: {{.Why}}. Press {{.Key}} to try again."},
@@ -367,6 +374,7 @@ var generatedCatalog = map[string][][2]string{
 		{"tui.banner.hook", "pre-compact hook {{.Name}} failed ({{.Code}}): {{.Reason}}"},
 		{"tui.banner.lost", "Controller connection lost ({{.Why}}); reconnecting. Press {{.Key}} to start a new controller."},
 		{"tui.banner.more", "and {{.N}} more problems"},
+		{"tui.banner.notify", "the notify command failed: {{.Error}}"},
 		{"tui.banner.starting", "Starting a controller."},
 		{"tui.banner.stuck", "Controller pid {{.PID}} holds the root but does not answer. Press {{.Key}} to start another."},
 		{"tui.banner.waiting", "Started controller pid {{.PID}}; waiting for its socket ({{.D}})."},
@@ -1033,6 +1041,13 @@ var generatedCatalog = map[string][][2]string{
 		{"team.error.WORKFLOW_UNKNOWN_KEY", "未知设置 {{.Key}}（拼写错误？）"},
 		{"team.error.WORKFLOW_UNKNOWN_ROLE", "{{.Key}} = {{.Value}}：没有这个角色（已定义的角色：{{.Want}}）"},
 		{"team.error.at_file", "{{.File}}：{{.Message}}"},
+		{"tui.attention.blocked", "{{.Task}} 已阻塞{{.Why}}，等你处理：输入 /retry 重试，或输入 /cancel 停止。"},
+		{"tui.attention.failed", "{{.Task}} 失败了{{.Why}}：输入 /retry 重新运行，或输入 /cancel 放弃。"},
+		{"tui.attention.finished", "{{.Task}} 已完成，用时 {{.Took}}：请输入下一条指令。"},
+		{"tui.attention.title_done", "daokit · 已完成"},
+		{"tui.attention.title_idle", "daokit"},
+		{"tui.attention.title_need", "daokit · 需要你"},
+		{"tui.attention.why", "（{{.Reason}}）"},
 		{"tui.banner.context", "relay_context.json：{{.Error}}"},
 		{"tui.banner.exited", "控制器已退出（状态 {{.Code}}）：{{.Output}}。按 {{.Key}} 启动新的控制器。"},
 		{"tui.banner.failed", "无法启动控制器：{{.Why}}。按 {{.Key}} 重试。"},
@@ -1042,6 +1057,7 @@ var generatedCatalog = map[string][][2]string{
 		{"tui.banner.hook", "压缩前钩子 {{.Name}} 失败（{{.Code}}）：{{.Reason}}"},
 		{"tui.banner.lost", "与控制器的连接已断开（{{.Why}}），正在重连。按 {{.Key}} 启动新的控制器。"},
 		{"tui.banner.more", "还有 {{.N}} 个问题"},
+		{"tui.banner.notify", "通知命令失败：{{.Error}}"},
 		{"tui.banner.starting", "正在启动控制器。"},
 		{"tui.banner.stuck", "控制器（进程 {{.PID}}）占用了该根目录但没有响应。按 {{.Key}} 启动另一个。"},
 		{"tui.banner.waiting", "已启动控制器（进程 {{.PID}}），正在等待其套接字（{{.D}}）。"},

@@ -9,6 +9,7 @@ import (
 
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/conversation"
@@ -50,6 +51,9 @@ type Model struct {
 
 	link *link.Model
 	rctx *relayctx.Model
+	attn *attention.Model
+	// title is the terminal title last set, "" before the first.
+	title string
 
 	focus    focus
 	showHelp bool
@@ -106,6 +110,7 @@ func New(ctx context.Context, opts Options) *Model {
 		status: statusbar.New(env),
 		link:   link.New(opts.Controllers, opts.ReadOnly, now),
 		rctx:   relayctx.New(opts.Context, policy, opts.Logger),
+		attn:   attention.New(*opts.Attention),
 	}
 	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.events, m.input, m.status}
 	if opts.ReadOnly {

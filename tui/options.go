@@ -1,10 +1,12 @@
 package tui
 
 import (
+	"io"
 	"log/slog"
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/relayctx"
 	"github.com/daokit/daokit/tui/theme"
@@ -55,6 +57,12 @@ type Options struct {
 	// before Bubble Tea draws the frame that shows them (benchmarks
 	// measure the append-to-frame latency with it).
 	Probe FrameProbe
+	// Attention is how the window calls its person (banner, bell,
+	// title, notify command); nil means attention.DefaultConfig.
+	Attention *attention.Config
+	// Terminal is where the bell rings; Run sets it to the program's
+	// output. nil rings no bell.
+	Terminal io.Writer
 	// Logger receives debug logs; discarded when nil. It must not write
 	// to the terminal.
 	Logger *slog.Logger
@@ -83,6 +91,10 @@ func (o Options) withDefaults() Options {
 	}
 	if o.ReadOnly {
 		o.Relay, o.Controllers = nil, nil
+	}
+	if o.Attention == nil {
+		c := attention.DefaultConfig()
+		o.Attention = &c
 	}
 	return o
 }

@@ -19,6 +19,7 @@ import (
 
 	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/conversation"
@@ -182,6 +183,10 @@ func routeCases(t *testing.T) map[string]routeCase {
 					t.Errorf("relay calls %q", r.Calls())
 				}
 			}},
+		"attention.NotifiedMsg": {msg: attention.NotifiedMsg{Err: errors.New("notify-send is missing")},
+			check: viewHas("notify-send is missing")},
+		"attention.StateMsg": {msg: attention.StateMsg{State: attention.State{Need: attention.Blocked, TaskID: "DK-9"}},
+			check: viewHas("DK-9 is blocked")},
 		"statusbar.CompactionMsg": {msg: statusbar.CompactionMsg{Compaction: statusbar.Compaction{Bytes: 3 << 20, Entries: 12345}},
 			check: viewHas("12345")},
 	}

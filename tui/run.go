@@ -46,6 +46,10 @@ func Run(ctx context.Context, opts Options, ro RunOptions) error {
 	defer stop()
 	life, cancel := context.WithCancel(ctx)
 	defer cancel()
+	opts.Terminal = ro.Output
+	if opts.Terminal == nil {
+		opts.Terminal = os.Stdout
+	}
 	m := New(life, opts)
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFilter(Filter)}
 	if ro.Input != nil {

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/input"
@@ -73,7 +74,9 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 	case relayctx.Msg:
 		return m.withContext(m.rctx.Update(m.life, msg))
 	case input.SubmittedMsg:
-		return m.submit(msg.Text)
+		return tea.Batch(m.dismiss(), m.submit(msg.Text))
+	case attention.Msg:
+		return m.onNotified(msg)
 	case live.ObservedMsg:
 		if msg.Err != nil {
 			m.opts.Logger.Debug("observe failed", "err", msg.Err)
@@ -114,10 +117,11 @@ func (m *Model) onLedger(msg live.LedgerMsg) tea.Cmd {
 	m.arrived, m.readAt = msg.Update.Events, msg.Update.ReadAt
 	cmd := m.broadcast(msg)
 	rc := m.withContext(m.rctx.Ledger(m.life, msg.Update))
+	attn := m.onAttention(m.attn.Ledger(msg.Update))
 	if m.opts.Feed == nil {
-		return tea.Batch(cmd, rc)
+		return tea.Batch(cmd, rc, attn)
 	}
-	return tea.Batch(cmd, rc, live.WaitLedger(m.life, m.opts.Feed))
+	return tea.Batch(cmd, rc, attn, live.WaitLedger(m.life, m.opts.Feed))
 }
 
 // onRelay hands a notice or connection change to the link, the panes and
@@ -231,7 +235,7 @@ func (m *Model) switchLanguage() tea.Cmd {
 	}
 	m.env = m.env.WithLanguage(i18n.MustNew(next))
 	cmd := m.broadcast(component.EnvMsg{Env: m.env})
-	return tea.Batch(cmd, m.note(kindSystem, "tui.conversation.language"))
+	return tea.Batch(cmd, m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
 }
 
 // withContext shows the relay context's figures (and any trouble with

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
@@ -48,6 +49,7 @@ type Model struct {
 
 	files map[string]fileProblem // by file name
 	link  link.State
+	attn  attention.State
 	other map[string]Item
 }
 
@@ -99,6 +101,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.env = msg.Env
 	case link.StateMsg:
 		m.link = msg.State
+	case attention.StateMsg:
+		m.attn = msg.State
 	case SetMsg:
 		if !m.set(msg) {
 			return m, nil
@@ -155,6 +159,9 @@ func (m *Model) Items() []Item {
 		items = append(items, Item{Level: Error, Text: fileText(m.env, n, m.files[n])})
 	}
 	if it, ok := linkItem(m.env, m.link); ok {
+		items = append(items, it)
+	}
+	if it, ok := AttentionItem(m.env, m.attn); ok {
 		items = append(items, it)
 	}
 	keys := make([]string, 0, len(m.other))

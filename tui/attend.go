@@ -1,0 +1,74 @@
+package tui
+
+import (
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/tui/attention"
+	"github.com/daokit/daokit/tui/component/banner"
+)
+
+// onAttention shows a change of what the window needs from its person,
+// and on a new moment calls them: the bell, the terminal title and the
+// notify command, as configured.
+func (m *Model) onAttention(changed, ring bool) tea.Cmd {
+	if !changed {
+		return nil
+	}
+	st := m.attn.State()
+	cfg := m.attn.Config()
+	cmds := []tea.Cmd{m.broadcast(attention.StateMsg{State: st}), m.setTitle(st)}
+	if !ring {
+		return tea.Batch(cmds...)
+	}
+	if cfg.Bell {
+		cmds = append(cmds, attention.Bell(m.opts.Terminal))
+	}
+	if len(cfg.Notify) > 0 && !m.opts.ReadOnly {
+		it, _ := banner.AttentionItem(m.env, st)
+		argv := attention.Argv(cfg.Notify, attention.Vars{Message: it.Text, Task: st.TaskID, Run: st.RunID,
+			Need: st.Need.String(), Root: m.opts.Root})
+		cmds = append(cmds, attention.Notify(m.life, argv))
+	}
+	return tea.Batch(cmds...)
+}
+
+// dismiss clears a finished run's call once the person acts.
+func (m *Model) dismiss() tea.Cmd {
+	return m.onAttention(m.attn.Dismiss(), false)
+}
+
+// setTitle sets the terminal title for st, when titles are on and it
+// changed.
+func (m *Model) setTitle(st attention.State) tea.Cmd {
+	if !m.attn.Config().Title {
+		return nil
+	}
+	id := "tui.attention.title_idle"
+	switch st.Need {
+	case attention.Blocked, attention.Failed:
+		id = "tui.attention.title_need"
+	case attention.Finished:
+		id = "tui.attention.title_done"
+	}
+	t := m.env.T(id)
+	if t == m.title {
+		return nil
+	}
+	m.title = t
+	return tea.SetWindowTitle(t)
+}
+
+// onNotified reports a notify command that failed (and clears the report
+// when one works).
+func (m *Model) onNotified(msg attention.Msg) tea.Cmd {
+	n, ok := msg.(attention.NotifiedMsg)
+	if !ok {
+		return nil
+	}
+	item := banner.Item{}
+	if n.Err != nil {
+		m.opts.Logger.Debug("notify failed", "err", n.Err)
+		item = banner.Item{Level: banner.Warn, Text: m.env.T("tui.banner.notify", "Error", m.env.Clean(n.Err.Error()))}
+	}
+	return m.tell(m.banner, banner.SetMsg{Key: "notify", Item: item})
+}

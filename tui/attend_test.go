@@ -1,0 +1,167 @@
+package tui
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/attention"
+	"github.com/daokit/daokit/tui/live"
+)
+
+// bellTerm counts the bells rung on the terminal.
+type bellTerm struct {
+	mu  sync.Mutex
+	out strings.Builder
+}
+
+func (b *bellTerm) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.out.Write(p)
+}
+
+func (b *bellTerm) bells() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return strings.Count(b.out.String(), "\a")
+}
+
+// pipelineAt is the fixture's snapshot with the pipeline in status, next
+// action next, read at d after fixedNow, with events.
+func pipelineAt(status, next string, d time.Duration, events ...ledger.Event) live.LedgerUpdate {
+	s := fixtureSnapshot()
+	s.Pipeline.Value.Status = status
+	s.Pipeline.Value.RoleLifecycle = s.Pipeline.Value.RoleLifecycle.With("route:next_action", next)
+	return live.LedgerUpdate{Snapshot: s, Events: events, ReadAt: fixedNow.Add(d)}
+}
+
+// runState is the controller's event for a run-state change.
+func runState(to, reason string) ledger.Event {
+	p := fixturePipeline()
+	return ledger.NewEvent(fixedNow, p.TaskID, p.RunID, "S2", ledger.EventSystem, ledger.SeverityWarn,
+		ledger.ObjectOf("operation", "RUN_STATE", "from", "generating", "to", to, "reason_code", reason, "lane", "worker"))
+}
+
+// titles runs cmd and its follow-ups, returning the terminal titles set.
+func titles(m *Model, cmd tea.Cmd) []string {
+	var out []string
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		msg := c()
+		switch r := msg.(type) {
+		case tea.BatchMsg:
+			queue = append(queue, r...)
+		case nil:
+		default:
+			// tea.SetWindowTitle's message type is unexported (a
+			// string type): recognise it by its name.
+			if v := reflect.ValueOf(r); v.Type().Name() == "setWindowTitleMsg" {
+				out = append(out, v.String())
+				continue
+			}
+			_, next := m.Update(r)
+			queue = append(queue, next)
+		}
+	}
+	return out
+}
+
+// TestBlockedRunCallsThePerson: a run that becomes BLOCKED shows a banner
+// saying what to type, rings the bell once, sets the title and runs the
+// notify command with the message; opening on a run already blocked
+// shows the banner without ringing.
+func TestBlockedRunCallsThePerson(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "notified")
+	term := &bellTerm{}
+	opts := testOptions("en")
+	opts.Terminal = term
+	cfg := attention.DefaultConfig()
+	cfg.Notify = []string{"sh", "-c", `printf '%s|%s' "$1" "$2" > "$3"`, "sh", "{message}", "{need}", out}
+	opts.Attention = &cfg
+	// The notify command runs under the window's life, which test models
+	// have already ended: this one lives, and has no feed to block on.
+	opts.Feed = nil
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := New(ctx, opts)
+	m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+	feed(m, pipelineAt(ledger.StatusExecute, "wait_for_worker", 0))
+	_, cmd := m.Update(live.LedgerMsg{Update: pipelineAt(ledger.StatusBlocked, "await_user", time.Minute,
+		runState("failed", "RESTART_LIMIT_REACHED"))})
+	got := titles(m, cmd)
+	if len(got) != 1 || got[0] != "daokit · needs you" {
+		t.Errorf("titles set %q, want the needs-you title", got)
+	}
+	if n := term.bells(); n != 1 {
+		t.Errorf("%d bells, want 1", n)
+	}
+	view := m.View()
+	for _, s := range []string{"DK-1A2B3C4D is blocked", "/retry", "/cancel"} {
+		if !strings.Contains(view, s) {
+			t.Errorf("banner lacks %q:\n%s", s, view)
+		}
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatalf("notify command did not run: %v", err)
+	}
+	if s := string(data); !strings.Contains(s, "is blocked") || !strings.HasSuffix(s, "|blocked") {
+		t.Errorf("notify got %q", s)
+	}
+	// The same state again does not ring again.
+	feed(m, pipelineAt(ledger.StatusBlocked, "await_user", 2*time.Minute))
+	if n := term.bells(); n != 1 {
+		t.Errorf("%d bells after an unchanged update, want 1", n)
+	}
+
+	// A window opened on a blocked run shows it without ringing.
+	term2 := &bellTerm{}
+	opts.Terminal, opts.Attention, opts.Feed = term2, nil, newFakeFeed()
+	m2 := newTestModel(t, opts, 160, 48)
+	feed(m2, pipelineAt(ledger.StatusBlocked, "await_user", 0))
+	if !strings.Contains(m2.View(), "is blocked") || term2.bells() != 0 {
+		t.Errorf("opening on a blocked run: %d bells, banner:\n%s", term2.bells(), m2.View())
+	}
+}
+
+// TestCancelledRunIsNoCall: a run the person cancelled ends FAILED in
+// the pipeline, but nobody needs calling; a long run that finishes DONE
+// calls, and sending something clears it.
+func TestCancelledRunIsNoCall(t *testing.T) {
+	t.Parallel()
+	term := &bellTerm{}
+	opts := testOptions("en")
+	opts.Terminal = term
+	m := newTestModel(t, opts, 160, 48)
+	feed(m, pipelineAt(ledger.StatusExecute, "wait_for_worker", 0))
+	feed(m, pipelineAt(ledger.StatusFailed, "retry_or_cancel", time.Minute, runState("cancelled", "WORKER_CANCELLED")))
+	if term.bells() != 0 || strings.Contains(m.View(), "to run it again") {
+		t.Fatalf("a cancelled run called: %d bells\n%s", term.bells(), m.View())
+	}
+	feed(m, pipelineAt(ledger.StatusExecute, "wait_for_worker", 2*time.Minute, runState("generating", "")))
+	feed(m, pipelineAt(ledger.StatusDone, "none", 10*time.Minute, runState("completed", "")))
+	if term.bells() != 1 || !strings.Contains(m.View(), "is done after") {
+		t.Fatalf("a long run's end: %d bells\n%s", term.bells(), m.View())
+	}
+	typeText(m, "next please")
+	press(t, m, "enter")
+	if strings.Contains(m.View(), "is done after") {
+		t.Error("the done banner stays after the person sent something")
+	}
+}

@@ -1,0 +1,77 @@
+package attention
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// Msg is the family of messages this package's commands return; the
+// root hands every Msg back to the attention.
+type Msg interface{ attentionMsg() }
+
+// NotifiedMsg says how the notify command ended.
+type NotifiedMsg struct {
+	Err error
+}
+
+func (NotifiedMsg) attentionMsg() {}
+
+var _ Msg = NotifiedMsg{}
+
+// bel is the terminal bell. Bubble Tea v1 has no command for it, and the
+// renderer only writes frames, so the bell goes to the terminal itself.
+const bel = "\a"
+
+// Bell rings the terminal bell on w.
+func Bell(w io.Writer) tea.Cmd {
+	if w == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		_, _ = io.WriteString(w, bel)
+		return nil
+	}
+}
+
+// notifyTimeout bounds the notify command: a desktop notifier that hangs
+// must not pile up.
+const notifyTimeout = 10 * time.Second
+
+// Vars fill the notify command's placeholders.
+type Vars struct {
+	Message, Task, Run, Need, Root string
+}
+
+// Argv returns the notify command with its placeholders replaced.
+func Argv(cmd []string, v Vars) []string {
+	r := strings.NewReplacer("{message}", v.Message, "{task}", v.Task, "{run}", v.Run, "{need}", v.Need, "{root}", v.Root)
+	out := make([]string, len(cmd))
+	for i, a := range cmd {
+		out[i] = r.Replace(a)
+	}
+	return out
+}
+
+// Notify runs argv (already filled, see Argv) in a command, bounded by
+// ctx and notifyTimeout. Its output is dropped: nothing may write to the
+// terminal while the window runs.
+func Notify(ctx context.Context, argv []string) tea.Cmd {
+	if len(argv) == 0 {
+		return nil
+	}
+	return func() tea.Msg {
+		c, cancel := context.WithTimeout(ctx, notifyTimeout)
+		defer cancel()
+		cmd := exec.CommandContext(c, argv[0], argv[1:]...)
+		if err := cmd.Run(); err != nil {
+			return NotifiedMsg{Err: fmt.Errorf("notify %s: %w", argv[0], err)}
+		}
+		return NotifiedMsg{}
+	}
+}
