@@ -33,6 +33,34 @@ type Config struct {
 	// Team holds the hard caps of the role Leads and where their
 	// workflow.toml is; see Team.
 	Team Team `toml:"team"`
+	// Window is how the window calls its person; see Window.
+	Window Window `toml:"window"`
+}
+
+// Window is how `daokit ui` calls its person when a run needs them: a run
+// that ends BLOCKED or FAILED (not cancelled), or that waits for them,
+// and a long run that finishes DONE. The window always shows a banner
+// saying what to type; these settings add the rest.
+type Window struct {
+	// Bell rings the terminal bell on those moments. Default true.
+	Bell bool `toml:"bell"`
+	// Title sets the terminal title ("daokit · needs you") while the
+	// person is needed. Default true.
+	Title bool `toml:"title"`
+	// Notify is a command run on those moments, for example
+	// ["notify-send", "daokit", "{message}"]. The placeholders
+	// WindowPlaceholders are replaced. Default none.
+	Notify []string `toml:"notify"`
+	// LongRun is how long a run must have lasted for its DONE to call the
+	// person. Default 2m; "0" calls at every finished run.
+	LongRun Duration `toml:"long_run"`
+}
+
+// WindowPlaceholders are the placeholders of Window.Notify: the banner's
+// message, the task and run ids, the need (blocked, failed, finished)
+// and the ledger root.
+func WindowPlaceholders() []string {
+	return []string{"{message}", "{task}", "{run}", "{need}", "{root}"}
 }
 
 // Controller holds the controller process's own settings.
@@ -161,6 +189,7 @@ const (
 	DefaultStopGrace     = 5 * time.Second
 	DefaultConcurrency   = 1
 	DefaultHookTimeout   = 10 * time.Second
+	DefaultLongRun       = 2 * time.Minute
 	DefaultStepID        = "S1"
 	// MaxConcurrency bounds a lane's concurrency.
 	MaxConcurrency = 64
@@ -191,6 +220,7 @@ func DefaultConfig() Config {
 		},
 		Lanes:    []Lane{DefaultLaneConfig(DefaultLane, KindSim)},
 		Workflow: Workflow{Steps: []Step{DefaultStep(DefaultLane)}},
+		Window:   Window{Bell: true, Title: true, LongRun: Duration(DefaultLongRun)},
 	}
 }
 

@@ -237,3 +237,23 @@ func allCodes() []Code {
 		CodeTooLarge, CodeOrder, CodeEnum, CodeDuplicate, CodeUnknownLane, CodeNoInstruction, CodeNoSession,
 		CodeEnv, CodeName}
 }
+
+// TestWindowSection: the [window] keys load over their defaults, and a
+// notify command with an unknown placeholder or no program is refused.
+func TestWindowSection(t *testing.T) {
+	c, err := Parse([]byte("[window]\nbell = false\nnotify = [\"notify-send\", \"{message}\", \"{task}\"]\nlong_run = \"0\"\n"), "daokit.toml", "/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Window.Bell || !c.Window.Title || len(c.Window.Notify) != 3 || c.Window.LongRun != 0 {
+		t.Errorf("window %+v", c.Window)
+	}
+	if d := DefaultConfig().Window; !d.Bell || !d.Title || d.Notify != nil || d.LongRun.Std() != DefaultLongRun {
+		t.Errorf("default window %+v", d)
+	}
+	for _, bad := range []string{`notify = ["notify-send", "{mesage}"]`, `notify = [""]`, `long_run = "-1s"`} {
+		if _, err := Parse([]byte("[window]\n"+bad+"\n"), "daokit.toml", "/r"); err == nil {
+			t.Errorf("%s: accepted", bad)
+		}
+	}
+}

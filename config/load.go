@@ -108,6 +108,13 @@ func decodeConfig(t *table, c *Config) {
 		}
 	}
 	decodeTeam(t, c)
+	if s := t.sub("window"); s != nil {
+		s.boolean("bell", &c.Window.Bell)
+		s.boolean("title", &c.Window.Title)
+		s.strings("notify", &c.Window.Notify)
+		s.duration("long_run", &c.Window.LongRun)
+		s.done()
+	}
 	t.done()
 }
 

@@ -2,6 +2,8 @@ package config
 
 import (
 	"fmt"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -27,7 +29,27 @@ func (c *Config) validate(file string) error {
 	c.validateWorkflow(p)
 	c.validateHooks(p)
 	c.validateTeam(p)
+	c.validateWindow(p)
 	return p.err()
+}
+
+// placeholder matches a {name} in a command argument.
+var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+
+// validateWindow checks the notify command: a program name, and only the
+// placeholders the window fills (a typo would reach the command as is).
+func (c *Config) validateWindow(p *problems) {
+	w := c.Window
+	checkArgv(p, "window.notify", w.Notify, false)
+	known := WindowPlaceholders()
+	for i, a := range w.Notify {
+		for _, ph := range placeholder.FindAllString(a, -1) {
+			if !slices.Contains(known, ph) {
+				p.add(&Error{Code: CodeEnum, Key: fmt.Sprintf("window.notify[%d]", i), Value: show(ph), Want: strings.Join(known, ", ")})
+			}
+		}
+	}
+	atLeast(p, "window.long_run", w.LongRun, 0)
 }
 
 // atLeast reports d < min as CodeTooSmall.

@@ -164,6 +164,36 @@ func TestWindowInTmux(t *testing.T) {
 	win.waitFor(30*time.Second, "status DONE", "heartbeat stale")
 }
 
+// display asks tmux for a format of the window (e.g. its bell flag).
+func (s *screen) display(format string) string {
+	out, err := exec.Command("tmux", "-L", s.socket, "display", "-p", "-t", "0", format).Output()
+	if err != nil {
+		s.t.Fatalf("tmux display %s: %v", format, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestWindowCallsWhenBlocked: a worker that always hangs uses up its
+// restarts and the run ends BLOCKED: the window's banner says what to type
+// and it rings the bell (tmux flags the window).
+func TestWindowCallsWhenBlocked(t *testing.T) {
+	t.Parallel()
+	cfg := strings.Replace(simConfig("1s"), "max_restarts = 20", "max_restarts = 1", 1)
+	cfg = strings.Replace(cfg, `"--duration", "1s", "--lines", "6"`, `"--hang-after", "1"`, 1)
+	root := newRoot(t, cfg)
+	t.Cleanup(func() { stopRootController(t, root) })
+	win := openWindow(t, "--root", root)
+	win.waitFor(30*time.Second, "Connected to the controller")
+	if flag := win.display("#{window_bell_flag}"); flag != "0" {
+		t.Fatalf("bell flag %q before anything happened", flag)
+	}
+	win.typeLine("hang until blocked")
+	win.waitFor(60*time.Second, "is blocked", "/retry", "/cancel")
+	if flag := win.display("#{window_bell_flag}"); flag != "1" {
+		t.Errorf("bell flag %q after the run was blocked, want 1", flag)
+	}
+}
+
 // TestWatchFollowsALedger: `daokit watch` on a ledger written by someone
 // else (here, plain file writes as the Python tool makes them) shows it and
 // follows new events.

@@ -23,7 +23,7 @@ func (m *Model) onAttention(changed, ring bool) tea.Cmd {
 	if cfg.Bell {
 		cmds = append(cmds, attention.Bell(m.opts.Terminal))
 	}
-	if len(cfg.Notify) > 0 && !m.opts.ReadOnly {
+	if len(cfg.Notify) > 0 {
 		it, _ := banner.AttentionItem(m.env, st)
 		argv := attention.Argv(cfg.Notify, attention.Vars{Message: it.Text, Task: st.TaskID, Run: st.RunID,
 			Need: st.Need.String(), Root: m.opts.Root})

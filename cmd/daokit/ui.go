@@ -60,12 +60,13 @@ func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
 	feed := tui.NewLedgerSource(dir, events.DefaultCapacity)
 	defer feed.Close()
 	opts := tui.Options{
-		Root:     dir,
-		ReadOnly: readOnly,
-		Lang:     a.loc.Lang(),
-		Feed:     feed,
-		Wide:     tui.ApplyWidthPolicy(a.getenv),
-		Logger:   logger,
+		Root:      dir,
+		ReadOnly:  readOnly,
+		Lang:      a.loc.Lang(),
+		Feed:      feed,
+		Wide:      tui.ApplyWidthPolicy(a.getenv),
+		Logger:    logger,
+		Attention: windowAttention(dir, logger),
 	}
 	if !readOnly {
 		cfg := relay.DefaultClientConfig()

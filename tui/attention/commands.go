@@ -48,9 +48,11 @@ type Vars struct {
 	Message, Task, Run, Need, Root string
 }
 
-// Argv returns the notify command with its placeholders replaced.
+// Argv returns the notify command with its placeholders replaced (the
+// ones config.WindowPlaceholders lists).
 func Argv(cmd []string, v Vars) []string {
-	r := strings.NewReplacer("{message}", v.Message, "{task}", v.Task, "{run}", v.Run, "{need}", v.Need, "{root}", v.Root)
+	ph := func(name string) string { return "{" + name + "}" }
+	r := strings.NewReplacer(ph("message"), v.Message, ph("task"), v.Task, ph("run"), v.Run, ph("need"), v.Need, ph("root"), v.Root)
 	out := make([]string, len(cmd))
 	for i, a := range cmd {
 		out[i] = r.Replace(a)
