@@ -3,7 +3,7 @@
 package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from.
-const generatedDigest = "283dca96beb6e319a212078b4e597e35af9d0a8b50d2721011736d67bc74dc10"
+const generatedDigest = "4d09e67f03deefd5f91f51f752fee8c95b9f6a737a3cc334140b45fd81213c30"
 
 // generatedCatalog holds every message id and text, by language.
 var generatedCatalog = map[string][][2]string{
@@ -81,9 +81,10 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.error.flag_value", "invalid value \"{{.Value}}\" for option {{.Flag}}"},
 		{"cli.error.interrupted", "interrupted by user"},
 		{"cli.error.invalid_id", "--{{.Flag}} {{.Value}} is not a valid id: use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.' or '-'"},
-		{"cli.error.not_a_ledger", "{{.Root}} is not a ledger root (no state/ folder; run daokit init)"},
-		{"cli.error.root_missing", "root does not exist: {{.Path}}"},
-		{"cli.error.root_not_dir", "root is not a folder: {{.Path}}"},
+		{"cli.error.not_a_ledger", "{{.Root}} is not a daokit ledger (no state/ folder); to make one: daokit init --root {{.Root}}"},
+		{"cli.error.root_missing", "{{.Path}} does not exist; to start a ledger there: daokit init --root {{.Path}}"},
+		{"cli.error.root_not_dir", "{{.Path}} is a file, not a folder; give --root a folder"},
+		{"cli.error.state_not_dir", "{{.Path}} is not a folder, so this is not a usable ledger; move that file away, then run daokit init"},
 		{"cli.error.terminated", "stopped by SIGTERM"},
 		{"cli.error.unexpected", "E_UNEXPECTED: {{.Error}}"},
 		{"cli.error.unexpected_args", "unexpected arguments: {{.Args}}"},
@@ -98,6 +99,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.file.too_large", "{{.Path}}: the file is too large to read"},
 		{"cli.file.unreadable", "{{.Path}}: cannot read: {{.Reason}}"},
 		{"cli.flag.help", "show this help"},
+		{"cli.flag.init", "create the ledger (state/ only) if --root has none"},
 		{"cli.flag.json", "print JSON for scripts instead of text"},
 		{"cli.flag.lang", "language of messages: en or zh-CN"},
 		{"cli.flag.lang_default", "DAOKIT_LANG, then the locale"},
@@ -259,6 +261,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.takeover.flag.thread", "thread id of the successor"},
 		{"cli.takeover.flag.ttl", "seconds the adopted leases last"},
 		{"cli.takeover.summary", "adopt the ACTIVE leases of a run for a successor (operator recovery)"},
+		{"cli.ui.ask_create", "{{.Root}} holds no daokit ledger. Create one here (only a state/ folder)? [y/N]"},
 		{"cli.worker.args", "[instruction]"},
 		{"cli.worker.error.missing_kind", "name a built-in worker, e.g. sim"},
 		{"cli.worker.error.negative", "option --{{.Flag}} must not be negative"},
@@ -764,9 +767,10 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.error.flag_value", "选项 {{.Flag}} 的值 \"{{.Value}}\" 无效"},
 		{"cli.error.interrupted", "已被用户中断"},
 		{"cli.error.invalid_id", "--{{.Flag}} {{.Value}} 不是有效的 ID：只能用 1 到 128 个字母、数字、'.'、'_' 或 '-'，且不能以 '.' 或 '-' 开头"},
-		{"cli.error.not_a_ledger", "{{.Root}} 不是账本根目录（没有 state/ 目录；请运行 daokit init）"},
-		{"cli.error.root_missing", "根目录不存在：{{.Path}}"},
-		{"cli.error.root_not_dir", "根路径不是目录：{{.Path}}"},
+		{"cli.error.not_a_ledger", "{{.Root}} 不是 daokit 账本（没有 state/ 目录）；要建立一个：daokit init --root {{.Root}}"},
+		{"cli.error.root_missing", "{{.Path}} 不存在；要在那里建立账本：daokit init --root {{.Path}}"},
+		{"cli.error.root_not_dir", "{{.Path}} 是文件而不是目录；--root 需要一个目录"},
+		{"cli.error.state_not_dir", "{{.Path}} 不是目录，因此账本无法使用；请先移走该文件，再运行 daokit init"},
 		{"cli.error.terminated", "已收到 SIGTERM 而停止"},
 		{"cli.error.unexpected", "E_UNEXPECTED：{{.Error}}"},
 		{"cli.error.unexpected_args", "多余的参数：{{.Args}}"},
@@ -781,6 +785,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.file.too_large", "{{.Path}}：文件过大，无法读取"},
 		{"cli.file.unreadable", "{{.Path}}：无法读取：{{.Reason}}"},
 		{"cli.flag.help", "显示本帮助"},
+		{"cli.flag.init", "若 --root 中没有账本则创建（只建 state/）"},
 		{"cli.flag.json", "输出供脚本使用的 JSON，而不是文本"},
 		{"cli.flag.lang", "消息语言：en 或 zh-CN"},
 		{"cli.flag.lang_default", "DAOKIT_LANG，其次为系统区域设置"},
@@ -942,6 +947,7 @@ var generatedCatalog = map[string][][2]string{
 		{"cli.takeover.flag.thread", "接替者的线程 id"},
 		{"cli.takeover.flag.ttl", "接管后租约的有效秒数"},
 		{"cli.takeover.summary", "为接替者接管某次运行的 ACTIVE 租约（运维恢复用）"},
+		{"cli.ui.ask_create", "{{.Root}} 中没有 daokit 账本。要在此创建吗（只建一个 state/ 目录）？[y/N]"},
 		{"cli.worker.args", "[指令]"},
 		{"cli.worker.error.missing_kind", "请指定一个内置工作进程，例如 sim"},
 		{"cli.worker.error.negative", "选项 --{{.Flag}} 不能为负数"},

@@ -37,6 +37,19 @@ const initAttempts = 3
 // Errors are *InitError wrapping ErrRootNotDirectory,
 // ErrExpectedDirectory, ErrExpectedFile or an I/O error.
 func Init(root string, now time.Time) (InitResult, error) {
+	return initWith(root, now, InitDirs())
+}
+
+// InitState creates only what daokit itself needs to keep a ledger in
+// someone's project: state/ and its four files, as Init does, and none of
+// the Python tool's skeleton folders (src, tests, docs, …). Workers make
+// artifacts/ when a run starts. It serves the explicit --init of send and
+// run, and the window once the person said yes.
+func InitState(root string, now time.Time) (InitResult, error) {
+	return initWith(root, now, []string{StateDir})
+}
+
+func initWith(root string, now time.Time, dirs []string) (InitResult, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return InitResult{}, &InitError{Path: root, Err: err}
@@ -45,7 +58,7 @@ func Init(root string, now time.Time) (InitResult, error) {
 	if err := ensureRootDir(abs); err != nil {
 		return res, err
 	}
-	for _, d := range InitDirs() {
+	for _, d := range dirs {
 		created, err := initDir(filepath.Join(abs, d))
 		if err != nil {
 			return res, err

@@ -135,3 +135,20 @@ func TestInitWhileLocked(t *testing.T) {
 		t.Errorf("Init touched events.jsonl: %q", got)
 	}
 }
+
+func TestInitStateCreatesOnlyTheStateFolder(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	res, err := InitState(root, testNow)
+	if err != nil {
+		t.Fatalf("InitState: %v", err)
+	}
+	want := []string{"state", "state/pipeline_state.json", "state/heartbeat_status.json", "state/process_leases.json", "state/events.jsonl"}
+	if !slices.Equal(res.Created, want) {
+		t.Errorf("created %v, want %v", res.Created, want)
+	}
+	entries, err := os.ReadDir(root)
+	if err != nil || len(entries) != 1 || entries[0].Name() != StateDir {
+		t.Errorf("root holds %v (%v), want only state/", entries, err)
+	}
+}

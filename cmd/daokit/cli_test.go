@@ -17,9 +17,20 @@ type cliResult struct {
 // env overrides it.
 func runCLI(t *testing.T, env map[string]string, args ...string) cliResult {
 	t.Helper()
+	return runCLIEnv(t, env, "", args...)
+}
+
+// runCLIWithInput is runCLI with stdin.
+func runCLIWithInput(t *testing.T, stdin string, args ...string) cliResult {
+	t.Helper()
+	return runCLIEnv(t, nil, stdin, args...)
+}
+
+func runCLIEnv(t *testing.T, env map[string]string, stdin string, args ...string) cliResult {
+	t.Helper()
 	var out, errOut bytes.Buffer
 	getenv := func(k string) string { return env[k] }
-	code := run(context.Background(), args, stdio{in: strings.NewReader(""), out: &out, err: &errOut}, getenv)
+	code := run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut}, getenv)
 	return cliResult{stdout: out.String(), stderr: errOut.String(), code: code}
 }
 

@@ -45,7 +45,7 @@ func (a *app) runController(o controllerFlags) error {
 	if err != nil {
 		return failf("E_CONTROLLER_FAILED", err.Error())
 	}
-	if err := requireRoot(a, dir); err != nil {
+	if err := requireLedger(a, dir); err != nil {
 		return failf("E_CONTROLLER_FAILED", err.Error())
 	}
 	cfg, err := config.Load(dir)

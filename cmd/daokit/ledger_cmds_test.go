@@ -110,7 +110,8 @@ func TestStatusShowsLeasesInChinese(t *testing.T) {
 func TestStatusOfAMissingRootIsOneClearLine(t *testing.T) {
 	t.Parallel()
 	r := runCLI(t, nil, "status", "--root", filepath.Join(t.TempDir(), "nope"))
-	if r.code != exitFailure || !strings.HasPrefix(r.stderr, "E_STATUS_FAILED: root does not exist: ") || strings.Count(r.stderr, "\n") != 1 {
+	if r.code != exitFailure || !strings.HasPrefix(r.stderr, "E_STATUS_FAILED: ") ||
+		!strings.Contains(r.stderr, "nope does not exist; to start a ledger there: daokit init --root ") || strings.Count(r.stderr, "\n") != 1 {
 		t.Fatalf("got %+v", r)
 	}
 }
@@ -246,12 +247,20 @@ func TestReplayTailsOldestFirst(t *testing.T) {
 
 func TestReplayOfAMissingLogFails(t *testing.T) {
 	t.Parallel()
-	r := runCLI(t, nil, "replay", "--root", t.TempDir())
+	noEvents := t.TempDir()
+	if err := os.Mkdir(filepath.Join(noEvents, "state"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := runCLI(t, nil, "replay", "--root", noEvents)
 	if r.code != exitFailure || !strings.HasPrefix(r.stderr, "E_REPLAY_FAILED: missing file: ") {
 		t.Fatalf("got %+v", r)
 	}
+	r = runCLI(t, nil, "replay", "--root", t.TempDir())
+	if r.code != exitFailure || !strings.Contains(r.stderr, "is not a daokit ledger (no state/ folder); to make one: daokit init --root ") {
+		t.Fatalf("got %+v", r)
+	}
 	r = runCLI(t, nil, "replay", "--root", filepath.Join(t.TempDir(), "nope"))
-	if r.code != exitFailure || !strings.HasPrefix(r.stderr, "E_REPLAY_FAILED: root does not exist: ") {
+	if r.code != exitFailure || !strings.Contains(r.stderr, "nope does not exist") {
 		t.Fatalf("got %+v", r)
 	}
 	r = runCLI(t, nil, "replay", "--root", t.TempDir(), "--source", "nope")

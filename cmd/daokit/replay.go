@@ -27,7 +27,7 @@ func (a *app) runReplay(c *cobra.Command, root, source string, limit int, asJSON
 	if err != nil {
 		return failf("E_REPLAY_FAILED", err.Error())
 	}
-	if err := requireRoot(a, dir); err != nil {
+	if err := requireLedger(a, dir); err != nil {
 		return failf("E_REPLAY_FAILED", err.Error())
 	}
 	n := max(limit, 1)

@@ -30,6 +30,7 @@ func newRunCmd(a *app) *cobra.Command {
 	f.Int("lease-ttl", 1200, "cli.run.flag.compat")
 	f.Bool("no-lease", false, "cli.run.flag.compat")
 	interrupt := f.Bool("simulate-interruption", false, "cli.run.flag.interrupt")
+	initLedger := f.Bool("init", false, "cli.flag.init")
 	a.defaultText(f, "run-id", "cli.run.default.run_id")
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		if *taskID == "" || *goal == "" {
@@ -38,14 +39,17 @@ func newRunCmd(a *app) *cobra.Command {
 		if err := a.checkIDFlags(c, "task-id", *taskID, "run-id", *runID); err != nil {
 			return err
 		}
-		return a.runRun(*root, *taskID, *goal, *runID, *interrupt)
+		return a.runRun(*root, *taskID, *goal, *runID, *interrupt, *initLedger)
 	}
 	return c
 }
 
-func (a *app) runRun(root, taskID, goal, runID string, interrupt bool) error {
+func (a *app) runRun(root, taskID, goal, runID string, interrupt, initLedger bool) error {
 	dir, err := absRoot(root)
 	if err != nil {
+		return failf("E_RUN_FAILED", err.Error())
+	}
+	if err := ledgerOrInit(a, dir, initLedger); err != nil {
 		return failf("E_RUN_FAILED", err.Error())
 	}
 	client, err := a.connect(a.ctx, dir, true, func(pid int) {

@@ -17,8 +17,8 @@ var finalNextActions = map[string]bool{"none": true, "retry_or_cancel": true, "a
 
 // sendFlags are send's options.
 type sendFlags struct {
-	root, taskID, runID                        string
-	wait, asJSON, noStart, cancelRun, retryRun bool
+	root, taskID, runID                                    string
+	wait, asJSON, noStart, cancelRun, retryRun, initLedger bool
 }
 
 // newSendCmd is `daokit send [options] TEXT...`: the words are joined
@@ -37,6 +37,7 @@ func newSendCmd(a *app) *cobra.Command {
 	f.BoolVar(&o.retryRun, "retry", false, "cli.send.flag.retry")
 	f.StringVar(&o.taskID, "task-id", "", "cli.send.flag.task_id")
 	f.StringVar(&o.runID, "run-id", "", "cli.send.flag.run_id")
+	f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
 	c.RunE = func(c *cobra.Command, args []string) error { return a.runSend(c, o, args) }
 	return c
 }
@@ -61,6 +62,9 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 	}
 	dir, err := absRoot(o.root)
 	if err != nil {
+		return failf("E_SEND_FAILED", err.Error())
+	}
+	if err := ledgerOrInit(a, dir, o.initLedger); err != nil {
 		return failf("E_SEND_FAILED", err.Error())
 	}
 	client, err := a.connect(a.ctx, dir, !o.noStart, func(pid int) {
@@ -190,6 +194,9 @@ func (a *app) runEnded(r relay.Route) error {
 func (a *app) sendControl(root string, ctl relay.Control, asJSON bool) error {
 	dir, err := absRoot(root)
 	if err != nil {
+		return failf("E_SEND_FAILED", err.Error())
+	}
+	if err := requireLedger(a, dir); err != nil {
 		return failf("E_SEND_FAILED", err.Error())
 	}
 	client, err := a.connect(a.ctx, dir, false, nil)

@@ -31,7 +31,7 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 	if err != nil {
 		return failf("E_STATUS_FAILED", err.Error())
 	}
-	if err := requireRoot(a, dir); err != nil {
+	if err := requireLedger(a, dir); err != nil {
 		return failf("E_STATUS_FAILED", err.Error())
 	}
 	if (set("task-id") && taskID == "") || (set("run-id") && runID == "") {
@@ -81,19 +81,6 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 	a.printf("task_id=%s run_id=%s status=%s current_step=%s heartbeat=%s leases=%d handoff=%s\n",
 		orNone(p.TaskID), orNone(p.RunID), p.Status, orNone(p.CurrentStep), hb.Status, len(shown), handoffWord)
 	a.printStatusDetail(p, hb, shown)
-	return nil
-}
-
-// requireRoot fails clearly when --root names nothing, instead of
-// reporting each state file as missing.
-func requireRoot(a *app, dir string) error {
-	st, err := os.Stat(dir)
-	if err != nil {
-		return errors.New(a.t("cli.error.root_missing", "Path", dir))
-	}
-	if !st.IsDir() {
-		return errors.New(a.t("cli.error.root_not_dir", "Path", dir))
-	}
 	return nil
 }
 

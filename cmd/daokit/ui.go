@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -29,8 +30,8 @@ func newWatchCmd(a *app) *cobra.Command {
 
 // windowFlags are the options of the window commands.
 type windowFlags struct {
-	root, logPath string
-	noStart       bool
+	root, logPath       string
+	noStart, initLedger bool
 }
 
 // windowCommand is ui, watch, or the bare daokit (the root command).
@@ -42,6 +43,7 @@ func (a *app) windowCommand(name, summary string, readOnly bool) *cobra.Command 
 	f.StringVar(&o.logPath, "log", "", "tui.cli.flag.log")
 	if !readOnly {
 		f.BoolVar(&o.noStart, "no-start", false, "tui.cli.flag.no_start")
+		f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
 	}
 	return c
 }
@@ -49,6 +51,9 @@ func (a *app) windowCommand(name, summary string, readOnly bool) *cobra.Command 
 func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
 	dir, err := absRoot(o.root)
 	if err != nil {
+		return failf("E_UI_FAILED", err.Error())
+	}
+	if err := a.windowLedger(dir, o, readOnly); err != nil {
 		return failf("E_UI_FAILED", err.Error())
 	}
 	logger, closeLog, err := windowLogger(o.logPath)
@@ -93,6 +98,27 @@ func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
 	}
 	if err := tui.Run(a.ctx, opts, ro); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
+
+// windowLedger makes sure the window opens on a ledger. watch only reads;
+// ui in a folder without one creates state/ (nothing else) with --init
+// or when the person says yes.
+func (a *app) windowLedger(dir string, o windowFlags, readOnly bool) error {
+	err := requireLedger(a, dir)
+	if readOnly || !errors.Is(err, errNoLedger) {
+		return err
+	}
+	if o.initLedger {
+		return ledgerOrInit(a, dir, true)
+	}
+	created, askErr := a.askToCreate(dir)
+	if askErr != nil {
+		return askErr
+	}
+	if !created {
+		return err
 	}
 	return nil
 }

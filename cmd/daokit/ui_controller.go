@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -80,14 +79,9 @@ func controllerLeasePID(ls ledger.Leases, now time.Time) int {
 // Start implements live.Controllers: `daokit controller --root ROOT` in a
 // session of its own, so that closing the window (or its terminal) never
 // stops work in flight. Its stderr goes to an unlinked temporary file
-// that only the window can read, to say why if it exits. A root
-// without a state folder is initialised first, as `daokit send` does.
+// that only the window can read, to say why if it exits. It never
+// creates a ledger: the window asked for that before it opened.
 func (c *processControllers) Start(context.Context) (live.Process, error) {
-	if _, err := os.Stat(filepath.Join(c.root, ledger.StateDir)); errors.Is(err, fs.ErrNotExist) {
-		if _, err := ledger.Init(c.root, time.Now()); err != nil {
-			return nil, fmt.Errorf("start controller: %w", err)
-		}
-	}
 	out, err := os.CreateTemp("", "daokit-controller-*.out")
 	if err != nil {
 		return nil, fmt.Errorf("start controller: %w", err)

@@ -11,7 +11,7 @@ import (
 // live controller holds it, the command refuses: the controller is the
 // only writer, and it performs takeovers and handoffs itself.
 func (a *app) openWriter(dir, code string) (*ledger.Store, error) {
-	if err := requireRoot(a, dir); err != nil {
+	if err := requireLedger(a, dir); err != nil {
 		return nil, failf(code, err.Error())
 	}
 	store, err := ledger.Open(dir, ledger.Options{Now: time.Now})
