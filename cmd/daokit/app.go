@@ -52,11 +52,13 @@ type cliError struct {
 	exit int
 }
 
+// Error gives each line of a message of several lines (all the problems
+// of a daokit.toml) its own code, so that each reads alone.
 func (e *cliError) Error() string {
 	if e.code == "" {
 		return e.msg
 	}
-	return e.code + ": " + e.msg
+	return e.code + ": " + strings.ReplaceAll(e.msg, "\n", "\n"+e.code+": ")
 }
 
 func failf(code, msg string) error { return &cliError{code: code, msg: msg, exit: exitFailure} }

@@ -62,8 +62,16 @@ func (a *app) runCheck(cf checkFlags) error {
 		return err
 	}
 	snap := ledger.LoadSnapshot(dir)
-	if err := a.checkDocuments(layout, snap); err != nil {
-		return err
+	docsErr := a.checkDocuments(layout, snap)
+	// daokit.toml is part of a daokit root: its problems are listed too,
+	// after the state files', and fail the check as they would fail the
+	// controller.
+	if _, err := a.loadConfig(dir); err != nil {
+		fmt.Fprintln(a.io.err, err.Error())
+		docsErr = &exitError{code: exitFailure}
+	}
+	if docsErr != nil {
+		return docsErr
 	}
 	p, hb, leases := snap.Pipeline.Value, snap.Heartbeat.Value, snap.Leases.Value
 	th := a.thresholds(cf, hb)
@@ -140,7 +148,7 @@ func (a *app) checkDocuments(l ledger.Layout, s ledger.Snapshot) error {
 		}
 		for _, p := range ledger.Problems(schemaErr) {
 			if p.Code == ledger.ProblemUnknownField {
-				fmt.Fprintln(a.io.err, a.t("cli.check.note_extra_field", "Path", path, "Field", p.Path))
+				fmt.Fprintln(a.io.err, a.t("cli.check.note_extra_field", "Path", path, "Field", a.where(p.Path)))
 				continue
 			}
 			failed = true

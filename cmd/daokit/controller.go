@@ -48,9 +48,9 @@ func (a *app) runController(o controllerFlags) error {
 	if err := requireLedger(a, dir); err != nil {
 		return failf("E_CONTROLLER_FAILED", err.Error())
 	}
-	cfg, err := config.Load(dir)
+	cfg, err := a.loadConfig(dir)
 	if err != nil {
-		return failf("E_CONFIG_INVALID", config.AsErrors(err).Localize(a.loc))
+		return err
 	}
 	if o.set("check-interval") {
 		cfg.Heartbeat.CheckInterval = config.Duration(o.checkInterval)
@@ -65,7 +65,7 @@ func (a *app) runController(o controllerFlags) error {
 		cfg.Controller.IdleExit = config.Duration(o.idleExit)
 	}
 	if err := cfg.Validate(); err != nil {
-		return failf("E_CONFIG_INVALID", config.AsErrors(err).Localize(a.loc))
+		return a.configFailure(dir, err)
 	}
 	logger, closeLog, err := controllerLogger(dir, a.io.err, o.verbose)
 	if err != nil {

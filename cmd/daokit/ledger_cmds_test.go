@@ -163,10 +163,10 @@ func TestCheckReportsBrokenStateWithTheField(t *testing.T) {
 	tests := []struct {
 		name, file, content, wantCode, wantText string
 	}{
-		{"invalid JSON", "pipeline_state.json", "{not json", "E_CHECK_STATE_INVALID", "pipeline_state.json: $ is not valid JSON"},
+		{"invalid JSON", "pipeline_state.json", "{not json", "E_CHECK_STATE_INVALID", "pipeline_state.json: the content is not valid JSON"},
 		{"empty file", "heartbeat_status.json", "", "E_CHECK_STATE_INVALID", "heartbeat_status.json: the file is empty"},
-		{"bad enum", "heartbeat_status.json", `{"schema_version":"1.0.0","status":"SLEEPY","last_heartbeat_at":null,"reason_code":null,"updated_at":"2026-11-22T01:45:10+00:00"}`, "E_CHECK_STATE_INVALID", "$.status must be one of IDLE, RUNNING, WARNING, STALE, BLOCKED"},
-		{"bad pid", "process_leases.json", `{"schema_version":"1.0.0","leases":[{"lane":"c","step_id":"S1","task_id":"T","run_id":"R","thread_id":"x","pid":0,"lease_token":"t","expiry":"2026-11-22T01:45:10+00:00","status":"ACTIVE","last_heartbeat_at":"2026-11-22T01:45:10+00:00","created_at":"2026-11-22T01:45:10+00:00","updated_at":"2026-11-22T01:45:10+00:00"}],"updated_at":"2026-11-22T01:45:10+00:00"}`, "E_CHECK_STATE_INVALID", "$.leases[0].pid must be >= 1"},
+		{"bad enum", "heartbeat_status.json", `{"schema_version":"1.0.0","status":"SLEEPY","last_heartbeat_at":null,"reason_code":null,"updated_at":"2026-11-22T01:45:10+00:00"}`, "E_CHECK_STATE_INVALID", "field status must be one of IDLE, RUNNING, WARNING, STALE, BLOCKED"},
+		{"bad pid", "process_leases.json", `{"schema_version":"1.0.0","leases":[{"lane":"c","step_id":"S1","task_id":"T","run_id":"R","thread_id":"x","pid":0,"lease_token":"t","expiry":"2026-11-22T01:45:10+00:00","status":"ACTIVE","last_heartbeat_at":"2026-11-22T01:45:10+00:00","created_at":"2026-11-22T01:45:10+00:00","updated_at":"2026-11-22T01:45:10+00:00"}],"updated_at":"2026-11-22T01:45:10+00:00"}`, "E_CHECK_STATE_INVALID", "field leases[0].pid must be >= 1"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -193,7 +193,7 @@ func TestCheckReadsPythonExtrasAsNotes(t *testing.T) {
 "steps":[{"id":"S1","title":"t","category":"c","goal":"g","actions":[],"acceptance_criteria":[],"expected_outputs":[],"dependencies":[],"planner_source":"bootstrap_default"}],
 "role_lifecycle":{"orchestrator":"transition_complete"},"succession":{"enabled":true,"last_takeover_at":null},"updated_at":"2026-11-22T01:45:05.330468+00:00"}`)
 	r := runCLI(t, nil, "check", "--root", root)
-	if r.code != 0 || !strings.Contains(r.stderr, "$.steps[0].planner_source is outside the contract") {
+	if r.code != 0 || !strings.Contains(r.stderr, "field steps[0].planner_source is outside the contract") {
 		t.Fatalf("code %d stderr %q", r.code, r.stderr)
 	}
 }

@@ -21,6 +21,7 @@ var prose = regexp.MustCompile(`[A-Za-z]{2,}[,.:;!?]? +[A-Za-z]{2,}`)
 var allowedLiterals = map[string]string{
 	"configuration not loaded; no pre-compact hooks": "a log line (the --log file), not the screen",
 	"pre-compact hook not added":                     "a log line (the --log file), not the screen",
+	"window stopped":                                 "a log line (the --log file), not the screen",
 	"worker sim":                                     "a command name",
 }
 

@@ -3,6 +3,9 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"strings"
+	"syscall"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/spf13/cobra"
@@ -120,10 +123,40 @@ func (a *app) fileProblem(path string, err error) string {
 	if problems := ledger.Problems(err); len(problems) > 0 {
 		return a.t("cli.file.invalid", "Path", path, "Reason", a.problem(problems[0]))
 	}
-	return a.t("cli.file.unreadable", "Path", path, "Reason", err.Error())
+	return a.t("cli.file.unreadable", "Path", path, "Reason", a.osReason(err))
 }
 
-// problem translates one validation problem: "$.leases[0].pid must be >= 1".
+// problem translates one validation problem, naming the place in words:
+// "field leases[0].pid must be >= 1", "the content is not valid JSON".
 func (a *app) problem(p *ledger.ValidationError) string {
-	return a.t("cli.problem."+p.Code, "Path", p.Path, "Want", p.Want)
+	return a.t("cli.problem."+p.Code, "Path", a.where(p.Path), "Want", p.Want)
+}
+
+// where renders a JSON path ("$", "$.steps[0].title") for a person.
+func (a *app) where(path string) string {
+	field, ok := strings.CutPrefix(path, "$.")
+	if !ok || field == "" {
+		return a.t("cli.problem.document")
+	}
+	return a.t("cli.problem.field", "Field", field)
+}
+
+// osReason says why a file could not be read in the reader's language,
+// without Go's "open /path:" prefix.
+func (a *app) osReason(err error) string {
+	switch {
+	case errors.Is(err, fs.ErrPermission):
+		return a.t("cli.os.permission")
+	case errors.Is(err, syscall.ENOTDIR):
+		return a.t("cli.os.not_dir")
+	case errors.Is(err, syscall.EISDIR):
+		return a.t("cli.os.is_dir")
+	case errors.Is(err, fs.ErrNotExist):
+		return a.t("cli.os.missing")
+	}
+	var errno syscall.Errno
+	if errors.As(err, &errno) {
+		return a.t("cli.os.other", "Errno", int(errno))
+	}
+	return a.t("cli.os.unknown")
 }

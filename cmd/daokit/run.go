@@ -56,11 +56,11 @@ func (a *app) runRun(root, taskID, goal, runID string, interrupt, initLedger boo
 		fmt.Fprintln(a.io.err, a.t("cli.send.starting", "PID", pid))
 	})
 	if err != nil {
-		return failf("E_RUN_FAILED", a.describeRelay(err))
+		return a.relayFail("E_RUN_FAILED", err)
 	}
 	defer client.Close()
 	if _, err := client.Observe(a.ctx); err != nil {
-		return failf("E_RUN_FAILED", a.describeRelay(err))
+		return a.relayFail("E_RUN_FAILED", err)
 	}
 	env := relay.Envelope{ID: relay.NewID(), Type: relay.TypeInstruction, Action: relay.ActionForward}
 	if err := env.SetBody(relay.Instruction{Text: goal, TaskID: taskID, RunID: runID}); err != nil {
@@ -68,7 +68,7 @@ func (a *app) runRun(root, taskID, goal, runID string, interrupt, initLedger boo
 	}
 	reply, err := client.Send(a.ctx, env)
 	if err != nil {
-		return failf("E_RUN_FAILED", a.describeRelay(err))
+		return a.relayFail("E_RUN_FAILED", err)
 	}
 	var ack relay.Ack
 	if err := reply.DecodeBody(&ack); err != nil {

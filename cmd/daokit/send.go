@@ -71,18 +71,18 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		fmt.Fprintln(a.io.err, a.t("cli.send.starting", "PID", pid))
 	})
 	if err != nil {
-		return failf("E_SEND_FAILED", a.describeRelay(err))
+		return a.relayFail("E_SEND_FAILED", err)
 	}
 	defer client.Close()
 	if o.wait {
 		// Observe first, so that no notice of the run is missed.
 		if _, err := client.Observe(a.ctx); err != nil {
-			return failf("E_SEND_FAILED", a.describeRelay(err))
+			return a.relayFail("E_SEND_FAILED", err)
 		}
 	}
 	ack, err := client.Forward(a.ctx, text)
 	if err != nil {
-		return failf("E_SEND_FAILED", a.describeRelay(err))
+		return a.relayFail("E_SEND_FAILED", err)
 	}
 	if o.asJSON {
 		if err := a.writeJSON(ledger.ObjectOf("task_id", ack.TaskID, "run_id", ack.RunID, "active_lane", ack.ActiveLane,
@@ -118,7 +118,7 @@ func (a *app) waitFailed(code string, err error) error {
 	case errors.Is(err, relay.ErrClosed):
 		return failf(code, a.t("cli.send.error.closed"))
 	}
-	return failf(code, a.describeRelay(err))
+	return a.relayFail(code, err)
 }
 
 // awaitRunEnd waits until the run's route names a final next action and
@@ -201,12 +201,12 @@ func (a *app) sendControl(root string, ctl relay.Control, asJSON bool) error {
 	}
 	client, err := a.connect(a.ctx, dir, false, nil)
 	if err != nil {
-		return failf("E_SEND_FAILED", a.describeRelay(err))
+		return a.relayFail("E_SEND_FAILED", err)
 	}
 	defer client.Close()
 	ack, err := client.Control(a.ctx, ctl)
 	if err != nil {
-		return failf("E_SEND_FAILED", a.describeRelay(err))
+		return a.relayFail("E_SEND_FAILED", err)
 	}
 	if asJSON {
 		return a.writeJSON(ledger.ObjectOf("task_id", ack.TaskID, "run_id", ack.RunID, "active_step", ack.ActiveStep,

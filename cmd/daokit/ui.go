@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/relay"
@@ -52,6 +54,9 @@ func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
 	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_UI_FAILED", err.Error())
+	}
+	if !a.hasTerminal() {
+		return failf("E_UI_FAILED", a.t("cli.ui.error.no_terminal"))
 	}
 	if err := a.windowLedger(dir, o, readOnly); err != nil {
 		return failf("E_UI_FAILED", err.Error())
@@ -97,9 +102,35 @@ func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
 		ro.Output = a.io.out
 	}
 	if err := tui.Run(a.ctx, opts, ro); err != nil {
-		return fmt.Errorf("%s: %w", name, err)
+		if errors.Is(err, context.Canceled) {
+			return err
+		}
+		logger.Error("window stopped", "err", err)
+		return failf("E_UI_FAILED", a.t("cli.ui.error.window", "Name", name))
 	}
 	return nil
+}
+
+// hasTerminal reports whether the window can draw: its output is a
+// terminal and so is its input, or /dev/tty can be opened for keys (as
+// the window does when stdin is a pipe). Streams other than the
+// process's own (tests) count as terminals.
+func (a *app) hasTerminal() bool {
+	if a.io.out != os.Stdout || a.io.in != os.Stdin {
+		return true
+	}
+	if !term.IsTerminal(os.Stdout.Fd()) {
+		return false
+	}
+	if term.IsTerminal(os.Stdin.Fd()) {
+		return true
+	}
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return false
+	}
+	_ = tty.Close()
+	return true
 }
 
 // windowLedger makes sure the window opens on a ledger. watch only reads;

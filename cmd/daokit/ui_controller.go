@@ -36,16 +36,8 @@ var _ live.Controllers = (*processControllers)(nil)
 // reported as well. It never takes the lock, which would race with a
 // controller that is starting.
 func (c *processControllers) Probe(context.Context) (live.Probe, error) {
-	l := ledger.Layout{Root: c.root}
 	var p live.Probe
-	if data, err := l.ReadFile(ledger.LockFile); err == nil {
-		if pid, err := strconv.Atoi(strings.TrimSpace(string(data))); err == nil && pid > 0 {
-			p.PID = pid
-			p.Live = alive(pid)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return p, fmt.Errorf("probe controller: %w", err)
-	}
+	p.PID, p.Live = lockPID(c.root)
 	if snap := ledger.LoadSnapshot(c.root); snap.Leases.OK() {
 		p.LeasePID = controllerLeasePID(snap.Leases.Value, time.Now())
 	}
@@ -55,6 +47,20 @@ func (c *processControllers) Probe(context.Context) (live.Probe, error) {
 		}
 	}
 	return p, nil
+}
+
+// lockPID reads the pid the holder of root's lock wrote into the lock
+// file (0 when there is none) and whether that process is alive.
+func lockPID(root string) (int, bool) {
+	data, err := ledger.Layout{Root: root}.ReadFile(ledger.LockFile)
+	if err != nil {
+		return 0, false
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 {
+		return 0, false
+	}
+	return pid, alive(pid)
 }
 
 // alive reports whether a process with pid exists (EPERM: it does, as
