@@ -156,14 +156,24 @@ func TestSendStartsADetachedController(t *testing.T) {
 }
 
 // TestSendReportsWhyTheStartedControllerExited: a controller that cannot
-// start (an invalid daokit.toml) is reported in its own words, not as a
-// vague time-out.
+// start is reported in its own words (with one code), not as a vague
+// time-out; an invalid daokit.toml is reported before any controller
+// starts.
 func TestSendReportsWhyTheStartedControllerExited(t *testing.T) {
 	t.Parallel()
 	root := newRoot(t, "[heartbeat]\nwarning_after = \"5s\"\nstale_after = \"1s\"\n")
 	r := run(t, "send", "--root", root, "hello")
-	if r.code != 1 || !strings.Contains(r.stderr, "exited before it was ready") || !strings.Contains(r.stderr, "stale_after") {
-		t.Fatalf("code %d stderr %q", r.code, r.stderr)
+	if r.code != 1 || !strings.HasPrefix(r.stderr, "E_CONFIG_INVALID: ") || !strings.Contains(r.stderr, "stale_after") || strings.Contains(r.stderr, "exited") {
+		t.Fatalf("bad daokit.toml: code %d stderr %q", r.code, r.stderr)
+	}
+	root = newRoot(t, "")
+	if err := os.Mkdir(filepath.Join(root, "state", "controller.log"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r = run(t, "send", "--root", root, "hello")
+	if r.code != 1 || !strings.Contains(r.stderr, "\nE_SEND_FAILED: ") || !strings.Contains(r.stderr, "exited before it was ready") ||
+		!strings.Contains(r.stderr, "controller.log") || strings.Count(r.stderr, "E_") != 1 {
+		t.Fatalf("controller that cannot log: code %d stderr %q", r.code, r.stderr)
 	}
 }
 

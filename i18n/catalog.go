@@ -1,87 +1,24 @@
 package i18n
 
 import (
-	"embed"
-	"fmt"
-	"path"
+	"sort"
+	"strings"
 	"sync"
-
-	"github.com/BurntSushi/toml"
-	"github.com/daokit/daokit/i18n/internal/catalog"
-	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
-	"golang.org/x/text/language"
+	"text/template"
 )
-
-//go:embed locales/*.toml
-var locales embed.FS
-
-var (
-	bundleOnce sync.Once
-	bundle     *goi18n.Bundle
-	bundleErr  error
-)
-
-// loadBundle loads the catalogs once. It uses the generated catalog when
-// that was made from exactly the embedded TOML files (the usual case: no
-// TOML parsing at start-up), and parses the TOML otherwise, so that a
-// catalog edited without `go generate ./i18n` still shows its new text. A
-// broken catalog is a mistake the catalog tests catch; at run time it
-// degrades to message ids instead of crashing.
-func loadBundle() (*goi18n.Bundle, error) {
-	bundleOnce.Do(func() {
-		b := goi18n.NewBundle(language.English)
-		files, err := catalog.Files(locales, "locales")
-		if err != nil {
-			bundleErr = err
-			return
-		}
-		if digest, err := catalog.Digest(locales, files); err == nil && digest == generatedDigest {
-			bundleErr = addGenerated(b)
-		} else {
-			bundleErr = parseTOML(b, files)
-		}
-		bundle = b
-	})
-	return bundle, bundleErr
-}
-
-func addGenerated(b *goi18n.Bundle) error {
-	for lang, entries := range generatedCatalog {
-		tag, err := language.Parse(lang)
-		if err != nil {
-			return err
-		}
-		msgs := make([]*goi18n.Message, len(entries))
-		for i, e := range entries {
-			msgs[i] = &goi18n.Message{ID: e[0], Other: e[1]}
-		}
-		if err := b.AddMessages(tag, msgs...); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func parseTOML(b *goi18n.Bundle, files []string) error {
-	b.RegisterUnmarshalFunc("toml", toml.Unmarshal)
-	for _, name := range files {
-		data, err := locales.ReadFile(name)
-		if err != nil {
-			return err
-		}
-		if _, err := b.ParseMessageFileBytes(data, path.Base(name)); err != nil {
-			return fmt.Errorf("parse catalog %s: %w", name, err)
-		}
-	}
-	return nil
-}
 
 // Localizer renders messages in one language. The zero value is not
 // usable; build one with New. A Localizer is safe for concurrent use.
+//
+// Start-up matters more than anything here, since every command pays it:
+// the catalogs are Go data generated from the TOML files (catalog_gen.go,
+// checked against them by a test, not at start), only the language in
+// use is consulted, and a message is parsed as a template the first time
+// it is rendered, never before.
 type Localizer struct {
-	lang     string
-	loc      *goi18n.Localizer
-	fallback *goi18n.Localizer
+	lang  string
+	msgs  [][2]string // id, text; sorted by id
+	tmpls sync.Map    // id → *template.Template, parsed on first use
 }
 
 // New returns a Localizer for one of the Supported languages. An unknown
@@ -91,23 +28,15 @@ func New(lang string) (*Localizer, error) {
 	if !ok {
 		return nil, &UnknownLanguageError{Source: "language", Value: lang}
 	}
-	b, err := loadBundle()
-	if err != nil {
-		return nil, err
-	}
-	return &Localizer{
-		lang:     resolved,
-		loc:      goi18n.NewLocalizer(b, resolved),
-		fallback: goi18n.NewLocalizer(b, English),
-	}, nil
+	return &Localizer{lang: resolved, msgs: generatedCatalog(resolved)}, nil
 }
 
 // MustNew is New for a language known to be supported (a constant such as
-// English); it falls back to an English localizer if the catalogs are broken.
+// English); it falls back to English for any other.
 func MustNew(lang string) *Localizer {
 	l, err := New(lang)
 	if err != nil {
-		return &Localizer{lang: English}
+		return &Localizer{lang: English, msgs: generatedCatalog(English)}
 	}
 	return l
 }
@@ -120,24 +49,49 @@ func (l *Localizer) Lang() string { return l.lang }
 // chosen language falls back to English, then to the id itself, so a gap
 // in a catalog never hides the rest of the screen.
 func (l *Localizer) T(id string, kv ...any) string {
-	var data map[string]any
-	if len(kv) > 0 {
-		data = make(map[string]any, len(kv)/2)
-		for i := 0; i+1 < len(kv); i += 2 {
-			name, _ := kv[i].(string)
-			data[name] = kv[i+1]
+	text, ok := lookup(l.msgs, id)
+	if !ok {
+		if text, ok = lookup(generatedCatalog(English), id); !ok {
+			return id
 		}
 	}
-	cfg := &goi18n.LocalizeConfig{MessageID: id, TemplateData: data}
-	if l.loc != nil {
-		if s, err := l.loc.Localize(cfg); err == nil {
-			return s
-		}
+	if !strings.Contains(text, "{{") {
+		return text
 	}
-	if l.fallback != nil {
-		if s, err := l.fallback.Localize(cfg); err == nil {
-			return s
-		}
+	t, err := l.template(id, text)
+	if err != nil {
+		return text
 	}
-	return id
+	data := make(map[string]any, len(kv)/2)
+	for i := 0; i+1 < len(kv); i += 2 {
+		name, _ := kv[i].(string)
+		data[name] = kv[i+1]
+	}
+	var b strings.Builder
+	if err := t.Execute(&b, data); err != nil {
+		return text
+	}
+	return b.String()
+}
+
+// template returns the parsed form of message id, parsing it once.
+func (l *Localizer) template(id, text string) (*template.Template, error) {
+	if t, ok := l.tmpls.Load(id); ok {
+		return t.(*template.Template), nil
+	}
+	t, err := template.New(id).Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	l.tmpls.Store(id, t)
+	return t, nil
+}
+
+// lookup finds id in msgs, which is sorted by id.
+func lookup(msgs [][2]string, id string) (string, bool) {
+	i := sort.Search(len(msgs), func(i int) bool { return msgs[i][0] >= id })
+	if i < len(msgs) && msgs[i][0] == id {
+		return msgs[i][1], true
+	}
+	return "", false
 }

@@ -1,5 +1,6 @@
 // Package i18n holds daokit's message catalogs (English and Simplified
-// Chinese, embedded in the binary) and picks the language a person reads.
+// Chinese, generated into the binary as Go data) and picks the language a
+// person reads.
 //
 // Every string a person sees in the CLI or the window comes from here. Values
 // stored on disk (event types, statuses, field names) are never translated;

@@ -3,6 +3,7 @@ package i18n
 import (
 	"fmt"
 	"strings"
+	"sync"
 
 	"golang.org/x/text/language"
 )
@@ -16,10 +17,12 @@ const (
 // Supported lists the language tags daokit speaks, default first.
 func Supported() []string { return []string{English, Chinese} }
 
-var supportedTags = []language.Tag{language.English, language.MustParse("zh-Hans")}
-
-// matcher picks among the supported tags. Its first tag is the fallback.
-var matcher = language.NewMatcher(supportedTags)
+// matcher picks among the supported tags; its first tag is the fallback.
+// It is built on first use: most starts never need it (no locale set,
+// or --lang given exactly), and building it allocates.
+var matcher = sync.OnceValue(func() language.Matcher {
+	return language.NewMatcher([]language.Tag{language.English, language.MustParse("zh-Hans")})
+})
 
 // UnknownLanguageError reports a language setting daokit cannot honour.
 type UnknownLanguageError struct {
@@ -78,14 +81,16 @@ func matchLocale(value string) (string, bool) {
 	}
 	v = strings.ReplaceAll(v, "_", "-")
 	switch strings.ToUpper(v) {
-	case "", "C", "POSIX":
+	case "", "C", "POSIX", "EN", "EN-US", "EN-GB":
 		return English, true
+	case "ZH-CN", "ZH-HANS", "ZH-HANS-CN":
+		return Chinese, true
 	}
 	tag, err := language.Parse(v)
 	if err != nil {
 		return "", false
 	}
-	_, index, confidence := matcher.Match(tag)
+	_, index, confidence := matcher().Match(tag)
 	if confidence < language.High {
 		return "", false
 	}
