@@ -70,7 +70,7 @@ func (a *app) runController(o controllerFlags) error {
 	logger, closeLog, err := controllerLogger(dir, a.io.err, o.verbose)
 	if err != nil {
 		return failf("E_CONTROLLER_FAILED", a.t("cli.controller.error.log",
-			"Path", filepath.Join(dir, ledger.StateDir, "controller.log"), "Reason", a.osReason(err)))
+			"Path", ledger.Layout{Root: dir}.Path("controller.log"), "Reason", a.osReason(err)))
 	}
 	defer closeLog()
 	err = controller.Run(a.ctx, controller.Options{
