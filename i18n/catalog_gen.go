@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "c9f8866672f1cb08986244405315aae3f0095cead1cc172d228fafeb24af0b21"
+const generatedDigest = "203cdf2dfb1b8591b8dba93fd9d3c8cb96adc5e789ad3dd6bf94f36d48cf163d"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -144,6 +144,17 @@ var catalogEn = [][2]string{
 	{"cli.init.error.root_not_dir", "target root '{{.Path}}' is not a directory"},
 	{"cli.init.summary", "create the ledger layout and empty state files (never overwrites)"},
 	{"cli.init.unchanged", "Unchanged:"},
+	{"cli.lead.error.no_role", "--role is required"},
+	{"cli.lead.flag.issue", "the issue the Worker works on"},
+	{"cli.lead.flag.no_guard", "start Workers without the read-only mount guard (they still cannot write the outbox through daokit)"},
+	{"cli.lead.flag.role", "the role, as named in workflow.toml"},
+	{"cli.lead.guard.args", "-- COMMAND [ARG…]"},
+	{"cli.lead.guard.error.no_command", "name the Worker's command after --"},
+	{"cli.lead.guard.error.not_worker", "only a Lead starts the guard (for its Workers)"},
+	{"cli.lead.guard.flag.ro", "a path to make read-only (repeatable)"},
+	{"cli.lead.guard.summary", "run a Worker with the outbox and the memory folder read-only"},
+	{"cli.lead.sim_worker.summary", "the simulated role Worker (reads the issue on stdin, prints evidence)"},
+	{"cli.lead.summary", "run one role's Lead: read the outbox, claim, dispatch Workers, post evidence"},
 	{"cli.os.is_dir", "it is a folder, not a file"},
 	{"cli.os.missing", "it does not exist"},
 	{"cli.os.not_dir", "a folder on its path is a file"},
@@ -842,6 +853,17 @@ var catalogZhCN = [][2]string{
 	{"cli.init.error.root_not_dir", "目标根路径 '{{.Path}}' 不是目录"},
 	{"cli.init.summary", "创建账本目录结构和空的状态文件（从不覆盖）"},
 	{"cli.init.unchanged", "未改动："},
+	{"cli.lead.error.no_role", "必须给出 --role"},
+	{"cli.lead.flag.issue", "Worker 处理的 issue"},
+	{"cli.lead.flag.no_guard", "启动 Worker 时不使用只读挂载保护（它们仍无法通过 daokit 写入 outbox）"},
+	{"cli.lead.flag.role", "角色名（与 workflow.toml 中一致）"},
+	{"cli.lead.guard.args", "-- 命令 [参数…]"},
+	{"cli.lead.guard.error.no_command", "请在 -- 之后给出 Worker 的命令"},
+	{"cli.lead.guard.error.not_worker", "只有 Lead 会为其 Worker 启动保护"},
+	{"cli.lead.guard.flag.ro", "设为只读的路径（可重复）"},
+	{"cli.lead.guard.summary", "以只读的 outbox 和记忆目录运行 Worker"},
+	{"cli.lead.sim_worker.summary", "模拟的角色 Worker（从标准输入读取 issue，输出证据）"},
+	{"cli.lead.summary", "运行一个角色的 Lead：读取 outbox、认领、派发 Worker、回填证据"},
 	{"cli.os.is_dir", "它是目录而不是文件"},
 	{"cli.os.missing", "它不存在"},
 	{"cli.os.not_dir", "其路径中的某个目录实际上是文件"},

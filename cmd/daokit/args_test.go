@@ -130,6 +130,9 @@ var argOrders = []struct {
 	{parsed{"outbox assign", "json=true", "1|ann"}, [][]string{{"outbox", "assign", "1", "--json", "ann"}}},
 	{parsed{"outbox close", "as=ann", "1"}, [][]string{{"outbox", "close", "1", "--as", "ann"}, {"outbox", "close", "--as=ann", "1"}}},
 	{parsed{"outbox list", "label=to:qa state=all", ""}, [][]string{{"outbox", "list", "--state", "all", "--label", "to:qa"}}},
+	{parsed{"lead", "role=qa root=/r", ""}, [][]string{{"lead", "--role", "qa", "--root", "/r"}, {"lead", "--root=/r", "--role=qa"}}},
+	{parsed{"lead sim-worker", "issue=3", ""}, [][]string{{"lead", "sim-worker", "--issue", "3"}, {"lead", "sim-worker", "--issue=3"}}},
+	{parsed{"lead guard", "ro=[/a,/b]", "sh|-c|x"}, [][]string{{"lead", "guard", "--ro", "/a", "--ro", "/b", "--", "sh", "-c", "x"}}},
 	{parsed{"outbox show", "outbox=/o", "2"}, [][]string{{"outbox", "show", "2", "--outbox", "/o"}, {"outbox", "show", "--outbox=/o", "2"}}},
 }
 

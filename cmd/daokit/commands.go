@@ -38,6 +38,7 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newWorkerCmd,
 	newCompactCmd,
 	newOutboxCmd,
+	newLeadCmd,
 	newCompletionCmd,
 }
 

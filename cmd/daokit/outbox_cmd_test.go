@@ -97,3 +97,16 @@ func TestWorkflowErrorsReachTheCLI(t *testing.T) {
 		t.Fatalf("hard cap of an unknown role: %d %q", r.code, r.stderr)
 	}
 }
+
+func TestLeadCommandChecksItsRole(t *testing.T) {
+	root := teamRoot(t)
+	if r := runCLI(t, nil, "lead", "--root", root); r.code != 2 || !strings.Contains(r.stderr, "--role") {
+		t.Fatalf("%d %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "lead", "--root", root, "--role", "web"); r.code != 2 || !strings.Contains(r.stderr, "no role web") {
+		t.Fatalf("%d %q", r.code, r.stderr)
+	}
+	if r := runCLI(t, nil, "lead", "guard", "--", "true"); r.code != 1 || !strings.Contains(r.stderr, "E_GUARD") {
+		t.Fatalf("guard outside a Lead: %d %q", r.code, r.stderr)
+	}
+}

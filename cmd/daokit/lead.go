@@ -1,0 +1,92 @@
+package main
+
+import (
+	"os"
+	"strconv"
+
+	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/outbox"
+	"github.com/spf13/cobra"
+)
+
+// newLeadCmd is "daokit lead --role R": one role's resident Lead (seed
+// 003, scheme A), normally started and supervised by the controller.
+func newLeadCmd(a *app) *cobra.Command {
+	c := a.command("lead", "cli.lead.summary", nil)
+	f := c.Flags()
+	root := rootFlag(f)
+	dir := f.String("outbox", "", "cli.outbox.flag.outbox")
+	role := f.String("role", "", "cli.lead.flag.role")
+	noGuard := f.Bool("no-guard", false, "cli.lead.flag.no_guard")
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		if *role == "" {
+			return a.usage(c, a.t("cli.lead.error.no_role"))
+		}
+		env, err := a.loadTeam(*root, *dir)
+		if err != nil {
+			return err
+		}
+		if _, ok := env.wf.Roles[*role]; !ok {
+			return a.usage(c, a.t("cli.outbox.error.role", "Role", *role))
+		}
+		ob, err := env.open()
+		if err != nil {
+			return failf("E_OUTBOX", err.Error())
+		}
+		defer ob.Close()
+		if err := os.MkdirAll(env.wf.MemoryPath(), 0o755); err != nil {
+			return failf("E_LEAD", err.Error())
+		}
+		o := lead.Options{Role: *role, Workflow: env.wf, HardCap: env.cfg.Team.HardCap(*role), Backend: ob,
+			WorkerArgv: []string{a.self, "lead", "sim-worker", "--issue", lead.PlaceholderIssue},
+			StatusDir:  lead.StatusDir(env.wf)}
+		if lead.GuardSupported && !*noGuard {
+			o.Guard = lead.GuardArgv(a.self, env.wf)
+		}
+		l, err := lead.New(a.ctx, o)
+		if err != nil {
+			return failf("E_LEAD", err.Error())
+		}
+		if err := l.Run(a.ctx); err != nil {
+			return failf("E_LEAD", err.Error())
+		}
+		return nil
+	}
+	c.AddCommand(newLeadSimWorkerCmd(a), newLeadGuardCmd(a))
+	return c
+}
+
+// newLeadSimWorkerCmd is the simulated role Worker a Lead starts when
+// workflow.toml names no worker command (runs with no key).
+func newLeadSimWorkerCmd(a *app) *cobra.Command {
+	c := a.command("sim-worker", "cli.lead.sim_worker.summary", nil)
+	issue := c.Flags().Int64("issue", 0, "cli.lead.flag.issue")
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		code := lead.RunSimWorker(a.ctx, strconv.FormatInt(*issue, 10), a.io.in, a.io.out)
+		if code != 0 {
+			return &exitError{code: code}
+		}
+		return nil
+	}
+	return c
+}
+
+// newLeadGuardCmd runs a Worker with the outbox and the memory folder
+// read-only (Linux mount namespace); the Lead puts it in front of every
+// Worker's command line.
+func newLeadGuardCmd(a *app) *cobra.Command {
+	c := a.command("guard", "cli.lead.guard.summary", nil)
+	takesArgs(c, "cli.lead.guard.args")
+	ro := c.Flags().StringArray("ro", nil, "cli.lead.guard.flag.ro")
+	c.RunE = func(c *cobra.Command, args []string) error {
+		if len(args) == 0 {
+			return a.usage(c, a.t("cli.lead.guard.error.no_command"))
+		}
+		if os.Getenv(outbox.WorkerEnv) == "" {
+			return failf("E_GUARD", a.t("cli.lead.guard.error.not_worker"))
+		}
+		err := lead.Guard(*ro, args, os.Environ())
+		return failf("E_GUARD", err.Error())
+	}
+	return c
+}

@@ -1,0 +1,244 @@
+package lead
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/daokit/daokit/outbox"
+)
+
+// effect is what the Lead commits for one event, and what it then
+// changes in its own bookkeeping.
+type effect struct {
+	change outbox.Change
+	after  func()
+}
+
+// react decides the effect of one event, or nil when the event needs
+// none. It reads the outbox but writes nothing.
+func (l *Lead) react(ctx context.Context, ev outbox.Event) (*effect, error) {
+	switch ev.Kind {
+	case outbox.EventOpened:
+		return l.onAddressed(ctx, ev)
+	case outbox.EventLabeled:
+		switch {
+		case ev.Value == To(l.o.Role):
+			return l.onAddressed(ctx, ev)
+		case ev.Value == LabelAccepted:
+			return l.onAccepted(ctx, ev)
+		}
+	case outbox.EventCommented:
+		// Never react to a Lead's comment, ours or another's: that is what
+		// keeps two Leads on one issue from answering each other forever.
+		if IsLead(ev.Actor) {
+			return nil, nil
+		}
+		return l.onComment(ctx, ev)
+	case outbox.EventClosed:
+		return l.onClosed(ctx, ev)
+	}
+	return nil, nil
+}
+
+// claimable: open, addressed to the role, and not someone else's.
+func (l *Lead) claimable(is outbox.Issue) bool {
+	return !is.Closed && is.HasLabel(To(l.o.Role)) && (is.Assignee == "" || is.Assignee == l.actor) &&
+		is.LabelWithPrefix("state:") == ""
+}
+
+// claimOps set the assignee (the claim) and queue the issue.
+func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
+	m := outbox.Mailbox{Text: fmt.Sprintf("%s claims #%d and queues it for a Worker.", l.actor, is.ID), Fields: map[string]string{
+		outbox.FieldState: LabelQueued, outbox.FieldReadUpTo: strconv.FormatInt(readUpTo, 10)}}
+	return []outbox.Op{
+		{Kind: outbox.OpAssign, Issue: is.ID, Assignee: l.actor},
+		{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{LabelQueued}},
+		{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()},
+	}
+}
+
+func (l *Lead) onAddressed(ctx context.Context, ev outbox.Event) (*effect, error) {
+	is, err := l.ob.Issue(ctx, ev.Issue)
+	if err != nil {
+		return nil, err
+	}
+	if !l.claimable(is) {
+		return nil, nil
+	}
+	return &effect{
+		change: outbox.Change{Trigger: "claim:" + strconv.FormatInt(is.ID, 10), Ops: l.claimOps(is, ev.ID)},
+		after:  func() { l.enqueue(is.ID) },
+	}, nil
+}
+
+// addressedBy reports whether a comment speaks to the role: on an issue
+// addressed to it, or mentioning @role.
+func (l *Lead) addressedBy(is outbox.Issue, body string) bool {
+	return is.HasLabel(To(l.o.Role)) || strings.Contains(body, "@"+l.o.Role)
+}
+
+// onComment acknowledges a comment addressed to the role, once per
+// Trigger; it claims the issue if it is still unclaimed, and a DependsOn
+// in the comment blocks the issue (stopping its Worker) until those close.
+func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) {
+	c, err := l.ob.Comment(ctx, ev.Comment)
+	if err != nil {
+		return nil, err
+	}
+	is, err := l.ob.Issue(ctx, ev.Issue)
+	if err != nil {
+		return nil, err
+	}
+	if !l.addressedBy(is, c.Body) {
+		return nil, nil
+	}
+	m := outbox.ParseMailbox(c.Body)
+	trigger := m.Fields[outbox.FieldTrigger]
+	if trigger == "" {
+		trigger = "comment:" + strconv.FormatInt(c.ID, 10)
+	}
+	ack := outbox.Mailbox{Text: fmt.Sprintf("%s read comment %d.", l.actor, c.ID), Fields: map[string]string{
+		outbox.FieldTrigger: trigger, outbox.FieldReadUpTo: strconv.FormatInt(ev.ID, 10)}}
+	eff := &effect{change: outbox.Change{Trigger: trigger}}
+	var afters []func()
+	if l.claimable(is) {
+		eff.change.Ops = append(eff.change.Ops, l.claimOps(is, ev.ID)...)
+		afters = append(afters, func() { l.enqueue(is.ID) })
+	}
+	if deps := outbox.IssueRefs(m.Fields[outbox.FieldDependsOn]); len(deps) > 0 && is.Assignee == l.actor && !is.Closed {
+		unmet, err := l.openOf(ctx, deps)
+		if err != nil {
+			return nil, err
+		}
+		if len(unmet) > 0 {
+			eff.change.Ops = append(eff.change.Ops, l.blockOps(is.ID, unmet, ev.ID)...)
+			afters = append(afters, func() { l.block(is.ID, unmet) })
+			ack.Fields[outbox.FieldBlockedBy] = outbox.FormatRefs(unmet)
+		}
+	}
+	eff.change.Ops = append(eff.change.Ops, outbox.Op{Kind: outbox.OpComment, Issue: is.ID, Body: ack.Render()})
+	eff.after = func() {
+		for _, f := range afters {
+			f()
+		}
+	}
+	return eff, nil
+}
+
+// onClosed unblocks the issues that waited only for what just closed.
+func (l *Lead) onClosed(ctx context.Context, ev outbox.Event) (*effect, error) {
+	l.mu.Lock()
+	var waiting []int64
+	for id := range l.blocked {
+		waiting = append(waiting, id)
+	}
+	l.mu.Unlock()
+	if len(waiting) == 0 {
+		return nil, nil
+	}
+	sortIDs(waiting)
+	var ops []outbox.Op
+	var freed []int64
+	for _, id := range waiting {
+		is, err := l.ob.Issue(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if is.Closed {
+			continue
+		}
+		l.mu.Lock()
+		deps := append([]int64(nil), l.blocked[id]...)
+		l.mu.Unlock()
+		implicit, err := l.implicitDeps(ctx, is)
+		if err != nil {
+			return nil, err
+		}
+		unmet, err := l.openOf(ctx, append(deps, implicit...))
+		if err != nil {
+			return nil, err
+		}
+		if len(unmet) > 0 {
+			continue
+		}
+		m := outbox.Mailbox{Text: fmt.Sprintf("Unblocked: what #%d waited for has closed; it is queued again.", id), Fields: map[string]string{
+			outbox.FieldState: LabelQueued, outbox.FieldReadUpTo: strconv.FormatInt(ev.ID, 10)}}
+		ops = append(ops,
+			outbox.Op{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelBlocked}},
+			outbox.Op{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelQueued}},
+			outbox.Op{Kind: outbox.OpComment, Issue: id, Body: m.Render()})
+		freed = append(freed, id)
+	}
+	if len(ops) == 0 {
+		return nil, nil
+	}
+	return &effect{change: outbox.Change{Ops: ops}, after: func() {
+		for _, id := range freed {
+			l.unblock(id)
+		}
+	}}, nil
+}
+
+// blockOps mark an issue blocked by unmet, in the mailbox template.
+func (l *Lead) blockOps(id int64, unmet []int64, readUpTo int64) []outbox.Op {
+	f := map[string]string{outbox.FieldState: LabelBlocked, outbox.FieldBlockedBy: outbox.FormatRefs(unmet), outbox.FieldDependsOn: outbox.FormatRefs(unmet)}
+	if readUpTo > 0 {
+		f[outbox.FieldReadUpTo] = strconv.FormatInt(readUpTo, 10)
+	}
+	m := outbox.Mailbox{Text: fmt.Sprintf("Blocked: #%d waits for %s; its Worker is stopped until they close.", id, outbox.FormatRefs(unmet)), Fields: f}
+	return []outbox.Op{
+		{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelQueued, LabelRunning}},
+		{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelBlocked}},
+		{Kind: outbox.OpComment, Issue: id, Body: m.Render()},
+	}
+}
+
+// openOf returns the ids of ids that are open issues (unknown ids count
+// as met: a typo must not block forever).
+func (l *Lead) openOf(ctx context.Context, ids []int64) ([]int64, error) {
+	var out []int64
+	seen := map[int64]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		is, err := l.ob.Issue(ctx, id)
+		if err != nil {
+			if isNotFound(err) {
+				continue
+			}
+			return nil, err
+		}
+		if !is.Closed {
+			out = append(out, id)
+		}
+	}
+	sortIDs(out)
+	return out, nil
+}
+
+// implicitDeps are the open issues of the roles this role depends on
+// (workflow.toml depends_on) filed before is.
+func (l *Lead) implicitDeps(ctx context.Context, is outbox.Issue) ([]int64, error) {
+	var out []int64
+	for _, d := range l.role.DependsOn {
+		list, err := l.ob.List(ctx, outbox.Query{Label: To(d), State: "open"})
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range list {
+			if x.ID < is.ID {
+				out = append(out, x.ID)
+			}
+		}
+	}
+	return out, nil
+}
+
+// explicitDeps are the DependsOn of the issue's body.
+func explicitDeps(is outbox.Issue) []int64 {
+	return outbox.IssueRefs(outbox.ParseMailbox(is.Body).Fields[outbox.FieldDependsOn])
+}

@@ -1,0 +1,234 @@
+package lead
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/team"
+)
+
+// Actor is the outbox identity of role's Lead (its assignee name, the
+// author of its comments and the name of its cursor).
+func Actor(role string) string { return "lead:" + role }
+
+// IsLead reports whether an outbox actor is a Lead.
+func IsLead(actor string) bool { return len(actor) > 5 && actor[:5] == "lead:" }
+
+// The labels a Lead manages.
+const (
+	LabelQueued   = "state:queued"
+	LabelRunning  = "state:running"
+	LabelBlocked  = "state:blocked"
+	LabelDone     = "state:done"
+	LabelFailed   = "state:failed"
+	LabelReview   = "state:review"
+	LabelAccepted = "decision:accepted"
+	LabelNeeded   = "decision:needed"
+)
+
+// To is the label that addresses an issue to role.
+func To(role string) string { return "to:" + role }
+
+// Options configure a Lead.
+type Options struct {
+	Role     string
+	Workflow *team.Workflow
+	// HardCap is daokit.toml's role_max_concurrent for the role.
+	HardCap int
+	Backend outbox.Backend
+	// WorkerArgv is the default Worker command line (the simulated role
+	// worker) for roles whose workflow.toml names none.
+	WorkerArgv []string
+	// Guard, when non-empty, is the command line prefix that runs a
+	// Worker with the outbox and memory read-only (see GuardArgv).
+	Guard []string
+	// StatusDir receives <role>.json after every pass (the heartbeat the
+	// controller and the window read). Empty: no status file.
+	StatusDir string
+	// Page is how many events one read takes (default 1000).
+	Page int
+	// OnEffect, if set, is called after each committed effect, with the
+	// event it answered (for the latency benchmark and tests).
+	OnEffect func(ev outbox.Event)
+}
+
+// Lead is one role's Lead. Run it with Run; Step is one pass for tests.
+type Lead struct {
+	o      Options
+	actor  string
+	role   team.Role
+	limit  int
+	cursor int64
+	ob     outbox.Backend
+
+	mu      sync.Mutex
+	running map[int64]*workerRun
+	// queued holds claimed issues waiting for a Worker slot, oldest
+	// first; blocked maps an issue to what blocks it.
+	queued  []int64
+	blocked map[int64][]int64
+	done    chan workerResult
+	wg      sync.WaitGroup
+}
+
+// New checks the options and reads the Lead's cursor.
+func New(ctx context.Context, o Options) (*Lead, error) {
+	r, ok := o.Workflow.Roles[o.Role]
+	if !ok {
+		return nil, fmt.Errorf("lead: no role %q in %s", o.Role, filepath.Join(o.Workflow.Dir, team.FileName))
+	}
+	if o.Page <= 0 {
+		o.Page = 1000
+	}
+	if o.HardCap <= 0 {
+		o.HardCap = 1
+	}
+	l := &Lead{o: o, actor: Actor(o.Role), role: r, limit: o.Workflow.Limit(o.Role, o.HardCap), ob: o.Backend,
+		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, done: make(chan workerResult, 64)}
+	c, err := l.ob.Cursor(ctx, l.actor)
+	if err != nil {
+		return nil, err
+	}
+	l.cursor = c
+	return l, nil
+}
+
+// Limit is the Lead's Worker limit, min(soft cap, hard cap).
+func (l *Lead) Limit() int { return l.limit }
+
+// Cursor is the last event the Lead has handled.
+func (l *Lead) Cursor() int64 { return l.cursor }
+
+// Run recovers the Lead's claimed work, then handles events as they
+// arrive and dispatches Workers until ctx ends; it stops its Workers
+// before it returns.
+func (l *Lead) Run(ctx context.Context) error {
+	defer l.stopAll()
+	if err := l.Recover(ctx); err != nil {
+		return err
+	}
+	wake := make(chan struct{})
+	wctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		l.watch(wctx, wake)
+	}()
+	defer func() { cancel(); wg.Wait() }()
+	for {
+		if _, err := l.Step(ctx); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if err := l.dispatch(ctx); err != nil {
+			return err
+		}
+		l.writeStatus(ctx)
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-wake:
+		case res := <-l.done:
+			if err := l.finish(ctx, res); err != nil && ctx.Err() == nil {
+				return err
+			}
+		}
+	}
+}
+
+// watch wakes the loop when the outbox has events past the cursor, or at
+// the backend's bounded interval; it sends one wake at a time and waits
+// for the loop to take it, so it never spins.
+func (l *Lead) watch(ctx context.Context, wake chan<- struct{}) {
+	for {
+		l.mu.Lock()
+		after := l.cursor
+		l.mu.Unlock()
+		if err := l.ob.Wait(ctx, after); err != nil && ctx.Err() != nil {
+			return
+		}
+		select {
+		case wake <- struct{}{}:
+		case <-ctx.Done():
+			return
+		}
+	}
+}
+
+// Step handles every event after the cursor that is there now and
+// returns how many effects it committed.
+func (l *Lead) Step(ctx context.Context) (int, error) {
+	effects := 0
+	for {
+		evs, err := l.ob.Events(ctx, l.cursor, l.o.Page)
+		if err != nil {
+			return effects, err
+		}
+		if len(evs) == 0 {
+			return effects, nil
+		}
+		for _, ev := range evs {
+			eff, err := l.react(ctx, ev)
+			if err != nil {
+				return effects, err
+			}
+			if eff == nil {
+				continue
+			}
+			ch := eff.change
+			ch.Actor, ch.Reader, ch.UpTo = l.actor, l.actor, ev.ID
+			res, err := l.ob.Apply(ctx, ch)
+			if err != nil {
+				return effects, fmt.Errorf("lead %s: event %d: %w", l.o.Role, ev.ID, err)
+			}
+			l.setCursor(ev.ID)
+			if !res.Duplicate && !res.Stale {
+				effects++
+				if eff.after != nil {
+					eff.after()
+				}
+				if l.o.OnEffect != nil {
+					l.o.OnEffect(ev)
+				}
+			}
+		}
+		last := evs[len(evs)-1].ID
+		if last > l.cursor {
+			// The rest of the page needed nothing: move past it at once.
+			if _, err := l.ob.Apply(ctx, outbox.Change{Reader: l.actor, UpTo: last}); err != nil {
+				return effects, err
+			}
+			l.setCursor(last)
+		}
+	}
+}
+
+func (l *Lead) setCursor(id int64) {
+	l.mu.Lock()
+	if id > l.cursor {
+		l.cursor = id
+	}
+	l.mu.Unlock()
+}
+
+func (l *Lead) stopAll() {
+	l.mu.Lock()
+	for _, w := range l.running {
+		w.stop()
+	}
+	l.mu.Unlock()
+	l.wg.Wait()
+}
+
+// now is the clock of status files.
+var now = func() time.Time { return time.Now().UTC() }
+
+func ensureDir(dir string) error { return os.MkdirAll(dir, 0o755) }

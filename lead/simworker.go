@@ -1,0 +1,94 @@
+package lead
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/daokit/daokit/outbox"
+)
+
+// SimDirective is the line prefix by which an issue steers the simulated
+// role worker: "Sim: sleep 300ms", "Sim: fail", "Sim: blocked #3",
+// "Sim: breaking <what>", "Sim: write <path>" (try to write a file),
+// "Sim: outbox <db>" (try to comment through the outbox).
+const SimDirective = "Sim:"
+
+// RunSimWorker is the simulated Worker of a role: it reads the issue from
+// in, "works", and prints its evidence (IssueRef, Changes, Tests and, when
+// told, BlockedBy or Breaking) one field a line, as a real Worker's
+// wrapper would. It returns the exit code.
+func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer) int {
+	data, _ := io.ReadAll(io.LimitReader(in, 1<<20))
+	text := string(data)
+	title, _, _ := strings.Cut(text, "\n")
+	sum := sha256.Sum256(data)
+	fields := map[string]string{
+		outbox.FieldIssueRef: "#" + issue,
+		outbox.FieldChanges:  "commit sim-" + hex.EncodeToString(sum[:4]),
+		outbox.FieldTests:    "sim tests: 3 passed",
+	}
+	fmt.Fprintf(out, "working on #%s: %s\n", issue, strings.TrimSpace(title))
+	code := 0
+	for _, line := range strings.Split(text, "\n") {
+		d, ok := strings.CutPrefix(strings.TrimSpace(line), SimDirective)
+		if !ok {
+			continue
+		}
+		verb, arg, _ := strings.Cut(strings.TrimSpace(d), " ")
+		arg = strings.TrimSpace(arg)
+		switch verb {
+		case "sleep":
+			if dur, err := time.ParseDuration(arg); err == nil {
+				t := time.NewTimer(dur)
+				select {
+				case <-ctx.Done():
+					t.Stop()
+					return 130
+				case <-t.C:
+				}
+			}
+		case "fail":
+			fields[outbox.FieldTests] = "sim tests: 1 failed"
+			code = 1
+		case "blocked":
+			fields[outbox.FieldBlockedBy] = arg
+		case "breaking":
+			fields[outbox.FieldBreaking] = arg
+		case "write":
+			err := os.WriteFile(arg, []byte("written by a worker\n"), 0o644)
+			fields[outbox.FieldTests] = fmt.Sprintf("write %s: %s", arg, refusal(err))
+		case "outbox":
+			fields[outbox.FieldTests] = "outbox write: " + refusal(tryOutbox(ctx, arg))
+		}
+	}
+	for _, k := range []string{outbox.FieldIssueRef, outbox.FieldChanges, outbox.FieldTests, outbox.FieldBlockedBy, outbox.FieldBreaking} {
+		if v := fields[k]; v != "" {
+			fmt.Fprintf(out, "%s: %s\n", k, v)
+		}
+	}
+	return code
+}
+
+func refusal(err error) string {
+	if err == nil {
+		return "ALLOWED"
+	}
+	return "refused (" + err.Error() + ")"
+}
+
+// tryOutbox attempts what a Worker must not do: comment on issue 1.
+func tryOutbox(ctx context.Context, db string) error {
+	ob, err := outbox.OpenSQLite(db, outbox.Options{})
+	if err != nil {
+		return err
+	}
+	defer ob.Close()
+	_, err = ob.Apply(ctx, outbox.Change{Actor: "worker", Ops: []outbox.Op{{Kind: outbox.OpComment, Issue: 1, Body: "a worker writes"}}})
+	return err
+}

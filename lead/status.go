@@ -1,0 +1,78 @@
+package lead
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"time"
+)
+
+// Status is what a Lead publishes after every pass in
+// <status dir>/<role>.json: its heartbeat for the controller and what
+// the window's roles pane and daokit status show.
+type Status struct {
+	Role   string `json:"role"`
+	PID    int    `json:"pid"`
+	Cursor int64  `json:"cursor"`
+	Head   int64  `json:"head"`
+	Limit  int    `json:"limit"`
+	// Running, Queued (oldest first) and Blocked (issue → blockers).
+	Running []int64            `json:"running"`
+	Queued  []int64            `json:"queued"`
+	Blocked map[string][]int64 `json:"blocked"`
+	Guarded bool               `json:"guarded"`
+	Time    time.Time          `json:"time"`
+}
+
+// StatusPath is where role's Lead publishes its Status.
+func StatusPath(dir, role string) string { return filepath.Join(dir, role+".json") }
+
+// ReadStatus reads a Lead's Status.
+func ReadStatus(dir, role string) (Status, error) {
+	var s Status
+	data, err := os.ReadFile(StatusPath(dir, role))
+	if err != nil {
+		return s, err
+	}
+	err = json.Unmarshal(data, &s)
+	return s, err
+}
+
+// Snapshot is the Lead's current Status.
+func (l *Lead) Snapshot(ctx context.Context) Status {
+	head, _ := l.ob.Head(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := Status{Role: l.o.Role, PID: os.Getpid(), Cursor: l.cursor, Head: head, Limit: l.limit,
+		Queued: append([]int64{}, l.queued...), Blocked: map[string][]int64{}, Guarded: len(l.o.Guard) > 0, Time: now()}
+	for id := range l.running {
+		s.Running = append(s.Running, id)
+	}
+	slices.Sort(s.Running)
+	if s.Running == nil {
+		s.Running = []int64{}
+	}
+	for id, deps := range l.blocked {
+		s.Blocked["#"+itoa(id)] = deps
+	}
+	return s
+}
+
+func itoa(n int64) string {
+	b, _ := json.Marshal(n)
+	return string(b)
+}
+
+// writeStatus publishes the Status (atomically) when a status dir is set.
+func (l *Lead) writeStatus(ctx context.Context) {
+	if l.o.StatusDir == "" {
+		return
+	}
+	data, err := json.MarshalIndent(l.Snapshot(ctx), "", "  ")
+	if err != nil {
+		return
+	}
+	_ = writeFileAtomic(StatusPath(l.o.StatusDir, l.o.Role), data)
+}

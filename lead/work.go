@@ -1,0 +1,234 @@
+package lead
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/daokit/daokit/outbox"
+)
+
+func sortIDs(ids []int64) { slices.Sort(ids) }
+
+func isNotFound(err error) bool { return errors.Is(err, outbox.ErrNotFound) }
+
+// enqueue appends a claimed issue to the queue (oldest first).
+func (l *Lead) enqueue(id int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	delete(l.blocked, id)
+	if !slices.Contains(l.queued, id) && l.running[id] == nil {
+		l.queued = append(l.queued, id)
+	}
+}
+
+// block records what blocks id, takes it out of the queue and stops its
+// Worker (seed 003: a blocked issue burns no Worker).
+func (l *Lead) block(id int64, deps []int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.blocked[id] = deps
+	l.queued = slices.DeleteFunc(l.queued, func(x int64) bool { return x == id })
+	if w := l.running[id]; w != nil {
+		w.blocked = true
+		w.stop()
+	}
+}
+
+func (l *Lead) unblock(id int64) {
+	l.mu.Lock()
+	delete(l.blocked, id)
+	l.mu.Unlock()
+	l.enqueue(id)
+}
+
+// dispatch starts Workers for the oldest queued issues while fewer than
+// the limit run; an issue whose dependencies are open is blocked instead.
+func (l *Lead) dispatch(ctx context.Context) error {
+	for {
+		l.mu.Lock()
+		if len(l.running) >= l.limit || len(l.queued) == 0 {
+			l.mu.Unlock()
+			return nil
+		}
+		id := l.queued[0]
+		l.mu.Unlock()
+		is, err := l.ob.Issue(ctx, id)
+		if err != nil {
+			return err
+		}
+		if is.Closed || is.Assignee != l.actor {
+			l.dequeue(id)
+			continue
+		}
+		implicit, err := l.implicitDeps(ctx, is)
+		if err != nil {
+			return err
+		}
+		unmet, err := l.openOf(ctx, append(explicitDeps(is), implicit...))
+		if err != nil {
+			return err
+		}
+		if len(unmet) > 0 {
+			if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: l.blockOps(id, unmet, 0)}); err != nil {
+				return err
+			}
+			l.block(id, unmet)
+			continue
+		}
+		if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: []outbox.Op{
+			{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelQueued}},
+			{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelRunning}},
+		}}); err != nil {
+			return err
+		}
+		l.dequeue(id)
+		if err := l.startWorker(is); err != nil {
+			res := workerResult{issue: id, err: err}
+			if err := l.finish(ctx, res); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func (l *Lead) dequeue(id int64) {
+	l.mu.Lock()
+	l.queued = slices.DeleteFunc(l.queued, func(x int64) bool { return x == id })
+	l.mu.Unlock()
+}
+
+// finish posts a Worker's evidence in the mailbox template and moves the
+// issue on: closed when done, blocked on what the Worker reported,
+// decision:needed on a breaking interface change, failed otherwise.
+func (l *Lead) finish(ctx context.Context, res workerResult) error {
+	l.mu.Lock()
+	w := l.running[res.issue]
+	delete(l.running, res.issue)
+	wasBlocked := w != nil && w.blocked
+	l.mu.Unlock()
+	if wasBlocked {
+		// Stopped because the issue was blocked: the block comment said it.
+		return nil
+	}
+	ev := res.evidence
+	f := map[string]string{
+		outbox.FieldIssueRef:  fmt.Sprintf("#%d", res.issue),
+		outbox.FieldChanges:   orNA(ev[outbox.FieldChanges]),
+		outbox.FieldTests:     orNA(ev[outbox.FieldTests]),
+		outbox.FieldBlockedBy: ev[outbox.FieldBlockedBy],
+	}
+	unlabel := []string{LabelRunning}
+	var ops []outbox.Op
+	var text string
+	var blockedBy []int64
+	switch {
+	case res.err != nil:
+		text = fmt.Sprintf("The Worker for #%d could not start: %v", res.issue, res.err)
+		f[outbox.FieldState] = LabelFailed
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+	case ev[outbox.FieldBreaking] != "":
+		text = fmt.Sprintf("The Worker proposes a breaking interface change (%s): not merged; a decision is needed (contracts + Accepted Gate).", ev[outbox.FieldBreaking])
+		f[outbox.FieldBreaking], f[outbox.FieldState] = ev[outbox.FieldBreaking], LabelReview
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelNeeded, LabelReview}})
+	case ev[outbox.FieldBlockedBy] != "":
+		blockedBy = outbox.IssueRefs(ev[outbox.FieldBlockedBy])
+		text = fmt.Sprintf("The Worker stopped: blocked by %s.", ev[outbox.FieldBlockedBy])
+		f[outbox.FieldState] = LabelBlocked
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelBlocked}})
+	case res.exit == 0:
+		text = fmt.Sprintf("Done: the Worker finished #%d.", res.issue)
+		f[outbox.FieldState] = LabelDone
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelDone}},
+			outbox.Op{Kind: outbox.OpClose, Issue: res.issue})
+	default:
+		text = fmt.Sprintf("The Worker for #%d failed (exit %d).", res.issue, res.exit)
+		f[outbox.FieldState] = LabelFailed
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+	}
+	body := outbox.Mailbox{Text: text, Fields: f}.Render()
+	ops = append([]outbox.Op{{Kind: outbox.OpUnlabel, Issue: res.issue, Labels: unlabel},
+		{Kind: outbox.OpComment, Issue: res.issue, Body: body}}, ops...)
+	if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: ops}); err != nil {
+		return err
+	}
+	if len(blockedBy) > 0 {
+		l.mu.Lock()
+		l.blocked[res.issue] = blockedBy
+		l.mu.Unlock()
+	}
+	return nil
+}
+
+func orNA(s string) string {
+	if strings.TrimSpace(s) == "" {
+		return "n/a"
+	}
+	return s
+}
+
+// Recover rebuilds the Lead's bookkeeping from the outbox after a start
+// or a crash: a Worker that was running died with the old Lead, so its
+// issue is queued again; blocked issues get their blockers back from the
+// Lead's last block comment and are queued if those have closed.
+func (l *Lead) Recover(ctx context.Context) error {
+	mine, err := l.ob.List(ctx, outbox.Query{Assignee: l.actor, State: "open"})
+	if err != nil {
+		return err
+	}
+	for _, is := range mine {
+		switch {
+		case is.HasLabel(LabelRunning):
+			m := outbox.Mailbox{Text: fmt.Sprintf("Requeued: the Lead restarted while a Worker ran #%d.", is.ID),
+				Fields: map[string]string{outbox.FieldState: LabelQueued}}
+			if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: []outbox.Op{
+				{Kind: outbox.OpUnlabel, Issue: is.ID, Labels: []string{LabelRunning}},
+				{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{LabelQueued}},
+				{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()},
+			}}); err != nil {
+				return err
+			}
+			l.enqueue(is.ID)
+		case is.HasLabel(LabelQueued):
+			l.enqueue(is.ID)
+		case is.HasLabel(LabelBlocked):
+			deps, err := l.lastBlockers(ctx, is.ID)
+			if err != nil {
+				return err
+			}
+			l.mu.Lock()
+			l.blocked[is.ID] = deps
+			l.mu.Unlock()
+		}
+	}
+	// A blocker that closed while no Lead ran: its event may be behind
+	// the cursor already, so check now.
+	if ch, err := l.onClosed(ctx, outbox.Event{}); err != nil {
+		return err
+	} else if ch != nil {
+		if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: ch.change.Ops}); err != nil {
+			return err
+		}
+		ch.after()
+	}
+	return nil
+}
+
+// lastBlockers reads BlockedBy from the Lead's newest comment on id.
+func (l *Lead) lastBlockers(ctx context.Context, id int64) ([]int64, error) {
+	cs, err := l.ob.Comments(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	for i := len(cs) - 1; i >= 0; i-- {
+		if cs[i].Author != l.actor {
+			continue
+		}
+		if b := outbox.ParseMailbox(cs[i].Body).Fields[outbox.FieldBlockedBy]; b != "" {
+			return outbox.IssueRefs(b), nil
+		}
+	}
+	return nil, nil
+}

@@ -1,0 +1,140 @@
+package lead
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/daokit/daokit/outbox"
+)
+
+// workerRun is one running Worker process.
+type workerRun struct {
+	issue   int64
+	cmd     *exec.Cmd
+	started time.Time
+	// blocked: stopped because its issue was blocked (no evidence).
+	blocked  bool
+	stopOnce sync.Once
+}
+
+// stop kills the Worker's process group.
+func (w *workerRun) stop() {
+	w.stopOnce.Do(func() {
+		if w.cmd.Process != nil {
+			_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
+		}
+	})
+}
+
+// workerResult is what a Worker left: its exit and the mailbox fields it
+// printed (IssueRef, Changes, Tests, BlockedBy, Breaking).
+type workerResult struct {
+	issue    int64
+	exit     int
+	err      error
+	evidence map[string]string
+}
+
+// Placeholders of a role's worker command line.
+const (
+	PlaceholderIssue = "{issue}"
+	PlaceholderRole  = "{role}"
+	PlaceholderRepo  = "{repo}"
+)
+
+func (l *Lead) workerArgv(is outbox.Issue) []string {
+	argv := l.role.Worker
+	if len(argv) == 0 {
+		argv = l.o.WorkerArgv
+	}
+	repo := l.o.Workflow.RepoDir(l.o.Role)
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		a = strings.ReplaceAll(a, PlaceholderIssue, strconv.FormatInt(is.ID, 10))
+		a = strings.ReplaceAll(a, PlaceholderRole, l.o.Role)
+		out[i] = strings.ReplaceAll(a, PlaceholderRepo, repo)
+	}
+	return append(append([]string(nil), l.o.Guard...), out...)
+}
+
+// workerEnv is the Lead's environment without daokit's own settings,
+// plus outbox.WorkerEnv, which makes the outbox read-only for the Worker
+// and anything it starts.
+func (l *Lead) workerEnv(is outbox.Issue) []string {
+	var env []string
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "DAOKIT_") && !strings.HasPrefix(kv, "DAOKIT_LANG=") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	return append(env, outbox.WorkerEnv+"="+l.o.Role, "DAOKIT_ISSUE="+strconv.FormatInt(is.ID, 10))
+}
+
+// startWorker runs a Worker for is in the role's repo, the issue's title
+// and body on its stdin; its result arrives on l.done.
+func (l *Lead) startWorker(is outbox.Issue) error {
+	argv := l.workerArgv(is)
+	if len(argv) == 0 {
+		return fmt.Errorf("no worker command for role %s", l.o.Role)
+	}
+	repo := l.o.Workflow.RepoDir(l.o.Role)
+	if err := ensureDir(repo); err != nil {
+		return err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = repo
+	cmd.Env = l.workerEnv(is)
+	cmd.Stdin = strings.NewReader(is.Title + "\n\n" + is.Body + "\n")
+	cmd.Stderr = io.Discard
+	cmd.SysProcAttr = workerSysProcAttr(len(l.o.Guard) > 0)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	w := &workerRun{issue: is.ID, cmd: cmd, started: time.Now()}
+	l.mu.Lock()
+	l.running[is.ID] = w
+	l.mu.Unlock()
+	l.wg.Add(1)
+	go func() {
+		defer l.wg.Done()
+		ev := readEvidence(out)
+		err := cmd.Wait()
+		res := workerResult{issue: is.ID, evidence: ev}
+		if cmd.ProcessState != nil {
+			res.exit = cmd.ProcessState.ExitCode()
+		} else if err != nil {
+			res.err = err
+		}
+		l.done <- res
+	}()
+	return nil
+}
+
+// readEvidence collects the mailbox fields a Worker prints, one per
+// line; the last value of a field wins.
+func readEvidence(r io.Reader) map[string]string {
+	ev := map[string]string{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 64*1024), 1024*1024)
+	for sc.Scan() {
+		m := outbox.ParseMailbox(sc.Text())
+		for k, v := range m.Fields {
+			ev[k] = v
+		}
+	}
+	_, _ = io.Copy(io.Discard, r)
+	return ev
+}
