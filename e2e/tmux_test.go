@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -192,6 +193,30 @@ func TestWindowCallsWhenBlocked(t *testing.T) {
 	if flag := win.display("#{window_bell_flag}"); flag != "1" {
 		t.Errorf("bell flag %q after the run was blocked, want 1", flag)
 	}
+}
+
+// TestWindowStartsASuccessor: kill -9 the controller the window started;
+// without a key press the window says how it ended and starts a
+// successor, which takes the root.
+func TestWindowStartsASuccessor(t *testing.T) {
+	t.Parallel()
+	root := newRoot(t, simConfig("1s"))
+	t.Cleanup(func() { stopRootController(t, root) })
+	win := openWindow(t, "--root", root)
+	win.waitFor(30*time.Second, "Connected to the controller")
+	first, err := ledger.LockHolder(root)
+	if err != nil || first == 0 {
+		t.Fatalf("no controller holds the root: %d %v", first, err)
+	}
+	if err := syscall.Kill(first, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	win.waitFor(20*time.Second, "killed by SIGKILL")
+	var next int
+	win.until(30*time.Second, "a successor's pid in the status bar", func(screen string) bool {
+		next, _ = ledger.LockHolder(root)
+		return next != 0 && next != first && strings.Contains(screen, fmt.Sprintf("ready pid %d", next))
+	})
 }
 
 // TestWatchFollowsALedger: `daokit watch` on a ledger written by someone

@@ -357,7 +357,7 @@ func TestLinkStartsControllerAndReportsLoss(t *testing.T) {
 	}
 	relay(live.ConnState{Phase: live.ConnDisconnected, Err: &live.Error{Code: "unavailable"}})
 	view := m.View()
-	for _, s := range []string{"Controller connection lost", "ctrl+r", "Lost the connection"} {
+	for _, s := range []string{"The connection to the controller was lost", "Starting a successor in 1s (try 1 of 5)", "ctrl+r", "Lost the connection"} {
 		if !strings.Contains(view, s) {
 			t.Errorf("loss not reported, lacks %q:\n%s", s, view)
 		}
@@ -371,7 +371,7 @@ func TestLinkStartsControllerAndReportsLoss(t *testing.T) {
 	}
 	_, cmd = m.Update(live.ExitedMsg{PID: 4002, Exit: live.Exit{Code: 2, Output: `daokit: unknown command "controller"`}})
 	runQuick(m, cmd)
-	if v := m.View(); !strings.Contains(v, "The controller exited (status 2)") || !strings.Contains(v, "unknown command") {
+	if v := m.View(); !strings.Contains(v, "The controller exited with status 2, saying: daokit: unknown command") {
 		t.Errorf("exit not reported:\n%s", v)
 	}
 }

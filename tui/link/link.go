@@ -83,6 +83,42 @@ type State struct {
 	// Startable says the window may start controllers (not read-only,
 	// not --no-start).
 	Startable bool
+	// Retry is when the window starts a successor by itself (zero: no
+	// start is planned); Tries counts the automatic starts since the
+	// last controller that stayed up, at most MaxAutoStarts. GaveUp says
+	// they are used up: only the person's key starts another.
+	Retry  time.Time
+	Tries  int
+	GaveUp bool
+}
+
+// MaxAutoStarts bounds the successors the window starts by itself before
+// it leaves the decision to the person: a controller that dies at once
+// every time must not be restarted forever.
+const MaxAutoStarts = 5
+
+// Backoff bounds of the automatic starts: the first waits autoBase, each
+// next one twice as long, up to autoCap.
+const (
+	autoBase = time.Second
+	autoCap  = 30 * time.Second
+)
+
+// stableAfter is how long a controller must stay connected before its
+// automatic starts count from zero again.
+const stableAfter = 30 * time.Second
+
+// backoff is the wait before automatic start number tries+1.
+func backoff(tries int) time.Duration {
+	return min(autoBase<<min(tries, 16), autoCap)
+}
+
+// RetryIn is how long until the planned automatic start.
+func (s State) RetryIn() time.Duration {
+	if s.Retry.IsZero() || !s.Now.Before(s.Retry) {
+		return 0
+	}
+	return s.Retry.Sub(s.Now)
 }
 
 // stuckAfter is how long a live controller may fail to answer before the
@@ -124,6 +160,9 @@ type Model struct {
 	st    State
 	ctrl  live.Controllers
 	child int // pid of the child the window started, 0 if none
+	// probing is set while an automatic probe of a lost controller is
+	// out: its answer decides whether a successor is needed.
+	probing bool
 }
 
 // New returns the link of a window. With no Controllers (read-only, or a

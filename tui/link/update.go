@@ -2,6 +2,7 @@ package link
 
 import (
 	"context"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -15,8 +16,11 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) (changed bool, cmd tea.
 	switch msg := msg.(type) {
 	case live.TickMsg:
 		m.st.Now = msg.Now
+		if cmd := m.tick(ctx); cmd != nil {
+			return true, cmd
+		}
 		// Only phases that show a running clock need a redraw.
-		return m.st.Phase == Waiting || m.st.Phase == Starting || m.st.Phase == Lost, nil
+		return m.st.Phase == Waiting || m.st.Phase == Starting || m.st.Phase == Lost || !m.st.Retry.IsZero(), nil
 	case live.ProbedMsg:
 		cmd = m.probed(ctx, msg)
 	case live.StartedMsg:
@@ -33,16 +37,61 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) (changed bool, cmd tea.
 
 func sameState(a, b State) bool {
 	return a.Phase == b.Phase && a.PID == b.PID && a.Controller == b.Controller && a.Startable == b.Startable &&
-		a.Since == b.Since && a.Conn == b.Conn && a.Exit == b.Exit && a.Err == b.Err
+		a.Since == b.Since && a.Conn == b.Conn && a.Exit == b.Exit && a.Err == b.Err &&
+		a.Retry == b.Retry && a.Tries == b.Tries && a.GaveUp == b.GaveUp
 }
 
 func (m *Model) enter(p Phase) {
 	if m.st.Phase != p {
 		m.st.Phase, m.st.Since = p, m.st.Now
 	}
+	switch p {
+	case Lost, Exited, Failed:
+		m.plan()
+	}
+}
+
+// plan schedules the next automatic start after the controller went
+// away, or gives up when the starts are used up.
+func (m *Model) plan() {
+	if !m.st.Startable || m.ctrl == nil || !m.st.Retry.IsZero() {
+		return
+	}
+	if m.st.Tries >= MaxAutoStarts {
+		m.st.GaveUp = true
+		return
+	}
+	m.st.Retry = m.st.Now.Add(backoff(m.st.Tries))
+}
+
+// tick starts the planned successor when its time has come (a lost
+// controller is probed first: it may only be slow), and forgets the
+// count of automatic starts once a controller has stayed up.
+func (m *Model) tick(ctx context.Context) tea.Cmd {
+	if m.st.Phase == Connected && m.st.Tries > 0 && m.st.Elapsed() >= stableAfter {
+		m.st.Tries, m.st.GaveUp = 0, false
+	}
+	if m.st.Retry.IsZero() || m.st.Now.Before(m.st.Retry) {
+		return nil
+	}
+	m.st.Retry = time.Time{}
+	switch m.st.Phase {
+	case Lost:
+		m.st.Tries++
+		m.probing = true
+		return live.ProbeController(ctx, m.ctrl)
+	case Exited, Failed:
+		m.st.Tries++
+		return m.start(ctx)
+	}
+	return nil
 }
 
 func (m *Model) probed(ctx context.Context, msg live.ProbedMsg) tea.Cmd {
+	if m.probing {
+		m.probing = false
+		return m.reprobed(ctx, msg)
+	}
 	if m.st.Phase != Probing {
 		return nil // the relay connected first
 	}
@@ -59,11 +108,27 @@ func (m *Model) probed(ctx context.Context, msg live.ProbedMsg) tea.Cmd {
 	return m.start(ctx)
 }
 
+// reprobed decides after an automatic probe of a lost controller: one
+// that is still alive is waited for (the relay reconnects; another try
+// is planned), a dead one gets a successor.
+func (m *Model) reprobed(ctx context.Context, msg live.ProbedMsg) tea.Cmd {
+	if m.st.Phase != Lost {
+		return nil // the relay reconnected meanwhile
+	}
+	if msg.Err == nil && msg.Probe.Live {
+		m.plan()
+		return nil
+	}
+	return m.start(ctx)
+}
+
 // Start starts a new controller at the person's request, when CanStart.
+// The automatic starts count from zero again.
 func (m *Model) Start(ctx context.Context) tea.Cmd {
 	if !m.st.CanStart() || m.ctrl == nil {
 		return nil
 	}
+	m.st.Tries, m.st.GaveUp = 0, false
 	return m.start(ctx)
 }
 
@@ -71,7 +136,7 @@ func (m *Model) start(ctx context.Context) tea.Cmd {
 	if m.ctrl == nil {
 		return nil
 	}
-	m.st.Err, m.st.Exit = nil, live.Exit{}
+	m.st.Err, m.st.Exit, m.st.Retry = nil, live.Exit{}, time.Time{}
 	m.enter(Starting)
 	return live.StartController(ctx, m.ctrl)
 }
@@ -128,6 +193,7 @@ func (m *Model) conn(c live.ConnState) {
 	switch c.Phase {
 	case live.ConnConnected:
 		m.st.Err, m.st.Exit = nil, live.Exit{}
+		m.st.Retry, m.st.GaveUp, m.probing = time.Time{}, false, false
 		m.enter(Connected)
 	case live.ConnDisconnected, live.ConnReconnecting:
 		if c.Err != nil {

@@ -7,6 +7,7 @@ import (
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/link"
+	"github.com/daokit/daokit/tui/live"
 )
 
 // fileText names the file and says what is wrong with it, and whether
@@ -61,15 +62,11 @@ func linkItem(env *component.Env, s link.State) (Item, bool) {
 	}
 	switch s.Phase {
 	case link.Lost:
-		return Item{Level: Error, Text: env.T("tui.banner.lost", "Why", why, "Key", key)}, true
+		return Item{Level: Error, Text: env.T("tui.recovery.lost", "Why", why) + successor(env, s, key)}, true
 	case link.Exited:
-		code := s.Exit.Signal
-		if code == "" {
-			code = itoa(s.Exit.Code)
-		}
-		return Item{Level: Error, Text: env.T("tui.banner.exited", "Code", code, "Output", env.Clean(s.Exit.Output), "Key", key)}, true
+		return Item{Level: Error, Text: exitText(env, s.Exit) + successor(env, s, key)}, true
 	case link.Failed:
-		return Item{Level: Error, Text: env.T("tui.banner.failed", "Why", why, "Key", key)}, true
+		return Item{Level: Error, Text: env.T("tui.recovery.failed", "Why", why) + successor(env, s, key)}, true
 	case link.Waiting:
 		return Item{Level: Info, Text: env.T("tui.banner.waiting", "PID", itoa(s.PID), "D", env.Duration(s.Elapsed()))}, true
 	case link.Starting:
@@ -83,3 +80,31 @@ func linkItem(env *component.Env, s link.State) (Item, bool) {
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// exitText names how the controller ended: the signal that killed it or
+// its exit status, and its last words when it left any.
+func exitText(env *component.Env, e live.Exit) string {
+	out := ""
+	if o := env.Clean(e.Output); o != "" {
+		out = env.T("tui.recovery.said", "Output", o)
+	}
+	if e.Signal != "" {
+		return env.T("tui.recovery.killed", "Signal", e.Signal, "Said", out)
+	}
+	return env.T("tui.recovery.exited", "Code", itoa(e.Code), "Said", out)
+}
+
+// successor says what happens next: the successor the window starts by
+// itself (when, which try), or that it gave up and the key to press.
+func successor(env *component.Env, s link.State, key string) string {
+	switch {
+	case !s.Startable:
+		return ""
+	case s.GaveUp:
+		return " " + env.T("tui.recovery.gave_up", "Max", itoa(link.MaxAutoStarts), "Key", key)
+	case !s.Retry.IsZero():
+		return " " + env.T("tui.recovery.successor", "D", env.Duration(s.RetryIn()), "N", itoa(s.Tries+1),
+			"Max", itoa(link.MaxAutoStarts), "Key", key)
+	}
+	return ""
+}

@@ -77,20 +77,30 @@ func (m *Model) body() []string {
 		return []string{" " + st.Muted.Render(env.T("tui.heartbeat.none"))}
 	}
 	hb := m.hb
+	age, known := m.age()
 	word := st.ToneStyle(component.HeartbeatTone(hb.Status)).Render(env.Clean(hb.Status))
 	status := " " + word
-	if l := env.Labels.Get(component.KindHeartbeat, hb.Status); l != "" {
-		status += " " + st.Muted.Render(l)
+	unwritten := known && m.unwritten(age)
+	switch {
+	case unwritten:
+		// The file says RUNNING, but nobody has written it for longer
+		// than the stale threshold: its own label ("worker alive")
+		// would contradict the age, so the pane says what it knows.
+		word = st.Muted.Render(env.Clean(hb.Status))
+		status = " " + word + " " + st.ToneStyle(theme.ToneBad).Render(env.T("tui.heartbeat.unwritten", "Age", env.Duration(age)))
+	default:
+		if l := env.Labels.Get(component.KindHeartbeat, hb.Status); l != "" && m.verdict(age) == "" {
+			status += " " + st.Muted.Render(l)
+		}
 	}
 	lines := []string{status}
 
-	age, known := m.age()
 	switch {
 	case !known:
 		lines = append(lines, " "+st.Muted.Render(env.T("tui.heartbeat.no_beat")))
 	default:
 		ageLine := " " + env.T("tui.heartbeat.age", "Age", env.Duration(age))
-		if v := m.verdict(age); v != "" {
+		if v := m.verdict(age); v != "" && !unwritten {
 			ageLine += " " + v
 		}
 		lines = append(lines, ageLine)
@@ -121,6 +131,13 @@ func (m *Model) age() (time.Duration, bool) {
 		return 0, false
 	}
 	return max(m.now.Sub(t), 0), true
+}
+
+// unwritten reports a file that says RUNNING while its last beat is older
+// than the stale threshold: nobody is writing it any more.
+func (m *Model) unwritten(age time.Duration) bool {
+	hb := m.hb
+	return hb.Status == ledger.HeartbeatRunning && hb.StaleAfterSeconds > 0 && age >= secs(hb.StaleAfterSeconds)
 }
 
 // verdict is the window's own reading of the age against the thresholds:
