@@ -69,8 +69,8 @@ type Controller struct {
 	current  *run   // the run pipeline_state.json shows
 	slots    *laneSlots
 	stopping bool
-	// standing is the token of the controller's standing lease.
-	standing string
+	// standing is the controller's standing lease.
+	standing *heal.Held
 	// fenced is the pid of a hung controller this one killed to start.
 	fenced int
 	// escalations are heartbeat events a liveness pass queued.
@@ -82,8 +82,10 @@ type Controller struct {
 }
 
 // keptFinishedLeases is how many finished leases the register keeps; older
-// ones are pruned at start (their story is in events.jsonl).
-const keptFinishedLeases = 500
+// ones are pruned at start and whenever a run releases its leases (their
+// story is in events.jsonl), so that the register, rewritten on every
+// change, stays small and its rewrite cost flat.
+const keptFinishedLeases = 50
 
 // OpLeasesPruned records how many finished leases a start pruned.
 const OpLeasesPruned = "LEASES_PRUNED"
@@ -215,7 +217,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	}
 	unfinished := c.adoptUnfinished(c.recover())
 	c.mu.Lock()
-	pruned := heal.PruneFinished(&c.leases, keptFinishedLeases)
+	pruned := c.pruneLeasesLocked()
 	c.holdStandingLeaseLocked()
 	c.mu.Unlock()
 	if pruned > 0 {
@@ -313,7 +315,7 @@ func (c *Controller) shutdown() {
 	c.stopAll()
 	c.runs.Wait()
 	c.mu.Lock()
-	if c.standing != "" && heal.Release(&c.leases, c.standing, c.now()) == nil {
+	if c.standing != nil && c.standing.Release(&c.leases, c.now()) == nil {
 		c.writeLeasesLocked()
 	}
 	c.mu.Unlock()

@@ -45,12 +45,20 @@ type harness struct {
 
 func startHarness(t testing.TB, root string, cfg config.Config) *harness {
 	t.Helper()
+	return startHarnessWith(t, Options{Root: root, Config: cfg})
+}
+
+// startHarnessWith starts a controller with opts (Self, Lang and Ready
+// are the harness's).
+func startHarnessWith(t testing.TB, opts Options) *harness {
+	t.Helper()
+	root := opts.Root
 	ctx, cancel := context.WithCancel(context.Background())
 	ready := make(chan struct{})
 	done := make(chan error, 1)
+	opts.Self, opts.Lang, opts.Ready = "/nonexistent/daokit", "en", func(string) { close(ready) }
 	go func() {
-		done <- Run(ctx, Options{Root: root, Config: cfg, Self: "/nonexistent/daokit", Lang: "en",
-			Ready: func(string) { close(ready) }})
+		done <- Run(ctx, opts)
 	}()
 	select {
 	case <-ready:

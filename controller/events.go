@@ -17,6 +17,10 @@ const (
 	OpRunState          = "RUN_STATE"
 	OpWorkerOutput      = "WORKER_OUTPUT"
 	OpLedgerRepaired    = "LEDGER_REPAIRED"
+	// OpLeaseRenewFailed: a lease could not be renewed (its holder's
+	// checks stopped for longer than the TTL, or the register lost it);
+	// it was registered afresh.
+	OpLeaseRenewFailed = "LEASE_RENEW_FAILED"
 )
 
 // Dedup key prefixes. An instruction's key carries the client's message

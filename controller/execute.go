@@ -271,18 +271,8 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	c.mu.Lock()
 	r.proc = proc
 	c.releaseSuccessorsLocked(r)
-	ttl := c.leaseTTL()
-	now := c.now()
 	p := &r.pipeline
-	if wl, err := heal.Register(&c.leases, heal.LeaseSpec{Lane: lane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
-		Holder: heal.Holder{ThreadID: "worker-" + lane + "-" + strconv.Itoa(r.attempt), PID: proc.PID()}, TTL: ttl}, now); err == nil {
-		r.lease = wl.LeaseToken
-	}
-	if cl, err := heal.Register(&c.leases, heal.LeaseSpec{Lane: heal.ControllerLane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
-		Holder: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: ttl}, now); err == nil {
-		r.ctlLease = cl.LeaseToken
-		heal.SyncLifecycle(p, cl)
-	}
+	c.takeLeasesLocked(r, step, lane, proc.PID())
 	MarkDispatched(p, step, lane)
 	c.writeLeasesLocked()
 	attempt, taskID, runID := r.attempt, p.TaskID, p.RunID
@@ -294,25 +284,60 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	c.persist(r)
 }
 
-// released ends the attempt's leases.
+// takeLeasesLocked registers the attempt's two leases: the worker's (with
+// its pid) and the controller's on the step. Called with c.mu held.
+func (c *Controller) takeLeasesLocked(r *run, step, lane string, pid int) {
+	ttl, now, p := c.leaseTTL(), c.now(), &r.pipeline
+	wl, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: lane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
+		Holder: heal.Holder{ThreadID: "worker-" + lane + "-" + strconv.Itoa(r.attempt), PID: pid}, TTL: ttl}, now)
+	if err != nil {
+		c.log.Error("register the worker's lease", "task_id", p.TaskID, "step", step, "err", err)
+	}
+	cl, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: heal.ControllerLane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
+		Holder: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: ttl}, now)
+	if err != nil {
+		c.log.Error("register the controller's lease", "task_id", p.TaskID, "step", step, "err", err)
+	}
+	r.lease, r.ctlLease = wl, cl
+	if cl != nil {
+		c.syncLifecycleLocked(r, cl.Token())
+	}
+	c.writeLeasesLocked()
+}
+
+// syncLifecycleLocked mirrors the lease with token into r's
+// role_lifecycle. Called with c.mu held.
+func (c *Controller) syncLifecycleLocked(r *run, token string) {
+	for i := len(c.leases.Leases) - 1; i >= 0; i-- {
+		if l := c.leases.Leases[i]; l.LeaseToken == token {
+			heal.SyncLifecycle(&r.pipeline, l)
+			return
+		}
+	}
+}
+
+// released ends the attempt's leases, and prunes the register's oldest
+// finished leases so that it stays small however many runs end.
 func (c *Controller) released(r *run) {
 	defer c.flushDocs()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.releaseLeasesLocked(r)
+	r.proc = nil
+}
+
+func (c *Controller) releaseLeasesLocked(r *run) {
 	now := c.now()
-	for _, token := range []string{r.lease, r.ctlLease} {
-		if token == "" {
+	for _, h := range []*heal.Held{r.lease, r.ctlLease} {
+		if h == nil {
 			continue
 		}
-		if err := heal.Release(&c.leases, token, now); err == nil && token == r.ctlLease {
-			for _, l := range c.leases.Leases {
-				if l.LeaseToken == token {
-					heal.SyncLifecycle(&r.pipeline, l)
-				}
-			}
+		if err := h.Release(&c.leases, now); err == nil && h == r.ctlLease {
+			c.syncLifecycleLocked(r, h.Token())
 		}
 	}
-	r.lease, r.ctlLease, r.proc = "", "", nil
+	r.lease, r.ctlLease = nil, nil
+	c.pruneLeasesLocked()
 	c.writeLeasesLocked()
 }
 

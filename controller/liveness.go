@@ -26,8 +26,8 @@ func (c *Controller) checkLiveness() {
 	now := c.now()
 	th := c.thresholds()
 	c.mu.Lock()
-	c.renewLeasesLocked(now)
 	c.escalations = c.escalations[:0]
+	c.renewLeasesLocked(now)
 	var stop []*run
 	for _, r := range c.order {
 		if r.proc != nil && c.judgeSilence(r, now, th) {
@@ -121,19 +121,40 @@ func persistedStatus(health string) string {
 }
 
 // renewLeasesLocked extends the leases of holders that are alive: the
-// controller's own, and each worker whose process still exists.
+// controller's own, and each worker whose process still exists. A renewal
+// that fails is acted on, never dropped: the lease is registered afresh
+// for the same holder and LEASE_RENEW_FAILED says why, so that the
+// register never keeps an ACTIVE record whose expiry passes while its
+// holder lives (a successor would take that for a dead holder).
 func (c *Controller) renewLeasesLocked(now time.Time) {
-	ttl := c.leaseTTL()
-	changed := c.standing != "" && heal.Renew(&c.leases, c.standing, ttl, now) == nil
+	held := []*heal.Held{c.standing}
 	for _, r := range c.order {
-		if r.proc == nil {
+		if r.proc != nil {
+			held = append(held, r.lease, r.ctlLease)
+		}
+	}
+	changed := false
+	for _, h := range held {
+		if h == nil {
 			continue
 		}
-		for _, token := range []string{r.lease, r.ctlLease} {
-			if token != "" && heal.Renew(&c.leases, token, ttl, now) == nil {
-				changed = true
-			}
+		changed = true
+		err := h.Renew(&c.leases, now)
+		if err == nil {
+			continue
 		}
+		old, rerr := h.Reacquire(&c.leases, now)
+		if rerr != nil {
+			c.log.Error("re-register a lease after a failed renewal", "token", h.Token(), "err", rerr)
+			continue
+		}
+		c.log.Warn("lease renewal failed; registered afresh", "token", old, "err", err)
+		code := ""
+		if le, ok := err.(*heal.LeaseError); ok {
+			code = le.Code
+		}
+		c.escalations = append(c.escalations, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLeaseRenewFailed,
+			"reason_code", code, "error", err.Error(), "token", old, "new_token", h.Token()))
 	}
 	if changed {
 		c.writeLeasesLocked()

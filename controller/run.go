@@ -25,8 +25,8 @@ type run struct {
 	cancel    context.CancelFunc // ends the run's goroutine and its worker
 	cancelled bool               // a person asked to cancel
 	proc      *worker.Process    // the worker of the current attempt, or nil
-	lease     string             // the worker's lease token, or ""
-	ctlLease  string             // the controller's lease on the step, or ""
+	lease     *heal.Held         // the worker's lease, or nil
+	ctlLease  *heal.Held         // the controller's lease on the step, or nil
 	// successors are leases the controller adopted in a takeover and holds
 	// until the replacement worker starts.
 	successors []string

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strconv"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
 )
 
 // The controller's standing lease names no run: it says "this controller
@@ -26,10 +28,10 @@ const (
 
 func standingRun(generation int) string { return "generation-" + strconv.Itoa(generation) }
 
-// holdStandingLease registers this controller's standing lease. Called
-// with c.mu held.
+// holdStandingLeaseLocked registers this controller's standing lease.
+// Called with c.mu held.
 func (c *Controller) holdStandingLeaseLocked() {
-	l, err := heal.Register(&c.leases, heal.LeaseSpec{
+	h, err := heal.Hold(&c.leases, heal.LeaseSpec{
 		Lane: heal.ControllerLane, TaskID: standingTask, RunID: standingRun(c.generation), StepID: standingStep,
 		Holder: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: c.leaseTTL(),
 	}, c.now())
@@ -37,12 +39,41 @@ func (c *Controller) holdStandingLeaseLocked() {
 		c.log.Error("standing lease", "err", err)
 		return
 	}
-	c.standing = l.LeaseToken
+	c.standing = h
 	c.writeLeasesLocked()
 }
 
-// openFencing opens the store; when a hung controller holds the root it
-// kills that holder first. It returns the pid it fenced (0 if none).
+// pruneLeasesLocked drops the oldest finished leases beyond
+// keptFinishedLeases and reports how many went. Called with c.mu held.
+func (c *Controller) pruneLeasesLocked() int {
+	return heal.PruneFinished(&c.leases, keptFinishedLeases)
+}
+
+// HolderAnswersError is returned by Run when the controller holding the
+// root let its standing lease expire but still answers on its socket:
+// its disk may be full (renewals could not be written) or a clock jumped.
+// It is alive, so it is left alone. It wraps the *ledger.LockedError.
+type HolderAnswersError struct {
+	PID    int
+	Locked error
+}
+
+// Error implements error.
+func (e *HolderAnswersError) Error() string {
+	return fmt.Sprintf("%v; its standing lease expired but it answers on its socket, so it was left alone", e.Locked)
+}
+
+// Unwrap returns the *ledger.LockedError.
+func (e *HolderAnswersError) Unwrap() error { return e.Locked }
+
+// pingTimeout bounds how long a successor waits for the holder to answer
+// before it counts the holder as not answering.
+const pingTimeout = 2 * time.Second
+
+// openFencing opens the store; when a dead or hung controller holds the
+// root it kills that holder first, but only on two independent signals:
+// its standing lease expired, and it does not answer on its socket. It
+// returns the pid it fenced (0 if none).
 func openFencing(opts Options, ttl time.Duration) (*ledger.Store, int, error) {
 	store, err := ledger.Open(opts.Root, ledger.Options{Now: opts.Now})
 	var locked *ledger.LockedError
@@ -52,6 +83,10 @@ func openFencing(opts Options, ttl time.Duration) (*ledger.Store, int, error) {
 	holder, lerr := ledger.LockHolder(opts.Root)
 	if lerr != nil || holder == 0 || !standingLeaseExpired(opts.Root, holder, opts.Now()) {
 		return nil, 0, err
+	}
+	if answers(opts.Root) {
+		opts.Logger.Warn("the controller holding the root let its lease expire but answers; leaving it alone", "pid", holder)
+		return nil, 0, &HolderAnswersError{PID: holder, Locked: err}
 	}
 	opts.Logger.Warn("the controller holding the root is hung; fencing it", "pid", holder)
 	if kerr := syscall.Kill(holder, syscall.SIGKILL); kerr != nil && !errors.Is(kerr, syscall.ESRCH) {
@@ -65,6 +100,23 @@ func openFencing(opts Options, ttl time.Duration) (*ledger.Store, int, error) {
 		}
 		time.Sleep(20 * time.Millisecond) // the kernel releases the lock as the process dies
 	}
+}
+
+// answers reports whether a controller serves root's socket: it completes
+// the handshake and a ping within pingTimeout. A paused or hung process
+// accepts the connection (the kernel's backlog) but never says hello.
+func answers(root string) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), pingTimeout)
+	defer cancel()
+	cfg := relay.DefaultClientConfig()
+	cfg.DialTimeout = pingTimeout
+	client, err := relay.Dial(ctx, root, cfg)
+	if err != nil {
+		return false
+	}
+	defer client.Close()
+	_, err = client.Ping(ctx)
+	return err == nil
 }
 
 // standingLeaseExpired reports whether pid's standing lease exists and has

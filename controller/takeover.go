@@ -32,7 +32,7 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 		c.log.Error("take over", "step", step, "err", err)
 		return
 	}
-	r.lease, r.ctlLease, r.proc = "", "", nil
+	r.lease, r.ctlLease, r.proc = nil, nil, nil
 	for _, l := range res.Adopted {
 		r.successors = append(r.successors, l.LeaseToken)
 	}

@@ -190,6 +190,7 @@ func TestKillDrill(t *testing.T) {
 	if maxWorkers > 1 {
 		t.Errorf("saw %d workers on one step at once", maxWorkers)
 	}
+	risingGenerations(t, root)
 	slices.Sort(recoveries)
 	median, worst := recoveries[len(recoveries)/2], recoveries[len(recoveries)-1]
 	report := &strings.Builder{}
@@ -301,6 +302,24 @@ func TestPausedControllerIsFenced(t *testing.T) {
 	}
 	validLedger(t, root)
 	successor.stop()
+	risingGenerations(t, root)
+}
+
+// risingGenerations fails the test unless every controller that started
+// on root took a fencing generation above all before it.
+func risingGenerations(t *testing.T, root string) {
+	t.Helper()
+	last := 0
+	for _, e := range events(t, root) {
+		if op(e) != "CONTROLLER_STARTED" {
+			continue
+		}
+		if g := payloadInt(e, "generation"); g <= last {
+			t.Errorf("controller pid %d started with generation %d after %d", payloadInt(e, "pid"), g, last)
+		} else {
+			last = g
+		}
+	}
 }
 
 func standingExpired(root string, pid int) bool {

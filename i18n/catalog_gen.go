@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "fdf7b88006c24e6026b7bc453a052d1ca62a6e79c97a2cad48e3a180171f7843"
+const generatedDigest = "8e9659e0e81a547dfbea6ab2d93217e629b1aed18e494a50dc292cdd0aa24ff1"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -73,6 +73,7 @@ var catalogEn = [][2]string{
 	{"cli.completion.error.shell", "name one shell: {{.Shells}}"},
 	{"cli.completion.summary", "print a shell completion script (bash, zsh, fish or powershell)"},
 	{"cli.controller.default.config", "daokit.toml"},
+	{"cli.controller.error.holder_answers", "the controller (pid {{.PID}}) holding {{.Root}} let its lease expire but answers on its socket (a full disk or a clock jump?), so it was left alone; this controller exits"},
 	{"cli.controller.error.locked", "another controller (pid {{.PID}}) already runs for {{.Root}}"},
 	{"cli.controller.error.locked_starting", "another controller is starting for {{.Root}}"},
 	{"cli.controller.error.log", "cannot write the controller log {{.Path}}: {{.Reason}}"},
@@ -561,6 +562,7 @@ var catalogEn = [][2]string{
 	{"tui.operation.INSTRUCTION_RESUMED", "instruction resumed"},
 	{"tui.operation.LEASES_PRUNED", "old leases pruned"},
 	{"tui.operation.LEASE_ADOPTED", "lease adopted"},
+	{"tui.operation.LEASE_RENEW_FAILED", "lease renewal failed; registered afresh"},
 	{"tui.operation.LEDGER_REPAIRED", "ledger repaired"},
 	{"tui.operation.RUN_FINISHED", "run finished"},
 	{"tui.operation.RUN_STATE", "run state"},
@@ -787,6 +789,7 @@ var catalogZhCN = [][2]string{
 	{"cli.completion.error.shell", "请指定一个 shell：{{.Shells}}"},
 	{"cli.completion.summary", "输出 shell 补全脚本（bash、zsh、fish 或 powershell）"},
 	{"cli.controller.default.config", "daokit.toml 中的值"},
+	{"cli.controller.error.holder_answers", "持有 {{.Root}} 的控制器（进程号 {{.PID}}）的租约已过期，但它仍在套接字上应答（磁盘已满或时钟跳变？），因此未被隔离；本控制器退出"},
 	{"cli.controller.error.locked", "已有另一个控制器（进程号 {{.PID}}）在为 {{.Root}} 运行"},
 	{"cli.controller.error.locked_starting", "另一个控制器正在为 {{.Root}} 启动"},
 	{"cli.controller.error.log", "无法写入控制器日志 {{.Path}}：{{.Reason}}"},
@@ -1275,6 +1278,7 @@ var catalogZhCN = [][2]string{
 	{"tui.operation.INSTRUCTION_RESUMED", "指令已恢复"},
 	{"tui.operation.LEASES_PRUNED", "已清理旧租约"},
 	{"tui.operation.LEASE_ADOPTED", "租约已接管"},
+	{"tui.operation.LEASE_RENEW_FAILED", "租约续期失败；已重新登记"},
 	{"tui.operation.LEDGER_REPAIRED", "账本已修复"},
 	{"tui.operation.RUN_FINISHED", "运行结束"},
 	{"tui.operation.RUN_STATE", "运行状态"},

@@ -80,7 +80,10 @@ func (a *app) runController(o controllerFlags) error {
 		},
 	})
 	var locked *ledger.LockedError
+	var answering *controller.HolderAnswersError
 	switch {
+	case errors.As(err, &answering):
+		return failf("E_CONTROLLER_FAILED", a.t("cli.controller.error.holder_answers", "Root", dir, "PID", answering.PID))
 	case errors.As(err, &locked) && locked.HolderPID == 0:
 		return failf("E_CONTROLLER_FAILED", a.t("cli.controller.error.locked_starting", "Root", dir))
 	case errors.As(err, &locked):
