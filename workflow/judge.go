@@ -1,0 +1,163 @@
+package workflow
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"syscall"
+	"time"
+)
+
+// Reason codes of judge decisions and of how a flow stopped. They are
+// stored in the ledger and labelled in the reader's language.
+const (
+	JudgeReviewerApproved = "JUDGE_REVIEWER_APPROVED" // the reviewer approved
+	JudgeChangesRequested = "JUDGE_CHANGES_REQUESTED" // the reviewer asked for changes
+	JudgeNoVerdict        = "JUDGE_NO_VERDICT"        // no verdict could be read
+	JudgeCommandPassed    = "JUDGE_COMMAND_PASSED"    // the judge command exited 0
+	JudgeCommandFailed    = "JUDGE_COMMAND_FAILED"    // it exited non-zero (or did not start)
+	JudgeAgentDone        = "JUDGE_AGENT_DONE"        // the judge agent approved
+	JudgeAgentContinue    = "JUDGE_AGENT_CONTINUE"    // the judge agent wants another round
+	JudgeEscalated        = "JUDGE_ESCALATED"         // an agent or the judge handed the run to a person
+
+	// ReasonMaxIterations ends a loop that used all its iterations: the
+	// run is BLOCKED, waiting for a person.
+	ReasonMaxIterations = "MAX_ITERATIONS_REACHED"
+	// ReasonEscalated ends a flow in which an agent escalated: BLOCKED.
+	ReasonEscalated = "AGENT_ESCALATED"
+)
+
+// JudgeDecision is the judge's answer to shouldContinue, with its reason.
+type JudgeDecision struct {
+	Done     bool   `json:"done"`
+	Escalate bool   `json:"escalate,omitempty"`
+	Code     string `json:"code"`
+	Reason   string `json:"reason,omitempty"`
+}
+
+// Round is what a judge decides on: one finished iteration.
+type Round struct {
+	StepID          string
+	Iteration, Max  int
+	Task            string
+	Coder, Reviewer Output
+	// Verdict is the reviewer's, or nil when none could be read.
+	Verdict *Verdict
+	Observe *Observer
+}
+
+// Judge decides after each iteration whether the loop is done.
+type Judge interface {
+	// Kind names the judge in the ledger ("reviewer_approved", …).
+	Kind() string
+	Decide(ctx context.Context, r Round) (JudgeDecision, error)
+}
+
+// ReviewerApproved is the built-in judge that is done when the reviewer
+// approved.
+type ReviewerApproved struct{}
+
+// Kind implements Judge.
+func (ReviewerApproved) Kind() string { return "reviewer_approved" }
+
+// Decide implements Judge.
+func (ReviewerApproved) Decide(_ context.Context, r Round) (JudgeDecision, error) {
+	switch v := r.Verdict; {
+	case v == nil:
+		return JudgeDecision{Code: JudgeNoVerdict}, nil
+	case v.Decision == Approve:
+		return JudgeDecision{Done: true, Code: JudgeReviewerApproved, Reason: v.Reason}, nil
+	default:
+		return JudgeDecision{Code: JudgeChangesRequested, Reason: v.Reason}, nil
+	}
+}
+
+// CommandJudge is the built-in judge that runs a command (such as
+// `go test ./...`): exit code 0 means done.
+type CommandJudge struct {
+	Argv    []string
+	Dir     string
+	Env     []string // added to the process's environment
+	Timeout time.Duration
+}
+
+// Kind implements Judge.
+func (CommandJudge) Kind() string { return "command" }
+
+// tailBytes is how much of the command's output becomes the reason.
+const tailBytes = 600
+
+// Decide implements Judge. The command runs in a process group of its
+// own, killed whole when ctx ends or the timeout passes.
+func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error) {
+	if len(j.Argv) == 0 {
+		return JudgeDecision{}, errors.New("workflow: command judge without a command")
+	}
+	if j.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, j.Timeout)
+		defer cancel()
+	}
+	cmd := exec.CommandContext(ctx, j.Argv[0], j.Argv[1:]...)
+	cmd.Dir = j.Dir
+	cmd.Env = append(os.Environ(), j.Env...)
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	err := cmd.Run()
+	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+		if line != "" {
+			r.Observe.Text(Text{Body: line})
+		}
+	}
+	tail := strings.TrimSpace(out.String())
+	if len(tail) > tailBytes {
+		tail = "…" + tail[len(tail)-tailBytes:]
+	}
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		return JudgeDecision{Done: true, Code: JudgeCommandPassed, Reason: tail}, nil
+	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
+		return JudgeDecision{}, ctx.Err()
+	case errors.As(err, &exit), ctx.Err() != nil:
+		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(err.Error() + "\n" + tail)}, nil
+	default:
+		return JudgeDecision{Code: JudgeCommandFailed, Reason: err.Error()}, nil
+	}
+}
+
+// AgentJudge is a judge that is an agent lane: it is run like any agent
+// (as the iteration's judge step) and its verdict decides: approve means
+// done, anything else another round.
+type AgentJudge struct{ Agent Agent }
+
+// Kind implements Judge.
+func (AgentJudge) Kind() string { return "agent" }
+
+// Decide implements Judge.
+func (j AgentJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error) {
+	out, err := j.Agent.Run(ctx, Invocation{StepID: r.StepID, Role: RoleJudge, Iteration: r.Iteration,
+		MaxIterations: r.Max, Task: r.Task, Instruction: judgeBrief(r), Review: r.Verdict, Observe: r.Observe})
+	if err != nil {
+		return JudgeDecision{}, err
+	}
+	return decisionOf(out), nil
+}
+
+func decisionOf(out Output) JudgeDecision {
+	switch v := out.Verdict; {
+	case v == nil:
+		return JudgeDecision{Code: JudgeNoVerdict, Reason: clipRunes(strings.TrimSpace(out.Text), maxReasonRunes)}
+	case v.Escalate:
+		return JudgeDecision{Escalate: true, Code: JudgeEscalated, Reason: v.Reason}
+	case v.Decision == Approve:
+		return JudgeDecision{Done: true, Code: JudgeAgentDone, Reason: v.Reason}
+	default:
+		return JudgeDecision{Code: JudgeAgentContinue, Reason: v.Reason}
+	}
+}
