@@ -154,9 +154,32 @@ type Lane struct {
 // Workflow is what an instruction becomes: an ordered list of steps, each
 // done by a worker of one lane.
 type Workflow struct {
-	// Steps run in order. Default: one step "S1" on lane "worker" (or on
-	// the first lane when there is no lane of that name).
+	// Kind is sequential (Steps in order; the default), single (Coder
+	// then Reviewer) or loop (Coder then Reviewer until the Judge says
+	// done, at most MaxIterations times).
+	Kind FlowKind `toml:"kind"`
+	// Steps run in order (kind sequential). Default: one step "S1" on
+	// lane "worker" (or on the first lane when there is no lane of that
+	// name).
 	Steps []Step `toml:"steps"`
+	// MaxIterations bounds a loop; when it is reached without the judge
+	// saying done, the run ends BLOCKED (MAX_ITERATIONS_REACHED).
+	// Default 3; 1 to 1000.
+	MaxIterations int `toml:"max_iterations"`
+	// Coder and Reviewer name the lanes of the single pass (kinds single
+	// and loop).
+	Coder    string `toml:"coder"`
+	Reviewer string `toml:"reviewer"`
+	// Judge decides after each iteration of a loop: reviewer_approved
+	// (the default), command (JudgeCommand exits 0) or agent (the lane
+	// JudgeLane approves).
+	Judge        string   `toml:"judge"`
+	JudgeCommand []string `toml:"judge_command"`
+	JudgeLane    string   `toml:"judge_lane"`
+	// JudgeTimeout bounds one run of JudgeCommand. Default 10m.
+	JudgeTimeout Duration `toml:"judge_timeout"`
+	// Summary configures the summaries of a running step.
+	Summary Summaries `toml:"summary"`
 }
 
 // Step is one step of the workflow.
@@ -219,7 +242,7 @@ func DefaultConfig() Config {
 			BackoffCap:  Duration(DefaultBackoffCap),
 		},
 		Lanes:    []Lane{DefaultLaneConfig(DefaultLane, KindSim)},
-		Workflow: Workflow{Steps: []Step{DefaultStep(DefaultLane)}},
+		Workflow: defaultWorkflow(DefaultLane),
 		Window:   Window{Bell: true, Title: true, LongRun: Duration(DefaultLongRun)},
 	}
 }

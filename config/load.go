@@ -97,6 +97,7 @@ func decodeConfig(t *table, c *Config) {
 				c.Workflow.Steps = append(c.Workflow.Steps, decodeStep(st))
 			}
 		}
+		decodeFlow(s, &c.Workflow)
 		s.done()
 	}
 	if !stepsSet {
@@ -116,6 +117,27 @@ func decodeConfig(t *table, c *Config) {
 		s.done()
 	}
 	t.done()
+}
+
+// decodeFlow reads the workflow's kind, loop and judge settings.
+func decodeFlow(t *table, w *Workflow) {
+	var kind string
+	if t.str("kind", &kind) {
+		w.Kind = FlowKind(kind)
+	}
+	t.integer("max_iterations", &w.MaxIterations)
+	t.str("coder", &w.Coder)
+	t.str("reviewer", &w.Reviewer)
+	t.str("judge", &w.Judge)
+	t.strings("judge_command", &w.JudgeCommand)
+	t.str("judge_lane", &w.JudgeLane)
+	t.duration("judge_timeout", &w.JudgeTimeout)
+	if s := t.sub("summary"); s != nil {
+		s.integer("every_tool_uses", &w.Summary.EveryToolUses)
+		s.duration("every", &w.Summary.Every)
+		s.strings("command", &w.Summary.Command)
+		s.done()
+	}
 }
 
 func decodeLane(t *table) Lane {

@@ -90,6 +90,20 @@ func TestParseValidFiles(t *testing.T) {
 			}
 		}},
 		{"valid-full.toml", checkFull},
+		{"valid-loop.toml", func(t *testing.T, c Config) {
+			w := c.Workflow
+			if w.Flow() != FlowLoop || w.MaxIterations != 4 || w.Coder != "coder" || w.Reviewer != "reviewer" ||
+				w.Judge != JudgeCommand || len(w.JudgeCommand) != 3 || w.JudgeTimeout.Std() != 2*time.Minute ||
+				w.Summary.EveryToolUses != 3 || w.Summary.Every.Std() != 10*time.Second {
+				t.Errorf("workflow %+v", w)
+			}
+		}},
+		{"valid-empty.toml", func(t *testing.T, c Config) {
+			// A file without [workflow] keeps the sequential workflow.
+			if c.Workflow.Flow() != FlowSequential || c.Workflow.Kind != "" {
+				t.Errorf("kind %q, want the sequential default", c.Workflow.Kind)
+			}
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
@@ -223,6 +237,13 @@ func TestParseInvalidFiles(t *testing.T) {
 			{CodeTooSmall, "hooks[2].timeout", `"0s"`},
 		}},
 		{"invalid-empty-lanes.toml", []wantProblem{{CodeRequired, "lanes", ""}}},
+		{"invalid-flow.toml", []wantProblem{
+			{CodeUnknownLane, "workflow.reviewer", `"critic"`},
+			{CodeTooSmall, "workflow.max_iterations", "0"},
+			{CodeRequired, "workflow.judge_command", ""},
+			{CodeTooSmall, "workflow.summary.every_tool_uses", "-1"},
+		}},
+		{"invalid-flow-kind.toml", []wantProblem{{CodeEnum, "workflow.kind", `"parallel"`}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {

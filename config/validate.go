@@ -132,6 +132,7 @@ func (c *Config) validateLanes(p *problems) {
 }
 
 func (c *Config) validateWorkflow(p *problems) {
+	c.validateFlow(p)
 	if len(c.Workflow.Steps) == 0 {
 		p.add(&Error{Code: CodeRequired, Key: "workflow.steps"})
 		return
@@ -146,6 +147,62 @@ func (c *Config) validateWorkflow(p *problems) {
 			// With no lanes at all, "lanes is required" already says it.
 			p.add(&Error{Code: CodeUnknownLane, Key: key + ".lane", Value: show(s.Lane)})
 		}
+	}
+}
+
+// validateFlow checks the kind and the single pass, loop and judge
+// settings.
+func (c *Config) validateFlow(p *problems) {
+	w := c.Workflow
+	kind := w.Flow()
+	if !slices.Contains(FlowKinds(), kind) {
+		names := make([]string, 0, 3)
+		for _, k := range FlowKinds() {
+			names = append(names, string(k))
+		}
+		p.add(&Error{Code: CodeEnum, Key: "workflow.kind", Value: show(string(w.Kind)), Want: strings.Join(names, ", ")})
+		return
+	}
+	if kind == FlowSequential {
+		return
+	}
+	c.checkLaneRef(p, "workflow.coder", w.Coder, true)
+	c.checkLaneRef(p, "workflow.reviewer", w.Reviewer, true)
+	if kind != FlowLoop {
+		return
+	}
+	switch {
+	case w.MaxIterations < 1:
+		p.add(&Error{Code: CodeTooSmall, Key: "workflow.max_iterations", Value: strconv.Itoa(w.MaxIterations), Want: "1"})
+	case w.MaxIterations > MaxMaxIterations:
+		p.add(&Error{Code: CodeTooLarge, Key: "workflow.max_iterations", Value: strconv.Itoa(w.MaxIterations), Want: strconv.Itoa(MaxMaxIterations)})
+	}
+	switch w.Judge {
+	case JudgeReviewerApproved:
+	case JudgeCommand:
+		checkArgv(p, "workflow.judge_command", w.JudgeCommand, true)
+		atLeast(p, "workflow.judge_timeout", w.JudgeTimeout, time.Millisecond)
+	case JudgeAgent:
+		c.checkLaneRef(p, "workflow.judge_lane", w.JudgeLane, true)
+	default:
+		p.add(&Error{Code: CodeEnum, Key: "workflow.judge", Value: show(w.Judge), Want: strings.Join(JudgeKinds(), ", ")})
+	}
+	if w.Summary.EveryToolUses < 0 {
+		p.add(&Error{Code: CodeTooSmall, Key: "workflow.summary.every_tool_uses", Value: strconv.Itoa(w.Summary.EveryToolUses), Want: "0"})
+	}
+	atLeast(p, "workflow.summary.every", w.Summary.Every, 0)
+	if len(w.Summary.Command) > 0 {
+		checkArgv(p, "workflow.summary.command", w.Summary.Command, true)
+	}
+}
+
+// checkLaneRef requires a setting that names an existing lane.
+func (c *Config) checkLaneRef(p *problems, key, lane string, required bool) {
+	switch _, ok := c.Lane(lane); {
+	case lane == "" && required:
+		p.add(&Error{Code: CodeRequired, Key: key})
+	case lane != "" && !ok && len(c.Lanes) > 0:
+		p.add(&Error{Code: CodeUnknownLane, Key: key, Value: show(lane)})
 	}
 }
 
