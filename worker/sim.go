@@ -45,6 +45,19 @@ type SimOptions struct {
 	FloodLines int
 	FloodFor   time.Duration
 	FloodRate  int
+	// Role is SimRoleCoder (the default) or SimRoleReviewer: a reviewer
+	// reads, lists findings and ends with a verdict line.
+	Role string
+	// Iteration is the loop iteration the run belongs to (the
+	// controller's DAOKIT_ITERATION); 0 means 1.
+	Iteration int
+	// ApproveAt is the first iteration a reviewer approves
+	// (DefaultSimApproveAt when 0); NeverApprove makes it request changes
+	// every time (the max_iterations drill); Escalate makes it hand the
+	// run to a person.
+	ApproveAt    int
+	NeverApprove bool
+	Escalate     bool
 	// Loc renders the text a person reads; nil means English.
 	Loc *i18n.Localizer
 }
@@ -100,6 +113,9 @@ func (s *simRun) run() int {
 	s.event(Event{Type: EventHeartbeat})
 	if s.o.FloodLines > 0 || s.o.FloodFor > 0 {
 		return s.flood(sc)
+	}
+	if s.o.Role == SimRoleReviewer {
+		return s.review(sc)
 	}
 	stopAt := s.o.Lines
 	switch {

@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -47,23 +49,33 @@ func newWorkerSimCmd(a *app) *cobra.Command {
 	floodLines := f.Int("flood-lines", 0, "cli.worker.flag.flood_lines")
 	floodRate := f.Int("flood-rate", 0, "cli.worker.flag.flood_rate")
 	ignoreTerm := f.Bool("ignore-term", false, "cli.worker.flag.ignore_term")
+	role := f.String("role", worker.SimRoleCoder, "cli.worker.flag.role")
+	approveAt := f.Int("approve-at", worker.DefaultSimApproveAt, "cli.worker.flag.approve_at")
+	neverApprove := f.Bool("never-approve", false, "cli.worker.flag.never_approve")
+	escalate := f.Bool("escalate", false, "cli.worker.flag.escalate")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		opts := worker.SimOptions{
-			Instruction: strings.Join(args, " "),
-			Seed:        *seed,
-			Duration:    *duration,
-			Lines:       *lines,
-			Hang:        *hang || *hangAfter > 0,
-			HangAfter:   *hangAfter,
-			Silent:      *silent,
-			Crash:       *crash || *crashAfter > 0,
-			CrashAfter:  *crashAfter,
-			ExitCode:    *exitCode,
-			FloodFor:    *flood,
-			FloodLines:  *floodLines,
-			FloodRate:   *floodRate,
-			Loc:         a.loc,
+			Instruction:  strings.Join(args, " "),
+			Seed:         *seed,
+			Duration:     *duration,
+			Lines:        *lines,
+			Hang:         *hang || *hangAfter > 0,
+			HangAfter:    *hangAfter,
+			Silent:       *silent,
+			Crash:        *crash || *crashAfter > 0,
+			CrashAfter:   *crashAfter,
+			ExitCode:     *exitCode,
+			FloodFor:     *flood,
+			FloodLines:   *floodLines,
+			FloodRate:    *floodRate,
+			Role:         *role,
+			ApproveAt:    *approveAt,
+			NeverApprove: *neverApprove,
+			Escalate:     *escalate,
+			Loc:          a.loc,
 		}
+		// The controller tells a step of a loop which iteration it is in.
+		opts.Iteration, _ = strconv.Atoi(os.Getenv("DAOKIT_ITERATION"))
 		return a.runWorkerSim(c, opts, *ignoreTerm)
 	}
 	return c
@@ -73,11 +85,14 @@ func (a *app) runWorkerSim(c *cobra.Command, opts worker.SimOptions, ignoreTerm 
 	for name, v := range map[string]int64{
 		"duration": int64(opts.Duration), "lines": int64(opts.Lines), "hang-after": int64(opts.HangAfter),
 		"crash-after": int64(opts.CrashAfter), "flood": int64(opts.FloodFor), "flood-lines": int64(opts.FloodLines),
-		"flood-rate": int64(opts.FloodRate), "exit-code": int64(opts.ExitCode),
+		"flood-rate": int64(opts.FloodRate), "exit-code": int64(opts.ExitCode), "approve-at": int64(opts.ApproveAt),
 	} {
 		if v < 0 {
 			return a.usage(c, a.t("cli.worker.error.negative", "Flag", name))
 		}
+	}
+	if opts.Role != worker.SimRoleCoder && opts.Role != worker.SimRoleReviewer {
+		return a.usage(c, a.t("cli.worker.error.role", "Role", opts.Role))
 	}
 	if ignoreTerm {
 		// Only SIGKILL ends the drill now: the case the stop grace period
