@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "59204f3d51badda44a13463a154382124ea5b49c9e7f0bdce2ec9aa7aafd00a7"
+const generatedDigest = "cbac00d28ec50484dfcbf6bcd61ba6adacc147a3c580647f61d9440d68acd906"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -314,7 +314,7 @@ var catalogEn = [][2]string{
 	{"cli.worker.flag.ignore_term", "ignore SIGTERM, so that only SIGKILL ends it (a worker that will not stop)"},
 	{"cli.worker.flag.lines", "number of progress lines"},
 	{"cli.worker.flag.never_approve", "reviewer: always request changes (to reach max_iterations)"},
-	{"cli.worker.flag.role", "role to play: coder (default) or reviewer"},
+	{"cli.worker.flag.role", "role to play: coder or reviewer"},
 	{"cli.worker.flag.seed", "seed of the simulation (same instruction and seed, same output)"},
 	{"cli.worker.flag.silent", "print nothing at all and stay alive"},
 	{"cli.worker.sim.summary", "A simulated coding agent: deterministic progress, heartbeats and a result in the daokit worker protocol, with switches for drills"},
@@ -1042,7 +1042,7 @@ var catalogZhCN = [][2]string{
 	{"cli.worker.flag.ignore_term", "忽略 SIGTERM，只有 SIGKILL 才能结束它（模拟不肯停止的工作进程）"},
 	{"cli.worker.flag.lines", "进度行的数量"},
 	{"cli.worker.flag.never_approve", "评审者：始终要求修改（用于触达 max_iterations）"},
-	{"cli.worker.flag.role", "扮演的角色：coder（默认）或 reviewer"},
+	{"cli.worker.flag.role", "扮演的角色：coder 或 reviewer"},
 	{"cli.worker.flag.seed", "模拟的随机种子（相同的指令和种子产生相同的输出）"},
 	{"cli.worker.flag.silent", "完全不输出并保持存活"},
 	{"cli.worker.sim.summary", "模拟编码代理：以 daokit 工作进程协议输出确定性的进度、心跳和结果，并提供用于演练的开关"},
