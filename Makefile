@@ -14,9 +14,12 @@ all: build
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/daokit
 
-# Open daokit on a demo root with the simulated worker.
+# Open daokit on a demo root with a team of simulated agents: a coder and
+# a reviewer in a loop (examples/demo/daokit.toml; an existing
+# daokit.toml in the demo root is kept).
 run: build
 	@$(BIN) init --root $(DEMO_ROOT) >/dev/null
+	@test -f $(DEMO_ROOT)/daokit.toml || cp examples/demo/daokit.toml $(DEMO_ROOT)/daokit.toml
 	$(BIN) --root $(DEMO_ROOT)
 
 # Every test, with the race detector, in a shuffled order; then the window

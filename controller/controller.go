@@ -124,7 +124,7 @@ func open(opts Options) (*Controller, error) {
 	c := &Controller{
 		opts:     opts,
 		cfg:      opts.Config,
-		workflow: workflowOf(opts.Config),
+		workflow: flowSteps(opts.Config),
 		store:    store,
 		log:      opts.Logger,
 		loc:      i18n.MustNew(orEnglish(opts.Lang)),

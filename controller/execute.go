@@ -11,6 +11,7 @@ import (
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/workflow"
 )
 
 // outcome is how one worker attempt at a step ended, from the run's view.
@@ -22,6 +23,7 @@ const (
 	outcomeRestart                    // start the step again (policy permitting)
 	outcomeCancelled                  // a person cancelled the run
 	outcomeInterrupted                // the controller is shutting down
+	outcomeBlocked                    // the run waits for a person (restart budget spent)
 )
 
 // newRun builds the run of an instruction. Called with c.mu held.
@@ -53,57 +55,69 @@ func (c *Controller) start(r *run) {
 	}()
 }
 
-// execute drives r step by step to its end.
+// execute drives r's workflow to its end.
 func (c *Controller) execute(ctx context.Context, r *run) {
 	defer close(r.done)
 	// No write here: the attempt writes the pipeline as soon as it knows
 	// whether the step waits for its lane or starts.
+	c.runFlow(ctx, r)
+}
+
+// runStep has one step of the workflow done on lane: attempts, with
+// restarts by the restart policy, until the step is finished or cannot
+// be. The step's worker is told inv's instruction.
+func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocation, lane string) (workflow.Output, error) {
+	step := inv.StepID
+	c.mu.Lock()
+	EnsureStep(&r.pipeline, loopStepOr(c.workflow, inv, lane))
+	r.instruction, r.observe, r.iteration, r.role = inv.Instruction, inv.Observe, inv.Iteration, inv.Role
+	c.mu.Unlock()
 	for {
-		c.mu.Lock()
-		step := r.pipeline.CurrentStep
-		c.mu.Unlock()
-		out, reason := c.attempt(ctx, r, step)
+		out, reason := c.attempt(ctx, r, step, lane)
 		switch out {
-		case outcomeInterrupted:
-			return
-		case outcomeCancelled:
-			c.finish(r, ledger.StatusFailed, reason)
-			return
-		case outcomeFailed:
-			c.finish(r, ledger.StatusFailed, reason)
-			return
 		case outcomeRestart:
-			if !c.backoff(ctx, r, step, reason) {
-				return
+			if ok, blocked := c.backoff(ctx, r, step, reason); !ok {
+				if blocked {
+					return workflow.Output{}, &stepError{out: outcomeBlocked, reason: heal.ReasonRestartLimit}
+				}
+				return workflow.Output{}, &stepError{out: outcomeInterrupted}
 			}
 		case outcomeDone:
 			c.mu.Lock()
-			facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
-			c.mu.Unlock()
-			c.postAccept(ctx, facts, step, laneOf(c.workflow, step), instruction)
-			c.mu.Lock()
-			finished := MarkStepDone(&r.pipeline, c.workflow, step)
+			facts, instruction, output := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step), r.output
 			r.attempt = 0
 			c.mu.Unlock()
-			if finished {
-				c.finish(r, ledger.StatusDone, "")
-				return
-			}
-			c.persist(r)
+			c.postAccept(ctx, facts, step, lane, instruction)
+			return output, nil
+		default:
+			return workflow.Output{}, &stepError{out: out, reason: reason}
 		}
 	}
 }
 
-// backoff waits before restarting a step, or blocks the run when the
-// restart budget is spent. It reports whether to go on.
-func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) bool {
+// loopStepOr is the template of inv's step: the configured one, or a
+// loop's step made up as the loop goes.
+func loopStepOr(wf []StepTemplate, inv workflow.Invocation, lane string) StepTemplate {
+	for _, t := range wf {
+		if t.ID == inv.StepID {
+			return t
+		}
+	}
+	t := loopStep(inv.Iteration, inv.Role, lane)
+	t.ID = inv.StepID
+	return t
+}
+
+// backoff waits before restarting a step. It reports whether to go on,
+// and, when not, whether the restart budget is spent (the run is then
+// blocked) rather than the controller stopping.
+func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) (ok, blocked bool) {
 	c.mu.Lock()
 	delay, ok := r.restarts.Next(c.restartPolicy(), c.now(), nil)
 	count := r.restarts.Count()
 	c.mu.Unlock()
 	if !ok {
-		c.finish(r, ledger.StatusBlocked, heal.ReasonRestartLimit)
-		return false
+		return false, true
 	}
 	c.record(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityWarn, OpRunState,
 		"from", StateFailed, "to", "restart_scheduled", "reason_code", reason,
@@ -112,9 +126,9 @@ func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) b
 	defer t.Stop()
 	select {
 	case <-ctx.Done():
-		return false
+		return false, false
 	case <-t.C:
-		return true
+		return true, false
 	}
 }
 
@@ -138,8 +152,7 @@ func (c *Controller) restartPolicy() heal.RestartPolicy {
 
 // attempt runs one worker on step: wait for a lane slot, start the worker,
 // stream its output, and judge how it ended.
-func (c *Controller) attempt(ctx context.Context, r *run, step string) (outcome, string) {
-	lane := laneOf(c.workflow, step)
+func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (outcome, string) {
 	laneCfg, _ := c.cfg.Lane(lane)
 	c.mu.Lock()
 	r.state, r.reason = StateIdle, "" // every attempt is a run of its own
@@ -162,6 +175,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step string) (outcome,
 	c.mu.Lock()
 	r.attempt++
 	r.hung, r.warned = false, false
+	r.texts, r.output = r.texts[:0], workflow.Output{}
 	spec, err := c.workerSpec(r, step, laneCfg, instruction)
 	c.mu.Unlock()
 	var proc *worker.Process
@@ -210,13 +224,17 @@ func (c *Controller) stopped(r *run, reason string) (outcome, string) {
 // stepInstruction is what step hands its worker before hooks: the
 // person's instruction through the step's template. Called with c.mu held.
 func (c *Controller) stepInstruction(r *run, step string) string {
-	instruction := r.in.Text
-	for _, s := range c.cfg.Workflow.Steps {
-		if s.ID == step {
-			instruction = s.Text(r.in.Text)
+	if c.cfg.Workflow.Flow() == config.FlowSequential {
+		for _, s := range c.cfg.Workflow.Steps {
+			if s.ID == step {
+				return s.Text(r.in.Text)
+			}
 		}
 	}
-	return instruction
+	if r.instruction != "" {
+		return r.instruction
+	}
+	return r.in.Text
 }
 
 // workerSpec builds how to run the step's worker on instruction. Ids
@@ -235,9 +253,10 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 		kind = string(config.KindSim)
 	}
 	return worker.Spec{
-		Argv:         lane.Argv(vars),
-		Dir:          lane.WorkDir(c.opts.Root),
-		Env:          append([]string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID, "DAOKIT_STEP_ID=" + step}, lane.Env...),
+		Argv: lane.Argv(vars),
+		Dir:  lane.WorkDir(c.opts.Root),
+		Env: append([]string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID, "DAOKIT_STEP_ID=" + step,
+			"DAOKIT_ROLE=" + string(r.role), "DAOKIT_ITERATION=" + strconv.Itoa(r.iteration)}, lane.Env...),
 		Stdin:        instruction,
 		UseStdin:     lane.Stdin,
 		Kind:         kind,
@@ -358,6 +377,13 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		c.transition(r, StateCancelled, ReasonInterrupted)
 		return outcomeInterrupted, ""
 	case res.Success() && !hung && !workerSaidFailed(res):
+		c.mu.Lock()
+		r.output = outputOf(r.texts, res)
+		out, role := r.output, r.role
+		c.mu.Unlock()
+		if err := c.rememberStep(r, step, role, workflow.Record{Output: out}); err != nil {
+			c.log.Error("record step output", "step", step, "err", err)
+		}
 		if res.Summary.Result != nil {
 			detail = detail.With("summary", res.Summary.Result.Text)
 		}
@@ -402,6 +428,8 @@ func (c *Controller) finish(r *run, status, reason string) {
 	c.mu.Lock()
 	p := &r.pipeline
 	switch status {
+	case ledger.StatusDone:
+		MarkRunDone(p)
 	case ledger.StatusFailed:
 		MarkStepFailed(p, p.CurrentStep, reason, false)
 	case ledger.StatusBlocked:
@@ -452,7 +480,8 @@ func (c *Controller) retry(r *run) {
 	<-r.done
 	c.mu.Lock()
 	step := r.pipeline.CurrentStep
-	MarkRetry(&r.pipeline, step, laneOf(c.workflow, step))
+	reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)
+	MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
 	r.final, r.cancelled, r.attempt = "", false, 0
 	r.restarts = heal.Restarts{}
 	r.done = make(chan struct{})

@@ -3,9 +3,11 @@ package controller
 import (
 	"time"
 
+	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/workflow"
 )
 
 // Bounds on how much worker output reaches events.jsonl. Every byte is in
@@ -22,7 +24,11 @@ const (
 // the windows as a notice, and, within bounds, to events.jsonl in
 // batches. (The heartbeat reads each process's own LastActivity.)
 func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
-	p := r.pipeline
+	c.mu.Lock()
+	p, obs := r.pipeline, r.observe
+	laneCfg, _ := c.cfg.Lane(lane)
+	c.mu.Unlock()
+	cumulative := laneCfg.Kind == config.KindClaude
 	var batch []any
 	logged, omitted, dropped := 0, 0, 0
 	flush := func() {
@@ -51,6 +57,7 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			if rec.Status == worker.StatusGap {
 				continue
 			}
+			r.texts = observeRecord(obs, r.texts, &rec, cumulative)
 			// Windows get what the line means (a structured line is
 			// described, a heartbeat not shown); the ledger keeps it raw.
 			if shown := worker.DescribeRecord(c.loc, rec); shown != "" {
@@ -83,4 +90,60 @@ func clip(s string, n int) string {
 		return string(r[:n]) + "…"
 	}
 	return s
+}
+
+// keptTexts is how many of a step's last lines are kept to read a
+// reviewer's verdict from.
+const keptTexts = 64
+
+// observeRecord hands one worker record to the workflow's callbacks
+// (tool use, text, result with usage) and keeps its text in texts, the
+// step's last lines. Nothing here allocates for an ordinary line.
+func observeRecord(obs *workflow.Observer, texts []string, rec *worker.Record, cumulative bool) []string {
+	keep := func(s string) {
+		if len(texts) == keptTexts {
+			copy(texts, texts[1:])
+			texts = texts[:keptTexts-1]
+		}
+		texts = append(texts, s)
+	}
+	if len(rec.Events) == 0 {
+		if rec.Status == worker.StatusPlain {
+			obs.Text(workflow.Text{Body: rec.Text})
+			keep(rec.Text)
+		}
+		return texts
+	}
+	for i := range rec.Events {
+		ev := &rec.Events[i]
+		switch ev.Type {
+		case worker.EventTool:
+			obs.ToolUse(workflow.ToolUse{Name: ev.Tool, Detail: ev.Text})
+		case worker.EventProgress:
+			obs.Text(workflow.Text{Body: ev.Text})
+		case worker.EventMessage:
+			obs.Text(workflow.Text{Kind: workflow.TextMessage, Body: ev.Text})
+			keep(ev.Text)
+		case worker.EventResult:
+			t := workflow.Text{Kind: workflow.TextResult, Body: ev.Text}
+			if u := ev.Usage; u != nil {
+				t.Usage = &workflow.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD, Cumulative: cumulative}
+			}
+			obs.Text(t)
+		}
+	}
+	return texts
+}
+
+// outputOf is what a finished step said: its result message, and the
+// verdict read from its last lines and that message (the message wins).
+func outputOf(texts []string, res worker.Result) workflow.Output {
+	var out workflow.Output
+	if res.Summary.Result != nil {
+		out.Text = res.Summary.Result.Text
+	}
+	if v, ok := workflow.ParseVerdict(append(append([]string(nil), texts...), out.Text)...); ok {
+		out.Verdict = &v
+	}
+	return out
 }

@@ -69,7 +69,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 				r.final, res.ended = final, true
 			} else {
 				step := r.pipeline.CurrentStep
-				MarkRetry(&r.pipeline, step, laneOf(c.workflow, step))
+				MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
 				res.announce = true
 			}
 		}

@@ -137,16 +137,6 @@ func RouteOf(p *ledger.PipelineState) ledger.RouteSummary {
 // MessageIDOf returns the id of the instruction that started the run.
 func MessageIDOf(p *ledger.PipelineState) string { return p.RoleLifecycle.Get(keyMessageID) }
 
-// laneOf returns the lane of step id in the workflow, or "".
-func laneOf(workflow []StepTemplate, id string) string {
-	for _, t := range workflow {
-		if t.ID == id {
-			return t.Lane
-		}
-	}
-	return ""
-}
-
 // setRoute records the step, lane and next action.
 func setRoute(p *ledger.PipelineState, step, lane, next string) {
 	p.CurrentStep = step
@@ -170,23 +160,71 @@ func MarkDispatched(p *ledger.PipelineState, step, lane string) {
 		With("route:last_reason", "dispatch_started")
 }
 
-// MarkStepDone records a finished step and moves the route to the next
-// step, or finishes the run. It reports whether the run is finished.
-func MarkStepDone(p *ledger.PipelineState, workflow []StepTemplate, step string) (finished bool) {
+// MarkStepCompleted records a finished step; the route stays on it until
+// the workflow starts the next one (EnsureStep) or the run ends
+// (MarkRunDone).
+func MarkStepCompleted(p *ledger.PipelineState, step string) {
 	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "completed").
 		With("route:last_node", "accept").With("route:last_reason", "step_completed")
-	for i, s := range p.Steps {
-		if s.ID == step && i+1 < len(p.Steps) {
-			next := p.Steps[i+1].ID
-			setRoute(p, next, laneOf(workflow, next), NextDispatch)
-			return false
-		}
-	}
+	p.RoleLifecycle = p.RoleLifecycle.With(keyNextAction, NextDispatch)
+}
+
+// MarkRunDone records a run whose workflow finished.
+func MarkRunDone(p *ledger.PipelineState) {
 	p.Status = ledger.StatusDone
 	p.RoleLifecycle = p.RoleLifecycle.With("orchestrator", "transition_complete").
 		With("acceptance", "passed").With("controller_ownership", "controller:unassigned")
-	setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), NextDone)
-	return true
+	setRoute(p, p.CurrentStep, p.RoleLifecycle.Get(keyActiveLane), NextDone)
+}
+
+// EnsureStep makes t the current step, appending it after the last step
+// when the workflow grows as it runs (a loop adds each iteration's steps
+// as they start).
+func EnsureStep(p *ledger.PipelineState, t StepTemplate) {
+	found := false
+	for _, s := range p.Steps {
+		if s.ID == t.ID {
+			found = true
+		}
+	}
+	if !found {
+		deps := []string{}
+		if n := len(p.Steps); n > 0 {
+			deps = []string{p.Steps[n-1].ID}
+		}
+		action := "worker:" + t.Lane
+		if t.Lane == "" {
+			action = "judge:" + t.Category
+		}
+		p.Steps = append(p.Steps, ledger.Step{
+			ID: t.ID, Title: t.Title, Category: t.Category, Goal: p.Goal,
+			Actions:            []string{action},
+			AcceptanceCriteria: []string{"the worker finishes with exit code 0"},
+			ExpectedOutputs:    []string{"artifacts/" + p.TaskID + "/" + p.RunID + "/" + t.ID + "/stdout.log"},
+			Dependencies:       deps,
+		})
+	}
+	lane := t.Lane
+	if lane == "" {
+		lane = "judge" // a built-in judge has no lane; the route names its role
+	}
+	setRoute(p, t.ID, lane, NextDispatch)
+}
+
+// LaneOfStep returns the lane of step id as the pipeline records it (its
+// "worker:<lane>" action), or "".
+func LaneOfStep(p *ledger.PipelineState, id string) string {
+	for _, s := range p.Steps {
+		if s.ID != id {
+			continue
+		}
+		for _, a := range s.Actions {
+			if lane, ok := strings.CutPrefix(a, "worker:"); ok {
+				return lane
+			}
+		}
+	}
+	return ""
 }
 
 // MarkStepFailed records a failed step. blocked marks the run BLOCKED
@@ -208,7 +246,12 @@ func MarkStepFailed(p *ledger.PipelineState, step, reason string, blocked bool) 
 // MarkRetry puts a failed or blocked step back on the route.
 func MarkRetry(p *ledger.PipelineState, step, lane string) {
 	p.Status = ledger.StatusExecute
-	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "retry_requested").
+	if p.RoleLifecycle.Get("step:"+step) != "completed" {
+		// A completed step stays completed: the workflow goes on after it
+		// and never runs it again.
+		p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "retry_requested")
+	}
+	p.RoleLifecycle = p.RoleLifecycle.
 		With("controller_ownership", "controller:"+step).
 		With("route:last_reason", "retry_requested")
 	setRoute(p, step, lane, NextDispatch)

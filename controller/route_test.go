@@ -47,15 +47,24 @@ func TestRunLifecycleThroughTwoSteps(t *testing.T) {
 	if p.Status != ledger.StatusExecute || RouteOf(&p).NextAction != NextWorking {
 		t.Errorf("dispatched: %s %q", p.Status, RouteOf(&p).NextAction)
 	}
-	if MarkStepDone(&p, wf, "S1") {
-		t.Fatal("run finished after the first of two steps")
+	MarkStepCompleted(&p, "S1")
+	if p.RoleLifecycle.Get("step:S1") != "completed" || p.Status == ledger.StatusDone {
+		t.Fatalf("after S1: %s %v", p.Status, p.RoleLifecycle)
 	}
-	if r := RouteOf(&p); r.ActiveStep != "S2" || r.ActiveLane != "worker" || r.NextAction != NextDispatch {
+	EnsureStep(&p, wf[1])
+	if r := RouteOf(&p); r.ActiveStep != "S2" || r.ActiveLane != "worker" || r.NextAction != NextDispatch || len(p.Steps) != 2 {
 		t.Errorf("after S1: %+v", r)
 	}
 	MarkDispatched(&p, "S2", "worker")
-	if !MarkStepDone(&p, wf, "S2") || p.Status != ledger.StatusDone || RouteOf(&p).NextAction != NextDone {
+	MarkStepCompleted(&p, "S2")
+	MarkRunDone(&p)
+	if p.Status != ledger.StatusDone || RouteOf(&p).NextAction != NextDone {
 		t.Errorf("after S2: %s %+v", p.Status, RouteOf(&p))
+	}
+	// A loop grows its steps as it goes.
+	EnsureStep(&p, StepTemplate{ID: "I1-judge", Title: "judge", Category: "review"})
+	if n := len(p.Steps); n != 3 || p.Steps[2].Dependencies[0] != "S2" || LaneOfStep(&p, "S1") != "plan" || LaneOfStep(&p, "I1-judge") != "" {
+		t.Errorf("appended step: %+v", p.Steps[n-1])
 	}
 	if err := p.Validate(); err != nil {
 		t.Errorf("finished run does not validate: %v", err)

@@ -7,6 +7,7 @@ import (
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/workflow"
 )
 
 // run is one instruction's run: its pipeline, and the worker of the step
@@ -41,6 +42,15 @@ type run struct {
 	// queueRecorded: the attempt's place in its lane's queue was recorded
 	// (once per attempt; later moves only reach the windows).
 	queueRecorded bool
+	// The workflow's view of the step in progress: what its worker is
+	// told, who observes it, where in a loop it stands, its last lines
+	// (where a reviewer's verdict is read) and what it said.
+	instruction string
+	observe     *workflow.Observer
+	iteration   int
+	role        workflow.Role
+	texts       []string
+	output      workflow.Output
 	// final is the pipeline status the run ended with ("" while active).
 	final string
 	done  chan struct{}

@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "cbac00d28ec50484dfcbf6bcd61ba6adacc147a3c580647f61d9440d68acd906"
+const generatedDigest = "ad8de3a4b71547b4263d414067ef8c8c4b6c124080c39bb20875766f35543cfd"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -743,6 +743,12 @@ var catalogEn = [][2]string{
 	{"worker.stop.timeout", "timed out"},
 	{"worker.stream.stderr", "stderr"},
 	{"worker.stream.stdout", "stdout"},
+	{"workflow.summary.commands", "{{.Count}} commands run"},
+	{"workflow.summary.edited", "edited {{.Count}}: {{.Files}}"},
+	{"workflow.summary.failing", "tests failing in {{.Where}}"},
+	{"workflow.summary.nothing", "no changes yet"},
+	{"workflow.summary.passing", "tests passing"},
+	{"workflow.summary.sep", "; "},
 }
 
 var catalogZhCN = [][2]string{
@@ -1471,4 +1477,10 @@ var catalogZhCN = [][2]string{
 	{"worker.stop.timeout", "已超时"},
 	{"worker.stream.stderr", "标准错误"},
 	{"worker.stream.stdout", "标准输出"},
+	{"workflow.summary.commands", "运行了 {{.Count}} 条命令"},
+	{"workflow.summary.edited", "编辑了 {{.Count}} 个文件：{{.Files}}"},
+	{"workflow.summary.failing", "{{.Where}} 中有测试失败"},
+	{"workflow.summary.nothing", "尚无改动"},
+	{"workflow.summary.passing", "测试通过"},
+	{"workflow.summary.sep", "；"},
 }

@@ -123,8 +123,15 @@ func (l *Loop) Run(ctx context.Context, task Task) (res Result, err error) {
 // an agent.
 func (l *Loop) shouldContinue(ctx context.Context, r *runner, n, max int, task string, outs []Output, verdict *Verdict) (JudgeDecision, error) {
 	id := stepID(n, JudgeStep)
-	if rec, ok := r.mem.Recall(id); ok && rec.Decision != nil {
-		return *rec.Decision, nil
+	if rec, ok := r.mem.Recall(id); ok {
+		if rec.Decision != nil {
+			return *rec.Decision, nil
+		}
+		// An agent judge whose step finished but whose decision was not
+		// recorded yet (a crash between the two): its verdict decides.
+		if _, isAgent := l.judge.(AgentJudge); isAgent {
+			return decisionOf(rec.Output), nil
+		}
 	}
 	r.begin()
 	round := Round{StepID: id, Iteration: n, Max: max, Task: task, Verdict: verdict}

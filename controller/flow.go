@@ -1,0 +1,273 @@
+package controller
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/workflow"
+)
+
+// Lifecycle keys of the workflow, for the window and status: which kind
+// of flow runs, where a loop stands, the last verdict and decision.
+const (
+	keyFlowKind       = "workflow:kind"
+	keyLoopIteration  = "loop:iteration"
+	keyLoopMax        = "loop:max"
+	keyLoopAgent      = "loop:agent"
+	keyVerdict        = "loop:verdict"
+	keyVerdictReason  = "loop:verdict_reason"
+	keyDecision       = "loop:decision"
+	keyDecisionCode   = "loop:decision_code"
+	keyDecisionReason = "loop:decision_reason"
+	keyJudge          = "loop:judge"
+	// keyLoopExtra counts iterations a person granted by retrying a loop
+	// that used all of its max_iterations.
+	keyLoopExtra = "loop:extra"
+	// keyOutput prefixes what a finished step said (JSON of stepRecord),
+	// so that a restarted controller resumes without running it again.
+	keyOutput = "out:"
+)
+
+// ReasonWorkflowError ends a run whose workflow could not go on for a
+// reason that is not a worker's (its memory could not be written).
+const ReasonWorkflowError = "WORKFLOW_ERROR"
+
+// flowSteps returns the step templates a run starts with: the configured
+// steps, the single pass, or the first step of a loop (a loop adds the
+// others as it goes).
+func flowSteps(cfg config.Config) []StepTemplate {
+	w := cfg.Workflow
+	switch w.Flow() {
+	case config.FlowSingle:
+		return []StepTemplate{
+			{ID: "coder", Lane: w.Coder, Title: "Coder", Category: "implementation"},
+			{ID: "reviewer", Lane: w.Reviewer, Title: "Reviewer", Category: "review"},
+		}
+	case config.FlowLoop:
+		return []StepTemplate{loopStep(1, workflow.RoleCoder, w.Coder)}
+	}
+	return workflowOf(cfg)
+}
+
+// loopStep is the template of an agent's step in iteration n.
+func loopStep(n int, role workflow.Role, lane string) StepTemplate {
+	category := "implementation"
+	if role != workflow.RoleCoder {
+		category = "review"
+	}
+	if role == workflow.RoleJudge && lane == "" {
+		category = "judge"
+	}
+	return StepTemplate{ID: workflow.StepID(n, string(role)), Lane: lane,
+		Title: fmt.Sprintf("Iteration %d: %s", n, role), Category: category}
+}
+
+// flowOf builds the workflow of r from daokit.toml, with the callbacks
+// that keep the ledger, the summaries and the metrics.
+func (c *Controller) flowOf(r *run) workflow.Flow {
+	w := c.cfg.Workflow
+	var flow workflow.Flow
+	switch w.Flow() {
+	case config.FlowSingle:
+		flow = workflow.SinglePass(c.agent(r, "coder", workflow.RoleCoder, w.Coder), c.agent(r, "reviewer", workflow.RoleReviewer, w.Reviewer))
+	case config.FlowLoop:
+		body := workflow.SinglePass(c.agent(r, "coder", workflow.RoleCoder, w.Coder), c.agent(r, "reviewer", workflow.RoleReviewer, w.Reviewer))
+		c.mu.Lock()
+		extra, _ := strconv.Atoi(r.pipeline.RoleLifecycle.Get(keyLoopExtra))
+		c.mu.Unlock()
+		flow = workflow.NewLoop(body, c.judgeOf(r), w.MaxIterations+extra)
+	default:
+		agents := make([]workflow.Agent, 0, len(c.workflow))
+		for _, t := range c.workflow {
+			agents = append(agents, c.agent(r, t.ID, workflow.RoleStep, t.Lane))
+		}
+		flow = workflow.NewSequential("steps", agents...)
+	}
+	for _, cb := range c.flowCallbacks(r) {
+		flow.AddCallback(cb)
+	}
+	return flow
+}
+
+// judgeOf returns the loop's judge.
+func (c *Controller) judgeOf(r *run) workflow.Judge {
+	w := c.cfg.Workflow
+	switch w.Judge {
+	case config.JudgeCommand:
+		p := r.pipeline
+		return workflow.CommandJudge{Argv: w.JudgeCommand, Dir: c.opts.Root, Timeout: w.JudgeTimeout.Std(),
+			Env: []string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID}}
+	case config.JudgeAgent:
+		return workflow.AgentJudge{Agent: c.agent(r, workflow.JudgeStep, workflow.RoleJudge, w.JudgeLane)}
+	}
+	return workflow.ReviewerApproved{}
+}
+
+// stepAgent is a lane seen by the workflow: running it is running one
+// step of r on the lane, with everything a step has (lane slot, leases,
+// heartbeat, restarts, hooks).
+type stepAgent struct {
+	c    *Controller
+	r    *run
+	name string
+	role workflow.Role
+	lane string
+}
+
+func (c *Controller) agent(r *run, name string, role workflow.Role, lane string) *stepAgent {
+	return &stepAgent{c: c, r: r, name: name, role: role, lane: lane}
+}
+
+func (a *stepAgent) Name() string        { return a.name }
+func (a *stepAgent) Role() workflow.Role { return a.role }
+
+// Run implements workflow.Agent.
+func (a *stepAgent) Run(ctx context.Context, inv workflow.Invocation) (workflow.Output, error) {
+	return a.c.runStep(ctx, a.r, inv, a.lane)
+}
+
+// stepError is how a step that did not finish ends the workflow.
+type stepError struct {
+	out    outcome
+	reason string
+}
+
+func (e *stepError) Error() string { return "step ended: " + e.reason }
+
+// stepRecord is what the pipeline keeps of a finished step.
+type stepRecord struct {
+	Text     string                  `json:"text,omitempty"`
+	Verdict  *workflow.Verdict       `json:"verdict,omitempty"`
+	Decision *workflow.JudgeDecision `json:"decision,omitempty"`
+}
+
+// runMemory keeps a run's finished steps in its pipeline, which is
+// written to disk before the workflow goes on: a restarted controller
+// recalls them and never runs a finished step again.
+type runMemory struct {
+	c *Controller
+	r *run
+}
+
+// Recall implements workflow.Memory.
+func (m runMemory) Recall(stepID string) (workflow.Record, bool) {
+	m.c.mu.Lock()
+	defer m.c.mu.Unlock()
+	lc := m.r.pipeline.RoleLifecycle
+	if lc.Get("step:"+stepID) != "completed" {
+		return workflow.Record{}, false
+	}
+	var rec stepRecord
+	if raw := lc.Get(keyOutput + stepID); raw != "" {
+		_ = json.Unmarshal([]byte(raw), &rec)
+	}
+	return workflow.Record{Output: workflow.Output{Text: rec.Text, Verdict: rec.Verdict}, Decision: rec.Decision}, true
+}
+
+// outputKeep bounds the text a finished step keeps in the pipeline.
+const outputKeep = 400
+
+// Remember implements workflow.Memory: the step is completed in the
+// pipeline file when it returns.
+func (m runMemory) Remember(stepID string, role workflow.Role, rec workflow.Record) error {
+	return m.c.rememberStep(m.r, stepID, role, rec)
+}
+
+// rememberStep records a finished step in r's pipeline and writes it.
+// The step's worker calls it before STEP_COMPLETED is in the log, so a
+// step the log calls completed is never run again after a crash; the
+// workflow's Remember then records the same again, with the judge's
+// decision if any.
+func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec workflow.Record) error {
+	c.mu.Lock()
+	p := &r.pipeline
+	if role == workflow.RoleJudge && LaneOfStep(p, stepID) == "" {
+		// A built-in judge is no worker, but its decision is a step of
+		// the iteration all the same.
+		EnsureStep(p, loopStep(iterationOf(stepID), workflow.RoleJudge, ""))
+		p.RoleLifecycle = p.RoleLifecycle.With(keyLoopAgent, string(workflow.RoleJudge))
+	}
+	MarkStepCompleted(p, stepID)
+	raw, err := json.Marshal(stepRecord{Text: clip(rec.Output.Text, outputKeep), Verdict: rec.Output.Verdict, Decision: rec.Decision})
+	if err == nil && (rec.Output.Text != "" || rec.Output.Verdict != nil || rec.Decision != nil) {
+		p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+stepID, string(raw))
+	}
+	c.mu.Unlock()
+	c.persist(r)
+	return err
+}
+
+// iterationOf reads n from a loop step id "I<n>-…" (0 when none).
+func iterationOf(stepID string) int {
+	if len(stepID) < 2 || stepID[0] != 'I' {
+		return 0
+	}
+	end := 1
+	for end < len(stepID) && stepID[end] >= '0' && stepID[end] <= '9' {
+		end++
+	}
+	n, _ := strconv.Atoi(stepID[1:end])
+	return n
+}
+
+// runFlow runs r's workflow and ends the run as it ended.
+func (c *Controller) runFlow(ctx context.Context, r *run) {
+	res, err := c.flowOf(r).Run(ctx, workflow.Task{Text: r.in.Text, Memory: runMemory{c, r}})
+	if res.Dispatch != (workflow.DispatchStats{}) {
+		c.log.Warn("callbacks missed events", "dropped", res.Dispatch.Dropped, "panics", res.Dispatch.Panics,
+			"abandoned", res.Dispatch.Abandoned)
+	}
+	var se *stepError
+	switch {
+	case errors.As(err, &se):
+		switch se.out {
+		case outcomeInterrupted:
+			return
+		case outcomeBlocked:
+			c.finish(r, ledger.StatusBlocked, se.reason)
+		default:
+			c.finish(r, ledger.StatusFailed, se.reason)
+		}
+	case err != nil:
+		c.mu.Lock()
+		stopping, cancelled := c.stopping, r.cancelled
+		c.mu.Unlock()
+		switch {
+		case cancelled:
+			c.finish(r, ledger.StatusFailed, ReasonCancelled)
+		case stopping:
+			// Not a verdict on the work: the next controller resumes it.
+		default:
+			c.log.Error("workflow", "task_id", r.pipeline.TaskID, "err", err)
+			c.finish(r, ledger.StatusFailed, ReasonWorkflowError)
+		}
+	case res.Blocked:
+		c.finish(r, ledger.StatusBlocked, res.Code)
+	default:
+		c.finish(r, ledger.StatusDone, "")
+	}
+}
+
+// reopenLoop prepares a blocked loop for a person's retry: after
+// max_iterations it grants max more iterations; after an escalation it
+// reopens the last iteration's steps so that they run again.
+func reopenLoop(p *ledger.PipelineState, max int) {
+	switch p.RoleLifecycle.Get("route:last_reason") {
+	case strings.ToLower(workflow.ReasonMaxIterations):
+		extra, _ := strconv.Atoi(p.RoleLifecycle.Get(keyLoopExtra))
+		p.RoleLifecycle = p.RoleLifecycle.With(keyLoopExtra, strconv.Itoa(extra+max))
+	case strings.ToLower(workflow.ReasonEscalated):
+		n := iterationOf(p.CurrentStep)
+		for _, s := range p.Steps {
+			if n > 0 && iterationOf(s.ID) == n {
+				p.RoleLifecycle = p.RoleLifecycle.With("step:"+s.ID, "retry_requested")
+			}
+		}
+	}
+}

@@ -1,0 +1,178 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/workflow"
+)
+
+// The reviewer script requests changes before iteration $APPROVE_AT
+// (never when it is 0) and approves from it on; the coder keeps its
+// instruction where the test can read it.
+const (
+	coderScript    = `cat > "$DAOKIT_ROOT/coder-$DAOKIT_ITERATION.txt"; echo '@daokit {"type":"tool","name":"edit","detail":"pkg/api/handler.go"}'; echo "ok  	example.com/p/pkg/api	0.1s"`
+	reviewerScript = `cat >/dev/null; if [ "$APPROVE_AT" != 0 ] && [ "$DAOKIT_ITERATION" -ge "$APPROVE_AT" ]; then echo 'VERDICT: approve — tests cover it'; ` +
+		`else echo '- handler.go:42: empty body not handled'; echo "VERDICT: request_changes — one bug in iteration $DAOKIT_ITERATION"; fi`
+)
+
+func loopConfig(approveAt string, max int) config.Config {
+	cfg := shellConfig("true")
+	lane := func(name, script string) config.Lane {
+		l := cfg.Lanes[0]
+		l.Name, l.Command = name, []string{"sh", "-c", script}
+		l.Env = config.Env{"APPROVE_AT=" + approveAt}
+		return l
+	}
+	cfg.Lanes = []config.Lane{lane("coder", coderScript), lane("reviewer", reviewerScript)}
+	cfg.Workflow.Kind, cfg.Workflow.Coder, cfg.Workflow.Reviewer = config.FlowLoop, "coder", "reviewer"
+	cfg.Workflow.MaxIterations = max
+	return cfg
+}
+
+func TestLoopRunsUntilTheReviewerApproves(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	h := startHarness(t, root, loopConfig("2", 5))
+	ack := h.forward("add a --json flag to status")
+	fin := h.finished(ack.Route.TaskID)
+	if got := fin.Payload.String("status"); got != ledger.StatusDone {
+		t.Fatalf("run ended %s (%s)", got, fin.Payload.String("reason_code"))
+	}
+	events := h.events()
+	verdicts := count(events, func(e ledger.Event) bool { return op(e) == OpReviewVerdict })
+	ends := count(events, func(e ledger.Event) bool { return op(e) == OpIterationFinished })
+	summaries := count(events, func(e ledger.Event) bool { return op(e) == OpStepSummary })
+	if verdicts != 2 || ends != 2 || summaries == 0 {
+		t.Fatalf("verdicts %d, iteration ends %d, summaries %d", verdicts, ends, summaries)
+	}
+	for _, e := range events {
+		if op(e) == OpIterationFinished && e.Payload.String("decision") == "done" && e.Payload.String("reason_code") != workflow.JudgeReviewerApproved {
+			t.Errorf("final decision %v", e.Payload)
+		}
+	}
+	// The findings of iteration 1 reached the coder of iteration 2.
+	second, err := os.ReadFile(filepath.Join(root, "coder-2.txt"))
+	if err != nil || !strings.Contains(string(second), "handler.go:42: empty body not handled") ||
+		!strings.Contains(string(second), "add a --json flag to status") {
+		t.Fatalf("coder of iteration 2 was told %q (%v)", second, err)
+	}
+	snap := ledger.LoadSnapshot(root)
+	lc := snap.Pipeline.Value.RoleLifecycle
+	if lc.Get(keyLoopIteration) != "2" || lc.Get(keyLoopMax) != "5" || lc.Get(keyVerdict) != "approve" || lc.Get(keyDecision) != "done" {
+		t.Fatalf("lifecycle %v", lc)
+	}
+	if n := len(snap.Pipeline.Value.Steps); n != 6 {
+		t.Fatalf("pipeline has %d steps, want 6 (coder, reviewer, judge twice)", n)
+	}
+}
+
+func TestLoopBlocksAtMaxIterations(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, t.TempDir(), loopConfig("0", 2))
+	fin := h.finished(h.forward("x").Route.TaskID)
+	if fin.Payload.String("status") != ledger.StatusBlocked || fin.Payload.String("reason_code") != workflow.ReasonMaxIterations {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+}
+
+func TestLoopJudgeCommandAndEscalation(t *testing.T) {
+	t.Parallel()
+	cfg := loopConfig("1", 3)
+	cfg.Workflow.Judge = config.JudgeCommand
+	cfg.Workflow.JudgeCommand = []string{"sh", "-c", `test -f "$DAOKIT_ROOT/coder-2.txt"`}
+	h := startHarness(t, t.TempDir(), cfg)
+	fin := h.finished(h.forward("x").Route.TaskID)
+	if fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	codes := []string{}
+	for _, e := range h.events() {
+		if op(e) == OpIterationFinished {
+			codes = append(codes, e.Payload.String("reason_code"))
+		}
+	}
+	if strings.Join(codes, ",") != workflow.JudgeCommandFailed+","+workflow.JudgeCommandPassed {
+		t.Fatalf("judge decisions %v", codes)
+	}
+
+	esc := loopConfig("1", 3)
+	esc.Lanes[1].Command = []string{"sh", "-c", `echo 'VERDICT: escalate — needs a person'`}
+	h = startHarness(t, t.TempDir(), esc)
+	fin = h.finished(h.forward("x").Route.TaskID)
+	if fin.Payload.String("status") != ledger.StatusBlocked || fin.Payload.String("reason_code") != workflow.ReasonEscalated {
+		t.Fatalf("escalated run ended %v", fin.Payload)
+	}
+}
+
+// A controller stopped during iteration 2's review resumes iteration 2
+// with the review: no finished step runs again.
+func TestLoopResumesTheIterationItWasIn(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cfg := loopConfig("2", 5)
+	slow := cfg
+	slow.Lanes = append([]config.Lane(nil), cfg.Lanes...)
+	slow.Lanes[1].Command = []string{"sh", "-c", `if [ "$DAOKIT_ITERATION" = 2 ]; then sleep 30; fi; ` + reviewerScript}
+	h := startHarness(t, root, slow)
+	ack := h.forward("x")
+	h.waitFor("I2-reviewer start", func(e ledger.Event) bool {
+		return e.EventType == ledger.EventStepStarted && e.StepID == "I2-reviewer"
+	})
+	h.stop()
+	h = startHarness(t, root, cfg)
+	if fin := h.finished(ack.Route.TaskID); fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("resumed run ended %v", fin.Payload)
+	}
+	starts := map[string]int{}
+	for _, e := range h.events() {
+		if e.EventType == ledger.EventStepStarted {
+			starts[e.StepID]++
+		}
+	}
+	want := map[string]int{"I1-coder": 1, "I1-reviewer": 1, "I2-coder": 1, "I2-reviewer": 2}
+	for id, n := range want {
+		if starts[id] != n {
+			t.Errorf("%s started %d times, want %d (all: %v)", id, starts[id], n, starts)
+		}
+	}
+	resumed := count(h.events(), func(e ledger.Event) bool {
+		raw, _ := e.Payload.Get("iteration")
+		return op(e) == OpIterationStarted && string(raw) == "2"
+	})
+	if resumed != 2 {
+		t.Errorf("iteration 2 started %d times, want 2 (once, then resumed)", resumed)
+	}
+}
+
+// A person's retry of a loop that used its max_iterations grants it as
+// many again; the finished iterations stay finished.
+func TestRetryExtendsABlockedLoop(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	h := startHarness(t, root, loopConfig("3", 2))
+	ack := h.forward("x")
+	fin := h.finished(ack.Route.TaskID)
+	if fin.Payload.String("reason_code") != workflow.ReasonMaxIterations {
+		t.Fatalf("first end %v", fin.Payload)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := h.client.Control(ctx, relay.Control{Kind: relay.ControlRetry, TaskID: ack.Route.TaskID, RunID: ack.Route.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("second RUN_FINISHED", func(e ledger.Event) bool {
+		return op(e) == OpRunFinished && e.TaskID == ack.Route.TaskID && e.Payload.String("status") == ledger.StatusDone
+	})
+	starts := count(h.events(), func(e ledger.Event) bool { return e.EventType == ledger.EventStepStarted })
+	if starts != 6 {
+		t.Fatalf("%d steps started, want 6 (three iterations of coder and reviewer, none twice)", starts)
+	}
+}

@@ -1,0 +1,174 @@
+package controller
+
+import (
+	"strconv"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/workflow"
+)
+
+// Operations of the SYSTEM events the workflow's callbacks write.
+const (
+	OpIterationStarted  = "ITERATION_STARTED"
+	OpReviewVerdict     = "REVIEW_VERDICT"
+	OpIterationFinished = "ITERATION_FINISHED"
+	OpStepSummary       = "STEP_SUMMARY"
+	OpStepMetrics       = "STEP_METRICS"
+)
+
+// Lifecycle keys of the run's metrics and latest summary.
+const (
+	keyInputTokens  = "metrics:input_tokens"
+	keyOutputTokens = "metrics:output_tokens"
+	keyCostUSD      = "metrics:cost_usd"
+	keySummary      = "summary:last"
+)
+
+// flowCallbacks are the observers of r's workflow: the ledger writer,
+// the summaries and the metrics. Everything the ledger and the window
+// learn about the workflow comes through them.
+func (c *Controller) flowCallbacks(r *run) []workflow.Callback {
+	w := c.cfg.Workflow
+	var summarizer workflow.Summarizer = workflow.Extractive{Render: c.renderFacts}
+	if len(w.Summary.Command) > 0 {
+		summarizer = workflow.CommandSummarizer{Argv: w.Summary.Command, Dir: c.opts.Root, Timeout: w.JudgeTimeout.Std()}
+	}
+	every, tools := w.Summary.Every.Std(), w.Summary.EveryToolUses
+	if every == 0 {
+		every = -1
+	}
+	if tools == 0 {
+		tools = -1
+	}
+	c.mu.Lock()
+	lc := r.pipeline.RoleLifecycle
+	c.mu.Unlock()
+	var seed workflow.Cost
+	seed.InputTokens, _ = strconv.ParseInt(lc.Get(keyInputTokens), 10, 64)
+	seed.OutputTokens, _ = strconv.ParseInt(lc.Get(keyOutputTokens), 10, 64)
+	seed.CostUSD, _ = strconv.ParseFloat(lc.Get(keyCostUSD), 64)
+	lw := &ledgerCallback{c: c, r: r}
+	return []workflow.Callback{
+		lw,
+		workflow.NewSummarizationCallback(workflow.SummaryOptions{EveryToolUses: tools, Every: every,
+			Summarizer: summarizer, Sink: lw.summary}),
+		workflow.NewMetricsCallback(seed, lw.metrics),
+	}
+}
+
+// ledgerCallback writes what the workflow does to the ledger: iteration
+// starts and ends, verdicts and judge decisions as events, and the
+// loop's position in the pipeline's role_lifecycle for the window and
+// status.
+type ledgerCallback struct {
+	workflow.NopCallback
+	c *Controller
+	r *run
+}
+
+// set records lifecycle keys (empty values become "-": the contract wants
+// non-empty strings), writes the pipeline and tells the windows.
+func (l *ledgerCallback) set(kv ...string) {
+	c, r := l.c, l.r
+	c.mu.Lock()
+	for i := 0; i+1 < len(kv); i += 2 {
+		v := kv[i+1]
+		if v == "" {
+			v = "-"
+		}
+		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(kv[i], v)
+	}
+	route := toRelayRoute(RouteOf(&r.pipeline))
+	c.mu.Unlock()
+	c.persist(r)
+	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
+}
+
+func (l *ledgerCallback) event(step, severity, op string, kv ...any) {
+	p := l.r.pipeline // task and run ids never change
+	l.c.record(l.c.events.system(p.TaskID, p.RunID, step, severity, op, kv...))
+}
+
+// OnIterationStart implements workflow.Callback.
+func (l *ledgerCallback) OnIterationStart(it workflow.Iteration) {
+	l.set(keyLoopIteration, strconv.Itoa(it.N), keyLoopMax, strconv.Itoa(it.Max), keyLoopAgent, string(workflow.RoleCoder))
+	l.event(workflow.StepID(it.N, "coder"), ledger.SeverityInfo, OpIterationStarted,
+		"iteration", it.N, "max_iterations", it.Max, "resumed", it.Resumed)
+}
+
+// OnAgentStart implements workflow.Callback.
+func (l *ledgerCallback) OnAgentStart(a workflow.AgentInfo) {
+	if a.Iteration > 0 {
+		l.set(keyLoopAgent, string(a.Role))
+	}
+}
+
+// OnAgentEnd implements workflow.Callback: a reviewer's verdict, with its
+// reason and findings, is an event of its own.
+func (l *ledgerCallback) OnAgentEnd(a workflow.AgentInfo, out workflow.Output) {
+	v := out.Verdict
+	if v == nil || a.Role == workflow.RoleJudge {
+		return
+	}
+	l.set(keyVerdict, string(v.Decision), keyVerdictReason, v.Reason)
+	findings := v.Findings
+	if findings == nil {
+		findings = []string{}
+	}
+	l.event(a.StepID, ledger.SeverityInfo, OpReviewVerdict, "iteration", a.Iteration, "role", string(a.Role),
+		"verdict", string(v.Decision), "reason", v.Reason, "findings", findings, "escalate", v.Escalate)
+}
+
+// OnIterationEnd implements workflow.Callback: the judge's decision and
+// its reason.
+func (l *ledgerCallback) OnIterationEnd(it workflow.Iteration, res workflow.IterationResult) {
+	d := res.Decision
+	decision := "continue"
+	switch {
+	case d.Escalate:
+		decision = "escalate"
+	case d.Done:
+		decision = "done"
+	}
+	verdict := ""
+	if res.Verdict != nil {
+		verdict = string(res.Verdict.Decision)
+	}
+	judge := l.c.cfg.Workflow.Judge
+	l.set(keyDecision, decision, keyDecisionCode, d.Code, keyDecisionReason, clip(d.Reason, 200), keyJudge, judge)
+	severity := ledger.SeverityInfo
+	if !d.Done && it.N >= it.Max {
+		severity = ledger.SeverityWarn
+	}
+	l.event(workflow.StepID(it.N, workflow.JudgeStep), severity, OpIterationFinished, "iteration", it.N,
+		"max_iterations", it.Max, "verdict", verdict, "judge", judge, "decision", decision,
+		"reason_code", d.Code, "reason", d.Reason)
+}
+
+// summary records a SummarizationCallback summary.
+func (l *ledgerCallback) summary(s workflow.Summary) {
+	f := s.Facts
+	l.set(keySummary, clip(s.Text, 200))
+	l.event(f.StepID, ledger.SeverityInfo, OpStepSummary, "iteration", f.Iteration, "role", string(f.Role),
+		"text", s.Text, "by", s.By, "final", s.Final, "facts", ledger.ObjectOf(
+			"edited", nonNil(f.Edited), "tool_uses", f.ToolUses, "commands", f.Commands,
+			"tests_run", f.TestsRun, "passing", f.Passing, "failing", nonNil(f.Failing), "last", f.Last))
+}
+
+// metrics records a MetricsCallback measurement.
+func (l *ledgerCallback) metrics(m workflow.Metrics) {
+	if m.Run == (workflow.Cost{}) {
+		return // an agent that reports no usage (sim, most commands)
+	}
+	cost := func(c workflow.Cost) ledger.Object {
+		return ledger.ObjectOf("input_tokens", c.InputTokens, "output_tokens", c.OutputTokens, "cost_usd", c.CostUSD)
+	}
+	l.set(keyInputTokens, strconv.FormatInt(m.Run.InputTokens, 10), keyOutputTokens, strconv.FormatInt(m.Run.OutputTokens, 10),
+		keyCostUSD, strconv.FormatFloat(m.Run.CostUSD, 'f', -1, 64))
+	l.event(m.Agent.StepID, ledger.SeverityInfo, OpStepMetrics, "iteration", m.Agent.Iteration, "role", string(m.Agent.Role),
+		"step", cost(m.Step), "iteration_total", cost(m.Iter), "run_total", cost(m.Run))
+}
+
+// renderFacts words a summary's facts in the workers' language.
+func (c *Controller) renderFacts(f workflow.Facts) string { return workflow.RenderFactsIn(c.loc, f) }
