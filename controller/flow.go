@@ -100,9 +100,11 @@ func (c *Controller) judgeOf(r *run) workflow.Judge {
 	w := c.cfg.Workflow
 	switch w.Judge {
 	case config.JudgeCommand:
-		p := r.pipeline
+		c.mu.Lock()
+		taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
+		c.mu.Unlock()
 		return workflow.CommandJudge{Argv: w.JudgeCommand, Dir: c.opts.Root, Timeout: w.JudgeTimeout.Std(),
-			Env: []string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID}}
+			Env: []string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + taskID, "DAOKIT_RUN_ID=" + runID}}
 	case config.JudgeAgent:
 		return workflow.AgentJudge{Agent: c.agent(r, workflow.JudgeStep, workflow.RoleJudge, w.JudgeLane)}
 	}
@@ -244,7 +246,7 @@ func (c *Controller) runFlow(ctx context.Context, r *run) {
 		case stopping:
 			// Not a verdict on the work: the next controller resumes it.
 		default:
-			c.log.Error("workflow", "task_id", r.pipeline.TaskID, "err", err)
+			c.log.Error("workflow", "message_id", r.in.MessageID, "err", err)
 			c.finish(r, ledger.StatusFailed, ReasonWorkflowError)
 		}
 	case res.Blocked:

@@ -86,8 +86,10 @@ func (l *ledgerCallback) set(kv ...string) {
 }
 
 func (l *ledgerCallback) event(step, severity, op string, kv ...any) {
-	p := l.r.pipeline // task and run ids never change
-	l.c.record(l.c.events.system(p.TaskID, p.RunID, step, severity, op, kv...))
+	l.c.mu.Lock()
+	taskID, runID := l.r.pipeline.TaskID, l.r.pipeline.RunID
+	l.c.mu.Unlock()
+	l.c.record(l.c.events.system(taskID, runID, step, severity, op, kv...))
 }
 
 // OnIterationStart implements workflow.Callback.
