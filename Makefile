@@ -52,14 +52,16 @@ lint: vet
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 # The self-healing drills in full: 100 rounds of SIGKILL (worker, controller,
-# both), 100 split-brain starts, the hang drill and the paused controller.
+# both), 100 split-brain starts, the hang drill and the paused controller;
+# then 1,000 outbox triggers through role Leads SIGKILLed 100 times.
 drill:
 	DAOKIT_DRILL=full $(GO) test -count=1 -timeout=60m -v -run 'Drill|Paused' ./e2e/ | grep -v '^    .*│'
+	DAOKIT_DRILL=full $(GO) test -count=1 -timeout=20m -v -run 'Drill' ./lead/
 
 # Fuzz each parser for a short while (FUZZTIME=1m for longer runs).
 FUZZTIME ?= 10s
 fuzz:
-	@for pkg in ./ledger ./relay ./compact ./gitwork; do \
+	@for pkg in ./ledger ./relay ./compact ./gitwork ./outbox ./team; do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 		done; \

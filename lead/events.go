@@ -19,6 +19,9 @@ type effect struct {
 // react decides the effect of one event, or nil when the event needs
 // none. It reads the outbox but writes nothing.
 func (l *Lead) react(ctx context.Context, ev outbox.Event) (*effect, error) {
+	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == To(l.o.Role) {
+		delete(l.toMe, ev.Issue)
+	}
 	switch ev.Kind {
 	case outbox.EventOpened:
 		return l.onAddressed(ctx, ev)
@@ -73,26 +76,46 @@ func (l *Lead) onAddressed(ctx context.Context, ev outbox.Event) (*effect, error
 	}, nil
 }
 
-// addressedBy reports whether a comment speaks to the role: on an issue
-// addressed to it, or mentioning @role.
-func (l *Lead) addressedBy(is outbox.Issue, body string) bool {
-	return is.HasLabel(To(l.o.Role)) || strings.Contains(body, "@"+l.o.Role)
+// addressed reports whether issue id carries to:<role>, from a cache that
+// the label events keep current, so that catching up on a long backlog
+// reads each issue once, not once per comment.
+func (l *Lead) addressed(ctx context.Context, id int64) (bool, error) {
+	if v, ok := l.toMe[id]; ok {
+		return v, nil
+	}
+	is, err := l.ob.Issue(ctx, id)
+	if err != nil {
+		if isNotFound(err) {
+			return false, nil
+		}
+		return false, err
+	}
+	v := is.HasLabel(To(l.o.Role))
+	if len(l.toMe) >= addressedCacheSize {
+		clear(l.toMe)
+	}
+	l.toMe[id] = v
+	return v, nil
 }
+
+// addressedCacheSize bounds the addressed cache (cleared when full).
+const addressedCacheSize = 1 << 16
 
 // onComment acknowledges a comment addressed to the role, once per
 // Trigger; it claims the issue if it is still unclaimed, and a DependsOn
 // in the comment blocks the issue (stopping its Worker) until those close.
 func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) {
-	c, err := l.ob.Comment(ctx, ev.Comment)
-	if err != nil {
-		return nil, err
+	c := outbox.Comment{ID: ev.Comment, Issue: ev.Issue, Body: ev.Body}
+	mentioned := strings.Contains(c.Body, "@"+l.o.Role)
+	if !mentioned {
+		addressed, err := l.addressed(ctx, ev.Issue)
+		if err != nil || !addressed {
+			return nil, err
+		}
 	}
 	is, err := l.ob.Issue(ctx, ev.Issue)
 	if err != nil {
 		return nil, err
-	}
-	if !l.addressedBy(is, c.Body) {
-		return nil, nil
 	}
 	m := outbox.ParseMailbox(c.Body)
 	trigger := m.Fields[outbox.FieldTrigger]

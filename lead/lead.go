@@ -72,8 +72,11 @@ type Lead struct {
 	// first; blocked maps an issue to what blocks it.
 	queued  []int64
 	blocked map[int64][]int64
-	done    chan workerResult
-	wg      sync.WaitGroup
+	// toMe caches whether an issue is addressed to the role (Step's
+	// goroutine only).
+	toMe map[int64]bool
+	done chan workerResult
+	wg   sync.WaitGroup
 }
 
 // New checks the options and reads the Lead's cursor.
@@ -89,7 +92,7 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 		o.HardCap = 1
 	}
 	l := &Lead{o: o, actor: Actor(o.Role), role: r, limit: o.Workflow.Limit(o.Role, o.HardCap), ob: o.Backend,
-		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, done: make(chan workerResult, 64)}
+		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, toMe: map[int64]bool{}, done: make(chan workerResult, 64)}
 	c, err := l.ob.Cursor(ctx, l.actor)
 	if err != nil {
 		return nil, err
@@ -164,7 +167,10 @@ func (l *Lead) watch(ctx context.Context, wake chan<- struct{}) {
 }
 
 // Step handles every event after the cursor that is there now and
-// returns how many effects it committed.
+// returns how many effects it committed. Effects on different issues are
+// committed together (one transaction, each still under its own Trigger
+// key, the cursor moved to the last): a Lead catching up on a long
+// backlog pays one commit per batch, not per event.
 func (l *Lead) Step(ctx context.Context) (int, error) {
 	effects := 0
 	for {
@@ -175,30 +181,29 @@ func (l *Lead) Step(ctx context.Context) (int, error) {
 		if len(evs) == 0 {
 			return effects, nil
 		}
+		var b batch
 		for _, ev := range evs {
+			// An event about an issue a pending effect changes, or one
+			// that reads the Lead's own bookkeeping, sees the batch first.
+			if b.size() > 0 && (b.touches(ev.Issue) || ev.Kind == outbox.EventClosed || b.size() >= maxBatch) {
+				n, err := l.commit(ctx, &b)
+				effects += n
+				if err != nil {
+					return effects, err
+				}
+			}
 			eff, err := l.react(ctx, ev)
 			if err != nil {
 				return effects, err
 			}
-			if eff == nil {
-				continue
+			if eff != nil {
+				b.add(eff, ev)
 			}
-			ch := eff.change
-			ch.Actor, ch.Reader, ch.UpTo = l.actor, l.actor, ev.ID
-			res, err := l.ob.Apply(ctx, ch)
-			if err != nil {
-				return effects, fmt.Errorf("lead %s: event %d: %w", l.o.Role, ev.ID, err)
-			}
-			l.setCursor(ev.ID)
-			if !res.Duplicate && !res.Stale {
-				effects++
-				if eff.after != nil {
-					eff.after()
-				}
-				if l.o.OnEffect != nil {
-					l.o.OnEffect(ev)
-				}
-			}
+		}
+		n, err := l.commit(ctx, &b)
+		effects += n
+		if err != nil {
+			return effects, err
 		}
 		last := evs[len(evs)-1].ID
 		if last > l.cursor {
@@ -209,6 +214,72 @@ func (l *Lead) Step(ctx context.Context) (int, error) {
 			l.setCursor(last)
 		}
 	}
+}
+
+// maxBatch bounds the effects of one transaction.
+const maxBatch = 256
+
+// batch is the effects waiting for one commit, with the events they
+// answer and the issues they change.
+type batch struct {
+	effs    []*effect
+	evs     []outbox.Event
+	touched map[int64]bool
+}
+
+func (b *batch) size() int { return len(b.effs) }
+
+func (b *batch) touches(id int64) bool { return b.touched[id] }
+
+func (b *batch) add(e *effect, ev outbox.Event) {
+	if b.touched == nil {
+		b.touched = map[int64]bool{}
+	}
+	b.effs, b.evs = append(b.effs, e), append(b.evs, ev)
+	b.touched[ev.Issue] = true
+	for _, op := range e.change.Ops {
+		b.touched[op.Issue] = true
+	}
+}
+
+// commit applies the batch as one Change and empties it.
+func (l *Lead) commit(ctx context.Context, b *batch) (int, error) {
+	if b.size() == 0 {
+		return 0, nil
+	}
+	defer func() { *b = batch{} }()
+	last := b.evs[len(b.evs)-1]
+	ch := outbox.Change{Actor: l.actor, Reader: l.actor, UpTo: last.ID,
+		Trigger: b.effs[0].change.Trigger, Ops: b.effs[0].change.Ops}
+	for _, e := range b.effs[1:] {
+		ch.Parts = append(ch.Parts, outbox.Part{Trigger: e.change.Trigger, Ops: e.change.Ops})
+	}
+	res, err := l.ob.Apply(ctx, ch)
+	if err != nil {
+		return 0, fmt.Errorf("lead %s: events up to %d: %w", l.o.Role, last.ID, err)
+	}
+	l.setCursor(last.ID)
+	if res.Stale {
+		return 0, nil
+	}
+	n := 0
+	for i, e := range b.effs {
+		dup := res.Duplicate
+		if i > 0 {
+			dup = res.PartDuplicate[i-1]
+		}
+		if dup {
+			continue
+		}
+		n++
+		if e.after != nil {
+			e.after()
+		}
+		if l.o.OnEffect != nil {
+			l.o.OnEffect(b.evs[i])
+		}
+	}
+	return n, nil
 }
 
 func (l *Lead) setCursor(id int64) {

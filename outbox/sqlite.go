@@ -123,8 +123,9 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	defer tx.Rollback()
 	a := &applier{tx: tx, ctx: ctx, actor: c.Actor, now: nowNanos()}
+	defer a.close()
+	defer tx.Rollback()
 	if c.Reader != "" && c.UpTo > 0 {
 		var cur int64
 		err := tx.QueryRowContext(ctx, `SELECT event FROM cursors WHERE reader=?`, c.Reader).Scan(&cur)
@@ -135,18 +136,23 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 			return Result{Stale: true}, nil
 		}
 	}
-	dup := false
-	if c.Trigger != "" {
-		res, err := tx.ExecContext(ctx, `INSERT INTO triggers(reader, key, event) VALUES(?,?,?) ON CONFLICT DO NOTHING`,
-			c.Reader, c.Trigger, c.UpTo)
-		if err != nil {
-			return Result{}, err
+	dups := make([]bool, 0, 1+len(c.Parts))
+	for _, part := range append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...) {
+		dup := false
+		if part.Trigger != "" {
+			res, err := a.exec(`INSERT INTO triggers(reader, key, event) VALUES(?,?,?) ON CONFLICT DO NOTHING`,
+				c.Reader, part.Trigger, c.UpTo)
+			if err != nil {
+				return Result{}, err
+			}
+			n, _ := res.RowsAffected()
+			dup = n == 0
 		}
-		n, _ := res.RowsAffected()
-		dup = n == 0
-	}
-	if !dup {
-		for _, op := range c.Ops {
+		dups = append(dups, dup)
+		if dup {
+			continue
+		}
+		for _, op := range part.Ops {
 			if err := a.apply(op); err != nil {
 				return Result{}, err
 			}
@@ -161,18 +167,27 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 	if err := tx.Commit(); err != nil {
 		return Result{}, err
 	}
-	a.res.Duplicate = dup
+	a.res.Duplicate, a.res.PartDuplicate = dups[0], dups[1:]
 	return a.res, nil
 }
 
 func validateChange(c Change) error {
-	if c.Trigger != "" && c.Reader == "" {
+	for _, part := range append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...) {
+		if err := validatePart(c, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func validatePart(c Change, part Part) error {
+	if part.Trigger != "" && c.Reader == "" {
 		return fmt.Errorf("%w: a trigger needs a reader", ErrInvalid)
 	}
-	if len(c.Ops) > 0 && strings.TrimSpace(c.Actor) == "" {
+	if len(part.Ops) > 0 && strings.TrimSpace(c.Actor) == "" {
 		return fmt.Errorf("%w: no actor", ErrInvalid)
 	}
-	for _, op := range c.Ops {
+	for _, op := range part.Ops {
 		switch op.Kind {
 		case OpOpen:
 			if strings.TrimSpace(op.Title) == "" {
@@ -203,10 +218,50 @@ type applier struct {
 	actor string
 	now   int64
 	res   Result
+	stmts map[string]*sql.Stmt
+}
+
+// stmt prepares a statement once per transaction: a batched Change runs
+// the same few statements many times.
+func (a *applier) stmt(q string) (*sql.Stmt, error) {
+	if st, ok := a.stmts[q]; ok {
+		return st, nil
+	}
+	st, err := a.tx.PrepareContext(a.ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	if a.stmts == nil {
+		a.stmts = map[string]*sql.Stmt{}
+	}
+	a.stmts[q] = st
+	return st, nil
+}
+
+func (a *applier) exec(q string, args ...any) (sql.Result, error) {
+	st, err := a.stmt(q)
+	if err != nil {
+		return nil, err
+	}
+	return st.ExecContext(a.ctx, args...)
+}
+
+func (a *applier) queryRow(q string, args ...any) *sql.Row {
+	st, err := a.stmt(q)
+	if err != nil {
+		return a.queryRow(q, args...)
+	}
+	return st.QueryRowContext(a.ctx, args...)
+}
+
+func (a *applier) close() {
+	for _, st := range a.stmts {
+		st.Close()
+	}
 }
 
 func (a *applier) event(kind EventKind, issue, comment int64, value string) error {
-	r, err := a.tx.ExecContext(a.ctx, `INSERT INTO events(kind, issue, comment, actor, value, time) VALUES(?,?,?,?,?,?)`,
+	r, err := a.exec(`INSERT INTO events(kind, issue, comment, actor, value, time) VALUES(?,?,?,?,?,?)`,
 		string(kind), issue, comment, a.actor, value, a.now)
 	if err != nil {
 		return err
@@ -227,7 +282,7 @@ func (a *applier) target(op Op) (int64, error) {
 		return a.res.Issues[k-1], nil
 	}
 	var one int
-	if err := a.tx.QueryRowContext(a.ctx, `SELECT 1 FROM issues WHERE id=?`, id).Scan(&one); err != nil {
+	if err := a.queryRow(`SELECT 1 FROM issues WHERE id=?`, id).Scan(&one); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, fmt.Errorf("%w: issue #%d", ErrNotFound, id)
 		}
@@ -237,7 +292,7 @@ func (a *applier) target(op Op) (int64, error) {
 }
 
 func (a *applier) touch(id int64) error {
-	_, err := a.tx.ExecContext(a.ctx, `UPDATE issues SET updated=? WHERE id=?`, a.now, id)
+	_, err := a.exec(`UPDATE issues SET updated=? WHERE id=?`, a.now, id)
 	return err
 }
 
@@ -251,7 +306,7 @@ func (a *applier) apply(op Op) error {
 	}
 	switch op.Kind {
 	case OpComment:
-		r, err := a.tx.ExecContext(a.ctx, `INSERT INTO comments(issue, author, body, created) VALUES(?,?,?,?)`, id, a.actor, op.Body, a.now)
+		r, err := a.exec(`INSERT INTO comments(issue, author, body, created) VALUES(?,?,?,?)`, id, a.actor, op.Body, a.now)
 		if err != nil {
 			return err
 		}
@@ -266,7 +321,7 @@ func (a *applier) apply(op Op) error {
 			if op.Kind == OpUnlabel {
 				q, kind = `DELETE FROM labels WHERE issue=? AND label=?`, EventUnlabeled
 			}
-			r, err := a.tx.ExecContext(a.ctx, q, id, l)
+			r, err := a.exec(q, id, l)
 			if err != nil {
 				return err
 			}
@@ -277,7 +332,7 @@ func (a *applier) apply(op Op) error {
 			}
 		}
 	case OpAssign:
-		r, err := a.tx.ExecContext(a.ctx, `UPDATE issues SET assignee=? WHERE id=? AND assignee<>?`, op.Assignee, id, op.Assignee)
+		r, err := a.exec(`UPDATE issues SET assignee=? WHERE id=? AND assignee<>?`, op.Assignee, id, op.Assignee)
 		if err != nil {
 			return err
 		}
@@ -291,7 +346,7 @@ func (a *applier) apply(op Op) error {
 		if op.Kind == OpReopen {
 			want, kind = 0, EventReopened
 		}
-		r, err := a.tx.ExecContext(a.ctx, `UPDATE issues SET closed=? WHERE id=? AND closed<>?`, want, id, want)
+		r, err := a.exec(`UPDATE issues SET closed=? WHERE id=? AND closed<>?`, want, id, want)
 		if err != nil {
 			return err
 		}
@@ -305,7 +360,7 @@ func (a *applier) apply(op Op) error {
 }
 
 func (a *applier) open(op Op) error {
-	r, err := a.tx.ExecContext(a.ctx, `INSERT INTO issues(title, body, author, assignee, created, updated) VALUES(?,?,?,?,?,?)`,
+	r, err := a.exec(`INSERT INTO issues(title, body, author, assignee, created, updated) VALUES(?,?,?,?,?,?)`,
 		op.Title, op.Body, a.actor, op.Assignee, a.now, a.now)
 	if err != nil {
 		return err
@@ -313,7 +368,7 @@ func (a *applier) open(op Op) error {
 	id, _ := r.LastInsertId()
 	a.res.Issues = append(a.res.Issues, id)
 	for _, l := range op.Labels {
-		if _, err := a.tx.ExecContext(a.ctx, `INSERT INTO labels(issue, label) VALUES(?,?) ON CONFLICT DO NOTHING`, id, l); err != nil {
+		if _, err := a.exec(`INSERT INTO labels(issue, label) VALUES(?,?) ON CONFLICT DO NOTHING`, id, l); err != nil {
 			return err
 		}
 	}
@@ -325,7 +380,8 @@ func (s *SQLite) Events(ctx context.Context, after int64, limit int) ([]Event, e
 	if limit <= 0 {
 		limit = 1000
 	}
-	rows, err := s.db.QueryContext(ctx, `SELECT id, kind, issue, comment, actor, value, time FROM events WHERE id>? ORDER BY id LIMIT ?`, after, limit)
+	rows, err := s.db.QueryContext(ctx, `SELECT e.id, e.kind, e.issue, e.comment, e.actor, e.value, e.time, COALESCE(c.body, '')
+		FROM events e LEFT JOIN comments c ON e.comment > 0 AND c.id = e.comment WHERE e.id>? ORDER BY e.id LIMIT ?`, after, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -335,7 +391,7 @@ func (s *SQLite) Events(ctx context.Context, after int64, limit int) ([]Event, e
 		var e Event
 		var kind string
 		var t int64
-		if err := rows.Scan(&e.ID, &kind, &e.Issue, &e.Comment, &e.Actor, &e.Value, &t); err != nil {
+		if err := rows.Scan(&e.ID, &kind, &e.Issue, &e.Comment, &e.Actor, &e.Value, &t, &e.Body); err != nil {
 			return nil, err
 		}
 		e.Kind, e.Time = EventKind(kind), fromNanos(t)

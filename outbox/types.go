@@ -72,8 +72,11 @@ type Event struct {
 	Comment int64     `json:"comment,omitempty"`
 	Actor   string    `json:"actor"`
 	// Value is the label of labeled/unlabeled, the assignee of assigned.
-	Value string    `json:"value,omitempty"`
-	Time  time.Time `json:"time"`
+	Value string `json:"value,omitempty"`
+	// Body is the comment's text for commented events, so that a reader
+	// catching up needs no second query per comment.
+	Body string    `json:"body,omitempty"`
+	Time time.Time `json:"time"`
 }
 
 // OpKind names one operation of a Change.
@@ -114,12 +117,24 @@ type Change struct {
 	Reader  string
 	UpTo    int64
 	Trigger string
+	// Parts are further effects committed in the same transaction, each
+	// deduplicated by its own Trigger: a reader catching up on a backlog
+	// answers many events in one commit, and still each exactly once.
+	Parts []Part
+}
+
+// Part is one effect of a batched Change.
+type Part struct {
+	Trigger string
+	Ops     []Op
 }
 
 // Result is what Apply did.
 type Result struct {
 	// Duplicate: the Trigger had been handled already; Ops were skipped.
 	Duplicate bool
+	// PartDuplicate[i] is Duplicate for Parts[i].
+	PartDuplicate []bool
 	// Stale: the reader's cursor was already at or past UpTo; nothing
 	// was done (a replay after a crash that had in fact committed).
 	Stale    bool
