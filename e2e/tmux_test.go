@@ -145,8 +145,8 @@ func TestWindowInTmux(t *testing.T) {
 	win.waitFor(30*time.Second, "Connected to the controller")
 
 	win.typeLine("add a --json flag to status")
-	screen := win.waitFor(30*time.Second, "status DONE", "next none", "lane worker", "step S1")
-	if !strings.Contains(screen, "task DK-") {
+	screen := win.waitFor(30*time.Second, "status done", "next: nothing, the run is finished", "lane: worker", "step: S1")
+	if !strings.Contains(screen, "task: DK-") {
 		t.Errorf("route bar lacks the task:\n%s", screen)
 	}
 
@@ -162,7 +162,7 @@ func TestWindowInTmux(t *testing.T) {
 	win.sawEver(30*time.Second, "WARNING", seen)
 	win.sawEver(30*time.Second, "STALE", seen)
 	win.sawEver(30*time.Second, "lease takeover", seen)
-	win.waitFor(30*time.Second, "status DONE", "heartbeat stale")
+	win.waitFor(30*time.Second, "status done", "heartbeat stale")
 }
 
 // display asks tmux for a format of the window (e.g. its bell flag).

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/component/conversation"
@@ -146,7 +147,7 @@ func TestLanguageSwitchRebuildsKeysAndHelp(t *testing.T) {
 		t.Fatalf("language %q after L, want zh-CN", m.Lang())
 	}
 	view := m.View()
-	for _, s := range []string{"下一窗格", "流水线", "事件", "EXECUTE", "执行中", "静默告警"} {
+	for _, s := range []string{"下一窗格", "流水线", "事件", "执行中", "静默告警", "下一步：等待工作进程"} {
 		if !strings.Contains(view, s) {
 			t.Errorf("Chinese view lacks %q", s)
 		}
@@ -416,7 +417,7 @@ func TestWorkerDigestAndRunStates(t *testing.T) {
 		send(live.RelayUpdate{Output: &live.OutputLine{StepID: "S1", Line: fmt.Sprintf("line %d \x1b[31mred\x1b[0m", i)}})
 	}
 	view := m.View()
-	for _, s := range []string{"step S1: generating", "worker output, step S1", "line 9 red", "next wait_for_worker"} {
+	for _, s := range []string{"step S1: generating", "worker output, step S1", "line 9 red", "next: waiting for the worker"} {
 		if !strings.Contains(view, s) {
 			t.Errorf("view lacks %q:\n%s", s, view)
 		}
@@ -444,5 +445,40 @@ func TestConversationScrollback(t *testing.T) {
 	press(t, m, "end")
 	if !strings.Contains(m.View(), "note 199") {
 		t.Error("end did not return to the newest note")
+	}
+}
+
+// TestStatusIsAnsweredInTheConversation: /status gets an answer in words
+// (route, run state, last event), and the route bar and pipeline pane
+// say "cancelled" for a run the person cancelled, not FAILED.
+func TestStatusIsAnsweredInTheConversation(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"en", "zh-CN"} {
+		opts := testOptions(lang)
+		opts.Relay = newFakeRelay()
+		m := newTestModel(t, opts, 200, 60)
+		feed(m, fixtureUpdate(5))
+		u := pipelineAt(ledger.StatusFailed, "retry_or_cancel", time.Minute, runState("cancelled", "WORKER_CANCELLED"))
+		feed(m, u)
+		typeText(m, "/status")
+		press(t, m, "enter")
+		env := m.env
+		view := m.View()
+		cancelled := env.T("tui.route.cancelled")
+		for _, s := range []string{env.T("tui.route.field", "Key", env.T("tui.route.next"), "Value", cancelled),
+			env.Labels.Or("tui.run", "cancelled"), "DK-1A2B3C4D"} {
+			if !strings.Contains(view, s) {
+				t.Errorf("%s: view lacks %q:\n%s", lang, s, view)
+			}
+		}
+		for _, s := range []string{"FAILED", "retry_or_cancel"} {
+			if strings.Contains(view, s) {
+				t.Errorf("%s: view still says %q:\n%s", lang, s, view)
+			}
+		}
+		// The route bar, the pipeline, and the answer's state and next.
+		if n := strings.Count(view, env.Labels.Or("tui.run", "cancelled")); n < 4 {
+			t.Errorf("%s: /status answer lacks the cancelled run (%d mentions):\n%s", lang, n, view)
+		}
 	}
 }

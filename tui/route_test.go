@@ -24,7 +24,6 @@ import (
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/input"
-	"github.com/daokit/daokit/tui/component/statusbar"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/relayctx"
@@ -187,8 +186,6 @@ func routeCases(t *testing.T) map[string]routeCase {
 			check: viewHas("notify-send is missing")},
 		"attention.StateMsg": {msg: attention.StateMsg{State: attention.State{Need: attention.Blocked, TaskID: "DK-9"}},
 			check: viewHas("DK-9 is blocked")},
-		"statusbar.CompactionMsg": {msg: statusbar.CompactionMsg{Compaction: statusbar.Compaction{Bytes: 3 << 20, Entries: 12345}},
-			check: viewHas("12345")},
 	}
 }
 

@@ -13,7 +13,6 @@ import (
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/input"
-	"github.com/daokit/daokit/tui/component/statusbar"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/relayctx"
@@ -68,7 +67,7 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return m.onTick(msg)
 	case live.AnswerMsg:
 		ack, err := msg.Answer()
-		return tea.Batch(m.broadcast(msg), m.withContext(m.rctx.Answer(m.life, ack, err)))
+		return tea.Batch(m.broadcast(msg), m.withContext(m.rctx.Answer(m.life, ack, err)), m.answerStatus(msg))
 	case live.LinkMsg:
 		return m.onLink(msg)
 	case relayctx.Msg:
@@ -238,12 +237,10 @@ func (m *Model) switchLanguage() tea.Cmd {
 	return tea.Batch(cmd, m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
 }
 
-// withContext shows the relay context's figures (and any trouble with
-// its file) after a change, and passes cmd on.
+// withContext shows any trouble with the relay context's file (or its
+// hooks) after a change, and passes cmd on. Its figures are in the full
+// help, read when it is drawn.
 func (m *Model) withContext(cmd tea.Cmd) tea.Cmd {
-	f := m.rctx.Figures()
-	status := m.tell(m.status, statusbar.CompactionMsg{Compaction: statusbar.Compaction{
-		Bytes: f.Bytes, Before: f.Before, After: f.After, Runs: f.Runs, Entries: f.Entries}})
 	item := banner.Item{}
 	if err := m.rctx.Err(); err != nil {
 		item = banner.Item{Level: banner.Warn, Text: m.env.T("tui.banner.context", "Error", m.env.Clean(err.Error()))}
@@ -256,5 +253,5 @@ func (m *Model) withContext(cmd tea.Cmd) tea.Cmd {
 			"Code", string(he.Result.Code), "Reason", m.env.Clean(he.Result.Reason))}
 	}
 	hook := m.tell(m.banner, banner.SetMsg{Key: "hook", Item: item})
-	return tea.Batch(cmd, status, ctxItem, hook)
+	return tea.Batch(cmd, ctxItem, hook)
 }

@@ -74,7 +74,7 @@ func (m *Model) render() string {
 func (m *Model) body() string {
 	l := m.lay
 	if m.showHelp {
-		return helpview.Full(m.env, m.fullHelp(), l.w, l.bodyH)
+		return helpview.Full(m.env, m.fullHelp(), l.w, l.bodyH, m.contextNote())
 	}
 	if l.mode == modeSingle {
 		return m.single()
@@ -146,6 +146,26 @@ func (m *Model) fullHelp() [][]key.Binding {
 		global = append(global, k.Controller)
 	}
 	return append(groups, append(global, k.Quit))
+}
+
+// contextNote says how much the relay context keeps for a successor
+// controller, and how its compactions went.
+func (m *Model) contextNote() string {
+	f := m.rctx.Figures()
+	if m.opts.ReadOnly {
+		return ""
+	}
+	compacted := ""
+	if f.Runs > 0 {
+		compacted = m.env.T("tui.help.compacted", "N", strconv.Itoa(f.Runs), "Before", kib(f.Before), "After", kib(f.After))
+	}
+	return m.env.T("tui.help.context", "Size", kib(f.Bytes), "Entries", strconv.Itoa(f.Entries), "Compacted", compacted)
+}
+
+// kib renders a byte count in KiB with one decimal.
+func kib(n int) string {
+	tenths := (n*10 + 512) / 1024
+	return strconv.Itoa(tenths/10) + "." + strconv.Itoa(tenths%10)
 }
 
 // tooSmall says the terminal is too small, in as much of it as there is.

@@ -43,6 +43,14 @@ type State struct {
 	TaskID, RunID, StepID string
 	Reason                string        // the run's last reason code, "" if none
 	Took                  time.Duration // how long a Finished run ran
+	// Cancelled says the run was cancelled on purpose: the pipeline
+	// says FAILED for the contract's sake, the window says cancelled.
+	Cancelled bool
+}
+
+// IsCancelled reports whether st says that run (task, run) was cancelled.
+func (st State) IsCancelled(task, run string) bool {
+	return st.Cancelled && st.TaskID == task && st.RunID == run
 }
 
 // StateMsg tells the panes (the banner) what the window needs.
@@ -171,7 +179,9 @@ func (m *Model) decide(p *ledger.PipelineState, next string, at time.Time) State
 		st.Need = Blocked
 	case m.cancelled[k]:
 		// Cancelled on purpose: the pipeline says FAILED for the
-		// contract's sake, but nobody needs telling.
+		// contract's sake, but nobody needs calling.
+		st.Cancelled = true
+		return st
 	case p.Status == ledger.StatusFailed || next == nextRetry:
 		st.Need = Failed
 	case p.Status == ledger.StatusDone:

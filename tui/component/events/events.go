@@ -74,6 +74,14 @@ func (m *Model) Len() int { return m.ring.n }
 // Total returns the number of events received since the window opened.
 func (m *Model) Total() uint64 { return m.total }
 
+// Last returns the newest event the pane holds.
+func (m *Model) Last() (ledger.Event, bool) {
+	if m.ring.n == 0 {
+		return ledger.Event{}, false
+	}
+	return m.ring.at(m.ring.next() - 1).ev, true
+}
+
 // Following reports whether the pane follows new events.
 func (m *Model) Following() bool { return m.follow }
 

@@ -41,13 +41,22 @@ func Short(env *component.Env, bindings []key.Binding, w int) string {
 	return text.Fit(" "+h.ShortHelpView(bindings), w, env.Tail())
 }
 
-// Full is the full help for groups, framed as a pane of w×h cells.
-func Full(env *component.Env, groups [][]key.Binding, w, h int) string {
+// Full is the full help for groups, framed as a pane of w×h cells, with
+// notes (already in env's language) under the commands.
+func Full(env *component.Env, groups [][]key.Binding, w, h int, notes ...string) string {
 	hm := model(env, w-2)
 	var body []string
 	for _, l := range strings.Split(hm.FullHelpView(groups), "\n") {
 		body = append(body, " "+l)
 	}
 	body = append(body, "", " "+env.Styles.Muted.Render(env.T("tui.help.commands")))
+	for _, n := range notes {
+		if n == "" {
+			continue
+		}
+		for _, l := range text.Wrap(n, max(w-3, 1)) {
+			body = append(body, " "+env.Styles.Muted.Render(l))
+		}
+	}
 	return component.Frame(env, env.T("tui.pane.help"), env.T("tui.help.close"), true, w, h, body)
 }

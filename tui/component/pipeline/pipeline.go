@@ -7,9 +7,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/text"
+	"github.com/daokit/daokit/tui/theme"
 )
 
 // Model is the pipeline pane.
@@ -20,6 +22,7 @@ type Model struct {
 	has    bool
 	stale  bool
 	scroll int // first step row shown
+	attn   attention.State
 }
 
 var (
@@ -44,10 +47,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.has, m.p, m.stale = s.Pipeline.HasValue(), s.Pipeline.Value, s.Pipeline.Stale
+	case attention.StateMsg:
+		m.attn = msg.State
 	case tea.KeyMsg:
 		if !m.Focused || !m.ScrollKey(msg, &m.scroll, len(m.p.Steps)) {
 			return m, nil
 		}
+		// Kept in range here; View clamps it to the rows it has.
+		m.scroll = min(max(m.scroll, 0), max(len(m.p.Steps)-1, 0))
 	default:
 		return m, nil
 	}
@@ -77,10 +84,14 @@ func (m *Model) body() []string {
 		}
 		return " " + st.Muted.Render(env.T(id)+" ") + v
 	}
-	status := st.ToneStyle(component.PipelineTone(p.Status)).Render(env.Clean(p.Status))
-	if l := env.Labels.Get(component.KindPipeline, p.Status); l != "" {
-		status += " " + st.Muted.Render(l)
+	// The status in words (the stored value only when the window has
+	// none); a run cancelled on purpose is cancelled, not FAILED.
+	word := env.Labels.Or(component.KindPipeline, p.Status)
+	tone := component.PipelineTone(p.Status)
+	if m.attn.IsCancelled(p.TaskID, p.RunID) {
+		word, tone = env.Labels.Or(component.KindRun, "cancelled"), theme.ToneMuted
 	}
+	status := st.ToneStyle(tone).Render(env.Clean(word))
 	lines := []string{
 		" " + st.Muted.Render(env.T("tui.pipeline.status")+" ") + status,
 		field("tui.pipeline.goal", p.Goal),
@@ -102,8 +113,8 @@ func (m *Model) body() []string {
 	if left <= 0 {
 		return lines
 	}
-	m.scroll = min(max(m.scroll, 0), max(len(p.Steps)-left, 0))
-	for i := m.scroll; i < len(p.Steps) && i < m.scroll+left; i++ {
+	first := min(max(m.scroll, 0), max(len(p.Steps)-left, 0))
+	for i := first; i < len(p.Steps) && i < first+left; i++ {
 		lines = append(lines, m.stepLine(&p.Steps[i]))
 	}
 	return lines

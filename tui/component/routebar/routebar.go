@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/text"
@@ -18,6 +19,7 @@ type Model struct {
 	env   *component.Env
 	w     int
 	route live.Route
+	attn  attention.State
 	memo  component.Memo
 }
 
@@ -55,6 +57,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		case u.Status != nil && !u.Status.Route.IsZero():
 			m.set(u.Status.Route)
 		}
+	case attention.StateMsg:
+		m.attn = msg.State
+		m.memo.Invalidate()
 	case live.ForwardedMsg:
 		if msg.Err == nil && !msg.Ack.Route.IsZero() {
 			m.set(msg.Ack.Route)
@@ -83,9 +88,14 @@ func (m *Model) render() string {
 		}
 		return env.Clean(s)
 	}
+	// The next action in words; a stored value the window has no words
+	// for is shown as it is.
 	next := val(m.route.NextAction)
 	if l := env.Labels.Get(component.KindNext, m.route.NextAction); l != "" {
-		next += " (" + l + ")"
+		next = l
+	}
+	if m.attn.IsCancelled(m.route.TaskID, m.route.RunID) {
+		next = env.T("tui.route.cancelled")
 	}
 	fields := []struct{ id, v string }{
 		{"tui.route.task", val(m.route.TaskID)},
@@ -102,7 +112,7 @@ func (m *Model) render() string {
 				out += sep
 			}
 			if withKeys {
-				out += st.Route.Key.Render(env.T(f.id)+" ") + st.Route.Value.Render(f.v)
+				out += env.T("tui.route.field", "Key", st.Route.Key.Render(env.T(f.id)), "Value", st.Route.Value.Render(f.v))
 			} else {
 				out += st.Route.Value.Render(f.v)
 			}

@@ -1,6 +1,7 @@
 // Package statusbar draws the one-line status bar: the controller's
-// state and pid, the connection, the language, and the compaction
-// figures of the relay context.
+// state and pid, the connection and the language. (The relay context's
+// figures are in the full help, where there is room to say what they
+// mean.)
 package statusbar
 
 import (
@@ -17,28 +18,12 @@ import (
 	"github.com/daokit/daokit/tui/theme"
 )
 
-// Compaction is what the status bar shows of the relay context.
-type Compaction struct {
-	Bytes   int // size of the context now
-	Before  int // size before the last compaction (0: none yet)
-	After   int // size right after it
-	Runs    int // compactions so far
-	Entries int // entries in the context's lists
-	Pending bool
-}
-
-// CompactionMsg updates the compaction figures.
-type CompactionMsg struct {
-	Compaction Compaction
-}
-
 // Model is the status bar.
 type Model struct {
 	env  *component.Env
 	w    int
 	memo component.Memo
 	link link.State
-	comp Compaction
 }
 
 var _ component.Component = (*Model)(nil)
@@ -62,8 +47,6 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.env = msg.Env
 	case link.StateMsg:
 		m.link = msg.State
-	case CompactionMsg:
-		m.comp = msg.Compaction
 	default:
 		return m, nil
 	}
@@ -79,7 +62,7 @@ func (m *Model) render() string {
 	st := env.Styles
 	sep := st.Status.Bar.Render(st.Glyphs.Sep)
 	parts := []string{m.controller(), m.connection(),
-		st.Status.Value.Render(env.T("tui.lang.name")), m.compaction()}
+		st.Status.Value.Render(env.T("tui.lang.name"))}
 	var kept []string
 	for _, p := range parts {
 		if p != "" {
@@ -145,27 +128,6 @@ func (m *Model) connection() string {
 		word = env.T("tui.conn.connecting")
 	}
 	return st.Status.Key.Render(env.T("tui.status.link")+" ") + st.ToneStyle(tone).Render(word)
-}
-
-// compaction shows the context's size and what compaction saved.
-func (m *Model) compaction() string {
-	env := m.env
-	st := env.Styles
-	c := m.comp
-	if m.env.ReadOnly || (c.Bytes == 0 && c.Runs == 0) {
-		return ""
-	}
-	v := env.T("tui.status.context_size", "Size", kb(c.Bytes), "Entries", strconv.Itoa(c.Entries))
-	if c.Runs > 0 {
-		v += st.Glyphs.Sep + env.T("tui.status.compacted", "Before", kb(c.Before), "After", kb(c.After), "N", strconv.Itoa(c.Runs))
-	}
-	return st.Status.Key.Render(env.T("tui.status.context")+" ") + st.Status.Value.Render(v)
-}
-
-// kb renders a byte count in KiB with one decimal.
-func kb(n int) string {
-	tenths := (n*10 + 512) / 1024
-	return strconv.Itoa(tenths/10) + "." + strconv.Itoa(tenths%10)
 }
 
 // ShortHelp implements help.KeyMap.
