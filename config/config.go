@@ -35,6 +35,8 @@ type Config struct {
 	Team Team `toml:"team"`
 	// Window is how the window calls its person; see Window.
 	Window Window `toml:"window"`
+	// Worktrees holds the git worktree settings of isolated lanes.
+	Worktrees Worktrees `toml:"worktrees"`
 }
 
 // Window is how `daokit ui` calls its person when a run needs them: a run
@@ -137,6 +139,10 @@ type Lane struct {
 	// Dir is the worker's working directory, relative to the ledger root
 	// unless absolute. Default "." (the root).
 	Dir string `toml:"dir"`
+	// Isolation is "worktree" (each step in a git worktree of its own),
+	// "none" (in Dir itself) or empty: the workflow's isolation, else
+	// worktree for agent lanes whose Dir is in a git repository.
+	Isolation Isolation `toml:"isolation"`
 	// Env adds to (and overrides) the controller's environment.
 	Env Env `toml:"env"`
 	// Timeout bounds one run of the worker, from start to exit; when it
@@ -180,6 +186,9 @@ type Workflow struct {
 	JudgeTimeout Duration `toml:"judge_timeout"`
 	// Summary configures the summaries of a running step.
 	Summary Summaries `toml:"summary"`
+	// Isolation applies to every lane that does not set its own; see
+	// Lane.Isolation. Default empty (automatic).
+	Isolation Isolation `toml:"isolation"`
 }
 
 // Step is one step of the workflow.
@@ -244,6 +253,7 @@ func DefaultConfig() Config {
 		Lanes:    []Lane{DefaultLaneConfig(DefaultLane, KindSim)},
 		Workflow: defaultWorkflow(DefaultLane),
 		Window:   Window{Bell: true, Title: true, LongRun: Duration(DefaultLongRun)},
+		Worktrees: DefaultWorktrees(),
 	}
 }
 

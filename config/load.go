@@ -82,6 +82,9 @@ func decodeConfig(t *table, c *Config) {
 		s.duration("backoff_cap", &c.Restart.BackoffCap)
 		s.done()
 	}
+	if s := t.sub("worktrees"); s != nil {
+		decodeWorktrees(s, &c.Worktrees)
+	}
 	if list, ok := t.tables("lanes"); ok {
 		c.Lanes = make([]Lane, 0, len(list))
 		for _, lt := range list {
@@ -90,6 +93,10 @@ func decodeConfig(t *table, c *Config) {
 	}
 	stepsSet := false
 	if s := t.sub("workflow"); s != nil {
+		var iso string
+		if s.str("isolation", &iso) {
+			c.Workflow.Isolation = Isolation(iso)
+		}
 		if list, ok := s.tables("steps"); ok {
 			stepsSet = true
 			c.Workflow.Steps = make([]Step, 0, len(list))
@@ -151,6 +158,10 @@ func decodeLane(t *table) Lane {
 	t.strings("resume_command", &l.ResumeCommand)
 	t.boolean("stdin", &l.Stdin)
 	t.str("dir", &l.Dir)
+	var iso string
+	if t.str("isolation", &iso) {
+		l.Isolation = Isolation(iso)
+	}
 	t.env("env", &l.Env)
 	t.duration("timeout", &l.Timeout)
 	t.duration("stop_grace", &l.StopGrace)

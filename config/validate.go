@@ -30,6 +30,7 @@ func (c *Config) validate(file string) error {
 	c.validateHooks(p)
 	c.validateTeam(p)
 	c.validateWindow(p)
+	c.validateWorktrees(p)
 	return p.err()
 }
 

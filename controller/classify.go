@@ -49,13 +49,39 @@ const (
 	ReasonInterrupted = "RUN_INTERRUPTED"
 	// ReasonLedgerWrite: the outcome could not be written to the ledger.
 	ReasonLedgerWrite = "LEDGER_WRITE_FAILED"
+	// ReasonWorktree: the step's git worktree could not be made (no
+	// repository, no base branch, a folder in the way).
+	ReasonWorktree = "WORKTREE_FAILED"
+	// ReasonSetupFailed: the repository's set-up script failed or timed
+	// out in the step's new worktree.
+	ReasonSetupFailed = "WORKTREE_SETUP_FAILED"
+	// ReasonSetupNotAllowed: the repository has a set-up script that the
+	// person has not allowed; it was not run.
+	ReasonSetupNotAllowed = "WORKTREE_SETUP_NOT_ALLOWED"
+	// ReasonRejected: the person rejected the step's change.
+	ReasonRejected = "CHANGE_REJECTED"
+	// ReasonMergeConflict: accepting would conflict with the base branch;
+	// nothing was merged.
+	ReasonMergeConflict = "MERGE_CONFLICT"
+	// ReasonMergeNotFF: merge mode ff-only, and the base branch moved.
+	ReasonMergeNotFF = "MERGE_NOT_FAST_FORWARD"
+	// ReasonMergeFailed: git refused the merge for another reason (for
+	// example uncommitted changes in the base's work tree).
+	ReasonMergeFailed = "MERGE_FAILED"
+	// ReasonSessionOtherStep and ReasonSessionOtherFolder: a recorded
+	// resume handle was not used because it belongs to another step or
+	// another folder; the worker started fresh.
+	ReasonSessionOtherStep   = "SESSION_OTHER_STEP"
+	ReasonSessionOtherFolder = "SESSION_OTHER_FOLDER"
 )
 
 // Reasons lists every reason code.
 func Reasons() []string {
 	return []string{ReasonExitNonzero, ReasonKilledSignal, ReasonTimeout, ReasonCancelled, ReasonSpawnFailed,
 		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
-		ReasonInterrupted, ReasonLedgerWrite}
+		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
+		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
+		ReasonSessionOtherStep, ReasonSessionOtherFolder}
 }
 
 // Failure is everything known about how a worker run ended: the runner's

@@ -71,6 +71,15 @@ func TestReasonPolicy(t *testing.T) {
 		{ReasonRestartLimit, false, StateFailed},
 		{ReasonInterrupted, false, StateCancelled},
 		{ReasonLedgerWrite, false, StateFailed},
+		{ReasonWorktree, false, StateFailed},
+		{ReasonSetupFailed, false, StateFailed},
+		{ReasonSetupNotAllowed, false, StateFailed},
+		{ReasonRejected, false, StateFailed},
+		{ReasonMergeConflict, false, StateFailed},
+		{ReasonMergeNotFF, false, StateFailed},
+		{ReasonMergeFailed, false, StateFailed},
+		{ReasonSessionOtherStep, false, StateFailed},
+		{ReasonSessionOtherFolder, false, StateFailed},
 	}
 	if len(tests) != len(Reasons())+1 {
 		t.Fatalf("table covers %d reasons, Reasons() has %d", len(tests)-1, len(Reasons()))

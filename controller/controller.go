@@ -58,6 +58,10 @@ type Controller struct {
 	// docMu serialises document writes; each write takes the latest state
 	// under mu and writes it outside mu (see flushDocs).
 	docMu sync.Mutex
+	// treeMu serialises worktree creation: `git worktree add` names its
+	// administrative folder after the path's last element, and two at
+	// once can race for the same name.
+	treeMu sync.Mutex
 
 	mu       sync.Mutex
 	dirty    docSet               // documents changed since the last flush

@@ -24,6 +24,7 @@ const (
 	outcomeCancelled                  // a person cancelled the run
 	outcomeInterrupted                // the controller is shutting down
 	outcomeBlocked                    // the run waits for a person (restart budget spent)
+	outcomeReview                     // the step's change waits for the person's verdict
 )
 
 // newRun builds the run of an instruction. Called with c.mu held.
@@ -73,7 +74,16 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 	r.instruction, r.observe, r.iteration, r.role = inv.Instruction, inv.Observe, inv.Iteration, inv.Role
 	c.mu.Unlock()
 	for {
-		out, reason := c.attempt(ctx, r, step, lane)
+		c.mu.Lock()
+		pending := reviewPending(&r.pipeline, step)
+		c.mu.Unlock()
+		out, reason := outcomeReview, ""
+		if !pending {
+			out, reason = c.attempt(ctx, r, step, lane)
+		}
+		if out == outcomeReview {
+			out, reason = c.awaitReview(ctx, r, step)
+		}
 		switch out {
 		case outcomeRestart:
 			if ok, blocked := c.backoff(ctx, r, step, reason); !ok {
@@ -85,7 +95,7 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 		case outcomeDone:
 			c.mu.Lock()
 			facts, instruction, output := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step), r.output
-			r.attempt = 0
+			r.attempt, r.tree = 0, nil
 			c.mu.Unlock()
 			c.postAccept(ctx, facts, step, lane, instruction)
 			return output, nil
@@ -168,6 +178,17 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	r.quiet = false
 	c.mu.Unlock()
 	c.transition(r, StateRequesting, "")
+	tree, err := c.treeFor(ctx, r, step, laneCfg)
+	if err != nil {
+		if ctx.Err() != nil {
+			return c.stopped(r, ReasonCancelled)
+		}
+		reason := worktreeReason(err)
+		c.log.Error("prepare worktree", "step", step, "err", err)
+		c.stepFailed(r, step, lane, reason, ledger.ObjectOf("error", firstLine(err.Error())))
+		c.transition(r, StateFailed, reason)
+		return outcomeFailed, reason
+	}
 	c.mu.Lock()
 	facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
 	c.mu.Unlock()
@@ -176,10 +197,13 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	r.attempt++
 	r.hung, r.warned = false, false
 	r.texts, r.output = r.texts[:0], workflow.Output{}
-	spec, err := c.workerSpec(r, step, laneCfg, instruction)
+	r.tree = tree
+	spec, resume, err := c.workerSpec(r, step, laneCfg, instruction)
+	r.dir = spec.Dir
 	c.mu.Unlock()
 	var proc *worker.Process
 	if err == nil {
+		c.recordResume(r, step, lane, resume)
 		proc, err = worker.Start(ctx, spec)
 	}
 	if err != nil {
@@ -224,27 +248,34 @@ func (c *Controller) stopped(r *run, reason string) (outcome, string) {
 // stepInstruction is what step hands its worker before hooks: the
 // person's instruction through the step's template. Called with c.mu held.
 func (c *Controller) stepInstruction(r *run, step string) string {
+	instruction := r.in.Text
+	if r.instruction != "" {
+		instruction = r.instruction
+	}
 	if c.cfg.Workflow.Flow() == config.FlowSequential {
 		for _, s := range c.cfg.Workflow.Steps {
 			if s.ID == step {
-				return s.Text(r.in.Text)
+				instruction = s.Text(r.in.Text)
 			}
 		}
 	}
-	if r.instruction != "" {
-		return r.instruction
+	// A rejected change's reason goes to the step's next attempt.
+	if why := r.pipeline.RoleLifecycle.Get(keyRejected + step); why != "" && why != "-" {
+		instruction += "\n\n" + c.loc.T("controller.review.rejected_note", "Reason", why)
 	}
-	return r.in.Text
+	return instruction
 }
 
-// workerSpec builds how to run the step's worker on instruction. Ids
+// workerSpec builds how to run the step's worker on instruction: in the
+// step's worktree when it has one, and with the lane's resume_command
+// when a session handle of this very step and folder is recorded. Ids
 // that cannot be a folder name (a ledger copied from elsewhere may hold
 // any) fail the step instead of becoming a path. Called with c.mu held.
-func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instruction string) (worker.Spec, error) {
+func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instruction string) (worker.Spec, resumeChoice, error) {
 	p := &r.pipeline
 	artifacts, err := ledger.Layout{Root: c.opts.Root}.ArtifactDir(p.TaskID, p.RunID, step)
 	if err != nil {
-		return worker.Spec{}, err
+		return worker.Spec{}, resumeChoice{}, err
 	}
 	vars := config.Vars{Instruction: instruction, Daokit: c.opts.Self, Lang: c.opts.Lang, Root: c.opts.Root,
 		TaskID: p.TaskID, RunID: p.RunID, StepID: step}
@@ -252,11 +283,22 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 	if kind == "" {
 		kind = string(config.KindSim)
 	}
+	dir := lane.WorkDir(c.opts.Root)
+	env := []string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID, "DAOKIT_STEP_ID=" + step}
+	if r.tree != nil {
+		dir = r.tree.dir
+		env = append(env, worker.EnvWorktree+"="+r.tree.wt.Path)
+	}
+	argv := lane.Argv(vars)
+	choice := chooseResume(p, lane, step, dir)
+	if choice.handle != "" {
+		vars.Session = choice.handle
+		argv = lane.ResumeArgv(vars)
+	}
 	return worker.Spec{
-		Argv: lane.Argv(vars),
-		Dir:  lane.WorkDir(c.opts.Root),
-		Env: append([]string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID, "DAOKIT_STEP_ID=" + step,
-			"DAOKIT_ROLE=" + string(r.role), "DAOKIT_ITERATION=" + strconv.Itoa(r.iteration)}, lane.Env...),
+		Argv: argv,
+		Dir:  dir,
+		Env: append(append(env, "DAOKIT_ROLE="+string(r.role), "DAOKIT_ITERATION="+strconv.Itoa(r.iteration)), lane.Env...),
 		Stdin:        instruction,
 		UseStdin:     lane.Stdin,
 		Kind:         kind,
@@ -264,7 +306,7 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 		ArtifactRoot: c.opts.Root,
 		Timeout:      lane.Timeout.Std(),
 		StopGrace:    lane.StopGrace.Std(),
-	}, nil
+	}, choice, nil
 }
 
 // queued records that the step waits behind others on its lane.
@@ -388,6 +430,14 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 			detail = detail.With("summary", res.Summary.Result.Text)
 		}
 		c.record(ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail))
+		c.mu.Lock()
+		isolated := r.tree != nil
+		c.mu.Unlock()
+		if isolated {
+			// The person decides (see awaitReview); nothing is accepted yet.
+			c.transition(r, StateCompleted, "")
+			return outcomeReview, ""
+		}
 		c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
 			"criteria", []string{"the worker finishes with exit code 0"}))
 		c.transition(r, StateCompleted, "")
@@ -482,7 +532,7 @@ func (c *Controller) retry(r *run) {
 	step := r.pipeline.CurrentStep
 	reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)
 	MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
-	r.final, r.cancelled, r.attempt = "", false, 0
+	r.final, r.cancelled, r.attempt, r.tree = "", false, 0, nil
 	r.restarts = heal.Restarts{}
 	r.done = make(chan struct{})
 	c.current = r

@@ -23,6 +23,8 @@ const (
 	// ledger.IDPattern (Detail: which id and its value). Ids become
 	// folder names under artifacts/, so they are refused, never cleaned.
 	codeInvalidID relay.Code = "invalid_id"
+	// codeNoReview: /accept or /reject while no change waits for review.
+	codeNoReview relay.Code = "not_in_review"
 )
 
 // checkIDs refuses ids a client chose that do not match ledger.IDPattern;
@@ -172,6 +174,9 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	}
 	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, OpControl,
 		"message_id", req.ID, "kind", string(ctl.Kind), "target_message_id", target, "route", routePayload(route))
+	if ctl.Kind == relay.ControlReject {
+		e.Payload = e.Payload.With("reason", ctl.Reason)
+	}
 	e.DedupKey = dedupControl + req.ID
 	c.mu.Unlock()
 	// Durable before acknowledged, and outside the lock (no fsync under
@@ -180,6 +185,12 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
 	}
 	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
+	switch ctl.Kind {
+	case relay.ControlAccept, relay.ControlReject:
+		c.mu.Lock()
+		r.deliver(verdict{accept: ctl.Kind == relay.ControlAccept, reason: strings.TrimSpace(ctl.Reason)})
+		c.mu.Unlock()
+	}
 	switch ctl.Kind {
 	case relay.ControlCancel:
 		c.cancel(r)
@@ -200,6 +211,10 @@ func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 	case relay.ControlRetry:
 		if s := r.pipeline.Status; s != ledger.StatusFailed && s != ledger.StatusBlocked {
 			return &relay.Error{Code: codeNotFailed, Detail: s}
+		}
+	case relay.ControlAccept, relay.ControlReject:
+		if r.review == nil {
+			return &relay.Error{Code: codeNoReview, Detail: r.pipeline.Status}
 		}
 	}
 	return nil

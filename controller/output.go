@@ -58,6 +58,11 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 				continue
 			}
 			r.texts = observeRecord(obs, r.texts, &rec, cumulative)
+			for _, ev := range rec.Events {
+				if ev.Type == worker.EventSession && ev.ID != "" {
+					c.bindSession(r, step, lane, ev.ID)
+				}
+			}
 			// Windows get what the line means (a structured line is
 			// described, a heartbeat not shown); the ledger keeps it raw.
 			if shown := worker.DescribeRecord(c.loc, rec); shown != "" {

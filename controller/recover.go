@@ -69,7 +69,11 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 				r.final, res.ended = final, true
 			} else {
 				step := r.pipeline.CurrentStep
-				MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
+				if !reviewPending(&r.pipeline, step) {
+					// A change that waits for review stays waiting: its
+					// worker finished, and running it again would redo it.
+					MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
+				}
 				res.announce = true
 			}
 		}

@@ -19,6 +19,7 @@ const (
 	NextDone     = "none"            // the run is finished
 	NextRetry    = "retry_or_cancel" // the step failed; a person decides
 	NextAwait    = "await_user"      // the run is blocked and waits for a person
+	NextReview   = "review"          // a step's change waits for /accept or /reject
 )
 
 // Lifecycle keys daokit adds under the Python tool's route: prefix.

@@ -51,6 +51,12 @@ type run struct {
 	role        workflow.Role
 	texts       []string
 	output      workflow.Output
+	// tree is the worktree of the current step, nil for a step that
+	// runs in its lane's folder; dir is where the current worker runs.
+	tree *stepTree
+	dir  string
+	// review receives the person's verdict while a step waits for one.
+	review chan verdict
 	// final is the pipeline status the run ended with ("" while active).
 	final string
 	done  chan struct{}

@@ -38,12 +38,16 @@ const (
 	ControlCancel ControlKind = "cancel"
 	ControlRetry  ControlKind = "retry"
 	ControlStatus ControlKind = "status"
+	// ControlAccept asks the controller to merge a reviewed step's change
+	// into its base branch; ControlReject to turn it down (with Reason).
+	ControlAccept ControlKind = "accept"
+	ControlReject ControlKind = "reject"
 )
 
 // Valid reports whether k is one of the known control kinds.
 func (k ControlKind) Valid() bool {
 	switch k {
-	case ControlCancel, ControlRetry, ControlStatus:
+	case ControlCancel, ControlRetry, ControlStatus, ControlAccept, ControlReject:
 		return true
 	}
 	return false
@@ -57,6 +61,8 @@ type Control struct {
 	TaskID string      `json:"task_id,omitempty"`
 	RunID  string      `json:"run_id,omitempty"`
 	StepID string      `json:"step_id,omitempty"`
+	// Reason is the person's why of a reject, handed to the next attempt.
+	Reason string `json:"reason,omitempty"`
 }
 
 // Route is the controller's route summary: the five fields of the relay

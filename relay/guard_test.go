@@ -146,13 +146,13 @@ func TestControlKindsAreClosed(t *testing.T) {
 	r := dialRaw(t, ts.path)
 	r.send(`{"v":1,"id":"k","type":"control","action":"forward","body":{"kind":"takeover"}}`)
 	r.expectError(CodeBadRequest, "k")
-	for _, kind := range []ControlKind{ControlCancel, ControlRetry, ControlStatus} {
+	for _, kind := range []ControlKind{ControlCancel, ControlRetry, ControlStatus, ControlAccept, ControlReject} {
 		a, err := c.Control(testCtx(t), Control{Kind: kind, TaskID: "T", RunID: "R"})
 		if err != nil || a.NextAction != string(kind) {
 			t.Errorf("Control(%q) = %+v, %v; want the controller's ack", kind, a, err)
 		}
 	}
-	if n := ts.h.totalCalls(); n != 3 {
-		t.Errorf("handler called %d times, want 3 (the valid kinds only)", n)
+	if n := ts.h.totalCalls(); n != 5 {
+		t.Errorf("handler called %d times, want 5 (the valid kinds only)", n)
 	}
 }

@@ -60,6 +60,10 @@ type SimOptions struct {
 	Escalate     bool
 	// Loc renders the text a person reads; nil means English.
 	Loc *i18n.Localizer
+	// EditDir, when set, makes the edits real: each edited file under
+	// EditDir gets a deterministic change, and a run that finishes commits
+	// them (EditDir must be in a git work tree: a step's worktree).
+	EditDir string
 }
 
 // Defaults and exit codes of the simulated worker.
@@ -132,6 +136,10 @@ func (s *simRun) run() int {
 		for _, line := range sc.beat(i, s.o.Loc) {
 			s.write(s.out, line)
 		}
+		if err := s.editFor(sc, i); err != nil {
+			s.event(Event{Type: EventError, Text: err.Error()})
+			return 1
+		}
 		if s.err != nil {
 			return 1
 		}
@@ -148,6 +156,22 @@ func (s *simRun) run() int {
 	return s.finish(sc)
 }
 
+// editFor makes progress line i's edit real, when it is an edit and the
+// run edits for real.
+func (s *simRun) editFor(sc *simScript, i int) error {
+	if s.o.EditDir == "" || i == 0 {
+		return nil
+	}
+	round, phase := (i-1)/7, (i-1)%7
+	switch phase {
+	case 3:
+		return simEdit(s.o.EditDir, sc.file(2*round), sc.title, round)
+	case 4:
+		return simEdit(s.o.EditDir, sc.file(2*round+1), sc.title, round)
+	}
+	return nil
+}
+
 // orHalf returns n, or half of lines when n is not set.
 func orHalf(n, lines int) int {
 	if n > 0 {
@@ -162,6 +186,12 @@ func (s *simRun) finish(sc *simScript) int {
 		s.event(Event{Type: EventError, Text: loc.T("worker.sim.failed", "Code", s.o.ExitCode)})
 		s.event(Event{Type: EventResult, Failed: true, Text: loc.T("worker.sim.summary_failed", "Instruction", sc.title)})
 		return s.o.ExitCode
+	}
+	if s.o.EditDir != "" {
+		if err := simCommit(s.ctx, s.o.EditDir, sc.title); err != nil {
+			s.event(Event{Type: EventError, Text: err.Error()})
+			return 1
+		}
 	}
 	s.event(Event{Type: EventMessage, Text: loc.T("worker.sim.done", "Files", len(sc.edited))})
 	s.event(Event{Type: EventResult, Text: loc.T("worker.sim.summary", "Files", len(sc.edited), "Instruction", sc.title)})

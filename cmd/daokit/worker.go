@@ -99,6 +99,12 @@ func (a *app) runWorkerSim(c *cobra.Command, opts worker.SimOptions, ignoreTerm 
 		// and SIGKILL escalation exist for.
 		signal.Ignore(syscall.SIGTERM)
 	}
+	if os.Getenv(worker.EnvWorktree) != "" {
+		// Only in a step's own worktree: the edits are real there.
+		if wd, err := os.Getwd(); err == nil {
+			opts.EditDir = wd
+		}
+	}
 	if code := worker.RunSim(a.ctx, opts, a.io.out, a.io.err); code != 0 {
 		return &exitError{code: code}
 	}

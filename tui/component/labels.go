@@ -33,7 +33,7 @@ var vocabularies = map[string][]string{
 	KindSeverity:  {"INFO", "WARN", "ERROR"},
 	KindEvent: {"STEP_STARTED", "STEP_COMPLETED", "STEP_FAILED", "ACCEPTANCE_PASSED", "ACCEPTANCE_FAILED",
 		"HEARTBEAT_WARNING", "HEARTBEAT_STALE", "LEASE_TAKEOVER", "SYSTEM", "AGENT", "HUMAN"},
-	KindNext: {"dispatch", "wait_for_lane", "wait_for_worker", "none", "retry_or_cancel", "await_user", "resume", "complete"},
+	KindNext: {"dispatch", "wait_for_lane", "wait_for_worker", "none", "retry_or_cancel", "await_user", "review", "resume", "complete"},
 	KindReason: {"MANUAL_TAKEOVER", "VALID_UNEXPIRED_LEASE", "LEASE_NOT_ADOPTED", "HEARTBEAT_STALE",
 		"HEARTBEAT_WARNING_OBSERVE_ONLY", "VALID_ACTIVE_LEASE", "MISSING_CONTROLLER_LEASE",
 		"NON_ACTIVE_CONTROLLER_LEASE", "MALFORMED_LEASE_EXPIRY", "EXPIRED_CONTROLLER_LEASE",

@@ -1,0 +1,132 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Isolation says where a lane's workers work.
+type Isolation string
+
+// The isolation settings.
+const (
+	// IsolationAuto (the empty value) is IsolationWorktree for agent lanes
+	// (sim, claude, codex) whose folder is inside a git repository, and
+	// IsolationNone otherwise.
+	IsolationAuto Isolation = ""
+	// IsolationWorktree runs each step in a git worktree of its own, on a
+	// new branch, so parallel steps never touch each other's files and a
+	// person reviews the change before it reaches the base branch.
+	IsolationWorktree Isolation = "worktree"
+	// IsolationNone runs workers in the lane's folder itself.
+	IsolationNone Isolation = "none"
+)
+
+// Merge modes of an accepted step (see Worktrees.Merge).
+const (
+	MergeFF     = "ff"
+	MergeFFOnly = "ff-only"
+	MergeNoFF   = "no-ff"
+)
+
+// Defaults of the [worktrees] table.
+const (
+	DefaultBranchPrefix = "daokit"
+	DefaultSetupScript  = ".daokit/worktree-setup.sh"
+	DefaultSetupTimeout = 2 * time.Minute
+)
+
+// Worktrees holds how steps get their git worktrees and how an accepted
+// change joins its base branch.
+type Worktrees struct {
+	// BranchPrefix starts every step branch: <prefix>/<task>/<run>/<step>.
+	// Default "daokit".
+	BranchPrefix string `toml:"branch_prefix"`
+	// Base is the branch a step starts from and an accepted change merges
+	// into. Default "": the branch checked out in the lane's repository.
+	Base string `toml:"base"`
+	// Merge is how an accepted change joins the base: "ff" (fast-forward
+	// when the base has not moved, else a merge commit; the default),
+	// "ff-only" or "no-ff" (always a merge commit). A conflict is
+	// reported and never forced.
+	Merge string `toml:"merge"`
+	// SetupScript is the repository's script run in each new worktree
+	// (relative to the repository's top), only after the person allowed
+	// it once for that repository (`daokit worktrees --allow-setup`).
+	// Default ".daokit/worktree-setup.sh".
+	SetupScript string `toml:"setup_script"`
+	// SetupTimeout bounds the set-up script; when it passes, the script's
+	// whole process group is killed and the step fails. Default 2m.
+	SetupTimeout Duration `toml:"setup_timeout"`
+}
+
+// DefaultWorktrees returns the [worktrees] settings of a file without them.
+func DefaultWorktrees() Worktrees {
+	return Worktrees{BranchPrefix: DefaultBranchPrefix, Merge: MergeFF,
+		SetupScript: DefaultSetupScript, SetupTimeout: Duration(DefaultSetupTimeout)}
+}
+
+// IsolationOf returns the lane's isolation: the lane's own setting, else
+// the workflow's. IsolationAuto is left for the caller, which knows
+// whether the folder is in a repository.
+func (c *Config) IsolationOf(l Lane) Isolation {
+	if l.Isolation != IsolationAuto {
+		return l.Isolation
+	}
+	return c.Workflow.Isolation
+}
+
+// Agent reports whether k is a coding agent (which edits files), as
+// opposed to an arbitrary command.
+func (k Kind) Agent() bool { return k == KindSim || k == KindClaude || k == KindCodex || k == "" }
+
+func validIsolation(i Isolation) bool {
+	return i == IsolationAuto || i == IsolationWorktree || i == IsolationNone
+}
+
+func validMerge(m string) bool { return m == MergeFF || m == MergeFFOnly || m == MergeNoFF }
+
+// validPrefix accepts names joined by single slashes, each a valid name.
+func validPrefix(p string) bool {
+	for part := range strings.SplitSeq(p, "/") {
+		if !validName(part) || strings.HasSuffix(part, ".lock") || strings.HasPrefix(part, ".") {
+			return false
+		}
+	}
+	return true
+}
+
+func (c *Config) validateWorktrees(p *problems) {
+	for i, l := range c.Lanes {
+		if !validIsolation(l.Isolation) {
+			p.add(&Error{Code: CodeEnum, Key: fmt.Sprintf("lanes[%d].isolation", i), Value: show(string(l.Isolation)), Want: "worktree, none"})
+		}
+	}
+	if !validIsolation(c.Workflow.Isolation) {
+		p.add(&Error{Code: CodeEnum, Key: "workflow.isolation", Value: show(string(c.Workflow.Isolation)), Want: "worktree, none"})
+	}
+	w := c.Worktrees
+	if !validPrefix(w.BranchPrefix) {
+		p.add(&Error{Code: CodeName, Key: "worktrees.branch_prefix", Value: show(w.BranchPrefix)})
+	}
+	if w.Base != "" && !validPrefix(w.Base) {
+		p.add(&Error{Code: CodeName, Key: "worktrees.base", Value: show(w.Base)})
+	}
+	if !validMerge(w.Merge) {
+		p.add(&Error{Code: CodeEnum, Key: "worktrees.merge", Value: show(w.Merge), Want: "ff, ff-only, no-ff"})
+	}
+	if w.SetupScript == "" {
+		p.add(&Error{Code: CodeRequired, Key: "worktrees.setup_script"})
+	}
+	atLeast(p, "worktrees.setup_timeout", w.SetupTimeout, time.Second)
+}
+
+func decodeWorktrees(s *table, w *Worktrees) {
+	s.str("branch_prefix", &w.BranchPrefix)
+	s.str("base", &w.Base)
+	s.str("merge", &w.Merge)
+	s.str("setup_script", &w.SetupScript)
+	s.duration("setup_timeout", &w.SetupTimeout)
+	s.done()
+}

@@ -1,0 +1,183 @@
+package controller
+
+import (
+	"context"
+	"errors"
+
+	"github.com/daokit/daokit/gitwork"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+// Operations of the review SYSTEM events.
+const (
+	// OpReviewPending: a step in a worktree finished and waits for the
+	// person's /accept or /reject.
+	OpReviewPending = "REVIEW_PENDING"
+	// OpMergeRefused: an accept could not merge (reason_code MERGE_CONFLICT
+	// with the files, or MERGE_FAILED); nothing was forced, and the step
+	// still waits for review.
+	OpMergeRefused = "MERGE_REFUSED"
+)
+
+// Lifecycle values and keys of a review.
+const (
+	stepReviewPending = "review_pending"
+	// keyRejected + step holds the reason of the last reject, handed to
+	// the step's next attempt.
+	keyRejected = "rejected:"
+)
+
+// verdict is the person's answer to a review, forwarded by a window.
+type verdict struct {
+	accept bool
+	reason string
+}
+
+// reviewPending reports whether step waits for a person's verdict (also
+// after a controller restart). Called with c.mu held.
+func reviewPending(p *ledger.PipelineState, step string) bool {
+	return p.RoleLifecycle.Get("step:"+step) == stepReviewPending
+}
+
+// markReview puts the run in ACCEPT, waiting for the person.
+func markReview(p *ledger.PipelineState, step string) {
+	p.Status = ledger.StatusAccept
+	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, stepReviewPending).
+		With("route:last_node", "accept").With("route:last_reason", "review_pending")
+	setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), NextReview)
+}
+
+// awaitReview waits for the person's verdict on step's change and carries
+// it out: accept merges into the base branch (never forced; a refused
+// merge is reported and the step keeps waiting), reject ends the run
+// FAILED with the reason and keeps the branch.
+func (c *Controller) awaitReview(ctx context.Context, r *run, step string) (outcome, string) {
+	c.mu.Lock()
+	p := &r.pipeline
+	tree := r.tree
+	if tree == nil {
+		tree, _ = recordedTree(p, step)
+	}
+	if tree == nil {
+		c.mu.Unlock()
+		c.stepFailed(r, step, LaneOfStep(p, step), ReasonWorktree, ledger.ObjectOf("error", "no worktree recorded for the step"))
+		return outcomeFailed, ReasonWorktree
+	}
+	markReview(p, step)
+	review := make(chan verdict, 1)
+	r.review = review
+	taskID, runID := p.TaskID, p.RunID
+	c.mu.Unlock()
+	defer func() {
+		c.mu.Lock()
+		r.review = nil
+		c.mu.Unlock()
+	}()
+	// The pipeline first: whoever reads REVIEW_PENDING finds it in ACCEPT.
+	c.persist(r)
+	c.record(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpReviewPending,
+		"path", tree.wt.Path, "branch", tree.wt.Branch, "base_branch", tree.wt.BaseBranch, "base", tree.wt.Base))
+	route := toRelayRoute(RouteOf(p))
+	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
+	for {
+		select {
+		case <-ctx.Done():
+			return c.stopped(r, ReasonCancelled)
+		case v := <-review:
+			if !v.accept {
+				return c.rejected(r, step, tree, v.reason)
+			}
+			if out, reason, ok := c.accepted(ctx, r, step, tree); ok {
+				return out, reason
+			}
+		}
+	}
+}
+
+// rejected records ACCEPTANCE_FAILED with the person's reason; the branch
+// and its worktree stay, and the reason goes to the step's next attempt.
+func (c *Controller) rejected(r *run, step string, tree *stepTree, reason string) (outcome, string) {
+	c.mu.Lock()
+	p := &r.pipeline
+	note := reason
+	if note == "" {
+		note = "-"
+	}
+	p.RoleLifecycle = p.RoleLifecycle.With(keyRejected+step, note)
+	c.mu.Unlock()
+	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptanceFailed, ledger.SeverityWarn,
+		"reason_code", ReasonRejected, "reason", reason, "branch", tree.wt.Branch, "path", tree.wt.Path, "kept", true))
+	return outcomeFailed, ReasonRejected
+}
+
+// accepted merges the step's branch into its base. ok is false when the
+// merge was refused: the refusal is recorded and the step goes on waiting.
+func (c *Controller) accepted(ctx context.Context, r *run, step string, tree *stepTree) (outcome, string, bool) {
+	p := r.pipeline
+	w := tree.wt
+	msg := "daokit: accept " + p.TaskID + "/" + p.RunID + "/" + step
+	m, err := tree.repo.Merge(ctx, w.Branch, w.BaseBranch, mergeMode(c.cfg.Worktrees.Merge), msg)
+	if err != nil {
+		code, files := ReasonMergeFailed, []string(nil)
+		var ce *gitwork.ConflictError
+		if errors.As(err, &ce) {
+			code, files = ReasonMergeConflict, ce.Files
+		} else if errors.Is(err, gitwork.ErrNotFastForward) {
+			code = ReasonMergeNotFF
+		}
+		c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpMergeRefused,
+			"reason_code", code, "files", files, "error", firstLine(err.Error()), "branch", w.Branch, "base_branch", w.BaseBranch))
+		c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: p.TaskID, RunID: p.RunID,
+			StepID: step, Stream: "stderr", Line: c.loc.T("controller.reason." + code)}})
+		return 0, "", false
+	}
+	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
+		"criteria", []string{"the person accepted the change", "it merged into " + w.BaseBranch + " without conflict"},
+		"branch", w.Branch, "base_branch", w.BaseBranch, "commit", m.Commit, "fast_forward", m.FastForward, "already", m.Already))
+	c.mu.Lock()
+	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected + step)
+	c.mu.Unlock()
+	c.cleanTree(ctx, r, step, tree)
+	return outcomeDone, "", true
+}
+
+// cleanTree removes an accepted step's worktree when that loses nothing
+// (merged and clean); otherwise it stays, and the reasons are recorded.
+func (c *Controller) cleanTree(ctx context.Context, r *run, step string, tree *stepTree) {
+	p := r.pipeline
+	e := gitwork.Entry{Path: tree.wt.Path, Branch: tree.wt.Branch}
+	err := tree.repo.Remove(ctx, e, tree.wt.BaseBranch, false)
+	var ke *gitwork.KeptError
+	switch {
+	case err == nil:
+		c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpWorktreeRemoved,
+			"path", e.Path, "branch", e.Branch))
+	case errors.As(err, &ke):
+		kept := make([]string, len(ke.Reasons))
+		for i, k := range ke.Reasons {
+			kept[i] = string(k)
+		}
+		c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpWorktreeKept,
+			"path", e.Path, "branch", e.Branch, "kept", kept))
+	default:
+		c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpWorktreeKept,
+			"path", e.Path, "branch", e.Branch, "error", firstLine(err.Error())))
+	}
+}
+
+func mergeMode(m string) gitwork.MergeMode {
+	if m == "" {
+		return gitwork.MergeFF
+	}
+	return gitwork.MergeMode(m)
+}
+
+// deliver hands a verdict to the run waiting for it. Called with c.mu
+// held; checkControl made sure a review is pending.
+func (r *run) deliver(v verdict) {
+	select {
+	case r.review <- v:
+	default: // a verdict is already on its way
+	}
+}

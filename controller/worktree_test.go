@@ -1,0 +1,252 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+// gitIn runs git in dir for a test and returns its trimmed output.
+func gitIn(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newGitRepo makes a repository on branch main with one commit.
+func newGitRepo(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "repo")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "init", "--quiet", "--initial-branch=main")
+	gitIn(t, dir, "config", "user.name", "Test")
+	gitIn(t, dir, "config", "user.email", "test@example.com")
+	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("start\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, dir, "add", "--all")
+	gitIn(t, dir, "commit", "--quiet", "-m", "initial")
+	return dir
+}
+
+// worktreeConfig runs script (instruction on stdin) in worktrees of repo.
+func worktreeConfig(repo, script string) config.Config {
+	cfg := shellConfig(script)
+	cfg.Lanes[0].Dir = repo
+	cfg.Lanes[0].Isolation = config.IsolationWorktree
+	return cfg
+}
+
+// editScript appends the instruction to notes.txt and commits it.
+const editScript = `read line; echo "$line" >> notes.txt; git add -A && git commit -qm "$line"`
+
+func (h *harness) control(ctl relay.Control) (relay.Ack, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return h.client.Control(ctx, ctl)
+}
+
+func (h *harness) opFor(taskID, operation string) ledger.Event {
+	h.t.Helper()
+	return h.waitFor(operation, func(e ledger.Event) bool { return e.TaskID == taskID && op(e) == operation })
+}
+
+func (h *harness) typedFor(taskID, eventType string) ledger.Event {
+	h.t.Helper()
+	return h.waitFor(eventType, func(e ledger.Event) bool { return e.TaskID == taskID && e.EventType == eventType })
+}
+
+func TestWorktreeStepWaitsForReviewAndAcceptMerges(t *testing.T) {
+	t.Parallel()
+	repo := newGitRepo(t)
+	h := startHarness(t, t.TempDir(), worktreeConfig(repo, editScript))
+	ack := h.forward("accept me")
+	ready := h.opFor(ack.TaskID, OpWorktreeReady)
+	path, branch := ready.Payload.String("path"), ready.Payload.String("branch")
+	if branch != "daokit/"+ack.TaskID+"/"+ack.RunID+"/S1" || path != filepath.Join(h.root, WorktreesDir, ack.TaskID, ack.RunID, "S1") {
+		t.Fatalf("WORKTREE_READY %v", ready.Payload)
+	}
+	if base := ready.Payload.String("base"); base != gitIn(t, repo, "rev-parse", "main") {
+		t.Errorf("base %s is not main's tip", base)
+	}
+	h.opFor(ack.TaskID, OpReviewPending)
+	if n := count(h.events(), func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && e.EventType == ledger.EventAcceptancePassed
+	}); n != 0 {
+		t.Fatal("accepted before the person said so")
+	}
+	if got := gitIn(t, repo, "show", "main:notes.txt"); got != "start" {
+		t.Fatalf("main changed before accept: %q", got)
+	}
+	if snap := ledger.LoadSnapshot(h.root); snap.Pipeline.Value.Status != ledger.StatusAccept {
+		t.Errorf("pipeline status %s, want ACCEPT", snap.Pipeline.Value.Status)
+	}
+	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); err != nil {
+		t.Fatal(err)
+	}
+	passed := h.typedFor(ack.TaskID, ledger.EventAcceptancePassed)
+	if passed.Payload.String("commit") != gitIn(t, repo, "rev-parse", "main") {
+		t.Errorf("ACCEPTANCE_PASSED %v; main is %s", passed.Payload, gitIn(t, repo, "rev-parse", "main"))
+	}
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", end.Payload)
+	}
+	data, _ := os.ReadFile(filepath.Join(repo, "notes.txt"))
+	if string(data) != "start\naccept me\n" {
+		t.Errorf("base checkout notes.txt = %q", data)
+	}
+	h.opFor(ack.TaskID, OpWorktreeRemoved)
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Error("the merged, clean worktree is still there")
+	}
+	gitIn(t, repo, "rev-parse", "--verify", branch) // the branch stays
+	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); relay.CodeOf(err) != codeNoReview {
+		t.Errorf("accept with nothing in review: %v", err)
+	}
+}
+
+func TestRejectKeepsTheBranchAndHandsTheReasonOn(t *testing.T) {
+	t.Parallel()
+	repo := newGitRepo(t)
+	h := startHarness(t, t.TempDir(), worktreeConfig(repo, `cat >> notes.txt; git add -A && git commit -qm step`))
+	ack := h.forward("try once")
+	ready := h.opFor(ack.TaskID, OpWorktreeReady)
+	h.opFor(ack.TaskID, OpReviewPending)
+	if _, err := h.control(relay.Control{Kind: relay.ControlReject, Reason: "use tabs"}); err != nil {
+		t.Fatal(err)
+	}
+	failed := h.typedFor(ack.TaskID, ledger.EventAcceptanceFailed)
+	if failed.Payload.String("reason") != "use tabs" || failed.Payload.String("reason_code") != ReasonRejected {
+		t.Errorf("ACCEPTANCE_FAILED %v", failed.Payload)
+	}
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusFailed || end.Payload.String("reason_code") != ReasonRejected {
+		t.Fatalf("run ended %v", end.Payload)
+	}
+	branch, path := ready.Payload.String("branch"), ready.Payload.String("path")
+	gitIn(t, repo, "rev-parse", "--verify", branch)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("rejected worktree removed: %v", err)
+	}
+	if got := gitIn(t, repo, "show", "main:notes.txt"); got != "start" {
+		t.Errorf("main changed by a reject: %q", got)
+	}
+	// A retry runs the step again in the same worktree, told why.
+	if _, err := h.control(relay.Control{Kind: relay.ControlRetry}); err != nil {
+		t.Fatal(err)
+	}
+	h.waitFor("second review", func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && op(e) == OpReviewPending && e.EventID != "" && count(h.events(), func(e ledger.Event) bool { return op(e) == OpReviewPending }) == 2
+	})
+	readies := 0
+	for _, e := range h.events() {
+		if e.TaskID == ack.TaskID && op(e) == OpWorktreeReady {
+			readies++
+			if readies == 2 && (!payloadTrue(e.Payload, "reused") || e.Payload.String("path") != path) {
+				t.Errorf("retry did not reuse the worktree: %v", e.Payload)
+			}
+		}
+	}
+	notes, _ := os.ReadFile(filepath.Join(path, "notes.txt"))
+	if !strings.Contains(string(notes), "use tabs") {
+		t.Errorf("the retry was not told the reason: %q", notes)
+	}
+}
+
+func TestParallelStepsSeparateWorktreesAndAConflictIsNotForced(t *testing.T) {
+	t.Parallel()
+	repo := newGitRepo(t)
+	cfg := worktreeConfig(repo, editScript)
+	cfg.Lanes[0].Concurrency = 2
+	h := startHarness(t, t.TempDir(), cfg)
+	a, b := h.forward("first"), h.forward("second")
+	pa, pb := h.opFor(a.TaskID, OpWorktreeReady).Payload.String("path"), h.opFor(b.TaskID, OpWorktreeReady).Payload.String("path")
+	if pa == pb {
+		t.Fatalf("both steps in %s", pa)
+	}
+	h.opFor(a.TaskID, OpReviewPending)
+	h.opFor(b.TaskID, OpReviewPending)
+	na, _ := os.ReadFile(filepath.Join(pa, "notes.txt"))
+	nb, _ := os.ReadFile(filepath.Join(pb, "notes.txt"))
+	if string(na) != "start\nfirst\n" || string(nb) != "start\nsecond\n" {
+		t.Fatalf("worktrees saw each other: %q %q", na, nb)
+	}
+	if _, err := h.control(relay.Control{Kind: relay.ControlAccept, TaskID: a.TaskID, RunID: a.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	h.typedFor(a.TaskID, ledger.EventAcceptancePassed)
+	main := gitIn(t, repo, "rev-parse", "main")
+	// Both appended to notes.txt: accepting the second conflicts.
+	if _, err := h.control(relay.Control{Kind: relay.ControlAccept, TaskID: b.TaskID, RunID: b.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	refused := h.opFor(b.TaskID, OpMergeRefused)
+	if refused.Payload.String("reason_code") != ReasonMergeConflict {
+		t.Errorf("MERGE_REFUSED %v", refused.Payload)
+	}
+	if got := gitIn(t, repo, "rev-parse", "main"); got != main {
+		t.Error("a conflicting accept moved main")
+	}
+	if st := gitIn(t, repo, "status", "--porcelain"); st != "" {
+		t.Errorf("the base checkout was touched: %q", st)
+	}
+	// Still in review: the person may reject it now.
+	if _, err := h.control(relay.Control{Kind: relay.ControlReject, TaskID: b.TaskID, RunID: b.RunID, Reason: "conflicts"}); err != nil {
+		t.Fatal(err)
+	}
+	h.typedFor(b.TaskID, ledger.EventAcceptanceFailed)
+}
+
+func TestInterruptedStepReusesItsWorktree(t *testing.T) {
+	t.Parallel()
+	repo := newGitRepo(t)
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "started")
+	// The first worker waits forever; the second (after the restart) edits.
+	script := `if [ ! -e ` + marker + ` ]; then touch ` + marker + `; echo waiting; exec sleep 60; fi; ` + editScript
+	h := startHarness(t, root, worktreeConfig(repo, script))
+	ack := h.forward("survive a restart")
+	first := h.opFor(ack.TaskID, OpWorktreeReady)
+	h.waitFor("worker output", func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpWorkerOutput })
+	h.stop()
+	h2 := startHarness(t, root, worktreeConfig(repo, script))
+	h2.waitFor("second WORKTREE_READY", func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && op(e) == OpWorktreeReady && e.EventID != first.EventID
+	})
+	h2.opFor(ack.TaskID, OpReviewPending)
+	var readies []ledger.Event
+	for _, e := range h2.events() {
+		if e.TaskID == ack.TaskID && op(e) == OpWorktreeReady {
+			readies = append(readies, e)
+		}
+	}
+	if len(readies) != 2 || !payloadTrue(readies[1].Payload, "reused") || readies[1].Payload.String("path") != first.Payload.String("path") {
+		t.Fatalf("after the restart: %v", readies)
+	}
+	if list := gitIn(t, repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 2 {
+		t.Errorf("want the main worktree and one step worktree:\n%s", list)
+	}
+}
+
+// payloadTrue reports whether the payload's key is JSON true.
+func payloadTrue(o ledger.Object, key string) bool {
+	raw, ok := o.Get(key)
+	return ok && string(raw) == "true"
+}
