@@ -190,8 +190,6 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 		c.mu.Lock()
 		r.deliver(verdict{accept: ctl.Kind == relay.ControlAccept, reason: strings.TrimSpace(ctl.Reason)})
 		c.mu.Unlock()
-	}
-	switch ctl.Kind {
 	case relay.ControlCancel:
 		c.cancel(r)
 	case relay.ControlRetry:
