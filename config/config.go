@@ -250,9 +250,9 @@ func DefaultConfig() Config {
 			BackoffBase: Duration(DefaultBackoffBase),
 			BackoffCap:  Duration(DefaultBackoffCap),
 		},
-		Lanes:    []Lane{DefaultLaneConfig(DefaultLane, KindSim)},
-		Workflow: defaultWorkflow(DefaultLane),
-		Window:   Window{Bell: true, Title: true, LongRun: Duration(DefaultLongRun)},
+		Lanes:     []Lane{DefaultLaneConfig(DefaultLane, KindSim)},
+		Workflow:  defaultWorkflow(DefaultLane),
+		Window:    Window{Bell: true, Title: true, LongRun: Duration(DefaultLongRun)},
 		Worktrees: DefaultWorktrees(),
 	}
 }

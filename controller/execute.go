@@ -296,9 +296,9 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 		argv = lane.ResumeArgv(vars)
 	}
 	return worker.Spec{
-		Argv: argv,
-		Dir:  dir,
-		Env: append(append(env, "DAOKIT_ROLE="+string(r.role), "DAOKIT_ITERATION="+strconv.Itoa(r.iteration)), lane.Env...),
+		Argv:         argv,
+		Dir:          dir,
+		Env:          append(append(env, "DAOKIT_ROLE="+string(r.role), "DAOKIT_ITERATION="+strconv.Itoa(r.iteration)), lane.Env...),
 		Stdin:        instruction,
 		UseStdin:     lane.Stdin,
 		Kind:         kind,
