@@ -47,6 +47,9 @@ const (
 	// ReasonInterrupted: the controller shut down under the run; not a
 	// verdict on the work, which the next controller resumes.
 	ReasonInterrupted = "RUN_INTERRUPTED"
+	// ReasonAbandoned: a person dropped the run while it waited for its
+	// lane (/abandon, daokit send --abandon); it never started.
+	ReasonAbandoned = "RUN_ABANDONED"
 	// ReasonLedgerWrite: the outcome could not be written to the ledger.
 	ReasonLedgerWrite = "LEDGER_WRITE_FAILED"
 	// ReasonWorktree: the step's git worktree could not be made (no

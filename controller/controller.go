@@ -139,11 +139,16 @@ func open(opts Options) (*Controller, error) {
 		fenced:   fenced,
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
 	}
-	c.loadLedger()
+	if err := c.loadLedger(); err != nil {
+		store.Close()
+		c.log.Error("refusing to start", "err", err)
+		return nil, err
+	}
 	index, load, err := loadIndex(store.Layout().StateDir())
 	if err != nil {
 		store.Close()
-		return nil, fmt.Errorf("controller: %w", err)
+		c.log.Error("refusing to start", "err", err)
+		return nil, err
 	}
 	c.index = index
 	c.generation = max(c.generation, index.maxGeneration()+1)
@@ -176,17 +181,25 @@ func workflowOf(cfg config.Config) []StepTemplate {
 	return wf
 }
 
-// loadLedger reads the state the previous controller left. A document
-// that cannot be read is logged and replaced by a fresh one on the next
-// write; its last content stays in the log for a person to inspect.
-func (c *Controller) loadLedger() {
+// loadLedger reads the state the previous controller left. A pipeline
+// that exists but cannot be read stops the start (seed 004's fail-closed
+// rule): it is left byte for byte for a person to fix or move, rather
+// than replaced by a fresh one that would hide the run it held. A lease
+// register that cannot be read is logged and replaced on the next write.
+func (c *Controller) loadLedger() error {
 	snap := ledger.LoadSnapshot(c.opts.Root)
 	now := c.now()
 	c.pipeline, c.leases, c.hb = ledger.NewPipelineState(now), ledger.NewLeases(now), ledger.NewHeartbeatStatus(now)
-	if snap.Pipeline.OK() {
+	switch {
+	case snap.Pipeline.OK():
 		c.pipeline = snap.Pipeline.Value
-	} else {
-		c.log.Warn("pipeline state unreadable; starting fresh", "err", snap.Pipeline.Err)
+	case !errors.Is(snap.Pipeline.Err, ledger.ErrMissing):
+		err := snap.Pipeline.Err
+		var fe *ledger.FileError
+		if errors.As(err, &fe) {
+			err = fe.Err // the path is the error's File already
+		}
+		return &StateUnreadableError{File: ledger.Layout{Root: c.opts.Root}.Pipeline(), Err: err}
 	}
 	if snap.Leases.OK() {
 		c.leases = snap.Leases.Value
@@ -197,7 +210,24 @@ func (c *Controller) loadLedger() {
 		c.hb = snap.Heartbeat.Value
 	}
 	c.generation = Generation(&c.pipeline) + 1
+	return nil
 }
+
+// StateUnreadableError is returned by Run when the pipeline or the events
+// cannot be read: the controller starts no work and writes nothing over
+// them. A person fixes or moves File, then starts again.
+type StateUnreadableError struct {
+	File string
+	Err  error
+}
+
+// Error implements error.
+func (e *StateUnreadableError) Error() string {
+	return fmt.Sprintf("state unreadable: %s: %v; fix or move the file, then retry", e.File, e.Err)
+}
+
+// Unwrap returns the read error.
+func (e *StateUnreadableError) Unwrap() error { return e.Err }
 
 func (c *Controller) serve(ctx context.Context) error {
 	l, err := relay.Listen(c.opts.Root)

@@ -171,7 +171,13 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	c.transition(r, StateWaiting, "")
 	release, err := c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
 	if err != nil {
-		return c.stopped(r, ReasonCancelled)
+		c.mu.Lock()
+		reason := ReasonCancelled
+		if r.abandoned {
+			reason = ReasonAbandoned
+		}
+		c.mu.Unlock()
+		return c.stopped(r, reason)
 	}
 	defer release()
 	c.mu.Lock()
@@ -512,6 +518,15 @@ func (c *Controller) recordFinished(r *run, status, reason string) {
 	p := r.pipeline
 	c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, severity, OpRunFinished,
 		"status", status, "reason_code", reason, "message_id", r.in.MessageID))
+}
+
+// abandon drops r while it waits for its lane slot, at a person's
+// request: it ends FAILED with RUN_ABANDONED and its worker never starts.
+func (c *Controller) abandon(r *run) {
+	c.mu.Lock()
+	r.abandoned = true
+	c.mu.Unlock()
+	c.cancel(r)
 }
 
 // cancel stops r's worker (or its wait for a slot) at a person's request.

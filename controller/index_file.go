@@ -205,7 +205,7 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		load.Rebuilt = true
 	case err != nil:
-		return nil, load, fmt.Errorf("read %s: %w", indexCheckpointFile, err)
+		return nil, load, &StateUnreadableError{File: filepath.Join(dir, indexCheckpointFile), Err: err}
 	case json.Unmarshal(data, &cp) != nil || cp.Version != indexVersion:
 		load.Rebuilt = true
 		cp = indexCheckpoint{}
@@ -213,7 +213,7 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 	events := filepath.Join(stateDir, ledger.EventsFile)
 	st, err := os.Stat(events)
 	if err != nil {
-		return nil, load, fmt.Errorf("read %s: %w", ledger.EventsFile, err)
+		return nil, load, &StateUnreadableError{File: events, Err: err}
 	}
 	if st.Size() < cp.EventsOffset {
 		load.Rebuilt, cp = true, indexCheckpoint{}
@@ -227,7 +227,7 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 	load.From = x.offset
 	n, end, err := replay(events, x.offset, x.fold)
 	if err != nil {
-		return nil, load, err
+		return nil, load, &StateUnreadableError{File: events, Err: err}
 	}
 	load.Replayed = n
 	x.offset = end

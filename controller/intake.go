@@ -16,6 +16,7 @@ const (
 	codeNoRun       relay.Code = "no_run"
 	codeNotFailed   relay.Code = "not_failed"
 	codeNotRunning  relay.Code = "not_running"
+	codeNotWaiting  relay.Code = "not_waiting"
 	codeEmpty       relay.Code = "empty_instruction"
 	codeLedgerWrite relay.Code = "ledger_write_failed"
 	codeIndexRead   relay.Code = "index_unreadable"
@@ -174,7 +175,7 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	}
 	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, OpControl,
 		"message_id", req.ID, "kind", string(ctl.Kind), "target_message_id", target, "route", routePayload(route))
-	if ctl.Kind == relay.ControlReject {
+	if ctl.Kind == relay.ControlReject || ctl.Kind == relay.ControlAbandon {
 		e.Payload = e.Payload.With("reason", ctl.Reason)
 	}
 	e.DedupKey = dedupControl + req.ID
@@ -194,6 +195,8 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 		c.cancel(r)
 	case relay.ControlRetry:
 		c.retry(r)
+	case relay.ControlAbandon:
+		c.abandon(r)
 	}
 	return ack, nil
 }
@@ -213,6 +216,10 @@ func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 	case relay.ControlAccept, relay.ControlReject:
 		if r.review == nil {
 			return &relay.Error{Code: codeNoReview, Detail: r.pipeline.Status}
+		}
+	case relay.ControlAbandon:
+		if r.finished() || (r.state != StateIdle && r.state != StateWaiting) {
+			return &relay.Error{Code: codeNotWaiting, Detail: r.state}
 		}
 	}
 	return nil

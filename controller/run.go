@@ -25,6 +25,7 @@ type run struct {
 
 	cancel    context.CancelFunc // ends the run's goroutine and its worker
 	cancelled bool               // a person asked to cancel
+	abandoned bool               // a person dropped it while it waited
 	proc      *worker.Process    // the worker of the current attempt, or nil
 	lease     *heal.Held         // the worker's lease, or nil
 	ctlLease  *heal.Held         // the controller's lease on the step, or nil

@@ -42,12 +42,15 @@ const (
 	// into its base branch; ControlReject to turn it down (with Reason).
 	ControlAccept ControlKind = "accept"
 	ControlReject ControlKind = "reject"
+	// ControlAbandon drops a run that still waits for its lane (seed 004's
+	// abandon): it ends FAILED with RUN_ABANDONED and never starts.
+	ControlAbandon ControlKind = "abandon"
 )
 
 // Valid reports whether k is one of the known control kinds.
 func (k ControlKind) Valid() bool {
 	switch k {
-	case ControlCancel, ControlRetry, ControlStatus, ControlAccept, ControlReject:
+	case ControlCancel, ControlRetry, ControlStatus, ControlAccept, ControlReject, ControlAbandon:
 		return true
 	}
 	return false

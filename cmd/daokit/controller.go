@@ -81,7 +81,10 @@ func (a *app) runController(o controllerFlags) error {
 	})
 	var locked *ledger.LockedError
 	var answering *controller.HolderAnswersError
+	var unreadable *controller.StateUnreadableError
 	switch {
+	case errors.As(err, &unreadable):
+		return failf("E_STATE_UNREADABLE", a.t("cli.controller.error.state_unreadable", "File", unreadable.File, "Reason", unreadable.Err.Error()))
 	case errors.As(err, &answering):
 		return failf("E_CONTROLLER_FAILED", a.t("cli.controller.error.holder_answers", "Root", dir, "PID", answering.PID))
 	case errors.As(err, &locked) && locked.HolderPID == 0:

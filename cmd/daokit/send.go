@@ -19,6 +19,7 @@ var finalNextActions = map[string]bool{"none": true, "retry_or_cancel": true, "a
 type sendFlags struct {
 	root, taskID, runID                                    string
 	wait, asJSON, noStart, cancelRun, retryRun, initLedger bool
+	abandonRun                                             bool
 }
 
 // newSendCmd is `daokit send [options] TEXT...`: the words are joined
@@ -35,6 +36,7 @@ func newSendCmd(a *app) *cobra.Command {
 	f.BoolVar(&o.noStart, "no-start", false, "cli.send.flag.no_start")
 	f.BoolVar(&o.cancelRun, "cancel", false, "cli.send.flag.cancel")
 	f.BoolVar(&o.retryRun, "retry", false, "cli.send.flag.retry")
+	f.BoolVar(&o.abandonRun, "abandon", false, "cli.send.flag.abandon")
 	f.StringVar(&o.taskID, "task-id", "", "cli.send.flag.task_id")
 	f.StringVar(&o.runID, "run-id", "", "cli.send.flag.run_id")
 	f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
@@ -47,12 +49,17 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(args, " "))
-	if o.cancelRun || o.retryRun {
-		kind := relay.ControlCancel
-		if o.retryRun {
-			kind = relay.ControlRetry
+	if o.cancelRun || o.retryRun || o.abandonRun {
+		kind, chosen := relay.ControlCancel, 0
+		for _, k := range []struct {
+			on   bool
+			kind relay.ControlKind
+		}{{o.cancelRun, relay.ControlCancel}, {o.retryRun, relay.ControlRetry}, {o.abandonRun, relay.ControlAbandon}} {
+			if k.on {
+				kind, chosen = k.kind, chosen+1
+			}
 		}
-		if (o.cancelRun && o.retryRun) || text != "" {
+		if chosen > 1 || text != "" {
 			return a.usage(c, a.t("cli.send.error.control_alone"))
 		}
 		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID}, o.asJSON)

@@ -35,10 +35,14 @@ const (
 	ControlCancel ControlKind = "cancel"
 	ControlRetry  ControlKind = "retry"
 	ControlStatus ControlKind = "status"
+	// ControlAbandon drops a run that still waits for its lane.
+	ControlAbandon ControlKind = "abandon"
 )
 
 // ControlKinds lists the control requests in the order help shows them.
-func ControlKinds() []ControlKind { return []ControlKind{ControlCancel, ControlRetry, ControlStatus} }
+func ControlKinds() []ControlKind {
+	return []ControlKind{ControlCancel, ControlRetry, ControlAbandon, ControlStatus}
+}
 
 // Route is the controller's route summary.
 type Route struct {
