@@ -13,19 +13,18 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// Lifecycle keys of the workflow, for the window and status: which kind
-// of flow runs, where a loop stands, the last verdict and decision.
+// Lifecycle keys of the workflow (see workflow.ProgressOf), and two of
+// the controller's own.
 const (
-	keyFlowKind       = "workflow:kind"
-	keyLoopIteration  = "loop:iteration"
-	keyLoopMax        = "loop:max"
-	keyLoopAgent      = "loop:agent"
-	keyVerdict        = "loop:verdict"
-	keyVerdictReason  = "loop:verdict_reason"
-	keyDecision       = "loop:decision"
-	keyDecisionCode   = "loop:decision_code"
-	keyDecisionReason = "loop:decision_reason"
-	keyJudge          = "loop:judge"
+	keyLoopIteration  = workflow.KeyIteration
+	keyLoopMax        = workflow.KeyMax
+	keyLoopAgent      = workflow.KeyAgent
+	keyVerdict        = workflow.KeyVerdict
+	keyVerdictReason  = workflow.KeyVerdictReason
+	keyDecision       = workflow.KeyDecision
+	keyDecisionCode   = workflow.KeyDecisionCode
+	keyDecisionReason = workflow.KeyDecisionReason
+	keyJudge          = workflow.KeyJudge
 	// keyLoopExtra counts iterations a person granted by retrying a loop
 	// that used all of its max_iterations.
 	keyLoopExtra = "loop:extra"
@@ -163,7 +162,12 @@ func (m runMemory) Recall(stepID string) (workflow.Record, bool) {
 	defer m.c.mu.Unlock()
 	lc := m.r.pipeline.RoleLifecycle
 	if lc.Get("step:"+stepID) != "completed" {
-		return workflow.Record{}, false
+		done, _ := strconv.Atoi(lc.Get(keyDoneThrough))
+		if n := iterationOf(stepID); n == 0 || n >= done {
+			return workflow.Record{}, false
+		}
+		// An archived iteration: finished, its judge said to go on.
+		return workflow.Record{Decision: &workflow.JudgeDecision{Code: workflow.JudgeChangesRequested}}, true
 	}
 	var rec stepRecord
 	if raw := lc.Get(keyOutput + stepID); raw != "" {
@@ -187,8 +191,21 @@ func (m runMemory) Remember(stepID string, role workflow.Role, rec workflow.Reco
 // workflow's Remember then records the same again, with the judge's
 // decision if any.
 func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec workflow.Record) error {
+	raw, err := json.Marshal(stepRecord{Text: clip(rec.Output.Text, outputKeep), Verdict: rec.Output.Verdict, Decision: rec.Decision})
+	if err != nil {
+		return err
+	}
+	out := ""
+	if rec.Output.Text != "" || rec.Output.Verdict != nil || rec.Decision != nil {
+		out = string(raw)
+	}
 	c.mu.Lock()
 	p := &r.pipeline
+	if p.RoleLifecycle.Get("step:"+stepID) == "completed" && p.RoleLifecycle.Get(keyOutput+stepID) == out {
+		// Recorded already (by the step's worker, before STEP_COMPLETED).
+		c.mu.Unlock()
+		return nil
+	}
 	if role == workflow.RoleJudge && LaneOfStep(p, stepID) == "" {
 		// A built-in judge is no worker, but its decision is a step of
 		// the iteration all the same.
@@ -196,13 +213,39 @@ func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec
 		p.RoleLifecycle = p.RoleLifecycle.With(keyLoopAgent, string(workflow.RoleJudge))
 	}
 	MarkStepCompleted(p, stepID)
-	raw, err := json.Marshal(stepRecord{Text: clip(rec.Output.Text, outputKeep), Verdict: rec.Output.Verdict, Decision: rec.Decision})
-	if err == nil && (rec.Output.Text != "" || rec.Output.Verdict != nil || rec.Decision != nil) {
-		p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+stepID, string(raw))
+	if out != "" {
+		p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+stepID, out)
+	}
+	if n := iterationOf(stepID); role == workflow.RoleJudge && n > 0 && rec.Decision != nil && !rec.Decision.Done {
+		archiveIterations(p, n)
 	}
 	c.mu.Unlock()
 	c.persist(r)
-	return err
+	return nil
+}
+
+// keyDoneThrough is the last iteration whose judge said to go on: every
+// step up to it finished.
+const keyDoneThrough = "loop:done_through"
+
+// archiveIterations records that iterations up to n finished and drops
+// the steps of those before n from the pipeline (their story is in
+// events.jsonl): the file stays the same size however long the loop
+// runs, and iteration n keeps the review the next coder is briefed with.
+func archiveIterations(p *ledger.PipelineState, n int) {
+	p.RoleLifecycle = p.RoleLifecycle.With(keyDoneThrough, strconv.Itoa(n))
+	keep := p.Steps[:0:0]
+	for _, s := range p.Steps {
+		if it := iterationOf(s.ID); it > 0 && it < n {
+			p.RoleLifecycle = p.RoleLifecycle.Without("step:" + s.ID).Without(keyOutput + s.ID)
+			continue
+		}
+		keep = append(keep, s)
+	}
+	if len(keep) > 0 && len(keep[0].Dependencies) > 0 {
+		keep[0].Dependencies = []string{}
+	}
+	p.Steps = keep
 }
 
 // iterationOf reads n from a loop step id "I<n>-…" (0 when none).

@@ -19,10 +19,10 @@ const (
 
 // Lifecycle keys of the run's metrics and latest summary.
 const (
-	keyInputTokens  = "metrics:input_tokens"
-	keyOutputTokens = "metrics:output_tokens"
-	keyCostUSD      = "metrics:cost_usd"
-	keySummary      = "summary:last"
+	keyInputTokens  = workflow.KeyInputTokens
+	keyOutputTokens = workflow.KeyOutputTokens
+	keyCostUSD      = workflow.KeyCostUSD
+	keySummary      = workflow.KeySummary
 )
 
 // flowCallbacks are the observers of r's workflow: the ledger writer,
@@ -81,7 +81,9 @@ func (l *ledgerCallback) set(kv ...string) {
 	}
 	route := toRelayRoute(RouteOf(&r.pipeline))
 	c.mu.Unlock()
-	c.persist(r)
+	// What a callback records is for people, not for recovery: it goes to
+	// disk with the next write, never with an fsync of its own.
+	c.touch(r)
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
 }
 

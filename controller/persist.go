@@ -36,6 +36,16 @@ func (c *Controller) persist(r *run) {
 	c.flushDocs()
 }
 
+// touch marks r's pipeline for the next write without writing it now.
+func (c *Controller) touch(r *run) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.current == r {
+		c.pending = clonePipeline(r.pipeline)
+		c.dirty |= docPipeline
+	}
+}
+
 // writeLeasesLocked marks the lease register for the next flush. Called
 // with c.mu held; the caller flushes after unlocking.
 func (c *Controller) writeLeasesLocked() { c.dirty |= docLeases }

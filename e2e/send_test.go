@@ -80,7 +80,7 @@ func finished(t *testing.T, root, taskID string) ledger.Event {
 	})
 }
 
-func ackTask(t *testing.T, r result) string {
+func ackTask(t testing.TB, r result) string {
 	t.Helper()
 	if r.code != 0 || !strings.HasPrefix(r.stdout, "task_id=") {
 		t.Fatalf("send: code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)

@@ -108,7 +108,7 @@ func statusJSON(p ledger.PipelineState, hb ledger.HeartbeatStatus, leases []ledg
 	if leases == nil {
 		leases = []ledger.Lease{}
 	}
-	o := ledger.ObjectOf("pipeline_state", p, "heartbeat_status", hb, "leases", leases)
+	o := ledger.ObjectOf("pipeline_state", p, "heartbeat_status", hb, "leases", leases, "workflow", flowJSON(p))
 	if handoff == nil {
 		return o.With("handoff_package", nil)
 	}
@@ -135,6 +135,7 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 		}
 		writeTable(w, "  ", []string{"  " + a.t("cli.status.col.step"), a.t("cli.status.col.title"), a.t("cli.status.col.state")}, rows)
 	}
+	a.printFlow(w, p)
 	last := hb.LastHeartbeatAt
 	if last == "" {
 		last = a.t("cli.status.never")

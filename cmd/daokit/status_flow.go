@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/workflow"
+)
+
+// flowJSON is the "workflow" object of status --json: where the run's
+// workflow stands, read from its role_lifecycle, or nil for a run that
+// recorded none.
+func flowJSON(p ledger.PipelineState) any {
+	prog := workflow.ProgressOf(p.RoleLifecycle.Get)
+	if !prog.Loop() && prog.Verdict == "" && prog.Summary == "" && prog.Cost == (workflow.Cost{}) {
+		return nil
+	}
+	return ledger.ObjectOf("iteration", prog.Iteration, "max_iterations", prog.Max, "agent", string(prog.Agent),
+		"verdict", string(prog.Verdict), "verdict_reason", prog.VerdictReason,
+		"judge", prog.Judge, "decision", prog.Decision, "decision_code", prog.DecisionCode, "decision_reason", prog.DecisionReason,
+		"summary", prog.Summary, "metrics", ledger.ObjectOf("input_tokens", prog.Cost.InputTokens,
+			"output_tokens", prog.Cost.OutputTokens, "cost_usd", prog.Cost.CostUSD))
+}
+
+// printFlow writes where the run's workflow stands: the loop's iteration
+// and who works, the last verdict, the judge's decision, the latest
+// summary and the usage so far, each in the reader's language.
+func (a *app) printFlow(w io.Writer, p ledger.PipelineState) {
+	prog := workflow.ProgressOf(p.RoleLifecycle.Get)
+	if prog.Loop() {
+		agent := ""
+		if prog.Agent != "" && p.Status != ledger.StatusDone {
+			agent = a.t("workflow.role." + string(prog.Agent))
+		}
+		fmt.Fprintln(w, a.t("cli.status.loop", "N", prog.Iteration, "Max", prog.Max, "Agent", agent))
+	}
+	if prog.Verdict != "" {
+		fmt.Fprintln(w, a.t("cli.status.verdict", "Verdict", a.t("workflow.verdict."+string(prog.Verdict)), "Reason", prog.VerdictReason))
+	}
+	if prog.Decision != "" {
+		reason := prog.DecisionReason
+		if reason == "" && prog.DecisionCode != "" {
+			reason = a.t("controller.reason." + prog.DecisionCode)
+		}
+		fmt.Fprintln(w, a.t("cli.status.decision", "Judge", prog.Judge, "Decision", a.t("workflow.decision."+prog.Decision), "Reason", reason))
+	}
+	if prog.Summary != "" {
+		fmt.Fprintln(w, a.t("cli.status.summary", "Text", prog.Summary))
+	}
+	if c := prog.Cost; c != (workflow.Cost{}) {
+		fmt.Fprintln(w, a.t("cli.status.cost", "In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64)))
+	}
+}
