@@ -219,6 +219,44 @@ func TestWindowStartsASuccessor(t *testing.T) {
 	})
 }
 
+// gone waits until the window's program has ended (tmux closes the
+// session with it).
+func (s *screen) gone(within time.Duration) {
+	s.t.Helper()
+	deadline := time.Now().Add(within)
+	for exec.Command("tmux", "-L", s.socket, "has-session").Run() == nil {
+		if time.Now().After(deadline) {
+			s.t.Fatalf("the window did not end within %v:\n%s", within, s.capture())
+		}
+		time.Sleep(50 * time.Millisecond) // polling tmux; the condition decides
+	}
+}
+
+// TestWindowRemembers: quit the window and open it again on the same
+// root: the conversation and the input history are back.
+func TestWindowRemembers(t *testing.T) {
+	t.Parallel()
+	root := newRoot(t, simConfig("1s"))
+	t.Cleanup(func() { stopRootController(t, root) })
+	win := openWindow(t, "--root", root)
+	win.waitFor(30*time.Second, "Connected to the controller")
+	win.typeLine("remember this sentence")
+	win.waitFor(30*time.Second, "remember this sentence", "delivered")
+	if out, err := exec.Command("tmux", "-L", win.socket, "send-keys", "-t", "0", "C-c").CombinedOutput(); err != nil {
+		t.Fatalf("send-keys C-c: %v %s", err, out)
+	}
+	win.gone(10 * time.Second)
+
+	again := openWindow(t, "--root", root)
+	again.waitFor(30*time.Second, "remember this sentence", "delivered", "Connected to the controller")
+	if out, err := exec.Command("tmux", "-L", again.socket, "send-keys", "-t", "0", "Up").CombinedOutput(); err != nil {
+		t.Fatalf("send-keys Up: %v %s", err, out)
+	}
+	again.until(10*time.Second, "the sentence back in the input", func(screen string) bool {
+		return strings.Contains(screen, "› remember this sentence")
+	})
+}
+
 // TestWatchFollowsALedger: `daokit watch` on a ledger written by someone
 // else (here, plain file writes as the Python tool makes them) shows it and
 // follows new events.

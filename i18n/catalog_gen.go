@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "478baefe670a87430a0c3d7911cf0f93aa3bc4f37efc839eb656ff9a6c724a1b"
+const generatedDigest = "fc3e6b9212e079aef9c8f908399676e1a487bfdfa683c5320e3fa863565e9d24"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -441,6 +441,7 @@ var catalogEn = [][2]string{
 	{"tui.banner.file", "{{.File}}: {{.Reason}}"},
 	{"tui.banner.file_kept", "{{.File}}: {{.Reason}}; showing the last good data"},
 	{"tui.banner.hook", "pre-compact hook {{.Name}} failed ({{.Code}}): {{.Reason}}"},
+	{"tui.banner.memory", "window.json (the window's memory): {{.Error}}"},
 	{"tui.banner.more", "and {{.N}} more problems"},
 	{"tui.banner.notify", "the notify command failed: {{.Error}}"},
 	{"tui.banner.starting", "Starting a controller."},
@@ -470,12 +471,14 @@ var catalogEn = [][2]string{
 	{"tui.conversation.failed", "not delivered"},
 	{"tui.conversation.language", "Language: English"},
 	{"tui.conversation.run_state", "step {{.Step}}: {{.State}}"},
+	{"tui.conversation.run_state_reason", "step {{.Step}}: {{.State}} ({{.Reason}})"},
 	{"tui.conversation.scrolled", "scrolled back"},
 	{"tui.conversation.sending", "sending"},
 	{"tui.conversation.start_failed", "Could not start a controller: {{.Why}}"},
 	{"tui.conversation.started", "Started a controller (pid {{.PID}}); waiting for its socket."},
 	{"tui.conversation.starting", "Starting a new controller; it decides about any takeover itself."},
 	{"tui.conversation.unknown_command", "Unknown command {{.Name}}; nothing was sent. Commands: /cancel /retry /abandon /status /help (start with // to send a slash)."},
+	{"tui.conversation.unknown_delivery", "sent before the window closed; its answer was not seen"},
 	{"tui.conversation.worker", "worker output, step {{.Step}}"},
 	{"tui.conversation.you", "you"},
 	{"tui.duration.dh", "{{.D}}d{{.H}}h"},
@@ -1222,6 +1225,7 @@ var catalogZhCN = [][2]string{
 	{"tui.banner.file", "{{.File}}：{{.Reason}}"},
 	{"tui.banner.file_kept", "{{.File}}：{{.Reason}}；仍显示上次有效数据"},
 	{"tui.banner.hook", "压缩前钩子 {{.Name}} 失败（{{.Code}}）：{{.Reason}}"},
+	{"tui.banner.memory", "window.json（窗口的记忆）：{{.Error}}"},
 	{"tui.banner.more", "还有 {{.N}} 个问题"},
 	{"tui.banner.notify", "通知命令失败：{{.Error}}"},
 	{"tui.banner.starting", "正在启动控制器。"},
@@ -1251,12 +1255,14 @@ var catalogZhCN = [][2]string{
 	{"tui.conversation.failed", "未送达"},
 	{"tui.conversation.language", "语言：中文"},
 	{"tui.conversation.run_state", "步骤 {{.Step}}：{{.State}}"},
+	{"tui.conversation.run_state_reason", "步骤 {{.Step}}：{{.State}}（{{.Reason}}）"},
 	{"tui.conversation.scrolled", "已上翻"},
 	{"tui.conversation.sending", "发送中"},
 	{"tui.conversation.start_failed", "无法启动控制器：{{.Why}}"},
 	{"tui.conversation.started", "已启动控制器（进程 {{.PID}}），正在等待其套接字。"},
 	{"tui.conversation.starting", "正在启动新的控制器；是否接管由它自己决定。"},
 	{"tui.conversation.unknown_command", "未知命令 {{.Name}}，未发送。可用命令：/cancel /retry /abandon /status /help（以 // 开头可发送斜杠）。"},
+	{"tui.conversation.unknown_delivery", "在窗口关闭前发出，未看到回复"},
 	{"tui.conversation.worker", "工作进程输出，步骤 {{.Step}}"},
 	{"tui.conversation.you", "你"},
 	{"tui.duration.dh", "{{.D}}天{{.H}}小时"},

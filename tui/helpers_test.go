@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 
@@ -74,7 +75,12 @@ func runQuick(m *Model, cmd tea.Cmd) {
 		if c == nil {
 			continue
 		}
-		switch msg := c().(type) {
+		msg := c()
+		if seq, ok := sequence(msg); ok {
+			queue = append(queue, seq...)
+			continue
+		}
+		switch msg := msg.(type) {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
@@ -83,6 +89,19 @@ func runQuick(m *Model, cmd tea.Cmd) {
 			queue = append(queue, next)
 		}
 	}
+}
+
+// sequence unpacks tea.Sequence's message (an unexported []tea.Cmd).
+func sequence(msg tea.Msg) ([]tea.Cmd, bool) {
+	v := reflect.ValueOf(msg)
+	if !v.IsValid() || v.Kind() != reflect.Slice || v.Type().Elem() != reflect.TypeOf(tea.Cmd(nil)) {
+		return nil, false
+	}
+	out := make([]tea.Cmd, v.Len())
+	for i := range out {
+		out[i] = v.Index(i).Interface().(tea.Cmd)
+	}
+	return out, true
 }
 
 // viewLines renders m and splits the frame into lines.

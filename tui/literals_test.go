@@ -56,9 +56,9 @@ func TestNoUserTextOutsideCatalogs(t *testing.T) {
 					skip[n.Tag] = true
 				}
 			case *ast.CallExpr:
-				if first := templateArgs(n); first > 0 {
-					// T(id, "Name", value, ...) and note(kind, id,
-					// "Name", value, ...): the names are template
+				if first, ok := templateArgs(n); ok {
+					// T(id, "Name", value, ...), note(kind, id, "Name",
+					// value, ...) and the like: the names are template
 					// variables, not text.
 					for i := first; i < len(n.Args); i += 2 {
 						if l, ok := n.Args[i].(*ast.BasicLit); ok {
@@ -95,20 +95,26 @@ func TestNoUserTextOutsideCatalogs(t *testing.T) {
 	}
 }
 
-// templateArgs returns where the template variables of a catalog call
-// start (T(id, ...) or the root's note(kind, id, ...)), 0 for other calls.
-func templateArgs(c *ast.CallExpr) int {
-	sel, ok := c.Fun.(*ast.SelectorExpr)
-	if !ok {
-		return 0
+// templateArgs returns where the template variable names of a catalog
+// call start: T(id, ...), the root's note(kind, id, ...), the
+// conversation's catalogEntry(kind, id, ...) and labels(name, kind, ...).
+func templateArgs(c *ast.CallExpr) (int, bool) {
+	name := ""
+	switch f := c.Fun.(type) {
+	case *ast.SelectorExpr:
+		name = f.Sel.Name
+	case *ast.Ident:
+		name = f.Name
 	}
-	switch sel.Sel.Name {
+	switch name {
 	case "T":
-		return 1
-	case "note":
-		return 2
+		return 1, true
+	case "note", "catalogEntry":
+		return 2, true
+	case "labels":
+		return 0, true
 	}
-	return 0
+	return 0, false
 }
 
 // codeFile is one parsed file of the window's code.

@@ -22,6 +22,7 @@ import (
 	"github.com/daokit/daokit/tui/component/statusbar"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 	"github.com/daokit/daokit/tui/theme"
 )
@@ -54,6 +55,7 @@ type Model struct {
 	attn *attention.Model
 	// title is the terminal title last set, "" before the first.
 	title string
+	mem   memState
 
 	focus    focus
 	showHelp bool
@@ -125,6 +127,9 @@ func New(ctx context.Context, opts Options) *Model {
 // Init starts the feeds, the link and the clock.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.link.Init(m.life), m.rctx.Init(m.life)}
+	if m.opts.Memory != nil {
+		cmds = append(cmds, memory.Load(m.life, m.opts.Memory))
+	}
 	if m.opts.Feed != nil {
 		cmds = append(cmds, live.WaitLedger(m.life, m.opts.Feed))
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 	"github.com/daokit/daokit/tui/theme"
 )
@@ -57,6 +58,10 @@ type Options struct {
 	// before Bubble Tea draws the frame that shows them (benchmarks
 	// measure the append-to-frame latency with it).
 	Probe FrameProbe
+	// Memory keeps the conversation and the input history between runs
+	// of the window (a file of its own under the root); nil keeps them
+	// in memory only.
+	Memory memory.Store
 	// Attention is how the window calls its person (banner, bell,
 	// title, notify command); nil means attention.DefaultConfig.
 	Attention *attention.Config

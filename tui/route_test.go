@@ -26,6 +26,7 @@ import (
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 )
 
@@ -180,6 +181,23 @@ func routeCases(t *testing.T) map[string]routeCase {
 				r := m.opts.Relay.(*fakeRelay)
 				if !slices.Contains(r.Calls(), "forward:please document ctrl+c handling") {
 					t.Errorf("relay calls %q", r.Calls())
+				}
+			}},
+		"memory.LoadedMsg": {msg: memory.LoadedMsg{Snapshot: memory.Snapshot{Version: 1,
+			Conversation: []conversation.Saved{{Kind: conversation.KindUser, Text: "remembered words", Delivery: conversation.Delivered}},
+			History:      []string{"remembered words"}}},
+			check: func(t *testing.T, m *Model, _ string) {
+				viewHas("remembered words")(t, m, "")
+				if h := m.input.History(); len(h) != 1 {
+					t.Errorf("history %q after loading", h)
+				}
+			}},
+		"memory.SavedMsg":         {msg: memory.SavedMsg{Err: errors.New("read-only file system")}, check: viewHas("read-only file system")},
+		"conversation.RestoreMsg": {msg: conversation.RestoreMsg{Entries: []conversation.Saved{{Kind: conversation.KindSystem, Text: "from before"}}}, check: viewHas("from before")},
+		"input.RestoreMsg": {msg: input.RestoreMsg{History: []string{"older"}},
+			check: func(t *testing.T, m *Model, _ string) {
+				if h := m.input.History(); len(h) != 1 || h[0] != "older" {
+					t.Errorf("history %q", h)
 				}
 			}},
 		"attention.NotifiedMsg": {msg: attention.NotifiedMsg{Err: errors.New("notify-send is missing")},

@@ -40,7 +40,12 @@ func sendQuits(m *Model, msgs ...tea.Msg) bool {
 			if c == nil {
 				continue
 			}
-			switch r := c().(type) {
+			msg := c()
+			if seq, ok := sequence(msg); ok {
+				queue = append(queue, seq...)
+				continue
+			}
+			switch r := msg.(type) {
 			case tea.QuitMsg:
 				quit = true
 			case tea.BatchMsg:

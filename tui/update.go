@@ -15,6 +15,7 @@ import (
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 )
 
@@ -76,6 +77,8 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.dismiss(), m.submit(msg.Text))
 	case attention.Msg:
 		return m.onNotified(msg)
+	case memory.Msg:
+		return m.onMemory(msg)
 	case live.ObservedMsg:
 		if msg.Err != nil {
 			m.opts.Logger.Debug("observe failed", "err", msg.Err)
@@ -159,7 +162,7 @@ func (m *Model) onTick(msg live.TickMsg) tea.Cmd {
 	m.ticks++
 	cmds := []tea.Cmd{m.onLink(msg), m.broadcast(msg), live.Tick(m.opts.Tick)}
 	if m.ticks%flushEvery == 0 {
-		cmds = append(cmds, m.withContext(m.rctx.Flush(m.life)))
+		cmds = append(cmds, m.withContext(m.rctx.Flush(m.life)), m.saveMemory())
 	}
 	return tea.Batch(cmds...)
 }
@@ -182,7 +185,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
-		return tea.Quit
+		// What was said since the last save reaches the file first.
+		return tea.Sequence(m.saveMemory(), tea.Quit)
 	case key.Matches(msg, k.HelpAnyPane), !capturing && key.Matches(msg, k.Help):
 		m.showHelp = !m.showHelp
 	case m.showHelp && key.Matches(msg, k.Dismiss):

@@ -16,6 +16,7 @@ import (
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui"
 	"github.com/daokit/daokit/tui/component/events"
+	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 	"github.com/spf13/cobra"
 )
@@ -88,6 +89,7 @@ func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
 		defer client.Close()
 		opts.Relay = tui.NewRelayLink(client)
 		opts.Context = relayctx.FileStore{Path: filepath.Join(dir, "state", relayctx.FileName)}
+		opts.Memory = relayctx.FileStore{Path: filepath.Join(dir, "state", memory.FileName)}
 		policy := windowPolicy(dir, logger)
 		opts.ContextPolicy = &policy
 		if !o.noStart {

@@ -4,7 +4,7 @@
 package conversation
 
 import (
-	"time"
+	"strconv"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -22,7 +22,8 @@ type Model struct {
 	gen uint64
 
 	entries []*entry
-	scroll  int // lines scrolled up from the bottom
+	changes uint64 // counts changes to the entries, for saving
+	scroll  int    // lines scrolled up from the bottom
 	digest  digest
 	step    string // the active step, whose output the digest shows
 }
@@ -47,12 +48,6 @@ func (m *Model) SetSize(w, h int) {
 // Len returns the number of entries.
 func (m *Model) Len() int { return len(m.entries) }
 
-// note records a note of the given kind; a zero at is stamped with the
-// environment's clock.
-func (m *Model) note(kind Kind, at time.Time, text string) {
-	m.add(&entry{kind: kind, at: at, text: text})
-}
-
 func (m *Model) add(e *entry) {
 	if e.at.IsZero() && m.Env.Now != nil {
 		e.at = m.Env.Now()
@@ -61,6 +56,7 @@ func (m *Model) add(e *entry) {
 	if len(m.entries) > MaxEntries {
 		m.entries = append(m.entries[:0], m.entries[len(m.entries)-MaxEntries:]...)
 	}
+	m.changes++
 	m.Memo.Invalidate()
 }
 
@@ -72,6 +68,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.gen++
 	case NoteMsg:
 		m.add(&entry{kind: msg.Kind, at: msg.At, id: msg.ID, args: msg.Args, text: msg.Text})
+	case RestoreMsg:
+		m.restore(msg.Entries)
 	case SentMsg:
 		m.add(&entry{kind: KindUser, seq: msg.Seq, at: msg.At, text: msg.Text})
 	case live.ForwardedMsg:
@@ -101,6 +99,7 @@ func (m *Model) delivered(seq int, ack live.Ack, err error) {
 			continue
 		}
 		e.gen = 0
+		m.changes++
 		if err != nil {
 			e.delivery, e.note = Failed, component.ErrorText(m.Env, err)
 			return
@@ -138,17 +137,22 @@ func (m *Model) relay(u live.RelayUpdate) bool {
 	case u.Status != nil:
 		m.step = u.Status.Route.ActiveStep
 	case u.Run != nil:
+		// Stored by catalog id with the raw values, labelled when drawn:
+		// a language switch redraws the line in the new language.
 		r := u.Run
-		state := env.Labels.Or(component.KindRun, r.State)
-		text := env.T("tui.conversation.run_state", "Step", r.StepID, "State", state)
+		e := catalogEntry(KindController, "tui.conversation.run_state", "Step", env.Clean(r.StepID), "State", r.State)
+		e.labeled = labels("State", component.KindRun)
 		if r.Reason != "" {
-			text += " (" + env.Labels.Or(component.KindReason, r.Reason) + ")"
+			e = catalogEntry(KindController, "tui.conversation.run_state_reason", "Step", env.Clean(r.StepID),
+				"State", r.State, "Reason", r.Reason)
+			e.labeled = labels("State", component.KindRun, "Reason", component.KindReason)
 		}
-		m.note(KindController, time.Time{}, text)
+		m.add(e)
 	case u.Controller != nil:
 		c := u.Controller
-		m.note(KindController, time.Time{}, env.T("tui.conversation.controller_state",
-			"State", env.Labels.Or(component.KindController, c.State), "PID", c.PID))
+		e := catalogEntry(KindController, "tui.conversation.controller_state", "State", c.State, "PID", strconv.Itoa(c.PID))
+		e.labeled = labels("State", component.KindController)
+		m.add(e)
 	default:
 		return false
 	}

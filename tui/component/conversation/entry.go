@@ -28,6 +28,9 @@ const (
 	Sending Delivery = iota
 	Delivered
 	Failed
+	// Unknown: sent by an earlier run of the window, which closed before
+	// the answer came.
+	Unknown
 )
 
 // entry is one line of the conversation, with its wrapped rendering
@@ -39,6 +42,7 @@ type entry struct {
 	text     string
 	id       string   // a catalog id, rendered in the current language
 	args     []string // its arguments, as key, value pairs
+	labeled  []string // argument, label kind pairs: values shown by their label
 	delivery Delivery
 	note     string // the ack's route or the failure, for KindUser
 
@@ -87,6 +91,15 @@ func (e *entry) render(env *component.Env, w int) []string {
 	return out
 }
 
+// catalogEntry is an entry said by catalog id, its arguments given as
+// name, value pairs.
+func catalogEntry(kind Kind, id string, kv ...string) *entry {
+	return &entry{kind: kind, id: id, args: kv}
+}
+
+// labels pairs arguments with the label kind their values are shown by.
+func labels(nameKind ...string) []string { return nameKind }
+
 // message is the entry's text in env's language.
 func (e *entry) message(env *component.Env) string {
 	if e.id == "" {
@@ -95,6 +108,13 @@ func (e *entry) message(env *component.Env) string {
 	kv := make([]any, len(e.args))
 	for i, a := range e.args {
 		kv[i] = a
+	}
+	for i := 0; i+1 < len(e.labeled); i += 2 {
+		for j := 0; j+1 < len(kv); j += 2 {
+			if kv[j] == e.labeled[i] {
+				kv[j+1] = env.Labels.Or(e.labeled[i+1], e.args[j+1])
+			}
+		}
 	}
 	return env.T(e.id, kv...)
 }
@@ -108,6 +128,8 @@ func (e *entry) deliveryLine(env *component.Env) string {
 		return st.ToneStyle(theme.ToneOK).Render(g.Done+" "+env.T("tui.conversation.delivered")) + " " + st.Muted.Render(e.note)
 	case Failed:
 		return st.ToneStyle(theme.ToneBad).Render(g.Failed+" "+env.T("tui.conversation.failed")) + " " + st.Muted.Render(e.note)
+	case Unknown:
+		return st.Muted.Render(env.T("tui.conversation.unknown_delivery"))
 	}
 	return st.Muted.Render(g.Running + " " + env.T("tui.conversation.sending"))
 }

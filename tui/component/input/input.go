@@ -147,6 +147,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.configure()
 		m.Memo.Invalidate()
 		return m, nil
+	case RestoreMsg:
+		m.restore(msg.History)
+		return m, nil
 	case tea.KeyMsg:
 		if !m.Focused || m.Env.ReadOnly {
 			return m, nil
@@ -173,6 +176,24 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// RestoreMsg tells the input the history of the window's last run, to
+// go before anything sent since it opened.
+type RestoreMsg struct {
+	History []string
+}
+
+// History returns the sent messages, oldest first, for saving.
+func (m *Model) History() []string { return append([]string(nil), m.history...) }
+
+// restore puts an earlier run's history before the current one.
+func (m *Model) restore(h []string) {
+	m.history = append(append([]string(nil), h...), m.history...)
+	if len(m.history) > MaxHistory {
+		m.history = m.history[len(m.history)-MaxHistory:]
+	}
+	m.hist, m.draft = len(m.history), m.ta.Value()
 }
 
 // submitted tells the root what was sent; blank text is not sent.
