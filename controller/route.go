@@ -60,14 +60,16 @@ func TaskIDFor(messageID string) string {
 	return "DK-" + strings.ToUpper(hex.EncodeToString(sum[:4]))
 }
 
-// goalOf turns an instruction into a one-line goal (steps require a
+// goalOf turns an instruction into the goal (steps require a
 // non-empty goal; the full text stays in the instruction event).
 func goalOf(text string) string {
-	goal := strings.Join(strings.Fields(text), " ")
+	// Verbatim, newlines and tabs included, as the Python tool keeps
+	// --goal: only the length is bounded.
+	goal := text
 	if r := []rune(goal); len(r) > 240 {
 		goal = string(r[:239]) + "…"
 	}
-	if goal == "" {
+	if strings.TrimSpace(goal) == "" {
 		goal = "(empty instruction)"
 	}
 	return goal

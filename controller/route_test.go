@@ -21,7 +21,7 @@ func TestNewRunIsValidAndRoutesToTheFirstStep(t *testing.T) {
 	if r.TaskID != TaskIDFor("m-1") || r.RunID != r.TaskID+"_20261122T020000Z" || r.ActiveLane != "worker" || r.ActiveStep != "S1" || r.NextAction != NextDispatch {
 		t.Errorf("route %+v", r)
 	}
-	if p.Goal != "add a --json flag to status" {
+	if p.Goal != in.Text { // verbatim, as the Python tool keeps --goal
 		t.Errorf("goal %q", p.Goal)
 	}
 	if Generation(&p) != 3 || MessageIDOf(&p) != "m-1" {
@@ -97,6 +97,10 @@ func TestLongInstructionGoalIsBounded(t *testing.T) {
 	p := NewRun(Instruction{MessageID: "m", Text: strings.Repeat("字", 1000), At: at}, nil, 1)
 	if n := len([]rune(p.Goal)); n != 240 {
 		t.Errorf("goal has %d runes, want 240", n)
+	}
+	verbatim := NewRun(Instruction{MessageID: "m", Text: "line one\n\tline two", At: at}, nil, 1)
+	if verbatim.Goal != "line one\n\tline two" {
+		t.Errorf("goal %q, want the instruction verbatim", verbatim.Goal)
 	}
 	empty := NewRun(Instruction{MessageID: "m", Text: "   ", At: at}, nil, 1)
 	if err := empty.Validate(); err != nil {

@@ -103,5 +103,21 @@ func (a *app) applyHandoff(store *ledger.Store, p ledger.PipelineState, path str
 		return failf("E_HANDOFF_FAILED", err.Error())
 	}
 	plan.PackagePath = filepath.ToSlash(path)
-	return a.writeJSON(plan)
+	return a.writeJSON(planJSON(plan))
+}
+
+// planJSON is the resume plan as the Python tool prints it: no resume
+// step is null, empty lists are [].
+func planJSON(p heal.ResumePlan) ledger.Object {
+	var resume any
+	if p.ResumeStepID != "" {
+		resume = p.ResumeStepID
+	}
+	items := p.OpenAcceptanceItems
+	if items == nil {
+		items = []ledger.AcceptanceItem{}
+	}
+	return ledger.ObjectOf("task_id", p.TaskID, "run_id", p.RunID, "resume_step_id", resume,
+		"resumable_step_ids", nonNilStrings(p.ResumableStepIDs), "skipped_step_ids", nonNilStrings(p.SkippedStepIDs),
+		"open_acceptance_items", items, "next_action", p.NextAction, "package_path", p.PackagePath, "loaded_at", p.LoadedAt)
 }

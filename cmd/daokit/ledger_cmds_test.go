@@ -230,14 +230,16 @@ func TestReplayTailsOldestFirst(t *testing.T) {
 	if r.code != 0 || r.stdout != want {
 		t.Fatalf("replay --limit 3:\n%s\nwant\n%s", r.stdout, want)
 	}
+	// --json is one array of the full events, as json.loads reads it.
 	j := runCLI(t, nil, "replay", "--root", root, "--limit", "2", "--json")
-	lines := strings.Split(strings.TrimSpace(j.stdout), "\n")
-	if len(lines) != 2 {
-		t.Fatalf("--json printed %d lines", len(lines))
+	var events []json.RawMessage
+	if err := json.Unmarshal([]byte(j.stdout), &events); err != nil || len(events) != 2 {
+		t.Fatalf("--json: %v, %d events:\n%s", err, len(events), j.stdout)
 	}
-	for _, l := range lines {
-		if _, err := ledger.ParseEvent([]byte(l)); err != nil {
-			t.Errorf("--json line is not an event: %v", err)
+	for i, raw := range events {
+		e, err := ledger.ParseEvent(raw)
+		if err != nil || e.StepID != fmt.Sprintf("S%d", 28+i) {
+			t.Errorf("--json entry %d: %v %+v", i, err, e)
 		}
 	}
 	if r := runCLI(t, nil, "replay", "--root", root, "--limit", "0"); strings.Count(r.stdout, "\n") != 1 {
@@ -304,5 +306,24 @@ func TestIDFlagsAreValidated(t *testing.T) {
 	}
 	if pid, _ := ledger.LockHolder(root); pid != 0 {
 		t.Fatalf("a controller (pid %d) was started", pid)
+	}
+}
+
+// TestReplayAnswersAsPython: an empty log is [] with --json, and a ledger
+// without snapshots.jsonl has no snapshots rather than a missing file.
+func TestReplayAnswersAsPython(t *testing.T) {
+	t.Parallel()
+	root := initRoot(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"replay", "--json"}, "[]\n"},
+		{[]string{"replay", "--source", "snapshots"}, "No snapshots entries recorded.\n"},
+		{[]string{"replay", "--source", "snapshots", "--json"}, "[]\n"},
+	} {
+		if r := runCLI(t, nil, append(tc.args, "--root", root)...); r.code != 0 || r.stdout != tc.want || r.stderr != "" {
+			t.Errorf("%q: code %d stdout %q stderr %q, want %q", tc.args, r.code, r.stdout, r.stderr, tc.want)
+		}
 	}
 }

@@ -46,14 +46,13 @@ func (a *app) runReplay(c *cobra.Command, root, source string, limit int, asJSON
 		fmt.Fprintln(a.io.err, a.t("cli.replay.skipped", "Count", tail.Skipped, "Path", path))
 	}
 	if asJSON {
-		for _, e := range tail.Events {
-			line, err := ledger.MarshalLine(e)
-			if err != nil {
-				return err
-			}
-			a.io.out.Write(line)
+		// One JSON array, [] when empty, as the Python tool prints it:
+		// json.loads of the whole output works.
+		events := tail.Events
+		if events == nil {
+			events = []ledger.Event{}
 		}
-		return nil
+		return a.writeJSON(events)
 	}
 	if len(tail.Events) == 0 {
 		a.println(a.t("cli.replay.empty", "Source", "events"))
@@ -78,21 +77,23 @@ func orUnknown(s string) string {
 func (a *app) replaySnapshots(root string, n int, asJSON bool) error {
 	path := ledger.Layout{Root: root}.Path("snapshots.jsonl")
 	tail, err := ledger.TailObjects(path, n)
-	if err != nil {
+	switch {
+	case errors.Is(err, ledger.ErrMissing):
+		// No snapshot was ever recorded (daokit keeps its history in
+		// events.jsonl): an empty list, as the Python tool says.
+		tail = ledger.ObjectTail{}
+	case err != nil:
 		return failf("E_REPLAY_FAILED", a.fileProblem(path, err))
 	}
 	if tail.Skipped > 0 {
 		fmt.Fprintln(a.io.err, a.t("cli.replay.skipped", "Count", tail.Skipped, "Path", path))
 	}
 	if asJSON {
-		for _, o := range tail.Objects {
-			line, err := ledger.MarshalLine(o)
-			if err != nil {
-				return err
-			}
-			a.io.out.Write(line)
+		objects := tail.Objects
+		if objects == nil {
+			objects = []ledger.Object{}
 		}
-		return nil
+		return a.writeJSON(objects)
 	}
 	if len(tail.Objects) == 0 {
 		a.println(a.t("cli.replay.empty", "Source", "snapshots"))
