@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "fc3e6b9212e079aef9c8f908399676e1a487bfdfa683c5320e3fa863565e9d24"
+const generatedDigest = "a0c8c82fedb9083762ee41f82f14d98117a5efe8f6185e351a90b5e53de2e099"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -19,6 +19,7 @@ func generatedCatalog(lang string) [][2]string {
 
 var catalogEn = [][2]string{
 	{"cli.check.default.from_ledger", "the ledger's, else {{.Value}}"},
+	{"cli.check.error.heartbeat_string", "heartbeat_status.last_heartbeat_at must be an ISO datetime string"},
 	{"cli.check.error.heartbeat_time", "heartbeat_status.last_heartbeat_at has invalid datetime format: {{.Value}}"},
 	{"cli.check.error.missing_file", "missing required file: {{.Path}}"},
 	{"cli.check.error.not_a_file", "required path is not a file: {{.Path}}"},
@@ -34,6 +35,8 @@ var catalogEn = [][2]string{
 	{"cli.check.note_extra_field", "note: {{.Path}}: {{.Field}} is outside the contract (kept as written)"},
 	{"cli.check.note_outside_contract", "note: {{.Count}} recent events of {{.Path}} are outside the contract (other event types or fields)"},
 	{"cli.check.summary", "validate the ledger and judge heartbeat health (exit 2 when STALE)"},
+	{"cli.commit.failed", "nothing was changed: writing the ledger failed: {{.Reason}}"},
+	{"cli.commit.invalid", "nothing was written: the new {{.File}} would break the contract: {{.Reason}}"},
 	{"cli.compact.args", "[FILE]   (a relay context as JSON; standard input when FILE is absent or -)"},
 	{"cli.compact.default.ledger", "with --root: <root>/state/pipeline_state.json"},
 	{"cli.compact.error.ledger", "cannot use the ledger {{.Path}}: {{.Detail}}"},
@@ -282,8 +285,8 @@ var catalogEn = [][2]string{
 	{"cli.status.never", "never"},
 	{"cli.status.no_leases", "Leases: none"},
 	{"cli.status.steps", "Steps:"},
-	{"cli.status.summary", "Latest summary: {{.Text}}"},
 	{"cli.status.summary", "show the pipeline, heartbeat and leases of a ledger"},
+	{"cli.status.summary", "Latest summary: {{.Text}}"},
 	{"cli.status.verdict", "Last verdict: {{.Verdict}}{{if .Reason}} — {{.Reason}}{{end}}"},
 	{"cli.takeover.default.pid", "this command's pid"},
 	{"cli.takeover.default.pipeline", "the pipeline's"},
@@ -803,6 +806,7 @@ var catalogEn = [][2]string{
 
 var catalogZhCN = [][2]string{
 	{"cli.check.default.from_ledger", "账本中的值，否则 {{.Value}}"},
+	{"cli.check.error.heartbeat_string", "heartbeat_status.last_heartbeat_at 必须是 ISO 日期时间字符串"},
 	{"cli.check.error.heartbeat_time", "heartbeat_status.last_heartbeat_at 的日期时间格式无效：{{.Value}}"},
 	{"cli.check.error.missing_file", "缺少必需文件：{{.Path}}"},
 	{"cli.check.error.not_a_file", "必需路径不是文件：{{.Path}}"},
@@ -818,6 +822,8 @@ var catalogZhCN = [][2]string{
 	{"cli.check.note_extra_field", "提示：{{.Path}}：{{.Field}} 超出契约范围（按原样保留）"},
 	{"cli.check.note_outside_contract", "提示：{{.Path}} 中有 {{.Count}} 个近期事件超出契约范围（其他事件类型或字段）"},
 	{"cli.check.summary", "校验账本并评估心跳健康（STALE 时退出码为 2）"},
+	{"cli.commit.failed", "未做任何更改：写入账本失败：{{.Reason}}"},
+	{"cli.commit.invalid", "未写入任何内容：新的 {{.File}} 会违反契约：{{.Reason}}"},
 	{"cli.compact.args", "[FILE]   （JSON 格式的中继上下文；省略 FILE 或写 - 时读取标准输入）"},
 	{"cli.compact.default.ledger", "有 --root 时：<root>/state/pipeline_state.json"},
 	{"cli.compact.error.ledger", "无法使用账本 {{.Path}}：{{.Detail}}"},
@@ -1066,8 +1072,8 @@ var catalogZhCN = [][2]string{
 	{"cli.status.never", "从未"},
 	{"cli.status.no_leases", "租约：无"},
 	{"cli.status.steps", "步骤："},
-	{"cli.status.summary", "最新摘要：{{.Text}}"},
 	{"cli.status.summary", "显示账本的流水线、心跳与租约"},
+	{"cli.status.summary", "最新摘要：{{.Text}}"},
 	{"cli.status.verdict", "最近的评审结论：{{.Verdict}}{{if .Reason}} — {{.Reason}}{{end}}"},
 	{"cli.takeover.default.pid", "本命令的进程号"},
 	{"cli.takeover.default.pipeline", "流水线当前的值"},

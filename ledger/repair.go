@@ -38,11 +38,14 @@ type Repair struct {
 	// TempFiles lists the temp files of an interrupted document replace
 	// that Open removed.
 	TempFiles []string
+	// FinishedCommit is set when Open completed the writes of a Commit
+	// whose process died after the commit point.
+	FinishedCommit bool
 }
 
 // Repaired reports whether Open changed anything.
 func (r Repair) Repaired() bool {
-	return (r.Action != RepairNone && r.Action != "") || len(r.TempFiles) > 0
+	return (r.Action != RepairNone && r.Action != "") || len(r.TempFiles) > 0 || r.FinishedCommit
 }
 
 // repairTail makes events.jsonl end with a newline: a complete last

@@ -96,7 +96,8 @@ func openStateDir(root string, create bool) (*Dir, error) {
 }
 
 // prepare runs the crash recovery that must happen before the first
-// write: leftover temp files go, the event log's tail is made whole.
+// write: leftover temp files go, the event log's tail is made whole, and
+// a Commit cut short after its commit point is finished.
 func (s *Store) prepare() error {
 	removed, err := removeTempFiles(s.dir)
 	if err != nil {
@@ -104,6 +105,9 @@ func (s *Store) prepare() error {
 	}
 	repair, err := s.openEvents()
 	if err != nil {
+		return err
+	}
+	if repair.FinishedCommit, err = s.finishCommit(); err != nil {
 		return err
 	}
 	repair.TempFiles = removed
@@ -181,10 +185,12 @@ func (s *Store) Close() error {
 // WritePipeline replaces pipeline_state.json. Like the Python tool's
 // save_state, the store sets updated_at from its clock; the stamped
 // document is returned. Nothing is written unless the document validates;
-// the error then holds the *ValidationError of each problem.
+// the error then holds the *ValidationError of each problem. Problems the
+// file on disk already has at the same place (fields another tool wrote)
+// are kept as they are rather than refused; see Commit.
 func (s *Store) WritePipeline(p PipelineState) (PipelineState, error) {
 	p.UpdatedAt = FormatTime(s.now())
-	if err := p.Validate(); err != nil {
+	if err := s.writable(PipelineFile, p.Validate()); err != nil {
 		return p, fmt.Errorf("write pipeline state: %w", err)
 	}
 	if err := s.writeDoc(PipelineFile, p); err != nil {
@@ -197,7 +203,7 @@ func (s *Store) WritePipeline(p PipelineState) (PipelineState, error) {
 // WritePipeline.
 func (s *Store) WriteHeartbeat(h HeartbeatStatus) (HeartbeatStatus, error) {
 	h.UpdatedAt = FormatTime(s.now())
-	if err := h.Validate(); err != nil {
+	if err := s.writable(HeartbeatFile, h.Validate()); err != nil {
 		return h, fmt.Errorf("write heartbeat status: %w", err)
 	}
 	if err := s.writeDoc(HeartbeatFile, h); err != nil {
@@ -214,7 +220,7 @@ func (s *Store) WriteLeases(l Leases) (Leases, error) {
 		l.SchemaVersion = SchemaVersion
 	}
 	l.UpdatedAt = FormatTime(s.now())
-	if err := l.Validate(); err != nil {
+	if err := s.writable(LeasesFile, l.Validate()); err != nil {
 		return l, fmt.Errorf("write leases: %w", err)
 	}
 	if err := s.writeDoc(LeasesFile, l); err != nil {
@@ -255,7 +261,7 @@ func reservedName(name string) bool {
 		return true
 	}
 	switch name {
-	case PipelineFile, HeartbeatFile, LeasesFile, EventsFile, LockFile:
+	case PipelineFile, HeartbeatFile, LeasesFile, EventsFile, LockFile, JournalFile:
 		return true
 	}
 	return false

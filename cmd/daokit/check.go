@@ -90,8 +90,12 @@ func (a *app) runCheck(cf checkFlags) error {
 	if !filepath.IsAbs(artifacts) {
 		artifacts = filepath.Join(dir, artifacts)
 	}
+	active, leaseBeat := executionActive(p, leases, now)
+	if leaseBeat.After(explicit) {
+		explicit = leaseBeat
+	}
 	health := heal.Evaluate(now, th, heal.Signals{
-		Active:   executionActive(p, leases, now),
+		Active:   active,
 		Explicit: explicit,
 		Implicit: newestOutput(artifacts, p.TaskID, p.RunID),
 	})
@@ -141,12 +145,20 @@ func (a *app) checkLayout(l ledger.Layout) error {
 func (a *app) checkDocuments(l ledger.Layout, s ledger.Snapshot) error {
 	failed := false
 	report := func(path string, loadErr, schemaErr error) {
+		if ps := ledger.Problems(loadErr); path == l.Heartbeat() && len(ps) == 1 && ps[0].Path == "$.last_heartbeat_at" {
+			failed = true
+			fmt.Fprintln(a.io.err, "E_CHECK_HEARTBEAT_INVALID: "+a.t("cli.check.error.heartbeat_string"))
+			return
+		}
 		if loadErr != nil {
 			failed = true
 			fmt.Fprintln(a.io.err, "E_CHECK_STATE_INVALID: "+a.fileProblem(path, loadErr))
 			return
 		}
 		for _, p := range ledger.Problems(schemaErr) {
+			if path == l.Heartbeat() && p.Path == "$.last_heartbeat_at" {
+				continue // judged below with the Python tool's code
+			}
 			if p.Code == ledger.ProblemUnknownField {
 				fmt.Fprintln(a.io.err, a.t("cli.check.note_extra_field", "Path", path, "Field", a.where(p.Path)))
 				continue
@@ -195,7 +207,11 @@ func (a *app) thresholds(cf checkFlags, hb ledger.HeartbeatStatus) heal.Threshol
 	if !cf.set("stale-after") && hb.StaleAfterSeconds > 0 {
 		th.StaleAfter = hb.StaleAfterSeconds
 	}
-	if !cf.set("check-interval") {
+	// The controller writes thresholds of seconds (20, 45) that are
+	// below the default check interval (300); only then is the interval
+	// lowered to fit. Thresholds given as flags are validated as given,
+	// like the Python tool does.
+	if !cf.set("check-interval") && !cf.set("warning-after") {
 		th.CheckInterval = min(th.CheckInterval, th.WarningAfter)
 	}
 	return th
@@ -216,17 +232,22 @@ func (a *app) thresholdProblem(err error) string {
 // an active status, or an unexpired ACTIVE lease of its run exists. The
 // second rule is daokit's: the Python tool calls an interrupted run
 // (PLANNING with a live lease) idle and so never notices its silence.
-func executionActive(p ledger.PipelineState, reg ledger.Leases, now time.Time) bool {
-	if activeStatuses[p.Status] {
-		return true
-	}
+// It also returns the newest heartbeat of those leases: a lease that beat
+// recently is a sign of life, so an interrupted run becomes STALE only
+// after stale_after seconds of silence, not at once.
+func executionActive(p ledger.PipelineState, reg ledger.Leases, now time.Time) (bool, time.Time) {
+	active := activeStatuses[p.Status]
+	var newest time.Time
 	for i := range reg.Leases {
 		l := &reg.Leases[i]
 		if l.Status == ledger.LeaseActive && l.TaskID == p.TaskID && l.RunID == p.RunID && p.TaskID != "" && !l.Expired(now) {
-			return true
+			active = true
+			if t, err := ledger.ParseTime(l.LastHeartbeatAt); err == nil && t.After(newest) {
+				newest = t
+			}
 		}
 	}
-	return false
+	return active, newest
 }
 
 // newestOutput is the implicit heartbeat: the newest modification time of

@@ -74,7 +74,7 @@ func (a *app) runHandoff(o handoffFlags) error {
 		return failf("E_HANDOFF_FAILED", err.Error())
 	}
 	if err := store.WriteDocument(filepath.Base(path), pkg); err != nil {
-		return failf("E_HANDOFF_FAILED", err.Error())
+		return failf("E_HANDOFF_FAILED", a.commitProblem(err))
 	}
 	return a.writeJSON(pkg)
 }
@@ -99,8 +99,8 @@ func (a *app) applyHandoff(store *ledger.Store, p ledger.PipelineState, path str
 	case err != nil:
 		return failf("E_HANDOFF_FAILED", a.fileProblem(path, err))
 	}
-	if _, err := store.WritePipeline(p); err != nil {
-		return failf("E_HANDOFF_FAILED", err.Error())
+	if err := store.Commit(ledger.Changes{Pipeline: &p}); err != nil {
+		return failf("E_HANDOFF_FAILED", a.commitProblem(err))
 	}
 	plan.PackagePath = filepath.ToSlash(path)
 	return a.writeJSON(planJSON(plan))

@@ -201,9 +201,20 @@ func TestCheckReadsPythonExtrasAsNotes(t *testing.T) {
 func TestCheckRejectsBadThresholds(t *testing.T) {
 	t.Parallel()
 	root := initRoot(t)
-	r := runCLI(t, nil, "check", "--root", root, "--warning-after", "100", "--stale-after", "50")
-	if r.code != exitFailure || r.stderr != "E_CHECK_HEARTBEAT_INVALID: stale_after_seconds must be >= warning_after_seconds\n" {
-		t.Fatalf("got %+v", r)
+	// As in the Python tool, thresholds given as flags are checked as
+	// given, against the default --check-interval 300 too.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--warning-after", "100", "--stale-after", "50"}, "warning_after_seconds must be >= check_interval_seconds"},
+		{[]string{"--warning-after", "60", "--stale-after", "120"}, "warning_after_seconds must be >= check_interval_seconds"},
+		{[]string{"--check-interval", "10", "--warning-after", "100", "--stale-after", "50"}, "stale_after_seconds must be >= warning_after_seconds"},
+	} {
+		r := runCLI(t, nil, append([]string{"check", "--root", root}, tc.args...)...)
+		if r.code != exitFailure || r.stderr != "E_CHECK_HEARTBEAT_INVALID: "+tc.want+"\n" {
+			t.Errorf("%q: got %+v", tc.args, r)
+		}
 	}
 }
 

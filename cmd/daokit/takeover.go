@@ -2,7 +2,6 @@ package main
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"strconv"
 	"time"
@@ -83,18 +82,17 @@ func (a *app) runTakeover(o takeoverFlags) error {
 		return failf("E_TAKEOVER_FAILED", err.Error())
 	}
 	if err := a.recordTakeover(store, &p, leases, res, o.taskID, o.runID, now); err != nil {
-		return failf("E_TAKEOVER_FAILED", err.Error())
+		return failf("E_TAKEOVER_FAILED", a.commitProblem(err))
 	}
 	return a.writeJSON(ledger.ObjectOf("task_id", o.taskID, "run_id", o.runID, "takeover_at", ledger.FormatTime(now),
 		"adopted_step_ids", nonNilStrings(res.AdoptedSteps()), "failed_step_ids", nonNilStrings(res.FailedSteps)))
 }
 
-// recordTakeover writes the leases, the pipeline's succession data (never
-// renaming its task or run, unlike the Python tool) and the events.
+// recordTakeover commits the leases, the pipeline's succession data
+// (never renaming its task or run, unlike the Python tool) and the
+// events together: all of them are written, or none.
 func (a *app) recordTakeover(store *ledger.Store, p *ledger.PipelineState, leases ledger.Leases, res heal.TakeoverResult, taskID, runID string, now time.Time) error {
-	if _, err := store.WriteLeases(leases); err != nil {
-		return fmt.Errorf("write leases: %w", err)
-	}
+	changes := ledger.Changes{Leases: &leases}
 	at := ledger.FormatTime(now)
 	if p.TaskID == taskID && p.RunID == runID {
 		p.Succession.LastTakeoverAt = at
@@ -104,9 +102,7 @@ func (a *app) recordTakeover(store *ledger.Store, p *ledger.PipelineState, lease
 		for _, s := range res.FailedSteps {
 			p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, "failed_non_adopted_lease")
 		}
-		if _, err := store.WritePipeline(*p); err != nil {
-			return fmt.Errorf("write pipeline: %w", err)
-		}
+		changes.Pipeline = p
 	}
 	e := ledger.NewEvent(now, taskID, runID, "", ledger.EventLeaseTakeover, ledger.SeverityInfo, ledger.ObjectOf(
 		"takeover_at", at, "adopted_step_ids", nonNilStrings(res.AdoptedSteps()), "failed_step_ids", nonNilStrings(res.FailedSteps),
@@ -125,7 +121,8 @@ func (a *app) recordTakeover(store *ledger.Store, p *ledger.PipelineState, lease
 		failed.DedupKey = "step-failed:" + taskID + ":" + runID + ":" + s + ":" + at
 		events = append(events, failed)
 	}
-	return store.AppendEvents(events)
+	changes.Events = events
+	return store.Commit(changes)
 }
 
 func nonNilStrings(s []string) []string {

@@ -43,3 +43,14 @@ func (a *app) loadPipeline(dir, code string) (ledger.PipelineState, ledger.Lease
 	}
 	return snap.Pipeline.Value, leases, nil
 }
+
+// commitProblem says why a write to the ledger failed: the first field
+// outside the contract, in words, or the system's reason. Nothing was
+// written (see ledger.Store.Commit).
+func (a *app) commitProblem(err error) string {
+	if problems := ledger.Problems(err); len(problems) > 0 {
+		p := problems[0]
+		return a.t("cli.commit.invalid", "File", p.File, "Reason", a.problem(p))
+	}
+	return a.t("cli.commit.failed", "Reason", a.osReason(err))
+}
