@@ -2,11 +2,16 @@
 # Whole-command benchmarks on large generated ledgers: `daokit replay
 # --limit 20`, `daokit status --json` and `daokit check` at 10k, 100k and
 # 1M events (about 460 MB). Ledgers are generated once and cached under
-# ${DAOKIT_BENCH_DIR:-/tmp}. Figures go to stdout and bench/last-run.txt.
+# ${DAOKIT_BENCH_DIR:-/tmp}. Then start-up and cold start side by side in
+# the same run: a Go hello-world, `daokit --help`, `status --json` on the
+# 1M-event ledger, and `send` / `run` on fresh roots that start their own
+# controller (bench/coldstart). Figures go to stdout and bench/last-run.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=bin/daokit
-[ -x "$bin" ] || go build -o "$bin" ./cmd/daokit
+[ -x "$bin" ] || CGO_ENABLED=0 go build -o "$bin" ./cmd/daokit
+CGO_ENABLED=0 go build -o bin/hello ./bench/hello
+go build -o bin/coldstart ./bench/coldstart
 go build -o bin/cmdbench ./bench/cmdbench
 go build -o bin/genledger ./bench/genledger
 cache=${DAOKIT_BENCH_DIR:-/tmp}
@@ -24,4 +29,15 @@ runs=${RUNS:-30}
 		bin/cmdbench -n "$runs" -label "status --json" -- "$bin" status --root "$root" --json
 		bin/cmdbench -n "$runs" -label "check" -- "$bin" check --root "$root"
 	done
+	echo "-- start-up and cold start, side by side"
+	bin/cmdbench -n "$runs" -label "go hello-world" -- bin/hello
+	bin/cmdbench -n "$runs" -label "daokit --help" -- "$bin" --help
+	bin/cmdbench -n "$runs" -label "status --json (1M events)" -- "$bin" status --root "$cache/daokit-cmdbench-1000000" --json
+	bin/coldstart -daokit "$bin" -n 20 -mode send
+	bin/coldstart -daokit "$bin" -n 10 -mode run
+	# The Python DAOKit is not installed here; a bare interpreter start is
+	# the least any Python command costs, shown for scale.
+	if command -v python3 >/dev/null; then
+		bin/cmdbench -n "$runs" -label "python3 -c pass (floor)" -- python3 -c pass
+	fi
 } | tee bench/last-run.txt
