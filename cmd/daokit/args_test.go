@@ -91,6 +91,13 @@ var argOrders = []struct {
 		{"handoff", "--root", "/r", "--apply", "--evidence-path", "a", "--evidence-path", "b"},
 		{"handoff", "--evidence-path=a", "--apply", "--evidence-path=b", "--root=/r"},
 	}},
+	{parsed{"diff", "root=/r stat=true step-id=S1 task-id=T", ""}, [][]string{
+		{"diff", "--root", "/r", "--task-id", "T", "--step-id", "S1", "--stat"},
+		{"--root", "/r", "diff", "--stat", "--step-id=S1", "--task-id=T"},
+	}},
+	{parsed{"worktrees", "force=true prune=true root=/r", ""}, [][]string{
+		{"worktrees", "--root", "/r", "--prune", "--force"}, {"--root=/r", "worktrees", "--force", "--prune"},
+	}},
 	{parsed{"send", "root=/r wait=true", "Write|docs"}, [][]string{
 		{"send", "Write", "docs", "--wait", "--root", "/r"},
 		{"send", "--wait", "Write", "--root=/r", "docs"},

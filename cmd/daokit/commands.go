@@ -37,6 +37,8 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newControllerCmd,
 	newWorkerCmd,
 	newCompactCmd,
+	newDiffCmd,
+	newWorktreesCmd,
 	newOutboxCmd,
 	newLeadCmd,
 	newCompletionCmd,

@@ -13,13 +13,15 @@ import (
 )
 
 // Next actions that end a run (see controller.NextDone and friends).
-var finalNextActions = map[string]bool{"none": true, "retry_or_cancel": true, "await_user": true}
+// A step waiting for review ends the wait as well: the person acts next.
+var finalNextActions = map[string]bool{"none": true, "retry_or_cancel": true, "await_user": true, "review": true}
 
 // sendFlags are send's options.
 type sendFlags struct {
 	root, taskID, runID                                    string
 	wait, asJSON, noStart, cancelRun, retryRun, initLedger bool
 	abandonRun                                             bool
+	accept, reject                                         bool
 }
 
 // newSendCmd is `daokit send [options] TEXT...`: the words are joined
@@ -37,6 +39,8 @@ func newSendCmd(a *app) *cobra.Command {
 	f.BoolVar(&o.cancelRun, "cancel", false, "cli.send.flag.cancel")
 	f.BoolVar(&o.retryRun, "retry", false, "cli.send.flag.retry")
 	f.BoolVar(&o.abandonRun, "abandon", false, "cli.send.flag.abandon")
+	f.BoolVar(&o.accept, "accept", false, "cli.send.flag.accept")
+	f.BoolVar(&o.reject, "reject", false, "cli.send.flag.reject")
 	f.StringVar(&o.taskID, "task-id", "", "cli.send.flag.task_id")
 	f.StringVar(&o.runID, "run-id", "", "cli.send.flag.run_id")
 	f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
@@ -49,6 +53,17 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(args, " "))
+	if o.accept || o.reject {
+		// The words of a reject are its reason.
+		if (o.accept && (o.reject || text != "")) || o.cancelRun || o.retryRun || o.abandonRun {
+			return a.usage(c, a.t("cli.send.error.control_alone"))
+		}
+		kind := relay.ControlAccept
+		if o.reject {
+			kind = relay.ControlReject
+		}
+		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID, Reason: text}, o.asJSON)
+	}
 	if o.cancelRun || o.retryRun || o.abandonRun {
 		kind, chosen := relay.ControlCancel, 0
 		for _, k := range []struct {
@@ -190,8 +205,12 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 }
 
 func (a *app) runEnded(r relay.Route) error {
-	if r.NextAction == "none" {
+	switch r.NextAction {
+	case "none":
 		a.println(a.t("cli.send.done", "Task", r.TaskID, "Run", r.RunID))
+		return nil
+	case "review":
+		a.println(a.t("cli.send.review", "Task", r.TaskID, "Run", r.RunID))
 		return nil
 	}
 	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", r.NextAction))

@@ -81,6 +81,7 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 	a.printf("task_id=%s run_id=%s status=%s current_step=%s heartbeat=%s leases=%d handoff=%s\n",
 		orNone(p.TaskID), orNone(p.RunID), p.Status, orNone(p.CurrentStep), hb.Status, len(shown), handoffWord)
 	a.printStatusDetail(p, hb, shown)
+	a.printKeptWorktrees(dir)
 	return nil
 }
 

@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// gitRun runs git in dir for a test.
+func gitRun(t testing.TB, dir string, args ...string) string {
+	t.Helper()
+	cmd := exec.Command("git", args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("git %v: %v\n%s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// newGitProject makes a repository on main with one commit: the folder
+// the simulated agent works on.
+func newGitProject(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git not installed")
+	}
+	dir := filepath.Join(t.TempDir(), "project")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "init", "--quiet", "--initial-branch=main")
+	gitRun(t, dir, "config", "user.name", "Person")
+	gitRun(t, dir, "config", "user.email", "person@example.com")
+	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# project\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitRun(t, dir, "add", "--all")
+	gitRun(t, dir, "commit", "--quiet", "-m", "initial")
+	return dir
+}
+
+// worktreeConfig is a daokit.toml whose sim lane works in project; the
+// lane's folder is in a repository, so its steps get worktrees.
+func worktreeConfig(project, duration string) string {
+	return `
+[controller]
+idle_exit = "0s"
+
+[heartbeat]
+check_interval = "200ms"
+warning_after = "5s"
+stale_after = "10s"
+
+[lease]
+ttl = "1s"
+
+[[lanes]]
+name = "worker"
+kind = "sim"
+dir = "` + project + `"
+command = ["{daokit}", "worker", "sim", "--duration", "` + duration + `", "--lines", "8", "--", "{instruction}"]
+stop_grace = "200ms"
+`
+}
+
+// TestSimChangeInAWorktreeSurvivesAKilledControllerAndIsAccepted runs the
+// simulated agent in a step worktree, kills the controller with SIGKILL
+// during the step, and checks that the successor reuses the worktree
+// (not a second one); then the CLI shows the change, status and
+// worktrees say why it is kept, prune keeps it, and an accept brings the
+// sim's commit into main.
+func TestSimChangeInAWorktreeSurvivesAKilledControllerAndIsAccepted(t *testing.T) {
+	t.Parallel()
+	project := newGitProject(t)
+	root := newRoot(t, worktreeConfig(project, "3s"))
+	ctl := startController(t, root)
+	r := run(t, "send", "--root", root, "add a cache")
+	if r.code != 0 {
+		t.Fatalf("send: %+v", r)
+	}
+	taskID := ackTask(t, r)
+	first := waitEvent(t, root, "WORKTREE_READY", 20*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && op(e) == "WORKTREE_READY"
+	})
+	waitEvent(t, root, "STEP_STARTED", 20*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && e.EventType == ledger.EventStepStarted
+	})
+	ctl.kill()
+	startController(t, root)
+	again := waitEvent(t, root, "second WORKTREE_READY", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && op(e) == "WORKTREE_READY" && e.EventID != first.EventID
+	})
+	if again.Payload.String("path") != first.Payload.String("path") || !strings.Contains(string(mustGet(again, "reused")), "true") {
+		t.Fatalf("the successor did not reuse the worktree: %v then %v", first.Payload, again.Payload)
+	}
+	if n := strings.Count(gitRun(t, project, "worktree", "list", "--porcelain"), "worktree "); n != 2 {
+		t.Errorf("%d worktrees, want the project and one step", n)
+	}
+	waitEvent(t, root, "REVIEW_PENDING", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && op(e) == "REVIEW_PENDING"
+	})
+	branch := first.Payload.String("branch")
+	if gitRun(t, project, "log", "-1", "--format=%s", branch) != "sim: add a cache" {
+		t.Errorf("the sim did not commit on %s", branch)
+	}
+
+	stat := run(t, "diff", "--root", root, "--stat")
+	if stat.code != 0 || !strings.Contains(stat.stdout, "files changed") || !strings.Contains(stat.stdout, ".go") {
+		t.Fatalf("diff --stat: %+v", stat)
+	}
+	full := run(t, "diff", "--root", root, "--task-id", taskID, "--step-id", "S1")
+	if full.code != 0 || !strings.Contains(full.stdout, "+// add a cache (simulated edit, round 1)") {
+		t.Fatalf("diff: %+v", full)
+	}
+	st := run(t, "status", "--root", root)
+	if st.code != 0 || !strings.Contains(st.stdout, "Kept worktrees:") || !strings.Contains(st.stdout, "not merged or pushed") {
+		t.Errorf("status does not list the kept worktree:\n%s", st.stdout)
+	}
+	pr := run(t, "worktrees", "--root", root, "--prune")
+	if pr.code != 0 || !strings.Contains(pr.stdout, "kept: not merged or pushed") {
+		t.Errorf("worktrees --prune: %+v", pr)
+	}
+	if _, err := os.Stat(first.Payload.String("path")); err != nil {
+		t.Fatalf("prune removed an unmerged worktree: %v", err)
+	}
+
+	if acc := run(t, "send", "--root", root, "--accept"); acc.code != 0 {
+		t.Fatalf("send --accept: %+v", acc)
+	}
+	passed := waitEvent(t, root, "ACCEPTANCE_PASSED", 20*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && e.EventType == ledger.EventAcceptancePassed
+	})
+	if main := gitRun(t, project, "rev-parse", "main"); passed.Payload.String("commit") != main {
+		t.Errorf("main is %s, accepted %v", main, passed.Payload)
+	}
+	if gitRun(t, project, "log", "-1", "--format=%s", "main") != "sim: add a cache" {
+		t.Error("main does not have the sim's commit")
+	}
+	waitEvent(t, root, "WORKTREE_REMOVED", 20*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && op(e) == "WORKTREE_REMOVED"
+	})
+	if ls := run(t, "worktrees", "--root", root); !strings.Contains(ls.stdout, "no step worktrees") {
+		t.Errorf("worktrees after accept: %+v", ls)
+	}
+}
+
+func mustGet(e ledger.Event, key string) []byte {
+	raw, _ := e.Payload.Get(key)
+	return raw
+}
