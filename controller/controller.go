@@ -79,6 +79,8 @@ type Controller struct {
 	fenced int
 	// escalations are heartbeat events a liveness pass queued.
 	escalations []ledger.Event
+	// team supervises the role Leads (team.go); nil without workflow.toml.
+	team *teamSup
 
 	runCtx  context.Context // parent of every run; cancelled on shutdown
 	stopAll context.CancelFunc
@@ -270,7 +272,9 @@ func (c *Controller) serve(ctx context.Context) error {
 	}
 	c.resume(unfinished)
 	c.sessionStart()
+	c.startTeam()
 	err = c.loop(ctx)
+	c.stopTeam()
 	c.shutdown()
 	stopServing()
 	if serr := <-served; serr != nil && !errors.Is(serr, relay.ErrServerClosed) && err == nil {
@@ -316,7 +320,8 @@ func (c *Controller) loop(ctx context.Context) error {
 		case <-tick.C:
 		}
 		c.checkLiveness()
-		if c.busy() || c.server.Stats().Conns > 0 {
+		c.superviseTeam()
+		if c.busy() || c.server.Stats().Conns > 0 || c.teamActive() {
 			idleSince = c.now()
 			continue
 		}

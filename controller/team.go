@@ -1,0 +1,335 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/team"
+)
+
+// The role Leads (seed 003, scheme A) are supervised like workers: each is
+// a process of its own holding a lease (lane lead-<role>, task "team"),
+// its status file is its heartbeat (WARNING, then STALE: stopped and
+// restarted), a Lead that exits is restarted with backoff up to the
+// restart policy's bound, and a controller that succeeds another takes
+// their leases over (fenceOrphansLocked kills Leads left running, since
+// they carry DAOKIT_ROOT and DAOKIT_TASK_ID=team like workers).
+const (
+	// TeamTask is the task id of the Leads' leases.
+	TeamTask = "team"
+	// Operations of the Leads' events.
+	OpLeadStarted      = "LEAD_STARTED"
+	OpLeadExited       = "LEAD_EXITED"
+	OpLeadRestartLimit = "LEAD_RESTART_LIMIT"
+	// OpOutboxEvent mirrors one outbox event into the ledger, so that the
+	// window's event pane shows the team's traffic.
+	OpOutboxEvent = "OUTBOX_EVENT"
+)
+
+// LeadLane is the lease lane of role's Lead.
+func LeadLane(role string) string { return "lead-" + role }
+
+// teamSup is the controller's side of the Leads.
+type teamSup struct {
+	wf        *team.Workflow
+	statusDir string
+	leads     []*leadProc // by role name; guarded by c.mu
+	follow    context.CancelFunc
+	wg        sync.WaitGroup
+}
+
+// leadProc is one role's Lead process and its supervision state.
+type leadProc struct {
+	role      string
+	cmd       *exec.Cmd
+	done      chan struct{} // closed when cmd has exited
+	held      *heal.Held
+	restarts  heal.Restarts
+	started   time.Time
+	restartAt time.Time // when a restart is due; zero when none is
+	gaveUp    bool
+	health    string
+}
+
+// startTeam starts a Lead per role when the root has a workflow.toml.
+func (c *Controller) startTeam() {
+	dir := c.cfg.Team.OutboxDir(c.opts.Root)
+	if !team.Exists(dir) {
+		return
+	}
+	wf, err := team.Load(dir)
+	if err == nil {
+		err = wf.CheckHardCaps(c.cfg.Team.RoleMaxConcurrent, "daokit.toml")
+	}
+	if err != nil {
+		c.log.Error("team not started", "err", err)
+		c.recordTeam(c.events.system(globalID, globalID, "", ledger.SeverityError, OpLeadExited, "reason_code", "WORKFLOW_INVALID", "error", err.Error()))
+		return
+	}
+	s := &teamSup{wf: wf, statusDir: lead.StatusDir(wf)}
+	for _, role := range wf.Names {
+		s.leads = append(s.leads, &leadProc{role: role})
+	}
+	c.mu.Lock()
+	c.team = s
+	c.mu.Unlock()
+	for _, lp := range s.leads {
+		c.startLead(lp)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s.follow = cancel
+	s.wg.Add(1)
+	go func() {
+		defer s.wg.Done()
+		c.followOutbox(ctx, wf)
+	}()
+}
+
+func (c *Controller) recordTeam(events ...ledger.Event) {
+	if len(events) == 0 {
+		return
+	}
+	if err := c.journal.append(events...); err != nil {
+		c.log.Error("record team event", "err", err)
+	}
+}
+
+// startLead starts role's Lead and takes out its lease.
+func (c *Controller) startLead(lp *leadProc) {
+	cmd := exec.Command(c.opts.Self, "lead", "--role", lp.role, "--root", c.opts.Root)
+	cmd.Env = append(os.Environ(), "DAOKIT_ROOT="+c.opts.Root, "DAOKIT_TASK_ID="+TeamTask, "DAOKIT_LANG="+c.opts.Lang)
+	cmd.SysProcAttr = leadSysProcAttr()
+	now := c.now()
+	if err := cmd.Start(); err != nil {
+		c.recordTeam(c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError, OpLeadExited,
+			"role", lp.role, "reason_code", "LEAD_START_FAILED", "error", err.Error()))
+		c.mu.Lock()
+		limit := c.scheduleRestartLocked(lp, now)
+		c.mu.Unlock()
+		c.recordTeam(limit...)
+		return
+	}
+	done := make(chan struct{})
+	go func() { _ = cmd.Wait(); close(done) }()
+	c.mu.Lock()
+	lp.cmd, lp.done, lp.started, lp.restartAt, lp.health = cmd, done, now, time.Time{}, heal.HealthActive
+	h, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: LeadLane(lp.role), TaskID: TeamTask, RunID: LeadLane(lp.role), StepID: lp.role,
+		Holder: heal.Holder{ThreadID: LeadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
+	if err == nil {
+		lp.held = h
+		c.writeLeasesLocked()
+	}
+	c.mu.Unlock()
+	c.recordTeam(c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityInfo, OpLeadStarted,
+		"role", lp.role, "pid", cmd.Process.Pid))
+	c.flushDocs()
+}
+
+// scheduleRestartLocked plans the next start of a Lead that ended, with
+// backoff, or gives up once the restart policy's bound is reached.
+func (c *Controller) scheduleRestartLocked(lp *leadProc, now time.Time) []ledger.Event {
+	delay, ok := lp.restarts.Next(c.restartPolicy(), now, nil)
+	if !ok {
+		lp.gaveUp = true
+		return []ledger.Event{c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError,
+			OpLeadRestartLimit, "role", lp.role, "reason_code", "RESTART_LIMIT_REACHED", "restarts", lp.restarts.Count())}
+	}
+	lp.restartAt = now.Add(delay)
+	return nil
+}
+
+// superviseTeam is the Leads' share of a liveness pass: notice exits,
+// judge heartbeats, renew leases and start what is due.
+func (c *Controller) superviseTeam() {
+	c.mu.Lock()
+	s := c.team
+	c.mu.Unlock()
+	if s == nil {
+		return
+	}
+	now := c.now()
+	var due []*leadProc
+	var events []ledger.Event
+	c.mu.Lock()
+	for _, lp := range s.leads {
+		switch {
+		case lp.cmd != nil && exited(lp.done):
+			code := lp.cmd.ProcessState.ExitCode()
+			events = append(events, c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityWarn, OpLeadExited,
+				"role", lp.role, "pid", lp.cmd.Process.Pid, "exit_code", code, "health", lp.health))
+			if lp.held != nil {
+				_ = lp.held.Release(&c.leases, now)
+				lp.held = nil
+				c.writeLeasesLocked()
+			}
+			lp.cmd = nil
+			events = append(events, c.scheduleRestartLocked(lp, now)...)
+		case lp.cmd != nil:
+			c.judgeLeadLocked(s, lp, now, &events)
+			if lp.held != nil && lp.held.Renew(&c.leases, now) == nil {
+				c.writeLeasesLocked()
+			}
+		case !lp.gaveUp && !lp.restartAt.IsZero() && !now.Before(lp.restartAt):
+			due = append(due, lp)
+		}
+	}
+	c.mu.Unlock()
+	c.recordTeam(events...)
+	for _, lp := range due {
+		c.startLead(lp)
+	}
+	c.flushDocs()
+}
+
+func exited(done chan struct{}) bool {
+	select {
+	case <-done:
+		return true
+	default:
+		return false
+	}
+}
+
+// judgeLeadLocked reads the Lead's status file, its heartbeat: silent
+// past warning_after is WARNING (observed), past stale_after STALE: the
+// Lead is killed and, like any exit, restarted with backoff.
+func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, events *[]ledger.Event) {
+	last := lp.started
+	if st, err := lead.ReadStatus(s.statusDir, lp.role); err == nil && st.PID == lp.cmd.Process.Pid && st.Time.After(last) {
+		last = st.Time
+	}
+	silent := now.Sub(last)
+	health := heal.HealthActive
+	switch {
+	case silent >= c.cfg.Heartbeat.StaleAfter.Std():
+		health = heal.HealthStale
+	case silent >= c.cfg.Heartbeat.WarningAfter.Std():
+		health = heal.HealthWarning
+	}
+	if health == lp.health {
+		return
+	}
+	lp.health = health
+	switch health {
+	case heal.HealthWarning:
+		*events = append(*events, c.events.typed(TeamTask, LeadLane(lp.role), lp.role, ledger.EventHeartbeatWarning, ledger.SeverityWarn,
+			"role", lp.role, "silent_seconds", silent.Seconds()))
+	case heal.HealthStale:
+		*events = append(*events, c.events.typed(TeamTask, LeadLane(lp.role), lp.role, ledger.EventHeartbeatStale, ledger.SeverityError,
+			"role", lp.role, "silent_seconds", silent.Seconds(), "reason_code", "LEAD_HUNG"))
+		_ = syscall.Kill(-lp.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// stopTeam stops every Lead (SIGTERM: a Lead stops its Workers) and the
+// outbox follower; it waits for the Leads to exit, killing any that take
+// longer than the stop grace.
+func (c *Controller) stopTeam() {
+	c.mu.Lock()
+	s := c.team
+	c.mu.Unlock()
+	if s == nil {
+		return
+	}
+	s.follow()
+	s.wg.Wait()
+	now := c.now()
+	c.mu.Lock()
+	leads := slices.Clone(s.leads)
+	c.mu.Unlock()
+	for _, lp := range leads {
+		if lp.cmd == nil {
+			continue
+		}
+		_ = syscall.Kill(-lp.cmd.Process.Pid, syscall.SIGTERM)
+		t := time.NewTimer(leadStopGrace)
+		select {
+		case <-lp.done:
+		case <-t.C:
+			_ = syscall.Kill(-lp.cmd.Process.Pid, syscall.SIGKILL)
+			<-lp.done
+		}
+		t.Stop()
+		c.mu.Lock()
+		if lp.held != nil {
+			_ = lp.held.Release(&c.leases, now)
+			c.writeLeasesLocked()
+		}
+		c.mu.Unlock()
+	}
+}
+
+// leadStopGrace bounds a Lead's clean stop.
+const leadStopGrace = 5 * time.Second
+
+// teamActive reports whether Leads run (a resident team keeps the
+// controller from its idle exit).
+func (c *Controller) teamActive() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.team != nil
+}
+
+// followOutbox mirrors the outbox's new events into the ledger as
+// OUTBOX_EVENT system events (from the head at start: history stays in
+// the outbox), woken by the outbox's change notification.
+func (c *Controller) followOutbox(ctx context.Context, wf *team.Workflow) {
+	// Opened for writing only so that the schema exists before the first
+	// Lead creates it; the follower itself never writes.
+	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	if err != nil {
+		c.log.Error("follow the outbox", "err", err)
+		return
+	}
+	defer ob.Close()
+	after, _ := ob.Head(ctx)
+	for ctx.Err() == nil {
+		if err := ob.Wait(ctx, after); err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			c.log.Warn("outbox wait", "err", err)
+			pause := time.NewTimer(time.Second)
+			select {
+			case <-ctx.Done():
+				pause.Stop()
+				return
+			case <-pause.C:
+			}
+		}
+		evs, err := ob.Events(ctx, after, 500)
+		if err != nil {
+			continue
+		}
+		var out []ledger.Event
+		for _, e := range evs {
+			after = e.ID
+			out = append(out, c.events.system(TeamTask, "outbox", "", ledger.SeverityInfo, OpOutboxEvent,
+				"outbox_event_id", e.ID, "kind", string(e.Kind), "issue", e.Issue, "actor", e.Actor, "value", e.Value,
+				"summary", outboxSummary(e)))
+		}
+		if len(out) > 0 {
+			c.recordTeam(out...)
+		}
+	}
+}
+
+// outboxSummary is a one-line description of an outbox event for the
+// event pane: "#3 commented by lead:qa".
+func outboxSummary(e outbox.Event) string {
+	s := "#" + strconv.FormatInt(e.Issue, 10) + " " + string(e.Kind)
+	if e.Value != "" {
+		s += " " + e.Value
+	}
+	return s + " (" + e.Actor + ")"
+}

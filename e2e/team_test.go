@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+const teamWorkflow = `
+[roles.backend]
+role_repo = "repos/backend"
+[roles.qa]
+role_repo = "repos/qa"
+depends_on = ["backend"]
+`
+
+// teamRoot is an initialised root whose daokit.toml has fast liveness
+// settings and whose workflow.toml has two roles.
+func teamRoot(t *testing.T) string {
+	root := newRoot(t, simConfig("1s")+"\n[team]\noutbox_root = \"team\"\n[team.role_max_concurrent]\nbackend = 2\n")
+	os.MkdirAll(filepath.Join(root, "team"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "team", "workflow.toml"), []byte(teamWorkflow), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+func leadEvent(op, role string) func(ledger.Event) bool {
+	return func(e ledger.Event) bool {
+		return e.Payload.String("operation") == op && e.Payload.String("role") == role
+	}
+}
+
+// The controller starts a Lead per role, each its own process holding a
+// lease; a Lead killed with SIGKILL is seen exiting and is restarted; the
+// outbox's events reach the ledger's event log; work filed from the shell
+// is done and closed with evidence.
+func TestControllerSupervisesLeads(t *testing.T) {
+	root := teamRoot(t)
+	c := startController(t, root)
+	defer c.stop()
+	first := waitEvent(t, root, "backend Lead started", 20*time.Second, leadEvent("LEAD_STARTED", "backend"))
+	waitEvent(t, root, "qa Lead started", 20*time.Second, leadEvent("LEAD_STARTED", "qa"))
+
+	waitFor(t, 10*time.Second, "two Lead leases", func() bool {
+		n := 0
+		for _, l := range ledger.LoadSnapshot(root).Leases.Value.Leases {
+			if strings.HasPrefix(l.Lane, "lead-") && l.Status == ledger.LeaseActive {
+				n++
+			}
+		}
+		return n == 2
+	})
+
+	if r := run(t, "outbox", "new", "--root", root, "--to", "backend", "Login", "API"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := run(t, "outbox", "new", "--root", root, "--to", "qa", "Test", "login"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	waitFor(t, 30*time.Second, "both issues closed", func() bool {
+		r := run(t, "outbox", "list", "--root", root, "--state", "closed")
+		return strings.Contains(r.stdout, "Login API") && strings.Contains(r.stdout, "Test login")
+	})
+	show := run(t, "outbox", "show", "--root", root, "2")
+	for _, want := range []string{"BlockedBy: #1", "Unblocked", "IssueRef: #2", "Changes: commit sim-", "Tests: "} {
+		if !strings.Contains(show.stdout, want) {
+			t.Fatalf("issue 2 lacks %q:\n%s", want, show.stdout)
+		}
+	}
+	waitEvent(t, root, "outbox events in the ledger", 10*time.Second, func(e ledger.Event) bool {
+		return e.Payload.String("operation") == "OUTBOX_EVENT" && e.Payload.String("kind") == "closed"
+	})
+
+	pid := payloadInt(first, "pid")
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, root, "the killed Lead's exit", 20*time.Second, leadEvent("LEAD_EXITED", "backend"))
+	waitFor(t, 20*time.Second, "a new backend Lead", func() bool {
+		for _, e := range events(t, root) {
+			if leadEvent("LEAD_STARTED", "backend")(e) && payloadInt(e, "pid") != pid {
+				return true
+			}
+		}
+		return false
+	})
+
+	st := run(t, "status", "--root", root)
+	if !strings.Contains(st.stdout, "backend") || !strings.Contains(st.stdout, "qa") {
+		t.Fatalf("status does not list the roles:\n%s", st.stdout)
+	}
+}

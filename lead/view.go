@@ -1,0 +1,88 @@
+package lead
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"syscall"
+	"time"
+
+	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/team"
+)
+
+// Health of a Lead as the roles views show it.
+const (
+	HealthAlive   = "ALIVE"
+	HealthWarning = "WARNING"
+	HealthStale   = "STALE"
+	HealthDown    = "DOWN"
+)
+
+// RoleView is one role as `daokit status` and the window's roles pane show
+// it: its Lead's health, how far its cursor lags the outbox, and its work.
+type RoleView struct {
+	Role    string             `json:"role"`
+	Health  string             `json:"health"`
+	PID     int                `json:"pid"`
+	Cursor  int64              `json:"cursor"`
+	Lag     int64              `json:"lag"`
+	Limit   int                `json:"limit"`
+	Claimed int                `json:"claimed"`
+	Running []int64            `json:"running"`
+	Queued  []int64            `json:"queued"`
+	Blocked map[string][]int64 `json:"blocked"`
+}
+
+// Views reads every role's status file and the outbox (cursors, claimed
+// issues). warn and stale are the heartbeat thresholds of daokit.toml.
+func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stale time.Duration, now time.Time) ([]RoleView, error) {
+	head, err := ob.Head(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cursors, err := ob.Cursors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	dir := StatusDir(wf)
+	out := make([]RoleView, 0, len(wf.Names))
+	for _, role := range wf.Names {
+		v := RoleView{Role: role, Health: HealthDown, Cursor: cursors[Actor(role)], Blocked: map[string][]int64{}}
+		v.Lag = head - v.Cursor
+		st, err := ReadStatus(dir, role)
+		switch {
+		case err == nil:
+			v.PID, v.Limit, v.Running, v.Queued, v.Blocked = st.PID, st.Limit, st.Running, st.Queued, st.Blocked
+			age := now.Sub(st.Time)
+			switch {
+			case !alive(st.PID):
+				v.Health = HealthDown
+			case age >= stale:
+				v.Health = HealthStale
+			case age >= warn:
+				v.Health = HealthWarning
+			default:
+				v.Health = HealthAlive
+			}
+		case !errors.Is(err, fs.ErrNotExist):
+			v.Health = HealthStale
+		}
+		claimed, err := ob.List(ctx, outbox.Query{Assignee: Actor(role), State: "open"})
+		if err != nil {
+			return nil, err
+		}
+		v.Claimed = len(claimed)
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// alive reports whether a process with pid exists.
+func alive(pid int) bool {
+	if pid <= 0 {
+		return false
+	}
+	err := syscall.Kill(pid, 0)
+	return err == nil || errors.Is(err, syscall.EPERM)
+}
