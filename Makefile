@@ -5,7 +5,7 @@ BIN       := bin/daokit
 DEMO_ROOT ?= $(CURDIR)/.demo
 STATICCHECK_VERSION ?= 2025.1.1
 
-.PHONY: all build run test test-short bench lint fmt vet drill fuzz clean
+.PHONY: all build run team test test-short bench lint fmt vet drill fuzz clean
 
 all: build
 
@@ -21,6 +21,11 @@ run: build
 	@$(BIN) init --root $(DEMO_ROOT) >/dev/null
 	@test -f $(DEMO_ROOT)/daokit.toml || cp examples/demo/daokit.toml $(DEMO_ROOT)/daokit.toml
 	$(BIN) --root $(DEMO_ROOT)
+
+# The example team (examples/team): a Lead per role, three issues, one
+# blocked and then unblocked by event, all closed with evidence; no key.
+team: build
+	DAOKIT=$(CURDIR)/$(BIN) examples/team/run.sh
 
 # Every test, with the race detector, in a shuffled order; then the window
 # and CLI tests again under a Chinese locale, where width libraries that

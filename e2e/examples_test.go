@@ -26,3 +26,23 @@ func TestRecoveryDrillScript(t *testing.T) {
 		}
 	}
 }
+
+// TestTeamExampleScript runs examples/team/run.sh, the example team the
+// README starts with one command: three issues, one blocked by another,
+// unblocked when it closes, and closed with evidence.
+func TestTeamExampleScript(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join("..", "examples", "team", "run.sh"), root)
+	cmd.Env = append(os.Environ(), "DAOKIT="+daokit, "DAOKIT_LANG=en")
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("team example failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"BlockedBy: #1", "Unblocked", "IssueRef: #3", "Changes: commit sim-",
+		"#3     closed  lead:qa", "Roles:", "integrator  alive"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("example output lacks %q:\n%s", want, out)
+		}
+	}
+}
