@@ -34,22 +34,22 @@ func (a *app) printFlow(w io.Writer, p ledger.PipelineState) {
 		if prog.Agent != "" && p.Status != ledger.StatusDone {
 			agent = a.t("workflow.role." + string(prog.Agent))
 		}
-		fmt.Fprintln(w, a.t("cli.status.loop", "N", prog.Iteration, "Max", prog.Max, "Agent", agent))
+		fmt.Fprintln(w, a.t("cli.status.flow.loop", "N", prog.Iteration, "Max", prog.Max, "Agent", agent))
 	}
 	if prog.Verdict != "" {
-		fmt.Fprintln(w, a.t("cli.status.verdict", "Verdict", a.t("workflow.verdict."+string(prog.Verdict)), "Reason", prog.VerdictReason))
+		fmt.Fprintln(w, a.t("cli.status.flow.verdict", "Verdict", a.t("workflow.verdict."+string(prog.Verdict)), "Reason", prog.VerdictReason))
 	}
 	if prog.Decision != "" {
 		reason := prog.DecisionReason
 		if reason == "" && prog.DecisionCode != "" {
 			reason = a.t("controller.reason." + prog.DecisionCode)
 		}
-		fmt.Fprintln(w, a.t("cli.status.decision", "Judge", prog.Judge, "Decision", a.t("workflow.decision."+prog.Decision), "Reason", reason))
+		fmt.Fprintln(w, a.t("cli.status.flow.decision", "Judge", prog.Judge, "Decision", a.t("workflow.decision."+prog.Decision), "Reason", reason))
 	}
 	if prog.Summary != "" {
-		fmt.Fprintln(w, a.t("cli.status.summary", "Text", prog.Summary))
+		fmt.Fprintln(w, a.t("cli.status.flow.summary", "Text", prog.Summary))
 	}
 	if c := prog.Cost; c != (workflow.Cost{}) {
-		fmt.Fprintln(w, a.t("cli.status.cost", "In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64)))
+		fmt.Fprintln(w, a.t("cli.status.flow.cost", "In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64)))
 	}
 }
