@@ -81,11 +81,8 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 	a.printf("task_id=%s run_id=%s status=%s current_step=%s heartbeat=%s leases=%d handoff=%s\n",
 		orNone(p.TaskID), orNone(p.RunID), p.Status, orNone(p.CurrentStep), hb.Status, len(shown), handoffWord)
 	a.printStatusDetail(p, hb, shown)
-<<<<<<< HEAD
 	a.printKeptWorktrees(dir)
-=======
 	a.printRoles(dir)
->>>>>>> a4c8bda (controller: supervise a Lead process per role (lease lead-<role>, status file as heartbeat: WARNING, STALE kill, restarts with backoff up to the policy's bound, fenced by a successor); outbox events mirrored into the event log; daokit status lists the roles)
 	return nil
 }
 
