@@ -70,6 +70,21 @@ type Controller struct {
 	// IdleExit is how long a controller with no window attached and no run
 	// in progress waits before it exits. Default 60s; 0 means never exit.
 	IdleExit Duration `toml:"idle_exit"`
+	// MaxConnections caps the socket connections the controller serves
+	// at once (windows, `daokit send`). Default 1024. At the cap a new
+	// connection displaces the oldest one that has not sent a message;
+	// if every connection talks, it is refused with "busy".
+	MaxConnections int `toml:"max_connections"`
+	// FDReserve is how many file descriptors the controller keeps free
+	// for workers whatever the connections: the cap is lowered to the
+	// descriptor limit minus this. Default 256.
+	FDReserve int `toml:"fd_reserve"`
+	// ConnIdleTimeout closes a connection that neither observes nor
+	// sends a message for this long. Default 30s.
+	ConnIdleTimeout Duration `toml:"conn_idle_timeout"`
+	// ConnReadTimeout bounds the time from a message's first byte to its
+	// end: a client that dribbles is cut off. Default 10s.
+	ConnReadTimeout Duration `toml:"conn_read_timeout"`
 }
 
 // Heartbeat holds the thresholds by which the controller judges a worker
@@ -209,6 +224,10 @@ type Step struct {
 // Defaults that are not zero values.
 const (
 	DefaultIdleExit      = 60 * time.Second
+	DefaultMaxConns      = 1024
+	DefaultFDReserve     = 256
+	DefaultConnIdle      = 30 * time.Second
+	DefaultConnRead      = 10 * time.Second
 	DefaultCheckInterval = 2 * time.Second
 	DefaultWarningAfter  = 20 * time.Second
 	DefaultStaleAfter    = 45 * time.Second
@@ -237,7 +256,8 @@ const leaseRenewalsToOutlive = 3
 // on it, and timings suited to interactive agent work.
 func DefaultConfig() Config {
 	return Config{
-		Controller: Controller{IdleExit: Duration(DefaultIdleExit)},
+		Controller: Controller{IdleExit: Duration(DefaultIdleExit), MaxConnections: DefaultMaxConns, FDReserve: DefaultFDReserve,
+			ConnIdleTimeout: Duration(DefaultConnIdle), ConnReadTimeout: Duration(DefaultConnRead)},
 		Heartbeat: Heartbeat{
 			CheckInterval: Duration(DefaultCheckInterval),
 			WarningAfter:  Duration(DefaultWarningAfter),

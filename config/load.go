@@ -63,6 +63,10 @@ func Parse(data []byte, file, root string) (Config, error) {
 func decodeConfig(t *table, c *Config) {
 	if s := t.sub("controller"); s != nil {
 		s.duration("idle_exit", &c.Controller.IdleExit)
+		s.integer("max_connections", &c.Controller.MaxConnections)
+		s.integer("fd_reserve", &c.Controller.FDReserve)
+		s.duration("conn_idle_timeout", &c.Controller.ConnIdleTimeout)
+		s.duration("conn_read_timeout", &c.Controller.ConnReadTimeout)
 		s.done()
 	}
 	if s := t.sub("heartbeat"); s != nil {

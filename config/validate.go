@@ -71,6 +71,14 @@ func notBelow(p *problems, key string, d Duration, otherKey string, other Durati
 
 func (c *Config) validateTimings(p *problems) {
 	atLeast(p, "controller.idle_exit", c.Controller.IdleExit, 0)
+	atLeast(p, "controller.conn_idle_timeout", c.Controller.ConnIdleTimeout, time.Millisecond)
+	atLeast(p, "controller.conn_read_timeout", c.Controller.ConnReadTimeout, time.Millisecond)
+	if c.Controller.MaxConnections < 1 {
+		p.add(&Error{Code: CodeTooSmall, Key: "controller.max_connections", Value: strconv.Itoa(c.Controller.MaxConnections), Want: "1"})
+	}
+	if c.Controller.FDReserve < 1 {
+		p.add(&Error{Code: CodeTooSmall, Key: "controller.fd_reserve", Value: strconv.Itoa(c.Controller.FDReserve), Want: "1"})
+	}
 
 	h := c.Heartbeat
 	checkOK := atLeast(p, "heartbeat.check_interval", h.CheckInterval, time.Millisecond)

@@ -238,6 +238,9 @@ func (c *Controller) serve(ctx context.Context) error {
 	}
 	scfg := relay.DefaultServerConfig()
 	scfg.Root, scfg.Logger = c.opts.Root, c.log
+	cc := c.cfg.Controller
+	scfg.MaxConns, scfg.FDReserve = cc.MaxConnections, cc.FDReserve
+	scfg.IdleTimeout, scfg.ReadTimeout = cc.ConnIdleTimeout.Std(), cc.ConnReadTimeout.Std()
 	srv, err := relay.NewServer(c, scfg)
 	if err != nil {
 		l.Close()

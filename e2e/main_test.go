@@ -9,6 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -16,6 +18,11 @@ import (
 var daokit string
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(holderEnv); spec != "" {
+		sock, n, _ := strings.Cut(spec, ",")
+		count, _ := strconv.Atoi(n)
+		os.Exit(holdConnections(sock, count))
+	}
 	dir, err := os.MkdirTemp("", "daokit-e2e-bin-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

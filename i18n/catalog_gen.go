@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "bbdb863f607e45400244400a46d21c75930cf2ca31bc0ecfdf8894dc67e6dc4c"
+const generatedDigest = "b267c7897966e20436a1de4441783d9a2a19560eba2b31d744357e38aa3da454"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -448,10 +448,13 @@ var catalogEn = [][2]string{
 	{"controller.state.waiting", "waiting"},
 	{"relay.error.bad_request", "the controller refused the request: invalid field {{.Detail}}"},
 	{"relay.error.bad_version", "the controller speaks another relay protocol version ({{.Detail}}); restart it with this build of daokit"},
+	{"relay.error.busy", "the controller is at its limit of {{.Detail}} connections; try again in a moment"},
 	{"relay.error.closed", "the connection to the controller is closed"},
 	{"relay.error.empty_instruction", "the instruction is empty"},
 	{"relay.error.forbidden_action", "relay mode blocks execution action '{{.Action}}'; allowed relay actions: forward, observe, visualize"},
+	{"relay.error.forbidden_folder", "cannot reach the controller: {{.Detail}} is private to the user who started it (mode 0700); run daokit as that user"},
 	{"relay.error.forbidden_peer", "the controller refused the connection: it comes from another user"},
+	{"relay.error.idle", "the controller closed the connection after {{.Detail}} without a message"},
 	{"relay.error.index_unreadable", "the controller could not read {{.Detail}}; nothing was started"},
 	{"relay.error.internal", "the controller failed to handle the request ({{.Detail}})"},
 	{"relay.error.invalid_id", "{{.Detail}} is not a valid id: use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.' or '-'"},
@@ -463,6 +466,7 @@ var catalogEn = [][2]string{
 	{"relay.error.not_running", "the run has already finished ({{.Detail}})"},
 	{"relay.error.not_waiting", "only a run that still waits for its lane can be abandoned (it is {{.Detail}})"},
 	{"relay.error.other", "relay error {{.Code}} {{.Detail}}"},
+	{"relay.error.slow", "the controller closed the connection: a message took longer than {{.Detail}} to arrive"},
 	{"relay.error.timeout", "the controller did not answer in time"},
 	{"relay.error.too_large", "the message is too large for the relay (limit: {{.Detail}} bytes)"},
 	{"relay.error.unavailable", "no controller is answering for this ledger"},
@@ -1282,10 +1286,13 @@ var catalogZhCN = [][2]string{
 	{"controller.state.waiting", "排队中"},
 	{"relay.error.bad_request", "控制器拒绝了该请求：字段 {{.Detail}} 无效"},
 	{"relay.error.bad_version", "控制器使用的中继协议版本不同（{{.Detail}}）；请用当前版本的 daokit 重启控制器"},
+	{"relay.error.busy", "控制器已达到 {{.Detail}} 个连接的上限；请稍后再试"},
 	{"relay.error.closed", "与控制器的连接已关闭"},
 	{"relay.error.empty_instruction", "指令为空"},
 	{"relay.error.forbidden_action", "中继模式禁止执行动作 '{{.Action}}'；允许的中继动作：forward、observe、visualize"},
+	{"relay.error.forbidden_folder", "无法连接控制器：{{.Detail}} 仅对启动它的用户开放（权限 0700）；请以该用户身份运行 daokit"},
 	{"relay.error.forbidden_peer", "控制器拒绝了连接：连接来自其他用户"},
+	{"relay.error.idle", "连接在 {{.Detail}} 内没有发送任何消息，控制器已将其关闭"},
 	{"relay.error.index_unreadable", "控制器无法读取 {{.Detail}}；没有启动任何工作"},
 	{"relay.error.internal", "控制器处理请求时出错（{{.Detail}}）"},
 	{"relay.error.invalid_id", "{{.Detail}} 不是有效的 ID：只能用 1 到 128 个字母、数字、'.'、'_' 或 '-'，且不能以 '.' 或 '-' 开头"},
@@ -1297,6 +1304,7 @@ var catalogZhCN = [][2]string{
 	{"relay.error.not_running", "该运行已经结束（{{.Detail}}）"},
 	{"relay.error.not_waiting", "只有仍在等待通道的运行才能放弃（当前为 {{.Detail}}）"},
 	{"relay.error.other", "中继错误 {{.Code}} {{.Detail}}"},
+	{"relay.error.slow", "一条消息的传输超过了 {{.Detail}}，控制器已关闭该连接"},
 	{"relay.error.timeout", "控制器未能及时应答"},
 	{"relay.error.too_large", "消息过大，超出了中继的上限（{{.Detail}} 字节）"},
 	{"relay.error.unavailable", "此账本目前没有控制器应答"},

@@ -32,6 +32,12 @@ type Client struct {
 	state     StateChange
 	observing bool
 	pending   map[string]*pending
+	// refused is closed, and refusal set, when the server (or the
+	// socket folder's permissions) refused this user: waiting longer
+	// cannot help, so waits end at once with the reason.
+	refused     chan struct{}
+	refusal     error
+	refusedOnce sync.Once
 
 	queue   *noticeQueue[inbound]
 	notices chan Notice
@@ -78,6 +84,7 @@ func NewClient(root string, cfg ClientConfig) (*Client, error) {
 		states:  make(chan StateChange, 16),
 		cancel:  cancel,
 		closed:  make(chan struct{}),
+		refused: make(chan struct{}),
 	}
 	c.wg.Go(func() { c.run(ctx) })
 	c.wg.Go(c.deliver)

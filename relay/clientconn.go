@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -148,8 +150,18 @@ func (c *Client) waitConn(ctx context.Context) (*clientConn, error) {
 			return nil, ctx.Err()
 		case <-c.closed:
 			return nil, ErrClosed
+		case <-c.refused:
+			return nil, c.refusal
 		}
 	}
+}
+
+// refuse records a refusal of this user; see Client.refused.
+func (c *Client) refuse(err error) {
+	c.refusedOnce.Do(func() {
+		c.refusal = err
+		close(c.refused)
+	})
 }
 
 // attach makes cn the current connection, unless the client is closing or
@@ -195,6 +207,11 @@ func (c *Client) connect(ctx context.Context) (*clientConn, error) {
 	}
 	d := net.Dialer{Timeout: c.cfg.DialTimeout}
 	nc, err := d.DialContext(ctx, "unix", path)
+	if errors.Is(err, syscall.EACCES) || errors.Is(err, syscall.EPERM) {
+		// The socket's private folder (0700) or the socket (0600)
+		// belongs to another user: say so instead of timing out.
+		return nil, &Error{Code: CodeForbiddenFolder, Detail: filepath.Dir(path)}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("relay: connect: %w", err)
 	}

@@ -31,10 +31,35 @@ type ServerConfig struct {
 	// read for this long (a suspended window) is disconnected; it
 	// reconnects and re-observes when it wakes up.
 	WriteTimeout time.Duration
+	// MaxConns caps the connections served at once. A window holds one,
+	// a `daokit send` one for its duration. At the cap a new connection
+	// displaces the oldest one that has not sent a complete line yet;
+	// when there is none it is refused with busy (and counted). The cap
+	// is lowered further so that FDReserve descriptors stay free.
+	MaxConns int
+	// FDReserve is how many file descriptors below RLIMIT_NOFILE the
+	// server never takes for connections: workers need pipes, log files
+	// and the ledger, and a flood of connections must not starve them.
+	FDReserve int
+	// IdleTimeout closes a connection that neither observes nor sends a
+	// line for this long (a connection opened and left silent). Windows
+	// observe and are never idle in this sense.
+	IdleTimeout time.Duration
+	// ReadTimeout bounds the time from the first byte of a line to its
+	// newline: a client that dribbles a message is cut off.
+	ReadTimeout time.Duration
 	// Logger receives connection-level events at debug and warn level.
 	// Nil discards them.
 	Logger *slog.Logger
 }
+
+// Defaults of the connection limits.
+const (
+	DefaultMaxConns    = 1024
+	DefaultFDReserve   = 256
+	DefaultIdleTimeout = 30 * time.Second
+	DefaultReadTimeout = 10 * time.Second
+)
 
 // DefaultServerConfig returns the defaults.
 func DefaultServerConfig() ServerConfig {
@@ -43,6 +68,10 @@ func DefaultServerConfig() ServerConfig {
 		NoticeQueue:      1024,
 		NoticeQueueBytes: 4 << 20,
 		WriteTimeout:     10 * time.Second,
+		MaxConns:         DefaultMaxConns,
+		FDReserve:        DefaultFDReserve,
+		IdleTimeout:      DefaultIdleTimeout,
+		ReadTimeout:      DefaultReadTimeout,
 		Logger:           slog.New(slog.DiscardHandler),
 	}
 }
@@ -61,6 +90,18 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	}
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = d.WriteTimeout
+	}
+	if c.MaxConns == 0 {
+		c.MaxConns = d.MaxConns
+	}
+	if c.FDReserve == 0 {
+		c.FDReserve = d.FDReserve
+	}
+	if c.IdleTimeout == 0 {
+		c.IdleTimeout = d.IdleTimeout
+	}
+	if c.ReadTimeout == 0 {
+		c.ReadTimeout = d.ReadTimeout
 	}
 	if c.Logger == nil {
 		c.Logger = d.Logger
@@ -81,6 +122,10 @@ func (c ServerConfig) Validate() error {
 		return fmt.Errorf("relay: server config: NoticeQueueBytes %d cannot hold one line of MaxLine %d", c.NoticeQueueBytes, c.MaxLine)
 	case c.WriteTimeout < 0:
 		return fmt.Errorf("relay: server config: WriteTimeout %v is negative", c.WriteTimeout)
+	case c.MaxConns < 1 || c.FDReserve < 0:
+		return fmt.Errorf("relay: server config: MaxConns %d must be positive and FDReserve %d not negative", c.MaxConns, c.FDReserve)
+	case c.IdleTimeout < 0 || c.ReadTimeout < 0:
+		return fmt.Errorf("relay: server config: negative timeout (idle %v, read %v)", c.IdleTimeout, c.ReadTimeout)
 	}
 	return nil
 }

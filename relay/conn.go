@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"container/list"
 	"context"
 	"errors"
 	"fmt"
@@ -29,6 +30,11 @@ type conn struct {
 	// answered, so the Status goes out before the notices that follow it.
 	holding atomic.Bool
 	wdone   chan struct{} // closed when writeLoop has returned
+	// silentAt is the connection's place in Server.silent until it sends
+	// a complete line; evicted is set when the server closed it to make
+	// room. Both are guarded by Server.mu.
+	silentAt *list.Element
+	evicted  bool
 }
 
 func newConn(s *Server, id uint64, nc net.Conn) *conn {
@@ -82,9 +88,20 @@ func (c *conn) refuse() {
 // readLoop reads and handles lines until the peer goes away or a line
 // breaks the protocol, and returns why it stopped.
 func (c *conn) readLoop(ctx context.Context) error {
-	lr := newLineReader(c.nc, c.s.cfg.MaxLine)
+	dr := &deadlineReader{c: c}
+	lr := newLineReader(dr, c.s.cfg.MaxLine)
+	dr.lr = lr
+	spoke := false
 	for {
 		line, err := lr.next()
+		if te := dr.timeoutError(err); te != nil {
+			c.sendError("", te)
+			return err
+		}
+		if err == nil && !spoke {
+			spoke = true
+			c.s.spoke(c)
+		}
 		if errors.Is(err, errLineTooLong) {
 			c.sendError("", &Error{Code: CodeTooLarge, Detail: fmt.Sprint(c.s.cfg.MaxLine)})
 			return err

@@ -32,6 +32,15 @@ const (
 	CodeBadRequest Code = "bad_request"
 	// CodeInternal: the controller failed to handle the request.
 	CodeInternal Code = "internal"
+	// CodeBusy: the server is at its connection cap (Detail: the cap);
+	// the connection closes. Try again later.
+	CodeBusy Code = "busy"
+	// CodeIdle: the connection sent nothing for the idle timeout
+	// (Detail: the timeout); it closes.
+	CodeIdle Code = "idle"
+	// CodeSlow: a line took longer than the read timeout from its first
+	// byte to its newline (Detail: the timeout); the connection closes.
+	CodeSlow Code = "slow"
 	// CodeUnavailable: no controller can take the request now (it is
 	// shutting down, or not listening).
 	CodeUnavailable Code = "unavailable"
@@ -45,13 +54,17 @@ const (
 	CodeClosed Code = "closed"
 	// CodeTimeout: the request's context ended before an answer came.
 	CodeTimeout Code = "timeout"
+	// CodeForbiddenFolder: the socket (or its private folder) cannot be
+	// reached by this user: the controller runs as someone else (Detail:
+	// the folder).
+	CodeForbiddenFolder Code = "forbidden_folder"
 )
 
 // closesConn reports whether a server closes the connection after sending
 // an error with this code: after these the stream cannot be trusted.
 func (c Code) closesConn() bool {
 	switch c {
-	case CodeBadVersion, CodeMalformed, CodeTooLarge, CodeUnknownType, CodeForbiddenPeer:
+	case CodeBadVersion, CodeMalformed, CodeTooLarge, CodeUnknownType, CodeForbiddenPeer, CodeBusy, CodeIdle, CodeSlow:
 		return true
 	}
 	return false
@@ -127,6 +140,14 @@ func CodeOf(err error) Code {
 		return CodeTimeout
 	}
 	return CodeInternal
+}
+
+// Refused reports whether err says this user may not talk to the
+// controller (forbidden_peer, forbidden_folder): retrying cannot help,
+// and starting another controller would not either.
+func Refused(err error) bool {
+	code := CodeOf(err)
+	return code == CodeForbiddenPeer || code == CodeForbiddenFolder
 }
 
 // detailOf returns the Detail of an *Error in err's chain, or "".

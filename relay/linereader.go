@@ -22,8 +22,14 @@ type lineReader struct {
 func newLineReader(r io.Reader, max int) *lineReader {
 	// A buffer no larger than a line (plus "\r\n") notices an endless
 	// line as soon as it passes the cap, even when the peer then waits.
-	return &lineReader{br: bufio.NewReaderSize(r, min(64<<10, max+2)), max: max}
+	// It stays small (4 KiB) because every connection holds one while it
+	// waits: a longer line is gathered in buf.
+	return &lineReader{br: bufio.NewReaderSize(r, min(4<<10, max+2)), max: max}
 }
+
+// inLine reports whether part of a line has been read but not its
+// newline.
+func (r *lineReader) inLine() bool { return len(r.buf) > 0 || r.br.Buffered() > 0 }
 
 // next returns the next line without its "\n" (or "\r\n"). The slice is
 // valid until the following call. A final line without a newline is not a

@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net"
@@ -18,10 +19,27 @@ const (
 )
 
 func TestMain(m *testing.M) {
-	if os.Getenv(childEnv) == "dial" {
+	switch os.Getenv(childEnv) {
+	case "dial":
 		os.Exit(childDial(os.Getenv(childSocketEnv)))
+	case "client":
+		os.Exit(childClient(os.Getenv(childSocketEnv)))
 	}
 	os.Exit(m.Run())
+}
+
+// childClient dials with a real Client and prints the code it got and
+// whether it got it at once, instead of after its wait ran out.
+func childClient(path string) int {
+	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
+	defer cancel()
+	start := time.Now()
+	c, err := Dial(ctx, "", ClientConfig{SocketPath: path})
+	if err == nil {
+		_ = c.Close()
+	}
+	fmt.Printf("client code=%s quick=%v\n", CodeOf(err), time.Since(start) < waitTimeout/2)
+	return 0
 }
 
 // childDial connects to the socket and prints what happened: the first

@@ -212,6 +212,10 @@ func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 	t.Cleanup(func() { _ = s.Close(); <-done })
 
 	bin := copyTestBinary(t)
+	// A Client is told why at once: no wait until its time runs out.
+	if out := runAsNobodyMode(t, bin, "client", path); !strings.Contains(out, "client code=forbidden_peer quick=true") {
+		t.Errorf("client of uid 65534 saw %q, want forbidden_peer at once", out)
+	}
 	out := runAsNobody(t, bin, path)
 	if !strings.Contains(out, `"code":"forbidden_peer"`) || !strings.Contains(out, "then-closed") {
 		t.Errorf("child of uid 65534 saw %q, want a forbidden_peer error and a closed connection", out)
@@ -243,6 +247,9 @@ func TestPeerOfAnotherUserIsRefused(t *testing.T) {
 	if out := runAsNobody(t, bin, l.Addr().String()); !strings.Contains(out, "dial-error eacces=true") {
 		t.Errorf("child of uid 65534 on the private socket saw %q, want permission denied", out)
 	}
+	if out := runAsNobodyMode(t, bin, "client", l.Addr().String()); !strings.Contains(out, "client code=forbidden_folder quick=true") {
+		t.Errorf("client of uid 65534 on the private socket saw %q, want forbidden_folder at once", out)
+	}
 }
 
 // copyTestBinary copies the running test binary where another user can
@@ -272,8 +279,14 @@ func copyTestBinary(t *testing.T) string {
 // the socket at path, and returns what it printed.
 func runAsNobody(t *testing.T, bin, path string) string {
 	t.Helper()
+	return runAsNobodyMode(t, bin, "dial", path)
+}
+
+// runAsNobodyMode is runAsNobody with the child's mode ("dial", "client").
+func runAsNobodyMode(t *testing.T, bin, mode, path string) string {
+	t.Helper()
 	cmd := exec.CommandContext(testCtx(t), bin)
-	cmd.Env = []string{childEnv + "=dial", childSocketEnv + "=" + path}
+	cmd.Env = []string{childEnv + "=" + mode, childSocketEnv + "=" + path}
 	cmd.Dir = "/"
 	cmd.SysProcAttr = nobodyAttr()
 	out, err := cmd.CombinedOutput()

@@ -81,6 +81,9 @@ func (c *Client) run(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
+		if Refused(err) {
+			c.refuse(err)
+		}
 		failures++
 		d := backoff(failures, c.cfg.MinBackoff, c.cfg.MaxBackoff)
 		c.cfg.Logger.Debug("relay: reconnecting", "attempt", failures, "delay", d, "err", err)

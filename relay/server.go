@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -21,12 +22,18 @@ type Server struct {
 
 	mu       sync.RWMutex
 	conns    map[*conn]struct{}
+	live     int        // conns not evicted
+	silent   silentList // conns without a complete line yet, oldest first
+	connCap  int        // see connCap
+	churn    int        // connections opened since memory was last handed back
 	serving  bool
 	closing  bool // no new connections are tracked
 	nextConn uint64
 
 	flights flightGroup
 	dropped atomic.Uint64
+	refused atomic.Uint64 // connections refused at the cap
+	evicted atomic.Uint64 // silent connections closed to make room
 
 	stop     chan struct{} // closed by Close
 	stopOnce sync.Once
@@ -41,13 +48,15 @@ func NewServer(h Handler, cfg ServerConfig) (*Server, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	cfg = cfg.withDefaults()
 	return &Server{
-		h:     h,
-		cfg:   cfg.withDefaults(),
-		uid:   uint32(os.Getuid()),
-		conns: make(map[*conn]struct{}),
-		stop:  make(chan struct{}),
-		done:  make(chan struct{}),
+		h:       h,
+		cfg:     cfg,
+		connCap: connCap(cfg),
+		uid:     uint32(os.Getuid()),
+		conns:   make(map[*conn]struct{}),
+		stop:    make(chan struct{}),
+		done:    make(chan struct{}),
 	}, nil
 }
 
@@ -107,7 +116,11 @@ func (s *Server) acceptLoop(ctx context.Context, l net.Listener, wg *sync.WaitGr
 			continue
 		}
 		delay = 0
-		c := s.track(nc)
+		c, busy := s.track(nc)
+		if busy {
+			s.refuseBusy(nc)
+			continue
+		}
 		if c == nil {
 			_ = nc.Close()
 			continue
@@ -133,22 +146,41 @@ func (s *Server) Close() error {
 	return nil
 }
 
-func (s *Server) track(nc net.Conn) *conn {
+// track registers a new connection; busy means the server is at its
+// cap with no silent connection to displace.
+func (s *Server) track(nc net.Conn) (c *conn, busy bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closing {
-		return nil
+		return nil, false
+	}
+	if !s.admit() {
+		return nil, true
 	}
 	s.nextConn++
-	c := newConn(s, s.nextConn, nc)
+	s.churn++
+	c = newConn(s, s.nextConn, nc)
 	s.conns[c] = struct{}{}
-	return c
+	s.live++
+	c.silentAt = s.silent.PushBack(c)
+	return c, false
 }
 
 func (s *Server) untrack(c *conn) {
 	s.mu.Lock()
 	delete(s.conns, c)
+	if c.silentAt != nil {
+		s.silent.Remove(c.silentAt)
+		c.silentAt = nil
+	}
+	if !c.evicted {
+		s.live--
+	}
+	release := s.floodOver()
 	s.mu.Unlock()
+	if release {
+		debug.FreeOSMemory()
+	}
 }
 
 // closeConns closes every connection, which ends their reads and writes.
@@ -171,11 +203,16 @@ type Stats struct {
 	Queued, PeakQueued int
 	// Dropped counts the notices lost to slow readers since the start.
 	Dropped uint64
+	// Cap is the connection cap in force (see ServerConfig.MaxConns).
+	// Refused counts connections refused at the cap, Evicted silent
+	// connections closed to make room for new ones, since the start.
+	Cap              int
+	Refused, Evicted uint64
 }
 
 // Stats returns a snapshot of the server's state, for diagnostics.
 func (s *Server) Stats() Stats {
-	st := Stats{Dropped: s.dropped.Load()}
+	st := Stats{Dropped: s.dropped.Load(), Cap: s.connCap, Refused: s.refused.Load(), Evicted: s.evicted.Load()}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	for c := range s.conns {

@@ -36,7 +36,8 @@ func (a *app) connect(ctx context.Context, root string, start bool, progress fun
 		quick, cancel := context.WithTimeout(ctx, patience)
 		client, err := relay.Dial(quick, root, startDialConfig())
 		cancel()
-		if err == nil || !start || ctx.Err() != nil {
+		// Another user's controller (refused) is no reason to start one.
+		if err == nil || !start || ctx.Err() != nil || relay.Refused(err) {
 			return client, err
 		}
 	}

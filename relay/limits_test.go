@@ -1,0 +1,99 @@
+package relay
+
+import (
+	"net"
+	"testing"
+	"time"
+)
+
+// A connection that sends nothing is closed after IdleTimeout with idle;
+// one that dribbles a line is cut after ReadTimeout with slow; an
+// observer (a window) is never idle.
+func TestIdleAndSlowConnectionsAreClosed(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, newFakeHandler(), ServerConfig{IdleTimeout: 150 * time.Millisecond, ReadTimeout: 150 * time.Millisecond})
+
+	idle := dialRaw(t, ts.path)
+	idle.expectError(CodeIdle, "")
+	idle.expectClosed()
+
+	slow := dialRaw(t, ts.path)
+	slow.send(`{"v":1,"id":"p1","type":"ping","action":"observe"}`) // a whole line resets nothing but idleness
+	if e := slow.next(); e.Type != TypePong {
+		t.Fatalf("got %s, want pong", e.Type)
+	}
+	if _, err := slow.nc.Write([]byte(`{"v":1,`)); err != nil {
+		t.Fatal(err)
+	}
+	slow.expectError(CodeSlow, "")
+	slow.expectClosed()
+
+	c := dialTest(t, ts.path, fastClient(ts.path))
+	if _, err := c.Observe(testCtx(t)); err != nil {
+		t.Fatal(err)
+	}
+	watching := time.Now()
+	for time.Since(watching) < 3*150*time.Millisecond {
+		if st := c.State(); st.State != StateConnected {
+			t.Fatalf("an observer was disconnected: %+v", st)
+		}
+		if err := ts.Notify(Notice{Kind: NoticeWorkerOutput, Output: &OutputLine{Line: "x"}}); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-c.Notices():
+		case <-time.After(waitTimeout):
+			t.Fatal("no notice")
+		}
+	}
+}
+
+// At the cap a new connection displaces the oldest silent one; when all
+// connections talk, it is refused with busy and counted.
+func TestConnectionCap(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, newFakeHandler(), ServerConfig{MaxConns: 3})
+	silent := dialRaw(t, ts.path)
+	talkers := make([]*rawConn, 2)
+	for i := range talkers {
+		talkers[i] = dialRaw(t, ts.path)
+		talkers[i].send(`{"v":1,"id":"p","type":"ping","action":"observe"}`)
+		talkers[i].next()
+	}
+	// Full: the newcomer takes the silent one's place.
+	newcomer := dialRaw(t, ts.path)
+	silent.expectClosed()
+	newcomer.send(`{"v":1,"id":"p","type":"ping","action":"observe"}`)
+	if e := newcomer.next(); e.Type != TypePong {
+		t.Fatalf("newcomer got %s, want pong", e.Type)
+	}
+	// Everyone talks: the next one is refused with a reason.
+	nc, err := net.Dial("unix", ts.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	refused := &rawConn{t: t, nc: nc, lr: newLineReader(nc, DefaultMaxLine)}
+	refused.expectError(CodeBusy, "")
+	refused.expectClosed()
+	st := ts.Stats()
+	if st.Cap != 3 || st.Refused != 1 || st.Evicted != 1 {
+		t.Fatalf("stats %+v, want cap 3, 1 refused, 1 evicted", st)
+	}
+	for _, r := range talkers {
+		r.send(`{"v":1,"id":"q","type":"ping","action":"observe"}`)
+		if e := r.next(); e.Type != TypePong {
+			t.Fatalf("a talking connection was hurt: %s", e.Type)
+		}
+	}
+}
+
+// The cap leaves FDReserve descriptors free below RLIMIT_NOFILE.
+func TestConnCapKeepsAReserve(t *testing.T) {
+	cfg := DefaultServerConfig()
+	cfg.MaxConns, cfg.FDReserve = 1<<20, 100
+	got := connCap(cfg)
+	if got >= 1<<20 || got < 1 {
+		t.Fatalf("connCap = %d, want the rlimit minus the reserve", got)
+	}
+}
