@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"regexp"
 )
 
 // IDPattern is the one pattern every task, run, step and lane id matches,
@@ -15,8 +14,6 @@ import (
 // hidden. Ids are refused, not cleaned: a different id would name a
 // different task.
 const IDPattern = `^[A-Za-z0-9_][A-Za-z0-9._-]{0,127}$`
-
-var idPattern = regexp.MustCompile(IDPattern)
 
 // ErrInvalidID means an id does not match IDPattern.
 var ErrInvalidID = errors.New("invalid id")
@@ -36,8 +33,25 @@ func (e *IDError) Error() string {
 // Unwrap returns ErrInvalidID.
 func (e *IDError) Unwrap() error { return ErrInvalidID }
 
-// ValidID reports whether id matches IDPattern.
-func ValidID(id string) bool { return idPattern.MatchString(id) }
+// ValidID reports whether id matches IDPattern. It is written out rather
+// than compiled from the pattern: the regexp's {0,127} compiles to 128
+// states at every start of every command (about 1,900 allocations and
+// 0.6 ms before main); FuzzValidIDIsIDPattern keeps the two equal.
+func ValidID(id string) bool {
+	if len(id) < 1 || len(id) > 128 {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '_':
+		case (c == '.' || c == '-') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
+}
 
 // CheckID returns nil for a valid id, else an *IDError of kind.
 func CheckID(kind, id string) error {

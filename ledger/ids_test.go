@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -20,6 +21,20 @@ func TestIDPattern(t *testing.T) {
 			t.Errorf("%q: %v, want an *IDError naming run_id", id, err)
 		}
 	}
+}
+
+// FuzzValidIDIsIDPattern: the hand-written ValidID accepts exactly what
+// IDPattern matches.
+func FuzzValidIDIsIDPattern(f *testing.F) {
+	for _, s := range []string{"DKT-001", "", ".", "-rf", "a.b", "_x", "é", strings.Repeat("a", 128), strings.Repeat("a", 129), "a\n"} {
+		f.Add(s)
+	}
+	re := regexp.MustCompile(IDPattern)
+	f.Fuzz(func(t *testing.T, id string) {
+		if ValidID(id) != re.MatchString(id) {
+			t.Fatalf("ValidID(%q) = %v, IDPattern says %v", id, ValidID(id), re.MatchString(id))
+		}
+	})
 }
 
 // FuzzArtifactDir: whatever the ids, ArtifactDir refuses them or returns

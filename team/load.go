@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -44,7 +45,9 @@ const (
 	DefaultMemoryDir = "memory"
 )
 
-var namePattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+// namePattern is compiled on first use: its {1,64} compiles to 64 states,
+// which every daokit command would otherwise pay for at start.
+var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`) })
 
 // Load reads <dir>/workflow.toml.
 func Load(dir string) (*Workflow, error) {
@@ -165,7 +168,7 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 	return w, nil
 }
 
-func validName(s string) bool { return namePattern.MatchString(s) && s != "." && s != ".." }
+func validName(s string) bool { return namePattern().MatchString(s) && s != "." && s != ".." }
 
 // findCycle returns the first depends_on loop, as role names from a role
 // back to itself, or nil. Roles are visited in name order, so the message
