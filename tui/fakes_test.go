@@ -87,7 +87,11 @@ func (r *fakeRelay) Forward(_ context.Context, text string) (live.Ack, error) {
 	return live.Ack{Route: live.Route{TaskID: "DK-1", RunID: "DK-1_R", ActiveLane: "worker", ActiveStep: "S1", NextAction: "dispatch"}}, nil
 }
 
-func (r *fakeRelay) Control(_ context.Context, kind live.ControlKind) (live.Ack, error) {
+func (r *fakeRelay) Control(_ context.Context, kind live.ControlKind, reason string) (live.Ack, error) {
+	if reason != "" {
+		r.record("control:" + string(kind) + ":" + reason)
+		return live.Ack{}, nil
+	}
 	r.record("control:" + string(kind))
 	return live.Ack{}, nil
 }

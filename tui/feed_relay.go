@@ -48,8 +48,8 @@ func (l *RelayLink) Forward(ctx context.Context, text string) (live.Ack, error) 
 }
 
 // Control implements live.Relay.
-func (l *RelayLink) Control(ctx context.Context, kind live.ControlKind) (live.Ack, error) {
-	ack, err := l.client.Control(ctx, relay.Control{Kind: relay.ControlKind(kind)})
+func (l *RelayLink) Control(ctx context.Context, kind live.ControlKind, reason string) (live.Ack, error) {
+	ack, err := l.client.Control(ctx, relay.Control{Kind: relay.ControlKind(kind), Reason: reason})
 	if err != nil {
 		return live.Ack{}, relayError(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
+	"github.com/daokit/daokit/tui/component/changes"
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/heartbeat"
@@ -48,7 +49,9 @@ type Model struct {
 	events *events.Model
 	input  *input.Model
 	status *statusbar.Model
-	panes  []component.Component // every pane, for broadcasts
+	// changes is the changes view, drawn over the panes while open.
+	changes *changes.Model
+	panes   []component.Component // every pane, for broadcasts
 
 	link *link.Model
 	rctx *relayctx.Model
@@ -98,23 +101,24 @@ func New(ctx context.Context, opts Options) *Model {
 		policy.HandoffPath = ledger.Layout{Root: opts.Root}.Handoff()
 	}
 	m := &Model{
-		opts:   opts,
-		life:   ctx,
-		env:    env,
-		route:  routebar.New(env),
-		banner: banner.New(env),
-		conv:   conversation.New(env),
-		pipe:   pipeline.New(env),
-		hb:     heartbeat.New(env),
-		leases: leases.New(env),
-		events: events.New(env, opts.EventCapacity),
-		input:  input.New(env),
-		status: statusbar.New(env),
-		link:   link.New(opts.Controllers, opts.ReadOnly, now),
-		rctx:   relayctx.New(opts.Context, policy, opts.Logger),
-		attn:   attention.New(*opts.Attention),
+		opts:    opts,
+		life:    ctx,
+		env:     env,
+		route:   routebar.New(env),
+		banner:  banner.New(env),
+		conv:    conversation.New(env),
+		pipe:    pipeline.New(env),
+		hb:      heartbeat.New(env),
+		leases:  leases.New(env),
+		events:  events.New(env, opts.EventCapacity),
+		input:   input.New(env),
+		status:  statusbar.New(env),
+		changes: changes.New(env),
+		link:    link.New(opts.Controllers, opts.ReadOnly, now),
+		rctx:    relayctx.New(opts.Context, policy, opts.Logger),
+		attn:    attention.New(*opts.Attention),
 	}
-	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.events, m.input, m.status}
+	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.events, m.input, m.status, m.changes}
 	if opts.ReadOnly {
 		m.focus = focusEvents
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/daokit/daokit/gitwork"
 	"go/ast"
 	"log/slog"
 	"os"
@@ -129,6 +130,9 @@ func routeCases(t *testing.T) map[string]routeCase {
 			}},
 		"relayctx.SavedMsg": {msg: relayctx.SavedMsg{Err: errors.New("no space left on device")},
 			check: viewHas("no space left on device")},
+		"live.ChangesMsg": {msg: live.ChangesMsg{Source: changesSource, Files: gitwork.Parse([]byte(changesDiff))},
+			setup: func(t *testing.T, m *Model) { m.Update(tea.KeyMsg{Type: tea.KeyF3}) },
+			check: viewHas("internal/cache/lru.go")},
 		"live.LedgerMsg": {msg: live.LedgerMsg{Update: fixtureUpdate(3)},
 			check: func(t *testing.T, m *Model, _ string) {
 				if n := m.Events().Len(); n != 3 {

@@ -62,6 +62,9 @@ func (m *Model) command(text string) tea.Cmd {
 		m.showHelp = true
 		return nil
 	}
+	if name == "/changes" {
+		return m.toggleChanges()
+	}
 	kind, ok := controlOf(name)
 	if !ok {
 		return m.note(conversation.KindError, "tui.conversation.unknown_command", "Name", m.env.Clean(name))
@@ -71,7 +74,13 @@ func (m *Model) command(text string) tea.Cmd {
 	if m.opts.Relay == nil {
 		return tea.Batch(sent, m.undeliverable(m.seq, text))
 	}
-	return tea.Batch(sent, live.Control(m.life, m.opts.Relay, m.seq, kind, m.opts.ForwardTimeout))
+	// The words after the command are its reason (a reject's why); the
+	// controller records them, the window only forwards.
+	reason := ""
+	if kind == live.ControlReject {
+		reason = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), strings.Fields(text)[0]))
+	}
+	return tea.Batch(sent, live.Control(m.life, m.opts.Relay, m.seq, kind, reason, m.opts.ForwardTimeout))
 }
 
 // undeliverable answers a message at once when the window has no relay.

@@ -118,6 +118,11 @@ func (m *Model) onLedger(msg live.LedgerMsg) tea.Cmd {
 	}
 	m.arrived, m.readAt = msg.Update.Events, msg.Update.ReadAt
 	cmd := m.broadcast(msg)
+	if s := msg.Update.Snapshot; s != nil && s.Pipeline.HasValue() {
+		// A visible changes view reads the step's diff again (in a
+		// command) when the pipeline moved: live while the step works.
+		cmd = tea.Batch(cmd, m.changes.Refresh(m.life, s.Pipeline.Value.UpdatedAt))
+	}
 	rc := m.withContext(m.rctx.Ledger(m.life, msg.Update))
 	attn := m.onAttention(m.attn.Ledger(msg.Update))
 	if m.opts.Feed == nil {
@@ -191,6 +196,8 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.showHelp = !m.showHelp
 	case m.showHelp && key.Matches(msg, k.Dismiss):
 		m.showHelp = false
+	case key.Matches(msg, k.Changes), m.changes.Visible() && key.Matches(msg, k.Dismiss):
+		return m.toggleChanges()
 	case key.Matches(msg, k.LanguageTyping), !capturing && key.Matches(msg, k.Language):
 		return m.switchLanguage()
 	case key.Matches(msg, k.NextPane):
@@ -199,10 +206,18 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.setFocus(m.focus.cycle(-1, m.opts.ReadOnly))
 	case key.Matches(msg, k.Controller) && m.link.State().CanStart():
 		return m.onLinkStart()
+	case m.changes.Visible():
+		return m.tell(m.changes, msg)
 	default:
 		return m.tell(m.focused(), msg)
 	}
 	return nil
+}
+
+// toggleChanges opens or closes the changes view; opening reads the
+// current step's change (in a command).
+func (m *Model) toggleChanges() tea.Cmd {
+	return m.changes.SetVisible(m.life, !m.changes.Visible())
 }
 
 // eachRune handles the letters of msg one by one.

@@ -32,6 +32,7 @@ func (m *Model) relayout() {
 	m.banner.SetSize(l.w, l.bannerH)
 	m.input.SetSize(l.w, l.inputH)
 	m.status.SetSize(l.w, 1)
+	m.changes.SetSize(l.w, l.bodyH)
 	switch l.mode {
 	case modeColumns:
 		m.pipe.SetSize(l.leftW, l.pipeH)
@@ -75,6 +76,9 @@ func (m *Model) body() string {
 	l := m.lay
 	if m.showHelp {
 		return helpview.Full(m.env, m.fullHelp(), l.w, l.bodyH, m.contextNote())
+	}
+	if m.changes.Visible() {
+		return m.changes.View()
 	}
 	if l.mode == modeSingle {
 		return m.single()

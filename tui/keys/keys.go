@@ -22,6 +22,11 @@ type KeyMap struct {
 	LanguageTyping key.Binding // F2: language even while typing
 	Controller     key.Binding // start a new controller when none is live
 	Dismiss        key.Binding // close help, detail, or a banner
+	Changes        key.Binding // F3: open or close the changes view
+
+	// Changes view.
+	PrevFile key.Binding
+	NextFile key.Binding
 
 	// Input.
 	Send        key.Binding
@@ -61,6 +66,9 @@ func DefaultKeyMap(loc *i18n.Localizer) *KeyMap {
 		LanguageTyping: b("f2", "tui.key.language", "f2"),
 		Controller:     b("ctrl+r", "tui.key.controller", "ctrl+r"),
 		Dismiss:        b("esc", "tui.key.dismiss", "esc"),
+		Changes:        b("f3", "tui.key.changes", "f3"),
+		PrevFile:       b("←/[", "tui.key.prev_file", "left", "["),
+		NextFile:       b("→/]", "tui.key.next_file", "right", "]"),
 
 		Send:        b("enter", "tui.key.send", "enter"),
 		Newline:     b("alt+enter", "tui.key.newline", "alt+enter", "shift+enter", "ctrl+j"),

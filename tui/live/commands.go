@@ -42,11 +42,11 @@ func Forward(ctx context.Context, r Relay, seq int, text string, timeout time.Du
 }
 
 // Control forwards a control request, giving up after timeout.
-func Control(ctx context.Context, r Relay, seq int, kind ControlKind, timeout time.Duration) tea.Cmd {
+func Control(ctx context.Context, r Relay, seq int, kind ControlKind, reason string, timeout time.Duration) tea.Cmd {
 	return func() tea.Msg {
 		c, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		ack, err := r.Control(c, kind)
+		ack, err := r.Control(c, kind, reason)
 		return ControlledMsg{Seq: seq, Kind: kind, Ack: ack, Err: err}
 	}
 }

@@ -17,7 +17,8 @@ type Relay interface {
 	// until ctx ends.
 	Forward(ctx context.Context, text string) (Ack, error)
 	// Control forwards a control request; the controller decides.
-	Control(ctx context.Context, kind ControlKind) (Ack, error)
+	// reason is the person's words after the command (a reject's why).
+	Control(ctx context.Context, kind ControlKind, reason string) (Ack, error)
 	// Observe subscribes to the controller's notices (once: the relay
 	// re-subscribes after a reconnect by itself).
 	Observe(ctx context.Context) error
@@ -37,11 +38,15 @@ const (
 	ControlStatus ControlKind = "status"
 	// ControlAbandon drops a run that still waits for its lane.
 	ControlAbandon ControlKind = "abandon"
+	// ControlAccept and ControlReject answer a step's change that waits
+	// for review: the controller merges it, or records the reason.
+	ControlAccept ControlKind = "accept"
+	ControlReject ControlKind = "reject"
 )
 
 // ControlKinds lists the control requests in the order help shows them.
 func ControlKinds() []ControlKind {
-	return []ControlKind{ControlCancel, ControlRetry, ControlAbandon, ControlStatus}
+	return []ControlKind{ControlAccept, ControlReject, ControlCancel, ControlRetry, ControlAbandon, ControlStatus}
 }
 
 // Route is the controller's route summary.
