@@ -10,11 +10,11 @@ import (
 
 // Operations of the SYSTEM events the workflow's callbacks write.
 const (
-	OpIterationStarted  = "ITERATION_STARTED"
-	OpReviewVerdict     = "REVIEW_VERDICT"
-	OpIterationFinished = "ITERATION_FINISHED"
-	OpStepSummary       = "STEP_SUMMARY"
-	OpStepMetrics       = "STEP_METRICS"
+	OpIterationStarted  = workflow.OpIterationStarted
+	OpReviewVerdict     = workflow.OpReviewVerdict
+	OpIterationFinished = workflow.OpIterationFinished
+	OpStepSummary       = workflow.OpStepSummary
+	OpStepMetrics       = workflow.OpStepMetrics
 )
 
 // Lifecycle keys of the run's metrics and latest summary.

@@ -40,7 +40,7 @@ var vocabularies = map[string][]string{
 		"HANDOFF_APPLY_ERROR", "RESTART_LIMIT_REACHED", "WORKER_EXIT_NONZERO", "WORKER_CANCELLED",
 		"WORKER_HUNG", "RUN_INTERRUPTED", "RUN_ABANDONED", "WORKER_KILLED_SIGNAL", "LEASE_LOST", "LEDGER_WRITE_FAILED",
 		"WORKER_OUTPUT_INVALID", "WORKER_REPORTED_FAILURE", "WORKER_SPAWN_FAILED", "WORKER_TIMEOUT",
-		"CONTROLLER_SUCCESSION"},
+		"CONTROLLER_SUCCESSION", "MAX_ITERATIONS_REACHED", "AGENT_ESCALATED", "WORKFLOW_ERROR"},
 	KindStep: {"owned_by_lane", "lease_released", "lease_expired", "failed_non_adopted_lease", "queued",
 		"dispatched", "completed", "failed", "retry_requested", "accepted", "done", "passed", "verified"},
 	KindRun:        {"idle", "waiting", "requesting", "generating", "persisting", "completed", "failed", "cancelled", "timedOut"},

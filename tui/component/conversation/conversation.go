@@ -80,6 +80,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.relay(msg.Update) {
 			return m, nil
 		}
+	case live.LedgerMsg:
+		if !m.flow(msg.Update) {
+			return m, nil
+		}
 	case tea.KeyMsg:
 		if !m.Focused || !m.scrollKey(msg) {
 			return m, nil

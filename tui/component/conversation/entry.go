@@ -112,7 +112,7 @@ func (e *entry) message(env *component.Env) string {
 	for i := 0; i+1 < len(e.labeled); i += 2 {
 		for j := 0; j+1 < len(kv); j += 2 {
 			if kv[j] == e.labeled[i] {
-				kv[j+1] = env.Labels.Or(e.labeled[i+1], e.args[j+1])
+				kv[j+1] = label(env, e.labeled[i+1], e.args[j+1])
 			}
 		}
 	}

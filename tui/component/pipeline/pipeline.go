@@ -96,6 +96,7 @@ func (m *Model) body() []string {
 		" " + st.Muted.Render(env.T("tui.pipeline.status")+" ") + status,
 		field("tui.pipeline.goal", p.Goal),
 	}
+	lines = append(lines, m.loopLines()...)
 	// Task and run are in the route bar too: they give way to the steps
 	// when rows are scarce.
 	room := m.Height - 1
@@ -125,7 +126,7 @@ func (m *Model) Wants() int {
 	if !m.has {
 		return 2
 	}
-	return 1 + 4 + max(len(m.p.Steps), 1)
+	return 1 + 4 + len(m.loopLines()) + max(len(m.p.Steps), 1)
 }
 
 // stepLine draws one step: its phase mark, id, title and lifecycle state.
