@@ -39,7 +39,7 @@ func parseOnly(t *testing.T, args ...string) (parsed, int) {
 			}
 		}
 	})
-	root.SetArgs(args)
+	root.SetArgs(expandPrefixes(root, args))
 	return got, a.finish(root.ExecuteContext(a.ctx))
 }
 
@@ -73,6 +73,7 @@ var argOrders = []struct {
 		{"--root", "/r", "check", "--json", "--stale-after", "60"},
 	}},
 	{parsed{"run", "goal=Write docs root=/r task-id=T", ""}, [][]string{
+		{"run", "--task", "T", "--go", "Write docs", "--root", "/r"},
 		{"run", "--task-id", "T", "--goal", "Write docs", "--root", "/r"}, {"run", "--goal=Write docs", "--root=/r", "--task-id=T"},
 	}},
 	{parsed{"status", "json=true root=/r task-id=T", ""}, [][]string{
@@ -82,6 +83,8 @@ var argOrders = []struct {
 	{parsed{"replay", "json=true limit=3 root=/r source=snapshots", ""}, [][]string{
 		{"replay", "--root", "/r", "--source", "snapshots", "--limit", "3", "--json"},
 		{"replay", "--json", "--limit=3", "--source=snapshots", "--root=/r"},
+		// Unique prefixes, as argparse accepts them.
+		{"replay", "--js", "--lim=3", "--so", "snapshots", "--ro", "/r"},
 	}},
 	{parsed{"takeover", "root=/r successor-pid=42 successor-thread-id=t", ""}, [][]string{
 		{"takeover", "--root", "/r", "--successor-pid", "42", "--successor-thread-id", "t"},
@@ -182,6 +185,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"stauts"}, "daokit: unknown command \"stauts\" (see daokit --help)\ndid you mean: status\n"},
 		{[]string{"completion"}, "daokit completion: error: name one shell: bash, zsh, fish, powershell (see daokit completion --help)\n"},
 		{[]string{"run", "--goal", "g"}, "daokit run: error: --task-id and --goal are required (see daokit run --help)\n"},
+		{[]string{"takeover", "--successor", "x"}, "daokit takeover: error: unknown option --successor (see daokit takeover --help)\n"},
 	} {
 		r := runCLI(t, nil, tc.args...)
 		if r.code != exitUsage || r.stderr != tc.want || r.stdout != "" {

@@ -72,7 +72,7 @@ func init() {
 // execute runs the command tree on args.
 func (a *app) execute(args []string) int {
 	root := a.newRootCmd()
-	root.SetArgs(args)
+	root.SetArgs(expandPrefixes(root, args))
 	root.SetIn(a.io.in)
 	root.SetOut(a.io.out)
 	root.SetErr(a.io.err)
