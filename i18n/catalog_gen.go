@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d12e65d90b60454df000da844e14ac4bf109cc85e24c9922fc3c4a9dd53ca3aa"
+const generatedDigest = "efafca71d2bc87695537150d4e1b83b836d6a3a32a6d3671bb0833e93ec3aa43"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -110,6 +110,7 @@ var catalogEn = [][2]string{
 	{"cli.error.interrupted", "interrupted by user"},
 	{"cli.error.invalid_id", "--{{.Flag}} {{.Value}} is not a valid id: use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.' or '-'"},
 	{"cli.error.not_a_ledger", "{{.Root}} is not a daokit ledger (no state/ folder); to make one: daokit init --root {{.Root}}"},
+	{"cli.error.open_ledger", "cannot open the ledger {{.Root}} for writing: {{.Reason}}"},
 	{"cli.error.root_missing", "{{.Path}} does not exist; to start a ledger there: daokit init --root {{.Path}}"},
 	{"cli.error.root_not_dir", "{{.Path}} is a file, not a folder; give --root a folder"},
 	{"cli.error.state_not_dir", "{{.Path}} is not a folder, so this is not a usable ledger; move that file away, then run daokit init"},
@@ -966,6 +967,7 @@ var catalogZhCN = [][2]string{
 	{"cli.error.interrupted", "已被用户中断"},
 	{"cli.error.invalid_id", "--{{.Flag}} {{.Value}} 不是有效的 ID：只能用 1 到 128 个字母、数字、'.'、'_' 或 '-'，且不能以 '.' 或 '-' 开头"},
 	{"cli.error.not_a_ledger", "{{.Root}} 不是 daokit 账本（没有 state/ 目录）；要建立一个：daokit init --root {{.Root}}"},
+	{"cli.error.open_ledger", "无法以写入方式打开账本 {{.Root}}：{{.Reason}}"},
 	{"cli.error.root_missing", "{{.Path}} 不存在；要在那里建立账本：daokit init --root {{.Path}}"},
 	{"cli.error.root_not_dir", "{{.Path}} 是文件而不是目录；--root 需要一个目录"},
 	{"cli.error.state_not_dir", "{{.Path}} 不是目录，因此账本无法使用；请先移走该文件，再运行 daokit init"},

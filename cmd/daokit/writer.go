@@ -22,7 +22,7 @@ func (a *app) openWriter(dir, code string) (*ledger.Store, error) {
 	case errors.Is(err, ledger.ErrNoStateDir):
 		return nil, failf(code, a.t("cli.error.not_a_ledger", "Root", dir))
 	case err != nil:
-		return nil, failf(code, err.Error())
+		return nil, failf(code, a.t("cli.error.open_ledger", "Root", dir, "Reason", a.osReason(err)))
 	}
 	return store, nil
 }
