@@ -55,7 +55,7 @@ func (m *Model) setTitle(st attention.State) tea.Cmd {
 		return nil
 	}
 	m.title = t
-	return tea.SetWindowTitle(t)
+	return attention.Title(m.opts.Terminal, t)
 }
 
 // onNotified reports a notify command that failed (and clears the report

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -32,7 +31,8 @@ func (b *bellTerm) Write(p []byte) (int, error) {
 func (b *bellTerm) bells() int {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return strings.Count(b.out.String(), "\a")
+	// Titles end with BEL too: count the bells that end none.
+	return strings.Count(b.out.String(), "\a") - strings.Count(b.out.String(), "\x1b]2;")
 }
 
 // pipelineAt is the fixture's snapshot with the pipeline in status, next
@@ -51,30 +51,14 @@ func runState(to, reason string) ledger.Event {
 		ledger.ObjectOf("operation", "RUN_STATE", "from", "generating", "to", to, "reason_code", reason, "lane", "worker"))
 }
 
-// titles runs cmd and its follow-ups, returning the terminal titles set.
-func titles(m *Model, cmd tea.Cmd) []string {
+// titles returns the terminal titles set (OSC 2), in order.
+func (b *bellTerm) titles() []string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
 	var out []string
-	queue := []tea.Cmd{cmd}
-	for len(queue) > 0 {
-		c := queue[0]
-		queue = queue[1:]
-		if c == nil {
-			continue
-		}
-		msg := c()
-		switch r := msg.(type) {
-		case tea.BatchMsg:
-			queue = append(queue, r...)
-		case nil:
-		default:
-			// tea.SetWindowTitle's message type is unexported (a
-			// string type): recognise it by its name.
-			if v := reflect.ValueOf(r); v.Type().Name() == "setWindowTitleMsg" {
-				out = append(out, v.String())
-				continue
-			}
-			_, next := m.Update(r)
-			queue = append(queue, next)
+	for _, part := range strings.Split(b.out.String(), "\x1b]2;")[1:] {
+		if t, _, ok := strings.Cut(part, "\a"); ok {
+			out = append(out, t)
 		}
 	}
 	return out
@@ -104,8 +88,8 @@ func TestBlockedRunCallsThePerson(t *testing.T) {
 	feed(m, pipelineAt(ledger.StatusExecute, "wait_for_worker", 0))
 	_, cmd := m.Update(live.LedgerMsg{Update: pipelineAt(ledger.StatusBlocked, "await_user", time.Minute,
 		runState("failed", "RESTART_LIMIT_REACHED"))})
-	got := titles(m, cmd)
-	if len(got) != 1 || got[0] != "daokit · needs you" {
+	runQuick(m, cmd)
+	if got := term.titles(); len(got) != 1 || got[0] != "daokit · needs you" {
 		t.Errorf("titles set %q, want the needs-you title", got)
 	}
 	if n := term.bells(); n != 1 {

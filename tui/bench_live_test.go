@@ -21,8 +21,8 @@ import (
 )
 
 // frameClock pairs the window's frames with the events they first show.
-// View tells it (as the FrameProbe) which events a frame draws; the
-// program's output writer tells it when a frame reaches the terminal.
+// The window tells it (as the FrameProbe) which events the next frame
+// draws; the output writer tells it when a frame reaches the terminal.
 // The latency of an event is from its append to that write.
 type frameClock struct {
 	mu       sync.Mutex
@@ -30,6 +30,7 @@ type frameClock struct {
 	viewed   []string // drawn by View, not yet written out
 	lat      []time.Duration
 	viewLat  []time.Duration
+	writes   int
 }
 
 func newFrameClock() *frameClock { return &frameClock{appended: map[string]time.Time{}} }
@@ -58,12 +59,34 @@ func (c *frameClock) Write(p []byte) (int, error) {
 	now := time.Now()
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.writes++
 	for _, id := range c.viewed {
 		c.lat = append(c.lat, now.Sub(c.appended[id]))
 		delete(c.appended, id)
 	}
 	c.viewed = c.viewed[:0]
 	return len(p), nil
+}
+
+// waitFirstFrame waits until the window has painted (the ledger it
+// opened is on screen), so that the measurement starts on a settled
+// window.
+func (c *frameClock) waitFirstFrame(b *testing.B) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		c.mu.Lock()
+		n := c.writes
+		c.mu.Unlock()
+		if n > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			b.Fatal("the window never painted")
+		}
+		runtime.Gosched()
+	}
+	settle := time.NewTimer(time.Second)
+	<-settle.C
 }
 
 func (c *frameClock) samples() (frames, views []time.Duration) {
@@ -84,11 +107,71 @@ func percentile(d []time.Duration, p float64) time.Duration {
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
 
 // liveWindow runs a real program on root with the real ledger feed, its
-// output going to out. It returns a stop function.
-func liveWindow(tb testing.TB, root string, opts Options, out io.Writer) (stop func()) {
+// output going to out, painting on demand (or with Bubble Tea's ticker
+// renderer). It returns a stop function.
+func liveWindow(tb testing.TB, root string, opts Options, out io.Writer, ticker bool) (stop func()) {
+	if !ticker {
+		return liveOnDemand(tb, root, opts, out)
+	}
 	stop, _ = liveModel(tb, root, opts, out, 0)
 	return stop
 }
+
+// liveOnDemand is liveWindow painting on demand, as Run does by default.
+func liveOnDemand(tb testing.TB, root string, opts Options, out io.Writer) (stop func()) {
+	tb.Helper()
+	src := NewLedgerSource(root, 5000)
+	opts.Feed, opts.Lang, opts.Tick = src, "en", time.Second
+	ctx, cancel := context.WithCancel(context.Background())
+	w := newFrameWriter(ctx, out, PaintGap)
+	opts.Terminal = w
+	p := tea.NewProgram(&onDemand{Model: New(ctx, opts), w: w},
+		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignals(), tea.WithContext(ctx), tea.WithoutRenderer())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		_, _ = p.Run()
+	}()
+	p.Send(tea.WindowSizeMsg{Width: 200, Height: 60})
+	return func() {
+		p.Quit()
+		cancel()
+		<-done
+		w.wait()
+		src.Close()
+	}
+}
+
+// millionEvents is the size of the ledger the live benchmarks open.
+const millionEvents = 1_000_000
+
+// millionLedger is a ledger root whose events.jsonl already holds
+// 1,000,000 events, as a long-lived root does.
+func millionLedger(b *testing.B) (string, *ledger.Store) {
+	b.Helper()
+	root, st := ledgerRoot(b)
+	batch := make([]ledger.Event, 0, 20_000)
+	at := time.Now().Add(-time.Hour)
+	for i := range millionEvents {
+		ev := ledger.NewEvent(at, "T", "R", "S1", ledger.EventSystem, ledger.SeverityInfo,
+			ledger.ObjectOf("operation", "WORKER_OUTPUT", "message", "old line "+strconv.Itoa(i)))
+		batch = append(batch, ev)
+		if len(batch) == cap(batch) || i == millionEvents-1 {
+			if err := st.AppendEvents(batch); err != nil {
+				b.Fatal(err)
+			}
+			batch = batch[:0]
+		}
+	}
+	return root, st
+}
+
+// renderers are the two ways of painting the benchmarks compare: Bubble
+// Tea's renderer on its ticker (before) and on demand (after).
+var renderers = []struct {
+	name   string
+	ticker bool
+}{{"ticker", true}, {"ondemand", false}}
 
 // liveModel is liveWindow that also returns the model, to be read only
 // after stop.
@@ -139,14 +222,21 @@ func (l *lastSeen) EventsDrawn(events []ledger.Event, _ time.Time) {
 // to the frame that first shows the event reaching the terminal, median
 // and 99th percentile; "view-" metrics stop at the View that draws it.
 func BenchmarkAppendToFrameLatency(b *testing.B) {
+	root, st := millionLedger(b)
+	for _, r := range renderers {
+		b.Run(r.name, func(b *testing.B) { appendToFrame(b, root, st, r.ticker) })
+	}
+}
+
+func appendToFrame(b *testing.B, root string, st *ledger.Store, ticker bool) {
 	const rate, seconds = 200, 3
-	root, st := ledgerRoot(b)
 	clock := newFrameClock()
 	opts := testOptions("en")
 	opts.Probe = clock
 	opts.Styles = nil
-	stop := liveWindow(b, root, opts, clock)
+	stop := liveWindow(b, root, opts, clock, ticker)
 	defer stop()
+	clock.waitFirstFrame(b)
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		tick := time.NewTicker(time.Second / rate)
@@ -191,11 +281,14 @@ func cpuTime() time.Duration {
 // and reports the share of one core it used (the 1 Hz tick, the stat
 // poll, nothing else).
 func BenchmarkIdleCPU(b *testing.B) {
-	root, st := ledgerRoot(b)
-	if err := st.AppendEvents(fixtureEvents(5000)); err != nil {
-		b.Fatal(err)
+	root, _ := millionLedger(b)
+	for _, r := range renderers {
+		b.Run(r.name, func(b *testing.B) { idleCPU(b, root, r.ticker) })
 	}
-	stop := liveWindow(b, root, testOptions("en"), io.Discard)
+}
+
+func idleCPU(b *testing.B, root string, ticker bool) {
+	stop := liveWindow(b, root, testOptions("en"), io.Discard, ticker)
 	defer stop()
 	settle := time.NewTimer(time.Second)
 	<-settle.C

@@ -46,11 +46,9 @@ func NewLedgerSource(root string, tail int) *LedgerSource {
 // filesystems where fsnotify is silent (default one second).
 func (s *LedgerSource) SetPollInterval(d time.Duration) { s.poll = d }
 
-// DefaultFrameGap is the shortest time between two updates. It is shorter
-// than a painted frame (DefaultFPS) on purpose: an update that waited for
-// a whole frame here would wait for a second one in the renderer, and the
-// append-to-screen latency would double. The renderer paints at most
-// DefaultFPS frames a second whatever the message rate.
+// DefaultFrameGap is the shortest time between two updates: changes that
+// arrive closer together join one update, so the window handles (and
+// paints, see PaintGap) at most one per gap whatever the append rate.
 const DefaultFrameGap = 4 * time.Millisecond
 
 // SetFrameGap sets the shortest time between two updates; changes that

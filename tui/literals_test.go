@@ -177,7 +177,7 @@ func allowedLiteral(s string) bool {
 		}
 	}
 	switch {
-	case !hasLetter:
+	case !hasLetter, strings.HasPrefix(s, "\x1b"): // a terminal control sequence
 		return true
 	case catalogID.MatchString(s), lowerIdent.MatchString(s), upperIdent.MatchString(s), keyName.MatchString(s):
 		return true

@@ -20,15 +20,26 @@ type RunOptions struct {
 	// AltScreen draws on the alternate screen, as a full-screen program
 	// should; tests leave it off.
 	AltScreen bool
-	// FPS caps frames per second; 0 means DefaultFPS.
+	// FPS is the frame rate of Bubble Tea's renderer (with Ticker);
+	// 0 means DefaultFPS. Painting on demand uses PaintGap.
 	FPS int
+	// Ticker paints with Bubble Tea's own renderer, which paints on a
+	// ticker at FPS, instead of on demand; benchmarks compare the two.
+	Ticker bool
 }
 
-// DefaultFPS is how often the renderer paints. Bubble Tea's renderer
-// wakes up at this rate even when nothing changes; on a virtual machine
-// 60 wake-ups a second alone cost about 0.8% of a core, 30 about 0.4%,
-// while 30 frames keep the append-to-screen latency near 20 ms.
+// DefaultFPS is how often Bubble Tea's own renderer (RunOptions.Ticker)
+// paints. It wakes up at this rate even when nothing changes; on a
+// virtual machine 30 wake-ups a second cost about 0.4% of a core, and a
+// change waits up to a whole frame.
 const DefaultFPS = 30
+
+// PaintGap is the shortest time between two frames painted on demand
+// (the default): a change is painted at once unless a frame went out
+// less than PaintGap ago, and nothing wakes the process while nothing
+// changes. It equals the ledger feed's DefaultFrameGap, so a stream of
+// updates is painted as fast as it is read, and no faster.
+const PaintGap = DefaultFrameGap
 
 // Run runs a window until the person quits, ctx ends or a signal
 // (SIGINT, SIGTERM, SIGHUP) arrives, and restores the terminal on every
@@ -46,11 +57,14 @@ func Run(ctx context.Context, opts Options, ro RunOptions) error {
 	defer stop()
 	life, cancel := context.WithCancel(ctx)
 	defer cancel()
-	opts.Terminal = ro.Output
-	if opts.Terminal == nil {
-		opts.Terminal = os.Stdout
+	out := ro.Output
+	if out == nil {
+		out = os.Stdout
 	}
-	m := New(life, opts)
+	fps := ro.FPS
+	if fps <= 0 {
+		fps = DefaultFPS
+	}
 	popts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFilter(Filter)}
 	if ro.Input != nil {
 		popts = append(popts, tea.WithInput(ro.Input))
@@ -58,15 +72,16 @@ func Run(ctx context.Context, opts Options, ro RunOptions) error {
 	if ro.Output != nil {
 		popts = append(popts, tea.WithOutput(ro.Output))
 	}
-	if ro.AltScreen {
-		popts = append(popts, tea.WithAltScreen())
+	var err error
+	if ro.Ticker {
+		opts.Terminal = out
+		if ro.AltScreen {
+			popts = append(popts, tea.WithAltScreen())
+		}
+		_, err = tea.NewProgram(New(life, opts), append(popts, tea.WithFPS(fps))...).Run()
+	} else {
+		err = runOnDemand(ctx, life, opts, ro, out, popts)
 	}
-	fps := ro.FPS
-	if fps <= 0 {
-		fps = DefaultFPS
-	}
-	popts = append(popts, tea.WithFPS(fps))
-	_, err := tea.NewProgram(m, popts...).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return fmt.Errorf("window: %w", ctx.Err())
 	}

@@ -39,6 +39,26 @@ func Bell(w io.Writer) tea.Cmd {
 	}
 }
 
+// osc2 and st frame a terminal title (OSC 2, ended by BEL as xterm and
+// tmux accept).
+const (
+	osc2 = "\x1b]2;"
+	st   = "\a"
+)
+
+// Title sets the terminal title on w. It goes to the terminal itself
+// like the bell: the window paints its own frames (Bubble Tea's title
+// command needs Bubble Tea's renderer).
+func Title(w io.Writer, title string) tea.Cmd {
+	if w == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		_, _ = io.WriteString(w, osc2+title+st)
+		return nil
+	}
+}
+
 // notifyTimeout bounds the notify command: a desktop notifier that hangs
 // must not pile up.
 const notifyTimeout = 10 * time.Second
