@@ -316,7 +316,7 @@ func (c *Controller) followOutbox(ctx context.Context, wf *team.Workflow) {
 			after = e.ID
 			out = append(out, c.events.system(TeamTask, "outbox", "", ledger.SeverityInfo, OpOutboxEvent,
 				"outbox_event_id", e.ID, "kind", string(e.Kind), "issue", e.Issue, "actor", e.Actor, "value", e.Value,
-				"summary", outboxSummary(e)))
+				"message", outboxSummary(e)))
 		}
 		if len(out) > 0 {
 			c.recordTeam(out...)

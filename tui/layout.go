@@ -29,6 +29,7 @@ type layout struct {
 	rightW     int
 	pipeH, hbH int
 	leasesH    int
+	rolesH     int // the roles pane, below the leases; 0 without a team
 	convH      int
 	eventsH    int
 	singleHBH  int // heartbeat strip above the single pane
@@ -91,4 +92,16 @@ func (l *layout) single() {
 		l.singleHBH = 3
 	}
 	l.singleH = l.bodyH - l.singleHBH
+}
+
+// withRoles gives the roles pane the lower two thirds of the leases'
+// room when the root has a team (columns mode only; the leases keep at
+// least 3 lines, the roles get at least 3).
+func (l layout) withRoles(has bool) layout {
+	if !has || l.mode != modeColumns || l.leasesH < 6 {
+		return l
+	}
+	l.rolesH = l.leasesH - max(3, l.leasesH/3)
+	l.leasesH -= l.rolesH
+	return l
 }

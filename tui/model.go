@@ -19,6 +19,7 @@ import (
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/leases"
 	"github.com/daokit/daokit/tui/component/pipeline"
+	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/component/routebar"
 	"github.com/daokit/daokit/tui/component/statusbar"
 	"github.com/daokit/daokit/tui/link"
@@ -46,6 +47,7 @@ type Model struct {
 	pipe   *pipeline.Model
 	hb     *heartbeat.Model
 	leases *leases.Model
+	roles  *roles.Model
 	events *events.Model
 	input  *input.Model
 	status *statusbar.Model
@@ -110,6 +112,7 @@ func New(ctx context.Context, opts Options) *Model {
 		pipe:    pipeline.New(env),
 		hb:      heartbeat.New(env),
 		leases:  leases.New(env),
+		roles:   roles.New(ctx, env, opts.Root),
 		events:  events.New(env, opts.EventCapacity),
 		input:   input.New(env),
 		status:  statusbar.New(env),
@@ -118,7 +121,7 @@ func New(ctx context.Context, opts Options) *Model {
 		rctx:    relayctx.New(opts.Context, policy, opts.Logger),
 		attn:    attention.New(*opts.Attention),
 	}
-	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.events, m.input, m.status, m.changes}
+	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes}
 	if opts.ReadOnly {
 		m.focus = focusEvents
 	}

@@ -19,12 +19,14 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/compact"
+	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/input"
+	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/memory"
@@ -208,6 +210,14 @@ func routeCases(t *testing.T) map[string]routeCase {
 			check: viewHas("notify-send is missing")},
 		"attention.StateMsg": {msg: attention.StateMsg{State: attention.State{Need: attention.Blocked, TaskID: "DK-9"}},
 			check: viewHas("DK-9 is blocked")},
+		"roles.LoadedMsg": {msg: roles.LoadedMsg{Has: true, Views: []lead.RoleView{
+			{Role: "backend", Health: lead.HealthAlive, Lag: 3, Claimed: 2, Running: []int64{4}, Limit: 2, Queued: []int64{5}},
+			{Role: "qa", Health: lead.HealthStale, Blocked: map[string][]int64{"#6": {4}}},
+		}}, check: func(t *testing.T, m *Model, _ string) {
+			viewHas("backend  lag 3  claimed 2  running 1/2  queued 1")(t, m, "")
+			viewHas("blocked #6←#4")(t, m, "")
+			viewHas("STALE")(t, m, "")
+		}},
 	}
 }
 

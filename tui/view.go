@@ -23,7 +23,7 @@ func (m *Model) relayout() {
 	if m.w == 0 && m.h == 0 {
 		return
 	}
-	l := computeLayout(m.w, m.h, m.banner.Height(), m.pipe.Wants(), m.opts.ReadOnly)
+	l := computeLayout(m.w, m.h, m.banner.Height(), m.pipe.Wants(), m.opts.ReadOnly).withRoles(m.roles.Has())
 	if l == m.lay {
 		return
 	}
@@ -38,6 +38,7 @@ func (m *Model) relayout() {
 		m.pipe.SetSize(l.leftW, l.pipeH)
 		m.hb.SetSize(l.leftW, l.hbH)
 		m.leases.SetSize(l.leftW, l.leasesH)
+		m.roles.SetSize(l.leftW, l.rolesH)
 		m.conv.SetSize(l.rightW, l.convH)
 		m.events.SetSize(l.rightW, l.eventsH)
 	case modeSingle:
@@ -84,6 +85,9 @@ func (m *Model) body() string {
 		return m.single()
 	}
 	left := m.pipe.View() + "\n" + m.hb.View() + "\n" + m.leases.View()
+	if l.rolesH > 0 {
+		left += "\n" + m.roles.View()
+	}
 	right := m.conv.View() + "\n" + m.events.View()
 	gap := strings.TrimSuffix(strings.Repeat(strings.Repeat(" ", l.gap)+"\n", l.bodyH), "\n")
 	return text.JoinColumns(l.bodyH, left, gap, right)

@@ -1,0 +1,169 @@
+// Package roles is the roles pane: one line per role of the team (seed
+// 003) with its Lead's health (alive, WARNING, STALE, down), how far its
+// cursor lags the outbox, its claimed issues, and its Workers running,
+// queued and blocked with what blocks them. It shows only when the root
+// has a workflow.toml; the rows are read by a command on the 1 Hz tick,
+// never in Update or View.
+package roles
+
+import (
+	"context"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/team"
+	"github.com/daokit/daokit/tui/component"
+	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/text"
+	"github.com/daokit/daokit/tui/theme"
+)
+
+// LoadedMsg carries the roles read from the root (Has: the root has a
+// team at all).
+type LoadedMsg struct {
+	Views []lead.RoleView
+	Has   bool
+	Err   error
+}
+
+// Model is the roles pane.
+type Model struct {
+	component.Pane
+
+	root  string
+	life  context.Context
+	views []lead.RoleView
+	has   bool
+	stale bool
+}
+
+var _ component.Component = (*Model)(nil)
+
+// New returns the pane for root (empty: no team, nothing is read). ctx
+// bounds the reads its commands do.
+func New(ctx context.Context, env *component.Env, root string) *Model {
+	return &Model{Pane: component.Pane{Env: env}, root: root, life: ctx}
+}
+
+// Has reports whether the root has a team to show.
+func (m *Model) Has() bool { return m.has }
+
+// Update implements tea.Model.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case component.EnvMsg:
+		m.Env = msg.Env
+	case live.TickMsg:
+		if m.root == "" {
+			return m, nil
+		}
+		return m, Load(m.life, m.root, msg.Now)
+	case LoadedMsg:
+		m.has = msg.Has
+		if msg.Err != nil {
+			m.stale = true
+		} else {
+			m.views, m.stale = msg.Views, false
+		}
+	default:
+		return m, nil
+	}
+	m.Memo.Invalidate()
+	return m, nil
+}
+
+// Load reads the team of root: daokit.toml, workflow.toml, the Leads'
+// status files and the outbox.
+func Load(ctx context.Context, root string, now time.Time) tea.Cmd {
+	return func() tea.Msg {
+		cfg, err := config.Load(root)
+		if err != nil || !team.Exists(cfg.Team.OutboxDir(root)) {
+			return LoadedMsg{}
+		}
+		wf, err := team.Load(cfg.Team.OutboxDir(root))
+		if err != nil {
+			return LoadedMsg{Has: true, Err: err}
+		}
+		ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
+		if err != nil {
+			return LoadedMsg{Has: true, Err: err}
+		}
+		defer ob.Close()
+		views, err := lead.Views(ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), now)
+		return LoadedMsg{Views: views, Has: true, Err: err}
+	}
+}
+
+// View implements tea.Model.
+func (m *Model) View() string { return m.Memo.Get(m.render) }
+
+func (m *Model) render() string {
+	info := ""
+	if m.has {
+		info = m.Env.T("tui.roles.count", "N", strconv.Itoa(len(m.views)))
+	}
+	return m.Frame("tui.pane.roles", info, m.stale, m.body())
+}
+
+func (m *Model) body() []string {
+	env := m.Env
+	st := env.Styles
+	if len(m.views) == 0 {
+		return []string{" " + st.Muted.Render(env.T("tui.roles.none"))}
+	}
+	w := max(m.Width-2, 10)
+	lines := make([]string, 0, len(m.views))
+	room := m.Height - 1
+	for _, v := range m.views {
+		if len(lines) >= room {
+			break
+		}
+		health := env.T("tui.roles.health." + strings.ToLower(v.Health))
+		line := env.T("tui.roles.row", "Role", env.Clean(v.Role), "Lag", strconv.FormatInt(v.Lag, 10),
+			"Claimed", strconv.Itoa(v.Claimed), "Running", strconv.Itoa(len(v.Running)), "Limit", strconv.Itoa(v.Limit),
+			"Queued", strconv.Itoa(len(v.Queued)))
+		lines = append(lines, " "+st.Paint(tone(v.Health)).Apply(text.Fit(health, 8, env.Tail()))+" "+
+			st.TextPaint.Apply(text.Fit(line, w-9, env.Tail())))
+		if b := blocked(v.Blocked); b != "" && len(lines) < room {
+			// What blocks a role's work gets a line of its own: it is what
+			// a person looks for.
+			lines = append(lines, strings.Repeat(" ", 10)+st.Paint(theme.ToneWarn).Apply(
+				text.Fit(env.T("tui.roles.blocked", "List", b), w-9, env.Tail())))
+		}
+	}
+	return lines
+}
+
+func tone(h string) theme.Tone {
+	switch h {
+	case lead.HealthAlive:
+		return theme.ToneOK
+	case lead.HealthWarning:
+		return theme.ToneWarn
+	}
+	return theme.ToneBad
+}
+
+// blocked is "#5←#1,#2 #6←#3".
+func blocked(b map[string][]int64) string {
+	var parts []string
+	for id, deps := range b {
+		parts = append(parts, id+"←"+strings.ReplaceAll(outbox.FormatRefs(deps), " ", ""))
+	}
+	slices.Sort(parts)
+	return strings.Join(parts, " ")
+}
+
+// ShortHelp implements help.KeyMap (the pane takes no keys).
+func (m *Model) ShortHelp() []key.Binding { return nil }
+
+// FullHelp implements help.KeyMap.
+func (m *Model) FullHelp() [][]key.Binding { return nil }

@@ -1,0 +1,84 @@
+package tui
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/team"
+	"github.com/daokit/daokit/tui/live"
+)
+
+// teamRoot is a root with a team of two roles, an outbox, and a status
+// file for the backend Lead (this process, so that it counts as alive).
+func teamRoot(t *testing.T) string {
+	root := t.TempDir()
+	os.WriteFile(filepath.Join(root, "daokit.toml"), []byte("[team]\noutbox_root = \"team\"\n"), 0o644)
+	os.MkdirAll(filepath.Join(root, "team"), 0o755)
+	os.WriteFile(filepath.Join(root, "team", team.FileName), []byte("[roles.backend]\n[roles.qa]\ndepends_on = [\"backend\"]\n"), 0o644)
+	wf, err := team.Load(filepath.Join(root, "team"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob.Close()
+	st := lead.Status{Role: "backend", PID: os.Getpid(), Limit: 2, Running: []int64{1}, Queued: []int64{}, Time: time.Now(),
+		Blocked: map[string][]int64{"#3": {1}}}
+	data, _ := json.Marshal(st)
+	os.MkdirAll(lead.StatusDir(wf), 0o755)
+	if err := os.WriteFile(lead.StatusPath(lead.StatusDir(wf), "backend"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// The window finds the team of its root on the tick (the read runs in a
+// command) and draws the roles pane under the leases, in both languages.
+func TestRolesPaneShowsTheTeam(t *testing.T) {
+	root := teamRoot(t)
+	for _, tc := range []struct{ lang, alive, down, blocked string }{
+		{"en", "alive", "down", "blocked #3←#1"},
+		{"zh-CN", "存活", "未运行", "阻塞 #3←#1"},
+	} {
+		opts := testOptions(tc.lang)
+		opts.Root = root
+		// A live context: the pane's command reads the outbox with it.
+		m := New(context.Background(), opts)
+		m.Update(tea.WindowSizeMsg{Width: 160, Height: 48})
+		// The pane's own tick command does the read; its message goes
+		// through the root's routing. (The root's other tick commands,
+		// such as the controller probe, are not run here.)
+		_, cmd := m.roles.Update(live.TickMsg{Now: time.Now()})
+		m.Update(cmd())
+		frame := m.View()
+		for _, want := range []string{tc.alive, tc.down, tc.blocked, "backend", "qa"} {
+			if !strings.Contains(frame, want) {
+				t.Fatalf("%s: frame lacks %q:\n%s", tc.lang, want, frame)
+			}
+		}
+		checkFrame(t, frame, 160, 48, tc.lang)
+	}
+}
+
+// A root without a team has no roles pane: the layout is unchanged.
+func TestNoTeamNoRolesPane(t *testing.T) {
+	opts := testOptions("en")
+	opts.Root = t.TempDir()
+	m := newTestModel(t, opts, 160, 48)
+	_, cmd := m.Update(live.TickMsg{Now: fixedNow})
+	runQuick(m, cmd)
+	if strings.Contains(m.View(), "Roles") || m.lay.rolesH != 0 {
+		t.Fatal("a roles pane without a team")
+	}
+}
