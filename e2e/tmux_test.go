@@ -282,3 +282,34 @@ func TestWatchFollowsALedger(t *testing.T) {
 	f.Close()
 	win.waitFor(20*time.Second, "WATCHED_FROM_OUTSIDE")
 }
+
+// TestWindowAcceptsASimChange: the simulated agent edits a real project
+// in its step worktree; the window shows the step waiting for review, the
+// changes view (F3) shows the diff, and /accept brings the change into
+// the project's main branch.
+func TestWindowAcceptsASimChange(t *testing.T) {
+	t.Parallel()
+	project := newGitProject(t)
+	root := newRoot(t, worktreeConfig(project, "1s"))
+	t.Cleanup(func() { stopRootController(t, root) })
+	win := openWindow(t, "--root", root)
+	win.waitFor(30*time.Second, "Connected to the controller")
+	win.typeLine("add a cache")
+	win.waitFor(60*time.Second, "review the change")
+	if out, err := exec.Command("tmux", "-L", win.socket, "send-keys", "-t", "0", "F3").CombinedOutput(); err != nil {
+		t.Fatalf("send-keys F3: %v %s", err, out)
+	}
+	win.waitFor(30*time.Second, "Changes", "+// add a cache (simulated edit, round 1)")
+	if out, err := exec.Command("tmux", "-L", win.socket, "send-keys", "-t", "0", "Escape").CombinedOutput(); err != nil {
+		t.Fatalf("send-keys Escape: %v %s", err, out)
+	}
+	win.typeLine("/accept")
+	deadline := time.Now().Add(30 * time.Second)
+	for gitRun(t, project, "log", "-1", "--format=%s", "main") != "sim: add a cache" {
+		if time.Now().After(deadline) {
+			t.Fatalf("main never got the sim's commit:\n%s", win.capture())
+		}
+		time.Sleep(100 * time.Millisecond) // polling git; the condition decides
+	}
+	win.waitFor(30*time.Second, "status done")
+}
