@@ -36,3 +36,29 @@ func TestDocsExampleIsValid(t *testing.T) {
 		t.Errorf("the English and Chinese examples differ:\n%+v\n%+v", configs[0], configs[1])
 	}
 }
+
+// TestAgentTeamGuideExamplesLoad parses every daokit.toml example of the
+// agent team guide in both languages: each must load, and the loop
+// example must be a loop judged by the tests.
+func TestAgentTeamGuideExamplesLoad(t *testing.T) {
+	for _, name := range []string{"../docs/workflows/agent-team.en.md", "../docs/workflows/agent-team.zh-CN.md"} {
+		data, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		blocks := tomlBlock.FindAllSubmatch(data, -1)
+		if len(blocks) != 2 {
+			t.Fatalf("%s: %d toml examples, want 2", name, len(blocks))
+		}
+		loop, err := Parse(blocks[0][1], name, "/ledger")
+		if err != nil {
+			t.Fatalf("%s: the loop example does not load:\n%v", name, err)
+		}
+		if w := loop.Workflow; w.Flow() != FlowLoop || w.Judge != JudgeCommand || len(w.JudgeCommand) == 0 {
+			t.Errorf("%s: loop example is %+v", name, w)
+		}
+		if _, err := Parse(blocks[1][1], name, "/ledger"); err != nil {
+			t.Errorf("%s: the summary example does not load:\n%v", name, err)
+		}
+	}
+}

@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "173fc25c9773f611b8648833df1fcd9409ae775771ff3a3fb0b8f7ee9db1dcb5"
+const generatedDigest = "11446bc4efb66e547197d8a208451bf3c6de9869590c08cd97f9b92c3f1c1563"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -696,6 +696,8 @@ var catalogEn = [][2]string{
 	{"tui.pipeline.run", "run"},
 	{"tui.pipeline.status", "status"},
 	{"tui.pipeline.task", "task"},
+	{"tui.pipeline.usage", "Usage"},
+	{"tui.pipeline.usage_value", "{{.In}} in / {{.Out}} out tokens · ${{.USD}}"},
 	{"tui.pipeline.verdict", "Verdict"},
 	{"tui.problem.const", "has the wrong value"},
 	{"tui.problem.datetime", "is not a date-time"},
@@ -1566,6 +1568,8 @@ var catalogZhCN = [][2]string{
 	{"tui.pipeline.run", "运行"},
 	{"tui.pipeline.status", "状态"},
 	{"tui.pipeline.task", "任务"},
+	{"tui.pipeline.usage", "用量"},
+	{"tui.pipeline.usage_value", "输入 {{.In}} / 输出 {{.Out}} 令牌 · ${{.USD}}"},
 	{"tui.pipeline.verdict", "评审结论"},
 	{"tui.problem.const", "取值错误"},
 	{"tui.problem.datetime", "不是有效的日期时间"},

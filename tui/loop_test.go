@@ -23,7 +23,8 @@ func loopUpdate() live.LedgerUpdate {
 	p.RoleLifecycle = ledger.Lifecycle{}.With("orchestrator", "running").
 		With(workflow.KeyIteration, "2").With(workflow.KeyMax, "2").With(workflow.KeyAgent, "reviewer").
 		With(workflow.KeyVerdict, "approve").With(workflow.KeyVerdictReason, "tests cover the empty body").
-		With("step:I2-reviewer", "completed")
+		With("step:I2-reviewer", "completed").
+		With(workflow.KeyInputTokens, "1200").With(workflow.KeyOutputTokens, "340").With(workflow.KeyCostUSD, "0.0425")
 	ev := func(d time.Duration, step, op string, kv ...any) ledger.Event {
 		return ledger.NewEvent(fixedNow.Add(d), p.TaskID, p.RunID, step, ledger.EventSystem, ledger.SeverityInfo,
 			ledger.ObjectOf(append([]any{"operation", op}, kv...)...))
@@ -53,10 +54,10 @@ func TestWindowShowsTheLoop(t *testing.T) {
 		"en": {"iteration 2/2 · reviewer", "approved — tests cover the empty body",
 			"I2-coder (coder): edited 2: pkg/api/handler.go, pkg/api/handler_test.go; tests failing in pkg/api",
 			"I1-reviewer review: changes requested — 2 problems", "handler.go:17: empty body",
-			"iteration 2/2: done (the reviewer approved)"},
+			"iteration 2/2: done (the reviewer approved)", "1200 in / 340 out tokens · $0.0425"},
 		"zh-CN": {"第 2/2 轮 · 评审者", "已批准 — tests cover the empty body",
 			"I2-coder（编码者）：编辑了 2 个文件：pkg/api/handler.go, pkg/api/handler_test.go；pkg/api 中有测试失败",
-			"I1-reviewer 评审：要求修改 — 2 problems", "第 2/2 轮：完成（评审者已批准）"},
+			"I1-reviewer 评审：要求修改 — 2 problems", "第 2/2 轮：完成（评审者已批准）", "输入 1200 / 输出 340 令牌 · $0.0425"},
 	} {
 		t.Run(lang, func(t *testing.T) {
 			m := newTestModel(t, testOptions(lang), 200, 60)

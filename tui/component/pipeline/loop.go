@@ -1,18 +1,27 @@
 package pipeline
 
 import (
+	"strconv"
+
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/workflow"
 )
 
 // loopLines show where a loop stands: "iteration 2/3 · reviewer", and
-// the last verdict with its reason. A run that is no loop has none.
+// the last verdict with its reason; and, for any run whose agents report
+// it, the tokens and cost so far.
 func (m *Model) loopLines() []string {
 	env := m.Env
 	st := env.Styles
 	prog := workflow.ProgressOf(m.p.RoleLifecycle.Get)
+	var usage []string
+	if c := prog.Cost; c != (workflow.Cost{}) {
+		// What the agents reported they cost, in any workflow.
+		usage = []string{" " + st.Muted.Render(env.T("tui.pipeline.usage")+" ") + env.T("tui.pipeline.usage_value",
+			"In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64))}
+	}
 	if !prog.Loop() {
-		return nil
+		return usage
 	}
 	agent := ""
 	if prog.Agent != "" && m.p.Status == ledger.StatusExecute {
@@ -27,5 +36,5 @@ func (m *Model) loopLines() []string {
 		}
 		lines = append(lines, " "+st.Muted.Render(env.T("tui.pipeline.verdict")+" ")+v)
 	}
-	return lines
+	return append(lines, usage...)
 }
