@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "11446bc4efb66e547197d8a208451bf3c6de9869590c08cd97f9b92c3f1c1563"
+const generatedDigest = "fb0b4bc1ed6945026c612658245c2891438fbcf53b1cb6be15c0e3f481b2237a"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -591,10 +591,12 @@ var catalogEn = [][2]string{
 	{"tui.heartbeat.stale_at", "stale {{.D}}"},
 	{"tui.heartbeat.unwritten", "not updated for {{.Age}}: its writer may be gone"},
 	{"tui.heartbeat.warn_at", "warn {{.D}}"},
+	{"tui.help.changes", "Changes view"},
 	{"tui.help.close", "esc closes"},
 	{"tui.help.commands", "In the message box, /accept /reject [reason] /cancel /retry /abandon /status forward a request for the controller to decide (/accept merges a reviewed change, /reject turns it down with your reason, /abandon drops a run that still waits for its lane); /changes shows the change under review; /help opens this help."},
 	{"tui.help.compacted", "; compacted {{.N}} times, the last from {{.Before}} to {{.After}} KiB"},
 	{"tui.help.context", "Notes kept for a successor controller: {{.Size}} KiB in {{.Entries}} entries{{.Compacted}}."},
+	{"tui.help.everywhere", "Everywhere"},
 	{"tui.input.hint", "enter sends, alt+enter new line"},
 	{"tui.input.placeholder", "Tell the agents what to do"},
 	{"tui.input.readonly", "Read-only: this window only watches the ledger."},
@@ -1463,10 +1465,12 @@ var catalogZhCN = [][2]string{
 	{"tui.heartbeat.stale_at", "停滞 {{.D}}"},
 	{"tui.heartbeat.unwritten", "已有 {{.Age}} 未更新：写它的进程可能已不在"},
 	{"tui.heartbeat.warn_at", "告警 {{.D}}"},
+	{"tui.help.changes", "改动视图"},
 	{"tui.help.close", "esc 关闭"},
 	{"tui.help.commands", "在消息框中输入 /accept /reject [原因] /cancel /retry /abandon /status 会把请求转发给控制器决定（/accept 合并已审阅的改动，/reject 附上你的原因拒绝它，/abandon 放弃仍在等待通道的运行）；/changes 显示待审阅的改动；/help 打开本帮助。"},
 	{"tui.help.compacted", "；已压缩 {{.N}} 次，最近一次从 {{.Before}} KiB 降到 {{.After}} KiB"},
 	{"tui.help.context", "留给继任控制器的记录：{{.Size}} KiB，共 {{.Entries}} 条{{.Compacted}}。"},
+	{"tui.help.everywhere", "任意位置"},
 	{"tui.input.hint", "enter 发送，alt+enter 换行"},
 	{"tui.input.placeholder", "告诉智能体要做什么"},
 	{"tui.input.readonly", "只读：此窗口仅观察账本。"},

@@ -32,13 +32,23 @@ func (f focus) String() string {
 	return "none"
 }
 
-// cycle returns the focus d steps from f, skipping the input when the
-// window is read-only.
+// screenOrder is the order Tab visits the panes: as they sit on the
+// screen, the left column top to bottom, then the right one, then the
+// input under them.
+var screenOrder = [numFocus]focus{focusPipeline, focusHeartbeat, focusLeases, focusConversation, focusEvents, focusInput}
+
+// cycle returns the focus d steps from f in screen order, skipping the
+// input when the window is read-only.
 func (f focus) cycle(d int, readOnly bool) focus {
-	n := f
+	i := 0
+	for j, g := range screenOrder {
+		if g == f {
+			i = j
+		}
+	}
 	for {
-		n = focus((int(n) + d + int(numFocus)) % int(numFocus))
-		if !(readOnly && n == focusInput) {
+		i = (i + d + len(screenOrder)) % len(screenOrder)
+		if n := screenOrder[i]; !(readOnly && n == focusInput) {
 			return n
 		}
 	}

@@ -122,3 +122,15 @@ func checkFrame(t testing.TB, frame string, w, h int, what string) {
 		}
 	}
 }
+
+// focusOn presses tab until the pane named name has the focus.
+func focusOn(t testing.TB, m *Model, name string) {
+	t.Helper()
+	for range numFocus {
+		if m.Focus() == name {
+			return
+		}
+		press(t, m, "tab")
+	}
+	t.Fatalf("tab never reached %s", name)
+}

@@ -17,7 +17,9 @@ import (
 func TestTabCyclesFocus(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, testOptions("en"), 120, 40)
-	want := []string{"conversation", "events", "pipeline", "heartbeat", "leases", "input"}
+	// As on the screen: the left column top to bottom, then the right,
+	// then the input.
+	want := []string{"pipeline", "heartbeat", "leases", "conversation", "events", "input"}
 	for _, w := range want {
 		press(t, m, "tab")
 		if got := m.Focus(); got != w {
@@ -25,8 +27,8 @@ func TestTabCyclesFocus(t *testing.T) {
 		}
 	}
 	press(t, m, "shift+tab")
-	if got := m.Focus(); got != "leases" {
-		t.Fatalf("after shift+tab: focus %q, want leases", got)
+	if got := m.Focus(); got != "events" {
+		t.Fatalf("after shift+tab: focus %q, want events", got)
 	}
 }
 
@@ -264,7 +266,7 @@ func TestEventPaneFollowScrollFilterDetail(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, testOptions("en"), 160, 48)
 	feed(m, fixtureUpdate(60))
-	press(t, m, "tab", "tab") // events
+	focusOn(t, m, "events")
 	if m.Focus() != "events" || !m.Events().Following() {
 		t.Fatalf("focus %q following %v", m.Focus(), m.Events().Following())
 	}
@@ -313,7 +315,8 @@ func TestDetailShowsChineseAsText(t *testing.T) {
 		t.Fatal(err)
 	}
 	feed(m, live.LedgerUpdate{Events: []ledger.Event{parsed}})
-	press(t, m, "tab", "tab", "enter")
+	focusOn(t, m, "events")
+	press(t, m, "enter")
 	if view := m.View(); !strings.Contains(view, `"message": "修复登录"`) {
 		t.Errorf("detail does not show the escaped Chinese as text:\n%s", view)
 	}
@@ -434,7 +437,7 @@ func TestConversationScrollback(t *testing.T) {
 		_, cmd := m.Update(conversation.NoteMsg{Kind: conversation.KindSystem, At: fixedNow, Text: fmt.Sprintf("note %03d", i)})
 		runQuick(m, cmd)
 	}
-	press(t, m, "tab")
+	focusOn(t, m, "conversation")
 	if !strings.Contains(m.View(), "note 199") {
 		t.Fatal("newest note not at the bottom")
 	}

@@ -112,13 +112,16 @@ func (m *Model) single() string {
 // keys. settle calls it after every message; it is drawn again only when
 // what it lists can have changed.
 func (m *Model) shortHelpLine() string {
-	key := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart()}
+	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart()}
 	if c, ok := m.focused().(component.Capturer); ok {
-		key.capturing = c.Captures()
+		hk.capturing = c.Captures()
 	}
-	if key != m.helpKey || m.helpLine == "" {
-		m.helpKey = key
-		return helpview.Short(m.env, m.shortHelp(), m.lay.w)
+	if hk != m.helpKey || m.helpLine == "" {
+		m.helpKey = hk
+		bs := fitShort(m.shortHelp(), m.lay.w, func(bs []key.Binding) int {
+			return text.Width(helpview.ShortText(m.env, bs))
+		})
+		return helpview.Short(m.env, bs, m.lay.w)
 	}
 	return m.helpLine
 }
@@ -130,30 +133,6 @@ type helpKey struct {
 	w         int
 	canStart  bool
 	capturing bool
-}
-
-func (m *Model) shortHelp() []key.Binding {
-	k := m.env.Keys
-	b := append([]key.Binding(nil), m.focused().ShortHelp()...)
-	if c, ok := m.focused().(component.Capturer); ok && c.Captures() {
-		b = append(b, k.NextPane, k.HelpAnyPane, k.LanguageTyping)
-	} else {
-		b = append(b, k.NextPane, k.Help, k.Language)
-	}
-	if m.link.State().CanStart() {
-		b = append(b, k.Controller)
-	}
-	return append(b, k.Quit)
-}
-
-func (m *Model) fullHelp() [][]key.Binding {
-	k := m.env.Keys
-	groups := append([][]key.Binding(nil), m.focused().FullHelp()...)
-	global := []key.Binding{k.NextPane, k.PrevPane, k.Help, k.HelpAnyPane, k.Language, k.LanguageTyping, k.Dismiss}
-	if m.link.State().CanStart() {
-		global = append(global, k.Controller)
-	}
-	return append(groups, append(global, k.Quit))
 }
 
 // contextNote says how much the relay context keeps for a successor

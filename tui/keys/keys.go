@@ -71,7 +71,7 @@ func DefaultKeyMap(loc *i18n.Localizer) *KeyMap {
 		NextFile:       b("→/]", "tui.key.next_file", "right", "]"),
 
 		Send:        b("enter", "tui.key.send", "enter"),
-		Newline:     b("alt+enter", "tui.key.newline", "alt+enter", "shift+enter", "ctrl+j"),
+		Newline:     b("alt+enter/ctrl+j", "tui.key.newline", "alt+enter", "shift+enter", "ctrl+j"),
 		HistoryPrev: b("up", "tui.key.history_prev", "up"),
 		HistoryNext: b("down", "tui.key.history_next", "down"),
 

@@ -35,6 +35,12 @@ func model(env *component.Env, w int) help.Model {
 	return h
 }
 
+// ShortText is the one-line help for bindings at any width, to measure.
+func ShortText(env *component.Env, bindings []key.Binding) string {
+	h := model(env, 1<<20)
+	return " " + h.ShortHelpView(bindings)
+}
+
 // Short is the one-line help for bindings, w cells wide.
 func Short(env *component.Env, bindings []key.Binding, w int) string {
 	h := model(env, w-1)
