@@ -10,6 +10,7 @@ import (
 	"syscall"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/spf13/cobra"
 )
 
 // Exit codes shared with the Python DAOKit CLI.
@@ -75,6 +76,10 @@ func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 // run is the whole CLI as a function, so tests drive it in-process.
 func run(ctx context.Context, args []string, std stdio, getenv func(string) string) int {
 	lang, err := i18n.Resolve(langFlag(args), getenv)
+	if err != nil && len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
+		// A --lang value being typed is not an error yet: complete it.
+		lang, err = i18n.English, nil
+	}
 	if err != nil {
 		en := i18n.MustNew(i18n.English)
 		var ule *i18n.UnknownLanguageError

@@ -246,4 +246,14 @@ func TestCompletionScripts(t *testing.T) {
 	if !strings.Contains(r.stdout, "--limit\t") {
 		t.Errorf("__complete replay --li: %q", r.stdout)
 	}
+	r = runCLI(t, nil, cobra.ShellCompRequestCmd, "replay", "--source", "")
+	if !strings.Contains(r.stdout, "events\nsnapshots\n") {
+		t.Errorf("__complete replay --source: %q", r.stdout)
+	}
+	for _, typed := range []string{"", "z"} {
+		r = runCLI(t, nil, cobra.ShellCompRequestCmd, "status", "--lang", typed)
+		if r.code != 0 || !strings.Contains(r.stdout, "zh-CN\n") {
+			t.Errorf("__complete status --lang %q: code %d %q %q", typed, r.code, r.stdout, r.stderr)
+		}
+	}
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 
+	"github.com/daokit/daokit/i18n"
 	"github.com/spf13/cobra"
 )
 
@@ -52,6 +53,7 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.SuggestionsMinimumDistance = 2
 	root.PersistentFlags().String("lang", "", "cli.flag.lang")
 	a.defaultText(root.PersistentFlags(), "lang", "cli.flag.lang_default")
+	_ = root.RegisterFlagCompletionFunc("lang", cobra.FixedCompletions(i18n.Supported(), cobra.ShellCompDirectiveNoFileComp))
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SilenceErrors, root.SilenceUsage = true, true
 	help := a.newHelpCmd()

@@ -18,6 +18,7 @@ func newReplayCmd(a *app) *cobra.Command {
 	source := f.String("source", "events", "cli.replay.flag.source")
 	limit := f.Int("limit", 20, "cli.replay.flag.limit")
 	asJSON := f.Bool("json", false, "cli.flag.json")
+	_ = c.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{"events", "snapshots"}, cobra.ShellCompDirectiveNoFileComp))
 	c.RunE = func(c *cobra.Command, _ []string) error { return a.runReplay(c, *root, *source, *limit, *asJSON) }
 	return c
 }
