@@ -154,6 +154,9 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	if ack, ok, err := c.seen(req.ID); ok || err != nil {
 		return ack, err
 	}
+	if ctl.Kind == relay.ControlIssue {
+		return c.fileIssue(req, ctl) // team.go: no run involved
+	}
 	c.mu.Lock()
 	r := c.findRun(ctl.TaskID, ctl.RunID)
 	if r == nil && ctl.Kind != relay.ControlStatus {

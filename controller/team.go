@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/team"
 )
 
@@ -332,4 +334,59 @@ func outboxSummary(e outbox.Event) string {
 		s += " " + e.Value
 	}
 	return s + " (" + e.Actor + ")"
+}
+
+// Errors of /issue.
+const (
+	// codeNoTeam: /issue on a root without a workflow.toml.
+	codeNoTeam relay.Code = "no_team"
+	// codeBadIssue: /issue without a known role and a title (Detail: the
+	// roles there are).
+	codeBadIssue relay.Code = "bad_issue"
+	// codeOutbox: the outbox could not be written (Detail: why).
+	codeOutbox relay.Code = "outbox_failed"
+)
+
+// OpIssueFiled records an issue the person filed from the window.
+const OpIssueFiled = "ISSUE_FILED"
+
+// fileIssue files "/issue ROLE TITLE…" from a window in the outbox, for
+// the person (the window never writes the outbox itself). The request id
+// is the change's Trigger and the event's dedup key, so a resend after a
+// reconnect files nothing twice.
+func (c *Controller) fileIssue(req relay.Request, ctl relay.Control) (relay.Ack, error) {
+	dir := c.cfg.Team.OutboxDir(c.opts.Root)
+	if !team.Exists(dir) {
+		return relay.Ack{}, &relay.Error{Code: codeNoTeam, Detail: dir}
+	}
+	wf, err := team.Load(dir)
+	if err != nil {
+		return relay.Ack{}, &relay.Error{Code: codeNoTeam, Detail: err.Error()}
+	}
+	role, title, _ := strings.Cut(strings.TrimSpace(ctl.Reason), " ")
+	title = strings.TrimSpace(title)
+	if _, ok := wf.Roles[role]; !ok || title == "" {
+		return relay.Ack{}, &relay.Error{Code: codeBadIssue, Detail: strings.Join(wf.Names, ", ")}
+	}
+	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	if err != nil {
+		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
+	}
+	defer ob.Close()
+	res, err := ob.Apply(context.Background(), outbox.Change{Actor: "person", Reader: "window", Trigger: "relay:" + req.ID,
+		Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: title, Labels: []string{lead.To(role)}}}})
+	if err != nil {
+		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
+	}
+	var issue int64
+	if len(res.Issues) > 0 {
+		issue = res.Issues[0]
+	}
+	e := c.events.system(TeamTask, "outbox", "", ledger.SeverityInfo, OpIssueFiled,
+		"message_id", req.ID, "issue", issue, "role", role, "message", "#"+strconv.FormatInt(issue, 10)+" "+title)
+	e.DedupKey = dedupControl + req.ID
+	if err := c.journal.append(e); err != nil {
+		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
+	}
+	return relay.Ack{EventID: e.EventID, Duplicate: res.Duplicate}, nil
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
 )
 
 const teamWorkflow = `
@@ -89,6 +91,26 @@ func TestControllerSupervisesLeads(t *testing.T) {
 			}
 		}
 		return false
+	})
+
+	// The window files an issue through the controller (/issue ROLE TITLE):
+	// the relay request's id makes a resend a no-op.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	client, err := relay.Dial(ctx, root, relay.DefaultClientConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer client.Close()
+	if _, err := client.Control(ctx, relay.Control{Kind: relay.ControlIssue, Reason: "backend Rate limits from the window"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Control(ctx, relay.Control{Kind: relay.ControlIssue, Reason: "nobody Anything"}); err == nil {
+		t.Fatal("an issue for an unknown role was filed")
+	}
+	waitFor(t, 30*time.Second, "the window's issue done", func() bool {
+		r := run(t, "outbox", "list", "--root", root, "--state", "closed")
+		return strings.Contains(r.stdout, "Rate limits from the window")
 	})
 
 	st := run(t, "status", "--root", root)

@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "fb0b4bc1ed6945026c612658245c2891438fbcf53b1cb6be15c0e3f481b2237a"
+const generatedDigest = "d661bbdf346f47c12a7fd707393d8ac366a7be7288e37c279aee83c6e98ce7bd"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -447,6 +447,7 @@ var catalogEn = [][2]string{
 	{"controller.state.requesting", "requesting"},
 	{"controller.state.timedOut", "timed out"},
 	{"controller.state.waiting", "waiting"},
+	{"relay.error.bad_issue", "write /issue ROLE TITLE with one of the roles: {{.Detail}}"},
 	{"relay.error.bad_request", "the controller refused the request: invalid field {{.Detail}}"},
 	{"relay.error.bad_version", "the controller speaks another relay protocol version ({{.Detail}}); restart it with this build of daokit"},
 	{"relay.error.busy", "the controller is at its limit of {{.Detail}} connections; try again in a moment"},
@@ -462,11 +463,13 @@ var catalogEn = [][2]string{
 	{"relay.error.ledger_write_failed", "the controller could not write {{.Detail}}; nothing was started"},
 	{"relay.error.malformed", "the relay received a message it could not read"},
 	{"relay.error.no_run", "no run matches {{.Detail}}"},
+	{"relay.error.no_team", "this root has no team (no workflow.toml in {{.Detail}})"},
 	{"relay.error.not_failed", "only a failed or blocked run can be retried (it is {{.Detail}})"},
 	{"relay.error.not_in_review", "no change waits for review"},
 	{"relay.error.not_running", "the run has already finished ({{.Detail}})"},
 	{"relay.error.not_waiting", "only a run that still waits for its lane can be abandoned (it is {{.Detail}})"},
 	{"relay.error.other", "relay error {{.Code}} {{.Detail}}"},
+	{"relay.error.outbox_failed", "the outbox could not be written: {{.Detail}}"},
 	{"relay.error.slow", "the controller closed the connection: a message took longer than {{.Detail}} to arrive"},
 	{"relay.error.timeout", "the controller did not answer in time"},
 	{"relay.error.too_large", "the message is too large for the relay (limit: {{.Detail}} bytes)"},
@@ -593,7 +596,7 @@ var catalogEn = [][2]string{
 	{"tui.heartbeat.warn_at", "warn {{.D}}"},
 	{"tui.help.changes", "Changes view"},
 	{"tui.help.close", "esc closes"},
-	{"tui.help.commands", "In the message box, /accept /reject [reason] /cancel /retry /abandon /status forward a request for the controller to decide (/accept merges a reviewed change, /reject turns it down with your reason, /abandon drops a run that still waits for its lane); /changes shows the change under review; /help opens this help."},
+	{"tui.help.commands", "In the message box, /accept /reject [reason] /cancel /retry /abandon /status forward a request for the controller to decide (/accept merges a reviewed change, /reject turns it down with your reason, /abandon drops a run that still waits for its lane); /issue ROLE TITLE files an issue in the team's outbox for that role's Lead; /changes shows the change under review; /help opens this help."},
 	{"tui.help.compacted", "; compacted {{.N}} times, the last from {{.Before}} to {{.After}} KiB"},
 	{"tui.help.context", "Notes kept for a successor controller: {{.Size}} KiB in {{.Entries}} entries{{.Compacted}}."},
 	{"tui.help.everywhere", "Everywhere"},
@@ -669,6 +672,7 @@ var catalogEn = [][2]string{
 	{"tui.operation.HOOK_SKIPPED", "hook skipped"},
 	{"tui.operation.INSTRUCTION_RECEIVED", "instruction received"},
 	{"tui.operation.INSTRUCTION_RESUMED", "instruction resumed"},
+	{"tui.operation.ISSUE_FILED", "issue filed"},
 	{"tui.operation.LEAD_EXITED", "Lead exited"},
 	{"tui.operation.LEAD_RESTART_LIMIT", "Lead restarts exhausted"},
 	{"tui.operation.LEAD_STARTED", "Lead started"},
@@ -1321,6 +1325,7 @@ var catalogZhCN = [][2]string{
 	{"controller.state.requesting", "请求中"},
 	{"controller.state.timedOut", "已超时"},
 	{"controller.state.waiting", "排队中"},
+	{"relay.error.bad_issue", "请写 /issue 角色 标题，角色为以下之一：{{.Detail}}"},
 	{"relay.error.bad_request", "控制器拒绝了该请求：字段 {{.Detail}} 无效"},
 	{"relay.error.bad_version", "控制器使用的中继协议版本不同（{{.Detail}}）；请用当前版本的 daokit 重启控制器"},
 	{"relay.error.busy", "控制器已达到 {{.Detail}} 个连接的上限；请稍后再试"},
@@ -1336,11 +1341,13 @@ var catalogZhCN = [][2]string{
 	{"relay.error.ledger_write_failed", "控制器无法写入 {{.Detail}}；没有启动任何工作"},
 	{"relay.error.malformed", "中继收到了一条无法解析的消息"},
 	{"relay.error.no_run", "没有与 {{.Detail}} 匹配的运行"},
+	{"relay.error.no_team", "此根目录没有团队（{{.Detail}} 中没有 workflow.toml）"},
 	{"relay.error.not_failed", "只有失败或被阻塞的运行才能重试（当前为 {{.Detail}}）"},
 	{"relay.error.not_in_review", "没有等待审阅的改动"},
 	{"relay.error.not_running", "该运行已经结束（{{.Detail}}）"},
 	{"relay.error.not_waiting", "只有仍在等待通道的运行才能放弃（当前为 {{.Detail}}）"},
 	{"relay.error.other", "中继错误 {{.Code}} {{.Detail}}"},
+	{"relay.error.outbox_failed", "无法写入 outbox：{{.Detail}}"},
 	{"relay.error.slow", "一条消息的传输超过了 {{.Detail}}，控制器已关闭该连接"},
 	{"relay.error.timeout", "控制器未能及时应答"},
 	{"relay.error.too_large", "消息过大，超出了中继的上限（{{.Detail}} 字节）"},
@@ -1467,7 +1474,7 @@ var catalogZhCN = [][2]string{
 	{"tui.heartbeat.warn_at", "告警 {{.D}}"},
 	{"tui.help.changes", "改动视图"},
 	{"tui.help.close", "esc 关闭"},
-	{"tui.help.commands", "在消息框中输入 /accept /reject [原因] /cancel /retry /abandon /status 会把请求转发给控制器决定（/accept 合并已审阅的改动，/reject 附上你的原因拒绝它，/abandon 放弃仍在等待通道的运行）；/changes 显示待审阅的改动；/help 打开本帮助。"},
+	{"tui.help.commands", "在消息框中输入 /accept /reject [原因] /cancel /retry /abandon /status 会把请求转发给控制器决定（/accept 合并已审阅的改动，/reject 附上你的原因拒绝它，/abandon 放弃仍在等待通道的运行）；/issue 角色 标题 在团队 outbox 中为该角色的 Lead 提交 issue；/changes 显示待审阅的改动；/help 打开本帮助。"},
 	{"tui.help.compacted", "；已压缩 {{.N}} 次，最近一次从 {{.Before}} KiB 降到 {{.After}} KiB"},
 	{"tui.help.context", "留给继任控制器的记录：{{.Size}} KiB，共 {{.Entries}} 条{{.Compacted}}。"},
 	{"tui.help.everywhere", "任意位置"},
@@ -1543,6 +1550,7 @@ var catalogZhCN = [][2]string{
 	{"tui.operation.HOOK_SKIPPED", "钩子已跳过"},
 	{"tui.operation.INSTRUCTION_RECEIVED", "收到指令"},
 	{"tui.operation.INSTRUCTION_RESUMED", "指令已恢复"},
+	{"tui.operation.ISSUE_FILED", "已提交 issue"},
 	{"tui.operation.LEAD_EXITED", "Lead 已退出"},
 	{"tui.operation.LEAD_RESTART_LIMIT", "Lead 重启次数已用尽"},
 	{"tui.operation.LEAD_STARTED", "Lead 已启动"},

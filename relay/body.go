@@ -45,12 +45,15 @@ const (
 	// ControlAbandon drops a run that still waits for its lane (seed 004's
 	// abandon): it ends FAILED with RUN_ABANDONED and never starts.
 	ControlAbandon ControlKind = "abandon"
+	// ControlIssue files an issue in the team's outbox (seed 003): Reason
+	// holds "ROLE TITLE…", and the controller writes it for the person.
+	ControlIssue ControlKind = "issue"
 )
 
 // Valid reports whether k is one of the known control kinds.
 func (k ControlKind) Valid() bool {
 	switch k {
-	case ControlCancel, ControlRetry, ControlStatus, ControlAccept, ControlReject, ControlAbandon:
+	case ControlCancel, ControlRetry, ControlStatus, ControlAccept, ControlReject, ControlAbandon, ControlIssue:
 		return true
 	}
 	return false

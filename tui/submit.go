@@ -77,7 +77,7 @@ func (m *Model) command(text string) tea.Cmd {
 	// The words after the command are its reason (a reject's why); the
 	// controller records them, the window only forwards.
 	reason := ""
-	if kind == live.ControlReject {
+	if kind == live.ControlReject || kind == live.ControlIssue {
 		reason = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), strings.Fields(text)[0]))
 	}
 	return tea.Batch(sent, live.Control(m.life, m.opts.Relay, m.seq, kind, reason, m.opts.ForwardTimeout))

@@ -42,11 +42,13 @@ const (
 	// for review: the controller merges it, or records the reason.
 	ControlAccept ControlKind = "accept"
 	ControlReject ControlKind = "reject"
+	// ControlIssue files an issue in the team's outbox: "/issue ROLE TITLE".
+	ControlIssue ControlKind = "issue"
 )
 
 // ControlKinds lists the control requests in the order help shows them.
 func ControlKinds() []ControlKind {
-	return []ControlKind{ControlAccept, ControlReject, ControlCancel, ControlRetry, ControlAbandon, ControlStatus}
+	return []ControlKind{ControlAccept, ControlReject, ControlCancel, ControlRetry, ControlAbandon, ControlStatus, ControlIssue}
 }
 
 // Route is the controller's route summary.
