@@ -302,6 +302,10 @@ func TestWindowAcceptsASimChange(t *testing.T) {
 	if out, err := exec.Command("tmux", "-L", win.socket, "send-keys", "-t", "0", "Escape").CombinedOutput(); err != nil {
 		t.Fatalf("send-keys Escape: %v %s", err, out)
 	}
+	// Typed at once, the text would follow the escape byte as an Alt key.
+	win.until(30*time.Second, "the changes view closed", func(screen string) bool {
+		return !strings.Contains(screen, "(simulated edit, round 1)")
+	})
 	win.typeLine("/accept")
 	deadline := time.Now().Add(30 * time.Second)
 	for gitRun(t, project, "log", "-1", "--format=%s", "main") != "sim: add a cache" {
