@@ -201,6 +201,9 @@ type Workflow struct {
 	JudgeTimeout Duration `toml:"judge_timeout"`
 	// Summary configures the summaries of a running step.
 	Summary Summaries `toml:"summary"`
+	// Prices, by lane name, turn the tokens an agent reports into a cost
+	// when the agent reports none itself ([workflow.prices.<lane>]).
+	Prices map[string]Price `toml:"prices"`
 	// Isolation applies to every lane that does not set its own; see
 	// Lane.Isolation. Default empty (automatic).
 	Isolation Isolation `toml:"isolation"`

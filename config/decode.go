@@ -18,6 +18,7 @@ const (
 	wantEnv      = "env"
 	wantTable    = "table"
 	wantTables   = "table_list"
+	wantNumber   = "number"
 )
 
 // table reads one TOML table into typed fields, remembering which keys it
@@ -96,6 +97,24 @@ func (t *table) integer(k string, dst *int) bool {
 		return false
 	}
 	*dst = int(n)
+	return true
+}
+
+// number sets *dst from a float or an integer value.
+func (t *table) number(k string, dst *float64) bool {
+	v, ok := t.get(k)
+	if !ok {
+		return false
+	}
+	switch x := v.(type) {
+	case float64:
+		*dst = x
+	case int64:
+		*dst = float64(x)
+	default:
+		t.typeErr(k, v, wantNumber)
+		return false
+	}
 	return true
 }
 
@@ -222,6 +241,16 @@ func (t *table) tables(k string) (list []*table, present bool) {
 		list = append(list, newTable(t.p, fmt.Sprintf("%s[%d]", t.key(k), i), m))
 	}
 	return list, true
+}
+
+// keys returns the table's keys in order (for tables keyed by name).
+func (t *table) keys() []string {
+	out := make([]string, 0, len(t.m))
+	for k := range t.m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // done reports every key of the table that no reader asked for.

@@ -143,6 +143,21 @@ func decodeFlow(t *table, w *Workflow) {
 	t.strings("judge_command", &w.JudgeCommand)
 	t.str("judge_lane", &w.JudgeLane)
 	t.duration("judge_timeout", &w.JudgeTimeout)
+	if s := t.sub("prices"); s != nil {
+		for _, lane := range s.keys() {
+			if pt := s.sub(lane); pt != nil {
+				var p Price
+				pt.number("input_per_mtok", &p.InputPerMTok)
+				pt.number("output_per_mtok", &p.OutputPerMTok)
+				pt.done()
+				if w.Prices == nil {
+					w.Prices = map[string]Price{}
+				}
+				w.Prices[lane] = p
+			}
+		}
+		s.done()
+	}
 	if s := t.sub("summary"); s != nil {
 		s.integer("every_tool_uses", &w.Summary.EveryToolUses)
 		s.duration("every", &w.Summary.Every)

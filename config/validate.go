@@ -172,6 +172,17 @@ func (c *Config) validateFlow(p *problems) {
 		p.add(&Error{Code: CodeEnum, Key: "workflow.kind", Value: show(string(w.Kind)), Want: strings.Join(names, ", ")})
 		return
 	}
+	for _, lane := range sortedKeys(w.Prices) {
+		key := "workflow.prices." + lane
+		c.checkLaneRef(p, key, lane, true)
+		pr := w.Prices[lane]
+		if pr.InputPerMTok < 0 {
+			p.add(&Error{Code: CodeTooSmall, Key: key + ".input_per_mtok", Value: strconv.FormatFloat(pr.InputPerMTok, 'g', -1, 64), Want: "0"})
+		}
+		if pr.OutputPerMTok < 0 {
+			p.add(&Error{Code: CodeTooSmall, Key: key + ".output_per_mtok", Value: strconv.FormatFloat(pr.OutputPerMTok, 'g', -1, 64), Want: "0"})
+		}
+	}
 	if kind == FlowSequential {
 		return
 	}
@@ -203,6 +214,15 @@ func (c *Config) validateFlow(p *problems) {
 	if len(w.Summary.Command) > 0 {
 		checkArgv(p, "workflow.summary.command", w.Summary.Command, true)
 	}
+}
+
+func sortedKeys(m map[string]Price) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // checkLaneRef requires a setting that names an existing lane.

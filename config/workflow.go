@@ -66,6 +66,18 @@ type Summaries struct {
 	Command []string `toml:"command"`
 }
 
+// Price is what a lane's model costs, for agents that report tokens but
+// no cost (Codex): US dollars per million input and output tokens.
+type Price struct {
+	InputPerMTok  float64 `toml:"input_per_mtok"`
+	OutputPerMTok float64 `toml:"output_per_mtok"`
+}
+
+// Cost returns what in and out tokens cost at p.
+func (p Price) Cost(in, out int64) float64 {
+	return (float64(in)*p.InputPerMTok + float64(out)*p.OutputPerMTok) / 1e6
+}
+
 func defaultWorkflow(lane string) Workflow {
 	return Workflow{
 		Steps:         []Step{DefaultStep(lane)},

@@ -176,3 +176,55 @@ func TestRetryExtendsABlockedLoop(t *testing.T) {
 		t.Fatalf("%d steps started, want 6 (three iterations of coder and reviewer, none twice)", starts)
 	}
 }
+
+// A judge that is a lane of its own runs as the iteration's judge step;
+// its verdict decides.
+func TestLoopWithAnAgentJudge(t *testing.T) {
+	t.Parallel()
+	cfg := loopConfig("0", 4) // the reviewer never approves: the judge decides
+	judge := cfg.Lanes[0]
+	judge.Name, judge.Command = "judge", []string{"sh", "-c",
+		`cat >/dev/null; if [ "$DAOKIT_ITERATION" -ge 2 ]; then echo 'VERDICT: approve — good enough'; else echo 'VERDICT: request_changes — not yet'; fi`}
+	cfg.Lanes = append(cfg.Lanes, judge)
+	cfg.Workflow.Judge, cfg.Workflow.JudgeLane = config.JudgeAgent, "judge"
+	h := startHarness(t, t.TempDir(), cfg)
+	fin := h.finished(h.forward("x").Route.TaskID)
+	if fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	var codes []string
+	judged := 0
+	for _, e := range h.events() {
+		if op(e) == OpIterationFinished {
+			codes = append(codes, e.Payload.String("reason_code"))
+		}
+		if e.EventType == ledger.EventStepStarted && strings.HasSuffix(e.StepID, "-judge") {
+			judged++
+		}
+	}
+	if strings.Join(codes, ",") != workflow.JudgeAgentContinue+","+workflow.JudgeAgentDone || judged != 2 {
+		t.Fatalf("decisions %v, judge steps started %d", codes, judged)
+	}
+}
+
+// Usage reported by a lane's agent reaches the pipeline: tokens always,
+// a cost from the lane's price when the agent reports none.
+func TestLoopMetricsFromReportedUsage(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cfg := loopConfig("1", 2)
+	cfg.Lanes[1].Command = []string{"sh", "-c", `cat >/dev/null; echo 'VERDICT: approve — fine'; ` +
+		`echo '@daokit {"type":"result","summary":"ok","usage":{"input_tokens":1000000,"output_tokens":100000}}'`}
+	cfg.Workflow.Prices = map[string]config.Price{"reviewer": {InputPerMTok: 1.25, OutputPerMTok: 10}}
+	h := startHarness(t, root, cfg)
+	if fin := h.finished(h.forward("x").Route.TaskID); fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	lc := ledger.LoadSnapshot(root).Pipeline.Value.RoleLifecycle
+	if lc.Get(keyInputTokens) != "1000000" || lc.Get(keyOutputTokens) != "100000" || lc.Get(keyCostUSD) != "2.25" {
+		t.Fatalf("metrics in the pipeline: %s %s %s", lc.Get(keyInputTokens), lc.Get(keyOutputTokens), lc.Get(keyCostUSD))
+	}
+	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == OpStepMetrics }); n != 1 {
+		t.Fatalf("%d STEP_METRICS events, want 1", n)
+	}
+}

@@ -162,8 +162,8 @@ func (l *ledgerCallback) summary(s workflow.Summary) {
 
 // metrics records a MetricsCallback measurement.
 func (l *ledgerCallback) metrics(m workflow.Metrics) {
-	if m.Run == (workflow.Cost{}) {
-		return // an agent that reports no usage (sim, most commands)
+	if m.Step == (workflow.Cost{}) {
+		return // a step whose agent reports no usage (sim, most commands, judges)
 	}
 	cost := func(c workflow.Cost) ledger.Object {
 		return ledger.ObjectOf("input_tokens", c.InputTokens, "output_tokens", c.OutputTokens, "cost_usd", c.CostUSD)

@@ -27,8 +27,9 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 	c.mu.Lock()
 	p, obs := r.pipeline, r.observe
 	laneCfg, _ := c.cfg.Lane(lane)
+	price, priced := c.cfg.Workflow.Prices[lane]
 	c.mu.Unlock()
-	cumulative := laneCfg.Kind == config.KindClaude
+	usage := usageRule{cumulative: laneCfg.Kind == config.KindClaude, price: price, priced: priced}
 	var batch []any
 	logged, omitted, dropped := 0, 0, 0
 	flush := func() {
@@ -57,7 +58,7 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			if rec.Status == worker.StatusGap {
 				continue
 			}
-			r.texts = observeRecord(obs, r.texts, &rec, cumulative)
+			r.texts = observeRecord(obs, r.texts, &rec, usage)
 			for _, ev := range rec.Events {
 				if ev.Type == worker.EventSession && ev.ID != "" {
 					c.bindSession(r, step, lane, ev.ID)
@@ -104,7 +105,7 @@ const keptTexts = 64
 // observeRecord hands one worker record to the workflow's callbacks
 // (tool use, text, result with usage) and keeps its text in texts, the
 // step's last lines. Nothing here allocates for an ordinary line.
-func observeRecord(obs *workflow.Observer, texts []string, rec *worker.Record, cumulative bool) []string {
+func observeRecord(obs *workflow.Observer, texts []string, rec *worker.Record, rule usageRule) []string {
 	keep := func(s string) {
 		if len(texts) == keptTexts {
 			copy(texts, texts[1:])
@@ -132,7 +133,7 @@ func observeRecord(obs *workflow.Observer, texts []string, rec *worker.Record, c
 		case worker.EventResult:
 			t := workflow.Text{Kind: workflow.TextResult, Body: ev.Text}
 			if u := ev.Usage; u != nil {
-				t.Usage = &workflow.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD, Cumulative: cumulative}
+				t.Usage = rule.usage(u)
 			}
 			obs.Text(t)
 		}
@@ -149,6 +150,23 @@ func outputOf(texts []string, res worker.Result) workflow.Output {
 	}
 	if v, ok := workflow.ParseVerdict(append(append([]string(nil), texts...), out.Text)...); ok {
 		out.Verdict = &v
+	}
+	return out
+}
+
+// usageRule is how a lane's reported usage is read: Claude Code's figures
+// are the session's totals so far; a lane with a price gets a cost for
+// the tokens its agent reports without one (Codex).
+type usageRule struct {
+	cumulative bool
+	price      config.Price
+	priced     bool
+}
+
+func (u usageRule) usage(w *worker.Usage) *workflow.Usage {
+	out := &workflow.Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, CostUSD: w.CostUSD, Cumulative: u.cumulative}
+	if out.CostUSD == 0 && u.priced {
+		out.CostUSD = u.price.Cost(w.InputTokens, w.OutputTokens)
 	}
 	return out
 }

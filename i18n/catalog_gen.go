@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d661bbdf346f47c12a7fd707393d8ac366a7be7288e37c279aee83c6e98ce7bd"
+const generatedDigest = "739a0379486d2b30f508cd68755d9c22edca40ed2ae3cb9e784f11538fe3f761"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -399,6 +399,7 @@ var catalogEn = [][2]string{
 	{"config.type.duration", "a duration such as \"45s\""},
 	{"config.type.env", "a list [\"KEY=value\"] or a table { KEY = \"value\" }"},
 	{"config.type.integer", "a whole number"},
+	{"config.type.number", "a number"},
 	{"config.type.string", "a string"},
 	{"config.type.string_list", "a list of strings, such as [\"a\", \"b\"]"},
 	{"config.type.table", "a table ([section])"},
@@ -1277,6 +1278,7 @@ var catalogZhCN = [][2]string{
 	{"config.type.duration", "时长，例如 \"45s\""},
 	{"config.type.env", "列表 [\"KEY=value\"] 或表 { KEY = \"value\" }"},
 	{"config.type.integer", "整数"},
+	{"config.type.number", "数字"},
 	{"config.type.string", "字符串"},
 	{"config.type.string_list", "字符串列表，例如 [\"a\", \"b\"]"},
 	{"config.type.table", "表（[section]）"},
