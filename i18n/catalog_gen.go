@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "739a0379486d2b30f508cd68755d9c22edca40ed2ae3cb9e784f11538fe3f761"
+const generatedDigest = "944de33b8981d0a833d5ec80d7675bafe5117d10d2973360ba22e1423deb9cca"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -619,6 +619,7 @@ var catalogEn = [][2]string{
 	{"tui.key.history_next", "later message"},
 	{"tui.key.history_prev", "earlier message"},
 	{"tui.key.language", "language"},
+	{"tui.key.leases_all", "ended leases"},
 	{"tui.key.newline", "new line"},
 	{"tui.key.next_file", "next file"},
 	{"tui.key.next_pane", "next pane"},
@@ -633,11 +634,14 @@ var catalogEn = [][2]string{
 	{"tui.lang.name", "English"},
 	{"tui.leases.bad_expiry", "bad expiry"},
 	{"tui.leases.count", "{{.Active}} active of {{.Total}}"},
+	{"tui.leases.ended_hidden", "{{.Active}} active · {{.Ended}} ended ({{.Key}} shows)"},
+	{"tui.leases.ended_shown", "{{.Active}} active · {{.Ended}} ended ({{.Key}} hides)"},
 	{"tui.leases.expired_ago", "{{.D}} ago"},
 	{"tui.leases.expires_in", "in {{.D}}"},
 	{"tui.leases.expiry", "expires"},
 	{"tui.leases.lane", "lane"},
 	{"tui.leases.none", "No leases."},
+	{"tui.leases.none_active", "No active lease. {{.Key}} shows the ended ones."},
 	{"tui.leases.overdue", "late {{.D}}"},
 	{"tui.leases.pid", "pid"},
 	{"tui.leases.status", "status"},
@@ -1498,6 +1502,7 @@ var catalogZhCN = [][2]string{
 	{"tui.key.history_next", "下一条消息"},
 	{"tui.key.history_prev", "上一条消息"},
 	{"tui.key.language", "切换语言"},
+	{"tui.key.leases_all", "已结束的租约"},
 	{"tui.key.newline", "换行"},
 	{"tui.key.next_file", "下一个文件"},
 	{"tui.key.next_pane", "下一窗格"},
@@ -1512,11 +1517,14 @@ var catalogZhCN = [][2]string{
 	{"tui.lang.name", "中文"},
 	{"tui.leases.bad_expiry", "到期时间无效"},
 	{"tui.leases.count", "{{.Active}} 个活动 / 共 {{.Total}}"},
+	{"tui.leases.ended_hidden", "{{.Active}} 个活动 · {{.Ended}} 个已结束（{{.Key}} 显示）"},
+	{"tui.leases.ended_shown", "{{.Active}} 个活动 · {{.Ended}} 个已结束（{{.Key}} 隐藏）"},
 	{"tui.leases.expired_ago", "{{.D}}前"},
 	{"tui.leases.expires_in", "剩{{.D}}"},
 	{"tui.leases.expiry", "到期"},
 	{"tui.leases.lane", "通道"},
 	{"tui.leases.none", "没有租约。"},
+	{"tui.leases.none_active", "没有活动的租约。按 {{.Key}} 显示已结束的。"},
 	{"tui.leases.overdue", "超期{{.D}}"},
 	{"tui.leases.pid", "进程"},
 	{"tui.leases.status", "状态"},

@@ -49,6 +49,9 @@ type KeyMap struct {
 	FilterSeverity key.Binding
 	FilterStep     key.Binding
 	FilterClear    key.Binding
+
+	// Leases.
+	LeasesAll key.Binding // show the ended leases too, or hide them
 }
 
 // DefaultKeyMap returns the bindings with help in loc's language.
@@ -88,5 +91,7 @@ func DefaultKeyMap(loc *i18n.Localizer) *KeyMap {
 		FilterSeverity: b("s", "tui.key.filter_severity", "s"),
 		FilterStep:     b("p", "tui.key.filter_step", "p"),
 		FilterClear:    b("x", "tui.key.filter_clear", "x"),
+
+		LeasesAll: b("a", "tui.key.leases_all", "a"),
 	}
 }

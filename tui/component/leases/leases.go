@@ -25,6 +25,7 @@ type Model struct {
 	component.Pane
 
 	leases []ledger.Lease // sorted for display
+	all    bool           // show ended leases (released, taken over, expired) too
 	has    bool
 	stale  bool
 	now    time.Time
@@ -60,7 +61,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.has, m.stale = s.Leases.HasValue(), s.Leases.Stale
 		m.leases = sorted(s.Leases.Value.Leases)
 	case tea.KeyMsg:
-		if !m.Focused || !m.ScrollKey(msg, &m.scroll, len(m.leases)) {
+		if !m.Focused {
+			return m, nil
+		}
+		if key.Matches(msg, m.Env.Keys.LeasesAll) {
+			m.all, m.scroll = !m.all, 0
+		} else if !m.ScrollKey(msg, &m.scroll, len(m.shown())) {
 			return m, nil
 		}
 	default:
@@ -74,7 +80,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // first is the first row shown: the scroll offset, kept in range. Update
 // stores it back; View only reads it.
 func (m *Model) first() int {
-	return min(max(m.scroll, 0), max(len(m.leases)-(m.Height-2), 0))
+	return min(max(m.scroll, 0), max(len(m.shown())-(m.Height-2), 0))
+}
+
+// shown is the leases the table lists: the active ones, or all with the
+// toggle. The register never deletes a record, so ended ones pile up.
+func (m *Model) shown() []ledger.Lease {
+	if m.all {
+		return m.leases
+	}
+	n := 0
+	for n < len(m.leases) && m.leases[n].Status == ledger.LeaseActive {
+		n++ // sorted: active ones first
+	}
+	return m.leases[:n]
 }
 
 // sorted orders leases: ACTIVE first, then by last update, newest first.
@@ -109,10 +128,38 @@ var allColumns = []column{
 	{id: "tui.leases.expiry", min: 9, max: 16, keep: 4},
 }
 
+// widest returns, per column id, the width of its longest cell among
+// leases (and its header), so that columns grow to their content.
+func (m *Model) widest(leases []ledger.Lease) map[string]int {
+	env := m.Env
+	out := map[string]int{}
+	for _, c := range allColumns {
+		out[c.id] = text.Width(env.T(c.id))
+	}
+	grow := func(id, s string) { out[id] = max(out[id], text.Width(s)) }
+	for i := range leases {
+		l := &leases[i]
+		grow("tui.leases.lane", env.Clean(l.Lane))
+		grow("tui.leases.step", env.Clean(l.StepID))
+		grow("tui.leases.pid", strconv.Itoa(l.PID))
+		grow("tui.leases.thread", env.Clean(l.ThreadID))
+		grow("tui.leases.status", env.Clean(l.Status))
+		e, _ := m.expiry(l)
+		grow("tui.leases.expiry", e)
+	}
+	return out
+}
+
 // fit returns the columns that fit w cells (each followed by a space), in
-// table order, with the room left shared out in the order they are kept.
-func fit(w int) []column {
+// table order, with the room left shared out in the order they are kept;
+// no column grows past its widest cell.
+func fit(w int, widest map[string]int) []column {
 	cols := append([]column(nil), allColumns...)
+	for i := range cols {
+		if n, ok := widest[cols[i].id]; ok {
+			cols[i].max = max(n, cols[i].min)
+		}
+	}
 	need := func() int {
 		n := 0
 		for _, c := range cols {
@@ -159,6 +206,18 @@ func (m *Model) render() string {
 			}
 		}
 		info = env.T("tui.leases.count", "Active", strconv.Itoa(active), "Total", strconv.Itoa(len(m.leases)))
+		if ended := len(m.leases) - active; ended > 0 {
+			id := "tui.leases.ended_hidden"
+			if m.all {
+				id = "tui.leases.ended_shown"
+			}
+			long := env.T(id, "Active", strconv.Itoa(active), "Ended", strconv.Itoa(ended), "Key", env.Keys.LeasesAll.Help().Key)
+			// The title keeps the short count when the long one
+			// would not fit beside it.
+			if text.Width(env.T("tui.pane.leases"))+text.Width(long)+8 <= m.Width {
+				info = long
+			}
+		}
 	}
 	return m.Frame("tui.pane.leases", info, m.stale, m.body())
 }
@@ -166,22 +225,26 @@ func (m *Model) render() string {
 func (m *Model) body() []string {
 	env := m.Env
 	st := env.Styles
-	if !m.has || len(m.leases) == 0 {
+	shown := m.shown()
+	if !m.has || len(shown) == 0 {
 		id := "tui.leases.none"
-		if !m.has {
+		switch {
+		case !m.has:
 			id = "tui.leases.unknown"
+		case len(m.leases) > 0:
+			id = "tui.leases.none_active"
 		}
-		return []string{" " + st.Muted.Render(env.T(id))}
+		return []string{" " + st.Muted.Render(env.T(id, "Key", env.Keys.LeasesAll.Help().Key))}
 	}
-	cols := fit(m.Width - 1)
+	cols := fit(m.Width-1, m.widest(shown))
 	header := " "
 	for _, c := range cols {
 		header += st.PanePaint.Header.Apply(text.Fit(env.T(c.id), c.width, env.Tail())) + " "
 	}
 	lines := []string{header}
 	room := m.Height - 2
-	for i := m.first(); i < len(m.leases) && len(lines) <= room; i++ {
-		lines = append(lines, m.row(&m.leases[i], cols))
+	for i := m.first(); i < len(shown) && len(lines) <= room; i++ {
+		lines = append(lines, m.row(&shown[i], cols))
 	}
 	return lines
 }
@@ -208,9 +271,32 @@ func (m *Model) row(l *ledger.Lease, cols []column) string {
 		case "tui.leases.expiry":
 			cell, paint = m.expiry(l)
 		}
-		out += paint.Apply(text.Fit(cell, c.width, env.Tail())) + " "
+		out += paint.Apply(midFit(cell, c.width, env.Tail())) + " "
 	}
 	return out
+}
+
+// midFit fits s into w cells, cutting it in the middle when it is too
+// long: ids and thread names differ at both ends ("controller-7f3a…"),
+// so both ends stay.
+func midFit(s string, w int, tail string) string {
+	if text.Width(s) <= w || w <= text.Width(tail)+2 {
+		return text.Fit(s, w, tail)
+	}
+	room := w - text.Width(tail)
+	leftW := (room + 1) / 2
+	rs := []rune(s)
+	left, lw := 0, 0
+	for left < len(rs) && lw+text.Width(string(rs[left])) <= leftW {
+		lw += text.Width(string(rs[left]))
+		left++
+	}
+	right, rw := len(rs), 0
+	for right > left && rw+text.Width(string(rs[right-1])) <= room-lw {
+		rw += text.Width(string(rs[right-1]))
+		right--
+	}
+	return text.Fit(string(rs[:left])+tail+string(rs[right:]), w, tail)
 }
 
 // expiry says how long the lease has left, or how long ago it ran out.
@@ -240,10 +326,13 @@ func (m *Model) expiry(l *ledger.Lease) (string, theme.Paint) {
 }
 
 // ShortHelp implements help.KeyMap.
-func (m *Model) ShortHelp() []key.Binding { return []key.Binding{m.Env.Keys.Up, m.Env.Keys.Down} }
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.Env.Keys
+	return []key.Binding{k.Up, k.Down, k.LeasesAll}
+}
 
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.Env.Keys
-	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom}}
+	return [][]key.Binding{{k.Up, k.Down, k.Top, k.Bottom, k.LeasesAll}}
 }
