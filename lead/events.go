@@ -51,15 +51,50 @@ func (l *Lead) claimable(is outbox.Issue) bool {
 		is.LabelWithPrefix("state:") == ""
 }
 
-// claimOps set the assignee (the claim) and queue the issue.
+// claimOps set the assignee (the claim) and queue the issue. An issue
+// with a Split field is split: one sub-issue per part, addressed to the
+// role and labelled parent:<id>; the parent then waits for them (see
+// children) and its own Worker integrates at the end.
 func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
 	m := outbox.Mailbox{Text: fmt.Sprintf("%s claims #%d and queues it for a Worker.", l.actor, is.ID), Fields: map[string]string{
 		outbox.FieldState: LabelQueued, outbox.FieldReadUpTo: strconv.FormatInt(readUpTo, 10)}}
-	return []outbox.Op{
+	ops := []outbox.Op{
 		{Kind: outbox.OpAssign, Issue: is.ID, Assignee: l.actor},
 		{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{LabelQueued}},
-		{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()},
 	}
+	var parts []string
+	for _, p := range strings.Split(outbox.ParseMailbox(is.Body).Fields[outbox.FieldSplit], ";") {
+		if p = strings.TrimSpace(p); p != "" && len(parts) < maxSplit {
+			parts = append(parts, p)
+		}
+	}
+	for _, p := range parts {
+		ops = append(ops, outbox.Op{Kind: outbox.OpOpen, Title: p, Body: fmt.Sprintf("Part of #%d.", is.ID),
+			Labels: []string{To(l.o.Role), ParentLabel(is.ID)}})
+	}
+	if len(parts) > 0 {
+		m.Text = fmt.Sprintf("%s claims #%d and splits it into %d sub-issues; it waits for them.", l.actor, is.ID, len(parts))
+	}
+	return append(ops, outbox.Op{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()})
+}
+
+// maxSplit bounds the sub-issues of one split.
+const maxSplit = 20
+
+// ParentLabel marks a sub-issue of issue id.
+func ParentLabel(id int64) string { return "parent:" + strconv.FormatInt(id, 10) }
+
+// children are the open sub-issues of is: a parent waits for them.
+func (l *Lead) children(ctx context.Context, is outbox.Issue) ([]int64, error) {
+	list, err := l.ob.List(ctx, outbox.Query{Label: ParentLabel(is.ID), State: "open"})
+	if err != nil {
+		return nil, err
+	}
+	out := make([]int64, 0, len(list))
+	for _, c := range list {
+		out = append(out, c.ID)
+	}
+	return out, nil
 }
 
 func (l *Lead) onAddressed(ctx context.Context, ev outbox.Event) (*effect, error) {
@@ -126,8 +161,17 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 		outbox.FieldTrigger: trigger, outbox.FieldReadUpTo: strconv.FormatInt(ev.ID, 10)}}
 	eff := &effect{change: outbox.Change{Trigger: trigger}}
 	var afters []func()
-	if l.claimable(is) {
+	switch {
+	case l.claimable(is):
 		eff.change.Ops = append(eff.change.Ops, l.claimOps(is, ev.ID)...)
+		afters = append(afters, func() { l.enqueue(is.ID) })
+	case wantsRetry(m.Text) && l.retryable(is):
+		// A failed (or held for review) issue stays claimed, so a person
+		// can send it back to a Worker; nothing waits for a restart.
+		eff.change.Ops = append(eff.change.Ops,
+			outbox.Op{Kind: outbox.OpUnlabel, Issue: is.ID, Labels: []string{LabelFailed, LabelReview}},
+			outbox.Op{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{LabelQueued}})
+		ack.Fields[outbox.FieldState] = LabelQueued
 		afters = append(afters, func() { l.enqueue(is.ID) })
 	}
 	if deps := outbox.IssueRefs(m.Fields[outbox.FieldDependsOn]); len(deps) > 0 && is.Assignee == l.actor && !is.Closed {
@@ -148,6 +192,17 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 		}
 	}
 	return eff, nil
+}
+
+// wantsRetry: a comment whose text starts with /retry.
+func wantsRetry(text string) bool {
+	f := strings.Fields(text)
+	return len(f) > 0 && f[0] == "/retry"
+}
+
+// retryable: the Lead's own open issue that failed or waits for review.
+func (l *Lead) retryable(is outbox.Issue) bool {
+	return !is.Closed && is.Assignee == l.actor && (is.HasLabel(LabelFailed) || is.HasLabel(LabelReview))
 }
 
 // onClosed unblocks the issues that waited only for what just closed.
@@ -243,10 +298,13 @@ func (l *Lead) openOf(ctx context.Context, ids []int64) ([]int64, error) {
 	return out, nil
 }
 
-// implicitDeps are the open issues of the roles this role depends on
-// (workflow.toml depends_on) filed before is.
+// implicitDeps are the open sub-issues of is, and the open issues of the
+// roles this role depends on (workflow.toml depends_on) filed before is.
 func (l *Lead) implicitDeps(ctx context.Context, is outbox.Issue) ([]int64, error) {
-	var out []int64
+	out, err := l.children(ctx, is)
+	if err != nil {
+		return nil, err
+	}
 	for _, d := range l.role.DependsOn {
 		list, err := l.ob.List(ctx, outbox.Query{Label: To(d), State: "open"})
 		if err != nil {

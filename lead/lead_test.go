@@ -142,7 +142,7 @@ func TestBlockedThenUnblockedByEvent(t *testing.T) {
 	check := p.file("test login", "DependsOn: #"+fmt.Sprint(other), "to:qa")
 	qa := p.lead("qa", 2, nil)
 	runLead(t, qa)
-	p.waitFor("blocked", 10*time.Second, func() bool { return p.issue(check).HasLabel(LabelBlocked) })
+	p.waitFor("blocked", 30*time.Second, func() bool { return p.issue(check).HasLabel(LabelBlocked) })
 	bl := fieldsOf(p.comments(check), Actor("qa"))
 	if got := bl[len(bl)-1][outbox.FieldBlockedBy]; got != fmt.Sprintf("#%d, #%d", api, other) {
 		t.Fatalf("BlockedBy %q", got)
@@ -152,12 +152,12 @@ func TestBlockedThenUnblockedByEvent(t *testing.T) {
 	// Closing one of two blockers must not unblock it: once the Lead has
 	// read past both events, the issue is still blocked.
 	head, _ := p.ob.Head(context.Background())
-	p.waitFor("read", 10*time.Second, func() bool { return qa.Snapshot(context.Background()).Cursor >= head })
+	p.waitFor("read", 30*time.Second, func() bool { return qa.Snapshot(context.Background()).Cursor >= head })
 	if !p.issue(check).HasLabel(LabelBlocked) || hasText(p.comments(check), "Unblocked") {
 		t.Fatal("unblocked while a blocker is open")
 	}
 	p.do("ann", outbox.Op{Kind: outbox.OpClose, Issue: other})
-	p.waitFor("closed with evidence", 10*time.Second, func() bool { return p.issue(check).Closed })
+	p.waitFor("closed with evidence", 30*time.Second, func() bool { return p.issue(check).Closed })
 	if !hasText(p.comments(check), "Unblocked") || !p.issue(check).HasLabel(LabelDone) {
 		t.Fatalf("%+v", p.comments(check))
 	}
@@ -171,14 +171,14 @@ func TestDependsOnCommentStopsTheWorker(t *testing.T) {
 	id := p.file("long job", "Sim: sleep 1h", "to:backend")
 	l := p.lead("backend", 2, nil)
 	runLead(t, l)
-	p.waitFor("running", 10*time.Second, func() bool { return len(l.Snapshot(context.Background()).Running) == 1 })
+	p.waitFor("running", 30*time.Second, func() bool { return len(l.Snapshot(context.Background()).Running) == 1 })
 	p.do("ann", outbox.Op{Kind: outbox.OpComment, Issue: id, Body: fmt.Sprintf("wait for the schema\nDependsOn: #%d", dep)})
-	p.waitFor("blocked and stopped", 10*time.Second, func() bool {
+	p.waitFor("blocked and stopped", 30*time.Second, func() bool {
 		s := l.Snapshot(context.Background())
 		return p.issue(id).HasLabel(LabelBlocked) && len(s.Running) == 0
 	})
 	p.do("ann", outbox.Op{Kind: outbox.OpClose, Issue: dep})
-	p.waitFor("running again", 10*time.Second, func() bool { return len(l.Snapshot(context.Background()).Running) == 1 })
+	p.waitFor("running again", 30*time.Second, func() bool { return len(l.Snapshot(context.Background()).Running) == 1 })
 }
 
 // Workers cannot write the outbox (read-only by environment) nor the
@@ -193,7 +193,7 @@ func TestWorkersAreRefused(t *testing.T) {
 	c := p.file("write db file", "Sim: write "+p.wf.DBPath(), "to:backend")
 	runLead(t, l)
 	for _, id := range []int64{a, b, c} {
-		p.waitFor("evidence", 20*time.Second, func() bool { return p.issue(id).Closed })
+		p.waitFor("evidence", 30*time.Second, func() bool { return p.issue(id).Closed })
 		ev := fieldsOf(p.comments(id), Actor("backend"))
 		tests := ev[len(ev)-1][outbox.FieldTests]
 		if !strings.Contains(tests, "refused") {
@@ -244,7 +244,7 @@ func TestBreakingChangeNeedsADecision(t *testing.T) {
 	p := newProject(t, twoRoles, time.Hour)
 	id := p.file("rename login", "Sim: breaking renames POST /login", "to:backend")
 	runLead(t, p.lead("backend", 1, nil))
-	p.waitFor("decision:needed", 20*time.Second, func() bool { return p.issue(id).HasLabel(LabelNeeded) })
+	p.waitFor("decision:needed", 30*time.Second, func() bool { return p.issue(id).HasLabel(LabelNeeded) })
 	if p.issue(id).Closed {
 		t.Fatal("closed")
 	}
@@ -262,8 +262,55 @@ func TestRecoverRequeuesRunning(t *testing.T) {
 	p.do(Actor("backend"), outbox.Op{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelQueued}},
 		outbox.Op{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelRunning}})
 	runLead(t, p.lead("backend", 1, nil))
-	p.waitFor("done", 20*time.Second, func() bool { return p.issue(id).Closed })
+	p.waitFor("done", 30*time.Second, func() bool { return p.issue(id).Closed })
 	if !hasText(p.comments(id), "Requeued") {
 		t.Fatal("no requeue note")
+	}
+}
+
+// A failed issue stays claimed; a person's /retry sends it back to a
+// Worker (no leaked claim waiting for a restart).
+func TestRetryAFailedIssue(t *testing.T) {
+	p := newProject(t, twoRoles, time.Hour)
+	id := p.file("flaky", "Sim: fail", "to:backend")
+	runLead(t, p.lead("backend", 1, nil))
+	p.waitFor("failed", 30*time.Second, func() bool { return p.issue(id).HasLabel(LabelFailed) })
+	if p.issue(id).Closed || p.issue(id).Assignee != Actor("backend") {
+		t.Fatalf("%+v", p.issue(id))
+	}
+	p.do("ann", outbox.Op{Kind: outbox.OpComment, Issue: id, Body: "/retry please"})
+	p.waitFor("a second run", 30*time.Second, func() bool {
+		n := 0
+		for _, c := range p.comments(id) {
+			if strings.Contains(c.Body, "failed (exit 1)") {
+				n++
+			}
+		}
+		return n == 2
+	})
+}
+
+// An issue with Split is split into sub-issues for the same role; the
+// parent waits for them, then its own Worker integrates and closes it.
+func TestSplitIntoSubIssues(t *testing.T) {
+	p := newProject(t, twoRoles, time.Hour)
+	id := p.file("auth", "Split: tokens; sessions; logout", "to:backend")
+	runLead(t, p.lead("backend", 2, nil))
+	p.waitFor("parent closed", 30*time.Second, func() bool { return p.issue(id).Closed })
+	subs, _ := p.ob.List(context.Background(), outbox.Query{Label: ParentLabel(id), State: "closed"})
+	if len(subs) != 3 || subs[0].Title != "tokens" {
+		t.Fatalf("sub-issues %+v", subs)
+	}
+	// The parent closed after every sub-issue: its last close event is
+	// the newest of the four.
+	evs, _ := p.ob.Events(context.Background(), 0, 10000)
+	var lastClosed int64
+	for _, e := range evs {
+		if e.Kind == outbox.EventClosed {
+			lastClosed = e.Issue
+		}
+	}
+	if lastClosed != id || !hasText(p.comments(id), "splits it into 3 sub-issues") {
+		t.Fatalf("last closed #%d", lastClosed)
 	}
 }

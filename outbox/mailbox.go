@@ -18,9 +18,12 @@ const (
 	FieldDependsOn = "DependsOn"
 	FieldBreaking  = "Breaking"
 	FieldState     = "State"
+	// FieldSplit asks a Lead to split an issue into sub-issues, one per
+	// "; "-separated part.
+	FieldSplit = "Split"
 )
 
-var fieldOrder = []string{FieldState, FieldTrigger, FieldReadUpTo, FieldIssueRef, FieldChanges, FieldTests, FieldBlockedBy, FieldDependsOn, FieldBreaking}
+var fieldOrder = []string{FieldState, FieldTrigger, FieldReadUpTo, FieldIssueRef, FieldChanges, FieldTests, FieldBlockedBy, FieldDependsOn, FieldBreaking, FieldSplit}
 
 func knownField(k string) bool {
 	for _, f := range fieldOrder {
