@@ -1,6 +1,7 @@
 package workflow
 
 import (
+	"context"
 	"runtime"
 	"slices"
 	"testing"
@@ -45,4 +46,41 @@ func BenchmarkDispatchLine(b *testing.B) {
 	b.ReportMetric(per[len(per)/2], "median-ns/line")
 	// Lines a no-op callback could not keep up with (shed, not waited for).
 	b.ReportMetric(float64(st.Dropped)/float64(3*b.N), "dropped/line")
+}
+
+// instant is an agent that finishes at once, saying one line.
+type instant struct {
+	name string
+	role Role
+}
+
+func (a instant) Name() string { return a.name }
+func (a instant) Role() Role   { return a.role }
+func (a instant) Run(_ context.Context, inv Invocation) (Output, error) {
+	inv.Observe.Text(Text{Body: "ok"})
+	if a.role == RoleReviewer {
+		return Output{Verdict: &Verdict{Decision: RequestChanges, Findings: []string{"f"}}}, nil
+	}
+	return Output{}, nil
+}
+
+// BenchmarkLoopIteration is the workflow machinery's own cost per loop
+// iteration (coder, reviewer, judge; memory, brief, three callbacks:
+// summaries, metrics and a no-op), with agents that cost nothing. The
+// controller's per-step durability (events, leases, pipeline writes) is
+// measured end to end by e2e's BenchmarkLoop100Iterations.
+func BenchmarkLoopIteration(b *testing.B) {
+	const iterations = 100
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		l := NewLoop(SinglePass(instant{"coder", RoleCoder}, instant{"reviewer", RoleReviewer}), ReviewerApproved{}, iterations)
+		l.AddCallback(NewSummarizationCallback(SummaryOptions{Sink: func(Summary) {}}))
+		l.AddCallback(NewMetricsCallback(Cost{}, func(Metrics) {}))
+		l.AddCallback(NopCallback{})
+		res, err := l.Run(context.Background(), Task{Text: "bench"})
+		if err != nil || res.Iterations != iterations {
+			b.Fatal(res, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*iterations), "µs/iteration")
 }
