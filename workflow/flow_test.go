@@ -196,7 +196,7 @@ func TestCallbacksIsolated(t *testing.T) {
 	chatty := coder(nil)
 	chatty.lines = 200
 	l := NewLoop(SinglePass(chatty, reviewer(nil, 2)), ReviewerApproved{}, 3)
-	l.SetDispatch(64, 50*time.Millisecond)
+	l.SetDispatch(64, time.Second)
 	l.AddCallback(panicky{})
 	l.AddCallback(blocking{release: release})
 	rec := &recorder{}
