@@ -93,6 +93,29 @@ func TestControllerSupervisesLeads(t *testing.T) {
 		return false
 	})
 
+	// A Lead that stops beating (SIGSTOP: alive but silent) is judged
+	// STALE, killed and restarted.
+	var second int
+	for _, e := range events(t, root) {
+		if leadEvent("LEAD_STARTED", "qa")(e) {
+			second = payloadInt(e, "pid")
+		}
+	}
+	if err := syscall.Kill(second, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitEvent(t, root, "the stopped Lead judged STALE", 20*time.Second, func(e ledger.Event) bool {
+		return e.EventType == ledger.EventHeartbeatStale && e.Payload.String("role") == "qa"
+	})
+	waitFor(t, 20*time.Second, "a new qa Lead", func() bool {
+		for _, e := range events(t, root) {
+			if leadEvent("LEAD_STARTED", "qa")(e) && payloadInt(e, "pid") != second {
+				return true
+			}
+		}
+		return false
+	})
+
 	// The window files an issue through the controller (/issue ROLE TITLE):
 	// the relay request's id makes a resend a no-op.
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)

@@ -29,7 +29,10 @@ func newLeadCmd(a *app) *cobra.Command {
 		if _, ok := env.wf.Roles[*role]; !ok {
 			return a.usage(c, a.t("cli.outbox.error.role", "Role", *role))
 		}
-		ob, err := env.open()
+		// The Lead re-checks (and beats) at least as often as the
+		// controller checks it, so a live Lead is never judged silent.
+		wake := min(outbox.DefaultWakeInterval, env.cfg.Heartbeat.CheckInterval.Std())
+		ob, err := outbox.OpenSQLite(env.wf.DBPath(), outbox.Options{WakeInterval: wake})
 		if err != nil {
 			return failf("E_OUTBOX", err.Error())
 		}
