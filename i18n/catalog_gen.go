@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "944de33b8981d0a833d5ec80d7675bafe5117d10d2973360ba22e1423deb9cca"
+const generatedDigest = "78669536f50447531bf2dd151a6a026dab8bcfbd67fc2ff1efa5ff262b76cc67"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -33,6 +33,7 @@ var catalogEn = [][2]string{
 	{"cli.check.note_bad_lines", "note: {{.Count}} of the last {{.Lines}} lines of {{.Path}} are not readable events (skipped)"},
 	{"cli.check.note_events", "note: events not checked: {{.Reason}}"},
 	{"cli.check.note_extra_field", "note: {{.Path}}: {{.Field}} is outside the contract (kept as written)"},
+	{"cli.check.note_journal", "note: {{.Path}} holds a takeover or handoff cut short; the next command that writes (or the controller) completes it"},
 	{"cli.check.note_outside_contract", "note: {{.Count}} recent events of {{.Path}} are outside the contract (other event types or fields)"},
 	{"cli.check.summary", "validate the ledger and judge heartbeat health (exit 2 when STALE)"},
 	{"cli.commit.failed", "nothing was changed: writing the ledger failed: {{.Reason}}"},
@@ -916,6 +917,7 @@ var catalogZhCN = [][2]string{
 	{"cli.check.note_bad_lines", "提示：{{.Path}} 最后 {{.Lines}} 行中有 {{.Count}} 行不是可读事件（已跳过）"},
 	{"cli.check.note_events", "提示：未检查事件：{{.Reason}}"},
 	{"cli.check.note_extra_field", "提示：{{.Path}}：{{.Field}} 超出契约范围（按原样保留）"},
+	{"cli.check.note_journal", "注意：{{.Path}} 中有一次中途中断的接管或交接；下一个写入的命令（或控制器）会将其补完"},
 	{"cli.check.note_outside_contract", "提示：{{.Path}} 中有 {{.Count}} 个近期事件超出契约范围（其他事件类型或字段）"},
 	{"cli.check.summary", "校验账本并评估心跳健康（STALE 时退出码为 2）"},
 	{"cli.commit.failed", "未做任何更改：写入账本失败：{{.Reason}}"},

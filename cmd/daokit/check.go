@@ -85,6 +85,9 @@ func (a *app) runCheck(cf checkFlags) error {
 		}
 	}
 	a.checkEvents(layout)
+	if _, err := os.Lstat(layout.Path(ledger.JournalFile)); err == nil {
+		fmt.Fprintln(a.io.err, a.t("cli.check.note_journal", "Path", layout.Path(ledger.JournalFile)))
+	}
 	now := time.Now()
 	artifacts := *cf.artifactRoot
 	if !filepath.IsAbs(artifacts) {

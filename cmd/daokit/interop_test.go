@@ -247,3 +247,18 @@ func writeState(t *testing.T, root, name string, v any) {
 		t.Fatal(err)
 	}
 }
+
+// TestCheckNotesACommitCutShort: a journal left by a killed takeover is
+// noted, and check (a reader) leaves it for the next writer.
+func TestCheckNotesACommitCutShort(t *testing.T) {
+	t.Parallel()
+	root := initRoot(t)
+	writeFile(t, root, "commit.journal", `{"docs":[],"events_offset":0,"events":null}`)
+	r := runCLI(t, nil, "check", "--root", root)
+	if r.code != 0 || !strings.Contains(r.stderr, "holds a takeover or handoff cut short") {
+		t.Errorf("code %d stderr %q", r.code, r.stderr)
+	}
+	if _, err := os.Stat(filepath.Join(root, "state", "commit.journal")); err != nil {
+		t.Errorf("check removed the journal: %v", err)
+	}
+}
