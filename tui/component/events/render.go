@@ -66,8 +66,35 @@ func renderRow(env *component.Env, ev *ledger.Event, w int) string {
 	if c.typ == 0 {
 		sum = env.Clean(ev.EventType) + " " + sum
 	}
-	b.WriteString(st.TextPaint.Apply(text.Truncate(sum, w-used, tail)))
+	b.WriteString(st.TextPaint.Apply(truncateWords(sum, w-used, tail)))
 	return b.String()
+}
+
+// truncateWords fits s into w cells without cutting a value in the
+// middle ("lane=wor…") where a shorter form fits: the key= labels go
+// (the values say enough in a row) before anything is cut.
+func truncateWords(s string, w int, tail string) string {
+	if text.Width(s) <= w {
+		return s
+	}
+	words := strings.Split(s, " ")
+	for i, t := range words {
+		if k, v, ok := strings.Cut(t, "="); ok && k != "" && v != "" {
+			words[i] = v
+		}
+	}
+	// Neither fits: the values without their labels, cut at the end.
+	return text.Truncate(strings.Join(words, " "), w, tail)
+}
+
+// isDefault reports a payload value that says nothing: empty, zero,
+// false or null ("signal=", "dropped=0").
+func isDefault(v string) bool {
+	switch v {
+	case "", "0", "false", "null", "[]", "{}":
+		return true
+	}
+	return false
 }
 
 // summaryKeys are the payload members a summary names first, in order.
@@ -85,7 +112,8 @@ func summary(env *component.Env, ev *ledger.Event) string {
 		used["operation"] = true
 	}
 	if from, to := ev.Payload.String("from"), ev.Payload.String("to"); from != "" || to != "" {
-		parts = append(parts, from+" -> "+to)
+		// A run-state change, in words.
+		parts = append(parts, env.Labels.Or(component.KindRun, from)+" → "+env.Labels.Or(component.KindRun, to))
 		used["from"], used["to"] = true, true
 	}
 	if line := lastLine(ev.Payload); line != "" {
@@ -93,7 +121,7 @@ func summary(env *component.Env, ev *ledger.Event) string {
 		used["lines"] = true
 	}
 	for _, k := range summaryKeys {
-		if v, ok := scalar(ev.Payload, k); ok && v != "" {
+		if v, ok := scalar(ev.Payload, k); ok && !isDefault(v) {
 			if k == "message" || k == "line" || k == "text" || k == "error" {
 				parts = append(parts, v)
 			} else {
@@ -109,7 +137,7 @@ func summary(env *component.Env, ev *ledger.Event) string {
 		if used[f.Key] {
 			continue
 		}
-		if v, ok := scalar(ev.Payload, f.Key); ok {
+		if v, ok := scalar(ev.Payload, f.Key); ok && !isDefault(v) {
 			parts = append(parts, f.Key+"="+v)
 		}
 	}
