@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "78669536f50447531bf2dd151a6a026dab8bcfbd67fc2ff1efa5ff262b76cc67"
+const generatedDigest = "849c33c8afc329dd44bde4945f3b029b9b59e75858cdc229e955ae8673e4de03"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -633,6 +633,7 @@ var catalogEn = [][2]string{
 	{"tui.key.top", "top"},
 	{"tui.key.up", "up"},
 	{"tui.lang.name", "English"},
+	{"tui.layout.hidden", "Hidden at this size: {{.Panes}} ({{.Key}} shows each)"},
 	{"tui.leases.bad_expiry", "bad expiry"},
 	{"tui.leases.count", "{{.Active}} active of {{.Total}}"},
 	{"tui.leases.ended_hidden", "{{.Active}} active · {{.Ended}} ended ({{.Key}} shows)"},
@@ -1517,6 +1518,7 @@ var catalogZhCN = [][2]string{
 	{"tui.key.top", "顶部"},
 	{"tui.key.up", "上移"},
 	{"tui.lang.name", "中文"},
+	{"tui.layout.hidden", "此尺寸下隐藏：{{.Panes}}（按 {{.Key}} 逐个显示）"},
 	{"tui.leases.bad_expiry", "到期时间无效"},
 	{"tui.leases.count", "{{.Active}} 个活动 / 共 {{.Total}}"},
 	{"tui.leases.ended_hidden", "{{.Active}} 个活动 · {{.Ended}} 个已结束（{{.Key}} 显示）"},

@@ -33,6 +33,7 @@ type layout struct {
 	convH      int
 	eventsH    int
 	singleHBH  int // heartbeat strip above the single pane
+	singleNote int // the line saying which panes are hidden, and how to reach them
 	singleH    int // the single pane
 }
 
@@ -91,7 +92,10 @@ func (l *layout) single() {
 	if l.bodyH >= 10 {
 		l.singleHBH = 3
 	}
-	l.singleH = l.bodyH - l.singleHBH
+	if l.bodyH >= 6 {
+		l.singleNote = 1
+	}
+	l.singleH = l.bodyH - l.singleHBH - l.singleNote
 }
 
 // withRoles gives the roles pane the lower two thirds of the leases'

@@ -111,3 +111,23 @@ func TestFrameFillsTerminal(t *testing.T) {
 		}
 	}
 }
+
+// TestSmallWindowSaysWhatItHid: at 60×20 the window shows one pane and
+// says which ones it hid and that Tab brings them up, in both languages.
+func TestSmallWindowSaysWhatItHid(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"en", "zh-CN"} {
+		m := newTestModel(t, testOptions(lang), 60, 20)
+		feed(m, fixtureUpdate(20))
+		v := m.View()
+		checkFrame(t, v, 60, 20, lang+" 60x20")
+		want := m.env.T("tui.pane.pipeline")
+		if !strings.Contains(v, want) || !strings.Contains(v, m.env.Keys.NextPane.Help().Key) {
+			t.Errorf("%s: 60x20 does not say %q is hidden:\n%s", lang, want, v)
+		}
+		focusOn(t, m, "pipeline")
+		if v := m.View(); !strings.Contains(v, m.env.T("tui.pipeline.goal")) {
+			t.Errorf("%s: tab did not bring the pipeline up:\n%s", lang, v)
+		}
+	}
+}

@@ -101,11 +101,28 @@ func (m *Model) single() string {
 	if f == focusInput {
 		f = focusConversation
 	}
+	pane := m.paneFor(f).View()
+	if l.singleNote > 0 {
+		pane = m.hiddenNote(f) + "\n" + pane
+	}
 	if f == focusHeartbeat || l.singleHBH == 0 {
-		return m.paneFor(f).View()
+		return pane
 	}
 	hb := strings.Split(m.hb.View(), "\n")
-	return strings.Join(hb[:min(l.singleHBH, len(hb))], "\n") + "\n" + m.paneFor(f).View()
+	return strings.Join(hb[:min(l.singleHBH, len(hb))], "\n") + "\n" + pane
+}
+
+// hiddenNote says, at sizes that show one pane at a time, which panes
+// are hidden and that Tab brings each one up full-size.
+func (m *Model) hiddenNote(shown focus) string {
+	var names []string
+	for _, f := range screenOrder {
+		if f != shown && f != focusInput && !(f == focusHeartbeat && m.lay.singleHBH > 0) {
+			names = append(names, m.env.T(paneTitle(f)))
+		}
+	}
+	note := m.env.T("tui.layout.hidden", "Panes", strings.Join(names, m.env.Styles.Glyphs.Sep), "Key", m.env.Keys.NextPane.Help().Key)
+	return m.env.Styles.Muted.Render(text.Fit(" "+note, m.lay.w, m.env.Tail()))
 }
 
 // shortHelpLine is the short help of the focused pane and the global
