@@ -82,7 +82,7 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 			out, reason = c.attempt(ctx, r, step, lane)
 		}
 		if out == outcomeReview {
-			out, reason = c.awaitReview(ctx, r, step)
+			out, reason = c.awaitReview(ctx, r, step, step)
 		}
 		switch out {
 		case outcomeRestart:
@@ -437,7 +437,8 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		}
 		c.record(ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail))
 		c.mu.Lock()
-		isolated := r.tree != nil
+		// A run that shares one worktree is reviewed after its judge.
+		isolated := r.tree != nil && c.cfg.Workflow.Flow() == config.FlowSequential
 		c.mu.Unlock()
 		if isolated {
 			// The person decides (see awaitReview); nothing is accepted yet.

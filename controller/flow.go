@@ -295,7 +295,9 @@ func (c *Controller) runFlow(ctx context.Context, r *run) {
 	case res.Blocked:
 		c.finish(r, ledger.StatusBlocked, res.Code)
 	default:
-		c.finish(r, ledger.StatusDone, "")
+		if c.reviewFlow(ctx, r, res) {
+			c.runFlow(ctx, r) // rejected in a loop: the next iteration
+		}
 	}
 }
 

@@ -23,6 +23,12 @@ const (
 // Lifecycle values and keys of a review.
 const (
 	stepReviewPending = "review_pending"
+	// runTreeKey stands for a step id where a whole run shares one
+	// worktree (a single pass or a loop: the reviewer reads the coder's
+	// change, the next iteration builds on it) and is reviewed once, after
+	// the judge; keyReview + runTreeKey marks that review pending.
+	runTreeKey = "run"
+	keyReview  = "review:"
 	// keyRejected + step holds the reason of the last reject, handed to
 	// the step's next attempt.
 	keyRejected = "rejected:"
@@ -37,13 +43,19 @@ type verdict struct {
 // reviewPending reports whether step waits for a person's verdict (also
 // after a controller restart). Called with c.mu held.
 func reviewPending(p *ledger.PipelineState, step string) bool {
-	return p.RoleLifecycle.Get("step:"+step) == stepReviewPending
+	return p.RoleLifecycle.Get("step:"+step) == stepReviewPending || p.RoleLifecycle.Get(keyReview+runTreeKey) == stepReviewPending
 }
 
-// markReview puts the run in ACCEPT, waiting for the person.
-func markReview(p *ledger.PipelineState, step string) {
+// markReview puts the run in ACCEPT, waiting for the person to review
+// the change of key (a step, or runTreeKey). A run's review is kept apart
+// from its steps' states, which say they completed.
+func markReview(p *ledger.PipelineState, step, key string) {
 	p.Status = ledger.StatusAccept
-	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, stepReviewPending).
+	mark := "step:" + step
+	if key != step {
+		mark = keyReview + key
+	}
+	p.RoleLifecycle = p.RoleLifecycle.With(mark, stepReviewPending).
 		With("route:last_node", "accept").With("route:last_reason", "review_pending")
 	setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), NextReview)
 }
@@ -52,19 +64,22 @@ func markReview(p *ledger.PipelineState, step string) {
 // it out: accept merges into the base branch (never forced; a refused
 // merge is reported and the step keeps waiting), reject ends the run
 // FAILED with the reason and keeps the branch.
-func (c *Controller) awaitReview(ctx context.Context, r *run, step string) (outcome, string) {
+//
+// key is the worktree's key: the step itself, or runTreeKey for a run
+// whose steps share one worktree (step is then where the route stands).
+func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) (outcome, string) {
 	c.mu.Lock()
 	p := &r.pipeline
 	tree := r.tree
 	if tree == nil {
-		tree, _ = recordedTree(p, step)
+		tree, _ = recordedTree(p, key)
 	}
 	if tree == nil {
 		c.mu.Unlock()
 		c.stepFailed(r, step, LaneOfStep(p, step), ReasonWorktree, ledger.ObjectOf("error", "no worktree recorded for the step"))
 		return outcomeFailed, ReasonWorktree
 	}
-	markReview(p, step)
+	markReview(p, step, key)
 	review := make(chan verdict, 1)
 	r.review = review
 	taskID, runID := p.TaskID, p.RunID
@@ -86,9 +101,9 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step string) (outc
 			return c.stopped(r, ReasonCancelled)
 		case v := <-review:
 			if !v.accept {
-				return c.rejected(r, step, tree, v.reason)
+				return c.rejected(r, step, key, tree, v.reason)
 			}
-			if out, reason, ok := c.accepted(ctx, r, step, tree); ok {
+			if out, reason, ok := c.accepted(ctx, r, step, key, tree); ok {
 				return out, reason
 			}
 		}
@@ -97,14 +112,14 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step string) (outc
 
 // rejected records ACCEPTANCE_FAILED with the person's reason; the branch
 // and its worktree stay, and the reason goes to the step's next attempt.
-func (c *Controller) rejected(r *run, step string, tree *stepTree, reason string) (outcome, string) {
+func (c *Controller) rejected(r *run, step, key string, tree *stepTree, reason string) (outcome, string) {
 	c.mu.Lock()
 	p := &r.pipeline
 	note := reason
 	if note == "" {
 		note = "-"
 	}
-	p.RoleLifecycle = p.RoleLifecycle.With(keyRejected+step, note)
+	p.RoleLifecycle = p.RoleLifecycle.With(keyRejected+key, note).Without(keyReview + key)
 	c.mu.Unlock()
 	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptanceFailed, ledger.SeverityWarn,
 		"reason_code", ReasonRejected, "reason", reason, "branch", tree.wt.Branch, "path", tree.wt.Path, "kept", true))
@@ -113,7 +128,7 @@ func (c *Controller) rejected(r *run, step string, tree *stepTree, reason string
 
 // accepted merges the step's branch into its base. ok is false when the
 // merge was refused: the refusal is recorded and the step goes on waiting.
-func (c *Controller) accepted(ctx context.Context, r *run, step string, tree *stepTree) (outcome, string, bool) {
+func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tree *stepTree) (outcome, string, bool) {
 	p := r.pipeline
 	w := tree.wt
 	msg := "daokit: accept " + p.TaskID + "/" + p.RunID + "/" + step
@@ -136,7 +151,7 @@ func (c *Controller) accepted(ctx context.Context, r *run, step string, tree *st
 		"criteria", []string{"the person accepted the change", "it merged into " + w.BaseBranch + " without conflict"},
 		"branch", w.Branch, "base_branch", w.BaseBranch, "commit", m.Commit, "fast_forward", m.FastForward, "already", m.Already))
 	c.mu.Lock()
-	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected + step)
+	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected + key).Without(keyReview + key)
 	c.mu.Unlock()
 	c.cleanTree(ctx, r, step, tree)
 	return outcomeDone, "", true

@@ -196,17 +196,18 @@ func firstLine(s string) string {
 // treeFor returns the worktree step runs in, or nil when its lane runs in
 // its own folder.
 //
-// Only sequential workflows isolate their steps for now: the steps of a
-// single pass or a loop build on each other's files (the reviewer reads
-// the coder's change), which wants one worktree per run and the person's
-// review after the judge; until then they run in the lane's folder.
+// The steps of a single pass or a loop build on each other's files (the
+// reviewer reads the coder's change, the next iteration goes on from
+// it), so such a run has one worktree, under the key runTreeKey, and the
+// person reviews it once, after the judge (see reviewFlow).
 func (c *Controller) treeFor(ctx context.Context, r *run, step string, lane config.Lane) (*stepTree, error) {
-	if c.cfg.Workflow.Flow() != config.FlowSequential {
-		return nil, nil
-	}
 	repo, err := c.isolated(ctx, lane)
 	if err != nil || repo == nil {
 		return nil, err
 	}
-	return c.prepareTree(ctx, r, step, repo)
+	key := step
+	if c.cfg.Workflow.Flow() != config.FlowSequential {
+		key = runTreeKey
+	}
+	return c.prepareTree(ctx, r, key, repo)
 }

@@ -250,3 +250,54 @@ func payloadTrue(o ledger.Object, key string) bool {
 	raw, ok := o.Get(key)
 	return ok && string(raw) == "true"
 }
+
+// TestLoopSharesAWorktreeAndARejectIsTheNextIteration runs a coder →
+// reviewer loop in one worktree for the run. The reviewer approves, the
+// judge says done, and the person reviews the run's change: the reject's
+// reason becomes the finding the next iteration's coder is told, in the
+// same worktree; the accept then merges both iterations.
+func TestLoopSharesAWorktreeAndARejectIsTheNextIteration(t *testing.T) {
+	t.Parallel()
+	repo := newGitRepo(t)
+	cfg := loopConfig("1", 1)
+	for i := range cfg.Lanes {
+		cfg.Lanes[i].Dir, cfg.Lanes[i].Isolation = repo, config.IsolationWorktree
+	}
+	cfg.Lanes[0].Command = []string{"sh", "-c", `cat >> notes.txt; git add -A && git commit -qm "iteration $DAOKIT_ITERATION"`}
+	h := startHarness(t, t.TempDir(), cfg)
+	ack := h.forward("write the notes")
+	h.opFor(ack.TaskID, OpReviewPending)
+	if _, err := h.control(relay.Control{Kind: relay.ControlReject, Reason: "mention the cache"}); err != nil {
+		t.Fatal(err)
+	}
+	h.typedFor(ack.TaskID, ledger.EventAcceptanceFailed)
+	h.waitFor("second review", func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && op(e) == OpReviewPending &&
+			count(h.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpReviewPending }) == 2
+	})
+	paths := map[string]bool{}
+	for _, e := range h.events() {
+		if e.TaskID == ack.TaskID && op(e) == OpWorktreeReady {
+			if e.StepID != runTreeKey {
+				t.Errorf("WORKTREE_READY for step %s, want the run's", e.StepID)
+			}
+			paths[e.Payload.String("path")] = true
+		}
+	}
+	if len(paths) != 1 {
+		t.Fatalf("the run used %d worktrees, want 1: %v", len(paths), paths)
+	}
+	if n := count(h.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && e.StepID == "I2-coder" && e.EventType == ledger.EventStepStarted }); n != 1 {
+		t.Fatalf("I2-coder started %d times, want 1", n)
+	}
+	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); err != nil {
+		t.Fatal(err)
+	}
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", end.Payload)
+	}
+	notes := gitIn(t, repo, "show", "main:notes.txt")
+	if !strings.Contains(notes, "write the notes") || !strings.Contains(notes, "mention the cache") {
+		t.Errorf("main:notes.txt = %q; want both iterations, the second told the reason", notes)
+	}
+}

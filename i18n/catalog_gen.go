@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "849c33c8afc329dd44bde4945f3b029b9b59e75858cdc229e955ae8673e4de03"
+const generatedDigest = "14b0cd946ee3e2d68d7d3c3aff685d21e3a05ea741a995dfed1b51bd891611b7"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -440,6 +440,7 @@ var catalogEn = [][2]string{
 	{"controller.reason.WORKTREE_SETUP_FAILED", "worktree set-up script failed"},
 	{"controller.reason.WORKTREE_SETUP_NOT_ALLOWED", "set-up script not allowed (daokit worktrees --allow-setup)"},
 	{"controller.review.rejected_note", "The previous change was rejected by the reviewer: {{.Reason}}"},
+	{"controller.review.rejected_verdict", "the person rejected the change"},
 	{"controller.state.cancelled", "cancelled"},
 	{"controller.state.completed", "completed"},
 	{"controller.state.failed", "failed"},
@@ -1325,6 +1326,7 @@ var catalogZhCN = [][2]string{
 	{"controller.reason.WORKTREE_SETUP_FAILED", "工作树初始化脚本失败"},
 	{"controller.reason.WORKTREE_SETUP_NOT_ALLOWED", "初始化脚本未获允许（daokit worktrees --allow-setup）"},
 	{"controller.review.rejected_note", "上一次的改动被审阅者拒绝：{{.Reason}}"},
+	{"controller.review.rejected_verdict", "用户拒绝了这次改动"},
 	{"controller.state.cancelled", "已取消"},
 	{"controller.state.completed", "已完成"},
 	{"controller.state.failed", "已失败"},
