@@ -287,7 +287,9 @@ func TestLoopSharesAWorktreeAndARejectIsTheNextIteration(t *testing.T) {
 	if len(paths) != 1 {
 		t.Fatalf("the run used %d worktrees, want 1: %v", len(paths), paths)
 	}
-	if n := count(h.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && e.StepID == "I2-coder" && e.EventType == ledger.EventStepStarted }); n != 1 {
+	if n := count(h.events(), func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && e.StepID == "I2-coder" && e.EventType == ledger.EventStepStarted
+	}); n != 1 {
 		t.Fatalf("I2-coder started %d times, want 1", n)
 	}
 	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); err != nil {
