@@ -303,3 +303,12 @@ func (l *Lead) stopAll() {
 var now = func() time.Time { return time.Now().UTC() }
 
 func ensureDir(dir string) error { return os.MkdirAll(dir, 0o755) }
+
+// WakeFor is the bounded interval at which a Lead re-checks the outbox
+// without a notification, and so beats its heartbeat, for a controller
+// that judges silence after warning: four beats within it, between
+// 100 ms and 5 s. The file watch wakes it at once on any change; the
+// interval only bounds a lost notification and keeps idle Leads cheap.
+func WakeFor(warning time.Duration) time.Duration {
+	return min(max(warning/4, 100*time.Millisecond), 5*time.Second)
+}

@@ -48,7 +48,7 @@ func runLeadProcess(dir, role string) int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{WakeInterval: time.Second})
+	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2

@@ -16,7 +16,6 @@ type Status struct {
 	Role   string `json:"role"`
 	PID    int    `json:"pid"`
 	Cursor int64  `json:"cursor"`
-	Head   int64  `json:"head"`
 	Limit  int    `json:"limit"`
 	// Running, Queued (oldest first) and Blocked (issue → blockers).
 	Running []int64            `json:"running"`
@@ -42,10 +41,9 @@ func ReadStatus(dir, role string) (Status, error) {
 
 // Snapshot is the Lead's current Status.
 func (l *Lead) Snapshot(ctx context.Context) Status {
-	head, _ := l.ob.Head(ctx)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	s := Status{Role: l.o.Role, PID: os.Getpid(), Cursor: l.cursor, Head: head, Limit: l.limit,
+	s := Status{Role: l.o.Role, PID: os.Getpid(), Cursor: l.cursor, Limit: l.limit,
 		Queued: append([]int64{}, l.queued...), Blocked: map[string][]int64{}, Guarded: len(l.o.Guard) > 0, Time: now()}
 	for id := range l.running {
 		s.Running = append(s.Running, id)
@@ -65,7 +63,11 @@ func itoa(n int64) string {
 	return string(b)
 }
 
-// writeStatus publishes the Status (atomically) when a status dir is set.
+// writeStatus publishes the Status when a status dir is set: a temp
+// file renamed over the old one, so a reader sees one or the other. It is
+// not synced: after an OS crash the next pass writes it again, and a
+// heartbeat is worth nothing older anyway (idle Leads write it every
+// pass, so this keeps their cost down).
 func (l *Lead) writeStatus(ctx context.Context) {
 	if l.o.StatusDir == "" {
 		return
@@ -74,5 +76,12 @@ func (l *Lead) writeStatus(ctx context.Context) {
 	if err != nil {
 		return
 	}
-	_ = writeFileAtomic(StatusPath(l.o.StatusDir, l.o.Role), data)
+	path := StatusPath(l.o.StatusDir, l.o.Role)
+	if err := ensureDir(l.o.StatusDir); err != nil {
+		return
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o644); err == nil {
+		_ = os.Rename(tmp, path)
+	}
 }

@@ -589,24 +589,57 @@ func (s *SQLite) Comment(ctx context.Context, id int64) (Comment, error) {
 	return c, err
 }
 
-// Wait returns once the head is past after, ctx ends, the database file
-// changes, or the wake interval passes, whichever is first.
+// Wait returns once the head is past after, ctx ends, or the wake
+// interval passes, whichever is first.
+//
+// The file watch sees the WAL grow, but a commit becomes visible a moment
+// later, when the wal-index in shared memory is updated, which no watch
+// sees. So a notification is followed by a few quick looks (1, 4, 16 and
+// 64 ms) before waiting again; the next notification is subscribed to
+// before them, so none is lost in between. Without writes, nothing polls.
 func (s *SQLite) Wait(ctx context.Context, after int64) error {
 	s.once.Do(func() { s.notify = newNotifier(s.path) })
 	// Subscribe before reading the head, so a commit in between still
 	// wakes us.
 	ch := s.notify.subscribe()
-	head, err := s.Head(ctx)
-	if err != nil || head > after {
+	if head, err := s.Head(ctx); err != nil || head > after {
 		return err
 	}
 	t := time.NewTimer(s.wake)
 	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		case <-ch:
+		}
+		ch = s.notify.subscribe()
+		for _, d := range settleLooks {
+			if err := sleepCtx(ctx, d); err != nil {
+				return err
+			}
+			if head, err := s.Head(ctx); err != nil || head > after {
+				return err
+			}
+		}
+	}
+}
+
+// settleLooks are the delays of the looks after a notification.
+var settleLooks = []time.Duration{0, time.Millisecond, 3 * time.Millisecond, 12 * time.Millisecond, 48 * time.Millisecond}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-ch:
 	case <-t.C:
+		return nil
 	}
-	return nil
 }

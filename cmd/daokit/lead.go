@@ -29,9 +29,9 @@ func newLeadCmd(a *app) *cobra.Command {
 		if _, ok := env.wf.Roles[*role]; !ok {
 			return a.usage(c, a.t("cli.outbox.error.role", "Role", *role))
 		}
-		// The Lead re-checks (and beats) at least as often as the
-		// controller checks it, so a live Lead is never judged silent.
-		wake := min(outbox.DefaultWakeInterval, env.cfg.Heartbeat.CheckInterval.Std())
+		// The Lead re-checks (and beats) four times within the
+		// controller's warning_after, so a live Lead is never judged silent.
+		wake := lead.WakeFor(env.cfg.Heartbeat.WarningAfter.Std())
 		ob, err := outbox.OpenSQLite(env.wf.DBPath(), outbox.Options{WakeInterval: wake})
 		if err != nil {
 			return failf("E_OUTBOX", err.Error())
