@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "14b0cd946ee3e2d68d7d3c3aff685d21e3a05ea741a995dfed1b51bd891611b7"
+const generatedDigest = "1af978fdadb2bd71a2c4c6f519b71fed103e47fb628f7375d4b3e8012dc70701"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -681,6 +681,8 @@ var catalogEn = [][2]string{
 	{"tui.operation.INSTRUCTION_RECEIVED", "instruction received"},
 	{"tui.operation.INSTRUCTION_RESUMED", "instruction resumed"},
 	{"tui.operation.ISSUE_FILED", "issue filed"},
+	{"tui.operation.ITERATION_FINISHED", "iteration finished"},
+	{"tui.operation.ITERATION_STARTED", "iteration started"},
 	{"tui.operation.LEAD_EXITED", "Lead exited"},
 	{"tui.operation.LEAD_RESTART_LIMIT", "Lead restarts exhausted"},
 	{"tui.operation.LEAD_STARTED", "Lead started"},
@@ -689,8 +691,11 @@ var catalogEn = [][2]string{
 	{"tui.operation.LEASE_RENEW_FAILED", "lease renewal failed; registered afresh"},
 	{"tui.operation.LEDGER_REPAIRED", "ledger repaired"},
 	{"tui.operation.OUTBOX_EVENT", "outbox"},
+	{"tui.operation.REVIEW_VERDICT", "review verdict"},
 	{"tui.operation.RUN_FINISHED", "run finished"},
 	{"tui.operation.RUN_STATE", "run state"},
+	{"tui.operation.STEP_METRICS", "step usage"},
+	{"tui.operation.STEP_SUMMARY", "step summary"},
 	{"tui.operation.WORKER_OUTPUT", "worker output"},
 	{"tui.pane.changes", "Changes"},
 	{"tui.pane.conversation", "Conversation"},
@@ -1567,6 +1572,8 @@ var catalogZhCN = [][2]string{
 	{"tui.operation.INSTRUCTION_RECEIVED", "收到指令"},
 	{"tui.operation.INSTRUCTION_RESUMED", "指令已恢复"},
 	{"tui.operation.ISSUE_FILED", "已提交 issue"},
+	{"tui.operation.ITERATION_FINISHED", "迭代结束"},
+	{"tui.operation.ITERATION_STARTED", "迭代开始"},
 	{"tui.operation.LEAD_EXITED", "Lead 已退出"},
 	{"tui.operation.LEAD_RESTART_LIMIT", "Lead 重启次数已用尽"},
 	{"tui.operation.LEAD_STARTED", "Lead 已启动"},
@@ -1575,8 +1582,11 @@ var catalogZhCN = [][2]string{
 	{"tui.operation.LEASE_RENEW_FAILED", "租约续期失败；已重新登记"},
 	{"tui.operation.LEDGER_REPAIRED", "账本已修复"},
 	{"tui.operation.OUTBOX_EVENT", "outbox"},
+	{"tui.operation.REVIEW_VERDICT", "评审结论"},
 	{"tui.operation.RUN_FINISHED", "运行结束"},
 	{"tui.operation.RUN_STATE", "运行状态"},
+	{"tui.operation.STEP_METRICS", "步骤用量"},
+	{"tui.operation.STEP_SUMMARY", "步骤摘要"},
 	{"tui.operation.WORKER_OUTPUT", "工作进程输出"},
 	{"tui.pane.changes", "改动"},
 	{"tui.pane.conversation", "对话"},

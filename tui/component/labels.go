@@ -48,7 +48,8 @@ var vocabularies = map[string][]string{
 	KindOperation: {"CONTROLLER_STARTED", "CONTROLLER_STOPPED", "INSTRUCTION_RECEIVED", "CONTROL_RECEIVED",
 		"INSTRUCTION_RESUMED", "RUN_STATE", "RUN_FINISHED", "WORKER_OUTPUT", "LEDGER_REPAIRED", "LEASE_ADOPTED",
 		"HANDOFF_APPLIED", "HANDOFF_APPLY_FAILED", "HOOK_RAN", "HOOK_SKIPPED", "CONTROLLER_FENCED", "LEASES_PRUNED",
-		"LEASE_RENEW_FAILED", "LEAD_STARTED", "LEAD_EXITED", "LEAD_RESTART_LIMIT", "OUTBOX_EVENT", "ISSUE_FILED"},
+		"LEASE_RENEW_FAILED", "LEAD_STARTED", "LEAD_EXITED", "LEAD_RESTART_LIMIT", "OUTBOX_EVENT", "ISSUE_FILED",
+		"ITERATION_STARTED", "REVIEW_VERDICT", "ITERATION_FINISHED", "STEP_SUMMARY", "STEP_METRICS"},
 	KindRelayError: {"bad_version", "malformed", "too_large", "unknown_type", "forbidden_peer",
 		"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost"},
 }
