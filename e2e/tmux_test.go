@@ -294,7 +294,7 @@ func TestWindowAcceptsASimChange(t *testing.T) {
 	win := openWindow(t, "--root", root)
 	win.waitFor(30*time.Second, "Connected to the controller")
 	win.typeLine("add a cache")
-	win.waitFor(60*time.Second, "review the change")
+	win.waitFor(60*time.Second, "review the change", "has a change waiting for your review")
 	if out, err := exec.Command("tmux", "-L", win.socket, "send-keys", "-t", "0", "F3").CombinedOutput(); err != nil {
 		t.Fatalf("send-keys F3: %v %s", err, out)
 	}

@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "1af978fdadb2bd71a2c4c6f519b71fed103e47fb628f7375d4b3e8012dc70701"
+const generatedDigest = "95844c438ecadac6fbf4006c74b54ce532402ce84ef7467d7a1e7808918a0caf"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -493,6 +493,7 @@ var catalogEn = [][2]string{
 	{"tui.attention.blocked", "{{.Task}} is blocked{{.Why}} and waits for you: type /retry to try again or /cancel to stop it."},
 	{"tui.attention.failed", "{{.Task}} failed{{.Why}}: type /retry to run it again or /cancel to give it up."},
 	{"tui.attention.finished", "{{.Task}} is done after {{.Took}}: type your next instruction."},
+	{"tui.attention.review", "{{.Task}} has a change waiting for your review: F3 shows it, then type /accept to merge it or /reject with your reason."},
 	{"tui.attention.title_done", "daokit · done"},
 	{"tui.attention.title_idle", "daokit"},
 	{"tui.attention.title_need", "daokit · needs you"},
@@ -1384,6 +1385,7 @@ var catalogZhCN = [][2]string{
 	{"tui.attention.blocked", "{{.Task}} 已阻塞{{.Why}}，等你处理：输入 /retry 重试，或输入 /cancel 停止。"},
 	{"tui.attention.failed", "{{.Task}} 失败了{{.Why}}：输入 /retry 重新运行，或输入 /cancel 放弃。"},
 	{"tui.attention.finished", "{{.Task}} 已完成，用时 {{.Took}}：请输入下一条指令。"},
+	{"tui.attention.review", "{{.Task}} 有改动等待你审阅：按 F3 查看，然后输入 /accept 合并，或输入 /reject 并附上原因。"},
 	{"tui.attention.title_done", "daokit · 已完成"},
 	{"tui.attention.title_idle", "daokit"},
 	{"tui.attention.title_need", "daokit · 需要你"},

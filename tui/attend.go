@@ -45,7 +45,7 @@ func (m *Model) setTitle(st attention.State) tea.Cmd {
 	}
 	id := "tui.attention.title_idle"
 	switch st.Need {
-	case attention.Blocked, attention.Failed:
+	case attention.Blocked, attention.Failed, attention.Review:
 		id = "tui.attention.title_need"
 	case attention.Finished:
 		id = "tui.attention.title_done"

@@ -22,6 +22,7 @@ const (
 	Finished      // DONE after a long run
 	Failed        // the run failed; /retry or /cancel
 	Blocked       // the run is blocked and waits for the person
+	Review        // a step's change waits for /accept or /reject
 )
 
 // String names the need (the catalog key suffix).
@@ -33,6 +34,8 @@ func (n Need) String() string {
 		return "failed"
 	case Blocked:
 		return "blocked"
+	case Review:
+		return "review"
 	}
 	return "none"
 }
@@ -177,6 +180,8 @@ func (m *Model) decide(p *ledger.PipelineState, next string, at time.Time) State
 	switch {
 	case p.Status == ledger.StatusBlocked || next == nextAwait:
 		st.Need = Blocked
+	case p.Status == ledger.StatusAccept || next == nextReview:
+		st.Need = Review
 	case m.cancelled[k]:
 		// Cancelled on purpose: the pipeline says FAILED for the
 		// contract's sake, but nobody needs calling.
@@ -215,4 +220,6 @@ const maxRuns = 1024
 const (
 	nextRetry = "retry_or_cancel"
 	nextAwait = "await_user"
+	// nextReview: a step's change waits for the person's verdict.
+	nextReview = "review"
 )

@@ -17,6 +17,8 @@ func AttentionItem(env *component.Env, st attention.State) (Item, bool) {
 	switch st.Need {
 	case attention.Blocked:
 		return Item{Level: Error, Text: env.T("tui.attention.blocked", "Task", task, "Why", why)}, true
+	case attention.Review:
+		return Item{Level: Warn, Text: env.T("tui.attention.review", "Task", task)}, true
 	case attention.Failed:
 		return Item{Level: Error, Text: env.T("tui.attention.failed", "Task", task, "Why", why)}, true
 	case attention.Finished:
