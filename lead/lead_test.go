@@ -314,3 +314,15 @@ func TestSplitIntoSubIssues(t *testing.T) {
 		t.Fatalf("last closed #%d", lastClosed)
 	}
 }
+
+// Workers run in the role's repo (role_repo), created if missing.
+func TestWorkersRunInTheRoleRepo(t *testing.T) {
+	p := newProject(t, twoRoles, time.Hour)
+	id := p.file("where", "Sim: pwd", "to:qa")
+	runLead(t, p.lead("qa", 1, nil))
+	p.waitFor("done", 30*time.Second, func() bool { return p.issue(id).Closed })
+	ev := fieldsOf(p.comments(id), Actor("qa"))
+	if got, want := ev[len(ev)-1][outbox.FieldTests], "cwd "+p.wf.RepoDir("qa"); got != want {
+		t.Fatalf("%q, want %q", got, want)
+	}
+}

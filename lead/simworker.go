@@ -15,7 +15,8 @@ import (
 
 // SimDirective is the line prefix by which an issue steers the simulated
 // role worker: "Sim: sleep 300ms", "Sim: fail", "Sim: blocked #3",
-// "Sim: breaking <what>", "Sim: write <path>" (try to write a file),
+// "Sim: breaking <what>", "Sim: pwd" (report the working folder),
+// "Sim: write <path>" (try to write a file),
 // "Sim: outbox <db>" (try to comment through the outbox).
 const SimDirective = "Sim:"
 
@@ -63,6 +64,12 @@ func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer
 		case "write":
 			err := os.WriteFile(arg, []byte("written by a worker\n"), 0o644)
 			fields[outbox.FieldTests] = fmt.Sprintf("write %s: %s", arg, refusal(err))
+		case "pwd":
+			dir, err := os.Getwd()
+			if err != nil {
+				dir = err.Error()
+			}
+			fields[outbox.FieldTests] = "cwd " + dir
 		case "outbox":
 			fields[outbox.FieldTests] = "outbox write: " + refusal(tryOutbox(ctx, arg))
 		}
