@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -46,13 +47,13 @@ backoff_cap = "200ms"
 [[lanes]]
 name = "coder"
 kind = "sim"
-command = ["{daokit}", "worker", "sim", "--duration", "400ms", "--lines", "6", "--", "{instruction}"]
+command = ["{daokit}", "worker", "sim", "--duration", "800ms", "--lines", "6", "--", "{instruction}"]
 stop_grace = "200ms"
 
 [[lanes]]
 name = "reviewer"
 kind = "sim"
-command = ["{daokit}", "worker", "sim", "--role", "reviewer", "--duration", "400ms", "--", "{instruction}"]
+command = ["{daokit}", "worker", "sim", "--role", "reviewer", "--duration", "800ms", "--", "{instruction}"]
 stop_grace = "200ms"
 
 [workflow]
@@ -113,16 +114,29 @@ func TestLoopKillDrill(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	root := newRoot(t, loopConfig)
 	ctl := startController(t, root)
+	var resumes []time.Duration // from the kill to the successor's next step start
 	for i := 0; i < n; i++ {
 		taskID := ackTask(t, run(t, "send", "--root", root, "--no-start", fmt.Sprintf("loop drill round %d", i)))
 		waitEvent(t, root, "iteration 2", 30*time.Second, func(e ledger.Event) bool {
 			return e.TaskID == taskID && op(e) == "ITERATION_STARTED" && intOf(e, "iteration") == 2
 		})
-		time.Sleep(time.Duration(rng.IntN(1200)) * time.Millisecond) // the random point of iteration 2 to strike at
+		// The random point of iteration 2 to strike at: its two steps take
+		// 1.6 s of simulated work and more to start.
+		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
 		killedAt := time.Now()
 		ctl.kill()
 		ctl = startController(t, root)
 		end := finished(t, root, taskID)
+		if at, _ := ledger.ParseTime(end.Timestamp); at.Before(killedAt) {
+			t.Errorf("round %d: the run ended before the kill; the drill struck too late (seed %d)", i, seed)
+		}
+		if again, ok := findEvent(t, root, func(e ledger.Event) bool {
+			at, _ := ledger.ParseTime(e.Timestamp)
+			return e.TaskID == taskID && e.EventType == ledger.EventStepStarted && at.After(killedAt)
+		}); ok {
+			at, _ := ledger.ParseTime(again.Timestamp)
+			resumes = append(resumes, at.Sub(killedAt))
+		}
 		if end.Payload.String("status") != ledger.StatusDone {
 			t.Fatalf("round %d: ended %s/%s (seed %d)", i, end.Payload.String("status"), end.Payload.String("reason_code"), seed)
 		}
@@ -160,7 +174,26 @@ func TestLoopKillDrill(t *testing.T) {
 		validLedger(t, root)
 	}
 	risingGenerations(t, root)
+	slices.Sort(resumes)
+	report := fmt.Sprintf("loop kill drill: %d rounds, SIGKILL in iteration 2, %d resumed with a step (the others ended at once), "+
+		"resume median %v, max %v, finished steps run twice: 0, seed %d\n", n, len(resumes),
+		pick(resumes, 2), pick(resumes, 1), seed)
+	t.Log(report)
+	if full() {
+		fmt.Print(report)
+	}
 	ctl.stop()
+}
+
+// pick returns the median (of 2) or the maximum (of 1) of sorted d.
+func pick(d []time.Duration, of int) time.Duration {
+	if len(d) == 0 {
+		return 0
+	}
+	if of == 1 {
+		return d[len(d)-1].Round(time.Millisecond)
+	}
+	return d[len(d)/2].Round(time.Millisecond)
 }
 
 // benchLoopConfig: instantly finishing simulated agents and a judge
