@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "95844c438ecadac6fbf4006c74b54ce532402ce84ef7467d7a1e7808918a0caf"
+const generatedDigest = "21463e789784bcfd82061ff71827b8a579d7a10000e3689b5b32782a3f8e1f24"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -691,13 +691,21 @@ var catalogEn = [][2]string{
 	{"tui.operation.LEASE_ADOPTED", "lease adopted"},
 	{"tui.operation.LEASE_RENEW_FAILED", "lease renewal failed; registered afresh"},
 	{"tui.operation.LEDGER_REPAIRED", "ledger repaired"},
+	{"tui.operation.MERGE_REFUSED", "merge refused"},
 	{"tui.operation.OUTBOX_EVENT", "outbox"},
+	{"tui.operation.REVIEW_PENDING", "change waits for review"},
 	{"tui.operation.REVIEW_VERDICT", "review verdict"},
 	{"tui.operation.RUN_FINISHED", "run finished"},
 	{"tui.operation.RUN_STATE", "run state"},
+	{"tui.operation.SESSION_BOUND", "session recorded"},
+	{"tui.operation.SESSION_RESUME", "session resume decided"},
 	{"tui.operation.STEP_METRICS", "step usage"},
 	{"tui.operation.STEP_SUMMARY", "step summary"},
 	{"tui.operation.WORKER_OUTPUT", "worker output"},
+	{"tui.operation.WORKTREE_KEPT", "worktree kept"},
+	{"tui.operation.WORKTREE_READY", "worktree ready"},
+	{"tui.operation.WORKTREE_REMOVED", "worktree removed"},
+	{"tui.operation.WORKTREE_SETUP", "worktree set-up script"},
 	{"tui.pane.changes", "Changes"},
 	{"tui.pane.conversation", "Conversation"},
 	{"tui.pane.events", "Events"},
@@ -1583,13 +1591,21 @@ var catalogZhCN = [][2]string{
 	{"tui.operation.LEASE_ADOPTED", "租约已接管"},
 	{"tui.operation.LEASE_RENEW_FAILED", "租约续期失败；已重新登记"},
 	{"tui.operation.LEDGER_REPAIRED", "账本已修复"},
+	{"tui.operation.MERGE_REFUSED", "合并被拒绝"},
 	{"tui.operation.OUTBOX_EVENT", "outbox"},
+	{"tui.operation.REVIEW_PENDING", "改动等待审阅"},
 	{"tui.operation.REVIEW_VERDICT", "评审结论"},
 	{"tui.operation.RUN_FINISHED", "运行结束"},
 	{"tui.operation.RUN_STATE", "运行状态"},
+	{"tui.operation.SESSION_BOUND", "会话已记录"},
+	{"tui.operation.SESSION_RESUME", "会话续接已决定"},
 	{"tui.operation.STEP_METRICS", "步骤用量"},
 	{"tui.operation.STEP_SUMMARY", "步骤摘要"},
 	{"tui.operation.WORKER_OUTPUT", "工作进程输出"},
+	{"tui.operation.WORKTREE_KEPT", "工作树已保留"},
+	{"tui.operation.WORKTREE_READY", "工作树就绪"},
+	{"tui.operation.WORKTREE_REMOVED", "工作树已删除"},
+	{"tui.operation.WORKTREE_SETUP", "工作树初始化脚本"},
 	{"tui.pane.changes", "改动"},
 	{"tui.pane.conversation", "对话"},
 	{"tui.pane.events", "事件"},
