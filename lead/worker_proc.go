@@ -2,6 +2,7 @@ package lead
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -101,7 +102,16 @@ func (l *Lead) startWorker(is outbox.Issue) error {
 		return err
 	}
 	if err := cmd.Start(); err != nil {
-		return err
+		if len(l.o.Guard) == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)) {
+			return err
+		}
+		// No mount namespaces here (a container without them, user
+		// namespaces switched off): run Workers without the mount guard
+		// from now on; outbox.WorkerEnv still refuses their outbox writes.
+		l.mu.Lock()
+		l.o.Guard = nil
+		l.mu.Unlock()
+		return l.startWorker(is)
 	}
 	w := &workerRun{issue: is.ID, cmd: cmd, started: time.Now()}
 	l.mu.Lock()
