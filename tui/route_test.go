@@ -25,6 +25,7 @@ import (
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/conversation"
+	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/link"
@@ -205,6 +206,10 @@ func routeCases(t *testing.T) map[string]routeCase {
 				if h := m.input.History(); len(h) != 1 || h[0] != "older" {
 					t.Errorf("history %q", h)
 				}
+			}},
+		"events.CopyMsg": {msg: events.CopyMsg{Text: `{"reason_code":"X"}`, What: "step failed"},
+			check: func(t *testing.T, m *Model, _ string) {
+				viewHas("Copied the payload of the step failed event")(t, m, "")
 			}},
 		"attention.NotifiedMsg": {msg: attention.NotifiedMsg{Err: errors.New("notify-send is missing")},
 			check: viewHas("notify-send is missing")},

@@ -12,6 +12,7 @@ import (
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
+	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
@@ -81,6 +82,8 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return m.onNotified(msg)
 	case memory.Msg:
 		return m.onMemory(msg)
+	case events.CopyMsg:
+		return m.onCopy(msg)
 	case live.ObservedMsg:
 		if msg.Err != nil {
 			m.opts.Logger.Debug("observe failed", "err", msg.Err)

@@ -49,6 +49,8 @@ type KeyMap struct {
 	FilterSeverity key.Binding
 	FilterStep     key.Binding
 	FilterClear    key.Binding
+	Search         key.Binding // find events by text
+	Copy           key.Binding // copy the selected event's payload
 
 	// Leases.
 	LeasesAll key.Binding // show the ended leases too, or hide them
@@ -91,6 +93,8 @@ func DefaultKeyMap(loc *i18n.Localizer) *KeyMap {
 		FilterSeverity: b("s", "tui.key.filter_severity", "s"),
 		FilterStep:     b("p", "tui.key.filter_step", "p"),
 		FilterClear:    b("x", "tui.key.filter_clear", "x"),
+		Search:         b("/", "tui.key.search", "/"),
+		Copy:           b("y", "tui.key.copy", "y"),
 
 		LeasesAll: b("a", "tui.key.leases_all", "a"),
 	}

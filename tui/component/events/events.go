@@ -39,6 +39,9 @@ type Model struct {
 	unseen int  // events that arrived while not following
 
 	detail *detail // open detail view, or nil
+
+	searching bool   // the person types a search
+	query     string // the search text typed so far
 }
 
 var (
@@ -82,6 +85,13 @@ func (m *Model) Last() (ledger.Event, bool) {
 	return m.ring.at(m.ring.next() - 1).ev, true
 }
 
+// Captures implements component.Capturer: while the person types a
+// search, keys such as tab and "?" are text.
+func (m *Model) Captures() bool { return m.Focused && m.searching }
+
+// Typing implements component.Typist.
+func (m *Model) Typing() bool { return m.Captures() }
+
 // Following reports whether the pane follows new events.
 func (m *Model) Following() bool { return m.follow }
 
@@ -102,7 +112,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.Focused {
 			return m, nil
 		}
-		m.key(msg)
+		cmd := m.key(msg)
+		m.Memo.Invalidate()
+		return m, cmd
 	default:
 		return m, nil
 	}
@@ -133,7 +145,7 @@ func (m *Model) ingest(u live.LedgerUpdate) bool {
 // when the oldest one falls out of the ring.
 func (m *Model) push(ev ledger.Event) {
 	m.total++
-	m.types.add(ev.EventType)
+	m.types.add(categoryOf(&ev))
 	m.steps.add(ev.StepID)
 	first := m.ring.first
 	if m.ring.push(ev) {
@@ -222,6 +234,6 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Follow, k.Detail, k.Dismiss},
-		{k.FilterType, k.FilterSeverity, k.FilterStep, k.FilterClear},
+		{k.FilterType, k.FilterSeverity, k.FilterStep, k.FilterClear, k.Search, k.Copy},
 	}
 }

@@ -2,28 +2,40 @@ package events
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/daokit/daokit/ledger"
 )
 
-// filter narrows the pane to events of one type, a minimum severity, or
-// one step. The zero filter shows everything.
+// filter narrows the pane to events of one category (categoryOf), a
+// minimum severity, or one step. The zero filter shows everything.
 type filter struct {
-	typ    string
-	minSev int // 0 all, 1 WARN and ERROR, 2 ERROR
+	typ    string // a category
+	text   string // text the event must contain (any case), from a search
+	minSev int    // 0 all, 1 WARN and ERROR, 2 ERROR
 	step   string
 }
 
 func (f filter) active() bool { return f != filter{} }
 
 func (f filter) match(ev *ledger.Event) bool {
-	if f.typ != "" && ev.EventType != f.typ {
+	if f.typ != "" && categoryOf(ev) != f.typ {
+		return false
+	}
+	if f.text != "" && !strings.Contains(strings.ToLower(searchText(ev)), strings.ToLower(f.text)) {
 		return false
 	}
 	if f.step != "" && ev.StepID != f.step {
 		return false
 	}
 	return severityRank(ev.Severity) >= f.minSev
+}
+
+// searchText is what a search looks in: the type, the step and the
+// payload as stored.
+func searchText(ev *ledger.Event) string {
+	payload, _ := ev.Payload.MarshalJSON()
+	return ev.EventType + " " + ev.StepID + " " + string(payload)
 }
 
 // severityRank orders severities; unknown ones rank with INFO.

@@ -1,17 +1,26 @@
 package events
 
 import (
+	"strings"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/tui/component"
 )
 
 // key acts on one key press of the focused pane.
-func (m *Model) key(msg tea.KeyMsg) {
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if m.searching {
+		m.searchKey(msg)
+		return nil
+	}
 	if m.detail != nil {
 		m.detailKey(msg)
-		return
+		return nil
 	}
 	k := m.Env.Keys
+	var cmd tea.Cmd
 	page := max(m.bodyHeight()-1, 1)
 	switch {
 	case key.Matches(msg, k.Up):
@@ -38,8 +47,59 @@ func (m *Model) key(msg tea.KeyMsg) {
 		m.setFilter(filter{typ: m.filter.typ, minSev: m.filter.minSev, step: m.steps.after(m.filter.step)})
 	case key.Matches(msg, k.FilterClear):
 		m.setFilter(filter{})
+	case key.Matches(msg, k.Search):
+		m.searching, m.query = true, m.filter.text
+	case key.Matches(msg, k.Copy):
+		cmd = m.copySelected()
 	}
 	m.settle()
+	return cmd
+}
+
+// searchKey edits the search text: typed text is text, Enter applies it
+// (empty: no search), Esc gives up.
+func (m *Model) searchKey(msg tea.KeyMsg) {
+	switch {
+	case component.IsText(msg):
+		m.query += string(msg.Runes)
+		if msg.Type == tea.KeySpace && len(msg.Runes) == 0 {
+			m.query += " "
+		}
+	case msg.Type == tea.KeyBackspace:
+		if r := []rune(m.query); len(r) > 0 {
+			m.query = string(r[:len(r)-1])
+		}
+	case msg.Type == tea.KeyEnter:
+		m.searching = false
+		f := m.filter
+		f.text = strings.TrimSpace(m.query)
+		m.setFilter(f)
+		m.settle()
+	case msg.Type == tea.KeyEsc:
+		m.searching = false
+	}
+}
+
+// CopyMsg asks the root to put Text (an event's payload) on the
+// clipboard and to say so.
+type CopyMsg struct {
+	Text string
+	// What names the event, in the person's language.
+	What string
+}
+
+// copySelected asks for the selected event's payload to be copied.
+func (m *Model) copySelected() tea.Cmd {
+	if m.visible() == 0 {
+		return nil
+	}
+	ev := &m.ring.at(m.seqAt(m.cursor)).ev
+	payload, err := ev.Payload.MarshalJSON()
+	if err != nil {
+		return nil
+	}
+	msg := CopyMsg{Text: string(payload), What: m.Env.Labels.Or(component.KindEvent, ev.EventType)}
+	return func() tea.Msg { return msg }
 }
 
 // move moves the cursor by d rows; reaching the newest row follows again.

@@ -62,16 +62,25 @@ func (m *Model) title() string {
 func (m *Model) info() string {
 	env := m.Env
 	var parts []string
+	if m.detail != nil {
+		return env.T("tui.events.detail.close")
+	}
+	if m.searching {
+		return env.T("tui.events.searching", "Text", env.Clean(m.query))
+	}
 	if m.filter.active() {
 		parts = append(parts, env.T("tui.events.filtered", "Shown", count(uint64(len(m.view))), "Total", count(uint64(m.ring.n))))
 		if m.filter.typ != "" {
-			parts = append(parts, env.Labels.Or("tui.event", m.filter.typ))
+			parts = append(parts, env.T("tui.events.category."+m.filter.typ))
 		}
 		if s := severityOf(m.filter.minSev); s != "" {
 			parts = append(parts, s+"+")
 		}
 		if m.filter.step != "" {
 			parts = append(parts, env.Clean(m.filter.step))
+		}
+		if m.filter.text != "" {
+			parts = append(parts, "/"+env.Clean(m.filter.text))
 		}
 	} else {
 		parts = append(parts, count(m.total))
