@@ -115,20 +115,26 @@ func TestLoopKillDrill(t *testing.T) {
 	root := newRoot(t, loopConfig)
 	ctl := startController(t, root)
 	var resumes []time.Duration // from the kill to the successor's next step start
-	for i := 0; i < n; i++ {
+	// Rounds in which the run ended before the kill (a loaded machine
+	// slowed the strike) test nothing: they are run again, up to n more.
+	struck, late := 0, 0
+	for i := 0; struck < n && i < 2*n; i++ {
 		taskID := ackTask(t, run(t, "send", "--root", root, "--no-start", fmt.Sprintf("loop drill round %d", i)))
 		waitEvent(t, root, "iteration 2", 30*time.Second, func(e ledger.Event) bool {
-			return e.TaskID == taskID && op(e) == "ITERATION_STARTED" && intOf(e, "iteration") == 2
+			return e.TaskID == taskID && e.EventType == ledger.EventStepStarted && e.StepID == "I2-coder"
 		})
 		// The random point of iteration 2 to strike at: its two steps take
 		// 1.6 s of simulated work and more to start.
-		time.Sleep(time.Duration(rng.IntN(1500)) * time.Millisecond)
+		time.Sleep(time.Duration(rng.IntN(1200)) * time.Millisecond)
 		killedAt := time.Now()
 		ctl.kill()
 		ctl = startController(t, root)
 		end := finished(t, root, taskID)
 		if at, _ := ledger.ParseTime(end.Timestamp); at.Before(killedAt) {
-			t.Errorf("round %d: the run ended before the kill; the drill struck too late (seed %d)", i, seed)
+			late++
+			t.Logf("round %d: the run ended before the kill; not counted", i)
+		} else {
+			struck++
 		}
 		if again, ok := findEvent(t, root, func(e ledger.Event) bool {
 			at, _ := ledger.ParseTime(e.Timestamp)
@@ -173,10 +179,13 @@ func TestLoopKillDrill(t *testing.T) {
 		}
 		validLedger(t, root)
 	}
+	if struck < n {
+		t.Errorf("only %d of %d rounds struck inside iteration 2 (%d too late; seed %d)", struck, n, late, seed)
+	}
 	risingGenerations(t, root)
 	slices.Sort(resumes)
-	report := fmt.Sprintf("loop kill drill: %d rounds, SIGKILL in iteration 2, %d resumed with a step (the others ended at once), "+
-		"resume median %v, max %v, finished steps run twice: 0, seed %d\n", n, len(resumes),
+	report := fmt.Sprintf("loop kill drill: %d rounds struck inside iteration 2 (%d more came too late and were run again), "+
+		"%d resumed with a step, resume median %v, max %v, finished steps run twice: 0, seed %d\n", struck, late, len(resumes),
 		pick(resumes, 2), pick(resumes, 1), seed)
 	t.Log(report)
 	if full() {
