@@ -170,6 +170,11 @@ type Lane struct {
 	// Concurrency is how many runs of this lane may be active at once;
 	// later runs wait, first come first served. Default 1; 1 to 64.
 	Concurrency int `toml:"concurrency"`
+	// LogLimit is the most bytes each of a step's stdout.log and
+	// stderr.log keeps; past it the oldest bytes are cut, the newest half
+	// kept, and the cut recorded with the step's end. 0 means the default
+	// (64 MiB); there is no way to turn the cap off.
+	LogLimit int64 `toml:"log_limit"`
 }
 
 // Workflow is what an instruction becomes: an ordered list of steps, each

@@ -156,7 +156,7 @@ func open(opts Options) (*Controller, error) {
 	c.generation = max(c.generation, index.maxGeneration()+1)
 	c.log.Info("instruction index loaded", "open", len(index.open), "replayed_events", load.Replayed,
 		"from_offset", load.From, "rebuilt", load.Rebuilt)
-	c.journal = newJournal(store, index, func(err error) { c.log.Error("checkpoint the instruction index", "err", err) })
+	c.journal = newJournal(store, index, c.now, func(err error) { c.log.Error("journal", "err", err) }, c.diskFull)
 	return c, nil
 }
 
@@ -367,6 +367,30 @@ func (c *Controller) shutdown() {
 		c.log.Error("record stop", "err", err)
 	}
 	c.log.Info("controller stopped")
+}
+
+// controllerState is the state windows see: ready, or disk_full while
+// ledger writes are held for lack of space.
+func (c *Controller) controllerState() string {
+	if c.journal != nil && c.journal.isFull() {
+		return stateDiskFull
+	}
+	return "ready"
+}
+
+// stateDiskFull is the controller state while the ledger's disk is full.
+const stateDiskFull = "disk_full"
+
+// diskFull tells the log and the windows that ledger writes started or
+// stopped failing for lack of space.
+func (c *Controller) diskFull(full bool) {
+	if full {
+		c.log.Error("the ledger's disk is full; holding writes and refusing new instructions")
+	} else {
+		c.log.Warn("the ledger's disk has room again; held writes are written")
+	}
+	c.notify(relay.Notice{Kind: relay.NoticeController, Controller: &relay.ControllerState{
+		State: c.controllerState(), PID: c.pid}})
 }
 
 // notify pushes a notice to every observing window.

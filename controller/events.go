@@ -21,6 +21,10 @@ const (
 	// checks stopped for longer than the TTL, or the register lost it);
 	// it was registered afresh.
 	OpLeaseRenewFailed = "LEASE_RENEW_FAILED"
+	// OpLedgerWritesHeld: events could not be written for lack of space
+	// and were held, in order, until the disk had room; written after
+	// them, with when the stall began and how many writes were tried.
+	OpLedgerWritesHeld = "LEDGER_WRITES_HELD"
 )
 
 // Dedup key prefixes. An instruction's key carries the client's message

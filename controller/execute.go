@@ -310,9 +310,18 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 		Kind:         kind,
 		ArtifactDir:  artifacts,
 		ArtifactRoot: c.opts.Root,
+		LogLimit:     logLimitOf(lane),
 		Timeout:      lane.Timeout.Std(),
 		StopGrace:    lane.StopGrace.Std(),
 	}, choice, nil
+}
+
+// logLimitOf is the lane's cap on each artifact log, or the default.
+func logLimitOf(lane config.Lane) int64 {
+	if lane.LogLimit > 0 {
+		return lane.LogLimit
+	}
+	return worker.DefaultLogLimit
 }
 
 // queued records that the step waits behind others on its lane.
@@ -418,6 +427,10 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		"lines", res.Stats.Lines(), "attempt", attempt)
 	if res.Summary.SessionID != "" {
 		detail = detail.With("session_id", res.Summary.SessionID)
+	}
+	if cut := res.Stats.LogCutBytes; cut > 0 {
+		// The artifact logs kept their newest bytes only (lane log_limit).
+		detail = detail.With("log_cut_bytes", cut)
 	}
 	switch {
 	case stopping && !cancelled:

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -20,6 +21,7 @@ const (
 	codeEmpty       relay.Code = "empty_instruction"
 	codeLedgerWrite relay.Code = "ledger_write_failed"
 	codeIndexRead   relay.Code = "index_unreadable"
+	codeDiskFull    relay.Code = "disk_full"
 	// codeInvalidID: a task, run or step id does not match
 	// ledger.IDPattern (Detail: which id and its value). Ids become
 	// folder names under artifacts/, so they are refused, never cleaned.
@@ -68,9 +70,9 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	// concurrent acknowledgements share one fsync (see journal). The relay
 	// never runs two requests with one id at once, so nobody can record
 	// this id meanwhile.
-	if err := c.journal.append(e); err != nil {
+	if err := c.journal.appendAck(e); err != nil {
 		c.log.Error("record instruction", "message_id", req.ID, "err", err)
-		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
+		return relay.Ack{}, ackWriteError(err)
 	}
 	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
 	c.mu.Lock()
@@ -79,6 +81,16 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
 	c.start(r)
 	return ack, nil
+}
+
+// ackWriteError is what a client hears when its request could not be
+// recorded: the disk is full (and nothing was recorded), or another
+// write error.
+func ackWriteError(err error) error {
+	if errors.Is(err, ErrDiskFull) {
+		return &relay.Error{Code: codeDiskFull, Detail: ledger.EventsFile}
+	}
+	return &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
 }
 
 // seen returns the original acknowledgement of a message id the
@@ -132,8 +144,8 @@ func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (re
 		e.Payload = e.Payload.With("reopens", "true")
 	}
 	e.DedupKey = dedupInstruction + req.ID
-	if err := c.journal.append(e); err != nil {
-		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
+	if err := c.journal.appendAck(e); err != nil {
+		return relay.Ack{}, ackWriteError(err)
 	}
 	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
 	c.mu.Lock()
@@ -185,8 +197,8 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	c.mu.Unlock()
 	// Durable before acknowledged, and outside the lock (no fsync under
 	// c.mu).
-	if err := c.journal.append(e); err != nil {
-		return relay.Ack{}, &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
+	if err := c.journal.appendAck(e); err != nil {
+		return relay.Ack{}, ackWriteError(err)
 	}
 	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
 	switch ctl.Kind {
@@ -232,7 +244,7 @@ func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 func (c *Controller) HandleObserve(context.Context, relay.Request) (relay.Status, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	st := relay.Status{Controller: relay.ControllerState{State: "ready", PID: c.pid}}
+	st := relay.Status{Controller: relay.ControllerState{State: c.controllerState(), PID: c.pid}}
 	if c.current != nil {
 		st.Route = toRelayRoute(RouteOf(&c.current.pipeline))
 	}

@@ -1,6 +1,13 @@
 package controller
 
 import (
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 )
 
@@ -16,14 +23,25 @@ const journalBatch = 512
 // before its append returns, so that an acknowledgement is in the index
 // as soon as it is durable; every checkpointEvery events the index is
 // checkpointed (see instrIndex).
+//
+// A write that fails for lack of space is not lost: its events are held
+// in order, with everything appended after them, and written again with
+// capped exponential backoff until the disk has room; LEDGER_WRITES_HELD
+// then records the stall. Meanwhile acknowledgements are refused at once
+// (appendAck), so that nothing is acknowledged that is not durable.
 type journal struct {
 	store *ledger.Store
 	index *instrIndex
-	// onErr hears checkpoint failures: the events are safe, a later
-	// checkpoint or the next start's replay makes up for it.
+	now   func() time.Time
+	// onErr hears checkpoint failures (the events are safe: a later
+	// checkpoint or the next start's replay makes up for it) and events
+	// given up at close.
 	onErr func(error)
-	reqs  chan *appendReq
-	done  chan struct{}
+	// onFull hears the disk becoming full (true) and having room again.
+	onFull func(bool)
+	full   atomic.Bool
+	reqs   chan *appendReq
+	done   chan struct{}
 	// cpReq asks the checkpoint goroutine for a checkpoint; cpDone is
 	// closed once it wrote the last one.
 	cpReq  chan struct{}
@@ -33,11 +51,26 @@ type journal struct {
 type appendReq struct {
 	events []ledger.Event
 	err    chan error
+	// refuseWhenFull marks an acknowledgement: while the disk is full it
+	// is refused at once (the person is told why), never held.
+	refuseWhenFull bool
 }
 
-func newJournal(store *ledger.Store, index *instrIndex, onErr func(error)) *journal {
-	j := &journal{store: store, index: index, onErr: onErr, reqs: make(chan *appendReq), done: make(chan struct{}),
-		cpReq: make(chan struct{}, 1), cpDone: make(chan struct{})}
+// ErrDiskFull is returned for an acknowledgement while the ledger's disk
+// is full: nothing was recorded, so nothing is acknowledged.
+var ErrDiskFull = errors.New("the ledger's disk is full")
+
+// Retry bounds for writes that failed for lack of space: capped
+// exponential backoff with jitter, reset after a success.
+var diskFullBackoff = heal.RestartPolicy{BaseDelay: 50 * time.Millisecond, MaxDelay: 2 * time.Second}
+
+// closeRetry is how long a closing journal keeps retrying held events
+// before it gives up on them.
+const closeRetry = 10 * time.Second
+
+func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, onErr func(error), onFull func(bool)) *journal {
+	j := &journal{store: store, index: index, now: now, onErr: onErr, onFull: onFull, reqs: make(chan *appendReq),
+		done: make(chan struct{}), cpReq: make(chan struct{}, 1), cpDone: make(chan struct{})}
 	go j.loop()
 	go j.checkpoints()
 	return j
@@ -45,52 +78,186 @@ func newJournal(store *ledger.Store, index *instrIndex, onErr func(error)) *jour
 
 // append makes events durable, in order, and returns once they are.
 // Invalid events are refused on their own, without failing the others.
-func (j *journal) append(events ...ledger.Event) error {
+// While the disk is full the events are held, in order, and retried until
+// they are written.
+func (j *journal) append(events ...ledger.Event) error { return j.send(events, false) }
+
+// appendAck is append for an acknowledgement: while the disk is full it
+// fails at once with ErrDiskFull instead of waiting for space.
+func (j *journal) appendAck(events ...ledger.Event) error { return j.send(events, true) }
+
+func (j *journal) send(events []ledger.Event, refuseWhenFull bool) error {
 	for i := range events {
 		if err := events[i].Validate(); err != nil {
 			return err
 		}
 	}
-	req := &appendReq{events: events, err: make(chan error, 1)}
+	req := &appendReq{events: events, err: make(chan error, 1), refuseWhenFull: refuseWhenFull}
 	j.reqs <- req
 	return <-req.err
 }
 
+// isFull reports whether writes are failing for lack of space.
+func (j *journal) isFull() bool { return j.full.Load() }
+
 func (j *journal) loop() {
 	defer close(j.done)
-	for req := range j.reqs {
-		batch := []*appendReq{req}
-	drain:
-		for len(batch) < journalBatch {
-			select {
-			case more, ok := <-j.reqs:
-				if !ok {
-					break drain
-				}
-				batch = append(batch, more)
-			default:
-				break drain
+	defer close(j.cpReq)
+	var pending []*appendReq
+	var stall stall // the current run of writes failing for lack of space
+	open := true
+	var closedAt time.Time
+	for open || len(pending) > 0 {
+		if len(pending) == 0 {
+			req, ok := <-j.reqs
+			if !ok {
+				break
 			}
+			pending = append(pending, req)
 		}
-		var all []ledger.Event
-		for _, r := range batch {
-			all = append(all, r.events...)
+		pending, open = j.drain(pending, open)
+		if !open && closedAt.IsZero() {
+			closedAt = time.Now()
 		}
-		err := j.store.AppendEvents(all)
-		if err == nil {
-			j.index.foldBatch(all, j.store.EventsSize())
-		}
-		for _, r := range batch {
-			r.err <- err
-		}
-		if err == nil && j.index.due() {
-			select {
-			case j.cpReq <- struct{}{}:
-			default: // one is under way; the next batch asks again
+		err := j.write(pending)
+		switch {
+		case err == nil:
+			reply(pending, nil)
+			pending = nil
+			if stall.attempts > 0 {
+				j.recovered(&stall)
 			}
+			continue
+		case !isNoSpace(err):
+			reply(pending, err)
+			pending = nil
+			continue
+		}
+		if stall.attempts == 0 {
+			stall.since = j.now()
+			j.full.Store(true)
+			j.onFull(true)
+		}
+		stall.attempts++
+		pending = refuseAcks(pending)
+		if !open && time.Since(closedAt) > closeRetry {
+			j.onErr(fmt.Errorf("gave up on %d held events at close: %w", countEvents(pending), err))
+			reply(pending, err)
+			return
+		}
+		pending, open = j.wait(pending, open, heal.Backoff(diskFullBackoff, stall.attempts-1, nil))
+	}
+}
+
+// stall is a run of writes that failed for lack of space.
+type stall struct {
+	since    time.Time
+	attempts int
+	held     int // events held until the disk had room
+}
+
+// drain adds the requests already waiting to pending, up to journalBatch.
+func (j *journal) drain(pending []*appendReq, open bool) ([]*appendReq, bool) {
+	for open && len(pending) < journalBatch {
+		select {
+		case more, ok := <-j.reqs:
+			if !ok {
+				return pending, false
+			}
+			pending = append(pending, more)
+		default:
+			return pending, open
 		}
 	}
-	close(j.cpReq)
+	return pending, open
+}
+
+// wait sleeps for the backoff while the disk is full; acknowledgements
+// arriving meanwhile are refused at once, other appends join the queue.
+func (j *journal) wait(pending []*appendReq, open bool, d time.Duration) ([]*appendReq, bool) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			return pending, open
+		case req, ok := <-j.reqs:
+			if !ok {
+				return pending, false
+			}
+			if req.refuseWhenFull {
+				req.err <- ErrDiskFull
+				continue
+			}
+			pending = append(pending, req)
+		}
+	}
+}
+
+// write appends every pending event with one write and one sync, and
+// folds them into the index.
+func (j *journal) write(pending []*appendReq) error {
+	var all []ledger.Event
+	for _, r := range pending {
+		all = append(all, r.events...)
+	}
+	if err := j.store.AppendEvents(all); err != nil {
+		return err
+	}
+	j.index.foldBatch(all, j.store.EventsSize())
+	if j.index.due() {
+		select {
+		case j.cpReq <- struct{}{}:
+		default: // one is under way; the next batch asks again
+		}
+	}
+	return nil
+}
+
+// recovered records, once the disk has room again, how long writes were
+// held and how often they were tried: the ledger says what happened.
+func (j *journal) recovered(s *stall) {
+	e := ledger.NewEvent(j.now(), globalID, globalID, "", ledger.EventSystem, ledger.SeverityWarn, ledger.ObjectOf(
+		"operation", OpLedgerWritesHeld, "since", ledger.FormatTime(s.since), "attempts", s.attempts))
+	if err := j.write([]*appendReq{{events: []ledger.Event{e}}}); err != nil {
+		j.onErr(fmt.Errorf("record the end of a full disk: %w", err))
+	}
+	*s = stall{}
+	j.full.Store(false)
+	j.onFull(false)
+}
+
+func reply(reqs []*appendReq, err error) {
+	for _, r := range reqs {
+		r.err <- err
+	}
+}
+
+// refuseAcks answers the held acknowledgements with ErrDiskFull and
+// returns the rest, in order.
+func refuseAcks(reqs []*appendReq) []*appendReq {
+	kept := reqs[:0]
+	for _, r := range reqs {
+		if r.refuseWhenFull {
+			r.err <- ErrDiskFull
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept
+}
+
+func countEvents(reqs []*appendReq) int {
+	n := 0
+	for _, r := range reqs {
+		n += len(r.events)
+	}
+	return n
+}
+
+// isNoSpace reports a write that failed for lack of space (or quota).
+func isNoSpace(err error) bool {
+	return errors.Is(err, syscall.ENOSPC) || errors.Is(err, syscall.EDQUOT)
 }
 
 // checkpoints writes the index's checkpoints on a goroutine of its own:
@@ -111,8 +278,9 @@ func (j *journal) checkpoint() {
 	}
 }
 
-// close stops the journal once every append already sent is written, and
-// checkpoints the index so that the next start replays nothing.
+// close stops the journal once every append already sent is written (or,
+// with the disk still full, after closeRetry), and checkpoints the index
+// so that the next start replays nothing.
 func (j *journal) close() {
 	close(j.reqs)
 	<-j.done

@@ -21,9 +21,8 @@ const (
 )
 
 // persist writes r's pipeline when r is the run the file shows, and
-// returns once it (or a newer state) is on disk. A failed write is logged:
-// the events already hold what happened, and the next write replaces the
-// file whole.
+// returns once it (or a newer state) is on disk. A failed write is logged
+// and tried again by the next flush (see flushDocs).
 func (c *Controller) persist(r *run) {
 	c.mu.Lock()
 	if c.current != r {
@@ -65,20 +64,31 @@ func (c *Controller) flushDocs() {
 	leases.Leases = slices.Clone(c.leases.Leases)
 	hb := c.hb
 	c.mu.Unlock()
+	var failed docSet
 	if dirty&docPipeline != 0 {
 		if _, err := c.store.WritePipeline(p); err != nil {
 			c.log.Error("write pipeline", "task_id", p.TaskID, "err", err)
+			failed |= docPipeline
 		}
 	}
 	if dirty&docLeases != 0 {
 		if _, err := c.store.WriteLeases(leases); err != nil {
 			c.log.Error("write leases", "err", err)
+			failed |= docLeases
 		}
 	}
 	if dirty&docHeartbeat != 0 {
 		if _, err := c.store.WriteHeartbeat(hb); err != nil {
 			c.log.Error("write heartbeat", "err", err)
+			failed |= docHeartbeat
 		}
+	}
+	if failed != 0 {
+		// Not dropped: the next flush (at the latest the next liveness
+		// check) writes the latest state again, until the disk has room.
+		c.mu.Lock()
+		c.dirty |= failed
+		c.mu.Unlock()
 	}
 }
 

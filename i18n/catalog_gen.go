@@ -4,7 +4,7 @@ package i18n
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "bc1178b91f4a7cb3c528d2d0ae8c96565def1eef7f072e750cbb67c194476098"
+const generatedDigest = "b497b5a976ec2aba465ae10ba56905cc6727e5e3a54981c5b446f8f3cab90f47"
 
 // generatedCatalog returns the messages of lang (id, text), sorted by id.
 func generatedCatalog(lang string) [][2]string {
@@ -455,6 +455,7 @@ var catalogEn = [][2]string{
 	{"relay.error.bad_version", "the controller speaks another relay protocol version ({{.Detail}}); restart it with this build of daokit"},
 	{"relay.error.busy", "the controller is at its limit of {{.Detail}} connections; try again in a moment"},
 	{"relay.error.closed", "the connection to the controller is closed"},
+	{"relay.error.disk_full", "the ledger's disk is full: {{.Detail}} cannot grow, so nothing was recorded or started; free some space and send again"},
 	{"relay.error.empty_instruction", "the instruction is empty"},
 	{"relay.error.forbidden_action", "relay mode blocks execution action '{{.Action}}'; allowed relay actions: forward, observe, visualize"},
 	{"relay.error.forbidden_folder", "cannot reach the controller: {{.Detail}} is private to the user who started it (mode 0700); run daokit as that user"},
@@ -523,6 +524,7 @@ var catalogEn = [][2]string{
 	{"tui.conn.connecting", "connecting"},
 	{"tui.conn.disconnected", "disconnected"},
 	{"tui.conn.reconnecting", "reconnecting (attempt {{.N}}, next in {{.D}})"},
+	{"tui.controller.disk_full", "disk full: writes held, new instructions refused"},
 	{"tui.controller.ready", "ready"},
 	{"tui.controller.starting", "starting"},
 	{"tui.controller.stopping", "stopping"},
@@ -705,6 +707,7 @@ var catalogEn = [][2]string{
 	{"tui.operation.LEASE_ADOPTED", "lease adopted"},
 	{"tui.operation.LEASE_RENEW_FAILED", "lease renewal failed; registered afresh"},
 	{"tui.operation.LEDGER_REPAIRED", "ledger repaired"},
+	{"tui.operation.LEDGER_WRITES_HELD", "ledger writes held while the disk was full"},
 	{"tui.operation.MERGE_REFUSED", "merge refused"},
 	{"tui.operation.OUTBOX_EVENT", "outbox"},
 	{"tui.operation.REVIEW_PENDING", "change waits for review"},
@@ -1369,6 +1372,7 @@ var catalogZhCN = [][2]string{
 	{"relay.error.bad_version", "控制器使用的中继协议版本不同（{{.Detail}}）；请用当前版本的 daokit 重启控制器"},
 	{"relay.error.busy", "控制器已达到 {{.Detail}} 个连接的上限；请稍后再试"},
 	{"relay.error.closed", "与控制器的连接已关闭"},
+	{"relay.error.disk_full", "账本所在磁盘已满：{{.Detail}} 无法写入，因此没有记录或启动任何内容；请释放空间后重新发送"},
 	{"relay.error.empty_instruction", "指令为空"},
 	{"relay.error.forbidden_action", "中继模式禁止执行动作 '{{.Action}}'；允许的中继动作：forward、observe、visualize"},
 	{"relay.error.forbidden_folder", "无法连接控制器：{{.Detail}} 仅对启动它的用户开放（权限 0700）；请以该用户身份运行 daokit"},
@@ -1437,6 +1441,7 @@ var catalogZhCN = [][2]string{
 	{"tui.conn.connecting", "连接中"},
 	{"tui.conn.disconnected", "已断开"},
 	{"tui.conn.reconnecting", "重连中（第 {{.N}} 次，{{.D}} 后重试）"},
+	{"tui.controller.disk_full", "磁盘已满：写入暂存，拒绝新指令"},
 	{"tui.controller.ready", "就绪"},
 	{"tui.controller.starting", "启动中"},
 	{"tui.controller.stopping", "停止中"},
@@ -1619,6 +1624,7 @@ var catalogZhCN = [][2]string{
 	{"tui.operation.LEASE_ADOPTED", "租约已接管"},
 	{"tui.operation.LEASE_RENEW_FAILED", "租约续期失败；已重新登记"},
 	{"tui.operation.LEDGER_REPAIRED", "账本已修复"},
+	{"tui.operation.LEDGER_WRITES_HELD", "磁盘已满期间暂存的账本写入"},
 	{"tui.operation.MERGE_REFUSED", "合并被拒绝"},
 	{"tui.operation.OUTBOX_EVENT", "outbox"},
 	{"tui.operation.REVIEW_PENDING", "改动等待审阅"},

@@ -34,7 +34,8 @@ func openArtifacts(root, dir string, closers *closeList) (out, errLog *os.File, 
 	}
 	defer folder.Close()
 	open := func(name string) (*os.File, error) {
-		f, err := folder.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		// Read as well as append: a capped log keeps its own tail.
+		f, err := folder.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 		if err == nil {
 			closers.add(f)
 		}

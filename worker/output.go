@@ -15,6 +15,20 @@ func (p *Process) read(stream Stream, f, artifact *os.File, wg *sync.WaitGroup) 
 	buf := make([]byte, 64<<10)
 	sp := splitter{limit: p.spec.readLimit()}
 	emit := func(line []byte, size int) { p.handleLine(stream, line, size) }
+	var log *cappedLog
+	if artifact != nil {
+		var err error
+		if log, err = newCappedLog(artifact, p.spec.LogLimit); err != nil {
+			p.artifactFailed(err)
+		}
+	}
+	defer func() {
+		if log != nil {
+			p.mu.Lock()
+			p.stats.LogCutBytes += log.cut
+			p.mu.Unlock()
+		}
+	}()
 	for {
 		n, err := f.Read(buf)
 		if n > 0 {
@@ -22,10 +36,12 @@ func (p *Process) read(stream Stream, f, artifact *os.File, wg *sync.WaitGroup) 
 			p.countBytes(stream, n)
 			// Bytes go to the artifact before anything else, so that the
 			// file has them whatever becomes of the records.
-			if artifact != nil {
-				if _, werr := artifact.Write(buf[:n]); werr != nil {
+			// A failed write (a full disk) loses those bytes, counted as
+			// cut, but not the log: later output is written again.
+			if log != nil {
+				if werr := log.Write(buf[:n]); werr != nil {
 					p.artifactFailed(werr)
-					artifact = nil
+					log.cut += int64(n)
 				}
 			}
 			sp.feed(buf[:n], emit)

@@ -62,6 +62,9 @@ type Stats struct {
 	// Truncated counts lines cut at LineLimit; Dropped the lines not
 	// delivered to the consumer.
 	Truncated, Dropped int64
+	// LogCutBytes counts the bytes cut from the head of the artifact logs
+	// to keep them within Spec.LogLimit.
+	LogCutBytes int64
 }
 
 // Lines returns the number of lines on both streams.

@@ -54,6 +54,10 @@ type Spec struct {
 	// links, FIFOs or folders, so a link planted in artifacts/ cannot
 	// make the worker's output land outside the ledger root.
 	ArtifactRoot string
+	// LogLimit is the most bytes each of stdout.log and stderr.log keeps;
+	// past it the oldest bytes are cut and the newest half kept (counted
+	// in Stats.LogCutBytes). 0 or less means no limit.
+	LogLimit int64
 	// Timeout stops the worker after this long; 0 means no limit.
 	Timeout time.Duration
 	// StopGrace is the time between SIGTERM and SIGKILL when the worker
