@@ -110,3 +110,34 @@ func TestLeadCommandChecksItsRole(t *testing.T) {
 		t.Fatalf("guard outside a Lead: %d %q", r.code, r.stderr)
 	}
 }
+
+// status lists the roles: a table, and "roles" in --json (only for a
+// root with a team).
+func TestStatusListsRoles(t *testing.T) {
+	root := teamRoot(t)
+	if r := runCLI(t, nil, "init", "--root", root); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	if r := runCLI(t, nil, "outbox", "new", "--root", root, "--to", "qa", "x"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	r := runCLI(t, nil, "status", "--root", root)
+	if r.code != 0 || !strings.Contains(r.stdout, "Roles:") || !strings.Contains(r.stdout, "backend") || !strings.Contains(r.stdout, "down") {
+		t.Fatalf("%d %q %q", r.code, r.stdout, r.stderr)
+	}
+	r = runCLI(t, nil, "status", "--root", root, "--json")
+	var doc struct {
+		Roles []struct {
+			Role, Health string
+			Lag          int64
+		}
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Roles) != 2 || doc.Roles[1].Role != "qa" || doc.Roles[1].Lag != 1 {
+		t.Fatalf("%v %+v\n%s", err, doc, r.stdout)
+	}
+	plain := t.TempDir()
+	runCLI(t, nil, "init", "--root", plain)
+	if r := runCLI(t, nil, "status", "--root", plain, "--json"); strings.Contains(r.stdout, "roles") {
+		t.Fatal("roles in the status of a root without a team")
+	}
+}

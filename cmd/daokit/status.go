@@ -72,7 +72,13 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 		fmt.Fprintln(a.io.err, a.t("cli.status.handoff_invalid", "Reason", a.fileProblem(layout.Handoff(), handoffErr)))
 	}
 	if asJSON {
-		return a.writeJSON(statusJSON(p, hb, shown, handoff))
+		o := statusJSON(p, hb, shown, handoff)
+		// Only a root with a team gets "roles": other roots print
+		// exactly what the Python tool prints.
+		if views := a.roleViews(dir); views != nil {
+			o = o.With("roles", views)
+		}
+		return a.writeJSON(o)
 	}
 	handoffWord := "no"
 	if handoff != nil {

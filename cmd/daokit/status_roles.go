@@ -13,24 +13,35 @@ import (
 	"github.com/daokit/daokit/team"
 )
 
-// printRoles lists the team's roles after the status (nothing when the
-// root has no workflow.toml): each Lead's health, cursor lag and work.
-func (a *app) printRoles(dir string) {
+// roleViews reads the team of the root: nil when it has no
+// workflow.toml (or it cannot be read; check and the CLI's outbox
+// commands say why).
+func (a *app) roleViews(dir string) []lead.RoleView {
 	cfg, err := config.Load(dir)
 	if err != nil || !team.Exists(cfg.Team.OutboxDir(dir)) {
-		return
+		return nil
 	}
 	wf, err := team.Load(cfg.Team.OutboxDir(dir))
 	if err != nil {
-		return
+		return nil
 	}
 	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
 	if err != nil {
-		return
+		return nil
 	}
 	defer ob.Close()
 	views, err := lead.Views(a.ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), time.Now())
 	if err != nil {
+		return nil
+	}
+	return views
+}
+
+// printRoles lists the team's roles after the status (nothing when the
+// root has no workflow.toml): each Lead's health, cursor lag and work.
+func (a *app) printRoles(dir string) {
+	views := a.roleViews(dir)
+	if views == nil {
 		return
 	}
 	w := a.io.out
