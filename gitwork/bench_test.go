@@ -105,3 +105,33 @@ func syntheticDiff(files, hunkLines int) []byte {
 	}
 	return out
 }
+
+// BenchmarkStepStartChecks measures every git call a step's start makes
+// besides `git worktree add` itself, on the 10,000-file repository: open
+// the repository (Open), find the base branch (BaseBranch) and Ensure's
+// checks before it adds (List, the branch and base lookups). This is the
+// cost daokit adds to the floor, measured without the checkout's noise.
+func BenchmarkStepStartChecks(b *testing.B) {
+	dir := newBigRepo(b, benchFiles)
+	ctx := context.Background()
+	b.ResetTimer()
+	for b.Loop() {
+		r, err := Open(ctx, dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		base, err := r.BaseBranch(ctx, "")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.List(ctx); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := r.Resolve(ctx, "refs/heads/daokit/T/R/S1"); err == nil {
+			b.Fatal("branch exists")
+		}
+		if _, err := r.Resolve(ctx, "refs/heads/"+base); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
