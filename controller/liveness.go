@@ -101,7 +101,9 @@ func (c *Controller) judgeSilence(r *run, now time.Time, th heal.Thresholds) (hu
 // appends the queue after unlocking.
 func (c *Controller) escalate(r *run, eventType string, h heal.Health, dedup string) {
 	p := r.pipeline
-	decision := heal.Decide(persistedStatus(h.Status), heal.LeaseValid)
+	// The decision weighs the run's controller lease as the register has
+	// it now (the Python cycle's precedence), not an assumed valid one.
+	decision := heal.Decide(persistedStatus(h.Status), heal.CheckControllerLease(&p, &c.leases, c.now()))
 	e := c.events.typed(p.TaskID, p.RunID, p.CurrentStep, eventType, ledger.SeverityWarn,
 		"reason_code", h.ReasonCode, "silence_seconds", h.Silence, "effective_signal_at", ledger.FormatTime(h.SignalAt),
 		"decision_action", decision.Action, "decision_reason_code", decision.ReasonCode)
@@ -155,6 +157,12 @@ func (c *Controller) renewLeasesLocked(now time.Time) {
 		}
 		c.escalations = append(c.escalations, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLeaseRenewFailed,
 			"reason_code", code, "error", err.Error(), "token", old, "new_token", h.Token()))
+	}
+	// Leases nobody renews any more (a holder gone without releasing)
+	// become EXPIRED once overdue, so that the register says so; the live
+	// ones were renewed above.
+	if len(heal.ExpireOverdue(&c.leases, now)) > 0 {
+		changed = true
 	}
 	if changed {
 		c.writeLeasesLocked()

@@ -47,14 +47,19 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 	pkg, pkgErr := heal.CreateHandoff(p, now, heal.HandoffOptions{Keep: heal.KeepSet{
 		LatestInstruction: r.in.Text, Route: routePtr(RouteOf(p)),
 	}})
-	var plan heal.ResumePlan
-	if pkgErr == nil {
-		if pkgErr = c.store.WriteHandoff(pkg); pkgErr == nil {
-			plan, pkgErr = heal.ApplyHandoff(p, pkg, false, now)
-		}
-	}
 	taskID, runID := p.TaskID, p.RunID
 	c.mu.Unlock()
+	// The package is written (and fsynced) outside c.mu: no
+	// acknowledgement waits for a takeover's disk.
+	if pkgErr == nil {
+		pkgErr = c.store.WriteHandoff(pkg)
+	}
+	var plan heal.ResumePlan
+	if pkgErr == nil {
+		c.mu.Lock()
+		plan, pkgErr = heal.ApplyHandoff(&r.pipeline, pkg, false, now)
+		c.mu.Unlock()
+	}
 	c.flushDocs()
 
 	takeover := c.events.typed(taskID, runID, "", ledger.EventLeaseTakeover, ledger.SeverityWarn,
