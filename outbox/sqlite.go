@@ -123,7 +123,7 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	a := &applier{tx: tx, ctx: ctx, actor: c.Actor, now: nowNanos()}
+	a := &applier{tx: tx, ctx: ctx, actor: c.Actor, now: nowNanos(), prepare: len(c.Parts) > 0}
 	defer a.close()
 	defer tx.Rollback()
 	if c.Reader != "" && c.UpTo > 0 {
@@ -219,6 +219,9 @@ type applier struct {
 	now   int64
 	res   Result
 	stmts map[string]*sql.Stmt
+	// prepare: the change is a batch, whose statements repeat; a single
+	// change runs each once, where preparing first only costs.
+	prepare bool
 }
 
 // stmt prepares a statement once per transaction: a batched Change runs
@@ -239,6 +242,9 @@ func (a *applier) stmt(q string) (*sql.Stmt, error) {
 }
 
 func (a *applier) exec(q string, args ...any) (sql.Result, error) {
+	if !a.prepare {
+		return a.tx.ExecContext(a.ctx, q, args...)
+	}
 	st, err := a.stmt(q)
 	if err != nil {
 		return nil, err
@@ -247,6 +253,9 @@ func (a *applier) exec(q string, args ...any) (sql.Result, error) {
 }
 
 func (a *applier) queryRow(q string, args ...any) *sql.Row {
+	if !a.prepare {
+		return a.tx.QueryRowContext(a.ctx, q, args...)
+	}
 	st, err := a.stmt(q)
 	if err != nil {
 		return a.queryRow(q, args...)
