@@ -1,24 +1,26 @@
 package i18n
 
 import (
-	"sort"
+	"slices"
 	"strings"
 	"sync"
-	"text/template"
+
+	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
+	"golang.org/x/text/language"
 )
 
 // Localizer renders messages in one language. The zero value is not
 // usable; build one with New. A Localizer is safe for concurrent use.
 //
-// Start-up matters more than anything here, since every command pays it:
-// the catalogs are Go data generated from the TOML files (catalog_gen.go,
-// checked against them by a test, not at start), only the language in
-// use is consulted, and a message is parsed as a template the first time
-// it is rendered, never before.
+// go-i18n renders the messages (templates, plural forms). Start-up still matters more than anything here,
+// since every command pays it: the messages are Go data generated from the
+// TOML files (catalog_gen.go, checked against them by a test, not at
+// start), a go-i18n bundle holds the language in use only and is built the
+// first time a message of that language is rendered, and a message joins
+// the bundle (and go-i18n parses its template) the first time it is
+// rendered.
 type Localizer struct {
-	lang  string
-	msgs  [][2]string // id, text; sorted by id
-	tmpls sync.Map    // id → *template.Template, parsed on first use
+	lang string
 }
 
 // New returns a Localizer for one of the Supported languages. An unknown
@@ -28,7 +30,7 @@ func New(lang string) (*Localizer, error) {
 	if !ok {
 		return nil, &UnknownLanguageError{Source: "language", Value: lang}
 	}
-	return &Localizer{lang: resolved, msgs: generatedCatalog(resolved)}, nil
+	return &Localizer{lang: resolved}, nil
 }
 
 // MustNew is New for a language known to be supported (a constant such as
@@ -36,7 +38,7 @@ func New(lang string) (*Localizer, error) {
 func MustNew(lang string) *Localizer {
 	l, err := New(lang)
 	if err != nil {
-		return &Localizer{lang: English, msgs: generatedCatalog(English)}
+		return &Localizer{lang: English}
 	}
 	return l
 }
@@ -46,52 +48,95 @@ func (l *Localizer) Lang() string { return l.lang }
 
 // T renders message id with template data given as alternating name/value
 // pairs: T("cli.init.created", "Path", p). A message missing from the
-// chosen language falls back to English, then to the id itself, so a gap
-// in a catalog never hides the rest of the screen.
+// chosen language (or failing to render) falls back to English, then to
+// the id itself, so a gap in a catalog never hides the rest of the screen.
+// The catalogs carry the same ids (a test checks it), so the English
+// bundle is built for another language only when such a gap is hit.
 func (l *Localizer) T(id string, kv ...any) string {
-	text, ok := lookup(l.msgs, id)
-	if !ok {
-		if text, ok = lookup(generatedCatalog(English), id); !ok {
-			return id
+	var data map[string]any
+	if len(kv) > 0 {
+		data = make(map[string]any, len(kv)/2)
+		for i := 0; i+1 < len(kv); i += 2 {
+			name, _ := kv[i].(string)
+			data[name] = kv[i+1]
 		}
 	}
-	if !strings.Contains(text, "{{") {
-		return text
+	cfg := &goi18n.LocalizeConfig{MessageID: id, TemplateData: data}
+	if s, err := localizer(l.lang).Localize(cfg); err == nil {
+		return s
 	}
-	t, err := l.template(id, text)
-	if err != nil {
-		return text
+	if l.lang != English {
+		if s, err := localizer(English).Localize(cfg); err == nil {
+			return s
+		}
 	}
-	data := make(map[string]any, len(kv)/2)
-	for i := 0; i+1 < len(kv); i += 2 {
-		name, _ := kv[i].(string)
-		data[name] = kv[i+1]
-	}
-	var b strings.Builder
-	if err := t.Execute(&b, data); err != nil {
-		return text
-	}
-	return b.String()
+	return id
 }
 
-// template returns the parsed form of message id, parsing it once.
-func (l *Localizer) template(id, text string) (*template.Template, error) {
-	if t, ok := l.tmpls.Load(id); ok {
-		return t.(*template.Template), nil
-	}
-	t, err := template.New(id).Parse(text)
-	if err != nil {
-		return nil, err
-	}
-	l.tmpls.Store(id, t)
-	return t, nil
+// lazyLocalizer is the go-i18n localizer of one language. Its bundle is
+// built on first use and holds the messages rendered so far: go-i18n
+// wraps every message it is given (a template and a map each), and a
+// command renders a few dozen of a catalog's hundreds, so adding them all
+// up front would cost more than the rest of start-up. A message is added
+// the first time it is asked for, found by binary search in the generated
+// catalog, which is sorted by id.
+type lazyLocalizer struct {
+	once   sync.Once
+	tag    language.Tag
+	msgs   []*goi18n.Message // the generated catalog of the language
+	bundle *goi18n.Bundle
+	loc    *goi18n.Localizer
+	// mu guards bundle and added: go-i18n bundles may not be modified
+	// while a localizer reads them, and messages are added as they are
+	// used.
+	mu    sync.RWMutex
+	added map[string]struct{} // ids in bundle
 }
 
-// lookup finds id in msgs, which is sorted by id.
-func lookup(msgs [][2]string, id string) (string, bool) {
-	i := sort.Search(len(msgs), func(i int) bool { return msgs[i][0] >= id })
-	if i < len(msgs) && msgs[i][0] == id {
-		return msgs[i][1], true
+// localizers holds one entry per Supported language, in that order.
+var localizers [2]lazyLocalizer
+
+// localizer returns the lazy go-i18n localizer of a supported language.
+func localizer(lang string) *lazyLocalizer {
+	e := &localizers[0]
+	if lang == Chinese {
+		e = &localizers[1]
 	}
-	return "", false
+	e.once.Do(func() {
+		// The bundle's default language is lang itself, so that
+		// nothing else is loaded: a missing message is a
+		// *goi18n.MessageNotFoundErr, which T turns into the English text.
+		e.tag = language.Make(lang)
+		e.msgs = generatedCatalog(lang)
+		e.bundle = goi18n.NewBundle(e.tag)
+		e.loc = goi18n.NewLocalizer(e.bundle, lang)
+		e.added = map[string]struct{}{}
+	})
+	return e
+}
+
+// Localize renders cfg with go-i18n, first adding the message to the
+// bundle if this is its first use.
+func (e *lazyLocalizer) Localize(cfg *goi18n.LocalizeConfig) (string, error) {
+	e.mu.RLock()
+	_, ok := e.added[cfg.MessageID]
+	if ok {
+		defer e.mu.RUnlock()
+		return e.loc.Localize(cfg)
+	}
+	e.mu.RUnlock()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if _, ok := e.added[cfg.MessageID]; !ok {
+		i, found := slices.BinarySearchFunc(e.msgs, cfg.MessageID, func(m *goi18n.Message, id string) int {
+			return strings.Compare(m.ID, id)
+		})
+		// AddMessages fails only for a language without plural rules;
+		// en and zh have them (a test renders both). Were it to fail,
+		// the message stays missing: English shows, then the id.
+		if found && e.bundle.AddMessages(e.tag, e.msgs[i]) == nil {
+			e.added[cfg.MessageID] = struct{}{}
+		}
+	}
+	return e.loc.Localize(cfg)
 }

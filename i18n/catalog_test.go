@@ -8,10 +8,12 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/BurntSushi/toml"
 	"github.com/daokit/daokit/i18n/internal/catalog"
+	goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 )
 
 // locales are the catalog sources; only the tests read them, the binary
@@ -155,17 +157,88 @@ func TestGeneratedCatalogIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	for lang, entries := range msgs {
+		// The run time finds a message by binary search.
+		if !slices.IsSortedFunc(generatedCatalog(lang), func(a, b *goi18n.Message) int { return strings.Compare(a.ID, b.ID) }) {
+			t.Errorf("%s: generated messages are not sorted by id", lang)
+		}
 		if len(generatedCatalog(lang)) != len(entries) {
 			t.Errorf("%s: %d generated messages, %d in the catalogs", lang, len(generatedCatalog(lang)), len(entries))
 		}
 	}
 }
 
+// TestOnlyLanguageInUseIsLoaded keeps start-up cheap: rendering Chinese
+// builds the Chinese bundle only; English is built when a message is
+// missing, for the fallback.
+func TestOnlyLanguageInUseIsLoaded(t *testing.T) {
+	localizers = [2]lazyLocalizer{}
+	t.Cleanup(func() { localizers = [2]lazyLocalizer{} })
+	zh, err := New(Chinese)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if localizers[1].loc != nil {
+		t.Fatal("New built a bundle; it should wait for the first message")
+	}
+	if got := zh.T("workflow.role.judge"); got != "裁判" {
+		t.Fatalf("T = %q, want 裁判", got)
+	}
+	if localizers[0].loc != nil {
+		t.Fatal("rendering Chinese built the English bundle")
+	}
+	if got := zh.T("no.such.message"); got != "no.such.message" {
+		t.Fatalf("missing id renders %q, want the id", got)
+	}
+	if localizers[0].loc == nil {
+		t.Fatal("a missing message did not consult English")
+	}
+}
+
+// TestMissingMessageFallsBackToEnglish shows a gap in the Chinese
+// catalog as the English text, not as the id.
+func TestMissingMessageFallsBackToEnglish(t *testing.T) {
+	localizers = [2]lazyLocalizer{}
+	t.Cleanup(func() { localizers = [2]lazyLocalizer{} })
+	zh := localizer(Chinese)
+	zh.msgs = slices.DeleteFunc(slices.Clone(zh.msgs), func(m *goi18n.Message) bool {
+		return m.ID == "workflow.role.judge"
+	})
+	if got := MustNew(Chinese).T("workflow.role.judge"); got != "judge" {
+		t.Fatalf("T = %q, want the English text", got)
+	}
+	if got := MustNew(Chinese).T("workflow.summary.commands", "Count", 2); got != "运行了 2 条命令" {
+		t.Fatalf("T = %q, want the Chinese text", got)
+	}
+}
+
+// TestConcurrentFirstUse renders messages for the first time from many
+// goroutines at once, as the window and the controller may; -race checks
+// that adding messages to a bundle never races with rendering.
+func TestConcurrentFirstUse(t *testing.T) {
+	localizers = [2]lazyLocalizer{}
+	t.Cleanup(func() { localizers = [2]lazyLocalizer{} })
+	msgs := generatedCatalog(English)[:60]
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			l := MustNew(Supported()[g%2])
+			for _, m := range msgs {
+				if got := l.T(m.ID, "Path", "/x", "Count", g); got == m.ID || got == "" {
+					t.Errorf("%s: %s rendered %q", l.Lang(), m.ID, got)
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
+
 // BenchmarkFirstLocalizer is what a command pays for its messages: a
-// Localizer and its first rendered message (with template data).
+// Localizer and its first rendered message (with template data), from a
+// cold start (no bundle built yet).
 func BenchmarkFirstLocalizer(b *testing.B) {
 	b.ReportAllocs()
 	for range b.N {
+		localizers = [2]lazyLocalizer{}
 		l, err := New(Chinese)
 		if err != nil {
 			b.Fatal(err)
@@ -173,5 +246,42 @@ func BenchmarkFirstLocalizer(b *testing.B) {
 		if l.T("cli.error.root_missing", "Path", "/x") == "" {
 			b.Fatal("empty message")
 		}
+	}
+}
+
+// BenchmarkT is the steady state: a message rendered again, as the window
+// does on every frame.
+func BenchmarkT(b *testing.B) {
+	b.ReportAllocs()
+	l := MustNew(Chinese)
+	l.T("cli.error.root_missing", "Path", "/x")
+	for range b.N {
+		if l.T("cli.error.root_missing", "Path", "/x") == "" {
+			b.Fatal("empty message")
+		}
+	}
+}
+
+// BenchmarkFirstScreen is a command's first screen from a cold start: a
+// Localizer and 120 different messages, each rendered for the first time
+// (what `daokit --help` or the window's first frame pays).
+func BenchmarkFirstScreen(b *testing.B) {
+	ids := make([]string, 0, 120)
+	for _, m := range generatedCatalog(English)[:120] {
+		ids = append(ids, m.ID)
+	}
+	for _, lang := range Supported() {
+		b.Run(lang, func(b *testing.B) {
+			b.ReportAllocs()
+			for range b.N {
+				localizers = [2]lazyLocalizer{}
+				l := MustNew(lang)
+				for _, id := range ids {
+					if l.T(id, "Path", "/x", "Count", 3) == id {
+						b.Fatalf("%s: %s not rendered", lang, id)
+					}
+				}
+			}
+		})
 	}
 }

@@ -11,6 +11,17 @@
 // message ids, so that parallel work on different areas never edits the same
 // file. A test checks that both languages carry the same ids and the same
 // template variables, and that every message has a description.
+//
+// go generate turns the catalogs into Go data (catalog_gen.go: one sorted
+// slice of go-i18n messages per language, and the digest of the TOML files,
+// which a test compares with them), so the binary parses no TOML and hashes
+// nothing at start. go-i18n renders the messages: on the first message of
+// a language, a go-i18n bundle is made holding that language alone, and
+// each message joins it the first time it is rendered, since a command
+// shows a few dozen of the catalog's hundreds. English is loaded next to
+// another language only when a message is missing from it: the catalogs
+// carry the same ids, so that happens only with an unknown id, which then
+// shows as the id itself.
 package i18n
 
 //go:generate go run ./internal/gencatalog
