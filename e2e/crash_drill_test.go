@@ -32,11 +32,11 @@ func sendID(t *testing.T, c *relay.Client, id, text string) relay.Ack {
 	return ack
 }
 
-// TestCrashDrill sends instructions (30; 300 with DAOKIT_DRILL=full)
-// while the controller is SIGKILLed or SIGTERMed at random, about every
-// third send, and on now and then until the work is done; instructions
-// queued behind the others outlive dozens of controllers (a hundred in
-// the full drill). Every acknowledged instruction ends exactly once and
+// TestCrashDrill sends instructions (30; 300 with DAOKIT_DRILL=full) in
+// bursts while the controller is SIGKILLed or SIGTERMed at random after
+// each burst, and at a random point every second until the work is done;
+// instructions queued behind the others outlive dozens of controllers (at
+// least a hundred in the full drill). Every acknowledged instruction ends exactly once and
 // DONE, none runs to completion twice, every message id is recorded once,
 // resent old ids get their original acknowledgement, and every
 // controller took a higher fencing generation than the one before.
@@ -64,11 +64,15 @@ func TestCrashDrill(t *testing.T) {
 		}
 		ctl = startController(t, root)
 	}
+	// Bursts of sends with a strike after each: the queue grows faster
+	// than one lane works it off, so that the last instructions wait
+	// through most of the strikes that follow.
 	acks := map[string]relay.Ack{}
+	burst := rounds(3, 10)
 	for i := range n {
 		id := fmt.Sprintf("drill-%03d", i)
 		acks[id] = sendID(t, client, id, fmt.Sprintf("crash drill %d", i))
-		if rng.IntN(3) == 0 {
+		if i%burst == burst-1 {
 			strike()
 		}
 	}
@@ -96,10 +100,9 @@ func TestCrashDrill(t *testing.T) {
 		if time.Now().After(deadline) {
 			t.Fatalf("%d of %d acknowledged instructions never ended (seed %d)", missing, n, seed)
 		}
-		if rng.IntN(8) == 0 {
-			strike()
-		}
-		time.Sleep(200 * time.Millisecond) // polling the log; the condition decides
+		// The random point to strike at, while the queue drains.
+		time.Sleep(time.Duration(rng.IntN(1000)) * time.Millisecond)
+		strike()
 	}
 	for range min(20, n) {
 		id := fmt.Sprintf("drill-%03d", rng.IntN(n))
@@ -109,7 +112,18 @@ func TestCrashDrill(t *testing.T) {
 		}
 	}
 	received, finished, completed := map[string]int{}, map[string]int{}, map[string]int{}
+	started, outlived, longest := 0, map[string]int{}, 0
 	for _, e := range events(t, root) {
+		switch {
+		case op(e) == "CONTROLLER_STARTED":
+			started++
+		case op(e) == "INSTRUCTION_RECEIVED":
+			outlived[e.TaskID] = -started
+		}
+		if op(e) == "RUN_FINISHED" && outlived[e.TaskID] <= 0 {
+			outlived[e.TaskID] += started
+			longest = max(longest, outlived[e.TaskID])
+		}
 		switch {
 		case op(e) == "INSTRUCTION_RECEIVED":
 			received[e.Payload.String("message_id")]++
@@ -137,10 +151,13 @@ func TestCrashDrill(t *testing.T) {
 			t.Errorf("step %s completed %d times", step, k)
 		}
 	}
+	if full() && longest < 100 {
+		t.Errorf("the longest-waiting run outlived %d controllers, want at least 100", longest)
+	}
 	risingGenerations(t, root)
 	validLedger(t, root)
-	report := fmt.Sprintf("crash drill: %d instructions, %d SIGKILL, %d SIGTERM, %d controllers, %d steps completed twice, seed %d",
-		n, kills, terms, kills+terms+1, twice, seed)
+	report := fmt.Sprintf("crash drill: %d instructions, %d SIGKILL, %d SIGTERM, %d controllers, longest run outlived %d restarts, %d steps completed twice, seed %d",
+		n, kills, terms, kills+terms+1, longest, twice, seed)
 	t.Log(report)
 	if full() {
 		fmt.Println(report)
