@@ -303,3 +303,61 @@ func TestLoopSharesAWorktreeAndARejectIsTheNextIteration(t *testing.T) {
 		t.Errorf("main:notes.txt = %q; want both iterations, the second told the reason", notes)
 	}
 }
+
+// TestSetupScriptRunsOnlyOnceAllowed: a repository's set-up script is
+// skipped (and the skip recorded) until the person allows it for that
+// repository; allowed, it runs in each new worktree; one that outlives
+// its timeout fails the step.
+func TestSetupScriptRunsOnlyOnceAllowed(t *testing.T) {
+	t.Parallel()
+	repo := newGitRepo(t)
+	if err := os.MkdirAll(filepath.Join(repo, ".daokit"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	script := "if [ -e slow ]; then exec sleep 30; fi; echo prepared > prepared.txt\n"
+	if err := os.WriteFile(filepath.Join(repo, ".daokit", "worktree-setup.sh"), []byte(script), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("prepared.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "add", "--all")
+	gitIn(t, repo, "commit", "--quiet", "-m", "setup script")
+	cfg := worktreeConfig(repo, `cat prepared.txt 2>/dev/null || echo none; `+editScript)
+	cfg.Worktrees.SetupTimeout = config.Duration(time.Second)
+	h := startHarness(t, t.TempDir(), cfg)
+
+	first := h.forward("before allowing")
+	skipped := h.opFor(first.TaskID, OpWorktreeSetup)
+	if payloadTrue(skipped.Payload, "ran") || skipped.Payload.String("reason_code") != ReasonSetupNotAllowed {
+		t.Fatalf("setup before allowing: %v", skipped.Payload)
+	}
+	h.opFor(first.TaskID, OpReviewPending)
+	path := h.opFor(first.TaskID, OpWorktreeReady).Payload.String("path")
+	if _, err := os.Stat(filepath.Join(path, "prepared.txt")); err == nil {
+		t.Fatal("the script ran without permission")
+	}
+
+	gitIn(t, repo, "config", "--local", "daokit.allowSetup", "true")
+	second := h.forward("after allowing")
+	ran := h.opFor(second.TaskID, OpWorktreeSetup)
+	if !payloadTrue(ran.Payload, "ran") || ran.Payload.String("reason_code") != "" {
+		t.Fatalf("setup after allowing: %v", ran.Payload)
+	}
+	h.opFor(second.TaskID, OpReviewPending)
+	path = h.opFor(second.TaskID, OpWorktreeReady).Payload.String("path")
+	if got := readText(t, filepath.Join(path, "prepared.txt")); got != "prepared\n" {
+		t.Errorf("prepared.txt = %q", got)
+	}
+
+	// A script that hangs: killed at the timeout, the step fails.
+	if err := os.WriteFile(filepath.Join(repo, "slow"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gitIn(t, repo, "add", "slow")
+	gitIn(t, repo, "commit", "--quiet", "-m", "slow setup")
+	third := h.forward("slow setup")
+	if end := h.finished(third.TaskID); end.Payload.String("reason_code") != ReasonSetupFailed {
+		t.Fatalf("run ended %v, want %s", end.Payload, ReasonSetupFailed)
+	}
+}
