@@ -13,6 +13,7 @@ import (
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // BenchmarkInstructionAck measures what a person waits for after Enter:
@@ -121,7 +122,7 @@ func BenchmarkLivenessPass100Lanes(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer func() { proc.Stop(worker.StopCancelled); proc.Discard(); proc.Wait() }()
+		defer func() { proc.Stop(transcript.StopCancelled); proc.Discard(); proc.Wait() }()
 		r := c.newRun(Instruction{MessageID: fmt.Sprint("m", i), Text: "x", At: now})
 		r.proc = proc
 		r.lease, _ = heal.Hold(&c.leases, heal.LeaseSpec{Lane: fmt.Sprint("lane-", i), TaskID: r.pipeline.TaskID, RunID: r.pipeline.RunID,

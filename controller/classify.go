@@ -10,6 +10,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Reason codes: why a run ended other than completed, or why it moved.
@@ -114,13 +115,13 @@ func Classify(f Failure) string {
 	switch {
 	case f.SpawnErr != nil:
 		return ReasonSpawnFailed
-	case f.Cancelled || r.Stopped == worker.StopCancelled:
+	case f.Cancelled || r.Stopped == transcript.StopCancelled:
 		return ReasonCancelled
-	case f.LeaseLost || r.Stopped == worker.StopLeaseLost:
+	case f.LeaseLost || r.Stopped == transcript.StopLeaseLost:
 		return ReasonLeaseLost
-	case f.Hung || r.Stopped == worker.StopHung:
+	case f.Hung || r.Stopped == transcript.StopHung:
 		return ReasonHung
-	case r.Stopped == worker.StopTimeout:
+	case r.Stopped == transcript.StopTimeout:
 		return ReasonTimeout
 	case r.Signal != 0:
 		return ReasonKilledSignal

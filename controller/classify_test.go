@@ -11,13 +11,14 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 func TestClassify(t *testing.T) {
 	ok := worker.Result{ExitCode: 0}
-	failedResult := worker.Result{Summary: worker.Summary{Result: &worker.Event{Type: worker.EventResult, Failed: true}}}
-	goodResult := worker.Result{Summary: worker.Summary{Result: &worker.Event{Type: worker.EventResult}}}
-	stopped := func(c worker.StopCause) worker.Result {
+	failedResult := worker.Result{Summary: worker.Summary{Result: &transcript.Event{Type: transcript.EventResult, Failed: true}}}
+	goodResult := worker.Result{Summary: worker.Summary{Result: &transcript.Event{Type: transcript.EventResult}}}
+	stopped := func(c transcript.StopCause) worker.Result {
 		return worker.Result{ExitCode: -1, Signal: syscall.SIGTERM, Stopped: c}
 	}
 	tests := []struct {
@@ -31,14 +32,14 @@ func TestClassify(t *testing.T) {
 		{"exit 3", Failure{Result: worker.Result{ExitCode: 3}}, ReasonExitNonzero},
 		{"exit 137 from a shell is an exit", Failure{Result: worker.Result{ExitCode: 137}}, ReasonExitNonzero},
 		{"killed by someone else", Failure{Result: worker.Result{ExitCode: -1, Signal: syscall.SIGKILL}}, ReasonKilledSignal},
-		{"timeout", Failure{Result: stopped(worker.StopTimeout)}, ReasonTimeout},
-		{"cancel via result", Failure{Result: stopped(worker.StopCancelled)}, ReasonCancelled},
+		{"timeout", Failure{Result: stopped(transcript.StopTimeout)}, ReasonTimeout},
+		{"cancel via result", Failure{Result: stopped(transcript.StopCancelled)}, ReasonCancelled},
 		{"cancel via flag", Failure{Result: worker.Result{ExitCode: 130}, Cancelled: true}, ReasonCancelled},
-		{"hung via result", Failure{Result: stopped(worker.StopHung)}, ReasonHung},
+		{"hung via result", Failure{Result: stopped(transcript.StopHung)}, ReasonHung},
 		{"hung via flag beats the signal", Failure{Result: worker.Result{ExitCode: -1, Signal: syscall.SIGKILL}, Hung: true}, ReasonHung},
-		{"lease lost", Failure{Result: stopped(worker.StopLeaseLost)}, ReasonLeaseLost},
+		{"lease lost", Failure{Result: stopped(transcript.StopLeaseLost)}, ReasonLeaseLost},
 		{"lease lost via flag", Failure{Result: ok, LeaseLost: true}, ReasonLeaseLost},
-		{"cancel beats timeout", Failure{Result: stopped(worker.StopTimeout), Cancelled: true}, ReasonCancelled},
+		{"cancel beats timeout", Failure{Result: stopped(transcript.StopTimeout), Cancelled: true}, ReasonCancelled},
 		{"worker said it failed", Failure{Result: failedResult}, ReasonReportedFailure},
 		{"failed result via flag", Failure{Result: ok, ResultFailed: true}, ReasonReportedFailure},
 		{"exit code beats the result", Failure{Result: worker.Result{ExitCode: 2, Summary: failedResult.Summary}}, ReasonExitNonzero},
@@ -133,7 +134,7 @@ func TestClassifyRealWorkers(t *testing.T) {
 	tests := []struct {
 		name    string
 		spec    worker.Spec
-		stop    worker.StopCause
+		stop    transcript.StopCause
 		want    string
 		require bool
 	}{
@@ -141,7 +142,7 @@ func TestClassifyRealWorkers(t *testing.T) {
 		{"exit 3", worker.Spec{Argv: []string{"sh", "-c", "exit 3"}}, "", ReasonExitNonzero, false},
 		{"killed", worker.Spec{Argv: []string{"sh", "-c", "kill -KILL $$"}}, "", ReasonKilledSignal, false},
 		{"timeout", worker.Spec{Argv: []string{"sleep", "30"}, Timeout: 50 * time.Millisecond, StopGrace: time.Second}, "", ReasonTimeout, false},
-		{"hung", worker.Spec{Argv: []string{"sleep", "30"}, StopGrace: time.Second}, worker.StopHung, ReasonHung, false},
+		{"hung", worker.Spec{Argv: []string{"sleep", "30"}, StopGrace: time.Second}, transcript.StopHung, ReasonHung, false},
 		{"agent stream without a result", worker.Spec{Argv: []string{"echo", `{"type":"system","subtype":"init","session_id":"s"}`}, Kind: "claude"}, "", ReasonOutputInvalid, true},
 	}
 	for _, tt := range tests {

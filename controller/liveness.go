@@ -8,7 +8,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
-	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 func (c *Controller) thresholds() heal.Thresholds {
@@ -46,7 +46,7 @@ func (c *Controller) checkLiveness() {
 	c.mu.Lock()
 	for _, r := range stop {
 		if r.proc != nil {
-			r.proc.Stop(worker.StopHung)
+			r.proc.Stop(transcript.StopHung)
 		}
 	}
 	c.mu.Unlock()

@@ -7,6 +7,7 @@ import (
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/worker/transcript"
 	"github.com/daokit/daokit/workflow"
 )
 
@@ -55,18 +56,18 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 				return
 			}
 			dropped += rec.Dropped
-			if rec.Status == worker.StatusGap {
+			if rec.Status == transcript.StatusGap {
 				continue
 			}
 			r.texts = observeRecord(obs, r.texts, &rec, usage)
 			for _, ev := range rec.Events {
-				if ev.Type == worker.EventSession && ev.ID != "" {
+				if ev.Type == transcript.EventSession && ev.ID != "" {
 					c.bindSession(r, step, lane, ev.ID)
 				}
 			}
 			// Windows get what the line means (a structured line is
 			// described, a heartbeat not shown); the ledger keeps it raw.
-			if shown := worker.DescribeRecord(c.loc, rec); shown != "" {
+			if shown := transcript.DescribeRecord(c.loc, rec); shown != "" {
 				c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{
 					TaskID: p.TaskID, RunID: p.RunID, StepID: step, Lane: lane,
 					Stream: string(rec.Stream), Line: shown, Truncated: rec.Truncated,
@@ -105,7 +106,7 @@ const keptTexts = 64
 // observeRecord hands one worker record to the workflow's callbacks
 // (tool use, text, result with usage) and keeps its text in texts, the
 // step's last lines. Nothing here allocates for an ordinary line.
-func observeRecord(obs *workflow.Observer, texts []string, rec *worker.Record, rule usageRule) []string {
+func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Record, rule usageRule) []string {
 	keep := func(s string) {
 		if len(texts) == keptTexts {
 			copy(texts, texts[1:])
@@ -114,7 +115,7 @@ func observeRecord(obs *workflow.Observer, texts []string, rec *worker.Record, r
 		texts = append(texts, s)
 	}
 	if len(rec.Events) == 0 {
-		if rec.Status == worker.StatusPlain {
+		if rec.Status == transcript.StatusPlain {
 			obs.Text(workflow.Text{Body: rec.Text})
 			keep(rec.Text)
 		}
@@ -123,14 +124,14 @@ func observeRecord(obs *workflow.Observer, texts []string, rec *worker.Record, r
 	for i := range rec.Events {
 		ev := &rec.Events[i]
 		switch ev.Type {
-		case worker.EventTool:
+		case transcript.EventTool:
 			obs.ToolUse(workflow.ToolUse{Name: ev.Tool, Detail: ev.Text})
-		case worker.EventProgress:
+		case transcript.EventProgress:
 			obs.Text(workflow.Text{Body: ev.Text})
-		case worker.EventMessage:
+		case transcript.EventMessage:
 			obs.Text(workflow.Text{Kind: workflow.TextMessage, Body: ev.Text})
 			keep(ev.Text)
-		case worker.EventResult:
+		case transcript.EventResult:
 			t := workflow.Text{Kind: workflow.TextResult, Body: ev.Text}
 			if u := ev.Usage; u != nil {
 				t.Usage = rule.usage(u)
@@ -163,7 +164,7 @@ type usageRule struct {
 	priced     bool
 }
 
-func (u usageRule) usage(w *worker.Usage) *workflow.Usage {
+func (u usageRule) usage(w *transcript.Usage) *workflow.Usage {
 	out := &workflow.Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, CostUSD: w.CostUSD, Cumulative: u.cumulative}
 	if out.CostUSD == 0 && u.priced {
 		out.CostUSD = u.price.Cost(w.InputTokens, w.OutputTokens)

@@ -1,4 +1,6 @@
-// Package worker runs daokit's workers and understands what they say.
+// Package worker runs daokit's workers: the process runtime. What they
+// say is decoded and labelled by package transcript, which the window
+// may import without reaching this runtime.
 //
 // # Running a worker
 //

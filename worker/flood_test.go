@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // heapPeak samples the live heap until stop is closed and returns the
@@ -74,13 +76,13 @@ func TestFloodMemoryStaysBounded(t *testing.T) {
 		<-slow.C // a consumer slower than the worker
 		delivered++
 		dropped += rec.Dropped
-		if rec.Status == StatusGap {
+		if rec.Status == transcript.StatusGap {
 			gaps++
 			delivered--
 		}
 		for _, ev := range rec.Events {
-			session = session || ev.Type == EventSession
-			result = result || ev.Type == EventResult
+			session = session || ev.Type == transcript.EventSession
+			result = result || ev.Type == transcript.EventResult
 		}
 	}
 	res := p.Wait()

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // The test binary doubles as a worker: with helperEnv set it runs the
@@ -84,8 +86,8 @@ func start(t *testing.T, ctx context.Context, spec Spec) *Process {
 		t.Fatalf("Start(%q): %v", spec.Argv, err)
 	}
 	t.Cleanup(func() {
-		p.Stop(StopCancelled)
-		p.Stop(StopCancelled)
+		p.Stop(transcript.StopCancelled)
+		p.Stop(transcript.StopCancelled)
 		p.Discard()
 		select {
 		case <-p.Done():
@@ -97,9 +99,9 @@ func start(t *testing.T, ctx context.Context, spec Spec) *Process {
 }
 
 // collect reads every record until Records closes.
-func collect(t *testing.T, p *Process) []Record {
+func collect(t *testing.T, p *Process) []transcript.Record {
 	t.Helper()
-	var recs []Record
+	var recs []transcript.Record
 	timeout := time.After(30 * time.Second)
 	for {
 		select {
@@ -116,7 +118,7 @@ func collect(t *testing.T, p *Process) []Record {
 }
 
 // waitFor reads records until one satisfies ok.
-func waitFor(t *testing.T, p *Process, ok func(Record) bool) Record {
+func waitFor(t *testing.T, p *Process, ok func(transcript.Record) bool) transcript.Record {
 	t.Helper()
 	timeout := time.After(20 * time.Second)
 	for {
@@ -134,7 +136,9 @@ func waitFor(t *testing.T, p *Process, ok func(Record) bool) Record {
 	}
 }
 
-func textIs(s string) func(Record) bool { return func(r Record) bool { return r.Text == s } }
+func textIs(s string) func(transcript.Record) bool {
+	return func(r transcript.Record) bool { return r.Text == s }
+}
 
 // groupGone reports whether no process is left in process group pgid.
 func groupGone(pgid int) bool {
@@ -229,10 +233,10 @@ func checkGoroutines(t *testing.T) {
 	})
 }
 
-func lines(recs []Record, stream Stream) []string {
+func lines(recs []transcript.Record, stream transcript.Stream) []string {
 	var out []string
 	for _, r := range recs {
-		if r.Stream == stream && r.Status != StatusGap {
+		if r.Stream == stream && r.Status != transcript.StatusGap {
 			out = append(out, r.Text)
 		}
 	}

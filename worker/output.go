@@ -7,10 +7,12 @@ import (
 	"sync"
 	"time"
 	"unicode/utf8"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // read copies one pipe to its artifact file and cuts it into records.
-func (p *Process) read(stream Stream, f, artifact *os.File, wg *sync.WaitGroup) {
+func (p *Process) read(stream transcript.Stream, f, artifact *os.File, wg *sync.WaitGroup) {
 	defer wg.Done()
 	buf := make([]byte, 64<<10)
 	sp := splitter{limit: p.spec.readLimit()}
@@ -53,9 +55,9 @@ func (p *Process) read(stream Stream, f, artifact *os.File, wg *sync.WaitGroup) 
 	sp.flush(emit)
 }
 
-func (p *Process) countBytes(stream Stream, n int) {
+func (p *Process) countBytes(stream transcript.Stream, n int) {
 	p.mu.Lock()
-	if stream == Stdout {
+	if stream == transcript.Stdout {
 		p.stats.StdoutBytes += int64(n)
 	} else {
 		p.stats.StderrBytes += int64(n)
@@ -73,21 +75,21 @@ func (p *Process) artifactFailed(err error) {
 
 // handleLine decodes one line, keeps the counts and the summary, and
 // queues the record.
-func (p *Process) handleLine(stream Stream, line []byte, size int) {
+func (p *Process) handleLine(stream transcript.Stream, line []byte, size int) {
 	now := time.Now()
 	kept := len(line)
 	line = bytes.TrimSuffix(line, []byte("\r"))
 	p.mu.Lock()
 	d := p.dec.Decode(stream, line)
-	if stream == Stdout {
+	if stream == transcript.Stdout {
 		p.stats.StdoutLines++
 	} else {
 		p.stats.StderrLines++
 	}
 	switch d.Status {
-	case StatusUnknown:
+	case transcript.StatusUnknown:
 		p.stats.Unknown++
-	case StatusMalformed:
+	case transcript.StatusMalformed:
 		p.stats.Malformed++
 	}
 	p.stats.Events += int64(len(d.Events))
@@ -106,5 +108,5 @@ func (p *Process) handleLine(stream Stream, line []byte, size int) {
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	p.queue.push(Record{Time: now, Stream: stream, Text: s, Size: size, Truncated: truncated, Status: d.Status, Events: d.Events})
+	p.queue.push(transcript.Record{Time: now, Stream: stream, Text: s, Size: size, Truncated: truncated, Status: d.Status, Events: d.Events})
 }

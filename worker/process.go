@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Process is a running worker: a child process in a process group of its
@@ -22,7 +24,7 @@ type Process struct {
 	started time.Time
 
 	queue *recordQueue
-	out   chan Record
+	out   chan transcript.Record
 
 	activity atomic.Int64 // UnixNano of the last output
 
@@ -30,10 +32,10 @@ type Process struct {
 	done   chan struct{}
 
 	mu      sync.Mutex // guards the fields below
-	dec     Decoder
+	dec     transcript.Decoder
 	stats   Stats
 	summary Summary
-	cause   StopCause
+	cause   transcript.StopCause
 	exited  bool
 	artErr  error
 
@@ -105,17 +107,17 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		pid:     cmd.Process.Pid,
 		started: time.Now(),
 		queue:   newRecordQueue(spec.QueueLines, spec.QueueBytes),
-		out:     make(chan Record),
+		out:     make(chan transcript.Record),
 		stopCh:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
-		dec:     NewDecoder(spec.Kind),
+		dec:     transcript.NewDecoder(spec.Kind),
 	}
 	p.activity.Store(p.started.UnixNano())
 
 	var readers sync.WaitGroup
 	readers.Add(2)
-	go p.read(Stdout, outR, outLog, &readers)
-	go p.read(Stderr, errR, errLog, &readers)
+	go p.read(transcript.Stdout, outR, outLog, &readers)
+	go p.read(transcript.Stderr, errR, errLog, &readers)
 	exited := make(chan struct{})
 	go p.reap(exited)
 	go p.forward()
@@ -132,7 +134,7 @@ func (p *Process) StartedAt() time.Time { return p.started }
 // Records returns the worker's output, one Record per line, closed after
 // the last one. See recordQueue for what is dropped when the reader falls
 // behind.
-func (p *Process) Records() <-chan Record { return p.out }
+func (p *Process) Records() <-chan transcript.Record { return p.out }
 
 // Discard tells the Process that nobody will read Records any more: the
 // rest is dropped and Records is closed. Safe to call more than once and
@@ -143,26 +145,26 @@ func (p *Process) Discard() { p.queue.discard() }
 // Spec's StopGrace. The first cause given is the one the Result reports;
 // a second Stop during the grace period sends SIGKILL at once. Stop
 // returns at once; Wait or Done tell when the worker is gone.
-func (p *Process) Stop(cause StopCause) {
+func (p *Process) Stop(cause transcript.StopCause) {
 	p.setCause(cause)
 	notify(p.stopCh)
 }
 
 // setCause records why the worker is being stopped, unless a cause is
 // already recorded or the worker exited on its own first.
-func (p *Process) setCause(cause StopCause) {
-	if cause == StopNone {
-		cause = StopCancelled
+func (p *Process) setCause(cause transcript.StopCause) {
+	if cause == transcript.StopNone {
+		cause = transcript.StopCancelled
 	}
 	p.mu.Lock()
-	if p.cause == StopNone && !p.exited {
+	if p.cause == transcript.StopNone && !p.exited {
 		p.cause = cause
 	}
 	p.mu.Unlock()
 }
 
 // Cancel is Stop(StopCancelled).
-func (p *Process) Cancel() { p.Stop(StopCancelled) }
+func (p *Process) Cancel() { p.Stop(transcript.StopCancelled) }
 
 // Done is closed when the worker is gone: the process group killed, the
 // leader reaped, the pipes drained and the artifact files closed.

@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 func TestStartStreamsLinesAndWritesArtifacts(t *testing.T) {
@@ -27,10 +29,10 @@ func TestStartStreamsLinesAndWritesArtifacts(t *testing.T) {
 	recs := collect(t, p)
 	res := p.Wait()
 
-	if got, want := join(lines(recs, Stdout)), "one|three|no newline"; got != want {
+	if got, want := join(lines(recs, transcript.Stdout)), "one|three|no newline"; got != want {
 		t.Errorf("stdout lines: got %q, want %q", got, want)
 	}
-	if got, want := join(lines(recs, Stderr)), "two 二"; got != want {
+	if got, want := join(lines(recs, transcript.Stderr)), "two 二"; got != want {
 		t.Errorf("stderr lines: got %q, want %q", got, want)
 	}
 	if !res.Success() || res.ExitCode != 0 || res.PID != p.PID() {
@@ -87,7 +89,7 @@ func TestExitResults(t *testing.T) {
 			p := start(t, context.Background(), shSpec(tt.script))
 			collect(t, p)
 			r := p.Wait()
-			if r.ExitCode != tt.code || r.Signal != tt.signal || r.SignalName() != tt.signame || r.Success() != tt.succeeds || r.Stopped != StopNone {
+			if r.ExitCode != tt.code || r.Signal != tt.signal || r.SignalName() != tt.signame || r.Success() != tt.succeeds || r.Stopped != transcript.StopNone {
 				t.Errorf("got code %d signal %v (%q) success %v stopped %q; want %d %v (%q) %v, not stopped",
 					r.ExitCode, r.Signal, r.SignalName(), r.Success(), r.Stopped, tt.code, tt.signal, tt.signame, tt.succeeds)
 			}
@@ -143,12 +145,12 @@ func TestStopKillsTheWholeGroup(t *testing.T) {
 	tests := []struct {
 		name  string
 		stop  func(p *Process, cancel context.CancelFunc)
-		cause StopCause
+		cause transcript.StopCause
 	}{
-		{"Cancel", func(p *Process, _ context.CancelFunc) { p.Cancel() }, StopCancelled},
-		{"context", func(_ *Process, cancel context.CancelFunc) { cancel() }, StopCancelled},
-		{"Stop hung", func(p *Process, _ context.CancelFunc) { p.Stop(StopHung) }, StopHung},
-		{"Stop lease lost", func(p *Process, _ context.CancelFunc) { p.Stop(StopLeaseLost) }, StopLeaseLost},
+		{"Cancel", func(p *Process, _ context.CancelFunc) { p.Cancel() }, transcript.StopCancelled},
+		{"context", func(_ *Process, cancel context.CancelFunc) { cancel() }, transcript.StopCancelled},
+		{"Stop hung", func(p *Process, _ context.CancelFunc) { p.Stop(transcript.StopHung) }, transcript.StopHung},
+		{"Stop lease lost", func(p *Process, _ context.CancelFunc) { p.Stop(transcript.StopLeaseLost) }, transcript.StopLeaseLost},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +158,7 @@ func TestStopKillsTheWholeGroup(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()
 			p := start(t, ctx, shSpec(`sleep 1000 & sleep 1000 & echo "kids $!"; wait`))
-			waitFor(t, p, func(r Record) bool { return strings.HasPrefix(r.Text, "kids ") })
+			waitFor(t, p, func(r transcript.Record) bool { return strings.HasPrefix(r.Text, "kids ") })
 			if groupGone(p.PID()) {
 				t.Fatal("group gone before the stop")
 			}
@@ -217,12 +219,12 @@ func TestSecondStopSkipsTheGrace(t *testing.T) {
 	spec.StopGrace = time.Hour
 	p := start(t, context.Background(), spec)
 	waitFor(t, p, textIs("ready"))
-	p.Stop(StopTimeout)
-	p.Stop(StopHung)
+	p.Stop(transcript.StopTimeout)
+	p.Stop(transcript.StopHung)
 	collect(t, p)
 	r := p.Wait()
-	if r.Signal != syscall.SIGKILL || r.Stopped != StopTimeout {
-		t.Errorf("got signal %v stopped %q, want SIGKILL with the first cause %q", r.Signal, r.Stopped, StopTimeout)
+	if r.Signal != syscall.SIGKILL || r.Stopped != transcript.StopTimeout {
+		t.Errorf("got signal %v stopped %q, want SIGKILL with the first cause %q", r.Signal, r.Stopped, transcript.StopTimeout)
 	}
 }
 
@@ -247,7 +249,7 @@ func TestLeftoversAreKilledWhenTheLeaderExits(t *testing.T) {
 	if !r.Success() {
 		t.Errorf("result: got %+v, want success", r)
 	}
-	out := lines(recs, Stdout)
+	out := lines(recs, transcript.Stdout)
 	if len(out) != 1 {
 		t.Fatalf("stdout: got %q, want the child's pid", out)
 	}
@@ -268,7 +270,7 @@ func TestEscapedDescendantDoesNotBlockWait(t *testing.T) {
 	}
 	p := start(t, context.Background(), shSpec(`setsid sleep 1000 & echo $!`))
 	var escaped int
-	r := waitFor(t, p, func(Record) bool { return true })
+	r := waitFor(t, p, func(transcript.Record) bool { return true })
 	escaped, _ = strconv.Atoi(r.Text)
 	t.Cleanup(func() {
 		if escaped > 0 {
@@ -296,7 +298,7 @@ func TestLongLinesAreCut(t *testing.T) {
 	p := start(t, context.Background(), spec)
 	recs := collect(t, p)
 	p.Wait()
-	out := lines(recs, Stdout)
+	out := lines(recs, transcript.Stdout)
 	if len(out) != 2 || out[1] != "after" {
 		t.Fatalf("stdout: got %d lines, want the long line then %q", len(out), "after")
 	}
@@ -344,7 +346,7 @@ func TestInstructionOnStdin(t *testing.T) {
 			if r := p.Wait(); !r.Success() {
 				t.Errorf("result: got %+v", r)
 			}
-			if got := join(lines(recs, Stdout)); got != tt.want {
+			if got := join(lines(recs, transcript.Stdout)); got != tt.want {
 				t.Errorf("stdout: got %q, want %q", got, tt.want)
 			}
 		})
@@ -360,7 +362,7 @@ func TestEnvAndDir(t *testing.T) {
 	recs := collect(t, p)
 	p.Wait()
 	real, _ := filepath.EvalSymlinks(dir)
-	if got, want := join(lines(recs, Stdout)), real+"|two|C.UTF-8"; got != want {
+	if got, want := join(lines(recs, transcript.Stdout)), real+"|two|C.UTF-8"; got != want {
 		t.Errorf("stdout: got %q, want %q", got, want)
 	}
 }
@@ -377,13 +379,13 @@ func TestProtocolLinesAreDecoded(t *testing.T) {
 	if !strings.HasPrefix(s.SessionID, "sim-") || s.Result == nil || s.Result.Failed || !strings.Contains(s.Result.Text, "add a flag") {
 		t.Errorf("summary: got %+v, want a sim session and a successful result", s)
 	}
-	var types []EventType
+	var types []transcript.EventType
 	for _, rec := range recs {
 		for _, ev := range rec.Events {
 			types = append(types, ev.Type)
 		}
 	}
-	if len(types) < 4 || types[0] != EventSession || types[1] != EventHeartbeat || types[len(types)-1] != EventResult {
+	if len(types) < 4 || types[0] != transcript.EventSession || types[1] != transcript.EventHeartbeat || types[len(types)-1] != transcript.EventResult {
 		t.Errorf("event types: got %v, want session, heartbeat, …, result", types)
 	}
 	if r.Stats.Events != int64(len(types)) || r.Stats.Malformed != 0 || r.Stats.Unknown != 0 {
@@ -400,13 +402,13 @@ func TestCrashLeavesAMalformedLastLine(t *testing.T) {
 	}
 	// stdout and stderr are two pipes: only within stdout is the order
 	// known, and there the torn line comes last.
-	var stdout []Record
+	var stdout []transcript.Record
 	for _, rec := range recs {
-		if rec.Stream == Stdout {
+		if rec.Stream == transcript.Stdout {
 			stdout = append(stdout, rec)
 		}
 	}
-	if len(stdout) == 0 || stdout[len(stdout)-1].Status != StatusMalformed || r.Stats.Malformed != 1 {
+	if len(stdout) == 0 || stdout[len(stdout)-1].Status != transcript.StatusMalformed || r.Stats.Malformed != 1 {
 		t.Errorf("last stdout record: got %+v (malformed count %d), want the torn line, malformed", stdout, r.Stats.Malformed)
 	}
 }
@@ -414,7 +416,9 @@ func TestCrashLeavesAMalformedLastLine(t *testing.T) {
 func TestLastActivityMoves(t *testing.T) {
 	p := start(t, context.Background(), helperSpec(t, "sim", &SimOptions{Instruction: "x", Lines: 4, Duration: 400 * time.Millisecond}))
 	first := p.LastActivity()
-	waitFor(t, p, func(r Record) bool { return len(r.Events) > 0 && r.Events[0].Type == EventProgress })
+	waitFor(t, p, func(r transcript.Record) bool {
+		return len(r.Events) > 0 && r.Events[0].Type == transcript.EventProgress
+	})
 	if !p.LastActivity().After(first) {
 		t.Errorf("LastActivity: got %v, want after the start %v", p.LastActivity(), first)
 	}
@@ -439,7 +443,7 @@ func TestAgentKindsThroughTheRunner(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
-			path, err := filepath.Abs(filepath.Join("testdata", tt.file))
+			path, err := filepath.Abs(filepath.Join("transcript", "testdata", tt.file))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -1,6 +1,10 @@
 package worker
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/daokit/daokit/worker/transcript"
+)
 
 // recordQueue holds records between the goroutines that read a worker's
 // pipes and the one that hands records to the consumer. It is bounded in
@@ -33,7 +37,7 @@ type recordQueue struct {
 }
 
 type queueEntry struct {
-	rec      Record
+	rec      transcript.Record
 	size     int
 	critical bool
 }
@@ -43,7 +47,7 @@ const entryOverhead = 128
 
 // memSize approximates the memory a queued record holds: an agent's
 // message event can carry far more text than the record's cut line.
-func (r *Record) memSize() int {
+func memSize(r *transcript.Record) int {
 	n := len(r.Text) + entryOverhead
 	for _, e := range r.Events {
 		n += len(e.Text) + len(e.Tool) + len(e.ID) + len(e.Code)
@@ -76,8 +80,8 @@ func (q *recordQueue) fits(size int) bool {
 }
 
 // push adds rec, dropping or waiting as described on recordQueue.
-func (q *recordQueue) push(rec Record) {
-	e := queueEntry{rec: rec, size: rec.memSize(), critical: rec.critical()}
+func (q *recordQueue) push(rec transcript.Record) {
+	e := queueEntry{rec: rec, size: memSize(&rec), critical: rec.Critical()}
 	for {
 		q.mu.Lock()
 		if q.gone {
@@ -143,12 +147,12 @@ func (q *recordQueue) evictOldestOrdinary() bool {
 
 // pop waits for the next record. It reports false once the queue is
 // closed and empty, or discarded.
-func (q *recordQueue) pop() (Record, bool) {
+func (q *recordQueue) pop() (transcript.Record, bool) {
 	for {
 		q.mu.Lock()
 		if q.gone {
 			q.mu.Unlock()
-			return Record{}, false
+			return transcript.Record{}, false
 		}
 		if q.n > 0 {
 			e := *q.at(0)
@@ -162,7 +166,7 @@ func (q *recordQueue) pop() (Record, bool) {
 		}
 		if q.closed {
 			q.mu.Unlock()
-			return Record{}, false
+			return transcript.Record{}, false
 		}
 		q.mu.Unlock()
 		select {
@@ -174,7 +178,7 @@ func (q *recordQueue) pop() (Record, bool) {
 
 // close marks the end of output. Drops not yet counted on any record
 // become one gap record, so that the consumer learns of them.
-func (q *recordQueue) close(gap Record) {
+func (q *recordQueue) close(gap transcript.Record) {
 	q.mu.Lock()
 	if q.pending > 0 && !q.gone {
 		gap.Dropped, q.pending = q.pending, 0

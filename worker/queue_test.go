@@ -4,17 +4,19 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
-func plainRec(i int) Record { return Record{Text: "line " + strconv.Itoa(i)} }
+func plainRec(i int) transcript.Record { return transcript.Record{Text: "line " + strconv.Itoa(i)} }
 
-func criticalRec(id string) Record {
-	return Record{Text: id, Status: StatusEvent, Events: []Event{{Type: EventSession, ID: id}}}
+func criticalRec(id string) transcript.Record {
+	return transcript.Record{Text: id, Status: transcript.StatusEvent, Events: []transcript.Event{{Type: transcript.EventSession, ID: id}}}
 }
 
 // drain pops everything a closed queue holds.
-func drain(q *recordQueue) []Record {
-	var out []Record
+func drain(q *recordQueue) []transcript.Record {
+	var out []transcript.Record
 	for {
 		r, ok := q.pop()
 		if !ok {
@@ -24,7 +26,7 @@ func drain(q *recordQueue) []Record {
 	}
 }
 
-func texts(recs []Record) []string {
+func texts(recs []transcript.Record) []string {
 	out := make([]string, len(recs))
 	for i, r := range recs {
 		out[i] = r.Text
@@ -37,7 +39,7 @@ func TestQueueDropsOldestOrdinaryLines(t *testing.T) {
 	for i := 1; i <= 10; i++ {
 		q.push(plainRec(i))
 	}
-	q.close(Record{Status: StatusGap})
+	q.close(transcript.Record{Status: transcript.StatusGap})
 	got := drain(q)
 	if want := "line 7|line 8|line 9|line 10"; join(texts(got)) != want {
 		t.Fatalf("kept: got %q, want the newest four %q", join(texts(got)), want)
@@ -57,7 +59,7 @@ func TestQueueKeepsCriticalRecordsInPlace(t *testing.T) {
 	for i := 2; i <= 6; i++ {
 		q.push(plainRec(i))
 	}
-	q.close(Record{Status: StatusGap})
+	q.close(transcript.Record{Status: transcript.StatusGap})
 	got := drain(q)
 	if want := "session-a|line 5|line 6"; join(texts(got)) != want {
 		t.Fatalf("kept: got %q, want %q", join(texts(got)), want)
@@ -73,7 +75,7 @@ func TestQueueByteBound(t *testing.T) {
 	for i := 1; i <= 5; i++ {
 		q.push(plainRec(i)) // "line N" is 6 bytes
 	}
-	q.close(Record{Status: StatusGap})
+	q.close(transcript.Record{Status: transcript.StatusGap})
 	if got := drain(q); len(got) != 3 || got[0].Text != "line 3" {
 		t.Errorf("kept: got %q, want the three newest lines", texts(got))
 	}
@@ -98,7 +100,7 @@ func TestQueueCriticalPushWaitsForRoom(t *testing.T) {
 		t.Fatalf("pop: got %q, want a", r.Text)
 	}
 	<-pushed
-	q.close(Record{Status: StatusGap})
+	q.close(transcript.Record{Status: transcript.StatusGap})
 	if got := join(texts(drain(q))); got != "b|c" {
 		t.Errorf("rest: got %q, want b|c", got)
 	}
@@ -114,9 +116,9 @@ func TestQueueRelaxStopsWaiting(t *testing.T) {
 	}()
 	q.relax()
 	<-pushed
-	q.close(Record{Status: StatusGap})
+	q.close(transcript.Record{Status: transcript.StatusGap})
 	got := drain(q)
-	if len(got) != 2 || got[0].Text != "a" || got[1].Status != StatusGap || got[1].Dropped != 1 {
+	if len(got) != 2 || got[0].Text != "a" || got[1].Status != transcript.StatusGap || got[1].Dropped != 1 {
 		t.Errorf("got %+v, want a, then a gap of 1", got)
 	}
 }
@@ -127,9 +129,9 @@ func TestQueueGapRecordForTrailingDrops(t *testing.T) {
 	q.relax()
 	q.push(plainRec(1))
 	q.push(plainRec(2))
-	q.close(Record{Status: StatusGap})
+	q.close(transcript.Record{Status: transcript.StatusGap})
 	got := drain(q)
-	if len(got) != 2 || got[1].Status != StatusGap || got[1].Dropped != 2 {
+	if len(got) != 2 || got[1].Status != transcript.StatusGap || got[1].Dropped != 2 {
 		t.Errorf("got %+v, want the session then a gap of 2", got)
 	}
 }

@@ -6,50 +6,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
-)
 
-// Record is one line of worker output on its way to the consumer, or a
-// gap marker (Status == StatusGap) for lines dropped at the very end.
-type Record struct {
-	Time   time.Time
-	Stream Stream
-	// Text is the line without its newline (and without a trailing "\r"),
-	// with invalid UTF-8 replaced, cut at the Spec's LineLimit.
-	Text string
-	// Size is the line's length in bytes as written; Truncated is set
-	// when Text holds only the first part of it.
-	Size      int
-	Truncated bool
-	Status    Status
-	Events    []Event
-	// Dropped counts the lines that were dropped just before this one
-	// because the consumer fell behind. They are still in the artifact
-	// files, and they still counted as activity.
-	Dropped int
-}
-
-// critical reports whether the record carries an event that must not be
-// dropped.
-func (r *Record) critical() bool {
-	for _, e := range r.Events {
-		if e.Type.Critical() {
-			return true
-		}
-	}
-	return false
-}
-
-// StopCause says why daokit stopped a worker; empty when it was not
-// stopped. Stable strings.
-type StopCause string
-
-// The reasons to stop a worker.
-const (
-	StopNone      StopCause = ""
-	StopCancelled StopCause = "cancelled"  // the person or the owner cancelled
-	StopTimeout   StopCause = "timeout"    // Spec.Timeout passed
-	StopHung      StopCause = "hung"       // the heartbeat judged it stale
-	StopLeaseLost StopCause = "lease_lost" // another controller took the step over
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Stats counts a worker's output. Every line counts as activity.
@@ -76,23 +34,23 @@ type Summary struct {
 	// SessionID is the latest resume handle the worker reported.
 	SessionID string
 	// Result is the worker's last result event, if any.
-	Result *Event
+	Result *transcript.Event
 	// LastError is the text of the last error event.
 	LastError string
 	// LastProgress is the text of the last progress event.
 	LastProgress string
 }
 
-func (s *Summary) apply(ev Event) {
+func (s *Summary) apply(ev transcript.Event) {
 	switch ev.Type {
-	case EventSession:
+	case transcript.EventSession:
 		s.SessionID = ev.ID
-	case EventResult:
+	case transcript.EventResult:
 		r := ev
 		s.Result = &r
-	case EventError:
+	case transcript.EventError:
 		s.LastError = ev.Text
-	case EventProgress:
+	case transcript.EventProgress:
 		s.LastProgress = ev.Text
 	}
 }
@@ -108,7 +66,7 @@ type Result struct {
 	Signal syscall.Signal
 	// Stopped says why daokit stopped the worker, if it did. A worker
 	// that exits on its own before a stop takes effect keeps its cause.
-	Stopped StopCause
+	Stopped transcript.StopCause
 	// ArtifactErr is the first error writing the artifact files; the run
 	// itself went on.
 	ArtifactErr error
@@ -120,13 +78,15 @@ type Result struct {
 func (r Result) Duration() time.Duration { return r.EndedAt.Sub(r.StartedAt) }
 
 // TimedOut reports whether the worker was stopped by its timeout.
-func (r Result) TimedOut() bool { return r.Stopped == StopTimeout }
+func (r Result) TimedOut() bool { return r.Stopped == transcript.StopTimeout }
 
 // Cancelled reports whether the worker was stopped by a cancel.
-func (r Result) Cancelled() bool { return r.Stopped == StopCancelled }
+func (r Result) Cancelled() bool { return r.Stopped == transcript.StopCancelled }
 
 // Success reports whether the worker exited 0 on its own.
-func (r Result) Success() bool { return r.ExitCode == 0 && r.Signal == 0 && r.Stopped == StopNone }
+func (r Result) Success() bool {
+	return r.ExitCode == 0 && r.Signal == 0 && r.Stopped == transcript.StopNone
+}
 
 // SignalName returns the name of Signal ("SIGKILL"), or "".
 func (r Result) SignalName() string {

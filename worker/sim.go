@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/i18n"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // SimOptions configure RunSim. The zero value (apart from Instruction) is
@@ -113,8 +115,8 @@ func (s *simRun) run() int {
 		return s.hangUntilCancelled()
 	}
 	sc := newSimScript(s.o)
-	s.event(Event{Type: EventSession, ID: sc.session})
-	s.event(Event{Type: EventHeartbeat})
+	s.event(transcript.Event{Type: transcript.EventSession, ID: sc.session})
+	s.event(transcript.Event{Type: transcript.EventHeartbeat})
 	if s.o.FloodLines > 0 || s.o.FloodFor > 0 {
 		return s.flood(sc)
 	}
@@ -137,7 +139,7 @@ func (s *simRun) run() int {
 			s.write(s.out, line)
 		}
 		if err := s.editFor(sc, i); err != nil {
-			s.event(Event{Type: EventError, Text: err.Error()})
+			s.event(transcript.Event{Type: transcript.EventError, Text: err.Error()})
 			return 1
 		}
 		if s.err != nil {
@@ -183,18 +185,18 @@ func orHalf(n, lines int) int {
 func (s *simRun) finish(sc *simScript) int {
 	loc := s.o.Loc
 	if s.o.ExitCode != 0 {
-		s.event(Event{Type: EventError, Text: loc.T("worker.sim.failed", "Code", s.o.ExitCode)})
-		s.event(Event{Type: EventResult, Failed: true, Text: loc.T("worker.sim.summary_failed", "Instruction", sc.title)})
+		s.event(transcript.Event{Type: transcript.EventError, Text: loc.T("worker.sim.failed", "Code", s.o.ExitCode)})
+		s.event(transcript.Event{Type: transcript.EventResult, Failed: true, Text: loc.T("worker.sim.summary_failed", "Instruction", sc.title)})
 		return s.o.ExitCode
 	}
 	if s.o.EditDir != "" {
 		if err := simCommit(s.ctx, s.o.EditDir, sc.title); err != nil {
-			s.event(Event{Type: EventError, Text: err.Error()})
+			s.event(transcript.Event{Type: transcript.EventError, Text: err.Error()})
 			return 1
 		}
 	}
-	s.event(Event{Type: EventMessage, Text: loc.T("worker.sim.done", "Files", len(sc.edited))})
-	s.event(Event{Type: EventResult, Text: loc.T("worker.sim.summary", "Files", len(sc.edited), "Instruction", sc.title)})
+	s.event(transcript.Event{Type: transcript.EventMessage, Text: loc.T("worker.sim.done", "Files", len(sc.edited))})
+	s.event(transcript.Event{Type: transcript.EventResult, Text: loc.T("worker.sim.summary", "Files", len(sc.edited), "Instruction", sc.title)})
 	if s.err != nil {
 		return 1
 	}
@@ -205,7 +207,7 @@ func (s *simRun) finish(sc *simScript) int {
 // stdout that never gets its newline.
 func (s *simRun) crash(after int) int {
 	s.write(s.errw, s.o.Loc.T("worker.sim.crash", "Lines", after))
-	torn := FormatLine(Event{Type: EventProgress, Text: s.o.Loc.T("worker.sim.reading", "File", "go.sum")})
+	torn := transcript.FormatLine(transcript.Event{Type: transcript.EventProgress, Text: s.o.Loc.T("worker.sim.reading", "File", "go.sum")})
 	_, _ = io.WriteString(s.out, torn[:len(torn)/2])
 	code := s.o.ExitCode
 	if code == 0 {
@@ -232,13 +234,13 @@ func (s *simRun) pause(d time.Duration) error {
 		}
 		d -= step
 		if d > 0 {
-			s.event(Event{Type: EventHeartbeat})
+			s.event(transcript.Event{Type: transcript.EventHeartbeat})
 		}
 	}
 	return s.ctx.Err()
 }
 
-func (s *simRun) event(ev Event) { s.write(s.out, FormatLine(ev)) }
+func (s *simRun) event(ev transcript.Event) { s.write(s.out, transcript.FormatLine(ev)) }
 
 func (s *simRun) write(w io.Writer, line string) {
 	if s.err != nil {

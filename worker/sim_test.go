@@ -3,6 +3,7 @@ package worker
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -11,6 +12,8 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/i18n"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 func runSim(t *testing.T, o SimOptions) (code int, stdout, stderr string) {
@@ -22,12 +25,12 @@ func runSim(t *testing.T, o SimOptions) (code int, stdout, stderr string) {
 
 // decodeAll decodes sim output into event descriptions, failing on any
 // line the protocol does not understand (plain lines are skipped).
-func decodeAll(t *testing.T, out string) []Event {
+func decodeAll(t *testing.T, out string) []transcript.Event {
 	t.Helper()
-	var events []Event
+	var events []transcript.Event
 	for _, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
-		d := ProtocolDecoder{}.Decode(Stdout, []byte(line))
-		if d.Status == StatusUnknown || d.Status == StatusMalformed {
+		d := transcript.ProtocolDecoder{}.Decode(transcript.Stdout, []byte(line))
+		if d.Status == transcript.StatusUnknown || d.Status == transcript.StatusMalformed {
 			t.Errorf("sim printed a %s line: %q", d.Status, line)
 		}
 		events = append(events, d.Events...)
@@ -35,7 +38,7 @@ func decodeAll(t *testing.T, out string) []Event {
 	return events
 }
 
-func countType(events []Event, typ EventType) int {
+func countType(events []transcript.Event, typ transcript.EventType) int {
 	n := 0
 	for _, e := range events {
 		if e.Type == typ {
@@ -68,18 +71,18 @@ func TestSimSpeaksTheProtocol(t *testing.T) {
 		t.Fatalf("got code %d stderr %q, want 0 and nothing", code, errOut)
 	}
 	events := decodeAll(t, out)
-	if events[0].Type != EventSession || !strings.HasPrefix(events[0].ID, "sim-") {
-		t.Errorf("first event: got %s, want the session", describe(events[0]))
+	if events[0].Type != transcript.EventSession || !strings.HasPrefix(events[0].ID, "sim-") {
+		t.Errorf("first event: got %s, want the session", fmt.Sprintf("%+v", events[0]))
 	}
 	last := events[len(events)-1]
-	if last.Type != EventResult || last.Failed || !strings.Contains(last.Text, "add a flag") {
-		t.Errorf("last event: got %s, want a successful result naming the instruction", describe(last))
+	if last.Type != transcript.EventResult || last.Failed || !strings.Contains(last.Text, "add a flag") {
+		t.Errorf("last event: got %s, want a successful result naming the instruction", fmt.Sprintf("%+v", last))
 	}
-	if got := countType(events, EventProgress); got != 10 {
+	if got := countType(events, transcript.EventProgress); got != 10 {
 		t.Errorf("progress lines: got %d, want --lines 10", got)
 	}
-	if countType(events, EventTool) == 0 || countType(events, EventMessage) != 1 {
-		t.Errorf("got %d tool and %d message events, want some tools and one message", countType(events, EventTool), countType(events, EventMessage))
+	if countType(events, transcript.EventTool) == 0 || countType(events, transcript.EventMessage) != 1 {
+		t.Errorf("got %d tool and %d message events, want some tools and one message", countType(events, transcript.EventTool), countType(events, transcript.EventMessage))
 	}
 }
 
@@ -98,8 +101,8 @@ func TestSimFailureAndCrash(t *testing.T) {
 	code, out, _ := runSim(t, SimOptions{Instruction: "x", ExitCode: 3, Lines: 8})
 	events := decodeAll(t, out)
 	last := events[len(events)-1]
-	if code != 3 || last.Type != EventResult || !last.Failed || countType(events, EventError) != 1 {
-		t.Errorf("--exit-code 3: got code %d, last %s; want 3 and a failed result after an error", code, describe(last))
+	if code != 3 || last.Type != transcript.EventResult || !last.Failed || countType(events, transcript.EventError) != 1 {
+		t.Errorf("--exit-code 3: got code %d, last %s; want 3 and a failed result after an error", code, fmt.Sprintf("%+v", last))
 	}
 	if !strings.Contains(out, "--- FAIL") {
 		t.Errorf("--exit-code 3: simulated tests did not fail: %q", out)
@@ -190,7 +193,7 @@ func TestSimPacingAndHeartbeats(t *testing.T) {
 		}
 		// Two pauses of 2.5s each, filled with heartbeats every second:
 		// 2 per pause, plus the one after the session line.
-		if got := countType(decodeAll(t, out.String()), EventHeartbeat); got != 5 {
+		if got := countType(decodeAll(t, out.String()), transcript.EventHeartbeat); got != 5 {
 			t.Errorf("heartbeats: got %d, want 5", got)
 		}
 	})

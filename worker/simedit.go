@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/gitwork"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // EnvWorktree is the environment variable by which the controller tells a
@@ -37,9 +39,9 @@ func simEdit(dir, file, title string, round int) error {
 		b.WriteByte('\n')
 	}
 	if strings.HasSuffix(file, ".go") {
-		fmt.Fprintf(&b, "\n// %s (simulated edit, round %d)\nvar _ = %q\n", oneLine(title, 200), round+1, title)
+		fmt.Fprintf(&b, "\n// %s (simulated edit, round %d)\nvar _ = %q\n", transcript.OneLine(title, 200), round+1, title)
 	} else {
-		fmt.Fprintf(&b, "- %s (simulated edit, round %d)\n", oneLine(title, 200), round+1)
+		fmt.Fprintf(&b, "- %s (simulated edit, round %d)\n", transcript.OneLine(title, 200), round+1)
 	}
 	return os.WriteFile(full, []byte(b.String()), 0o644)
 }

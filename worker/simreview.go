@@ -2,6 +2,8 @@ package worker
 
 import (
 	"github.com/daokit/daokit/i18n"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Roles of the simulated agent (SimOptions.Role).
@@ -70,7 +72,7 @@ func (s *simRun) review(sc *simScript) int {
 		s.write(s.out, "- "+f)
 	}
 	s.write(s.out, simVerdict(decision, reason, findings, s.o.Escalate))
-	s.event(Event{Type: EventResult, Text: loc.T("worker.sim.review.summary", "Verdict", decision, "Reason", reason)})
+	s.event(transcript.Event{Type: transcript.EventResult, Text: loc.T("worker.sim.review.summary", "Verdict", decision, "Reason", reason)})
 	if s.err != nil {
 		return 1
 	}

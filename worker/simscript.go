@@ -7,6 +7,8 @@ import (
 	"strconv"
 
 	"github.com/daokit/daokit/i18n"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // simFiles is the made-up project the simulated agent works on.
@@ -34,7 +36,7 @@ func newSimScript(o SimOptions) *simScript {
 	rng := rand.New(rand.NewPCG(sum, o.Seed))
 	files := append([]string(nil), simFiles...)
 	rng.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
-	title := cutRunes(oneLine(o.Instruction, 60), 60)
+	title := transcript.OneLine(o.Instruction, 60)
 	if title == "" {
 		title = "…"
 	}
@@ -74,7 +76,7 @@ func (sc *simScript) beat(i int, loc *i18n.Localizer) []string {
 		}
 		sc.edited[f] = true
 		return []string{
-			FormatLine(Event{Type: EventTool, Tool: "edit", Text: f}),
+			transcript.FormatLine(transcript.Event{Type: transcript.EventTool, Tool: "edit", Text: f}),
 			progress(loc.T("worker.sim.editing", "File", f, "Added", 1+sc.rng.IntN(40), "Removed", sc.rng.IntN(15))),
 		}
 	case 5:
@@ -92,7 +94,9 @@ func (sc *simScript) beat(i int, loc *i18n.Localizer) []string {
 	return append(lines, progress(loc.T("worker.sim.tests_passed", "Passed", total, "Total", total)))
 }
 
-func progress(text string) string { return FormatLine(Event{Type: EventProgress, Text: text}) }
+func progress(text string) string {
+	return transcript.FormatLine(transcript.Event{Type: transcript.EventProgress, Text: text})
+}
 
 func dirOf(path string) string {
 	for i := len(path) - 1; i >= 0; i-- {

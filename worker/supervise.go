@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // reap waits for the group leader to exit and reaps it. Just before
@@ -59,10 +61,10 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 	case <-p.stopCh:
 		p.terminate(exited)
 	case <-ctx.Done():
-		p.setCause(StopCancelled)
+		p.setCause(transcript.StopCancelled)
 		p.terminate(exited)
 	case <-timeout:
-		p.setCause(StopTimeout)
+		p.setCause(transcript.StopTimeout)
 		p.terminate(exited)
 	}
 	p.drain(readers, pipes)
@@ -146,6 +148,6 @@ func (p *Process) finish() {
 	p.mu.Unlock()
 	r.Stats.Dropped = p.queue.droppedCount()
 	p.result = r
-	p.queue.close(Record{Time: end, Status: StatusGap})
+	p.queue.close(transcript.Record{Time: end, Status: transcript.StatusGap})
 	close(p.done)
 }

@@ -9,7 +9,7 @@ import (
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/text"
 	"github.com/daokit/daokit/tui/theme"
-	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // columns are the widths of one layout of the event rows; 0 hides a column.
@@ -148,14 +148,14 @@ func summary(env *component.Env, ev *ledger.Event) string {
 // says, in the reader's language, the way the conversation pane does; the
 // ledger keeps the raw line, and the detail view shows it.
 func describeLine(env *component.Env, line string) string {
-	d := worker.ProtocolDecoder{}.Decode(worker.Stdout, []byte(line))
+	d := transcript.ProtocolDecoder{}.Decode(transcript.Stdout, []byte(line))
 	if len(d.Events) == 0 {
 		return line
 	}
-	if s := worker.DescribeRecord(env.Loc, worker.Record{Text: line, Events: d.Events}); s != "" {
+	if s := transcript.DescribeRecord(env.Loc, transcript.Record{Text: line, Events: d.Events}); s != "" {
 		return s
 	}
-	return worker.EventLabel(env.Loc, d.Events[0].Type)
+	return transcript.EventLabel(env.Loc, d.Events[0].Type)
 }
 
 // lastLine returns the text of the last entry of a "lines" member (worker

@@ -1,4 +1,4 @@
-package worker
+package transcript
 
 import (
 	"encoding/json"
@@ -151,7 +151,7 @@ func (d *claudeDecoder) toolResults(content claudeContent) []Event {
 		name := d.tools[b.ToolUseID]
 		delete(d.tools, b.ToolUseID)
 		events = append(events, Event{Type: EventToolResult, Tool: name, ID: b.ToolUseID,
-			Failed: b.IsError, Text: oneLine(b.Content.text(), maxDetail)})
+			Failed: b.IsError, Text: OneLine(b.Content.text(), maxDetail)})
 	}
 	return events
 }
@@ -184,7 +184,7 @@ func toolArgument(input json.RawMessage) string {
 	}
 	for _, k := range []string{"file_path", "notebook_path", "path", "command", "pattern", "url", "query", "description", "prompt"} {
 		if s, ok := m[k].(string); ok && s != "" {
-			return oneLine(s, maxDetail)
+			return OneLine(s, maxDetail)
 		}
 	}
 	for _, v := range m {

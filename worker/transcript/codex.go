@@ -1,4 +1,4 @@
-package worker
+package transcript
 
 import (
 	"encoding/json"
@@ -137,9 +137,9 @@ func (d *codexDecoder) item(phase string, it *codexItem) Decoded {
 		if !done || strings.TrimSpace(it.Text) == "" {
 			return understood(Event{Type: EventHeartbeat})
 		}
-		return understood(Event{Type: EventProgress, Text: oneLine(strings.Trim(it.Text, "* "), maxDetail)})
+		return understood(Event{Type: EventProgress, Text: OneLine(strings.Trim(it.Text, "* "), maxDetail)})
 	case "command_execution":
-		return understood(toolEvent(started, done, "shell", it.ID, oneLine(it.Command, maxDetail), it))
+		return understood(toolEvent(started, done, "shell", it.ID, OneLine(it.Command, maxDetail), it))
 	case "file_change":
 		var parts []string
 		for _, c := range it.Changes {
@@ -149,7 +149,7 @@ func (d *codexDecoder) item(phase string, it *codexItem) Decoded {
 	case "mcp_tool_call":
 		return understood(toolEvent(started, done, it.Server+"."+it.Tool, it.ID, "", it))
 	case "web_search":
-		return understood(toolEvent(started, done, "web_search", it.ID, oneLine(it.Query, maxDetail), it))
+		return understood(toolEvent(started, done, "web_search", it.ID, OneLine(it.Query, maxDetail), it))
 	case "collab_tool_call":
 		return understood(toolEvent(started, done, "collab."+it.Tool, it.ID, "", it))
 	case "todo_list":

@@ -1,4 +1,4 @@
-package worker
+package transcript
 
 // EventType is the kind of something a worker said, in daokit's terms.
 // The values are stable: they appear in ledger payloads, and the window

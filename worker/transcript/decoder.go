@@ -1,4 +1,4 @@
-package worker
+package transcript
 
 // Stream names the output stream a line came from.
 type Stream string
