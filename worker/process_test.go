@@ -179,7 +179,9 @@ func TestStopKillsTheWholeGroup(t *testing.T) {
 
 func TestTimeoutStopsTheWorker(t *testing.T) {
 	spec := helperSpec(t, "sim", &SimOptions{Silent: true})
-	spec.Timeout = 200 * time.Millisecond
+	// Long enough for the helper to install its SIGTERM handler even on a
+	// loaded machine; before that, SIGTERM's default action would end it.
+	spec.Timeout = time.Second
 	p := start(t, context.Background(), spec)
 	collect(t, p)
 	r := p.Wait()
