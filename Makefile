@@ -5,7 +5,7 @@ BIN       := bin/daokit
 DEMO_ROOT ?= $(CURDIR)/.demo
 STATICCHECK_VERSION ?= 2025.1.1
 
-.PHONY: all build run team test test-short bench lint fmt vet drill fuzz clean
+.PHONY: all build run review team test test-short bench lint fmt vet drill fuzz clean
 
 all: build
 
@@ -21,6 +21,16 @@ run: build
 	@$(BIN) init --root $(DEMO_ROOT) >/dev/null
 	@test -f $(DEMO_ROOT)/daokit.toml || cp examples/demo/daokit.toml $(DEMO_ROOT)/daokit.toml
 	$(BIN) --root $(DEMO_ROOT)
+
+# The review demo (examples/review): the simulated agent changes a real
+# git project in a worktree of its own; F3 shows the diff, /accept merges
+# it into the project's main branch.
+REVIEW_ROOT ?= $(CURDIR)/.demo-review
+review: build
+	@$(BIN) init --root $(REVIEW_ROOT) >/dev/null
+	@test -f $(REVIEW_ROOT)/daokit.toml || cp examples/review/daokit.toml $(REVIEW_ROOT)/daokit.toml
+	@test -d $(REVIEW_ROOT)/project/.git || examples/review/init-project.sh $(REVIEW_ROOT)/project
+	$(BIN) --root $(REVIEW_ROOT)
 
 # The example team (examples/team): a Lead per role, three issues, one
 # blocked and then unblocked by event, all closed with evidence; no key.
