@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -102,6 +103,22 @@ func TestSendWaitRunsTheDemoLoop(t *testing.T) {
 	st := run(t, "status", "--root", root)
 	if !strings.Contains(st.stdout, "iteration 2/3") || !strings.Contains(st.stdout, "approve") {
 		t.Errorf("status does not show the loop:\n%s", st.stdout)
+	}
+	js := run(t, "status", "--root", root, "--json")
+	var doc struct {
+		Workflow struct {
+			Iteration int    `json:"iteration"`
+			Max       int    `json:"max_iterations"`
+			Verdict   string `json:"verdict"`
+			Decision  string `json:"decision"`
+			Summary   string `json:"summary"`
+		} `json:"workflow"`
+	}
+	if err := json.Unmarshal([]byte(js.stdout), &doc); err != nil {
+		t.Fatalf("status --json: %v\n%s", err, js.stdout)
+	}
+	if w := doc.Workflow; w.Iteration != 2 || w.Max != 3 || w.Verdict != "approve" || w.Decision != "done" || w.Summary == "" {
+		t.Errorf("status --json workflow %+v", w)
 	}
 }
 

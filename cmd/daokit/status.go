@@ -116,7 +116,12 @@ func statusJSON(p ledger.PipelineState, hb ledger.HeartbeatStatus, leases []ledg
 	if leases == nil {
 		leases = []ledger.Lease{}
 	}
-	o := ledger.ObjectOf("pipeline_state", p, "heartbeat_status", hb, "leases", leases, "workflow", flowJSON(p))
+	o := ledger.ObjectOf("pipeline_state", p, "heartbeat_status", hb, "leases", leases)
+	if f := flowJSON(p); f != nil {
+		// Only runs with a workflow's record: other roots print what the
+		// Python tool prints.
+		o = o.With("workflow", f)
+	}
 	if handoff == nil {
 		return o.With("handoff_package", nil)
 	}
