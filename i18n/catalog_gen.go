@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "b497b5a976ec2aba465ae10ba56905cc6727e5e3a54981c5b446f8f3cab90f47"
+const generatedDigest = "d2d0aa7c58554ec0451ac41e779a09ea07f482befc6261d9200c4813666a3db6"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -594,6 +594,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.events.detail.type", Other: "type: {{.V}}"},
 	{ID: "tui.events.empty", Other: "No events yet."},
 	{ID: "tui.events.filtered", Other: "{{.Shown}} of {{.Total}}"},
+	{ID: "tui.events.folded", Other: "({{.N}} lines, {{.Key}} unfolds)"},
 	{ID: "tui.events.following", Other: "follow"},
 	{ID: "tui.events.no_match", Other: "No event matches the filter (x clears it)."},
 	{ID: "tui.events.searching", Other: "search: {{.Text}} · enter finds, esc cancels"},
@@ -634,6 +635,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.key.filter_severity", Other: "severity filter"},
 	{ID: "tui.key.filter_step", Other: "step filter"},
 	{ID: "tui.key.filter_type", Other: "type filter"},
+	{ID: "tui.key.fold", Other: "fold output"},
 	{ID: "tui.key.follow", Other: "follow"},
 	{ID: "tui.key.help", Other: "help"},
 	{ID: "tui.key.history_next", Other: "later message"},
@@ -1511,6 +1513,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.events.detail.type", Other: "类型：{{.V}}"},
 	{ID: "tui.events.empty", Other: "暂无事件。"},
 	{ID: "tui.events.filtered", Other: "{{.Shown}}/{{.Total}}"},
+	{ID: "tui.events.folded", Other: "（共 {{.N}} 行，{{.Key}} 展开）"},
 	{ID: "tui.events.following", Other: "跟随"},
 	{ID: "tui.events.no_match", Other: "没有符合筛选条件的事件（按 x 清除）。"},
 	{ID: "tui.events.searching", Other: "搜索：{{.Text}} · enter 查找，esc 取消"},
@@ -1551,6 +1554,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.key.filter_severity", Other: "按级别筛选"},
 	{ID: "tui.key.filter_step", Other: "按步骤筛选"},
 	{ID: "tui.key.filter_type", Other: "按类型筛选"},
+	{ID: "tui.key.fold", Other: "折叠输出"},
 	{ID: "tui.key.follow", Other: "跟随"},
 	{ID: "tui.key.help", Other: "帮助"},
 	{ID: "tui.key.history_next", Other: "下一条消息"},

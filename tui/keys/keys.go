@@ -51,6 +51,7 @@ type KeyMap struct {
 	FilterClear    key.Binding
 	Search         key.Binding // find events by text
 	Copy           key.Binding // copy the selected event's payload
+	Fold           key.Binding // fold or unfold worker output
 
 	// Leases.
 	LeasesAll key.Binding // show the ended leases too, or hide them
@@ -95,6 +96,7 @@ func DefaultKeyMap(loc *i18n.Localizer) *KeyMap {
 		FilterClear:    b("x", "tui.key.filter_clear", "x"),
 		Search:         b("/", "tui.key.search", "/"),
 		Copy:           b("y", "tui.key.copy", "y"),
+		Fold:           b("o", "tui.key.fold", "o"),
 
 		LeasesAll: b("a", "tui.key.leases_all", "a"),
 	}

@@ -40,6 +40,12 @@ type Model struct {
 
 	detail *detail // open detail view, or nil
 
+	// unfold shows every worker output event; folded (the default), a
+	// run of them for one step is one row, its newest, standing for
+	// folded[seq] events.
+	unfold bool
+	folded map[uint64]int
+
 	searching bool   // the person types a search
 	query     string // the search text typed so far
 }
@@ -151,23 +157,54 @@ func (m *Model) push(ev ledger.Event) {
 	if m.ring.push(ev) {
 		m.evicted(first)
 	}
-	if !m.filter.active() {
+	if !m.useView() {
 		if !m.follow {
 			m.unseen++
 		}
 		return
 	}
-	if m.filter.match(&ev) {
-		m.view = append(m.view, m.ring.next()-1)
-		if !m.follow {
-			m.unseen++
+	if m.filter.match(&ev) && m.appendView(m.ring.next()-1) && !m.follow {
+		m.unseen++
+	}
+}
+
+// useView reports whether the visible list is m.view (a filter, or the
+// folding of worker output) rather than the whole ring.
+func (m *Model) useView() bool { return m.filter.active() || !m.unfold }
+
+// isOutput reports a worker output event, the ones that fold.
+func isOutput(ev *ledger.Event) bool { return categoryOf(ev) == catOutput }
+
+// appendView adds seq to the visible list; a worker output event that
+// follows one of the same run and step replaces it (folding). It reports
+// whether a row was added.
+func (m *Model) appendView(seq uint64) bool {
+	if m.folded == nil {
+		m.folded = map[uint64]int{}
+	}
+	ev := &m.ring.at(seq).ev
+	if !isOutput(ev) {
+		m.view = append(m.view, seq)
+		return true
+	}
+	if n := len(m.view); !m.unfold && n > 0 {
+		last := m.view[n-1]
+		if prev := &m.ring.at(last).ev; isOutput(prev) && prev.StepID == ev.StepID && prev.RunID == ev.RunID {
+			m.view[n-1] = seq
+			m.folded[seq] = max(m.folded[last], 1) + 1
+			delete(m.folded, last)
+			return false
 		}
 	}
+	m.view = append(m.view, seq)
+	m.folded[seq] = 1
+	return true
 }
 
 // evicted shifts positions after the row seq left the ring.
 func (m *Model) evicted(seq uint64) {
-	if m.filter.active() {
+	delete(m.folded, seq)
+	if m.useView() {
 		if len(m.view) == 0 || m.view[0] != seq {
 			return
 		}
@@ -179,7 +216,7 @@ func (m *Model) evicted(seq uint64) {
 
 // visible returns the number of rows in the visible list.
 func (m *Model) visible() int {
-	if m.filter.active() {
+	if m.useView() {
 		return len(m.view)
 	}
 	return m.ring.n
@@ -187,7 +224,7 @@ func (m *Model) visible() int {
 
 // seqAt returns the seq at position i of the visible list.
 func (m *Model) seqAt(i int) uint64 {
-	if m.filter.active() {
+	if m.useView() {
 		return m.view[i]
 	}
 	return m.ring.first + uint64(i)
@@ -234,6 +271,6 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Follow, k.Detail, k.Dismiss},
-		{k.FilterType, k.FilterSeverity, k.FilterStep, k.FilterClear, k.Search, k.Copy},
+		{k.FilterType, k.FilterSeverity, k.FilterStep, k.FilterClear, k.Search, k.Copy, k.Fold},
 	}
 }

@@ -51,6 +51,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		m.searching, m.query = true, m.filter.text
 	case key.Matches(msg, k.Copy):
 		cmd = m.copySelected()
+	case key.Matches(msg, k.Fold):
+		m.unfold = !m.unfold
+		m.setFilter(m.filter)
 	}
 	m.settle()
 	return cmd
@@ -123,10 +126,11 @@ func (m *Model) setFilter(f filter) {
 	}
 	m.filter = f
 	m.view = m.view[:0]
-	if f.active() {
+	m.folded = map[uint64]int{}
+	if m.useView() {
 		for seq := m.ring.first; seq < m.ring.next(); seq++ {
 			if f.match(&m.ring.at(seq).ev) {
-				m.view = append(m.view, seq)
+				m.appendView(seq)
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/exp/golden"
 	"github.com/muesli/termenv"
@@ -75,5 +76,40 @@ func TestEventPaneGolden(t *testing.T) {
 				golden.RequireEqual(t, []byte(v))
 			})
 		}
+	}
+}
+
+// TestWorkerOutputFoldsPerStep: a run of worker output of one step is
+// one row saying how many lines it stands for; "o" unfolds them all.
+func TestWorkerOutputFoldsPerStep(t *testing.T) {
+	t.Parallel()
+	m := New(asciiEnv("en"), 100)
+	m.SetSize(120, 30)
+	m.SetFocused(true)
+	var evs []ledger.Event
+	out := func(step string, i int) ledger.Event {
+		return ledger.NewEvent(at.Add(time.Duration(i)*time.Second), "DK-1", "R-1", step, ledger.EventSystem, ledger.SeverityInfo,
+			ledger.ObjectOf("operation", "WORKER_OUTPUT", "lines", []any{ledger.ObjectOf("stream", "stdout", "line", fmt.Sprintf("line %d", i))}))
+	}
+	for i := range 10 {
+		evs = append(evs, out("S1", i))
+	}
+	evs = append(evs, demoRun()[2])
+	for i := 10; i < 14; i++ {
+		evs = append(evs, out("S2", i))
+	}
+	m.Update(live.LedgerMsg{Update: live.LedgerUpdate{Events: evs, ReadAt: at}})
+	if n := m.visible(); n != 3 {
+		t.Fatalf("%d rows, want 3 (S1 output, step started, S2 output)", n)
+	}
+	v := m.View()
+	for _, s := range []string{"line 9", "(10 lines, o unfolds)", "line 13", "(4 lines"} {
+		if !strings.Contains(v, s) {
+			t.Errorf("folded view lacks %q:\n%s", s, v)
+		}
+	}
+	m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("o")})
+	if n := m.visible(); n != 15 || strings.Contains(m.View(), "unfolds") {
+		t.Errorf("unfolded: %d rows, want 15", n)
 	}
 }

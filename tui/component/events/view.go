@@ -1,6 +1,7 @@
 package events
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/daokit/daokit/tui/component"
@@ -37,15 +38,24 @@ func (m *Model) rows() []string {
 	out := make([]string, 0, h)
 	end := min(m.offset+h, m.visible())
 	for i := m.offset; i < end; i++ {
-		r := m.ring.at(m.seqAt(i))
+		seq := m.seqAt(i)
+		r := m.ring.at(seq)
 		if r.gen != m.gen {
 			r.line, r.gen = renderRow(m.Env, &r.ev, rw), m.gen
 		}
+		line := r.line
+		if n := m.folded[seq]; n > 1 && !m.unfold {
+			// A folded run of worker output: its newest line and how
+			// many it stands for (the count changes, so it is not
+			// cached).
+			more := st.Muted.Render(" " + m.Env.T("tui.events.folded", "N", strconv.Itoa(n), "Key", m.Env.Keys.Fold.Help().Key))
+			line = text.Fit(renderRow(m.Env, &r.ev, rw-text.Width(more))+more, rw, "")
+		}
 		if i == m.cursor && m.Focused {
-			out = append(out, st.Glyphs.Cursor+" "+st.Table.Selected.Render(text.Fit(r.line, rw, "")))
+			out = append(out, st.Glyphs.Cursor+" "+st.Table.Selected.Render(text.Fit(line, rw, "")))
 			continue
 		}
-		out = append(out, "  "+r.line)
+		out = append(out, "  "+line)
 	}
 	return out
 }
