@@ -148,6 +148,15 @@ func TestSimChangeInAWorktreeSurvivesAKilledControllerAndIsAccepted(t *testing.T
 	if ls := run(t, "worktrees", "--root", root); !strings.Contains(ls.stdout, "no step worktrees") {
 		t.Errorf("worktrees after accept: %+v", ls)
 	}
+	if r := run(t, "worktrees", "--root", root, "--force"); r.code != 2 {
+		t.Errorf("--force without --prune: %+v", r)
+	}
+	if r := run(t, "worktrees", "--root", root, "--allow-setup"); r.code != 0 || !strings.Contains(r.stdout, "set-up scripts allowed in "+project) {
+		t.Errorf("worktrees --allow-setup: %+v", r)
+	}
+	if v := gitRun(t, project, "config", "--local", "daokit.allowSetup"); v != "true" {
+		t.Errorf("daokit.allowSetup = %q", v)
+	}
 }
 
 func mustGet(e ledger.Event, key string) []byte {
