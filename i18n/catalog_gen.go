@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d2d0aa7c58554ec0451ac41e779a09ea07f482befc6261d9200c4813666a3db6"
+const generatedDigest = "ed16e543e3b0a0d38ac17df60875f3757a5538036a3b063b1edbc994e0ab8a8e"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -584,6 +584,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.events.category.step", Other: "steps"},
 	{ID: "tui.events.detail.close", Other: "esc closes"},
 	{ID: "tui.events.detail.dedup", Other: "dedup key: {{.V}}"},
+	{ID: "tui.events.detail.global", Other: "none: the controller's own event"},
 	{ID: "tui.events.detail.id", Other: "event id: {{.V}}"},
 	{ID: "tui.events.detail.payload", Other: "payload: {{.V}}"},
 	{ID: "tui.events.detail.severity", Other: "severity: {{.V}}"},
@@ -1503,6 +1504,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.events.category.step", Other: "步骤"},
 	{ID: "tui.events.detail.close", Other: "esc 关闭"},
 	{ID: "tui.events.detail.dedup", Other: "去重键：{{.V}}"},
+	{ID: "tui.events.detail.global", Other: "无：控制器自身的事件"},
 	{ID: "tui.events.detail.id", Other: "事件 ID：{{.V}}"},
 	{ID: "tui.events.detail.payload", Other: "载荷：{{.V}}"},
 	{ID: "tui.events.detail.severity", Other: "级别：{{.V}}"},

@@ -63,8 +63,10 @@ func renderRow(env *component.Env, ev *ledger.Event, w int) string {
 		used += c.step + 1
 	}
 	sum := summary(env, ev)
-	if c.typ == 0 {
-		sum = env.Clean(ev.EventType) + " " + sum
+	if c.typ == 0 && ev.Payload.String("operation") == "" {
+		// No type column: the type in words leads, unless the summary
+		// already starts with what the event is (its operation).
+		sum = env.Clean(env.Labels.Or(component.KindEvent, ev.EventType)) + " " + sum
 	}
 	b.WriteString(st.TextPaint.Apply(truncateWords(sum, w-used, tail)))
 	return b.String()
@@ -203,17 +205,21 @@ func detailLines(env *component.Env, ev *ledger.Event) []string {
 	field := func(id, v string) string {
 		return env.T(id, "V", env.Clean(v))
 	}
-	label := func(kind, v string) string {
-		if l := env.Labels.Get(kind, v); l != "" {
-			return v + " (" + l + ")"
-		}
-		return v
+	// What the event is, in words: its operation for the controller's
+	// SYSTEM events, its type otherwise.
+	what := env.Labels.Or(component.KindEvent, ev.EventType)
+	if op := ev.Payload.String("operation"); op != "" {
+		what = env.Labels.Or(component.KindOperation, op)
+	}
+	task := ev.TaskID + " / " + ev.RunID
+	if ev.TaskID == globalID && ev.RunID == globalID {
+		task = env.T("tui.events.detail.global")
 	}
 	lines := []string{
-		field("tui.events.detail.type", label(component.KindEvent, ev.EventType)),
-		field("tui.events.detail.severity", label(component.KindSeverity, ev.Severity)),
+		field("tui.events.detail.type", what),
+		field("tui.events.detail.severity", env.Labels.Or(component.KindSeverity, ev.Severity)),
 		field("tui.events.detail.time", ev.Timestamp),
-		field("tui.events.detail.task", ev.TaskID+" / "+ev.RunID),
+		field("tui.events.detail.task", task),
 		field("tui.events.detail.step", orDash(ev.StepID)),
 		field("tui.events.detail.id", ev.EventID),
 		field("tui.events.detail.dedup", orDash(ev.DedupKey)),
@@ -225,6 +231,10 @@ func detailLines(env *component.Env, ev *ledger.Event) []string {
 	}
 	return append(lines, text.SanitizeLines(pretty(raw), env.Wide)...)
 }
+
+// globalID is the task and run id of the controller's own events (start,
+// stop), which belong to no run (see controller's globalID).
+const globalID = "controller"
 
 func orDash(s string) string {
 	if s == "" {
