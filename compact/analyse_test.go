@@ -18,7 +18,7 @@ func TestConcurrentReadingMatchesSequential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	known := Facts{Route: ledger.RouteSummary{TaskID: ctxgen.TaskID, RunID: ctxgen.RunID}}
+	known := Facts{Route: ledger.Route{TaskID: ctxgen.TaskID, RunID: ctxgen.RunID}}
 	one, oneRep := compact(c, known, 1)
 	for _, row := range oneRep.Lists {
 		if row.Before <= analyseChunk || row.Kept == 0 {

@@ -70,7 +70,7 @@ func compact(c *Context, known Facts, workers int) (*Context, Report) {
 // The lists do not depend on each other, so a long context compacts them
 // at once, each on an engine of its own (whose reading is itself spread
 // over up to workers goroutines); the results do not depend on that.
-func compactLists(c *Context, route ledger.RouteSummary, workers int, tallies *[numLists]tally) []*items {
+func compactLists(c *Context, route ledger.Route, workers int, tallies *[numLists]tally) []*items {
 	kept := make([]*items, len(c.members))
 	var jobs []int
 	for i, m := range c.members {
@@ -116,7 +116,7 @@ func compactKeepSet(c *Context, known Facts, rr *RelayReport) (keepSet, bool) {
 	return ks, m != nil
 }
 
-func newEngine(route ledger.RouteSummary, workers int) *engine {
+func newEngine(route ledger.Route, workers int) *engine {
 	return &engine{route: route, workers: workers, keys: map[int32]eventKey{}}
 }
 
@@ -127,7 +127,7 @@ type engine struct {
 	analyzer             // reads entries, and the entries the order-dependent rules compare
 	helpers  []*analyzer // more analyzers, for the goroutines that read long lists
 	workers  int         // how many goroutines may read a list
-	route    ledger.RouteSummary
+	route    ledger.Route
 	// seen maps the identity hashes of the kept entries to their index.
 	seen table
 	// keys remembers the event identity of kept entries that later

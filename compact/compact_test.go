@@ -45,7 +45,7 @@ const pythonRelayKept = `{"goal":"Keep observer relay context compact and determ
  "controller_route_summary":{"task_id":"DKT-022","run_id":"RUN-022","active_lane":"controller","active_step":"S1","next_action":"verify"}}`
 
 // pythonLedger is what the Python fixture's pipeline_state knows.
-var pythonLedger = Facts{Goal: "Implement compaction keep/drop policy", Route: ledger.RouteSummary{TaskID: "DKT-022", RunID: "RUN-022"}}
+var pythonLedger = Facts{Goal: "Implement compaction keep/drop policy", Route: ledger.Route{TaskID: "DKT-022", RunID: "RUN-022"}}
 
 func TestCompactRules(t *testing.T) {
 	t.Parallel()
@@ -98,7 +98,7 @@ func TestCompactRules(t *testing.T) {
 		want: `{"relay_context": {"goal": "g", "constraints": ["a", "b"], "controller_route_summary": {"task_id": "T", "lane_hint": "x"}}}`,
 	}, {
 		name:  "route fields filled one by one",
-		known: Facts{LatestInstruction: "ledger says", Route: ledger.RouteSummary{TaskID: "T-L", RunID: "R-L", ActiveLane: "controller", ActiveStep: "S2", NextAction: "resume"}},
+		known: Facts{LatestInstruction: "ledger says", Route: ledger.Route{TaskID: "T-L", RunID: "R-L", ActiveLane: "controller", ActiveStep: "S2", NextAction: "resume"}},
 		in:    `{"relay_context": {"controller_route_summary": {"task_id": "T-1", "active_step": ""}}}`,
 		want:  `{"relay_context": {"latest_instruction": "ledger says", "controller_route_summary": {"task_id": "T-1", "run_id": "R-L", "active_lane": "controller", "active_step": "S2", "next_action": "resume"}}}`,
 	}, {

@@ -175,11 +175,11 @@ func TestFactsAndSetFacts(t *testing.T) {
 	c := mustParse(t, `{"relay_context": {"goal": " g ", "constraints": ["a", 1, " "], "note": "stays",
 		"controller_route_summary": {"task_id": "T", "extra": true}}}`)
 	got := c.Facts()
-	want := Facts{Goal: "g", Constraints: []string{"a"}, Route: ledger.RouteSummary{TaskID: "T"}}
+	want := Facts{Goal: "g", Constraints: []string{"a"}, Route: ledger.Route{TaskID: "T"}}
 	if !equalFacts(got, want) {
 		t.Errorf("Facts: got %+v, want %+v", got, want)
 	}
-	c.SetFacts(Facts{LatestInstruction: " do it ", CurrentBlockers: []string{}, Route: ledger.RouteSummary{RunID: "R"}})
+	c.SetFacts(Facts{LatestInstruction: " do it ", CurrentBlockers: []string{}, Route: ledger.Route{RunID: "R"}})
 	data, _ := c.MarshalJSON()
 	wantJSON := `{"relay_context":{"goal":" g ","constraints":["a",1," "],"note":"stays","controller_route_summary":{"task_id":"T","extra":true,"run_id":"R"},"latest_instruction":"do it","current_blockers":[]}}`
 	if string(data) != wantJSON {
@@ -210,14 +210,14 @@ func TestPipelineFacts(t *testing.T) {
 	}
 	got := PipelineFacts(p)
 	want := Facts{Goal: "Interrupted goal", CurrentBlockers: []string{"status=BLOCKED", "step:S2=failed_non_adopted_lease"},
-		Route: ledger.RouteSummary{TaskID: "DKT-300", RunID: "RUN-A", ActiveLane: "controller", ActiveStep: "S2", NextAction: "resume"}}
+		Route: ledger.Route{TaskID: "DKT-300", RunID: "RUN-A", ActiveLane: "controller", ActiveStep: "S2", NextAction: "resume"}}
 	if !equalFacts(got, want) {
 		t.Errorf("got %+v\nwant %+v", got, want)
 	}
 	done := ledger.NewPipelineState(time.Date(2026, 2, 12, 7, 2, 8, 0, time.UTC))
 	done.Status, done.CurrentStep, done.TaskID = ledger.StatusDone, "S3", "T"
 	got = PipelineFacts(done)
-	want = Facts{CurrentBlockers: []string{}, Route: ledger.RouteSummary{TaskID: "T", ActiveStep: "S3", NextAction: ledger.NextActionComplete}}
+	want = Facts{CurrentBlockers: []string{}, Route: ledger.Route{TaskID: "T", ActiveStep: "S3", NextAction: ledger.NextActionComplete}}
 	if !equalFacts(got, want) {
 		t.Errorf("done pipeline: got %+v\nwant %+v", got, want)
 	}

@@ -17,41 +17,18 @@ type Facts struct {
 	CurrentBlockers   []string
 	// Route is controller_route_summary: where the controller routed the
 	// latest instruction.
-	Route ledger.RouteSummary
+	Route ledger.Route
 }
 
 // PipelineFacts returns what a pipeline_state.json knows of the keep set:
-// the goal, the route (task and run ids; the lane from role_lifecycle
-// "controller_lane"; the step from "lane:<lane>" = "active_step:<step>",
-// else current_step; the next action from "handoff_next_action", else
-// "complete" once the pipeline is DONE) and the blockers (a BLOCKED or
+// the goal, the route (PipelineState.Route: the controller's route:* keys,
+// else the Python tool's) and the blockers (a BLOCKED or
 // FAILED status, and every "step:<id>" the handoff rules classify as
 // failed, written as "<key>=<value>").
 func PipelineFacts(p ledger.PipelineState) Facts {
 	lc := p.RoleLifecycle
 	f := Facts{Goal: trim(p.Goal)}
-	f.Route.TaskID = trim(p.TaskID)
-	f.Route.RunID = trim(p.RunID)
-	// A daokit controller records the route itself (route:active_lane,
-	// route:next_action) and keeps it current; the Python tool's keys are
-	// the fallback for ledgers it wrote.
-	f.Route.ActiveLane = trim(lc.Get("route:active_lane"))
-	if f.Route.ActiveLane == "" {
-		f.Route.ActiveLane = trim(lc.Get("controller_lane"))
-		if step, ok := strings.CutPrefix(lc.Get("lane:"+f.Route.ActiveLane), "active_step:"); ok && f.Route.ActiveLane != "" {
-			f.Route.ActiveStep = trim(step)
-		}
-	}
-	if f.Route.ActiveStep == "" {
-		f.Route.ActiveStep = trim(p.CurrentStep)
-	}
-	f.Route.NextAction = trim(lc.Get("route:next_action"))
-	if f.Route.NextAction == "" {
-		f.Route.NextAction = trim(lc.Get("handoff_next_action"))
-	}
-	if f.Route.NextAction == "" && p.Status == ledger.StatusDone {
-		f.Route.NextAction = ledger.NextActionComplete
-	}
+	f.Route = p.Route()
 	f.CurrentBlockers = []string{}
 	if p.Status == ledger.StatusBlocked || p.Status == ledger.StatusFailed {
 		f.CurrentBlockers = append(f.CurrentBlockers, "status="+p.Status)
@@ -103,7 +80,7 @@ func (c *Context) SetFacts(f Facts) {
 	ms = setList(ms, "constraints", f.Constraints)
 	ms = setText(ms, "latest_instruction", f.LatestInstruction)
 	ms = setList(ms, "current_blockers", f.CurrentBlockers)
-	if f.Route != (ledger.RouteSummary{}) {
+	if f.Route != (ledger.Route{}) {
 		var route []byte
 		for _, rm := range ms {
 			if rawjson.KeyIs(rm.Key, "controller_route_summary") && rm.Value[0] == '{' {

@@ -11,11 +11,11 @@ import (
 // compaction writes them.
 var routeFields = [5]string{"task_id", "run_id", "active_lane", "active_step", "next_action"}
 
-func routeValue(r *ledger.RouteSummary, i int) string {
+func routeValue(r *ledger.Route, i int) string {
 	return *routeField(r, i)
 }
 
-func routeField(r *ledger.RouteSummary, i int) *string {
+func routeField(r *ledger.Route, i int) *string {
 	switch i {
 	case 0:
 		return &r.TaskID

@@ -21,7 +21,7 @@ import (
 
 func factsOf(l ctxgen.Ledger) Facts {
 	return Facts{Goal: l.Goal, Constraints: l.Constraints, LatestInstruction: l.LatestInstruction, CurrentBlockers: l.Blockers,
-		Route: ledger.RouteSummary{TaskID: l.TaskID, RunID: l.RunID, ActiveLane: l.ActiveLane, ActiveStep: l.ActiveStep, NextAction: l.NextAct}}
+		Route: ledger.Route{TaskID: l.TaskID, RunID: l.RunID, ActiveLane: l.ActiveLane, ActiveStep: l.ActiveStep, NextAction: l.NextAct}}
 }
 
 func TestPropertiesOverGeneratedContexts(t *testing.T) {
@@ -154,7 +154,7 @@ func expectedFacts(in map[string]any, known Facts) Facts {
 		Constraints:       list(relay["constraints"], known.Constraints),
 		LatestInstruction: text(relay["latest_instruction"], known.LatestInstruction),
 		CurrentBlockers:   list(relay["current_blockers"], known.CurrentBlockers),
-		Route: ledger.RouteSummary{
+		Route: ledger.Route{
 			TaskID: text(route["task_id"], known.Route.TaskID), RunID: text(route["run_id"], known.Route.RunID),
 			ActiveLane: text(route["active_lane"], known.Route.ActiveLane), ActiveStep: text(route["active_step"], known.Route.ActiveStep),
 			NextAction: text(route["next_action"], known.Route.NextAction),
@@ -182,7 +182,7 @@ func checkFacts(got map[string]any, want Facts) error {
 	have := Facts{
 		Goal: str(relay["goal"]), Constraints: strs(relay["constraints"]), LatestInstruction: str(relay["latest_instruction"]),
 		CurrentBlockers: strs(relay["current_blockers"]),
-		Route: ledger.RouteSummary{TaskID: str(route["task_id"]), RunID: str(route["run_id"]), ActiveLane: str(route["active_lane"]),
+		Route: ledger.Route{TaskID: str(route["task_id"]), RunID: str(route["run_id"]), ActiveLane: str(route["active_lane"]),
 			ActiveStep: str(route["active_step"]), NextAction: str(route["next_action"])},
 	}
 	if !equalFacts(have, want) {
@@ -200,7 +200,7 @@ func checkFacts(got map[string]any, want Facts) error {
 }
 
 // checkLists checks that nothing of the drop set survived.
-func checkLists(got map[string]any, route ledger.RouteSummary) error {
+func checkLists(got map[string]any, route ledger.Route) error {
 	for _, l := range Lists() {
 		v, present := got[l.String()]
 		if !present || v == nil {
@@ -226,7 +226,7 @@ func checkLists(got map[string]any, route ledger.RouteSummary) error {
 	return nil
 }
 
-func checkEntry(l List, item any, route ledger.RouteSummary) error {
+func checkEntry(l List, item any, route ledger.Route) error {
 	if l == EvidencePaths {
 		s, ok := item.(string)
 		if !ok || s == "" || s != pyTrim(s) || containsAnyLower([]byte(s), noisePaths) {
@@ -391,7 +391,7 @@ func checkReport(rep Report, in, out *Context) error {
 func TestPropertiesOverABigContext(t *testing.T) {
 	t.Parallel()
 	data := ctxgen.Big(10_000, 3)
-	known := Facts{Goal: "ledger goal", Route: ledger.RouteSummary{TaskID: ctxgen.TaskID, RunID: ctxgen.RunID}}
+	known := Facts{Goal: "ledger goal", Route: ledger.Route{TaskID: ctxgen.TaskID, RunID: ctxgen.RunID}}
 	if err := checkProperties(data, known); err != nil {
 		t.Fatal(err)
 	}

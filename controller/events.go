@@ -50,7 +50,7 @@ func (f eventFactory) typed(taskID, runID, stepID, eventType, severity string, k
 // start and stop). The contract requires non-empty ids.
 const globalID = "controller"
 
-func routePayload(r ledger.RouteSummary) ledger.Object {
+func routePayload(r ledger.Route) ledger.Object {
 	return ledger.ObjectOf("task_id", r.TaskID, "run_id", r.RunID, "active_lane", r.ActiveLane,
 		"active_step", r.ActiveStep, "next_action", r.NextAction)
 }

@@ -520,7 +520,7 @@ func (c *Controller) finish(r *run, status, reason string) {
 	c.writeHeartbeatLocked(c.focusLocked(), c.now(), c.thresholds())
 	c.mu.Unlock()
 	c.flushDocs()
-	route := toRelayRoute(RouteOf(p))
+	route := p.Route()
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
 }
 

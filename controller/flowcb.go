@@ -79,7 +79,7 @@ func (l *ledgerCallback) set(kv ...string) {
 		}
 		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(kv[i], v)
 	}
-	route := toRelayRoute(RouteOf(&r.pipeline))
+	route := r.pipeline.Route()
 	c.mu.Unlock()
 	// What a callback records is for people, not for recovery: it goes to
 	// disk with the next write, never with an fsync of its own.

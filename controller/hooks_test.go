@@ -78,8 +78,8 @@ func TestLifecycleHooks(t *testing.T) {
 
 	var accepted struct {
 		Relay struct {
-			Instruction string              `json:"latest_instruction"`
-			Route       ledger.RouteSummary `json:"controller_route_summary"`
+			Instruction string       `json:"latest_instruction"`
+			Route       ledger.Route `json:"controller_route_summary"`
 		} `json:"relay_context"`
 	}
 	data, err := os.ReadFile(filepath.Join(root, "accepted.json"))

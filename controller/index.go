@@ -42,13 +42,13 @@ const (
 // indexEntry is one acknowledged message: what its acknowledgement said
 // and, for an instruction, what is needed to run it again.
 type indexEntry struct {
-	MessageID  string              `json:"message_id"`
-	Kind       string              `json:"kind"`
-	EventID    string              `json:"event_id"`
-	Route      ledger.RouteSummary `json:"route"`
-	Text       string              `json:"text,omitempty"`
-	ReceivedAt string              `json:"received_at,omitempty"`
-	Seq        int64               `json:"seq,omitempty"`
+	MessageID  string       `json:"message_id"`
+	Kind       string       `json:"kind"`
+	EventID    string       `json:"event_id"`
+	Route      ledger.Route `json:"route"`
+	Text       string       `json:"text,omitempty"`
+	ReceivedAt string       `json:"received_at,omitempty"`
+	Seq        int64        `json:"seq,omitempty"`
 	// Started is set once a worker was started for the instruction: a
 	// restart then records that it resumes it. An instruction that only
 	// waited for its lane resumes without a word in the log.
@@ -56,7 +56,7 @@ type indexEntry struct {
 }
 
 func (e indexEntry) ack() relay.Ack {
-	return relay.Ack{Route: toRelayRoute(e.Route), EventID: e.EventID}
+	return relay.Ack{Route: e.Route, EventID: e.EventID}
 }
 
 // instruction returns what the entry's run starts from.

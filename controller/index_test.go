@@ -13,7 +13,7 @@ import (
 
 // instructionEvent is what HandleInstruction records for message id.
 func instructionEvent(f eventFactory, id string) ledger.Event {
-	route := ledger.RouteSummary{TaskID: TaskIDFor(id), RunID: "run-1", ActiveLane: "worker", ActiveStep: "S1", NextAction: NextDispatch}
+	route := ledger.Route{TaskID: TaskIDFor(id), RunID: "run-1", ActiveLane: "worker", ActiveStep: "S1", NextAction: NextDispatch}
 	return f.system(route.TaskID, route.RunID, "S1", ledger.SeverityInfo, OpInstruction,
 		"message_id", id, "text", "do "+id, "received_at", ledger.FormatTime(time.Now()), "route", routePayload(route), "generation", 1)
 }

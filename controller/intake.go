@@ -60,7 +60,7 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 		return c.attach(req, in, existing)
 	}
 	r := c.newRun(Instruction{MessageID: req.ID, Text: in.Text, At: c.now(), TaskID: strings.TrimSpace(in.TaskID), RunID: strings.TrimSpace(in.RunID)})
-	route := RouteOf(&r.pipeline)
+	route := r.pipeline.Route()
 	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(r.in.At),
 		"route", routePayload(route), "generation", c.generation)
@@ -74,7 +74,7 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 		c.log.Error("record instruction", "message_id", req.ID, "err", err)
 		return relay.Ack{}, ackWriteError(err)
 	}
-	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
+	ack := relay.Ack{Route: route, EventID: e.EventID}
 	c.mu.Lock()
 	c.adopt(r)
 	c.mu.Unlock()
@@ -133,7 +133,7 @@ func (c *Controller) namedRun(in relay.Instruction) *run {
 // it for a run of its own.
 func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (relay.Ack, error) {
 	c.mu.Lock()
-	route := RouteOf(&r.pipeline)
+	route := r.pipeline.Route()
 	retry := r.final == ledger.StatusFailed || r.final == ledger.StatusBlocked
 	c.mu.Unlock()
 	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
@@ -147,7 +147,7 @@ func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (re
 	if err := c.journal.appendAck(e); err != nil {
 		return relay.Ack{}, ackWriteError(err)
 	}
-	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
+	ack := relay.Ack{Route: route, EventID: e.EventID}
 	c.mu.Lock()
 	c.current = r
 	c.mu.Unlock()
@@ -175,9 +175,9 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 		c.mu.Unlock()
 		return relay.Ack{}, &relay.Error{Code: codeNoRun, Detail: ctl.TaskID + " " + ctl.RunID}
 	}
-	var route ledger.RouteSummary
+	var route ledger.Route
 	if r != nil {
-		route = RouteOf(&r.pipeline)
+		route = r.pipeline.Route()
 		if err := c.checkControl(r, ctl.Kind); err != nil {
 			c.mu.Unlock()
 			return relay.Ack{}, err
@@ -200,7 +200,7 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	if err := c.journal.appendAck(e); err != nil {
 		return relay.Ack{}, ackWriteError(err)
 	}
-	ack := relay.Ack{Route: toRelayRoute(route), EventID: e.EventID}
+	ack := relay.Ack{Route: route, EventID: e.EventID}
 	switch ctl.Kind {
 	case relay.ControlAccept, relay.ControlReject:
 		c.mu.Lock()
@@ -246,7 +246,7 @@ func (c *Controller) HandleObserve(context.Context, relay.Request) (relay.Status
 	defer c.mu.Unlock()
 	st := relay.Status{Controller: relay.ControllerState{State: c.controllerState(), PID: c.pid}}
 	if c.current != nil {
-		st.Route = toRelayRoute(RouteOf(&c.current.pipeline))
+		st.Route = c.current.pipeline.Route()
 	}
 	for _, r := range c.order {
 		st.Runs = append(st.Runs, r.relayState())
@@ -267,10 +267,6 @@ func (c *Controller) findRun(taskID, runID string) *run {
 		}
 	}
 	return nil
-}
-
-func toRelayRoute(r ledger.RouteSummary) relay.Route {
-	return relay.Route{TaskID: r.TaskID, RunID: r.RunID, ActiveLane: r.ActiveLane, ActiveStep: r.ActiveStep, NextAction: r.NextAction}
 }
 
 func orGlobal(id string) string {

@@ -14,7 +14,7 @@ import (
 // found is an open instruction the index gave back at start.
 type found struct {
 	in    Instruction
-	route ledger.RouteSummary
+	route ledger.Route
 	// started: a worker ran for it before; its resumption is recorded.
 	started bool
 }
@@ -34,8 +34,8 @@ func (c *Controller) recover() []found {
 	return out
 }
 
-func routeFrom(payload ledger.Object) ledger.RouteSummary {
-	var r ledger.RouteSummary
+func routeFrom(payload ledger.Object) ledger.Route {
+	var r ledger.Route
 	if raw, ok := payload.Get("route"); ok {
 		_ = json.Unmarshal(raw, &r)
 	}
@@ -101,7 +101,7 @@ func (c *Controller) resume(list []resumed) {
 			p := r.pipeline
 			c.mu.Unlock()
 			c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityWarn, OpResumed,
-				"message_id", r.in.MessageID, "generation", c.generation, "route", routePayload(RouteOf(&p))))
+				"message_id", r.in.MessageID, "generation", c.generation, "route", routePayload(p.Route())))
 			c.log.Info("resuming instruction", "message_id", r.in.MessageID, "task_id", p.TaskID)
 		}
 		c.start(r)

@@ -93,7 +93,7 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 	c.persist(r)
 	c.record(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpReviewPending,
 		"path", tree.wt.Path, "branch", tree.wt.Branch, "base_branch", tree.wt.BaseBranch, "base", tree.wt.Base))
-	route := toRelayRoute(RouteOf(p))
+	route := p.Route()
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
 	for {
 		select {

@@ -126,17 +126,6 @@ func NewRun(in Instruction, workflow []StepTemplate, generation int) ledger.Pipe
 	return p
 }
 
-// RouteOf reads the route summary back from a pipeline.
-func RouteOf(p *ledger.PipelineState) ledger.RouteSummary {
-	return ledger.RouteSummary{
-		TaskID:     p.TaskID,
-		RunID:      p.RunID,
-		ActiveLane: p.RoleLifecycle.Get(keyActiveLane),
-		ActiveStep: p.CurrentStep,
-		NextAction: p.RoleLifecycle.Get(keyNextAction),
-	}
-}
-
 // MessageIDOf returns the id of the instruction that started the run.
 func MessageIDOf(p *ledger.PipelineState) string { return p.RoleLifecycle.Get(keyMessageID) }
 

@@ -17,7 +17,7 @@ func TestNewRunIsValidAndRoutesToTheFirstStep(t *testing.T) {
 	if err := p.Validate(); err != nil {
 		t.Fatalf("new run does not validate: %v", err)
 	}
-	r := RouteOf(&p)
+	r := p.Route()
 	if r.TaskID != TaskIDFor("m-1") || r.RunID != r.TaskID+"_20261122T020000Z" || r.ActiveLane != "worker" || r.ActiveStep != "S1" || r.NextAction != NextDispatch {
 		t.Errorf("route %+v", r)
 	}
@@ -40,26 +40,26 @@ func TestRunLifecycleThroughTwoSteps(t *testing.T) {
 		t.Errorf("S2 dependencies %v", got)
 	}
 	MarkQueued(&p, "S1", "plan")
-	if RouteOf(&p).NextAction != NextQueued {
-		t.Errorf("queued next action %q", RouteOf(&p).NextAction)
+	if p.Route().NextAction != NextQueued {
+		t.Errorf("queued next action %q", p.Route().NextAction)
 	}
 	MarkDispatched(&p, "S1", "plan")
-	if p.Status != ledger.StatusExecute || RouteOf(&p).NextAction != NextWorking {
-		t.Errorf("dispatched: %s %q", p.Status, RouteOf(&p).NextAction)
+	if p.Status != ledger.StatusExecute || p.Route().NextAction != NextWorking {
+		t.Errorf("dispatched: %s %q", p.Status, p.Route().NextAction)
 	}
 	MarkStepCompleted(&p, "S1")
 	if p.RoleLifecycle.Get("step:S1") != "completed" || p.Status == ledger.StatusDone {
 		t.Fatalf("after S1: %s %v", p.Status, p.RoleLifecycle)
 	}
 	EnsureStep(&p, wf[1])
-	if r := RouteOf(&p); r.ActiveStep != "S2" || r.ActiveLane != "worker" || r.NextAction != NextDispatch || len(p.Steps) != 2 {
+	if r := p.Route(); r.ActiveStep != "S2" || r.ActiveLane != "worker" || r.NextAction != NextDispatch || len(p.Steps) != 2 {
 		t.Errorf("after S1: %+v", r)
 	}
 	MarkDispatched(&p, "S2", "worker")
 	MarkStepCompleted(&p, "S2")
 	MarkRunDone(&p)
-	if p.Status != ledger.StatusDone || RouteOf(&p).NextAction != NextDone {
-		t.Errorf("after S2: %s %+v", p.Status, RouteOf(&p))
+	if p.Status != ledger.StatusDone || p.Route().NextAction != NextDone {
+		t.Errorf("after S2: %s %+v", p.Status, p.Route())
 	}
 	// A loop grows its steps as it goes.
 	EnsureStep(&p, StepTemplate{ID: "I1-judge", Title: "judge", Category: "review"})
@@ -76,16 +76,16 @@ func TestFailBlockAndRetry(t *testing.T) {
 	p := NewRun(Instruction{MessageID: "m", Text: "x", At: at}, nil, 1)
 	MarkDispatched(&p, "S1", "worker")
 	MarkStepFailed(&p, "S1", "WORKER_EXIT_NONZERO", false)
-	if p.Status != ledger.StatusFailed || RouteOf(&p).NextAction != NextRetry || !strings.HasPrefix(p.RoleLifecycle.Get("step:S1"), "failed") {
-		t.Errorf("failed: %s %+v %q", p.Status, RouteOf(&p), p.RoleLifecycle.Get("step:S1"))
+	if p.Status != ledger.StatusFailed || p.Route().NextAction != NextRetry || !strings.HasPrefix(p.RoleLifecycle.Get("step:S1"), "failed") {
+		t.Errorf("failed: %s %+v %q", p.Status, p.Route(), p.RoleLifecycle.Get("step:S1"))
 	}
 	MarkRetry(&p, "S1", "worker")
-	if p.Status != ledger.StatusExecute || RouteOf(&p).NextAction != NextDispatch {
-		t.Errorf("retry: %s %+v", p.Status, RouteOf(&p))
+	if p.Status != ledger.StatusExecute || p.Route().NextAction != NextDispatch {
+		t.Errorf("retry: %s %+v", p.Status, p.Route())
 	}
 	MarkStepFailed(&p, "S1", "RESTART_LIMIT_REACHED", true)
-	if p.Status != ledger.StatusBlocked || RouteOf(&p).NextAction != NextAwait {
-		t.Errorf("blocked: %s %+v", p.Status, RouteOf(&p))
+	if p.Status != ledger.StatusBlocked || p.Route().NextAction != NextAwait {
+		t.Errorf("blocked: %s %+v", p.Status, p.Route())
 	}
 	if err := p.Validate(); err != nil {
 		t.Errorf("does not validate: %v", err)

@@ -66,7 +66,7 @@ type run struct {
 func (r *run) finished() bool { return r.final != "" }
 
 func (r *run) relayState() relay.RunState {
-	route := RouteOf(&r.pipeline)
+	route := r.pipeline.Route()
 	return relay.RunState{TaskID: route.TaskID, RunID: route.RunID, StepID: route.ActiveStep,
 		Lane: route.ActiveLane, State: r.state, Reason: r.reason}
 }

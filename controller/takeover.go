@@ -45,7 +45,7 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 	}
 	c.writeLeasesLocked()
 	pkg, pkgErr := heal.CreateHandoff(p, now, heal.HandoffOptions{Keep: heal.KeepSet{
-		LatestInstruction: r.in.Text, Route: routePtr(RouteOf(p)),
+		LatestInstruction: r.in.Text, Route: routePtr(p.Route()),
 	}})
 	taskID, runID := p.TaskID, p.RunID
 	c.mu.Unlock()
@@ -102,7 +102,7 @@ func Fence(p *ledger.PipelineState, step string) int {
 	return n
 }
 
-func routePtr(r ledger.RouteSummary) *ledger.RouteSummary { return &r }
+func routePtr(r ledger.Route) *ledger.Route { return &r }
 
 func nonNil(s []string) []string {
 	if s == nil {

@@ -17,7 +17,7 @@ type KeepSet struct {
 	Constraints       []string
 	LatestInstruction string
 	CurrentBlockers   []string
-	Route             *ledger.RouteSummary
+	Route             *ledger.Route
 }
 
 // HandoffOptions tune CreateHandoff as DAOKit's flags do.

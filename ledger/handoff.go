@@ -35,7 +35,7 @@ type HandoffPackage struct {
 	Constraints       []string
 	LatestInstruction string
 	CurrentBlockers   []string
-	RouteSummary      *RouteSummary
+	RouteSummary      *Route
 	PackageHash       string
 	Extra             Object
 }
@@ -51,15 +51,6 @@ type StepStatus struct {
 	Accepted []string
 	Failed   []string
 	Pending  []string
-}
-
-// RouteSummary is where the controller routed the latest instruction.
-type RouteSummary struct {
-	TaskID     string `json:"task_id"`
-	RunID      string `json:"run_id"`
-	ActiveLane string `json:"active_lane"`
-	ActiveStep string `json:"active_step"`
-	NextAction string `json:"next_action"`
 }
 
 // MarshalJSON keeps the three lists in order, [] when empty.
@@ -176,7 +167,7 @@ func ParseHandoffPackage(data []byte) (HandoffPackage, error) {
 	r.str("latest_instruction", &h.LatestInstruction)
 	r.strs("current_blockers", &h.CurrentBlockers)
 	r.nested("controller_route_summary", func(s *fieldReader) {
-		var rs RouteSummary
+		var rs Route
 		s.str("task_id", &rs.TaskID)
 		s.str("run_id", &rs.RunID)
 		s.str("active_lane", &rs.ActiveLane)

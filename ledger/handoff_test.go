@@ -36,7 +36,7 @@ func TestHandoffRoundTripWithKeepSet(t *testing.T) {
 		NextAction:          NextActionResume, ResumableStepIDs: []string{"S1"},
 		StepStatus: StepStatus{Pending: []string{"S1"}}, CreatedAt: "2026-11-22T01:45:10+00:00",
 		Goal: "修复登录", Constraints: []string{"no new deps"}, LatestInstruction: "fix it",
-		CurrentBlockers: []string{}, RouteSummary: &RouteSummary{TaskID: "T1", RunID: "R1", ActiveLane: "worker", ActiveStep: "S1", NextAction: "resume"},
+		CurrentBlockers: []string{}, RouteSummary: &Route{TaskID: "T1", RunID: "R1", ActiveLane: "worker", ActiveStep: "S1", NextAction: "resume"},
 	}
 	var err error
 	if pkg.PackageHash, err = pkg.ComputeHash(); err != nil {

@@ -1,6 +1,10 @@
 package relay
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/daokit/daokit/ledger"
+)
 
 // Hello is the body of the hello line a server sends first on every
 // connection (and in answer to a hello request).
@@ -72,14 +76,8 @@ type Control struct {
 }
 
 // Route is the controller's route summary: the five fields of the relay
-// context's controller_route_summary.
-type Route struct {
-	TaskID     string `json:"task_id,omitempty"`
-	RunID      string `json:"run_id,omitempty"`
-	ActiveLane string `json:"active_lane,omitempty"`
-	ActiveStep string `json:"active_step,omitempty"`
-	NextAction string `json:"next_action,omitempty"`
-}
+// context's controller_route_summary. It is the ledger's one route type.
+type Route = ledger.Route
 
 // Ack is the body of an ack: the controller has made the request durable
 // and says where it routed it.

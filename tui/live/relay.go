@@ -2,6 +2,7 @@ package live
 
 import (
 	"context"
+	"github.com/daokit/daokit/ledger"
 	"time"
 )
 
@@ -51,10 +52,8 @@ func ControlKinds() []ControlKind {
 	return []ControlKind{ControlAccept, ControlReject, ControlCancel, ControlRetry, ControlAbandon, ControlStatus, ControlIssue}
 }
 
-// Route is the controller's route summary.
-type Route struct {
-	TaskID, RunID, ActiveLane, ActiveStep, NextAction string
-}
+// Route is the controller's route summary: the ledger's one route type.
+type Route = ledger.Route
 
 // Ack is the controller's answer to a forwarded request.
 type Ack struct {

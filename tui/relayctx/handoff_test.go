@@ -23,7 +23,7 @@ func TestTakeoverRestoresTheKeepSetFromTheHandoff(t *testing.T) {
 		StepStatus: ledger.StepStatus{Pending: []string{"S1"}}, CreatedAt: ledger.FormatTime(time.Now()),
 		EvidencePaths: []string{"report.md"}, Goal: "修复登录", Constraints: []string{"no new deps"},
 		LatestInstruction: "fix the login", CurrentBlockers: []string{},
-		RouteSummary: &ledger.RouteSummary{TaskID: "DK-1", RunID: "R-1", ActiveLane: "worker", ActiveStep: "S1", NextAction: "resume"},
+		RouteSummary: &ledger.Route{TaskID: "DK-1", RunID: "R-1", ActiveLane: "worker", ActiveStep: "S1", NextAction: "resume"},
 	}
 	pkg.PackageHash, _ = pkg.ComputeHash()
 	doc, _ := ledger.MarshalDocument(pkg)
