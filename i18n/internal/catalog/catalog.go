@@ -65,6 +65,16 @@ func Load(fsys fs.FS, files []string) (map[string][]Message, error) {
 		}
 		flatten("", raw, func(m Message) { out[lang] = append(out[lang], m) })
 	}
+	// One id in two files would silently shadow the other: refuse it.
+	for lang, msgs := range out {
+		seen := make(map[string]bool, len(msgs))
+		for _, m := range msgs {
+			if seen[m.ID] {
+				return nil, fmt.Errorf("catalog %s: message id %q is defined in two files", lang, m.ID)
+			}
+			seen[m.ID] = true
+		}
+	}
 	for lang := range out {
 		sort.Slice(out[lang], func(i, j int) bool { return out[lang][i].ID < out[lang][j].ID })
 	}
