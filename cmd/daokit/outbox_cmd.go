@@ -14,17 +14,7 @@ import (
 // newOutboxCmd is "daokit outbox <sub>": a person's hands on the team's
 // outbox from a shell (seed 003), with --json for scripts.
 func newOutboxCmd(a *app) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "outbox",
-		Short: "cli.outbox.summary",
-		Args:  cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return a.usage(c, a.t("cli.outbox.error.missing_sub"))
-			}
-			return a.usage(c, a.t("cli.outbox.error.unknown_sub", "Name", args[0]))
-		},
-	}
+	c := a.group("outbox", "cli.outbox.summary", "cli.outbox.error.missing_sub", "cli.outbox.error.unknown_sub")
 	for _, s := range []struct {
 		name, summary, argsID string
 		build                 func(o *outboxCmd) func(args []string) error
@@ -95,6 +85,39 @@ func (o *outboxCmd) open(args []string, minArgs int) error {
 	}
 	o.ob, o.env = ob, env
 	return nil
+}
+
+// run wraps a subcommand's body: it checks the argument count and opens
+// the outbox before the body, and closes the outbox after it.
+func (o *outboxCmd) run(minArgs int, body func(args []string) error) func(args []string) error {
+	return func(args []string) error {
+		if err := o.open(args, minArgs); err != nil {
+			return err
+		}
+		defer o.close()
+		return body(args)
+	}
+}
+
+// onIssue is run for the subcommands whose first argument is an issue
+// ("#12" or "12"): the body gets its id and the arguments after it.
+func (o *outboxCmd) onIssue(minArgs int, body func(id int64, rest []string) error) func(args []string) error {
+	return o.run(minArgs, func(args []string) error {
+		id, err := o.issueArg(args[0])
+		if err != nil {
+			return err
+		}
+		return body(id, args[1:])
+	})
+}
+
+// applyOp applies one operation on an issue and reports the result.
+func (o *outboxCmd) applyOp(id int64, op outbox.Op) error {
+	r, err := o.apply(outbox.Change{Ops: []outbox.Op{op}})
+	if err != nil {
+		return err
+	}
+	return o.printResult(id, r)
 }
 
 func (o *outboxCmd) close() {

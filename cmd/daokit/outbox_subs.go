@@ -13,11 +13,7 @@ func (o *outboxCmd) newIssue() func(args []string) error {
 	body := o.c.Flags().String("body", "", "cli.outbox.new.flag.body")
 	depends := o.c.Flags().String("depends-on", "", "cli.outbox.new.flag.depends_on")
 	trigger := o.c.Flags().String("trigger", "", "cli.outbox.flag.trigger")
-	return func(args []string) error {
-		if err := o.open(args, 1); err != nil {
-			return err
-		}
-		defer o.close()
+	return o.run(1, func(args []string) error {
 		ls := splitList(*labels)
 		if *to != "" {
 			if _, ok := o.env.wf.Roles[*to]; !ok {
@@ -35,96 +31,44 @@ func (o *outboxCmd) newIssue() func(args []string) error {
 			return err
 		}
 		return o.printResult(r.Issues[0], r)
-	}
+	})
 }
 
 func (o *outboxCmd) comment() func(args []string) error {
 	trigger := o.c.Flags().String("trigger", "", "cli.outbox.flag.trigger")
-	return func(args []string) error {
-		if err := o.open(args, 2); err != nil {
-			return err
-		}
-		defer o.close()
-		id, err := o.issueArg(args[0])
-		if err != nil {
-			return err
-		}
-		m := outbox.Mailbox{Text: strings.Join(args[1:], " "), Fields: map[string]string{outbox.FieldTrigger: *trigger}}
-		r, err := o.apply(outbox.Change{Ops: []outbox.Op{{Kind: outbox.OpComment, Issue: id, Body: m.Render()}}})
-		if err != nil {
-			return err
-		}
-		return o.printResult(id, r)
-	}
+	return o.onIssue(2, func(id int64, rest []string) error {
+		m := outbox.Mailbox{Text: strings.Join(rest, " "), Fields: map[string]string{outbox.FieldTrigger: *trigger}}
+		return o.applyOp(id, outbox.Op{Kind: outbox.OpComment, Issue: id, Body: m.Render()})
+	})
 }
 
 func (o *outboxCmd) label() func(args []string) error {
 	remove := o.c.Flags().Bool("remove", false, "cli.outbox.label.flag.remove")
-	return func(args []string) error {
-		if err := o.open(args, 2); err != nil {
-			return err
-		}
-		defer o.close()
-		id, err := o.issueArg(args[0])
-		if err != nil {
-			return err
-		}
+	return o.onIssue(2, func(id int64, rest []string) error {
 		kind := outbox.OpLabel
 		if *remove {
 			kind = outbox.OpUnlabel
 		}
-		r, err := o.apply(outbox.Change{Ops: []outbox.Op{{Kind: kind, Issue: id, Labels: args[1:]}}})
-		if err != nil {
-			return err
-		}
-		return o.printResult(id, r)
-	}
+		return o.applyOp(id, outbox.Op{Kind: kind, Issue: id, Labels: rest})
+	})
 }
 
 func (o *outboxCmd) assign() func(args []string) error {
-	return func(args []string) error {
-		if err := o.open(args, 2); err != nil {
-			return err
-		}
-		defer o.close()
-		id, err := o.issueArg(args[0])
-		if err != nil {
-			return err
-		}
-		r, err := o.apply(outbox.Change{Ops: []outbox.Op{{Kind: outbox.OpAssign, Issue: id, Assignee: args[1]}}})
-		if err != nil {
-			return err
-		}
-		return o.printResult(id, r)
-	}
+	return o.onIssue(2, func(id int64, rest []string) error {
+		return o.applyOp(id, outbox.Op{Kind: outbox.OpAssign, Issue: id, Assignee: rest[0]})
+	})
 }
 
 func (o *outboxCmd) closeIssue() func(args []string) error {
-	return func(args []string) error {
-		if err := o.open(args, 1); err != nil {
-			return err
-		}
-		defer o.close()
-		id, err := o.issueArg(args[0])
-		if err != nil {
-			return err
-		}
-		r, err := o.apply(outbox.Change{Ops: []outbox.Op{{Kind: outbox.OpClose, Issue: id}}})
-		if err != nil {
-			return err
-		}
-		return o.printResult(id, r)
-	}
+	return o.onIssue(1, func(id int64, _ []string) error {
+		return o.applyOp(id, outbox.Op{Kind: outbox.OpClose, Issue: id})
+	})
 }
 
 func (o *outboxCmd) list() func(args []string) error {
 	label := o.c.Flags().String("label", "", "cli.outbox.list.flag.label")
 	state := o.c.Flags().String("state", "open", "cli.outbox.list.flag.state")
-	return func(args []string) error {
-		if err := o.open(args, 0); err != nil {
-			return err
-		}
-		defer o.close()
+	return o.run(0, func([]string) error {
 		q := outbox.Query{Label: *label, State: *state}
 		switch *state {
 		case "open", "closed":
@@ -150,7 +94,7 @@ func (o *outboxCmd) list() func(args []string) error {
 		writeTable(o.a.io.out, "", []string{o.a.t("cli.outbox.col.id"), o.a.t("cli.outbox.col.state"), o.a.t("cli.outbox.col.assignee"),
 			o.a.t("cli.outbox.col.labels"), o.a.t("cli.outbox.col.title")}, rows)
 		return nil
-	}
+	})
 }
 
 func (o *outboxCmd) stateText(is outbox.Issue) string {
@@ -161,15 +105,7 @@ func (o *outboxCmd) stateText(is outbox.Issue) string {
 }
 
 func (o *outboxCmd) show() func(args []string) error {
-	return func(args []string) error {
-		if err := o.open(args, 1); err != nil {
-			return err
-		}
-		defer o.close()
-		id, err := o.issueArg(args[0])
-		if err != nil {
-			return err
-		}
+	return o.onIssue(1, func(id int64, _ []string) error {
 		is, err := o.ob.Issue(o.a.ctx, id)
 		if err != nil {
 			return failf("E_OUTBOX_NOT_FOUND", o.a.t("cli.outbox.error.not_found"))
@@ -199,5 +135,5 @@ func (o *outboxCmd) show() func(args []string) error {
 			o.a.println(c.Body)
 		}
 		return nil
-	}
+	})
 }
