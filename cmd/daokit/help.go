@@ -35,6 +35,23 @@ func (a *app) command(name, summary string, run func(c *cobra.Command, args []st
 	}
 }
 
+// group builds a command that only holds subcommands: run alone, or with
+// a name none of them has, it answers with a usage error (missingID, or
+// unknownID given the name).
+func (a *app) group(name, summary, missingID, unknownID string) *cobra.Command {
+	return &cobra.Command{
+		Use:   name,
+		Short: summary,
+		Args:  cobra.ArbitraryArgs,
+		RunE: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return a.usage(c, a.t(missingID))
+			}
+			return a.usage(c, a.t(unknownID, "Name", args[0]))
+		},
+	}
+}
+
 // takesArgs declares that c takes positional arguments, described by the
 // message id argsID in its usage line.
 func takesArgs(c *cobra.Command, argsID string) {

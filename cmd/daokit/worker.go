@@ -14,17 +14,7 @@ import (
 // newWorkerCmd is "daokit worker <kind>". The only built-in kind is the
 // simulated coding agent; real agents are configured as commands.
 func newWorkerCmd(a *app) *cobra.Command {
-	c := &cobra.Command{
-		Use:   "worker",
-		Short: "cli.worker.summary",
-		Args:  cobra.ArbitraryArgs,
-		RunE: func(c *cobra.Command, args []string) error {
-			if len(args) == 0 {
-				return a.usage(c, a.t("cli.worker.error.missing_kind"))
-			}
-			return a.usage(c, a.t("cli.worker.error.unknown_kind", "Name", args[0]))
-		},
-	}
+	c := a.group("worker", "cli.worker.summary", "cli.worker.error.missing_kind", "cli.worker.error.unknown_kind")
 	c.AddCommand(newWorkerSimCmd(a))
 	return c
 }
