@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -40,7 +41,7 @@ func TestTakeoverUnderSIGKILL(t *testing.T) {
 		}
 		_ = s.Close()
 		after := stateFiles(t, root)
-		if sameFiles(before, after) {
+		if maps.Equal(before, after) {
 			outcomes["before"]++
 			continue
 		}
@@ -60,21 +61,7 @@ func TestTakeoverUnderSIGKILL(t *testing.T) {
 func copyTree(t *testing.T, src string) string {
 	t.Helper()
 	root := t.TempDir()
-	err := filepath.WalkDir(src, func(path string, d os.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(root, rel), 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(root, rel), data, 0o644)
-	})
-	if err != nil {
+	if err := os.CopyFS(root, os.DirFS(src)); err != nil {
 		t.Fatal(err)
 	}
 	return root
@@ -99,16 +86,4 @@ func stateFiles(t *testing.T, root string) map[string]string {
 		out[e.Name()] = string(data)
 	}
 	return out
-}
-
-func sameFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
 }

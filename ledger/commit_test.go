@@ -5,10 +5,12 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -122,7 +124,7 @@ func TestCommitKeepsWhatAnotherToolWrote(t *testing.T) {
 	if err := s.Commit(bad); err == nil || !strings.Contains(err.Error(), "$.status") {
 		t.Errorf("a status outside the contract was committed: %v", err)
 	}
-	if after := stateFiles(t, root); !equalFiles(before, after) {
+	if after := stateFiles(t, root); !maps.Equal(before, after) {
 		t.Errorf("a refused commit changed files")
 	}
 }
@@ -150,8 +152,8 @@ func TestCommitIsAllOrNothingUnderAFailedWrite(t *testing.T) {
 			if err := s.Commit(takeoverChanges(t, root)); !errors.Is(err, injected) {
 				t.Fatalf("commit: %v, want the injected failure", err)
 			}
-			if after := stateFiles(t, root); !equalFiles(before, after) {
-				t.Errorf("files changed by a failed commit:\nbefore %v\nafter  %v", keys(before), keys(after))
+			if after := stateFiles(t, root); !maps.Equal(before, after) {
+				t.Errorf("files changed by a failed commit:\nbefore %v\nafter  %v", slices.Collect(maps.Keys(before)), slices.Collect(maps.Keys(after)))
 			}
 			commitStep = func(string) error { return nil }
 			if err := s.Commit(takeoverChanges(t, root)); err != nil {
@@ -205,7 +207,7 @@ func TestCommitIsAllOrNothingUnderSIGKILL(t *testing.T) {
 		}
 		_ = s.Close()
 		after := stateFiles(t, root)
-		if equalFiles(before, after) {
+		if maps.Equal(before, after) {
 			continue
 		}
 		p, err := ParsePipelineState([]byte(after[PipelineFile]))
@@ -263,24 +265,4 @@ func TestCommitHelperProcess(t *testing.T) {
 			os.Exit(3)
 		}
 	}
-}
-
-func equalFiles(a, b map[string]string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for k, v := range a {
-		if b[k] != v {
-			return false
-		}
-	}
-	return true
-}
-
-func keys(m map[string]string) []string {
-	var out []string
-	for k := range m {
-		out = append(out, k)
-	}
-	return out
 }
