@@ -29,7 +29,7 @@ const (
 
 // newRun builds the run of an instruction. Called with c.mu held.
 func (c *Controller) newRun(in Instruction) *run {
-	return &run{in: in, pipeline: NewRun(in, c.workflow, c.generation), state: StateIdle, done: make(chan struct{})}
+	return &run{in: in, pipeline: NewRun(in, c.workflow, c.generation), done: make(chan struct{})}
 }
 
 // adopt makes r the run the pipeline shows. Called with c.mu held.
@@ -165,7 +165,7 @@ func (c *Controller) restartPolicy() heal.RestartPolicy {
 func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (outcome, string) {
 	laneCfg, _ := c.cfg.Lane(lane)
 	c.mu.Lock()
-	r.state, r.reason = StateIdle, "" // every attempt is a run of its own
+	r.life = c.newLifecycle(r, step) // every attempt is a run of its own
 	r.queueRecorded = false
 	c.mu.Unlock()
 	c.transition(r, StateWaiting, "")

@@ -233,8 +233,8 @@ func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 			return &relay.Error{Code: codeNoReview, Detail: r.pipeline.Status}
 		}
 	case relay.ControlAbandon:
-		if r.finished() || (r.state != StateIdle && r.state != StateWaiting) {
-			return &relay.Error{Code: codeNotWaiting, Detail: r.state}
+		if state, _ := r.runState(); r.finished() || (state != StateIdle && state != StateWaiting) {
+			return &relay.Error{Code: codeNotWaiting, Detail: state}
 		}
 	}
 	return nil

@@ -107,18 +107,36 @@ func (c *Controller) record(e ledger.Event) {
 	}
 }
 
+// newLifecycle starts the state machine of an attempt at step. Called
+// with c.mu held.
+func (c *Controller) newLifecycle(r *run, step string) *Lifecycle {
+	owner := Owner{TaskID: r.pipeline.TaskID, RunID: r.pipeline.RunID, StepID: step}
+	l, err := NewLifecycle(owner, c.now)
+	if err != nil {
+		// A pipeline always names its task and run; a step may not be
+		// chosen yet. The attempt still gets a state machine.
+		owner.StepID = orGlobal(owner.StepID)
+		owner.TaskID, owner.RunID = orGlobal(owner.TaskID), orGlobal(owner.RunID)
+		l, _ = NewLifecycle(owner, c.now)
+	}
+	return l
+}
+
 // transition moves r's current attempt to a new run state through the
 // state machine, records it and tells the windows. An illegal transition
 // is a bug in the controller: it is logged and refused.
 func (c *Controller) transition(r *run, to, reason string) {
 	c.mu.Lock()
-	from := r.state
-	if err := checkTransition(from, to); err != nil {
+	if r.life == nil {
+		r.life = c.newLifecycle(r, r.pipeline.CurrentStep)
+	}
+	from := r.life.State()
+	if err := r.life.To(to, reason); err != nil {
 		c.mu.Unlock()
 		c.log.Error("illegal run transition", "from", from, "to", to, "err", err)
 		return
 	}
-	r.state, r.reason = to, reason
+	_, reason = r.life.Current() // a cancel or timeout without a reason gets one
 	p := r.pipeline
 	state := r.relayState()
 	quiet := r.quiet && to == StateWaiting // a resumed wait: see run.quiet

@@ -25,8 +25,14 @@ type found struct {
 func (c *Controller) recover() []found {
 	open := c.index.openEntries()
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.fenceOrphansLocked()
+	takeovers := c.fenceOrphansLocked()
+	c.mu.Unlock()
+	// Recorded outside c.mu: no fsync under the controller's lock.
+	if len(takeovers) > 0 {
+		if err := c.journal.append(takeovers...); err != nil {
+			c.log.Error("record takeover", "err", err)
+		}
+	}
 	out := make([]found, 0, len(open))
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started})
@@ -113,10 +119,11 @@ func isFinal(status string) bool {
 }
 
 // fenceOrphansLocked takes over every ACTIVE lease a previous controller
-// left: a worker of this root that still runs is killed first (its group),
+// left (returning the LEASE_TAKEOVER events for the caller to record once
+// it released c.mu): a worker of this root that still runs is killed first (its group),
 // so that no two workers ever hold one step; then the leases become
 // TAKEN_OVER (or EXPIRED), and LEASE_TAKEOVER records it.
-func (c *Controller) fenceOrphansLocked() {
+func (c *Controller) fenceOrphansLocked() (takeovers []ledger.Event) {
 	now := c.now()
 	runs := map[[2]string]bool{}
 	for _, l := range c.leases.Leases {
@@ -146,9 +153,7 @@ func (c *Controller) fenceOrphansLocked() {
 			"reason_code", "CONTROLLER_SUCCESSION", "generation", c.generation, "superseded_tokens", nonNil(res.Superseded),
 			"successor_pid", c.pid)
 		e.DedupKey = "succession:" + key[0] + ":" + key[1] + ":" + takeoverAt
-		if err := c.journal.append(e); err != nil {
-			c.log.Error("record takeover", "err", err)
-		}
+		takeovers = append(takeovers, e)
 		if c.pipeline.TaskID == key[0] && c.pipeline.RunID == key[1] {
 			c.pipeline.Succession.LastTakeoverAt = takeoverAt
 			c.pipeline.RoleLifecycle = c.pipeline.RoleLifecycle.With(keyGeneration, strconv.Itoa(c.generation))
@@ -157,6 +162,7 @@ func (c *Controller) fenceOrphansLocked() {
 	if len(runs) > 0 {
 		c.writeLeasesLocked()
 	}
+	return takeovers
 }
 
 // isOurWorker reports whether pid is a live worker of this root and task:

@@ -16,10 +16,10 @@ type run struct {
 	in       Instruction
 	pipeline ledger.PipelineState
 
-	// state is the run state of the step attempt in progress (idle,
-	// waiting, …, completed); reason the stable code of its last change.
-	state  string
-	reason string
+	// life is the state machine of the step attempt in progress (nil
+	// before the first): every attempt is a run of its own, with a
+	// Lifecycle of its own that refuses illegal transitions.
+	life *Lifecycle
 	// attempt counts the workers started for the current step.
 	attempt int
 
@@ -65,8 +65,17 @@ type run struct {
 
 func (r *run) finished() bool { return r.final != "" }
 
+// runState returns the attempt's state and the reason of its last change.
+func (r *run) runState() (state, reason string) {
+	if r.life == nil {
+		return StateIdle, ""
+	}
+	return r.life.Current()
+}
+
 func (r *run) relayState() relay.RunState {
 	route := r.pipeline.Route()
+	state, reason := r.runState()
 	return relay.RunState{TaskID: route.TaskID, RunID: route.RunID, StepID: route.ActiveStep,
-		Lane: route.ActiveLane, State: r.state, Reason: r.reason}
+		Lane: route.ActiveLane, State: state, Reason: reason}
 }

@@ -198,6 +198,17 @@ func (l *Lifecycle) To(to, reason string) error {
 // ErrNoReason is returned by Lifecycle.To for a failure without a reason.
 var ErrNoReason = errors.New("a failed run needs a reason code")
 
+// Current returns the state and the reason code of the transition that
+// led to it ("" in StateIdle).
+func (l *Lifecycle) Current() (state, reason string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if len(l.history) == 0 {
+		return l.state, ""
+	}
+	return l.state, l.history[len(l.history)-1].Reason
+}
+
 // History returns the transitions so far, oldest first.
 func (l *Lifecycle) History() []Transition {
 	l.mu.Lock()
