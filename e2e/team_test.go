@@ -59,7 +59,9 @@ func TestControllerSupervisesLeads(t *testing.T) {
 		return n == 2
 	})
 
-	if r := run(t, "outbox", "new", "--root", root, "--to", "backend", "Login", "API"); r.code != 0 {
+	// The backend Worker takes a while, so that the qa Lead reads #2 while
+	// #1 is still open even on a loaded machine, and must block on it.
+	if r := run(t, "outbox", "new", "--root", root, "--to", "backend", "--body", "Sim: sleep 5s", "Login", "API"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
 	if r := run(t, "outbox", "new", "--root", root, "--to", "qa", "Test", "login"); r.code != 0 {
