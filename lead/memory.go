@@ -3,12 +3,12 @@ package lead
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -81,26 +81,12 @@ func (l *Lead) onAccepted(ctx context.Context, ev outbox.Event) (*effect, error)
 		Ops: []outbox.Op{{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()}}}}, nil
 }
 
-// writeFileAtomic replaces path with data: temp file, fsync, rename.
+// writeFileAtomic replaces path with data the way the ledger replaces
+// its documents (ledger.ReplaceFile: temp file, fsync, rename, fsync of
+// the folder; a link at path is replaced, never followed).
 func writeFileAtomic(path string, data []byte) error {
 	if err := ensureDir(filepath.Dir(path)); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return ledger.ReplaceFile(filepath.Dir(path), filepath.Base(path), data)
 }

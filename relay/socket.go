@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strconv"
 	"syscall"
+
+	"github.com/daokit/daokit/ledger"
 )
 
 // Where the socket lives, relative to the ledger root. run/ is private
@@ -126,20 +128,9 @@ func writeRecord(abs, socket string) error {
 	if err != nil {
 		return fmt.Errorf("relay: write socket record: %w", err)
 	}
-	dir := filepath.Join(abs, stateDirName, runDirName)
-	tmp, err := os.CreateTemp(dir, "."+recordName+"-*")
-	if err != nil {
-		return fmt.Errorf("relay: write socket record: %w", err)
-	}
-	_, err = tmp.Write(append(data, '\n'))
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), filepath.Join(dir, recordName))
-	}
-	if err != nil {
-		_ = os.Remove(tmp.Name())
+	// The ledger's one atomic writer: a client never reads half a
+	// record, and a link planted at the record is replaced, not followed.
+	if err := ledger.ReplaceFile(filepath.Join(abs, stateDirName, runDirName), recordName, append(data, '\n')); err != nil {
 		return fmt.Errorf("relay: write socket record: %w", err)
 	}
 	return nil
