@@ -25,9 +25,14 @@ func IsTempName(name string) bool {
 
 // writeTemp writes data to a new temporary file next to dir/name and
 // syncs it, returning the temp file's name. The caller renames or links
-// it into place and must remove it on failure. The mode is 0644 before
-// the umask, like the Python tool's files.
+// it into place and must remove it on failure. The ledger's files are
+// 0644 before the umask, like the Python tool's.
 func writeTemp(dir *Dir, name string, data []byte) (string, error) {
+	return writeTempPerm(dir, name, data, 0o644)
+}
+
+// writeTempPerm is writeTemp with the file's mode.
+func writeTempPerm(dir *Dir, name string, data []byte, perm os.FileMode) (string, error) {
 	var (
 		f   *os.File
 		tmp string
@@ -37,7 +42,7 @@ func writeTemp(dir *Dir, name string, data []byte) (string, error) {
 		var b [8]byte
 		_, _ = rand.Read(b[:])
 		tmp = "." + name + tempInfix + hex.EncodeToString(b[:])
-		f, err = dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		f, err = dir.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 		if !errors.Is(err, fs.ErrExist) {
 			break
 		}
@@ -64,7 +69,12 @@ func writeTemp(dir *Dir, name string, data []byte) (string, error) {
 // one of the two. The rename is made durable by syncing the folder. A
 // link at name is replaced, not followed.
 func replaceFile(dir *Dir, name string, data []byte) error {
-	tmp, err := writeTemp(dir, name, data)
+	return replaceFilePerm(dir, name, data, 0o644)
+}
+
+// replaceFilePerm is replaceFile with the new file's mode.
+func replaceFilePerm(dir *Dir, name string, data []byte, perm os.FileMode) error {
+	tmp, err := writeTempPerm(dir, name, data, perm)
 	if err != nil {
 		return err
 	}

@@ -130,7 +130,7 @@ func writeRecord(abs, socket string) error {
 	}
 	// The ledger's one atomic writer: a client never reads half a
 	// record, and a link planted at the record is replaced, not followed.
-	if err := ledger.ReplaceFile(filepath.Join(abs, stateDirName, runDirName), recordName, append(data, '\n')); err != nil {
+	if err := ledger.ReplaceFilePerm(filepath.Join(abs, stateDirName, runDirName), recordName, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("relay: write socket record: %w", err)
 	}
 	return nil
