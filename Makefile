@@ -3,7 +3,9 @@
 GO        ?= go
 BIN       := bin/daokit
 DEMO_ROOT ?= $(CURDIR)/.demo
-STATICCHECK_VERSION ?= 2025.1.1
+# staticcheck 2025.1.1 is module version v0.6.1 (the proxy serves only the
+# semantic version).
+STATICCHECK_VERSION ?= v0.6.1
 
 .PHONY: all build run review team test test-short bench lint fmt vet drill fuzz clean
 
