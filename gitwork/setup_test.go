@@ -50,7 +50,8 @@ func TestRunSetup(t *testing.T) {
 	if _, err := RunSetup(ctx, dir, DefaultSetupScript, 200*time.Millisecond); !errors.Is(err, ErrSetupTimeout) {
 		t.Fatalf("err = %v, want ErrSetupTimeout", err)
 	}
-	if d := time.Since(start); d > 5*time.Second {
+	// Hung, it would take the 30 s of its children; killed, far less.
+	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("timeout took %v", d)
 	}
 }
