@@ -140,6 +140,7 @@ func (j *journal) loop() {
 		}
 		stall.attempts++
 		pending = refuseAcks(pending)
+		stall.held = max(stall.held, countEvents(pending))
 		if !open && time.Since(closedAt) > closeRetry {
 			j.onErr(fmt.Errorf("gave up on %d held events at close: %w", countEvents(pending), err))
 			reply(pending, err)
@@ -153,7 +154,7 @@ func (j *journal) loop() {
 type stall struct {
 	since    time.Time
 	attempts int
-	held     int // events held until the disk had room
+	held     int // the most events held at once until the disk had room
 }
 
 // drain adds the requests already waiting to pending, up to journalBatch.
@@ -218,7 +219,8 @@ func (j *journal) write(pending []*appendReq) error {
 // held and how often they were tried: the ledger says what happened.
 func (j *journal) recovered(s *stall) {
 	e := ledger.NewEvent(j.now(), globalID, globalID, "", ledger.EventSystem, ledger.SeverityWarn, ledger.ObjectOf(
-		"operation", OpLedgerWritesHeld, "since", ledger.FormatTime(s.since), "attempts", s.attempts))
+		"operation", OpLedgerWritesHeld, "since", ledger.FormatTime(s.since), "attempts", s.attempts,
+		"held_events", s.held))
 	if err := j.write([]*appendReq{{events: []ledger.Event{e}}}); err != nil {
 		j.onErr(fmt.Errorf("record the end of a full disk: %w", err))
 	}
