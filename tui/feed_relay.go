@@ -102,12 +102,8 @@ func relayError(err error) error {
 	return e
 }
 
-func routeOf(r relay.Route) live.Route {
-	return live.Route{TaskID: r.TaskID, RunID: r.RunID, ActiveLane: r.ActiveLane, ActiveStep: r.ActiveStep, NextAction: r.NextAction}
-}
-
 func ackOf(a relay.Ack) live.Ack {
-	return live.Ack{Route: routeOf(a.Route), Duplicate: a.Duplicate, EventID: a.EventID}
+	return live.Ack{Route: a.Route, Duplicate: a.Duplicate, EventID: a.EventID}
 }
 
 func runOf(r relay.RunState) live.RunState {
@@ -124,7 +120,7 @@ func noticeOf(n relay.Notice) live.RelayUpdate {
 	var u live.RelayUpdate
 	switch {
 	case n.Kind == relay.NoticeRoute && n.Route != nil:
-		r := routeOf(*n.Route)
+		r := *n.Route // a copy: the window keeps its own, not the decoder's
 		u.Route = &r
 	case n.Kind == relay.NoticeRunState && n.Run != nil:
 		r := runOf(*n.Run)
@@ -136,7 +132,7 @@ func noticeOf(n relay.Notice) live.RelayUpdate {
 		c := controllerOf(*n.Controller)
 		u.Controller = &c
 	case n.Kind == relay.NoticeStatus && n.Status != nil:
-		st := live.Status{Route: routeOf(n.Status.Route), Controller: controllerOf(n.Status.Controller)}
+		st := live.Status{Route: n.Status.Route, Controller: controllerOf(n.Status.Controller)}
 		for _, r := range n.Status.Runs {
 			st.Runs = append(st.Runs, runOf(r))
 		}

@@ -48,8 +48,7 @@ func (m *Model) route(r live.Route) {
 	if r.IsZero() {
 		return
 	}
-	m.apply(factsOp(compact.Facts{Route: ledger.Route{TaskID: r.TaskID, RunID: r.RunID,
-		ActiveLane: r.ActiveLane, ActiveStep: r.ActiveStep, NextAction: r.NextAction}}))
+	m.apply(factsOp(compact.Facts{Route: r}))
 }
 
 // Relay records a notice of the controller.
