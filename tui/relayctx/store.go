@@ -8,13 +8,12 @@ package relayctx
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
+
+	"github.com/daokit/daokit/ledger"
 )
 
 // FileName is the relay context's file in <root>/state/. The controller
@@ -38,9 +37,11 @@ type FileStore struct {
 
 var _ Store = FileStore{}
 
-// Load implements Store.
+// Load implements Store. The file sits in state/, so it is read like the
+// ledger's files: a link, a FIFO or a folder in its place is refused
+// (never followed, never blocked on), and a runaway size is too.
 func (s FileStore) Load(context.Context) ([]byte, error) {
-	data, err := os.ReadFile(s.Path)
+	data, err := ledger.ReadFile(s.Path, ledger.MaxDocumentBytes)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -50,54 +51,17 @@ func (s FileStore) Load(context.Context) ([]byte, error) {
 	return data, nil
 }
 
-// Save implements Store: temp file in the same folder, fsync, rename,
-// fsync of the folder. The temp name starts with a dot and contains
-// ".tmp-", the ledger's temp-file pattern, so that watchers skip it.
+// Save implements Store with the ledger's one atomic writer (temp file
+// in the same folder, fsync, rename, fsync of the folder; a link at the
+// name is replaced, not followed). The file is private to its user: it
+// holds what the person typed.
 func (s FileStore) Save(_ context.Context, data []byte) error {
 	dir, name := filepath.Split(s.Path)
 	if dir == "" {
 		dir = "."
 	}
-	var b [8]byte
-	_, _ = rand.Read(b[:])
-	tmp := filepath.Join(dir, "."+name+".tmp-"+hex.EncodeToString(b[:]))
-	if err := writeSynced(tmp, data); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("save relay context: %w", err)
-	}
-	if err := os.Rename(tmp, s.Path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("save relay context: %w", err)
-	}
-	if err := syncDir(dir); err != nil {
+	if err := ledger.ReplaceFilePerm(dir, name, data, 0o600); err != nil {
 		return fmt.Errorf("save relay context: %w", err)
 	}
 	return nil
-}
-
-func writeSynced(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	return err
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	err = d.Sync()
-	if cerr := d.Close(); err == nil {
-		err = cerr
-	}
-	return err
 }
