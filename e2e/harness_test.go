@@ -17,9 +17,10 @@ import (
 	"github.com/daokit/daokit/ledger"
 )
 
-// fastConfig is a daokit.toml with liveness thresholds short enough for
-// drills: warn after 1 s of silence, stale after 2 s, checks every 200 ms.
-const fastConfig = `
+// drillTimings is the head of the drills' daokit.toml: liveness
+// thresholds short enough for drills (warn after 1 s of silence, stale
+// after 2 s, checks every 200 ms) and quick restarts; the lanes follow.
+const drillTimings = `
 [controller]
 idle_exit = "0s"
 
@@ -36,7 +37,10 @@ max_restarts = 20
 window = "10m"
 backoff_base = "50ms"
 backoff_cap = "200ms"
+`
 
+// fastConfig is drillTimings with one simulated worker lane.
+const fastConfig = drillTimings + `
 [[lanes]]
 name = "worker"
 kind = "sim"

@@ -27,24 +27,7 @@ func demoConfig(t testing.TB) string {
 
 // loopConfig is a loop of quick simulated agents with drill timings: the
 // reviewer requests changes in iteration 1 and approves in iteration 2.
-const loopConfig = `
-[controller]
-idle_exit = "0s"
-
-[heartbeat]
-check_interval = "200ms"
-warning_after = "1s"
-stale_after = "2s"
-
-[lease]
-ttl = "1s"
-
-[restart]
-max_restarts = 20
-window = "10m"
-backoff_base = "50ms"
-backoff_cap = "200ms"
-
+const loopConfig = drillTimings + `
 [[lanes]]
 name = "coder"
 kind = "sim"
@@ -64,8 +47,6 @@ coder = "coder"
 reviewer = "reviewer"
 judge = "reviewer_approved"
 `
-
-func intOf(e ledger.Event, key string) int { return payloadInt(e, key) }
 
 // TestSendWaitRunsTheDemoLoop: on the demo's daokit.toml, send --wait
 // sees two iterations, the reviewer's findings and verdicts, and DONE.
@@ -91,7 +72,7 @@ func TestSendWaitRunsTheDemoLoop(t *testing.T) {
 				findings++
 			}
 		case "ITERATION_FINISHED":
-			decisions = append(decisions, fmt.Sprintf("%d:%s", intOf(e, "iteration"), e.Payload.String("decision")))
+			decisions = append(decisions, fmt.Sprintf("%d:%s", payloadInt(e, "iteration"), e.Payload.String("decision")))
 		}
 	}
 	if strings.Join(verdicts, ",") != "request_changes,approve" || findings != 1 {
@@ -177,8 +158,8 @@ func TestLoopKillDrill(t *testing.T) {
 				started[e.StepID]++
 			case e.EventType == ledger.EventStepCompleted:
 				completed[e.StepID]++
-			case op(e) == "ITERATION_STARTED" && at.After(killedAt) && intOf(e, "iteration") != 2:
-				t.Errorf("round %d: the successor started iteration %d, want to resume 2 (seed %d)", i, intOf(e, "iteration"), seed)
+			case op(e) == "ITERATION_STARTED" && at.After(killedAt) && payloadInt(e, "iteration") != 2:
+				t.Errorf("round %d: the successor started iteration %d, want to resume 2 (seed %d)", i, payloadInt(e, "iteration"), seed)
 			}
 		}
 		for _, id := range []string{"I1-coder", "I1-reviewer"} {
@@ -272,7 +253,7 @@ func BenchmarkLoop100Iterations(b *testing.B) {
 			case op(e) == "RUN_FINISHED":
 				ended = e
 			case e.EventType == ledger.EventStepCompleted:
-				agents += time.Duration(intOf(e, "duration_ms")) * time.Millisecond
+				agents += time.Duration(payloadInt(e, "duration_ms")) * time.Millisecond
 				steps++
 			}
 		}
