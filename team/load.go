@@ -4,9 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -121,12 +123,7 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 			}
 		}
 	}
-	groups := make([]string, 0, len(raw.Groups))
-	for g := range raw.Groups {
-		groups = append(groups, g)
-	}
-	sort.Strings(groups)
-	for _, name := range groups {
+	for _, name := range slices.Sorted(maps.Keys(raw.Groups)) {
 		g := raw.Groups[name]
 		key := "groups." + name
 		if !validName(name) {
@@ -217,12 +214,7 @@ func findCycle(w *Workflow) []string {
 // names that workflow.toml does not have (file is daokit.toml's path).
 func (w *Workflow) CheckHardCaps(caps map[string]int, file string) error {
 	var es Errors
-	names := make([]string, 0, len(caps))
-	for r := range caps {
-		names = append(names, r)
-	}
-	sort.Strings(names)
-	for _, r := range names {
+	for _, r := range slices.Sorted(maps.Keys(caps)) {
 		if _, ok := w.Roles[r]; !ok {
 			es = append(es, &Error{Code: CodeUnknownRole, File: file, Key: "team.role_max_concurrent." + r,
 				Value: strconv.Quote(r), Want: strings.Join(w.Names, ", ")})

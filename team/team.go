@@ -1,8 +1,9 @@
 package team
 
 import (
+	"maps"
 	"path/filepath"
-	"sort"
+	"slices"
 )
 
 // FileName is the name of the workflow file in the outbox root.
@@ -68,12 +69,7 @@ type Group struct {
 // group names it.
 func (w *Workflow) SoftCap(role string) int {
 	best := 0
-	names := make([]string, 0, len(w.Groups))
-	for n := range w.Groups {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
+	for _, n := range slices.Sorted(maps.Keys(w.Groups)) {
 		g := w.Groups[n]
 		for _, r := range g.Roles {
 			if r == role && (best == 0 || g.MaxConcurrent < best) {
