@@ -18,7 +18,7 @@ import (
 // errCompact is the E_ code of every compact failure.
 const errCompact = "E_COMPACT_FAILED"
 
-// runCompact compacts a relay context read from a file or stdin and
+// newCompactCmd is "daokit compact": it compacts a relay context read from a file or stdin and
 // prints the result on stdout; --report prints what changed on stderr, so
 // that stdout stays the JSON a pipe expects.
 func newCompactCmd(a *app) *cobra.Command {
