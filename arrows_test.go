@@ -31,17 +31,18 @@ var allowed = map[string][]string{
 	"worker":            {"worker/transcript", "gitwork", "i18n", "ledger"},
 	"relay":             {"i18n", "ledger"},
 	"heal":              {"i18n", "ledger"},
-	"compact":           {"config", "i18n", "ledger"},
+	"hooks":             {"config"},
+	"compact":           {"hooks", "config", "i18n", "ledger"},
 	"gitwork":           {"i18n", "ledger"},
 	"outbox":            {"i18n", "ledger"},
 	"team":              {"config", "i18n", "ledger"},
 	"workflow":          {"config", "i18n", "ledger"},
 	"lead":              {"outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
-	"controller":        {"relay", "heal", "compact", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "i18n", "ledger"},
+	"controller":        {"relay", "heal", "compact", "hooks", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "i18n", "ledger"},
 	// The window reads diffs through gitwork, words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
 	// lead's view); none of these runs an agent from the window.
-	"tui":      {"relay", "compact", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "i18n", "ledger"},
+	"tui":      {"relay", "compact", "hooks", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "i18n", "ledger"},
 	"cmd":      {"*"},
 	"bench":    {"ledger"},
 	"e2e":      {},

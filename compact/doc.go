@@ -1,6 +1,6 @@
 // Package compact keeps the observer relay's context short: deterministic
 // keep/drop compaction of the relay context, the decisions of when to
-// compact, and the lifecycle hooks that compaction runs as.
+// compact, and the pre-compact hooks that compaction runs as.
 //
 // # The relay context
 //
@@ -68,16 +68,17 @@
 //
 // # Hooks
 //
-// Hooks runs hooks at named lifecycle points (pre-dispatch, post-accept,
-// pre-compact, session-start). Compaction itself is the built-in
-// pre-compact hook. Further hooks are Go functions or external commands
-// configured in daokit.toml (see HookSpec); a command reads the context as
-// JSON on stdin and writes the new context as JSON on stdout. A hook that
+// Hooks runs the window's hooks over its relay context. Compaction itself
+// is the built-in pre-compact hook. Further hooks are Go functions or
+// external commands configured in daokit.toml, which the hooks package
+// runs (process group, timeout, capped output, reasons); a command reads
+// the context as JSON on stdin and writes the new context as JSON on
+// stdout. A hook that
 // fails, times out or prints something other than a JSON object is
 // skipped, with the reason in its Result, and the context stays as it was
 // before that hook: never lost, never half-applied. The window runs the
-// pre-compact hooks; the controller runs the other three (see the
-// controller package).
+// pre-compact hooks; the controller runs the other three through the
+// hooks package itself.
 //
 // compact does no IO except running the hook commands it is handed.
 package compact

@@ -15,5 +15,5 @@
 // Loading reports all problems at once, not only the first.
 //
 // The package only reads and checks: the controller acts on the values, and
-// the compact package runs the hooks described by HookSpecs.
+// the hooks package runs the hooks described by HookSpecs.
 package config

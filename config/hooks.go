@@ -32,7 +32,7 @@ func NormalizeHookPoint(s string) (string, bool) {
 }
 
 // Hook is one [[hooks]] entry of daokit.toml: an external command run at a
-// lifecycle point. daokit only parses and checks hooks here; the compact
+// lifecycle point. daokit only parses and checks hooks here; the hooks
 // package runs them from their HookSpec.
 type Hook struct {
 	// Point is where the hook runs: pre-dispatch, post-accept,

@@ -9,9 +9,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/hooks"
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
@@ -53,8 +53,8 @@ type Controller struct {
 	generation int
 
 	journal *journal
-	index   *instrIndex    // what was acknowledged and what is still open
-	hooks   *compact.Hooks // daokit.toml's session-start, pre-dispatch and post-accept hooks
+	index   *instrIndex // what was acknowledged and what is still open
+	hooks   *hooks.Set  // daokit.toml's session-start, pre-dispatch and post-accept hooks
 	// docMu serialises document writes; each write takes the latest state
 	// under mu and writes it outside mu (see flushDocs).
 	docMu sync.Mutex

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/hooks"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui"
 	"github.com/daokit/daokit/tui/component/events"
@@ -169,7 +170,7 @@ func windowPolicy(root string, logger *slog.Logger) relayctx.Policy {
 		return p
 	}
 	for _, h := range cfg.HookSpecsAt(config.HookPreCompact) {
-		if err := p.Hooks.AddCommand(compact.SpecOf(h)); err != nil {
+		if err := p.Hooks.AddCommand(hooks.SpecOf(h)); err != nil {
 			logger.Warn("pre-compact hook not added", "name", h.Name, "err", err)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/compact"
+	"github.com/daokit/daokit/hooks"
 )
 
 // Figures are what the status bar shows of the context.
@@ -31,7 +32,7 @@ type LoadedMsg struct {
 type CompactedMsg struct {
 	Context  *compact.Context
 	Report   compact.Report
-	Results  []compact.Result
+	Results  []hooks.Result
 	Triggers []compact.Trigger
 }
 
@@ -76,11 +77,11 @@ func New(store Store, policy Policy, log *slog.Logger) *Model {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	hooks := policy.Hooks
-	if hooks == nil {
-		hooks = compact.NewHooks()
+	hs := policy.Hooks
+	if hs == nil {
+		hs = compact.NewHooks()
 	}
-	return &Model{cur: &compact.Context{}, store: store, policy: policy, hooks: hooks, log: log,
+	return &Model{cur: &compact.Context{}, store: store, policy: policy, hooks: hs, log: log,
 		perStep: map[string]int{}, evidence: map[string]bool{}}
 }
 
@@ -100,7 +101,7 @@ func (m *Model) HookErr() error { return m.hookErr }
 // HookError is a pre-compact hook that did not finish well; the context
 // went on without its changes.
 type HookError struct {
-	Result compact.Result
+	Result hooks.Result
 }
 
 // Error implements error.
@@ -164,7 +165,7 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 		m.dirty = true
 		m.hookErr = nil
 		for _, r := range msg.Results {
-			if r.Status == compact.StatusFailed || r.Status == compact.StatusTimeout {
+			if r.Status == hooks.StatusFailed || r.Status == hooks.StatusTimeout {
 				m.hookErr = &HookError{Result: r}
 			}
 		}
@@ -222,10 +223,10 @@ func (m *Model) maybeCompact(ctx context.Context) tea.Cmd {
 		return nil
 	}
 	m.inFlight, m.pending = true, change{}
-	snapshot, known, hooks := m.cur.Clone(), m.known, m.hooks
+	snapshot, known, hs := m.cur.Clone(), m.known, m.hooks
 	before := snapshot.Size()
 	return func() tea.Msg {
-		out := hooks.Run(ctx, compact.PreCompact, snapshot, known)
+		out := hs.Run(ctx, hooks.PreCompact, snapshot, known)
 		msg := CompactedMsg{Context: out.Context, Results: out.Results, Triggers: d.Reasons}
 		if out.Report != nil {
 			msg.Report = *out.Report

@@ -12,6 +12,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/compact"
+	"github.com/daokit/daokit/hooks"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/live"
 )
@@ -152,19 +153,19 @@ func TestCorruptFileStartsFresh(t *testing.T) {
 
 func TestFailingHookIsReportedAndSkipped(t *testing.T) {
 	t.Parallel()
-	hooks := compact.NewHooks()
-	if err := hooks.AddFunc(compact.PreCompact, "redact", time.Second, func(context.Context, *compact.Context, compact.Facts) (*compact.Context, error) {
+	hs := compact.NewHooks()
+	if err := hs.AddFunc(hooks.PreCompact, "redact", time.Second, func(context.Context, *compact.Context, compact.Facts) (*compact.Context, error) {
 		return nil, errors.New("boom")
 	}); err != nil {
 		t.Fatal(err)
 	}
-	m := New(nil, Policy{Triggers: compact.DefaultTriggers(), Hooks: hooks}, nil)
+	m := New(nil, Policy{Triggers: compact.DefaultTriggers(), Hooks: hs}, nil)
 	ctx := context.Background()
 	drain(m, m.Init(ctx))
 	m.Relay(ctx, live.RelayUpdate{Output: &live.OutputLine{Line: "log"}})
 	drain(m, m.Instruction(ctx, "go"))
 	var he *HookError
-	if !errors.As(m.HookErr(), &he) || he.Result.Name != "redact" || he.Result.Code != compact.CodeError {
+	if !errors.As(m.HookErr(), &he) || he.Result.Name != "redact" || he.Result.Code != hooks.CodeError {
 		t.Fatalf("hook failure not reported: %v", m.HookErr())
 	}
 	if m.Figures().Runs != 1 || m.Context().Facts().LatestInstruction != "go" {

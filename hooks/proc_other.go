@@ -1,6 +1,6 @@
 //go:build !unix
 
-package compact
+package hooks
 
 import "os/exec"
 

@@ -1,4 +1,4 @@
-package compact
+package hooks
 
 import (
 	"context"
@@ -43,11 +43,11 @@ func TestCommandHookTimeoutKillsTheProcessGroup(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	start := time.Now()
-	in := mustParse(t, `{"k":"v"}`)
-	out, res := runOne(t, context.Background(), HookSpec{
+	in := []byte(`{"k":"v"}`)
+	out, res := runOne(t, context.Background(), Spec{
 		Command: sh(`sleep 30 & echo $! > "$PIDFILE"; wait`), Env: []string{"PIDFILE=" + pidFile}, Timeout: 200 * time.Millisecond,
 	}, in)
-	if res.Status != StatusTimeout || res.Code != CodeTimeout || out.Context != in {
+	if res.Status != StatusTimeout || res.Code != CodeTimeout || &out.Output[0] != &in[0] {
 		t.Errorf("got %+v", res)
 	}
 	if elapsed := time.Since(start); elapsed > 10*time.Second {
@@ -62,9 +62,9 @@ func TestCommandHookChildrenDoNotOutliveIt(t *testing.T) {
 	t.Parallel()
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	// The background sleep keeps stdout open after the shell exits.
-	_, res := runOne(t, context.Background(), HookSpec{
+	_, res := runOne(t, context.Background(), Spec{
 		Command: sh(`sleep 30 & echo $! > "$PIDFILE"; cat`), Env: []string{"PIDFILE=" + pidFile},
-	}, mustParse(t, `{"k":"v"}`))
+	}, []byte(`{"k":"v"}`))
 	if res.Status != StatusOK {
 		t.Errorf("got %+v", res)
 	}

@@ -1,6 +1,6 @@
 //go:build unix
 
-package compact
+package hooks
 
 import (
 	"context"
@@ -12,17 +12,17 @@ import (
 )
 
 // runOne registers one hook command at PostAccept and runs it.
-func runOne(t *testing.T, ctx context.Context, spec HookSpec, in *Context) (Outcome, Result) {
+func runOne(t *testing.T, ctx context.Context, spec Spec, in []byte) (Outcome, Result) {
 	t.Helper()
 	spec.Point = PostAccept
 	if spec.Name == "" {
 		spec.Name = "test"
 	}
-	h := &Hooks{}
-	if err := h.AddCommand(spec); err != nil {
+	s := &Set{}
+	if err := s.Add(spec); err != nil {
 		t.Fatal(err)
 	}
-	out := h.Run(ctx, PostAccept, in, Facts{})
+	out := s.Run(ctx, PostAccept, in)
 	if len(out.Results) != 1 {
 		t.Fatalf("got %d results", len(out.Results))
 	}
@@ -35,43 +35,43 @@ func TestCommandHooks(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
 		name       string
-		spec       HookSpec
+		spec       Spec
 		wantStatus Status
 		wantCode   Code
 		reason     string // part of the reason
 		want       string // the context afterwards
 	}{
-		{name: "echo", spec: HookSpec{Command: sh("cat")}, want: `{"k":"v"}`},
-		{name: "replace", spec: HookSpec{Command: sh(`cat >/dev/null; printf '{"relay_context":{"goal":"from hook"}}'`)},
+		{name: "echo", spec: Spec{Command: sh("cat")}, want: `{"k":"v"}`},
+		{name: "replace", spec: Spec{Command: sh(`cat >/dev/null; printf '{"relay_context":{"goal":"from hook"}}'`)},
 			want: `{"relay_context":{"goal":"from hook"}}`},
-		{name: "environment", spec: HookSpec{Name: "env", Command: sh(`cat >/dev/null; printf '{"p":"%s","n":"%s","x":"%s"}' "$DAOKIT_HOOK_POINT" "$DAOKIT_HOOK_NAME" "$EXTRA"`),
+		{name: "environment", spec: Spec{Name: "env", Command: sh(`cat >/dev/null; printf '{"p":"%s","n":"%s","x":"%s"}' "$DAOKIT_HOOK_POINT" "$DAOKIT_HOOK_NAME" "$EXTRA"`),
 			Env: []string{"EXTRA=yes"}}, want: `{"p":"post-accept","n":"env","x":"yes"}`},
-		{name: "fails", spec: HookSpec{Command: sh("echo boom >&2; exit 3")},
+		{name: "fails", spec: Spec{Command: sh("echo boom >&2; exit 3")},
 			wantStatus: StatusFailed, wantCode: CodeExit, reason: "exit status 3: boom", want: `{"k":"v"}`},
-		{name: "not JSON", spec: HookSpec{Command: sh("echo not json")},
+		{name: "not JSON", spec: Spec{Command: sh("echo not json")},
 			wantStatus: StatusFailed, wantCode: CodeInvalidOutput, reason: "invalid character", want: `{"k":"v"}`},
-		{name: "not an object", spec: HookSpec{Command: sh("echo '[1]'")},
+		{name: "not an object", spec: Spec{Command: sh("echo '[1]'")},
 			wantStatus: StatusFailed, wantCode: CodeInvalidOutput, reason: "must be a JSON object", want: `{"k":"v"}`},
-		{name: "no output", spec: HookSpec{Command: sh("cat >/dev/null")},
+		{name: "no output", spec: Spec{Command: sh("cat >/dev/null")},
 			wantStatus: StatusFailed, wantCode: CodeInvalidOutput, want: `{"k":"v"}`},
-		{name: "cannot start", spec: HookSpec{Command: []string{"/nonexistent/daokit-hook"}},
+		{name: "cannot start", spec: Spec{Command: []string{"/nonexistent/daokit-hook"}},
 			wantStatus: StatusFailed, wantCode: CodeStart, want: `{"k":"v"}`},
-		{name: "prints too much", spec: HookSpec{Command: sh("while :; do echo yyyyyyyyyyyyyyyy; done"), MaxOutput: 4096},
+		{name: "prints too much", spec: Spec{Command: sh("while :; do echo yyyyyyyyyyyyyyyy; done"), MaxOutput: 4096},
 			wantStatus: StatusFailed, wantCode: CodeOutputTooLarge, want: `{"k":"v"}`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
-			in := mustParse(t, `{"k":"v"}`)
+			in := []byte(`{"k":"v"}`)
 			out, res := runOne(t, context.Background(), tt.spec, in)
 			if res.Status != tt.wantStatus || res.Code != tt.wantCode || !strings.Contains(res.Reason, tt.reason) {
 				t.Errorf("got %v %s %q, want %v %s containing %q", res.Status, res.Code, res.Reason, tt.wantStatus, tt.wantCode, tt.reason)
 			}
-			if data, _ := out.Context.MarshalJSON(); string(data) != tt.want {
-				t.Errorf("context: got %s, want %s", data, tt.want)
+			if string(out.Output) != tt.want {
+				t.Errorf("output: got %s, want %s", out.Output, tt.want)
 			}
-			if tt.wantStatus != StatusOK && out.Context != in {
-				t.Error("a skipped hook replaced the context")
+			if tt.wantStatus != StatusOK && &out.Output[0] != &in[0] {
+				t.Error("a skipped hook replaced the input")
 			}
 		})
 	}
@@ -80,8 +80,8 @@ func TestCommandHooks(t *testing.T) {
 func TestCommandHookRunsInDir(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	_, res := runOne(t, context.Background(), HookSpec{Command: sh(`cat >/dev/null; printf '{"dir":"%s"}' "$(pwd -P)" > "$OUT"; cat "$OUT"`),
-		Dir: dir, Env: []string{"OUT=" + filepath.Join(dir, "out.json")}}, &Context{})
+	_, res := runOne(t, context.Background(), Spec{Command: sh(`cat >/dev/null; printf '{"dir":"%s"}' "$(pwd -P)" > "$OUT"; cat "$OUT"`),
+		Dir: dir, Env: []string{"OUT=" + filepath.Join(dir, "out.json")}}, []byte(`{}`))
 	data, err := os.ReadFile(filepath.Join(dir, "out.json"))
 	real, _ := filepath.EvalSymlinks(dir)
 	if res.Status != StatusOK || err != nil || !strings.Contains(string(data), real) {
@@ -94,7 +94,7 @@ func TestCommandHookStopsWhenTheRunEnds(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
 	defer cancel()
 	start := time.Now()
-	_, res := runOne(t, ctx, HookSpec{Command: sh("sleep 30"), Timeout: time.Minute}, &Context{})
+	_, res := runOne(t, ctx, Spec{Command: sh("sleep 30"), Timeout: time.Minute}, []byte(`{}`))
 	if res.Status != StatusSkipped || res.Code != CodeCancelled {
 		t.Errorf("got %+v", res)
 	}
@@ -109,8 +109,8 @@ func TestCommandHookStopsWhenTheRunEnds(t *testing.T) {
 func TestIdempotentHookNeverReplaysForNewInput(t *testing.T) {
 	t.Parallel()
 	count := filepath.Join(t.TempDir(), "count")
-	h := &Hooks{}
-	if err := h.AddCommand(HookSpec{Point: PreDispatch, Name: "memo", Idempotent: true,
+	s := &Set{}
+	if err := s.Add(Spec{Point: PreDispatch, Name: "memo", Idempotent: true,
 		Command: sh(`echo run >> "$COUNT"; cat`), Env: []string{"COUNT=" + count}}); err != nil {
 		t.Fatal(err)
 	}
@@ -118,19 +118,19 @@ func TestIdempotentHookNeverReplaysForNewInput(t *testing.T) {
 		data, _ := os.ReadFile(count)
 		return strings.Count(string(data), "run")
 	}
-	first := mustParse(t, `{"n":1}`)
+	first := []byte(`{"n":1}`)
 	for i, step := range []struct {
-		in       *Context
+		in       []byte
 		wantRuns int
 		wantCode Code
 		want     string
 	}{
 		{first, 1, "", `{"n":1}`},
-		{mustParse(t, `{"n":1}`), 1, CodeCached, `{"n":1}`},
-		{mustParse(t, `{"n":2}`), 2, "", `{"n":2}`},
+		{[]byte(`{"n":1}`), 1, CodeCached, `{"n":1}`},
+		{[]byte(`{"n":2}`), 2, "", `{"n":2}`},
 	} {
-		out := h.Run(context.Background(), PreDispatch, step.in, Facts{})
-		data, _ := out.Context.MarshalJSON()
+		out := s.Run(context.Background(), PreDispatch, step.in)
+		data := out.Output
 		if res := out.Results[0]; res.Status != StatusOK || res.Code != step.wantCode || string(data) != step.want || runs() != step.wantRuns {
 			t.Errorf("run %d: got %+v, %s after %d runs; want %s after %d", i, res, data, runs(), step.want, step.wantRuns)
 		}
