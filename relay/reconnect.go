@@ -2,8 +2,9 @@ package relay
 
 import (
 	"context"
-	"math/rand/v2"
 	"time"
+
+	"github.com/daokit/daokit/backoff"
 )
 
 // ConnState is a Client's connection state, for the window's status line.
@@ -85,7 +86,9 @@ func (c *Client) run(ctx context.Context) {
 			c.refuse(err)
 		}
 		failures++
-		d := backoff(failures, c.cfg.MinBackoff, c.cfg.MaxBackoff)
+		// Equal jitter, so that windows restarted together do not
+		// reconnect in step.
+		d := backoff.Capped{Base: c.cfg.MinBackoff, Max: c.cfg.MaxBackoff}.Jittered(failures-1, nil)
 		c.cfg.Logger.Debug("relay: reconnecting", "attempt", failures, "delay", d, "err", err)
 		c.publish(StateChange{State: StateReconnecting, Attempt: failures, Delay: d, Err: err})
 		if !sleepCtx(ctx, d) {
@@ -154,17 +157,4 @@ func (c *Client) publish(s StateChange) {
 		default:
 		}
 	}
-}
-
-// backoff returns the wait before attempt n (1-based): lo doubled n-1
-// times, capped at hi, with equal jitter (half fixed, half random) so that
-// windows restarted together do not reconnect in step.
-func backoff(n int, lo, hi time.Duration) time.Duration {
-	d := lo
-	for i := 1; i < n && d < hi; i++ {
-		d *= 2
-	}
-	d = min(d, hi)
-	half := d / 2
-	return half + rand.N(d-half+1)
 }

@@ -11,6 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/daokit/daokit/backoff"
 	"github.com/daokit/daokit/tui/live"
 )
 
@@ -97,21 +98,13 @@ type State struct {
 // every time must not be restarted forever.
 const MaxAutoStarts = 5
 
-// Backoff bounds of the automatic starts: the first waits autoBase, each
-// next one twice as long, up to autoCap.
-const (
-	autoBase = time.Second
-	autoCap  = 30 * time.Second
-)
+// autoStarts is the backoff of the automatic starts: the first waits a
+// second, each next one twice as long, up to 30 seconds.
+var autoStarts = backoff.Capped{Base: time.Second, Max: 30 * time.Second}
 
 // stableAfter is how long a controller must stay connected before its
 // automatic starts count from zero again.
 const stableAfter = 30 * time.Second
-
-// backoff is the wait before automatic start number tries+1.
-func backoff(tries int) time.Duration {
-	return min(autoBase<<min(tries, 16), autoCap)
-}
 
 // RetryIn is how long until the planned automatic start.
 func (s State) RetryIn() time.Duration {

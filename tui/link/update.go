@@ -61,7 +61,7 @@ func (m *Model) plan() {
 		m.st.GaveUp = true
 		return
 	}
-	m.st.Retry = m.st.Now.Add(backoff(m.st.Tries))
+	m.st.Retry = m.st.Now.Add(autoStarts.Delay(m.st.Tries))
 }
 
 // tick starts the planned successor when its time has come (a lost
