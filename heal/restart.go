@@ -1,8 +1,9 @@
 package heal
 
 import (
-	"math/rand/v2"
 	"time"
+
+	"github.com/daokit/daokit/backoff"
 )
 
 // RestartPolicy bounds automatic worker restarts: exponential backoff with
@@ -54,16 +55,8 @@ func (r *Restarts) Count() int { return len(r.times) }
 
 // Backoff returns the delay before attempt n (0-based): BaseDelay·2ⁿ capped
 // at MaxDelay, with "equal jitter" (half fixed, half random) so that many
-// failing lanes do not retry in lockstep yet never retry instantly.
+// failing lanes do not retry in lockstep yet never retry instantly. It is
+// daokit's one backoff (package backoff) with the policy's bounds.
 func Backoff(p RestartPolicy, n int, jitter func() float64) time.Duration {
-	if jitter == nil {
-		jitter = rand.Float64
-	}
-	d := p.BaseDelay
-	for i := 0; i < n && d < p.MaxDelay; i++ {
-		d *= 2
-	}
-	d = min(d, p.MaxDelay)
-	half := d / 2
-	return half + time.Duration(jitter()*float64(half))
+	return backoff.Capped{Base: p.BaseDelay, Max: p.MaxDelay}.Jittered(n, jitter)
 }
