@@ -53,6 +53,10 @@ type indexEntry struct {
 	// restart then records that it resumes it. An instruction that only
 	// waited for its lane resumes without a word in the log.
 	Started bool `json:"started,omitempty"`
+	// Completed lists the steps STEP_COMPLETED recorded for the open
+	// instruction: pipeline_state.json shows one run only, so for the
+	// others this is what keeps a finished step from running again.
+	Completed []string `json:"completed,omitempty"`
 }
 
 func (e indexEntry) ack() relay.Ack {
@@ -93,9 +97,15 @@ func (x *instrIndex) fold(e *ledger.Event) {
 
 func (x *instrIndex) foldLocked(e *ledger.Event) {
 	x.folded++
-	if e.EventType == ledger.EventStepStarted {
+	switch e.EventType {
+	case ledger.EventStepStarted:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.Started = true
+		}
+		return
+	case ledger.EventStepCompleted:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil && !slices.Contains(en.Completed, e.StepID) {
+			en.Completed = append(slices.Clip(en.Completed), e.StepID)
 		}
 		return
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -82,8 +83,11 @@ func TestIndexKnowsEveryInstructionWithoutTheHistory(t *testing.T) {
 		t.Error("an id never sent was found")
 	}
 
-	// A crash after appends but before the next checkpoint.
-	if err := c.store.AppendEvents([]ledger.Event{finishedEvent(f, "open-1"), instructionEvent(f, "open-3")}); err != nil {
+	// A crash after appends but before the next checkpoint: open-2's step
+	// completed (its run had not ended).
+	completed := ledger.NewEvent(time.Now(), TaskIDFor("open-2"), "run-1", "S1", ledger.EventStepCompleted, ledger.SeverityInfo,
+		ledger.ObjectOf("exit_code", 0))
+	if err := c.store.AppendEvents([]ledger.Event{finishedEvent(f, "open-1"), instructionEvent(f, "open-3"), completed}); err != nil {
 		t.Fatal(err)
 	}
 	c.store.Close()
@@ -91,10 +95,15 @@ func TestIndexKnowsEveryInstructionWithoutTheHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if load.Replayed != 2 {
-		t.Errorf("replayed %d events, want the 2 after the checkpoint", load.Replayed)
+	if load.Replayed != 3 {
+		t.Errorf("replayed %d events, want the 3 after the checkpoint", load.Replayed)
 	}
 	assertOpen(t, x, "open-0", "open-2", "open-3")
+	for _, en := range x.openEntries() {
+		if want := en.MessageID == "open-2"; want != slices.Contains(en.Completed, "S1") {
+			t.Errorf("%s: completed steps %v", en.MessageID, en.Completed)
+		}
+	}
 
 	// A torn checkpoint is rebuilt from the log, which is the truth.
 	if err := os.WriteFile(filepath.Join(stateDir, IndexDir, indexCheckpointFile), []byte(`{"version":1,"open":[`), 0o644); err != nil {

@@ -17,6 +17,8 @@ type found struct {
 	route ledger.Route
 	// started: a worker ran for it before; its resumption is recorded.
 	started bool
+	// completed are the steps the log says finished: never run again.
+	completed []string
 }
 
 // recover fences off workers a dead controller left behind and returns
@@ -35,7 +37,7 @@ func (c *Controller) recover() []found {
 	}
 	out := make([]found, 0, len(open))
 	for _, en := range open {
-		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started})
+		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed})
 	}
 	return out
 }
@@ -81,6 +83,11 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 					MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
 				}
 				res.announce = true
+			}
+		}
+		for _, step := range f.completed {
+			if r.pipeline.RoleLifecycle.Get("step:"+step) != "completed" {
+				MarkStepCompleted(&r.pipeline, step)
 			}
 		}
 		// A run that only waited for its lane resumes its wait without a
