@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/daokit/daokit/heal"
@@ -162,7 +163,12 @@ func (a *app) checkDocuments(l ledger.Layout, s ledger.Snapshot) error {
 			if path == l.Heartbeat() && p.Path == "$.last_heartbeat_at" {
 				continue // judged below with the Python tool's code
 			}
-			if p.Code == ledger.ProblemUnknownField {
+			// The Python tool's own handoff --apply writes empty
+			// role_lifecycle values (handoff_skipped_steps ""), against
+			// its contract's minLength; it reads them back, so they are
+			// kept as written like its extra fields.
+			pythonEmpty := path == l.Pipeline() && p.Code == ledger.ProblemEmpty && strings.HasPrefix(p.Path, "$.role_lifecycle.")
+			if p.Code == ledger.ProblemUnknownField || pythonEmpty {
 				fmt.Fprintln(a.io.err, a.t("cli.check.note_extra_field", "Path", path, "Field", a.where(p.Path)))
 				continue
 			}
