@@ -5,7 +5,9 @@
 # ${DAOKIT_BENCH_DIR:-/tmp}. Then start-up and cold start side by side in
 # the same run: a Go hello-world, `daokit --help`, `status --json` on the
 # 1M-event ledger, and `send` / `run` on fresh roots that start their own
-# controller (bench/coldstart). Figures go to stdout and bench/last-run.txt.
+# controller (bench/coldstart), and the Python DAOKit's `run` beside
+# daokit's when DAOKIT_PY_SRC names a checkout of it. Figures go to
+# stdout and bench/last-run.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=bin/daokit
@@ -34,9 +36,12 @@ runs=${RUNS:-30}
 	bin/cmdbench -n "$runs" -label "daokit --help" -- "$bin" --help
 	bin/cmdbench -n "$runs" -label "status --json (1M events)" -- "$bin" status --root "$cache/daokit-cmdbench-1000000" --json
 	bin/coldstart -daokit "$bin" -n 20 -mode send
-	bin/coldstart -daokit "$bin" -n 10 -mode run
-	# The Python DAOKit is not installed here; a bare interpreter start is
-	# the least any Python command costs, shown for scale.
+	# With DAOKIT_PY_SRC set to a checkout of the Python DAOKit, its own
+	# `run` is timed on fresh roots too, alternating with daokit's, and the
+	# ratio of the medians printed.
+	bin/coldstart -daokit "$bin" -n 10 -mode run ${DAOKIT_PY_SRC:+-python "$DAOKIT_PY_SRC"}
+	# A bare interpreter start is the least any Python command costs,
+	# shown for scale.
 	if command -v python3 >/dev/null; then
 		bin/cmdbench -n "$runs" -label "python3 -c pass (floor)" -- python3 -c pass
 	fi
