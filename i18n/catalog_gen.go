@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "ed16e543e3b0a0d38ac17df60875f3757a5538036a3b063b1edbc994e0ab8a8e"
+const generatedDigest = "d07e455bb83814ccf4cc6783042d9ca2c9829bb36f821036d7c833d7f514a511"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -106,6 +106,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.error.controller_exited", Other: "the controller (pid {{.PID}}) exited before it was ready: {{.Output}}"},
 	{ID: "cli.error.controller_holds_root", Other: "a live controller (pid {{.PID}}) holds {{.Root}}; it is the only writer and performs takeovers and handoffs itself (stop it first to act by hand)"},
 	{ID: "cli.error.did_you_mean", Other: "did you mean: {{.Names}}"},
+	{ID: "cli.error.flag_ambiguous", Other: "ambiguous option: {{.Flag}} could match {{.Matches}}"},
 	{ID: "cli.error.flag_needs_value", Other: "option {{.Flag}} needs a value"},
 	{ID: "cli.error.flag_syntax", Other: "bad option syntax: {{.Flag}}"},
 	{ID: "cli.error.flag_unknown", Other: "unknown option {{.Flag}}"},
@@ -1026,6 +1027,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.error.controller_exited", Other: "控制器（进程号 {{.PID}}）在就绪前退出：{{.Output}}"},
 	{ID: "cli.error.controller_holds_root", Other: "存活的控制器（进程号 {{.PID}}）正持有 {{.Root}}；它是唯一的写入方，会自行执行接管与交接（如需手动操作，请先停止它）"},
 	{ID: "cli.error.did_you_mean", Other: "您是不是要：{{.Names}}"},
+	{ID: "cli.error.flag_ambiguous", Other: "选项有歧义：{{.Flag}} 可能是 {{.Matches}}"},
 	{ID: "cli.error.flag_needs_value", Other: "选项 {{.Flag}} 需要一个值"},
 	{ID: "cli.error.flag_syntax", Other: "选项格式错误：{{.Flag}}"},
 	{ID: "cli.error.flag_unknown", Other: "未知选项 {{.Flag}}"},

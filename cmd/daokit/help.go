@@ -119,6 +119,10 @@ func (a *app) flagError(c *cobra.Command, err error) error {
 			typed = "-" + s
 		}
 		detail = a.t("cli.error.flag_unknown", "Flag", typed)
+		// expandPrefixes left a prefix of several options as typed.
+		if m := prefixMatches(c, notExist.GetSpecifiedName()); notExist.GetSpecifiedShortnames() == "" && len(m) > 1 {
+			detail = a.t("cli.error.flag_ambiguous", "Flag", typed, "Matches", strings.Join(m, ", "))
+		}
 	case errors.As(err, &needs):
 		typed := "--" + needs.GetSpecifiedName()
 		if s := needs.GetSpecifiedShortnames(); s != "" {

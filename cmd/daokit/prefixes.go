@@ -17,11 +17,7 @@ func expandPrefixes(root *cobra.Command, args []string) []string {
 	if err != nil || c == nil {
 		return args
 	}
-	c.InitDefaultHelpFlag()
-	var names []string
-	collect := func(f *pflag.Flag) { names = append(names, f.Name) }
-	c.LocalFlags().VisitAll(collect)
-	c.InheritedFlags().VisitAll(collect)
+	names := flagNames(c)
 	out := make([]string, 0, len(args))
 	for i, arg := range args {
 		if arg == "--" {
@@ -41,6 +37,30 @@ func expandPrefixes(root *cobra.Command, args []string) []string {
 		out = append(out, arg)
 	}
 	return out
+}
+
+// flagNames lists the long names of every option c accepts, its own and
+// inherited ones, help included.
+func flagNames(c *cobra.Command) []string {
+	c.InitDefaultHelpFlag()
+	var names []string
+	collect := func(f *pflag.Flag) { names = append(names, f.Name) }
+	c.LocalFlags().VisitAll(collect)
+	c.InheritedFlags().VisitAll(collect)
+	return names
+}
+
+// prefixMatches returns the options of c that prefix abbreviates, each
+// spelled with its dashes, in the order c lists them: several mean the
+// prefix was ambiguous (argparse's "could match").
+func prefixMatches(c *cobra.Command, prefix string) []string {
+	var found []string
+	for _, n := range flagNames(c) {
+		if strings.HasPrefix(n, prefix) {
+			found = append(found, "--"+n)
+		}
+	}
+	return found
 }
 
 // uniquePrefix returns the one name that prefix abbreviates, or "" when
