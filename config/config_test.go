@@ -209,8 +209,8 @@ func TestErrorsAreLocalized(t *testing.T) {
 	}
 	_, perr := Parse([]byte("[heartbeat]\nstale_after = \"10s\"\n[[lanes]]\nname = \"w\"\nstdin = \"yes\"\n"), "daokit.toml", "/r")
 	es := AsErrors(perr)
-	if len(es) != 1 {
-		t.Fatalf("got %d problems (%v), want 1", len(es), perr)
+	if len(es) != 2 {
+		t.Fatalf("got %d problems (%v), want 2 (stale_after below warning_after, stdin not a boolean)", len(es), perr)
 	}
 	got := es.Localize(zh)
 	for _, want := range []string{"daokit.toml", "lanes[0].stdin", `"yes"`, "布尔值"} {
@@ -218,7 +218,7 @@ func TestErrorsAreLocalized(t *testing.T) {
 			t.Errorf("Chinese message %q lacks %q", got, want)
 		}
 	}
-	if en := es[0].Error(); !strings.Contains(en, "expected true or false") {
+	if en := es[1].Error(); !strings.Contains(en, "expected true or false") {
 		t.Errorf("English message: got %q", en)
 	}
 	// Every code has a message in both languages (the catalog test checks

@@ -38,7 +38,8 @@ func Load(root string) (Config, error) {
 // resolved against. The result is validated.
 func Parse(data []byte, file, root string) (Config, error) {
 	var raw map[string]any
-	if _, err := toml.Decode(string(data), &raw); err != nil {
+	md, err := toml.Decode(string(data), &raw)
+	if err != nil {
 		e := &Error{Code: CodeSyntax, File: file, Detail: err.Error(), Err: err}
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
@@ -50,11 +51,13 @@ func Parse(data []byte, file, root string) (Config, error) {
 	cfg.Root = root
 	p := &problems{file: file}
 	decodeConfig(newTable(p, "", raw), &cfg)
-	if err := p.err(); err != nil {
-		return Config{}, err
-	}
-	if err := cfg.validate(file); err != nil {
-		return Config{}, err
+	// Validation runs even when some values could not be decoded (they
+	// keep their defaults), so that the person sees every problem at
+	// once, in the order of the file.
+	list := withoutEchoes(p.list, AsErrors(cfg.validate(file)))
+	if len(list) > 0 {
+		orderOf(md).sort(list)
+		return Config{}, list
 	}
 	return cfg, nil
 }

@@ -192,8 +192,8 @@ func TestParseInvalidFiles(t *testing.T) {
 		}},
 		{"invalid-type.toml", []wantProblem{
 			{CodeType, "restart.max_restarts", `"five"`},
-			{CodeType, "lanes[0].command", `"my-agent {instruction}"`},
 			{CodeType, "lanes[0].stdin", `"yes"`},
+			{CodeType, "lanes[0].command", `"my-agent {instruction}"`},
 			{CodeType, "lanes[0].env", `3`},
 		}},
 		{"invalid-duration.toml", []wantProblem{
@@ -207,23 +207,23 @@ func TestParseInvalidFiles(t *testing.T) {
 		}},
 		{"invalid-lease-ttl.toml", []wantProblem{{CodeOrder, "lease.ttl", `"10s"`}}},
 		{"invalid-restart.toml", []wantProblem{
-			{CodeTooSmall, "controller.idle_exit", `"-1s"`},
 			{CodeTooSmall, "restart.max_restarts", `-1`},
 			{CodeOrder, "restart.backoff_cap", `"5s"`},
+			{CodeTooSmall, "controller.idle_exit", `"-1s"`},
 		}},
 		{"invalid-lanes.toml", []wantProblem{
 			{CodeEnum, "lanes[0].kind", `"gpt"`},
 			{CodeDuplicate, "lanes[1].name", `"worker"`},
 			{CodeTooSmall, "lanes[1].concurrency", `0`},
 			{CodeName, "lanes[2].name", `"has space"`},
-			{CodeTooSmall, "lanes[2].timeout", `"-1m"`},
 			{CodeTooLarge, "lanes[2].concurrency", `65`},
+			{CodeTooSmall, "lanes[2].timeout", `"-1m"`},
 			{CodeRequired, "lanes[3].name", ""},
 			{CodeRequired, "lanes[3].command", ""},
 			{CodeNoInstruction, "lanes[4].command", ""},
-			{CodeNoSession, "lanes[4].resume_command", ""},
 			{CodeEnv, "lanes[4].env[1]", `"NOEQUALS"`},
 			{CodeEnv, "lanes[4].env[2]", `"=empty"`},
+			{CodeNoSession, "lanes[4].resume_command", ""},
 		}},
 		{"invalid-workflow.toml", []wantProblem{
 			{CodeDuplicate, "workflow.steps[1].id", `"S1"`},
@@ -238,12 +238,24 @@ func TestParseInvalidFiles(t *testing.T) {
 		}},
 		{"invalid-empty-lanes.toml", []wantProblem{{CodeRequired, "lanes", ""}}},
 		{"invalid-flow.toml", []wantProblem{
-			{CodeUnknownLane, "workflow.reviewer", `"critic"`},
-			{CodeTooSmall, "workflow.max_iterations", "0"},
+			// A missing setting is told where its table starts.
 			{CodeRequired, "workflow.judge_command", ""},
+			{CodeTooSmall, "workflow.max_iterations", "0"},
+			{CodeUnknownLane, "workflow.reviewer", `"critic"`},
 			{CodeTooSmall, "workflow.summary.every_tool_uses", "-1"},
 		}},
 		{"invalid-flow-kind.toml", []wantProblem{{CodeEnum, "workflow.kind", `"parallel"`}}},
+		// Values that cannot be decoded and values that fail validation
+		// are told together, in the order of the file; a value that could
+		// not be decoded is not told again by validation.
+		{"invalid-mixed.toml", []wantProblem{
+			{CodeDuration, "heartbeat.stale_after", `"zz"`},
+			{CodeEnum, "lanes[0].kind", `"bogus"`},
+			{CodeType, "lanes[1].command", `"not a list"`},
+			{CodeTooSmall, "workflow.max_iterations", "-3"},
+			{CodeEnum, "workflow.judge", `"oracle"`},
+			{CodeUnknownKey, "compaction", ""},
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.file, func(t *testing.T) {
