@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"fmt"
+	"os"
 
 	"golang.org/x/sys/unix"
 )
@@ -66,14 +67,18 @@ func encodeEvent(e *Event) ([]byte, error) {
 func (s *Store) appendBytes(buf []byte) error {
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
-	switch {
-	case s.closed:
+	if s.closed {
 		return ErrClosed
-	case s.broken != nil:
-		return fmt.Errorf("store needs reopening after an earlier failure: %w", s.broken)
 	}
 	if err := s.reopenIfMoved(); err != nil {
 		return err
+	}
+	if s.broken != nil {
+		if err := s.cutBack(); err != nil {
+			// The earlier failure stays in the chain: a disk that was full
+			// is still reported as full, and the caller's retry goes on.
+			return fmt.Errorf("cut events back to their last good end after an earlier failure (%w): %w", s.broken, err)
+		}
 	}
 	// os.File.Write issues one write(2) for anything below 1 GiB; with
 	// O_APPEND the kernel places it at the current end.
@@ -81,22 +86,51 @@ func (s *Store) appendBytes(buf []byte) error {
 	if err != nil {
 		if n > 0 {
 			// Cut the partial line now rather than leave it for the
-			// next Open: later appends would otherwise follow garbage.
-			if terr := s.events.Truncate(s.size); terr != nil {
-				s.broken = terr
-			}
+			// next append or Open: it would precede the next line.
+			s.fail(err)
 		}
 		return err
 	}
-	if err := unix.Fdatasync(int(s.events.Fd())); err != nil {
+	if err := s.fdatasync(s.events); err != nil {
 		// After a failed fsync the kernel may have dropped the dirty
-		// pages; retrying would report success for data that is gone.
-		s.broken = err
+		// pages, and a second fsync would report success for data that
+		// is gone. The lines are not acknowledged: they are cut off
+		// here, and the caller writes them again.
+		s.fail(err)
 		return fmt.Errorf("sync events: %w", err)
 	}
 	s.size += int64(n)
 	return nil
 }
+
+// fail records that bytes after s.size may be on disk in any state, and
+// tries at once to cut them off; a cut that fails is tried again before
+// the next append. The caller holds evMu.
+func (s *Store) fail(err error) {
+	s.broken = err
+	_ = s.cutBack() // on failure s.broken stays, and appends try again
+}
+
+// cutBack truncates events.jsonl to the end of the last append that
+// synced, and syncs the truncation. Only when both succeed is the store
+// whole again: the file then ends where the last acknowledged line ends,
+// and nothing a failed sync may have left half-written remains. The sync
+// also writes the last, partly kept block again even if the kernel marked
+// its page clean after the failed writeback (file systems zero the cut part of
+// that block, which dirties it). The caller holds evMu.
+func (s *Store) cutBack() error {
+	if err := s.events.Truncate(s.size); err != nil {
+		return fmt.Errorf("truncate: %w", err)
+	}
+	if err := s.fdatasync(s.events); err != nil {
+		return fmt.Errorf("sync: %w", err)
+	}
+	s.broken = nil
+	return nil
+}
+
+// syncData is fdatasync(2) on f: the data and the size, not the times.
+func syncData(f *os.File) error { return unix.Fdatasync(int(f.Fd())) }
 
 // reopenIfMoved reopens events.jsonl when someone deleted or replaced it
 // while the store held it open. Appending to the old inode would put

@@ -45,11 +45,15 @@ type Store struct {
 	events   *os.File
 	ino, dev uint64 // identity of events, to notice a deleted or replaced log
 	size     int64  // end of events.jsonl after the last good append
-	// broken is set when a failed fsync leaves the on-disk state of
-	// events.jsonl unknown: after that the store refuses appends rather
-	// than build on a tail it cannot vouch for. Reopen to recover.
+	// broken is set when a failed write or fsync leaves bytes after size
+	// whose fate on disk is unknown. The store never builds on such a
+	// tail: the next append first cuts the file back to size and syncs
+	// that (see cutBack), and writes only once the cut is durable.
 	broken error
 	closed bool
+	// fdatasync makes events.jsonl's data durable; a field so that a test
+	// can make one store's syncs fail.
+	fdatasync func(*os.File) error
 }
 
 // Open opens root for writing. It takes the lock, removes temp files a
@@ -70,7 +74,7 @@ func Open(root string, opts Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{layout: layout, dir: dir, now: now, lock: lock}
+	s := &Store{layout: layout, dir: dir, now: now, lock: lock, fdatasync: syncData}
 	if err := s.prepare(); err != nil {
 		_ = lock.release()
 		_ = dir.Close()
@@ -145,7 +149,8 @@ func (s *Store) openEvents() (Repair, error) {
 	if s.events != nil {
 		_ = s.events.Close()
 	}
-	s.events, s.size = f, size
+	// A fresh descriptor on a repaired tail has nothing unknown after size.
+	s.events, s.size, s.broken = f, size, nil
 	return repair, nil
 }
 
