@@ -49,6 +49,8 @@ var allowed = map[string][]string{
 	"e2e":      {},
 	"docs":     {},
 	"examples": {},
+	// Test helpers: importable by any package's tests, importing nothing of ours.
+	"internal/gittest": {},
 }
 
 // keyOf returns the allow-list key covering pkg (relative to the

@@ -3,49 +3,17 @@ package controller
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/internal/gittest"
+
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 )
-
-// gitIn runs git in dir for a test and returns its trimmed output.
-func gitIn(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %s: %v\n%s", strings.Join(args, " "), err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// newGitRepo makes a repository on branch main with one commit.
-func newGitRepo(t testing.TB) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := filepath.Join(t.TempDir(), "repo")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, dir, "init", "--quiet", "--initial-branch=main")
-	gitIn(t, dir, "config", "user.name", "Test")
-	gitIn(t, dir, "config", "user.email", "test@example.com")
-	if err := os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("start\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitIn(t, dir, "add", "--all")
-	gitIn(t, dir, "commit", "--quiet", "-m", "initial")
-	return dir
-}
 
 // worktreeConfig runs script (instruction on stdin) in worktrees of repo.
 func worktreeConfig(repo, script string) config.Config {
@@ -76,7 +44,7 @@ func (h *harness) typedFor(taskID, eventType string) ledger.Event {
 
 func TestWorktreeStepWaitsForReviewAndAcceptMerges(t *testing.T) {
 	t.Parallel()
-	repo := newGitRepo(t)
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
 	h := startHarness(t, t.TempDir(), worktreeConfig(repo, editScript))
 	ack := h.forward("accept me")
 	ready := h.opFor(ack.TaskID, OpWorktreeReady)
@@ -84,7 +52,7 @@ func TestWorktreeStepWaitsForReviewAndAcceptMerges(t *testing.T) {
 	if branch != "daokit/"+ack.TaskID+"/"+ack.RunID+"/S1" || path != filepath.Join(h.root, WorktreesDir, ack.TaskID, ack.RunID, "S1") {
 		t.Fatalf("WORKTREE_READY %v", ready.Payload)
 	}
-	if base := ready.Payload.String("base"); base != gitIn(t, repo, "rev-parse", "main") {
+	if base := ready.Payload.String("base"); base != gittest.Git(t, repo, "rev-parse", "main") {
 		t.Errorf("base %s is not main's tip", base)
 	}
 	h.opFor(ack.TaskID, OpReviewPending)
@@ -93,7 +61,7 @@ func TestWorktreeStepWaitsForReviewAndAcceptMerges(t *testing.T) {
 	}); n != 0 {
 		t.Fatal("accepted before the person said so")
 	}
-	if got := gitIn(t, repo, "show", "main:notes.txt"); got != "start" {
+	if got := gittest.Git(t, repo, "show", "main:notes.txt"); got != "start" {
 		t.Fatalf("main changed before accept: %q", got)
 	}
 	if snap := ledger.LoadSnapshot(h.root); snap.Pipeline.Value.Status != ledger.StatusAccept {
@@ -103,8 +71,8 @@ func TestWorktreeStepWaitsForReviewAndAcceptMerges(t *testing.T) {
 		t.Fatal(err)
 	}
 	passed := h.typedFor(ack.TaskID, ledger.EventAcceptancePassed)
-	if passed.Payload.String("commit") != gitIn(t, repo, "rev-parse", "main") {
-		t.Errorf("ACCEPTANCE_PASSED %v; main is %s", passed.Payload, gitIn(t, repo, "rev-parse", "main"))
+	if passed.Payload.String("commit") != gittest.Git(t, repo, "rev-parse", "main") {
+		t.Errorf("ACCEPTANCE_PASSED %v; main is %s", passed.Payload, gittest.Git(t, repo, "rev-parse", "main"))
 	}
 	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
 		t.Fatalf("run ended %v", end.Payload)
@@ -117,7 +85,7 @@ func TestWorktreeStepWaitsForReviewAndAcceptMerges(t *testing.T) {
 	if _, err := os.Stat(path); !os.IsNotExist(err) {
 		t.Error("the merged, clean worktree is still there")
 	}
-	gitIn(t, repo, "rev-parse", "--verify", branch) // the branch stays
+	gittest.Git(t, repo, "rev-parse", "--verify", branch) // the branch stays
 	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); relay.CodeOf(err) != codeNoReview {
 		t.Errorf("accept with nothing in review: %v", err)
 	}
@@ -125,7 +93,7 @@ func TestWorktreeStepWaitsForReviewAndAcceptMerges(t *testing.T) {
 
 func TestRejectKeepsTheBranchAndHandsTheReasonOn(t *testing.T) {
 	t.Parallel()
-	repo := newGitRepo(t)
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
 	h := startHarness(t, t.TempDir(), worktreeConfig(repo, `cat >> notes.txt; git add -A && git commit -qm step`))
 	ack := h.forward("try once")
 	ready := h.opFor(ack.TaskID, OpWorktreeReady)
@@ -141,11 +109,11 @@ func TestRejectKeepsTheBranchAndHandsTheReasonOn(t *testing.T) {
 		t.Fatalf("run ended %v", end.Payload)
 	}
 	branch, path := ready.Payload.String("branch"), ready.Payload.String("path")
-	gitIn(t, repo, "rev-parse", "--verify", branch)
+	gittest.Git(t, repo, "rev-parse", "--verify", branch)
 	if _, err := os.Stat(path); err != nil {
 		t.Fatalf("rejected worktree removed: %v", err)
 	}
-	if got := gitIn(t, repo, "show", "main:notes.txt"); got != "start" {
+	if got := gittest.Git(t, repo, "show", "main:notes.txt"); got != "start" {
 		t.Errorf("main changed by a reject: %q", got)
 	}
 	// A retry runs the step again in the same worktree, told why.
@@ -172,7 +140,7 @@ func TestRejectKeepsTheBranchAndHandsTheReasonOn(t *testing.T) {
 
 func TestParallelStepsSeparateWorktreesAndAConflictIsNotForced(t *testing.T) {
 	t.Parallel()
-	repo := newGitRepo(t)
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
 	cfg := worktreeConfig(repo, editScript)
 	cfg.Lanes[0].Concurrency = 2
 	h := startHarness(t, t.TempDir(), cfg)
@@ -192,7 +160,7 @@ func TestParallelStepsSeparateWorktreesAndAConflictIsNotForced(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.typedFor(a.TaskID, ledger.EventAcceptancePassed)
-	main := gitIn(t, repo, "rev-parse", "main")
+	main := gittest.Git(t, repo, "rev-parse", "main")
 	// Both appended to notes.txt: accepting the second conflicts.
 	if _, err := h.control(relay.Control{Kind: relay.ControlAccept, TaskID: b.TaskID, RunID: b.RunID}); err != nil {
 		t.Fatal(err)
@@ -201,10 +169,10 @@ func TestParallelStepsSeparateWorktreesAndAConflictIsNotForced(t *testing.T) {
 	if refused.Payload.String("reason_code") != ReasonMergeConflict {
 		t.Errorf("MERGE_REFUSED %v", refused.Payload)
 	}
-	if got := gitIn(t, repo, "rev-parse", "main"); got != main {
+	if got := gittest.Git(t, repo, "rev-parse", "main"); got != main {
 		t.Error("a conflicting accept moved main")
 	}
-	if st := gitIn(t, repo, "status", "--porcelain"); st != "" {
+	if st := gittest.Git(t, repo, "status", "--porcelain"); st != "" {
 		t.Errorf("the base checkout was touched: %q", st)
 	}
 	// Still in review: the person may reject it now.
@@ -216,7 +184,7 @@ func TestParallelStepsSeparateWorktreesAndAConflictIsNotForced(t *testing.T) {
 
 func TestInterruptedStepReusesItsWorktree(t *testing.T) {
 	t.Parallel()
-	repo := newGitRepo(t)
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
 	root := t.TempDir()
 	marker := filepath.Join(t.TempDir(), "started")
 	// The first worker waits forever; the second (after the restart) edits.
@@ -240,7 +208,7 @@ func TestInterruptedStepReusesItsWorktree(t *testing.T) {
 	if len(readies) != 2 || !payloadTrue(readies[1].Payload, "reused") || readies[1].Payload.String("path") != first.Payload.String("path") {
 		t.Fatalf("after the restart: %v", readies)
 	}
-	if list := gitIn(t, repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 2 {
+	if list := gittest.Git(t, repo, "worktree", "list", "--porcelain"); strings.Count(list, "worktree ") != 2 {
 		t.Errorf("want the main worktree and one step worktree:\n%s", list)
 	}
 }
@@ -258,7 +226,7 @@ func payloadTrue(o ledger.Object, key string) bool {
 // same worktree; the accept then merges both iterations.
 func TestLoopSharesAWorktreeAndARejectIsTheNextIteration(t *testing.T) {
 	t.Parallel()
-	repo := newGitRepo(t)
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
 	cfg := loopConfig("1", 1)
 	for i := range cfg.Lanes {
 		cfg.Lanes[i].Dir, cfg.Lanes[i].Isolation = repo, config.IsolationWorktree
@@ -298,7 +266,7 @@ func TestLoopSharesAWorktreeAndARejectIsTheNextIteration(t *testing.T) {
 	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
 		t.Fatalf("run ended %v", end.Payload)
 	}
-	notes := gitIn(t, repo, "show", "main:notes.txt")
+	notes := gittest.Git(t, repo, "show", "main:notes.txt")
 	if !strings.Contains(notes, "write the notes") || !strings.Contains(notes, "mention the cache") {
 		t.Errorf("main:notes.txt = %q; want both iterations, the second told the reason", notes)
 	}
@@ -310,7 +278,7 @@ func TestLoopSharesAWorktreeAndARejectIsTheNextIteration(t *testing.T) {
 // its timeout fails the step.
 func TestSetupScriptRunsOnlyOnceAllowed(t *testing.T) {
 	t.Parallel()
-	repo := newGitRepo(t)
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
 	if err := os.MkdirAll(filepath.Join(repo, ".daokit"), 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -321,8 +289,8 @@ func TestSetupScriptRunsOnlyOnceAllowed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, ".gitignore"), []byte("prepared.txt\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, repo, "add", "--all")
-	gitIn(t, repo, "commit", "--quiet", "-m", "setup script")
+	gittest.Git(t, repo, "add", "--all")
+	gittest.Git(t, repo, "commit", "--quiet", "-m", "setup script")
 	cfg := worktreeConfig(repo, `cat prepared.txt 2>/dev/null || echo none; `+editScript)
 	cfg.Worktrees.SetupTimeout = config.Duration(time.Second)
 	h := startHarness(t, t.TempDir(), cfg)
@@ -338,7 +306,7 @@ func TestSetupScriptRunsOnlyOnceAllowed(t *testing.T) {
 		t.Fatal("the script ran without permission")
 	}
 
-	gitIn(t, repo, "config", "--local", "daokit.allowSetup", "true")
+	gittest.Git(t, repo, "config", "--local", "daokit.allowSetup", "true")
 	second := h.forward("after allowing")
 	ran := h.opFor(second.TaskID, OpWorktreeSetup)
 	if !payloadTrue(ran.Payload, "ran") || ran.Payload.String("reason_code") != "" {
@@ -354,8 +322,8 @@ func TestSetupScriptRunsOnlyOnceAllowed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(repo, "slow"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	gitIn(t, repo, "add", "slow")
-	gitIn(t, repo, "commit", "--quiet", "-m", "slow setup")
+	gittest.Git(t, repo, "add", "slow")
+	gittest.Git(t, repo, "commit", "--quiet", "-m", "slow setup")
 	third := h.forward("slow setup")
 	if end := h.finished(third.TaskID); end.Payload.String("reason_code") != ReasonSetupFailed {
 		t.Fatalf("run ended %v, want %s", end.Payload, ReasonSetupFailed)

@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/internal/gittest"
+
 	"github.com/daokit/daokit/ledger"
 )
 
@@ -288,7 +290,7 @@ func TestWatchFollowsALedger(t *testing.T) {
 // the project's main branch.
 func TestWindowAcceptsASimChange(t *testing.T) {
 	t.Parallel()
-	project := newGitProject(t)
+	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
 	root := newRoot(t, worktreeConfig(project, "1s"))
 	t.Cleanup(func() { stopRootController(t, root) })
 	win := openWindow(t, "--root", root)
@@ -308,7 +310,7 @@ func TestWindowAcceptsASimChange(t *testing.T) {
 	})
 	win.typeLine("/accept")
 	deadline := time.Now().Add(30 * time.Second)
-	for gitRun(t, project, "log", "-1", "--format=%s", "main") != "sim: add a cache" {
+	for gittest.Git(t, project, "log", "-1", "--format=%s", "main") != "sim: add a cache" {
 		if time.Now().After(deadline) {
 			t.Fatalf("main never got the sim's commit:\n%s", win.capture())
 		}

@@ -2,48 +2,14 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/internal/gittest"
+
 	"github.com/daokit/daokit/ledger"
 )
-
-// gitRun runs git in dir for a test.
-func gitRun(t testing.TB, dir string, args ...string) string {
-	t.Helper()
-	cmd := exec.Command("git", args...)
-	cmd.Dir = dir
-	out, err := cmd.CombinedOutput()
-	if err != nil {
-		t.Fatalf("git %v: %v\n%s", args, err, out)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-// newGitProject makes a repository on main with one commit: the folder
-// the simulated agent works on.
-func newGitProject(t testing.TB) string {
-	t.Helper()
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git not installed")
-	}
-	dir := filepath.Join(t.TempDir(), "project")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	gitRun(t, dir, "init", "--quiet", "--initial-branch=main")
-	gitRun(t, dir, "config", "user.name", "Person")
-	gitRun(t, dir, "config", "user.email", "person@example.com")
-	if err := os.WriteFile(filepath.Join(dir, "README.md"), []byte("# project\n"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	gitRun(t, dir, "add", "--all")
-	gitRun(t, dir, "commit", "--quiet", "-m", "initial")
-	return dir
-}
 
 // worktreeConfig is a daokit.toml whose sim lane works in project; the
 // lane's folder is in a repository, so its steps get worktrees.
@@ -77,7 +43,7 @@ stop_grace = "200ms"
 // sim's commit into main.
 func TestSimChangeInAWorktreeSurvivesAKilledControllerAndIsAccepted(t *testing.T) {
 	t.Parallel()
-	project := newGitProject(t)
+	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
 	root := newRoot(t, worktreeConfig(project, "3s"))
 	ctl := startController(t, root)
 	r := run(t, "send", "--root", root, "add a cache")
@@ -99,14 +65,14 @@ func TestSimChangeInAWorktreeSurvivesAKilledControllerAndIsAccepted(t *testing.T
 	if again.Payload.String("path") != first.Payload.String("path") || !strings.Contains(string(mustGet(again, "reused")), "true") {
 		t.Fatalf("the successor did not reuse the worktree: %v then %v", first.Payload, again.Payload)
 	}
-	if n := strings.Count(gitRun(t, project, "worktree", "list", "--porcelain"), "worktree "); n != 2 {
+	if n := strings.Count(gittest.Git(t, project, "worktree", "list", "--porcelain"), "worktree "); n != 2 {
 		t.Errorf("%d worktrees, want the project and one step", n)
 	}
 	waitEvent(t, root, "REVIEW_PENDING", 30*time.Second, func(e ledger.Event) bool {
 		return e.TaskID == taskID && op(e) == "REVIEW_PENDING"
 	})
 	branch := first.Payload.String("branch")
-	if gitRun(t, project, "log", "-1", "--format=%s", branch) != "sim: add a cache" {
+	if gittest.Git(t, project, "log", "-1", "--format=%s", branch) != "sim: add a cache" {
 		t.Errorf("the sim did not commit on %s", branch)
 	}
 
@@ -136,10 +102,10 @@ func TestSimChangeInAWorktreeSurvivesAKilledControllerAndIsAccepted(t *testing.T
 	passed := waitEvent(t, root, "ACCEPTANCE_PASSED", 20*time.Second, func(e ledger.Event) bool {
 		return e.TaskID == taskID && e.EventType == ledger.EventAcceptancePassed
 	})
-	if main := gitRun(t, project, "rev-parse", "main"); passed.Payload.String("commit") != main {
+	if main := gittest.Git(t, project, "rev-parse", "main"); passed.Payload.String("commit") != main {
 		t.Errorf("main is %s, accepted %v", main, passed.Payload)
 	}
-	if gitRun(t, project, "log", "-1", "--format=%s", "main") != "sim: add a cache" {
+	if gittest.Git(t, project, "log", "-1", "--format=%s", "main") != "sim: add a cache" {
 		t.Error("main does not have the sim's commit")
 	}
 	waitEvent(t, root, "WORKTREE_REMOVED", 20*time.Second, func(e ledger.Event) bool {
@@ -154,7 +120,7 @@ func TestSimChangeInAWorktreeSurvivesAKilledControllerAndIsAccepted(t *testing.T
 	if r := run(t, "worktrees", "--root", root, "--allow-setup"); r.code != 0 || !strings.Contains(r.stdout, "set-up scripts allowed in "+project) {
 		t.Errorf("worktrees --allow-setup: %+v", r)
 	}
-	if v := gitRun(t, project, "config", "--local", "daokit.allowSetup"); v != "true" {
+	if v := gittest.Git(t, project, "config", "--local", "daokit.allowSetup"); v != "true" {
 		t.Errorf("daokit.allowSetup = %q", v)
 	}
 }

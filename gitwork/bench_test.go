@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/internal/gittest"
 )
 
 // benchFiles is the size of the repository the worktree goal speaks of.
@@ -18,7 +20,7 @@ func newBigRepo(b *testing.B, n int) string {
 	for i := range n {
 		files[fmt.Sprintf("d%02d/f%05d.go", i%100, i)] = "package d\n\n// " + strconv.Itoa(i) + "\n"
 	}
-	return newRepo(b, files)
+	return gittest.NewRepo(b, files)
 }
 
 // BenchmarkWorktreeCreate measures what creating a step's worktree costs on
@@ -30,7 +32,7 @@ func BenchmarkWorktreeCreate(b *testing.B) {
 	dir := newBigRepo(b, benchFiles)
 	r := openT(b, dir)
 	ctx := context.Background()
-	base := gitT(b, dir, "rev-parse", "HEAD")
+	base := gittest.Git(b, dir, "rev-parse", "HEAD")
 	wts := b.TempDir()
 	var floor, ours time.Duration
 	b.ResetTimer()

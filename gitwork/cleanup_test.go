@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/daokit/daokit/internal/gittest"
 )
 
 func entryOf(t *testing.T, r *Repo, path string) Entry {
@@ -26,10 +28,10 @@ func entryOf(t *testing.T, r *Repo, path string) Entry {
 
 func TestRemoveRefusesDirtyOrUnmergedAndForceKeepsBranch(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
 	wt := stepWith(t, r, "S1", "a.txt", "work\n")
-	writeFile(t, filepath.Join(wt.Path, "scratch.txt"), "untracked\n")
+	gittest.WriteFile(t, filepath.Join(wt.Path, "scratch.txt"), "untracked\n")
 	e := entryOf(t, r, wt.Path)
 	err := r.Remove(ctx, e, "main", false)
 	var ke *KeptError
@@ -52,7 +54,7 @@ func TestRemoveRefusesDirtyOrUnmergedAndForceKeepsBranch(t *testing.T) {
 
 func TestPruneRemovesOnlyWhatLosesNothing(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
 	merged := stepWith(t, r, "S1", "a.txt", "accepted\n")
 	if _, err := r.Merge(ctx, merged.Branch, "main", MergeFF, "accept"); err != nil {
@@ -61,13 +63,13 @@ func TestPruneRemovesOnlyWhatLosesNothing(t *testing.T) {
 	unmerged := stepWith(t, r, "S2", "b.txt", "not yet\n")
 	pushed := stepWith(t, r, "S3", "c.txt", "pushed\n")
 	// A remote-tracking ref that contains S3 makes it pushed.
-	gitT(t, dir, "update-ref", "refs/remotes/origin/S3", pushed.Branch)
+	gittest.Git(t, dir, "update-ref", "refs/remotes/origin/S3", pushed.Branch)
 	dirty := stepWith(t, r, "S4", "d.txt", "d\n")
 	if _, err := r.Merge(ctx, dirty.Branch, "main", MergeFF, "accept"); err != nil {
 		t.Fatal(err)
 	}
-	writeFile(t, filepath.Join(dirty.Path, "d.txt"), "edited after\n")
-	gitT(t, dir, "branch", "other") // not ours: never listed
+	gittest.WriteFile(t, filepath.Join(dirty.Path, "d.txt"), "edited after\n")
+	gittest.Git(t, dir, "branch", "other") // not ours: never listed
 	res, err := r.Prune(ctx, "daokit", func(Entry) string { return "main" }, false)
 	if err != nil {
 		t.Fatal(err)

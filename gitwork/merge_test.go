@@ -5,6 +5,8 @@ import (
 	"errors"
 	"path/filepath"
 	"testing"
+
+	"github.com/daokit/daokit/internal/gittest"
 )
 
 // stepWith makes a step's worktree on dir's main with one commit.
@@ -19,7 +21,7 @@ func stepWith(t *testing.T, r *Repo, step, path, content string) Worktree {
 }
 
 func TestMergeFastForwardsCheckedOutBase(t *testing.T) {
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
 	wt := stepWith(t, r, "S1", "a.txt", "changed\n")
 	m, err := r.Merge(context.Background(), wt.Branch, "main", MergeFF, "accept S1")
@@ -36,7 +38,7 @@ func TestMergeFastForwardsCheckedOutBase(t *testing.T) {
 
 func TestMergeCommitWhenBaseMovedOrNoFF(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", "b.txt": "b\n"})
 	r := openT(t, dir)
 	s1 := stepWith(t, r, "S1", "a.txt", "S1\n")
 	s2 := stepWith(t, r, "S2", "b.txt", "S2\n")
@@ -50,7 +52,7 @@ func TestMergeCommitWhenBaseMovedOrNoFF(t *testing.T) {
 	if err != nil || m.FastForward {
 		t.Fatalf("Merge = %+v, %v; want a merge commit", m, err)
 	}
-	if parents := gitT(t, dir, "rev-list", "--parents", "-n1", "main"); len(parents) != 3*40+2 {
+	if parents := gittest.Git(t, dir, "rev-list", "--parents", "-n1", "main"); len(parents) != 3*40+2 {
 		t.Errorf("main's tip is not a merge: %q", parents)
 	}
 	if a, b := readFile(t, filepath.Join(dir, "a.txt")), readFile(t, filepath.Join(dir, "b.txt")); a != "S1\n" || b != "S2\n" {
@@ -60,38 +62,38 @@ func TestMergeCommitWhenBaseMovedOrNoFF(t *testing.T) {
 	if m, err := r.Merge(ctx, s3.Branch, "main", MergeNoFF, "accept S3"); err != nil || m.FastForward {
 		t.Fatalf("no-ff = %+v, %v", m, err)
 	}
-	if msg := gitT(t, dir, "log", "-1", "--format=%s", "main"); msg != "accept S3" {
+	if msg := gittest.Git(t, dir, "log", "-1", "--format=%s", "main"); msg != "accept S3" {
 		t.Errorf("merge message %q", msg)
 	}
 }
 
 func TestMergeConflictIsReportedAndChangesNothing(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
 	s1 := stepWith(t, r, "S1", "a.txt", "one\n")
 	s2 := stepWith(t, r, "S2", "a.txt", "two\n")
 	if _, err := r.Merge(ctx, s1.Branch, "main", MergeFF, "accept S1"); err != nil {
 		t.Fatal(err)
 	}
-	before := gitT(t, dir, "rev-parse", "main")
+	before := gittest.Git(t, dir, "rev-parse", "main")
 	_, err := r.Merge(ctx, s2.Branch, "main", MergeFF, "accept S2")
 	var ce *ConflictError
 	if !errors.As(err, &ce) || !errors.Is(err, ErrConflict) || len(ce.Files) != 1 || ce.Files[0] != "a.txt" {
 		t.Fatalf("err = %v, want a conflict in a.txt", err)
 	}
-	if after := gitT(t, dir, "rev-parse", "main"); after != before {
+	if after := gittest.Git(t, dir, "rev-parse", "main"); after != before {
 		t.Error("a conflicting merge moved main")
 	}
-	if st := gitT(t, dir, "status", "--porcelain"); st != "" || readFile(t, filepath.Join(dir, "a.txt")) != "one\n" {
+	if st := gittest.Git(t, dir, "status", "--porcelain"); st != "" || readFile(t, filepath.Join(dir, "a.txt")) != "one\n" {
 		t.Errorf("the base work tree was touched: %q", st)
 	}
 }
 
 func TestMergeIntoBranchNotCheckedOut(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
-	gitT(t, dir, "branch", "release")
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
+	gittest.Git(t, dir, "branch", "release")
 	r := openT(t, dir)
 	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), "daokit/T/R/S1", "release")
 	if err != nil {
@@ -101,7 +103,7 @@ func TestMergeIntoBranchNotCheckedOut(t *testing.T) {
 	if _, err := r.Merge(ctx, wt.Branch, "release", MergeFF, "accept"); err != nil {
 		t.Fatal(err)
 	}
-	if got := gitT(t, dir, "rev-parse", "release"); got != tip {
+	if got := gittest.Git(t, dir, "rev-parse", "release"); got != tip {
 		t.Errorf("release = %s, want %s", got, tip)
 	}
 	if readFile(t, filepath.Join(dir, "a.txt")) != "a\n" {
@@ -110,10 +112,10 @@ func TestMergeIntoBranchNotCheckedOut(t *testing.T) {
 }
 
 func TestMergeRefusesToOverwriteUncommittedWork(t *testing.T) {
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
 	wt := stepWith(t, r, "S1", "a.txt", "step\n")
-	writeFile(t, filepath.Join(dir, "a.txt"), "mine, not committed\n")
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "mine, not committed\n")
 	if _, err := r.Merge(context.Background(), wt.Branch, "main", MergeFF, "accept"); err == nil {
 		t.Fatal("merge overwrote the person's uncommitted edit")
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/daokit/daokit/internal/gittest"
 )
 
 const sampleDiff = `diff --git a/a.txt b/a.txt
@@ -79,7 +81,7 @@ func TestParse(t *testing.T) {
 
 func TestDiffOfARealWorktree(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "1\n2\n3\n", "gone.txt": "x\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "1\n2\n3\n", "gone.txt": "x\n"})
 	r := openT(t, dir)
 	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), "daokit/T/R/S1", "main")
 	if err != nil {
@@ -107,7 +109,7 @@ func TestDiffOfARealWorktree(t *testing.T) {
 		t.Errorf("branch stat = %+v", got)
 	}
 	// git's own count agrees with the parser's.
-	if ns := gitT(t, dir, "diff", "--numstat", wt.Base, wt.Branch); !strings.HasPrefix(ns, "2\t1\ta.txt") {
+	if ns := gittest.Git(t, dir, "diff", "--numstat", wt.Base, wt.Branch); !strings.HasPrefix(ns, "2\t1\ta.txt") {
 		t.Errorf("numstat = %q", ns)
 	}
 }

@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/internal/gittest"
 )
 
 func TestSetupPermissionIsPerRepository(t *testing.T) {
 	ctx := context.Background()
-	r := openT(t, newRepo(t, map[string]string{"a": "a\n"}))
-	other := openT(t, newRepo(t, map[string]string{"a": "a\n"}))
+	r := openT(t, gittest.NewRepo(t, map[string]string{"a": "a\n"}))
+	other := openT(t, gittest.NewRepo(t, map[string]string{"a": "a\n"}))
 	if r.SetupAllowed(ctx) {
 		t.Fatal("allowed before the person said so")
 	}
@@ -36,7 +38,7 @@ func TestRunSetup(t *testing.T) {
 	if res, err := RunSetup(ctx, dir, DefaultSetupScript, time.Second); err != nil || res.Ran {
 		t.Fatalf("no script: %+v, %v", res, err)
 	}
-	writeFile(t, filepath.Join(dir, DefaultSetupScript), "echo ready > made.txt; echo hello\n")
+	gittest.WriteFile(t, filepath.Join(dir, DefaultSetupScript), "echo ready > made.txt; echo hello\n")
 	res, err := RunSetup(ctx, dir, DefaultSetupScript, 10*time.Second)
 	if err != nil || !res.Ran || strings.TrimSpace(string(res.Output)) != "hello" {
 		t.Fatalf("RunSetup = %+v, %v", res, err)
@@ -45,7 +47,7 @@ func TestRunSetup(t *testing.T) {
 		t.Error("the script did not run in the worktree")
 	}
 	// A script that hangs, with a child holding the output open.
-	writeFile(t, filepath.Join(dir, DefaultSetupScript), "sleep 30 & sleep 30\n")
+	gittest.WriteFile(t, filepath.Join(dir, DefaultSetupScript), "sleep 30 & sleep 30\n")
 	start := time.Now()
 	if _, err := RunSetup(ctx, dir, DefaultSetupScript, 200*time.Millisecond); !errors.Is(err, ErrSetupTimeout) {
 		t.Fatalf("err = %v, want ErrSetupTimeout", err)

@@ -6,11 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/daokit/daokit/internal/gittest"
 )
 
 func TestOpenFindsTopAndRefusesIgnoredOrOutside(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "/demo/\n", "sub/b.txt": "b\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "/demo/\n", "sub/b.txt": "b\n"})
 	r := openT(t, filepath.Join(dir, "sub"))
 	if r.Rel != "sub" {
 		t.Errorf("Rel = %q, want sub", r.Rel)
@@ -28,9 +30,9 @@ func TestOpenFindsTopAndRefusesIgnoredOrOutside(t *testing.T) {
 
 func TestTwoStepsGetSeparateWorktrees(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
-	base := gitT(t, dir, "rev-parse", "HEAD")
+	base := gittest.Git(t, dir, "rev-parse", "HEAD")
 	wts := t.TempDir()
 	var got [2]Worktree
 	for i, step := range []string{"S1", "S2"} {
@@ -62,7 +64,7 @@ func TestTwoStepsGetSeparateWorktrees(t *testing.T) {
 
 func TestEnsureReusesWorktreeAndBranch(t *testing.T) {
 	ctx := context.Background()
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
 	path := filepath.Join(t.TempDir(), "S1")
 	first, err := r.Ensure(ctx, path, "daokit/T/R/S1", "main")
@@ -93,7 +95,7 @@ func TestEnsureReusesWorktreeAndBranch(t *testing.T) {
 }
 
 func TestEnsureNeverTakesAForeignFolder(t *testing.T) {
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
 	path := t.TempDir() // exists, not a worktree
 	if _, err := r.Ensure(context.Background(), path, "daokit/T/R/S1", "main"); !errors.Is(err, ErrPathTaken) {
@@ -102,7 +104,7 @@ func TestEnsureNeverTakesAForeignFolder(t *testing.T) {
 }
 
 func TestEnsureUnknownBase(t *testing.T) {
-	dir := newRepo(t, map[string]string{"a.txt": "a\n"})
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	r := openT(t, dir)
 	_, err := r.Ensure(context.Background(), filepath.Join(t.TempDir(), "w"), "daokit/T/R/S1", "nope")
 	if !errors.Is(err, ErrNoBranch) {

@@ -3,9 +3,10 @@ package tui
 import (
 	"context"
 	"fmt"
-	"io"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/tui/component/componenttest"
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
@@ -24,11 +25,7 @@ func init() {
 }
 
 // asciiStyles are the default theme rendered without colour.
-func asciiStyles() *theme.Styles {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return theme.NewStyles(r, theme.DefaultTheme(), theme.UnicodeGlyphs())
-}
+func asciiStyles() *theme.Styles { return componenttest.Styles() }
 
 // testOptions are the options of a window under test: fixed clock and
 // zone, no tick, no relay.

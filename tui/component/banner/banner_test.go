@@ -1,27 +1,19 @@
 package banner
 
 import (
-	"io"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"github.com/daokit/daokit/tui/component/componenttest"
 
-	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
-	"github.com/daokit/daokit/tui/theme"
 )
 
-func env(lang string) *component.Env {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return component.NewEnv(i18n.MustNew(lang), theme.NewStyles(r, theme.DefaultTheme(), theme.UnicodeGlyphs()), component.Settings{Zone: time.UTC})
-}
+func env(lang string) *component.Env { return componenttest.Env(lang, time.Time{}) }
 
 // TestBannerSaysWhatHappenedAndWhatToDo: each kind of trouble, told by
 // message, reads as a sentence with its detail and what to type, in both

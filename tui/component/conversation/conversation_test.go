@@ -1,28 +1,19 @@
 package conversation
 
 import (
-	"io"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"github.com/daokit/daokit/tui/component/componenttest"
 
-	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
-	"github.com/daokit/daokit/tui/theme"
 )
 
 var at = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 
-func env(lang string) *component.Env {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return component.NewEnv(i18n.MustNew(lang), theme.NewStyles(r, theme.DefaultTheme(), theme.UnicodeGlyphs()),
-		component.Settings{Zone: time.UTC, Now: func() time.Time { return at }})
-}
+func env(lang string) *component.Env { return componenttest.Env(lang, at) }
 
 // TestNotesRedrawInTheNewLanguage: notes told by catalog id and the
 // controller's run states are drawn in the language of the moment, and

@@ -2,32 +2,24 @@ package events
 
 import (
 	"fmt"
-	"io"
 	"strings"
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/charmbracelet/x/exp/golden"
-	"github.com/muesli/termenv"
+	"github.com/daokit/daokit/tui/component/componenttest"
 
-	"github.com/daokit/daokit/i18n"
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/exp/golden"
+
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/text"
-	"github.com/daokit/daokit/tui/theme"
 )
 
 var at = time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
 
-func asciiEnv(lang string) *component.Env {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	st := theme.NewStyles(r, theme.DefaultTheme(), theme.UnicodeGlyphs())
-	return component.NewEnv(i18n.MustNew(lang), st, component.Settings{Zone: time.UTC, Now: func() time.Time { return at }})
-}
+func asciiEnv(lang string) *component.Env { return componenttest.Env(lang, at) }
 
 // demoRun is the events of a run as the controller writes them, with the
 // empty and default fields the issue saw printed.

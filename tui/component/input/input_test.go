@@ -1,24 +1,17 @@
 package input
 
 import (
-	"io"
 	"testing"
 	"time"
 
-	tea "github.com/charmbracelet/bubbletea"
-	"github.com/charmbracelet/lipgloss"
-	"github.com/muesli/termenv"
+	"github.com/daokit/daokit/tui/component/componenttest"
 
-	"github.com/daokit/daokit/i18n"
+	tea "github.com/charmbracelet/bubbletea"
+
 	"github.com/daokit/daokit/tui/component"
-	"github.com/daokit/daokit/tui/theme"
 )
 
-func env() *component.Env {
-	r := lipgloss.NewRenderer(io.Discard)
-	r.SetColorProfile(termenv.Ascii)
-	return component.NewEnv(i18n.MustNew("en"), theme.NewStyles(r, theme.DefaultTheme(), theme.UnicodeGlyphs()), component.Settings{Zone: time.UTC})
-}
+func env() *component.Env { return componenttest.Env("en", time.Time{}) }
 
 // TestTextIsInsertedAndEnterSubmits: runes naming keys are inserted as
 // text, enter tells the root what was sent (by message), and the history
