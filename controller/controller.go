@@ -77,8 +77,6 @@ type Controller struct {
 	standing *heal.Held
 	// fenced is the pid of a hung controller this one killed to start.
 	fenced int
-	// escalations are heartbeat events a liveness pass queued.
-	escalations []ledger.Event
 	// team supervises the role Leads (team.go); nil without workflow.toml.
 	team *teamSup
 

@@ -29,7 +29,8 @@ const (
 
 // newRun builds the run of an instruction. Called with c.mu held.
 func (c *Controller) newRun(in Instruction) *run {
-	return &run{in: in, pipeline: NewRun(in, c.workflow, c.generation), done: make(chan struct{})}
+	return &run{in: in, pipeline: NewRun(in, c.workflow, c.generation), done: make(chan struct{}),
+		obs: make(chan observation, obsBuffer)}
 }
 
 // adopt makes r the run the pipeline shows. Called with c.mu held.
@@ -201,12 +202,12 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	instruction = c.preDispatch(ctx, facts, step, lane, instruction)
 	c.mu.Lock()
 	r.attempt++
-	r.hung, r.warned = false, false
 	r.texts, r.output = r.texts[:0], workflow.Output{}
 	r.tree = tree
 	spec, resume, err := c.workerSpec(r, step, laneCfg, instruction)
 	r.dir = spec.Dir
 	c.mu.Unlock()
+	resetLiveness(r)
 	var proc *worker.Process
 	if err == nil {
 		c.recordResume(r, step, lane, resume)
@@ -227,10 +228,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	c.consume(r, step, lane, proc)
 	res := proc.Wait()
 	c.transition(r, StatePersisting, "")
-	c.mu.Lock()
-	hung := r.hung
-	c.mu.Unlock()
-	if hung {
+	if r.hung {
 		c.takeOver(r, step, "HEARTBEAT_STALE")
 	} else {
 		c.released(r)
@@ -420,8 +418,9 @@ func (c *Controller) releaseLeasesLocked(r *run) {
 // judge turns a worker's end into the attempt's outcome and records it.
 func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcome, string) {
 	c.mu.Lock()
-	stopping, cancelled, hung, attempt := c.stopping, r.cancelled, r.hung, r.attempt
+	stopping, cancelled, attempt := c.stopping, r.cancelled, r.attempt
 	c.mu.Unlock()
+	hung := r.hung
 	p := &r.pipeline
 	detail := ledger.ObjectOf("exit_code", res.ExitCode, "signal", res.SignalName(), "duration_ms", res.Duration().Milliseconds(),
 		"lines", res.Stats.Lines(), "attempt", attempt)

@@ -8,7 +8,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
-	"github.com/daokit/daokit/worker/transcript"
+	"github.com/daokit/daokit/worker"
 )
 
 func (c *Controller) thresholds() heal.Thresholds {
@@ -17,39 +17,36 @@ func (c *Controller) thresholds() heal.Thresholds {
 	return heal.Thresholds{CheckInterval: sec(h.CheckInterval.Std()), WarningAfter: sec(h.WarningAfter.Std()), StaleAfter: sec(h.StaleAfter.Std())}
 }
 
-// checkLiveness is one pass of the detect → decide loop over the running
-// workers: renew the leases of live holders, judge silence, report
-// WARNING once per silent streak, and stop a worker that is STALE by two
-// agreeing signals (no output past the threshold, and no CPU progress).
-// The stopped worker's step is then taken over and restarted by the run.
+// checkLiveness is one pass of the liveness loop: renew the leases of
+// live holders (acting on every failed renewal), write the heartbeat,
+// and judge each running worker's silence. The loop only observes: a
+// judgment goes to the worker's run as an observation (see post), and
+// the run itself records the escalation and stops its worker (see
+// observed). Only the loop's goroutine calls it.
 func (c *Controller) checkLiveness() {
 	now := c.now()
 	th := c.thresholds()
 	c.mu.Lock()
-	c.escalations = c.escalations[:0]
-	c.renewLeasesLocked(now)
-	var stop []*run
+	renewals := c.renewLeasesLocked(now)
+	watched := make([]watchedRun, 0, len(c.order))
 	for _, r := range c.order {
-		if r.proc != nil && c.judgeSilence(r, now, th) {
-			stop = append(stop, r)
+		if r.proc != nil {
+			watched = append(watched, watchedRun{r: r, proc: r.proc})
 		}
 	}
 	c.writeHeartbeatLocked(c.focusLocked(), now, th)
-	escalations := c.escalations
 	c.mu.Unlock()
-	// The escalation is on disk before the worker is stopped for it.
-	if len(escalations) > 0 {
-		if err := c.journal.append(escalations...); err != nil {
-			c.log.Error("append heartbeat events", "err", err)
+	if len(renewals) > 0 {
+		if err := c.journal.append(renewals...); err != nil {
+			c.log.Error("append lease renewal events", "err", err)
 		}
 	}
-	c.mu.Lock()
-	for _, r := range stop {
-		if r.proc != nil {
-			r.proc.Stop(transcript.StopHung)
+	// Judged outside c.mu: reading a worker's CPU time is a file read.
+	for _, w := range watched {
+		if o, ok := judgeSilence(w, now, th); ok {
+			w.r.post(o)
 		}
 	}
-	c.mu.Unlock()
 	c.flushDocs()
 }
 
@@ -65,52 +62,30 @@ func (c *Controller) focusLocked() *run {
 	return focus
 }
 
-// judgeSilence applies the thresholds to one running worker and reports
-// whether it must be stopped as hung. Called with c.mu held.
-func (c *Controller) judgeSilence(r *run, now time.Time, th heal.Thresholds) (hung bool) {
-	proc := r.proc
-	last := proc.LastActivity()
-	health := heal.Evaluate(now, th, heal.Signals{Active: true, Implicit: last})
-	progressing := r.cpu.progressed(proc.PID())
-	p := r.pipeline
-	streak := ledger.FormatTime(last)
-	switch {
-	case health.Status == heal.HealthStale && !progressing && !r.hung:
-		r.hung = true
-		if !r.warned {
-			// A check that came late (a loaded machine) still reports
-			// the streak in order: WARNING, then STALE.
-			r.warned = true
-			c.escalate(r, ledger.EventHeartbeatWarning, heal.Health{Status: heal.HealthWarning, ReasonCode: heal.ReasonCode(th.WarningAfter),
-				Silence: health.Silence, SignalAt: health.SignalAt}, "heartbeat-warning:"+p.TaskID+":"+p.RunID+":"+p.CurrentStep+":"+streak)
-		}
-		c.escalate(r, ledger.EventHeartbeatStale, health, "heartbeat-stale:"+p.TaskID+":"+p.RunID+":"+p.CurrentStep+":"+streak)
-		c.log.Warn("worker stale; stopping it", "task_id", p.TaskID, "step", p.CurrentStep, "pid", proc.PID(), "silence_s", health.Silence)
-		return true
-	case health.Status == heal.HealthWarning && !r.warned:
-		r.warned = true
-		c.escalate(r, ledger.EventHeartbeatWarning, health, "heartbeat-warning:"+p.TaskID+":"+p.RunID+":"+p.CurrentStep+":"+streak)
-	case health.Status == heal.HealthActive:
-		r.warned = false
-	}
-	return false
+// watchedRun is a run whose worker ran when a pass began.
+type watchedRun struct {
+	r    *run
+	proc *worker.Process
 }
 
-// escalate queues a heartbeat event, once per silent streak (its dedup key
-// names the streak's last signal). Called with c.mu held; checkLiveness
-// appends the queue after unlocking.
-func (c *Controller) escalate(r *run, eventType string, h heal.Health, dedup string) {
-	p := r.pipeline
-	// The decision weighs the run's controller lease as the register has
-	// it now (the Python cycle's precedence), not an assumed valid one.
-	decision := heal.Decide(persistedStatus(h.Status), heal.CheckControllerLease(&p, &c.leases, c.now()))
-	e := c.events.typed(p.TaskID, p.RunID, p.CurrentStep, eventType, ledger.SeverityWarn,
-		"reason_code", h.ReasonCode, "silence_seconds", h.Silence, "effective_signal_at", ledger.FormatTime(h.SignalAt),
-		"decision_action", decision.Action, "decision_reason_code", decision.ReasonCode)
-	e.DedupKey = dedup
-	c.escalations = append(c.escalations, e)
-	at := e.Timestamp
-	c.hb.LastEscalationAt = &at
+// judgeSilence applies the thresholds to one running worker and returns
+// the observation to send its run, if any: WARNING past the warning
+// threshold, STALE past the stale one by two agreeing signals (no output,
+// and no CPU progress since the previous pass). A worker silent that long
+// but computing is busy, not hung: nothing is sent.
+func judgeSilence(w watchedRun, now time.Time, th heal.Thresholds) (observation, bool) {
+	health := heal.Evaluate(now, th, heal.Signals{Active: true, Implicit: w.proc.LastActivity()})
+	progressing := w.r.cpu.progressed(w.proc.PID())
+	o := observation{proc: w.proc, health: health, warnReason: heal.ReasonCode(th.WarningAfter)}
+	switch {
+	case health.Status == heal.HealthStale && !progressing:
+		o.kind = obsStale
+	case health.Status == heal.HealthWarning:
+		o.kind = obsWarning
+	default:
+		return observation{}, false
+	}
+	return o, true
 }
 
 // persistedStatus maps the evaluator's word to the ledger's: ACTIVE is
@@ -125,10 +100,11 @@ func persistedStatus(health string) string {
 // renewLeasesLocked extends the leases of holders that are alive: the
 // controller's own, and each worker whose process still exists. A renewal
 // that fails is acted on, never dropped: the lease is registered afresh
-// for the same holder and LEASE_RENEW_FAILED says why, so that the
-// register never keeps an ACTIVE record whose expiry passes while its
-// holder lives (a successor would take that for a dead holder).
-func (c *Controller) renewLeasesLocked(now time.Time) {
+// for the same holder and a LEASE_RENEW_FAILED event, returned for the
+// caller to append after unlocking, says why, so that the register never
+// keeps an ACTIVE record whose expiry passes while its holder lives (a
+// successor would take that for a dead holder).
+func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
 	held := []*heal.Held{c.standing}
 	for _, r := range c.order {
 		if r.proc != nil {
@@ -155,7 +131,7 @@ func (c *Controller) renewLeasesLocked(now time.Time) {
 		if le, ok := err.(*heal.LeaseError); ok {
 			code = le.Code
 		}
-		c.escalations = append(c.escalations, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLeaseRenewFailed,
+		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLeaseRenewFailed,
 			"reason_code", code, "error", err.Error(), "token", old, "new_token", h.Token()))
 	}
 	// Leases nobody renews any more (a holder gone without releasing)
@@ -167,6 +143,7 @@ func (c *Controller) renewLeasesLocked(now time.Time) {
 	if changed {
 		c.writeLeasesLocked()
 	}
+	return events
 }
 
 // writeHeartbeatLocked records the focus worker's liveness (or IDLE) in
@@ -199,7 +176,7 @@ func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thr
 
 // cpuWatch remembers a process's CPU time between checks, the second
 // signal of staleness: a worker that computes without printing is busy,
-// not hung.
+// not hung. Only the liveness loop's goroutine touches it.
 type cpuWatch struct {
 	pid   int
 	ticks int64

@@ -21,9 +21,12 @@ const (
 	outputLineBytes    = 2000                   // characters kept of one line in events
 )
 
-// consume reads the worker's records until they end: each line goes to
-// the windows as a notice, and, within bounds, to events.jsonl in
-// batches. (The heartbeat reads each process's own LastActivity.)
+// consume reads the worker's records until they end and the worker is
+// gone: each line goes to the windows as a notice, and, within bounds, to
+// events.jsonl in batches. Meanwhile it handles the liveness loop's
+// observations about the worker (see observed): the run's goroutine waits
+// here for its worker, so it is the one that acts on its silence. (The
+// loop reads each process's own LastActivity.)
 func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 	c.mu.Lock()
 	p, obs := r.pipeline, r.observe
@@ -43,9 +46,13 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 	}
 	timer := time.NewTimer(outputBatchDelay)
 	defer timer.Stop()
-	records := proc.Records()
-	for {
+	records, gone := proc.Records(), proc.Done()
+	for records != nil || gone != nil {
 		select {
+		case o := <-r.obs:
+			c.observed(r, proc, o)
+		case <-gone:
+			gone = nil
 		case rec, ok := <-records:
 			if !ok {
 				flush()
@@ -53,7 +60,8 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 					c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpWorkerOutput,
 						"lines", []any{}, "omitted", omitted))
 				}
-				return
+				records = nil
+				continue
 			}
 			dropped += rec.Dropped
 			if rec.Status == transcript.StatusGap {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"time"
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
@@ -11,7 +12,8 @@ import (
 )
 
 // run is one instruction's run: its pipeline, and the worker of the step
-// in progress. Every field is guarded by the Controller's mutex.
+// in progress. Every field is guarded by the Controller's mutex, except
+// where its comment says otherwise.
 type run struct {
 	in       Instruction
 	pipeline ledger.PipelineState
@@ -33,10 +35,17 @@ type run struct {
 	// until the replacement worker starts.
 	successors []string
 	restarts   heal.Restarts
-	// hung is set by the liveness loop when it stopped the worker for
-	// silence; warned records that the current silence was reported.
-	hung, warned bool
-	cpu          cpuWatch
+	// obs carries the liveness loop's observations about the worker of
+	// the current attempt (see post); the loop sends, the run receives.
+	obs chan observation
+	// hung (the attempt's worker was stopped as STALE) and warnedFor (the
+	// silent streak already reported as WARNING, named by its last
+	// signal) belong to the run's goroutine alone: it sets them when it
+	// handles an observation, and no lock guards them.
+	hung      bool
+	warnedFor time.Time
+	// cpu is the liveness loop's own record of the worker's CPU time.
+	cpu cpuWatch
 	// quiet marks a run resumed at start that had never started a worker:
 	// its renewed wait for a lane is not recorded again.
 	quiet bool
