@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d07e455bb83814ccf4cc6783042d9ca2c9829bb36f821036d7c833d7f514a511"
+const generatedDigest = "363d8271d82cadcc6c2668986df976a7f2c50e2accffcec0d0fe2b56ebb91dd8"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -503,6 +503,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.attention.title_need", Other: "daokit · needs you"},
 	{ID: "tui.attention.why", Other: " ({{.Reason}})"},
 	{ID: "tui.banner.context", Other: "relay_context.json: {{.Error}}"},
+	{ID: "tui.banner.disk_full", Other: "The ledger's disk is full: its writes are held and retried until space returns, and new instructions are refused. Free some space."},
 	{ID: "tui.banner.feed", Other: "The ledger feed stopped: {{.Error}}"},
 	{ID: "tui.banner.file", Other: "{{.File}}: {{.Reason}}"},
 	{ID: "tui.banner.file_kept", Other: "{{.File}}: {{.Reason}}; showing the last good data"},
@@ -1424,6 +1425,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.attention.title_need", Other: "daokit · 需要你"},
 	{ID: "tui.attention.why", Other: "（{{.Reason}}）"},
 	{ID: "tui.banner.context", Other: "relay_context.json：{{.Error}}"},
+	{ID: "tui.banner.disk_full", Other: "账本所在磁盘已满：写入暂存并重试，直到有空间为止；新指令会被拒绝。请释放一些空间。"},
 	{ID: "tui.banner.feed", Other: "账本读取已停止：{{.Error}}"},
 	{ID: "tui.banner.file", Other: "{{.File}}：{{.Reason}}"},
 	{ID: "tui.banner.file_kept", Other: "{{.File}}：{{.Reason}}；仍显示上次有效数据"},

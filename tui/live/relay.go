@@ -74,6 +74,10 @@ type OutputLine struct {
 	Line                        string
 }
 
+// ControllerDiskFull is the controller's state while its ledger's disk
+// is full: ledger writes are held and retried, new instructions refused.
+const ControllerDiskFull = "disk_full"
+
 // ControllerState is the controller's own state.
 type ControllerState struct {
 	State  string

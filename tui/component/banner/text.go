@@ -75,6 +75,12 @@ func linkItem(env *component.Env, s link.State) (Item, bool) {
 		if s.CanStart() {
 			return Item{Level: Warn, Text: env.T("tui.banner.stuck", "PID", itoa(s.PID), "Key", key)}, true
 		}
+	case link.Connected:
+		// Raised while the controller says so, gone with its next state
+		// (ready once space returns) or with the connection.
+		if s.Controller == live.ControllerDiskFull {
+			return Item{Level: Error, Text: env.T("tui.banner.disk_full")}, true
+		}
 	}
 	return Item{}, false
 }
