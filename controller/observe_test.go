@@ -292,3 +292,47 @@ func TestObservationOfAnEarlierAttemptIsIgnored(t *testing.T) {
 	default:
 	}
 }
+
+// TestManyRunsEachHandleTheirOwnHang is the race test of the real path:
+// four runs on one lane at once, each with a worker that goes silent on
+// its first attempt, under a fast loop that judges them all on every
+// tick and keeps sending while they stop, are taken over and restart.
+// Each run reports its own streak once (WARNING, then STALE), stops only
+// its own worker, and finishes on its second attempt.
+func TestManyRunsEachHandleTheirOwnHang(t *testing.T) {
+	t.Parallel()
+	const runs = 4
+	root := t.TempDir()
+	cfg := shellConfig(`f=` + root + `/tried-$DAOKIT_TASK_ID; if [ -f $f ]; then echo done; else touch $f; echo hello; exec sleep 60; fi`)
+	cfg.Lanes[0].Concurrency = runs
+	cfg.Heartbeat.CheckInterval = config.Duration(10 * time.Millisecond)
+	h := startHarness(t, root, cfg)
+	var tasks []string
+	for i := range runs {
+		tasks = append(tasks, h.forward("go silent "+string(rune('a'+i))).TaskID)
+	}
+	for _, task := range tasks {
+		if end := h.finished(task); end.Payload.String("status") != ledger.StatusDone {
+			t.Errorf("%s ended %s/%s, want DONE on its second attempt", task, end.Payload.String("status"), end.Payload.String("reason_code"))
+		}
+	}
+	events := h.events()
+	for _, task := range tasks {
+		var seq []string
+		for _, e := range events {
+			if e.TaskID != task {
+				continue
+			}
+			switch e.EventType {
+			case ledger.EventHeartbeatWarning, ledger.EventHeartbeatStale, ledger.EventLeaseTakeover:
+				seq = append(seq, e.EventType)
+			case ledger.EventStepFailed:
+				seq = append(seq, e.EventType+":"+e.Payload.String("reason_code"))
+			}
+		}
+		want := []string{ledger.EventHeartbeatWarning, ledger.EventHeartbeatStale, ledger.EventLeaseTakeover, ledger.EventStepFailed + ":" + ReasonHung}
+		if !slices.Equal(seq, want) {
+			t.Errorf("%s: %v, want %v", task, seq, want)
+		}
+	}
+}
