@@ -117,9 +117,9 @@ func (c *Controller) observed(r *run, proc *worker.Process, o observation) {
 		}
 		c.escalate(r, ledger.EventHeartbeatStale, o.health, "heartbeat-stale:")
 		c.mu.Lock()
-		p := r.pipeline
+		taskID, step := r.pipeline.TaskID, r.pipeline.CurrentStep
 		c.mu.Unlock()
-		c.log.Warn("worker stale; stopping it", "task_id", p.TaskID, "step", p.CurrentStep, "pid", proc.PID(), "silence_s", o.health.Silence)
+		c.log.Warn("worker stale; stopping it", "task_id", taskID, "step", step, "pid", proc.PID(), "silence_s", o.health.Silence)
 		proc.Stop(transcript.StopHung)
 	}
 }
