@@ -295,22 +295,32 @@ func (c *Controller) followOutbox(ctx context.Context, wf *team.Workflow) {
 	}
 	defer ob.Close()
 	after, _ := ob.Head(ctx)
+	// pause waits a second after a failed read (a busy or locked
+	// database), so that a lasting failure is logged once a second
+	// instead of spinning; it reports whether to go on.
+	pause := func(what string, err error) bool {
+		if ctx.Err() != nil {
+			return false
+		}
+		c.log.Warn(what, "err", err)
+		t := time.NewTimer(time.Second)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-t.C:
+			return true
+		}
+	}
 	for ctx.Err() == nil {
-		if err := ob.Wait(ctx, after); err != nil {
-			if ctx.Err() != nil {
-				return
-			}
-			c.log.Warn("outbox wait", "err", err)
-			pause := time.NewTimer(time.Second)
-			select {
-			case <-ctx.Done():
-				pause.Stop()
-				return
-			case <-pause.C:
-			}
+		if err := ob.Wait(ctx, after); err != nil && !pause("outbox wait", err) {
+			return
 		}
 		evs, err := ob.Events(ctx, after, 500)
 		if err != nil {
+			if !pause("read outbox events", err) {
+				return
+			}
 			continue
 		}
 		var out []ledger.Event

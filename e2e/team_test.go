@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func TestControllerSupervisesLeads(t *testing.T) {
 	root := teamRoot(t)
 	c := startController(t, root)
 	defer c.stop()
-	first := waitEvent(t, root, "backend Lead started", 20*time.Second, leadEvent("LEAD_STARTED", "backend"))
+	waitEvent(t, root, "backend Lead started", 20*time.Second, leadEvent("LEAD_STARTED", "backend"))
 	waitEvent(t, root, "qa Lead started", 20*time.Second, leadEvent("LEAD_STARTED", "qa"))
 
 	waitFor(t, 10*time.Second, "two Lead leases", func() bool {
@@ -81,11 +82,26 @@ func TestControllerSupervisesLeads(t *testing.T) {
 		return e.Payload.String("operation") == "OUTBOX_EVENT" && e.Payload.String("kind") == "closed"
 	})
 
-	pid := payloadInt(first, "pid")
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	waitEvent(t, root, "the killed Lead's exit", 20*time.Second, leadEvent("LEAD_EXITED", "backend"))
+	// The backend Lead to kill is the newest one: on a loaded machine the
+	// supervisor may already have judged the first one stale and
+	// replaced it, and a Lead gone before the kill lands is looked up
+	// again.
+	var pid int
+	waitFor(t, 20*time.Second, "a backend Lead killed with SIGKILL", func() bool {
+		for _, e := range events(t, root) {
+			if leadEvent("LEAD_STARTED", "backend")(e) {
+				pid = payloadInt(e, "pid")
+			}
+		}
+		err := syscall.Kill(pid, syscall.SIGKILL)
+		if err != nil && !errors.Is(err, syscall.ESRCH) {
+			t.Fatal(err)
+		}
+		return err == nil
+	})
+	waitEvent(t, root, "the killed Lead's exit", 20*time.Second, func(e ledger.Event) bool {
+		return leadEvent("LEAD_EXITED", "backend")(e) && payloadInt(e, "pid") == pid
+	})
 	waitFor(t, 20*time.Second, "a new backend Lead", func() bool {
 		for _, e := range events(t, root) {
 			if leadEvent("LEAD_STARTED", "backend")(e) && payloadInt(e, "pid") != pid {
