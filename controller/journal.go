@@ -3,6 +3,7 @@ package controller
 import (
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -13,6 +14,17 @@ import (
 
 // journalBatch caps how many waiting appends share one write and fsync.
 const journalBatch = 512
+
+// postLinger is how long posted events may wait for company: they are
+// written with the next awaited append (sharing its write and fsync), or
+// after this long, whichever comes first. A crash loses at most this
+// much of them; they gate nothing.
+const postLinger = 50 * time.Millisecond
+
+// postBacklog is how many requests may wait for the journal's goroutine
+// before the next one waits for room: posted events cost no fsync of
+// their caller, but a run must not outpace the disk without bound.
+const postBacklog = 1024
 
 // journal appends events with group commit: appends that arrive while a
 // write is in flight wait together and share the next write(2) and fsync.
@@ -29,6 +41,12 @@ const journalBatch = 512
 // capped exponential backoff until the disk has room; LEDGER_WRITES_HELD
 // then records the stall. Meanwhile acknowledgements are refused at once
 // (appendAck), so that nothing is acknowledged that is not durable.
+//
+// Events that only tell the story (a run's state changes, worker output,
+// summaries) are posted instead (post): they join the same queue, in the
+// same order, but their caller does not wait for the fsync. An append
+// that returns therefore also proves every event posted before it
+// durable, and the index folds the events in log order either way.
 type journal struct {
 	store *ledger.Store
 	index *instrIndex
@@ -40,8 +58,13 @@ type journal struct {
 	// onFull hears the disk becoming full (true) and having room again.
 	onFull func(bool)
 	full   atomic.Bool
-	reqs   chan *appendReq
-	done   chan struct{}
+	// closeMu guards closed: a request sent after close is refused, not
+	// sent on the closed reqs (a late callback must not panic the
+	// controller).
+	closeMu sync.RWMutex
+	closed  bool
+	reqs    chan *appendReq
+	done    chan struct{}
 	// cpReq asks the checkpoint goroutine for a checkpoint; cpDone is
 	// closed once it wrote the last one.
 	cpReq  chan struct{}
@@ -50,7 +73,9 @@ type journal struct {
 
 type appendReq struct {
 	events []ledger.Event
-	err    chan error
+	// err hears how the write went; nil for a posted request, whose
+	// failure goes to the journal's onErr.
+	err chan error
 	// refuseWhenFull marks an acknowledgement: while the disk is full it
 	// is refused at once (the person is told why), never held.
 	refuseWhenFull bool
@@ -59,6 +84,9 @@ type appendReq struct {
 // ErrDiskFull is returned for an acknowledgement while the ledger's disk
 // is full: nothing was recorded, so nothing is acknowledged.
 var ErrDiskFull = errors.New("the ledger's disk is full")
+
+// errJournalClosed refuses a request sent after the journal closed.
+var errJournalClosed = errors.New("the journal is closed")
 
 // Retry bounds for writes that failed for lack of space: capped
 // exponential backoff with jitter, reset after a success.
@@ -69,7 +97,7 @@ var diskFullBackoff = heal.RestartPolicy{BaseDelay: 50 * time.Millisecond, MaxDe
 const closeRetry = 10 * time.Second
 
 func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, onErr func(error), onFull func(bool)) *journal {
-	j := &journal{store: store, index: index, now: now, onErr: onErr, onFull: onFull, reqs: make(chan *appendReq),
+	j := &journal{store: store, index: index, now: now, onErr: onErr, onFull: onFull, reqs: make(chan *appendReq, postBacklog),
 		done: make(chan struct{}), cpReq: make(chan struct{}, 1), cpDone: make(chan struct{})}
 	go j.loop()
 	go j.checkpoints()
@@ -86,15 +114,43 @@ func (j *journal) append(events ...ledger.Event) error { return j.send(events, f
 // fails at once with ErrDiskFull instead of waiting for space.
 func (j *journal) appendAck(events ...ledger.Event) error { return j.send(events, true) }
 
+// post queues events to be made durable, in order with every other
+// request, and returns without waiting for the write: for events that
+// inform but gate nothing. A write that fails goes to onErr; while the
+// disk is full posted events are held and retried like appended ones,
+// never refused. The error is for events refused at once (invalid, or
+// the journal closed).
+func (j *journal) post(events ...ledger.Event) error {
+	_, err := j.enqueue(events, false, false)
+	return err
+}
+
 func (j *journal) send(events []ledger.Event, refuseWhenFull bool) error {
+	req, err := j.enqueue(events, refuseWhenFull, true)
+	if err != nil {
+		return err
+	}
+	return <-req.err
+}
+
+// enqueue validates events and hands them to the journal's goroutine.
+func (j *journal) enqueue(events []ledger.Event, refuseWhenFull, await bool) (*appendReq, error) {
 	for i := range events {
 		if err := events[i].Validate(); err != nil {
-			return err
+			return nil, err
 		}
 	}
-	req := &appendReq{events: events, err: make(chan error, 1), refuseWhenFull: refuseWhenFull}
+	req := &appendReq{events: events, refuseWhenFull: refuseWhenFull}
+	if await {
+		req.err = make(chan error, 1)
+	}
+	j.closeMu.RLock()
+	defer j.closeMu.RUnlock()
+	if j.closed {
+		return nil, errJournalClosed
+	}
 	j.reqs <- req
-	return <-req.err
+	return req, nil
 }
 
 // isFull reports whether writes are failing for lack of space.
@@ -116,20 +172,23 @@ func (j *journal) loop() {
 			pending = append(pending, req)
 		}
 		pending, open = j.drain(pending, open)
+		if open && stall.attempts == 0 && !awaited(pending) {
+			pending, open = j.linger(pending, open)
+		}
 		if !open && closedAt.IsZero() {
 			closedAt = time.Now()
 		}
 		err := j.write(pending)
 		switch {
 		case err == nil:
-			reply(pending, nil)
+			j.reply(pending, nil)
 			pending = nil
 			if stall.attempts > 0 {
 				j.recovered(&stall)
 			}
 			continue
 		case !isNoSpace(err):
-			reply(pending, err)
+			j.reply(pending, err)
 			pending = nil
 			continue
 		}
@@ -143,11 +202,46 @@ func (j *journal) loop() {
 		stall.held = max(stall.held, countEvents(pending))
 		if !open && time.Since(closedAt) > closeRetry {
 			j.onErr(fmt.Errorf("gave up on %d held events at close: %w", countEvents(pending), err))
-			reply(pending, err)
+			j.reply(pending, err)
 			return
 		}
 		pending, open = j.wait(pending, open, heal.Backoff(diskFullBackoff, stall.attempts-1, nil))
 	}
+}
+
+// awaited reports whether a request in reqs waits for its write.
+func awaited(reqs []*appendReq) bool {
+	for _, r := range reqs {
+		if r.err != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// linger holds posted requests back until an awaited one arrives to share
+// their write, the batch is full, the journal closes or postLinger
+// passed: a run's state changes and output then cost no fsync of their
+// own.
+func (j *journal) linger(pending []*appendReq, open bool) ([]*appendReq, bool) {
+	t := time.NewTimer(postLinger)
+	defer t.Stop()
+	for len(pending) < journalBatch {
+		select {
+		case <-t.C:
+			return pending, open
+		case req, ok := <-j.reqs:
+			if !ok {
+				return pending, false
+			}
+			pending = append(pending, req)
+			if req.err != nil {
+				// Whatever else waits already joins this write.
+				return j.drain(pending, open)
+			}
+		}
+	}
+	return pending, open
 }
 
 // stall is a run of writes that failed for lack of space.
@@ -187,7 +281,7 @@ func (j *journal) wait(pending []*appendReq, open bool, d time.Duration) ([]*app
 				return pending, false
 			}
 			if req.refuseWhenFull {
-				req.err <- ErrDiskFull
+				req.answer(ErrDiskFull, j.onErr)
 				continue
 			}
 			pending = append(pending, req)
@@ -229,9 +323,20 @@ func (j *journal) recovered(s *stall) {
 	j.onFull(false)
 }
 
-func reply(reqs []*appendReq, err error) {
+func (j *journal) reply(reqs []*appendReq, err error) {
 	for _, r := range reqs {
+		r.answer(err, j.onErr)
+	}
+}
+
+// answer tells the request's sender how its write went; a posted
+// request's failure goes to onErr.
+func (r *appendReq) answer(err error, onErr func(error)) {
+	switch {
+	case r.err != nil:
 		r.err <- err
+	case err != nil:
+		onErr(fmt.Errorf("write %d posted events: %w", len(r.events), err))
 	}
 }
 
@@ -241,7 +346,7 @@ func refuseAcks(reqs []*appendReq) []*appendReq {
 	kept := reqs[:0]
 	for _, r := range reqs {
 		if r.refuseWhenFull {
-			r.err <- ErrDiskFull
+			r.err <- ErrDiskFull // an acknowledgement is always awaited
 			continue
 		}
 		kept = append(kept, r)
@@ -280,11 +385,15 @@ func (j *journal) checkpoint() {
 	}
 }
 
-// close stops the journal once every append already sent is written (or,
-// with the disk still full, after closeRetry), and checkpoints the index
-// so that the next start replays nothing.
+// close stops the journal once every request already sent is written
+// (or, with the disk still full, after closeRetry), and checkpoints the
+// index so that the next start replays nothing. Requests sent after it
+// are refused with errJournalClosed.
 func (j *journal) close() {
+	j.closeMu.Lock()
+	j.closed = true
 	close(j.reqs)
+	j.closeMu.Unlock()
 	<-j.done
 	<-j.cpDone
 }

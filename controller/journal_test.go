@@ -1,0 +1,226 @@
+package controller
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// journalOn opens root's store and index as a controller does, with a
+// journal of its own whose errors and disk-full changes the test hears.
+func journalOn(t *testing.T, root string) (*Controller, *journal, *journalEars) {
+	t.Helper()
+	c, err := open(Options{Root: root, Config: shellConfig("true")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.journal.close()
+	ears := &journalEars{full: make(chan bool, 8)}
+	j := newJournal(c.store, c.index, time.Now, ears.err, func(full bool) { ears.full <- full })
+	t.Cleanup(func() { c.store.Close() })
+	return c, j, ears
+}
+
+// journalEars is what a test journal reports.
+type journalEars struct {
+	mu   sync.Mutex
+	errs []error
+	full chan bool
+}
+
+func (e *journalEars) err(err error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.errs = append(e.errs, err)
+}
+
+func (e *journalEars) errors() []error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.errs)
+}
+
+// logIDs returns the ids of the events in root's log with the operation
+// op, in log order.
+func logIDs(t *testing.T, root, operation string) []string {
+	t.Helper()
+	tail, err := ledger.TailEvents(ledger.Layout{Root: root}.Events(), 1<<22)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, e := range tail.Events {
+		if op(e) == operation {
+			ids = append(ids, e.EventID)
+		}
+	}
+	return ids
+}
+
+func outputEvent(f eventFactory, line string) ledger.Event {
+	return f.system("DK-1", "run-1", "S1", ledger.SeverityInfo, OpWorkerOutput, "lines", []any{line})
+}
+
+// TestPostedEventsKeepTheirPlace: posted events are written in order with
+// appended ones, and an append that returns proves every event posted
+// before it durable (they are in the log by then).
+func TestPostedEventsKeepTheirPlace(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c, j, ears := journalOn(t, root)
+	var want []string
+	for round := range 3 {
+		for range 5 {
+			e := outputEvent(c.events, "posted")
+			want = append(want, e.EventID)
+			if err := j.post(e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		e := outputEvent(c.events, "appended")
+		want = append(want, e.EventID)
+		if err := j.append(e); err != nil {
+			t.Fatal(err)
+		}
+		if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, want) {
+			t.Fatalf("round %d: the log holds %d events %v after the append returned, want %d in order %v", round, len(got), got, len(want), want)
+		}
+	}
+	j.close()
+	if errs := ears.errors(); len(errs) > 0 {
+		t.Errorf("journal errors: %v", errs)
+	}
+}
+
+// TestPostedEventsAloneAreWritten: with no append after them, posted
+// events still reach the log (after postLinger), and close writes what
+// is still queued.
+func TestPostedEventsAloneAreWritten(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c, j, _ := journalOn(t, root)
+	first := outputEvent(c.events, "alone")
+	if err := j.post(first); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // polling the log; the condition decides
+		if slices.Contains(logIDs(t, root, OpWorkerOutput), first.EventID) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a posted event was not written within 10s")
+		}
+	}
+	last := outputEvent(c.events, "at close")
+	if err := j.post(last); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, []string{first.EventID, last.EventID}) {
+		t.Errorf("log %v, want both posted events", got)
+	}
+}
+
+// TestRequestsAfterCloseAreRefused: a late callback that posts (or
+// appends) after the journal closed gets an error, not a panic.
+func TestRequestsAfterCloseAreRefused(t *testing.T) {
+	t.Parallel()
+	c, j, _ := journalOn(t, t.TempDir())
+	j.close()
+	if err := j.post(outputEvent(c.events, "late")); !errors.Is(err, errJournalClosed) {
+		t.Errorf("post after close: %v, want errJournalClosed", err)
+	}
+	if err := j.append(outputEvent(c.events, "late")); !errors.Is(err, errJournalClosed) {
+		t.Errorf("append after close: %v, want errJournalClosed", err)
+	}
+}
+
+// TestPostedEventsAreHeldWhileTheDiskIsFull: on a full disk posted events
+// are held, in order, and written once there is room, while an
+// acknowledgement is refused at once; nothing posted is lost or refused.
+func TestPostedEventsAreHeldWhileTheDiskIsFull(t *testing.T) {
+	root := smallDisk(t, "4m")
+	if _, err := ledger.Init(root, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c, j, ears := journalOn(t, root)
+	filler := filepath.Join(root, "filler")
+	fillDisk(t, filler)
+
+	var want []string
+	for range 3 {
+		e := outputEvent(c.events, "held")
+		want = append(want, e.EventID)
+		if err := j.post(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	select {
+	case full := <-ears.full:
+		if !full {
+			t.Fatal("the journal said the disk has room before it was full")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the journal did not notice the full disk within 10s")
+	}
+	ack := c.events.system("DK-2", "run-1", "S1", ledger.SeverityInfo, OpInstruction, "message_id", "refused")
+	if err := j.appendAck(ack); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("an acknowledgement on a full disk: %v, want ErrDiskFull", err)
+	}
+	// Room again; an append waits until everything before it is written.
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	last := outputEvent(c.events, "after")
+	want = append(want, last.EventID)
+	if err := j.append(last); err != nil {
+		t.Fatalf("append once there is room: %v", err)
+	}
+	j.close()
+	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, want) {
+		t.Errorf("log %v, want the held events in order, then the append: %v", got, want)
+	}
+	if ids := logIDs(t, root, OpInstruction); len(ids) != 0 {
+		t.Errorf("the refused acknowledgement is in the log: %v", ids)
+	}
+	if ids := logIDs(t, root, OpLedgerWritesHeld); len(ids) != 1 {
+		t.Errorf("%d LEDGER_WRITES_HELD events, want 1", len(ids))
+	}
+	for _, err := range ears.errors() {
+		t.Errorf("journal error (posted events must be held, not given up): %v", err)
+	}
+}
+
+// fillDisk writes path until its file system has no room left.
+func fillDisk(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	buf := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(buf); err != nil {
+			if errors.Is(err, syscall.ENOSPC) {
+				break
+			}
+			t.Fatal(err)
+		}
+	}
+	// The last bytes: smaller writes until not even one fits.
+	for n := len(buf) / 2; n > 0; n /= 2 {
+		for {
+			if _, err := f.Write(buf[:n]); err != nil {
+				break
+			}
+		}
+	}
+}
