@@ -58,6 +58,8 @@ type Controller struct {
 	// docMu serialises document writes; each write takes the latest state
 	// under mu and writes it outside mu (see flushDocs).
 	docMu sync.Mutex
+	// docKick wakes the document writer (see writeSoon).
+	docKick chan struct{}
 	// treeMu serialises worktree creation: `git worktree add` names its
 	// administrative folder after the path's last element, and two at
 	// once can race for the same name.
@@ -138,6 +140,7 @@ func open(opts Options) (*Controller, error) {
 		slots:    newLaneSlots(opts.Config.ConcurrencyLimits()),
 		fenced:   fenced,
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
+		docKick:  make(chan struct{}, 1),
 	}
 	if err := c.loadLedger(); err != nil {
 		store.Close()
@@ -247,6 +250,12 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.server = srv
 	c.runCtx, c.stopAll = context.WithCancel(context.Background())
 	defer c.stopAll()
+	stopDocs, docsDone := make(chan struct{}), make(chan struct{})
+	go c.docWriter(stopDocs, docsDone)
+	defer func() {
+		close(stopDocs)
+		<-docsDone
+	}()
 
 	if err := c.announce(); err != nil {
 		l.Close()

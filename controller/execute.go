@@ -130,7 +130,7 @@ func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) (
 	if !ok {
 		return false, true
 	}
-	c.record(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityWarn, OpRunState,
+	c.note(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityWarn, OpRunState,
 		"from", StateFailed, "to", "restart_scheduled", "reason_code", reason,
 		"restart", count, "delay_ms", delay.Milliseconds()))
 	t := time.NewTimer(delay)
@@ -332,7 +332,7 @@ func (c *Controller) queued(r *run, step, lane string, position int) {
 	r.queueRecorded = true
 	c.mu.Unlock()
 	if first {
-		c.record(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, OpRunState,
+		c.note(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, OpRunState,
 			"from", StateWaiting, "to", StateWaiting, "lane", lane, "queue_position", position))
 	}
 	c.persist(r)
@@ -351,11 +351,12 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	c.writeLeasesLocked()
 	attempt, taskID, runID := r.attempt, p.TaskID, p.RunID
 	c.mu.Unlock()
-	c.flushDocs() // the worker's pid is in the lease before anything else
+	c.flush(docLeases) // the worker's pid is in the lease before anything else
 	c.record(c.events.typed(taskID, runID, step, ledger.EventStepStarted, ledger.SeverityInfo,
 		"lane", lane, "pid", proc.PID(), "attempt", attempt, "command", spec.Argv,
 		"artifacts", spec.ArtifactDir))
-	c.persist(r)
+	// For people: recovery finds the step from the lease and the log.
+	c.persistSoon(r)
 }
 
 // takeLeasesLocked registers the attempt's two leases: the worker's (with
@@ -391,9 +392,12 @@ func (c *Controller) syncLifecycleLocked(r *run, token string) {
 }
 
 // released ends the attempt's leases, and prunes the register's oldest
-// finished leases so that it stays small however many runs end.
+// finished leases so that it stays small however many runs end. The
+// register is written soon, not waited for: a lease left active on disk
+// by a crash names a worker that is gone, and the successor's fencing
+// finds that out (see fenceOrphansLocked).
 func (c *Controller) released(r *run) {
-	defer c.flushDocs()
+	defer c.writeSoon()
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.releaseLeasesLocked(r)
@@ -447,17 +451,19 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		if res.Summary.Result != nil {
 			detail = detail.With("summary", res.Summary.Result.Text)
 		}
-		c.record(ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail))
+		completed := ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail)
 		c.mu.Lock()
 		// A run that shares one worktree is reviewed after its judge.
 		isolated := r.tree != nil && c.cfg.Workflow.Flow() == config.FlowSequential
 		c.mu.Unlock()
 		if isolated {
 			// The person decides (see awaitReview); nothing is accepted yet.
+			c.record(completed)
 			c.transition(r, StateCompleted, "")
 			return outcomeReview, ""
 		}
-		c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
+		// One write for both: the step's end and its acceptance.
+		c.record(completed, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
 			"criteria", []string{"the worker finishes with exit code 0"}))
 		c.transition(r, StateCompleted, "")
 		return outcomeDone, ""
@@ -560,7 +566,7 @@ func (c *Controller) retry(r *run) {
 	step := r.pipeline.CurrentStep
 	reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)
 	MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
-	r.final, r.cancelled, r.attempt, r.tree = "", false, 0, nil
+	r.final, r.cancelled, r.attempt, r.tree, r.inFolder = "", false, 0, nil, nil
 	r.restarts = heal.Restarts{}
 	r.done = make(chan struct{})
 	c.current = r

@@ -91,7 +91,9 @@ func (l *ledgerCallback) event(step, severity, op string, kv ...any) {
 	l.c.mu.Lock()
 	taskID, runID := l.r.pipeline.TaskID, l.r.pipeline.RunID
 	l.c.mu.Unlock()
-	l.c.record(l.c.events.system(taskID, runID, step, severity, op, kv...))
+	// Posted: what the callbacks write tells the story; resuming relies on
+	// the pipeline and the steps' own events (see runMemory).
+	l.c.note(l.c.events.system(taskID, runID, step, severity, op, kv...))
 }
 
 // OnIterationStart implements workflow.Callback.

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"slices"
+	"time"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
@@ -21,8 +22,10 @@ const (
 )
 
 // persist writes r's pipeline when r is the run the file shows, and
-// returns once it (or a newer state) is on disk. A failed write is logged
-// and tried again by the next flush (see flushDocs).
+// returns once it (or a newer state) is on disk: for a state recovery
+// relies on (a step's output before its STEP_COMPLETED, a run's end). A
+// failed write is logged and tried again by the next flush (see
+// flushDocs).
 func (c *Controller) persist(r *run) {
 	c.mu.Lock()
 	if c.current != r {
@@ -32,7 +35,7 @@ func (c *Controller) persist(r *run) {
 	c.pending = clonePipeline(r.pipeline)
 	c.dirty |= docPipeline
 	c.mu.Unlock()
-	c.flushDocs()
+	c.flush(docPipeline)
 }
 
 // touch marks r's pipeline for the next write without writing it now.
@@ -45,20 +48,73 @@ func (c *Controller) touch(r *run) {
 	}
 }
 
+// persistSoon has r's pipeline written by the document writer, without
+// waiting for it: for a state that is for people (a worker started, a
+// session bound), which recovery does not need from the file.
+func (c *Controller) persistSoon(r *run) {
+	c.touch(r)
+	c.writeSoon()
+}
+
+// writeSoon wakes the document writer (see docWriter) to write every
+// document marked for a write.
+func (c *Controller) writeSoon() {
+	select {
+	case c.docKick <- struct{}{}:
+	default: // a wake-up is pending already
+	}
+}
+
+// docLinger is how long the document writer gathers changes before it
+// writes them: a run changes its pipeline several times a step, and one
+// write (two fsyncs) covers them all. A flush that must be durable does
+// not wait for it (see flush).
+const docLinger = 50 * time.Millisecond
+
+// docWriter writes the documents marked for a write, docLinger after
+// writeSoon woke it, until stop is closed; the controller's last flush
+// follows.
+func (c *Controller) docWriter(stop <-chan struct{}, done chan<- struct{}) {
+	defer close(done)
+	linger := time.NewTimer(docLinger)
+	linger.Stop()
+	defer linger.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-c.docKick:
+		}
+		linger.Reset(docLinger)
+		select {
+		case <-stop:
+			return
+		case <-linger.C:
+			c.flushDocs()
+		}
+	}
+}
+
 // writeLeasesLocked marks the lease register for the next flush. Called
 // with c.mu held; the caller flushes after unlocking.
 func (c *Controller) writeLeasesLocked() { c.dirty |= docLeases }
 
-// flushDocs writes every document changed since the last flush. It takes
-// the latest state under c.mu and writes it outside the lock, so that a
-// slow fsync never holds up an acknowledgement; docMu keeps flushes in
-// order, so an older state never overwrites a newer one.
-func (c *Controller) flushDocs() {
+// flushDocs writes every document changed since the last flush.
+func (c *Controller) flushDocs() { c.flush(docPipeline | docLeases | docHeartbeat) }
+
+// flush writes the documents of which that changed since the last flush,
+// and returns once they are on disk; other changed documents are left to
+// the document writer. It takes the latest state under c.mu and writes
+// it outside the lock, so that a slow fsync never holds up an
+// acknowledgement; docMu keeps flushes in order, so an older state never
+// overwrites a newer one.
+func (c *Controller) flush(which docSet) {
 	c.docMu.Lock()
 	defer c.docMu.Unlock()
 	c.mu.Lock()
-	dirty := c.dirty
-	c.dirty = 0
+	dirty := c.dirty & which
+	c.dirty &^= dirty
+	rest := c.dirty != 0
 	p := c.pending
 	leases := c.leases
 	leases.Leases = slices.Clone(c.leases.Leases)
@@ -90,6 +146,9 @@ func (c *Controller) flushDocs() {
 		c.dirty |= failed
 		c.mu.Unlock()
 	}
+	if rest {
+		c.writeSoon()
+	}
 }
 
 // clonePipeline returns a copy of p that shares nothing it could mutate.
@@ -99,11 +158,23 @@ func clonePipeline(p ledger.PipelineState) ledger.PipelineState {
 	return p
 }
 
-// record appends an event. A failure is logged rather than fatal to the
-// run: the run's outcome still reaches the pipeline file.
-func (c *Controller) record(e ledger.Event) {
-	if err := c.journal.append(e); err != nil {
-		c.log.Error("append event", "type", e.EventType, "err", err)
+// record appends events and returns once they are durable: for events
+// something depends on after a crash (a step started or completed, a
+// run finished). A failure is logged rather than fatal to the run: the
+// run's outcome still reaches the pipeline file.
+func (c *Controller) record(events ...ledger.Event) {
+	if err := c.journal.append(events...); err != nil {
+		c.log.Error("append event", "type", events[0].EventType, "err", err)
+	}
+}
+
+// note posts an event that tells the story but gates nothing (a run's
+// state changes, worker output, verdicts and summaries): it is written in
+// order with every other event, and the run goes on without waiting for
+// its fsync. The next record proves it durable.
+func (c *Controller) note(e ledger.Event) {
+	if err := c.journal.post(e); err != nil {
+		c.log.Error("post event", "type", e.EventType, "err", err)
 	}
 }
 
@@ -147,7 +218,7 @@ func (c *Controller) transition(r *run, to, reason string) {
 		if reason != "" && to != StateCompleted {
 			e.Severity = ledger.SeverityWarn
 		}
-		c.record(e)
+		c.note(e)
 	}
 	c.notify(relay.Notice{Kind: relay.NoticeRunState, Run: &state})
 }

@@ -65,6 +65,9 @@ type run struct {
 	// runs in its lane's folder; dir is where the current worker runs.
 	tree *stepTree
 	dir  string
+	// inFolder names the lanes that run in their folder for the rest of
+	// the run (see treeFor).
+	inFolder map[string]bool
 	// review receives the person's verdict while a step waits for one.
 	review chan verdict
 	// final is the pipeline status the run ended with ("" while active).

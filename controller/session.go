@@ -64,16 +64,17 @@ func (c *Controller) recordResume(r *run, step, lane string, rc resumeChoice) {
 	}
 	p := r.pipeline
 	if rc.handle != "" {
-		c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpSessionResume,
+		c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpSessionResume,
 			"decision", "resume", "session_id", rc.handle, "lane", lane))
 		return
 	}
-	c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpSessionResume,
+	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpSessionResume,
 		"decision", "fresh", "reason_code", rc.why, "session_id", rc.other, "lane", lane))
 }
 
 // bindSession records a worker's resume handle with the step and folder
-// it belongs to, as soon as the worker reports it.
+// it belongs to, as soon as the worker reports it: the pipeline goes to
+// the document writer at once, without holding up the worker's output.
 func (c *Controller) bindSession(r *run, step, lane, handle string) {
 	c.mu.Lock()
 	p := &r.pipeline
@@ -89,7 +90,7 @@ func (c *Controller) bindSession(r *run, step, lane, handle string) {
 	p.RoleLifecycle = lc.With(keySession+lane, handle).With(keySessionStep+lane, step).With(keySessionDir+lane, dir)
 	taskID, runID := p.TaskID, p.RunID
 	c.mu.Unlock()
-	c.record(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpSessionBound,
+	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpSessionBound,
 		"session_id", handle, "lane", lane, "dir", dir, "worktree", worktree))
-	c.persist(r)
+	c.persistSoon(r)
 }

@@ -110,7 +110,7 @@ func (c *Controller) prepareTree(ctx context.Context, r *run, step string, repo 
 	p.RoleLifecycle = p.RoleLifecycle.With(keyTreePath+step, wt.Path).With(keyTreeBranch+step, wt.Branch).
 		With(keyTreeBase+step, wt.Base).With(keyTreeBaseBranch+step, baseBranch).With(keyTreeRepo+step, repo.Top)
 	c.mu.Unlock()
-	c.record(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpWorktreeReady,
+	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpWorktreeReady,
 		"path", wt.Path, "branch", wt.Branch, "base", wt.Base, "base_branch", baseBranch,
 		"repo", repo.Top, "dir", t.dir, "reused", wt.Reused))
 	if !wt.Reused {
@@ -200,9 +200,28 @@ func firstLine(s string) string {
 // reviewer reads the coder's change, the next iteration goes on from
 // it), so such a run has one worktree, under the key runTreeKey, and the
 // person reviews it once, after the judge (see reviewFlow).
+//
+// A lane whose isolation is auto and whose folder is no repository runs
+// in its folder for the rest of the run: its steps build on each other's
+// files, so they must not move into a worktree half way (and asking git
+// again before every step would cost a process start each).
 func (c *Controller) treeFor(ctx context.Context, r *run, step string, lane config.Lane) (*stepTree, error) {
+	c.mu.Lock()
+	inFolder := r.inFolder[lane.Name]
+	c.mu.Unlock()
+	if inFolder {
+		return nil, nil
+	}
 	repo, err := c.isolated(ctx, lane)
 	if err != nil || repo == nil {
+		if err == nil {
+			c.mu.Lock()
+			if r.inFolder == nil {
+				r.inFolder = map[string]bool{}
+			}
+			r.inFolder[lane.Name] = true
+			c.mu.Unlock()
+		}
 		return nil, err
 	}
 	key := step
