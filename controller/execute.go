@@ -426,8 +426,11 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 	c.mu.Unlock()
 	hung := r.hung
 	p := &r.pipeline
+	// process_us is the worker process's own wall time (fork to exit, as
+	// time(1) measures it): what the loop benchmark counts as the agents'
+	// time.
 	detail := ledger.ObjectOf("exit_code", res.ExitCode, "signal", res.SignalName(), "duration_ms", res.Duration().Milliseconds(),
-		"lines", res.Stats.Lines(), "attempt", attempt)
+		"process_us", res.ProcessTime().Microseconds(), "lines", res.Stats.Lines(), "attempt", attempt)
 	if res.Summary.SessionID != "" {
 		detail = detail.With("session_id", res.Summary.SessionID)
 	}

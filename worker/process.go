@@ -21,6 +21,7 @@ type Process struct {
 	spec    Spec
 	cmd     *exec.Cmd
 	pid     int
+	spawned time.Time // just before the fork
 	started time.Time
 
 	queue *recordQueue
@@ -37,7 +38,9 @@ type Process struct {
 	summary Summary
 	cause   transcript.StopCause
 	exited  bool
-	artErr  error
+	// exitedAt is when the leader exited (set with exited).
+	exitedAt time.Time
+	artErr   error
 
 	// result is written once, before done is closed.
 	result Result
@@ -92,6 +95,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	// Stdin is copied by a goroutine of exec's; if a descendant that left
 	// the group keeps stdin open without reading, Wait must not hang.
 	cmd.WaitDelay = drainTimeout
+	spawned := time.Now()
 	if err := cmd.Start(); err != nil {
 		closers.close()
 		return nil, spawnErr("start", err)
@@ -105,6 +109,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		spec:    spec,
 		cmd:     cmd,
 		pid:     cmd.Process.Pid,
+		spawned: spawned,
 		started: time.Now(),
 		queue:   newRecordQueue(spec.QueueLines, spec.QueueBytes),
 		out:     make(chan transcript.Record),

@@ -57,9 +57,15 @@ func (s *Summary) apply(ev transcript.Event) {
 
 // Result is how a worker run ended.
 type Result struct {
-	PID       int
+	PID int
+	// SpawnedAt is when the process was about to be created (just before
+	// the fork), StartedAt when it existed (after its exec).
+	SpawnedAt time.Time
 	StartedAt time.Time
-	EndedAt   time.Time
+	// ExitedAt is when the process exited; EndedAt, after it, when its
+	// output was drained and its logs synced.
+	ExitedAt time.Time
+	EndedAt  time.Time
 	// ExitCode is the process's exit status, or -1 when a signal ended it.
 	ExitCode int
 	// Signal is the signal that ended the process, 0 if none.
@@ -74,8 +80,19 @@ type Result struct {
 	Summary     Summary
 }
 
-// Duration is how long the worker ran.
+// Duration is how long the worker ran, until its output was drained and
+// its logs synced.
 func (r Result) Duration() time.Duration { return r.EndedAt.Sub(r.StartedAt) }
+
+// ProcessTime is the process's own wall time as time(1) measures it:
+// from its fork to its exit, without what daokit does before (the
+// artifact files, the pipes) and after (draining, syncing the logs).
+func (r Result) ProcessTime() time.Duration {
+	if r.ExitedAt.IsZero() || r.SpawnedAt.IsZero() {
+		return r.Duration()
+	}
+	return r.ExitedAt.Sub(r.SpawnedAt)
+}
 
 // TimedOut reports whether the worker was stopped by its timeout.
 func (r Result) TimedOut() bool { return r.Stopped == transcript.StopTimeout }

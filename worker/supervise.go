@@ -21,7 +21,7 @@ func (p *Process) reap(exited chan<- struct{}) {
 	defer close(exited)
 	pinned := waitExitedNoReap(p.pid) == nil
 	p.mu.Lock()
-	p.exited = true
+	p.exited, p.exitedAt = true, time.Now()
 	p.mu.Unlock()
 	if pinned {
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
@@ -68,15 +68,26 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 		p.terminate(exited)
 	}
 	p.drain(readers, pipes)
-	for _, f := range artifacts {
+	p.closeArtifacts(artifacts)
+	p.finish()
+}
+
+// closeArtifacts syncs and closes the artifact files, all at once: their
+// fsyncs share the file system's journal commit instead of waiting for
+// one each, and the step's end waits for them.
+func (p *Process) closeArtifacts(files []*os.File) {
+	var wg sync.WaitGroup
+	for _, f := range files {
 		if f == nil {
 			continue
 		}
-		if err := errors.Join(f.Sync(), f.Close()); err != nil {
-			p.artifactFailed(err)
-		}
+		wg.Go(func() {
+			if err := errors.Join(f.Sync(), f.Close()); err != nil {
+				p.artifactFailed(err)
+			}
+		})
 	}
-	p.finish()
+	wg.Wait()
 }
 
 // terminate stops the process group: SIGTERM, then SIGKILL after the
@@ -132,7 +143,7 @@ func (p *Process) drain(readers *sync.WaitGroup, pipes []*os.File) {
 // finish records the Result and closes Done.
 func (p *Process) finish() {
 	end := time.Now()
-	r := Result{PID: p.pid, StartedAt: p.started, EndedAt: end, ExitCode: -1}
+	r := Result{PID: p.pid, SpawnedAt: p.spawned, StartedAt: p.started, EndedAt: end, ExitCode: -1}
 	if st := p.cmd.ProcessState; st != nil {
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			r.Signal = ws.Signal()
@@ -141,6 +152,7 @@ func (p *Process) finish() {
 		}
 	}
 	p.mu.Lock()
+	r.ExitedAt = p.exitedAt
 	r.Stopped = p.cause
 	r.ArtifactErr = p.artErr
 	r.Stats = p.stats
