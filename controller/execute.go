@@ -522,7 +522,10 @@ func (c *Controller) finish(r *run, status, reason string) {
 	// The pipeline first: a crash between the two leaves a finished
 	// pipeline without its marker, which recovery completes (see resume),
 	// rather than a marker whose pipeline still says the run is going.
-	c.persist(r)
+	// The leases too: the document writer may still hold the release of
+	// the last worker's, and whoever reads the marker finds them released.
+	c.touch(r)
+	c.flushDocs()
 	c.recordFinished(r, status, reason)
 	c.mu.Lock()
 	c.writeHeartbeatLocked(c.focusLocked(), c.now(), c.thresholds())
