@@ -98,7 +98,9 @@ func persistedStatus(health string) string {
 }
 
 // renewLeasesLocked extends the leases of holders that are alive: the
-// controller's own, and each worker whose process still exists. A renewal
+// controller's own, each worker whose process still exists with the
+// controller's lease on its step, and the leases the controller took over
+// for a run that waits for its next attempt. A renewal
 // that fails is acted on, never dropped: the lease is registered afresh
 // for the same holder and a LEASE_RENEW_FAILED event, returned for the
 // caller to append after unlocking, says why, so that the register never
@@ -110,6 +112,7 @@ func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
 		if r.proc != nil {
 			held = append(held, r.lease, r.ctlLease)
 		}
+		held = append(held, r.successors...)
 	}
 	changed := false
 	for _, h := range held {

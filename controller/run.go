@@ -32,8 +32,9 @@ type run struct {
 	lease     *heal.Held         // the worker's lease, or nil
 	ctlLease  *heal.Held         // the controller's lease on the step, or nil
 	// successors are leases the controller adopted in a takeover and holds
-	// until the replacement worker starts.
-	successors []string
+	// until the replacement worker starts; the liveness loop renews them
+	// meanwhile (a backoff or a wait for the lane may outlast the TTL).
+	successors []*heal.Held
 	restarts   heal.Restarts
 	// obs carries the liveness loop's observations about the worker of
 	// the current attempt (see post); the loop sends, the run receives.

@@ -34,7 +34,7 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 	}
 	r.lease, r.ctlLease, r.proc = nil, nil, nil
 	for _, l := range res.Adopted {
-		r.successors = append(r.successors, l.LeaseToken)
+		r.successors = append(r.successors, heal.Adopt(l, c.leaseTTL(), now))
 	}
 	takeoverAt := ledger.FormatTime(now)
 	p.Succession.LastTakeoverAt = takeoverAt
@@ -85,8 +85,10 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 // takeover and the replacement worker's start. Called with c.mu held.
 func (c *Controller) releaseSuccessorsLocked(r *run) {
 	now := c.now()
-	for _, token := range r.successors {
-		_ = heal.Release(&c.leases, token, now)
+	for _, h := range r.successors {
+		if err := h.Release(&c.leases, now); err != nil {
+			c.log.Warn("release a lease held since a takeover", "token", h.Token(), "err", err)
+		}
 	}
 	r.successors = nil
 }

@@ -32,6 +32,17 @@ func Hold(reg *ledger.Leases, spec LeaseSpec, now time.Time) (*Held, error) {
 	return &Held{spec: spec, token: l.LeaseToken, renewed: now}, nil
 }
 
+// Adopt returns l, a lease TakeOver issued to a successor that then
+// went on with a ttl of ttl at now, as held by that successor: it renews
+// and re-registers the lease like one it registered itself, so that a
+// successor holding a step for longer than the TTL (a restart's backoff,
+// a wait for a lane) keeps the register truthful.
+func Adopt(l ledger.Lease, ttl time.Duration, now time.Time) *Held {
+	spec := LeaseSpec{Lane: l.Lane, TaskID: l.TaskID, RunID: l.RunID, StepID: l.StepID,
+		Holder: Holder{ThreadID: l.ThreadID, PID: l.PID}, TTL: ttl}
+	return &Held{spec: spec, token: l.LeaseToken, renewed: now}
+}
+
 // Token returns the lease's current token.
 func (h *Held) Token() string {
 	h.mu.Lock()

@@ -96,3 +96,39 @@ func TestHeldTakenOverIsNotRenewed(t *testing.T) {
 		t.Errorf("renew after a takeover: %v, want %s", err, LeaseNotActive)
 	}
 }
+
+// TestAdoptedLeaseIsHeldBySuccessor: the leases TakeOver issues to a
+// successor are renewed by it like its own, past the TTL they started
+// with, and re-registered for the same lane, step and holder once they
+// lapse.
+func TestAdoptedLeaseIsHeldBySuccessor(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	reg := ledger.NewLeases(now)
+	hold(t, &reg, 10*time.Second, now)
+	successor := Holder{ThreadID: "takeover-2", PID: 200}
+	res, err := TakeOver(&reg, "controller", "generation-1", successor, 10*time.Second, now)
+	if err != nil || len(res.Adopted) != 1 {
+		t.Fatalf("take over: %+v, %v", res, err)
+	}
+	h := Adopt(res.Adopted[0], 10*time.Second, now)
+	for i := 1; i <= 4; i++ { // 4 renewals 6s apart: 24s, past the first TTL
+		at := now.Add(time.Duration(i) * 6 * time.Second)
+		if err := h.Renew(&reg, at); err != nil {
+			t.Fatalf("renewal %d at +%ds: %v, want nil", i, i*6, err)
+		}
+	}
+	var le *LeaseError
+	late := now.Add(40 * time.Second) // 16s after the last renewal
+	if err := h.Renew(&reg, late); !errors.As(err, &le) || le.Code != LeaseIsExpired {
+		t.Fatalf("renew after the TTL: %v, want %s", err, LeaseIsExpired)
+	}
+	if _, err := h.Reacquire(&reg, late); err != nil {
+		t.Fatalf("reacquire: %v", err)
+	}
+	l := reg.Leases[len(reg.Leases)-1]
+	if l.LeaseToken != h.Token() || l.ThreadID != successor.ThreadID || l.PID != successor.PID ||
+		l.StepID != "controller" || l.Status != ledger.LeaseActive {
+		t.Errorf("re-registered %+v, want an ACTIVE lease of %+v for step controller", l, successor)
+	}
+}
