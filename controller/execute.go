@@ -30,7 +30,7 @@ const (
 // newRun builds the run of an instruction. Called with c.mu held.
 func (c *Controller) newRun(in Instruction) *run {
 	return &run{in: in, pipeline: NewRun(in, c.workflow, c.generation), done: make(chan struct{}),
-		obs: make(chan observation, obsBuffer)}
+		obs: make(chan observations, obsBuffer)}
 }
 
 // adopt makes r the run the pipeline shows. Called with c.mu held.
@@ -207,7 +207,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	spec, resume, err := c.workerSpec(r, step, laneCfg, instruction)
 	r.dir = spec.Dir
 	c.mu.Unlock()
-	resetLiveness(r)
+	c.resetLiveness(r)
 	var proc *worker.Process
 	if err == nil {
 		c.recordResume(r, step, lane, resume)
@@ -233,6 +233,8 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	} else {
 		c.released(r)
 	}
+	// r.proc is cleared: what the loop saw of the attempt is all here.
+	c.settleObservations(r)
 	return c.judge(r, step, lane, res)
 }
 

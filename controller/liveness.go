@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
@@ -19,10 +20,11 @@ func (c *Controller) thresholds() heal.Thresholds {
 
 // checkLiveness is one pass of the liveness loop: renew the leases of
 // live holders (acting on every failed renewal), write the heartbeat,
-// and judge each running worker's silence. The loop only observes: a
-// judgment goes to the worker's run as an observation (see post), and
-// the run itself records the escalation and stops its worker (see
-// observed). Only the loop's goroutine calls it.
+// and judge each running worker's silence. The loop only observes: what
+// it sees of a run (a verdict on its worker, the failed renewal of a
+// lease it holds) goes to the run as an observation (see post), and the
+// run itself records it and stops its worker (see observed). Only the
+// loop's goroutine calls it.
 func (c *Controller) checkLiveness() {
 	now := c.now()
 	th := c.thresholds()
@@ -42,10 +44,22 @@ func (c *Controller) checkLiveness() {
 		}
 	}
 	// Judged outside c.mu: reading a worker's CPU time is a file read.
+	var verdicts []watchedRun
 	for _, w := range watched {
 		if o, ok := judgeSilence(w, now, th); ok {
-			w.r.post(o)
+			w.verdict = o
+			verdicts = append(verdicts, w)
 		}
+	}
+	if len(verdicts) > 0 {
+		// Posted under c.mu, to the attempt judged only (see post).
+		c.mu.Lock()
+		for _, w := range verdicts {
+			if w.r.proc == w.proc {
+				w.r.post(w.verdict)
+			}
+		}
+		c.mu.Unlock()
 	}
 	c.flushDocs()
 }
@@ -62,10 +76,12 @@ func (c *Controller) focusLocked() *run {
 	return focus
 }
 
-// watchedRun is a run whose worker ran when a pass began.
+// watchedRun is a run whose worker ran when a pass began, and the
+// pass's verdict on that worker.
 type watchedRun struct {
-	r    *run
-	proc *worker.Process
+	r       *run
+	proc    *worker.Process
+	verdict observation
 }
 
 // judgeSilence applies the thresholds to one running worker and returns
@@ -100,42 +116,43 @@ func persistedStatus(health string) string {
 // renewLeasesLocked extends the leases of holders that are alive: the
 // controller's own, each worker whose process still exists with the
 // controller's lease on its step, and the leases the controller took over
-// for a run that waits for its next attempt. A renewal
-// that fails is acted on, never dropped: the lease is registered afresh
-// for the same holder and a LEASE_RENEW_FAILED event, returned for the
-// caller to append after unlocking, says why, so that the register never
-// keeps an ACTIVE record whose expiry passes while its holder lives (a
-// successor would take that for a dead holder).
+// for a run that waits for its next attempt. A renewal that fails is
+// acted on, never dropped: the lease is registered afresh for the same
+// holder at once, so that the register never keeps an ACTIVE record whose
+// expiry passes while its holder lives (a successor would take that for
+// a dead holder), and the failure is reported as LEASE_RENEW_FAILED. A
+// lease of a running attempt is reported by its run, to which it is
+// posted as an observation (obsRenewFailed, obsExpired); the standing
+// lease (no run owns it) and the leases held for a waiting run (which
+// listens to nothing while it waits) are reported by the loop, in the
+// events returned for the caller to append after unlocking.
 func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
-	held := []*heal.Held{c.standing}
-	for _, r := range c.order {
-		if r.proc != nil {
-			held = append(held, r.lease, r.ctlLease)
-		}
-		held = append(held, r.successors...)
-	}
 	changed := false
-	for _, h := range held {
-		if h == nil {
-			continue
-		}
+	if c.standing != nil {
 		changed = true
-		err := h.Renew(&c.leases, now)
-		if err == nil {
+		if news, failed := c.renewLocked(c.standing, now); failed {
+			events = append(events, c.leaseEvent(globalID, globalID, news))
+		}
+	}
+	for _, r := range c.order {
+		for _, h := range r.successors {
+			changed = true
+			if news, failed := c.renewLocked(h, now); failed {
+				events = append(events, c.leaseEvent(r.pipeline.TaskID, r.pipeline.RunID, news))
+			}
+		}
+		if r.proc == nil {
 			continue
 		}
-		old, rerr := h.Reacquire(&c.leases, now)
-		if rerr != nil {
-			c.log.Error("re-register a lease after a failed renewal", "token", h.Token(), "err", rerr)
-			continue
+		for _, h := range []*heal.Held{r.lease, r.ctlLease} {
+			if h == nil {
+				continue
+			}
+			changed = true
+			if news, failed := c.renewLocked(h, now); failed {
+				r.post(observation{kind: news.kind(), proc: r.proc, lease: news})
+			}
 		}
-		c.log.Warn("lease renewal failed; registered afresh", "token", old, "err", err)
-		code := ""
-		if le, ok := err.(*heal.LeaseError); ok {
-			code = le.Code
-		}
-		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLeaseRenewFailed,
-			"reason_code", code, "error", err.Error(), "token", old, "new_token", h.Token()))
 	}
 	// Leases nobody renews any more (a holder gone without releasing)
 	// become EXPIRED once overdue, so that the register says so; the live
@@ -147,6 +164,45 @@ func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
 		c.writeLeasesLocked()
 	}
 	return events
+}
+
+// renewLocked renews h and, when that fails, registers it afresh and
+// returns the news of it. Called with c.mu held.
+func (c *Controller) renewLocked(h *heal.Held, now time.Time) (news leaseNews, failed bool) {
+	err := h.Renew(&c.leases, now)
+	if err == nil {
+		return leaseNews{}, false
+	}
+	spec := h.Spec()
+	news = leaseNews{lane: spec.Lane, step: spec.StepID, err: err.Error(), at: now}
+	var le *heal.LeaseError
+	if errors.As(err, &le) {
+		news.code, news.status = le.Code, le.Status
+	}
+	if spec.TaskID == standingTask {
+		news.step = "" // the standing lease names no step of a run
+	}
+	old, rerr := h.Reacquire(&c.leases, now)
+	if rerr != nil {
+		// Only a spec Register refuses fails here, and Hold took the same
+		// spec: this is a bug, logged on every pass rather than recorded.
+		c.log.Error("re-register a lease after a failed renewal", "token", h.Token(), "renew_err", err, "err", rerr)
+		return leaseNews{}, false
+	}
+	news.old, news.fresh = old, h.Token()
+	c.log.Warn("lease renewal failed; registered afresh", "token", old, "new_token", news.fresh, "err", err)
+	return news, true
+}
+
+// kind is the observation a failed renewal makes: obsExpired when the
+// lease lapsed by the holder's clock (heal.LeaseIsExpired) or the
+// register already had it EXPIRED, obsRenewFailed when the register lost
+// it otherwise (taken over, released, pruned).
+func (n leaseNews) kind() obsKind {
+	if n.code == heal.LeaseIsExpired || n.status == ledger.LeaseExpired {
+		return obsExpired
+	}
+	return obsRenewFailed
 }
 
 // writeHeartbeatLocked records the focus worker's liveness (or IDLE) in

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"slices"
 	"time"
 
 	"github.com/daokit/daokit/heal"
@@ -9,8 +10,8 @@ import (
 	"github.com/daokit/daokit/worker/transcript"
 )
 
-// obsKind is what the liveness loop saw of a run's worker. The kinds are
-// ordered by severity: a STALE observation covers a WARNING one.
+// obsKind is what the liveness loop saw of a run's worker or of a lease
+// the run holds.
 type obsKind int
 
 const (
@@ -18,83 +19,171 @@ const (
 	obsWarning obsKind = iota + 1
 	// obsStale: silent past heartbeat.stale_after and no CPU progress
 	// since the previous check, two agreeing signals that it is hung.
+	// It covers a WARNING of the same worker.
 	obsStale
+	// obsRenewFailed: the register no longer had one of the run's leases
+	// ACTIVE (taken over, released, pruned), so it could not be renewed;
+	// the loop registered it afresh.
+	obsRenewFailed
+	// obsExpired: one of the run's leases expired while the run held it
+	// (the checks stopped for a whole TTL: a paused controller, a jump of
+	// its clock; or the register marked it EXPIRED); the loop registered
+	// it afresh.
+	obsExpired
 )
 
-// observation is one judgment of the liveness loop about one worker,
-// sent to the run that owns the worker (see post). Observations are
-// level-triggered: the loop judges every running worker on every tick and
-// sends again while the condition lasts, so a run never depends on one
-// send arriving (etcd's lessor reports expiries the same way).
+// verdict reports whether k judges a worker's silence. Verdicts are
+// level-triggered: the loop judges every running worker on every tick
+// and sends again while the condition lasts, so a run never depends on
+// one send arriving (etcd's lessor reports expiries the same way). The
+// other kinds are news of a lease, sent once for each failed renewal.
+func (k obsKind) verdict() bool { return k == obsWarning || k == obsStale }
+
+// observation is one thing the liveness loop saw about one run, sent to
+// that run (see post).
 type observation struct {
 	kind obsKind
-	// proc is the worker judged: a run that has moved on to another
-	// attempt ignores observations about an earlier one.
+	// proc is the worker of the attempt the loop saw: a run that has
+	// moved on to another attempt ignores verdicts about an earlier one.
 	proc *worker.Process
-	// health is the evaluator's verdict, with the silence and its last
+	// health is a verdict's evaluation, with the silence and its last
 	// signal (the start of the silent streak, which names it).
 	health heal.Health
 	// warnReason is the reason code a WARNING carries (the warning
 	// threshold), for the WARNING a STALE must be preceded by.
 	warnReason string
+	// lease is the news of a lease (obsRenewFailed, obsExpired).
+	lease leaseNews
 }
 
+// leaseNews is a failed renewal of a lease a run holds, and what the
+// loop did about it.
+type leaseNews struct {
+	lane, step string
+	// old is the token that could not be renewed; fresh the one
+	// registered in its place ("" when that failed too).
+	old, fresh string
+	// code is the renewal's heal lease error code, status the register's
+	// status of the old lease when it was not ACTIVE, err the error.
+	code, status, err string
+	at                time.Time
+}
+
+// observations is what waits for a run: at most one verdict, and every
+// lease news not yet taken, in the order seen.
+type observations []observation
+
 // obsBuffer is the capacity of a run's observation channel. One is
-// enough: the loop coalesces into the waiting observation (see post).
+// enough: the loop coalesces into what waits (see post).
 const obsBuffer = 1
 
 // post hands o to r without ever blocking the liveness loop: a run that
 // is slow, or between attempts and not listening, must not stall the
-// checks of the others. When r has not taken the previous observation
-// yet, the two are coalesced into one (see coalesce). Only the liveness
-// loop sends on r.obs.
+// checks of the others. When r has not taken what waits yet, o is
+// coalesced into it (see coalesce). The loop posts with c.mu held and
+// only while r.proc is the attempt's worker, so that once the run has
+// cleared r.proc (under c.mu) nothing more arrives for the attempt and
+// settleObservations finds all of it.
 func (r *run) post(o observation) {
+	batch := observations{o}
 	for {
 		select {
-		case r.obs <- o:
+		case r.obs <- batch:
 			return
 		default:
 		}
 		select {
-		case old := <-r.obs:
-			o = coalesce(old, o)
+		case waiting := <-r.obs:
+			batch = coalesce(waiting, batch)
 		default:
 			// The run took it meanwhile: the slot is free again.
 		}
 	}
 }
 
-// coalesce merges a waiting observation with a newer one: about the same
-// worker, the more severe wins (a STALE not yet handled is not replaced
-// by a WARNING of a later tick); about another worker, the newer one
-// (the earlier attempt is over).
-func coalesce(old, newer observation) observation {
-	if old.proc == newer.proc && old.kind > newer.kind {
-		return old
+// coalesce merges what waits with newer observations. Lease news happens
+// once, so all of it is kept, in order. Of the verdicts only one is kept,
+// since the next tick judges again: about the same worker the more severe
+// (a STALE not yet handled is never replaced by a WARNING), about another
+// worker the newer (the earlier attempt is over). A verdict and lease
+// news never replace each other: a pending STALE survives any number of
+// renewal failures, and they survive it.
+func coalesce(waiting, newer observations) observations {
+	out := make(observations, 0, len(waiting)+len(newer))
+	var verdict *observation
+	for _, o := range slices.Concat(waiting, newer) {
+		switch {
+		case !o.kind.verdict():
+			out = append(out, o)
+		case verdict == nil || verdict.proc != o.proc || o.kind >= verdict.kind:
+			verdict = &o
+		}
 	}
-	return newer
+	if verdict != nil {
+		out = append(out, *verdict)
+	}
+	return out
 }
 
-// drainObservations drops whatever waits in r's channel: observations
-// about a worker that is gone. Called by the run at the start of an
-// attempt.
-func drainObservations(r *run) {
+// settleObservations takes whatever waits in r's channel once r's
+// attempt has no worker any more (r.proc cleared): lease news is still
+// recorded (the renewal did fail), verdicts about a worker that is gone
+// are dropped. Run goroutine only.
+func (c *Controller) settleObservations(r *run) {
 	for {
 		select {
-		case <-r.obs:
+		case batch := <-r.obs:
+			for _, o := range batch {
+				if !o.kind.verdict() {
+					c.leaseRenewFailed(r, o)
+				}
+			}
 		default:
 			return
 		}
 	}
 }
 
-// observed is the run's handling of an observation about its worker
-// proc, on the run's own goroutine: it reports a silent streak once as
+// observed is the run's handling of what the loop saw, on the run's own
+// goroutine, while it waits for its worker proc: lease news is recorded
+// (see leaseRenewFailed), and a verdict about proc is acted on (see
+// judged).
+func (c *Controller) observed(r *run, proc *worker.Process, batch observations) {
+	for _, o := range batch {
+		if o.kind.verdict() {
+			c.judged(r, proc, o)
+		} else {
+			c.leaseRenewFailed(r, o)
+		}
+	}
+}
+
+// leaseRenewFailed records a failed renewal of one of r's leases under
+// r's task, run and step: LEASE_RENEW_FAILED with the old and the fresh
+// token. The loop already registered the lease afresh (under c.mu, so
+// that the register never keeps an ACTIVE record nobody renews); the run
+// reports it. Run goroutine only.
+func (c *Controller) leaseRenewFailed(r *run, o observation) {
+	c.mu.Lock()
+	taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
+	c.mu.Unlock()
+	c.record(c.leaseEvent(taskID, runID, o.lease))
+}
+
+// leaseEvent is the LEASE_RENEW_FAILED event of news.
+func (c *Controller) leaseEvent(taskID, runID string, news leaseNews) ledger.Event {
+	return c.events.system(taskID, runID, news.step, ledger.SeverityWarn, OpLeaseRenewFailed,
+		"reason_code", news.code, "error", news.err, "token", news.old, "new_token", news.fresh,
+		"lane", news.lane, "lease_status", news.status, "failed_at", ledger.FormatTime(news.at))
+}
+
+// judged is the run's handling of a verdict about its worker proc: it
+// reports a silent streak once as
 // HEARTBEAT_WARNING and, for STALE, records HEARTBEAT_STALE (preceded by
 // the streak's WARNING when the checks came too late to see it) and then
 // stops its worker as hung. The escalation is on disk before the worker
 // is stopped for it. hung and warnedFor are the run goroutine's own.
-func (c *Controller) observed(r *run, proc *worker.Process, o observation) {
+func (c *Controller) judged(r *run, proc *worker.Process, o observation) {
 	if o.proc != proc || r.hung {
 		return // about an earlier attempt, or already being stopped
 	}
@@ -148,7 +237,7 @@ func (c *Controller) escalate(r *run, eventType string, h heal.Health, prefix st
 
 // resetLiveness starts an attempt with no silence reported and nothing
 // waiting in r's observation channel. Run goroutine only.
-func resetLiveness(r *run) {
+func (c *Controller) resetLiveness(r *run) {
 	r.hung, r.warnedFor = false, time.Time{}
-	drainObservations(r)
+	c.settleObservations(r)
 }

@@ -30,9 +30,13 @@ func startControllerHarness(t *testing.T, opts Options) (*Controller, *harness) 
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		defer c.store.Close()
-		defer c.journal.close()
-		done <- c.serve(ctx)
+		// As Run does: the journal and the store are closed before the
+		// test hears the controller stopped (and removes its root).
+		done <- func() error {
+			defer c.store.Close()
+			defer c.journal.close()
+			return c.serve(ctx)
+		}()
 	}()
 	select {
 	case <-ready:
@@ -195,34 +199,64 @@ func TestLateCheckWarnsBeforeStaleThroughTheRun(t *testing.T) {
 }
 
 // TestPostCoalesces: the loop's send never blocks, whether the run is
-// between attempts (nobody receives) or receiving at the same time, and
-// what waits is the most severe news about the newest worker.
+// between attempts (nobody receives) or receiving at the same time. What
+// waits is one verdict, the most severe about the newest worker, and
+// every lease news in order: a verdict and lease news never replace each
+// other, so a pending STALE survives renewal failures and they survive it.
 func TestPostCoalesces(t *testing.T) {
 	t.Parallel()
 	a, b := new(worker.Process), new(worker.Process)
+	news := func(kind obsKind, old string) observation {
+		return observation{kind: kind, proc: a, lease: leaseNews{old: old}}
+	}
 	tests := []struct {
-		name string
-		sent []observation
-		want observation
+		name  string
+		ticks int // how often sent is posted while nobody listens
+		sent  []observation
+		want  []string
 	}{
-		{"stale is not replaced by a later warning", []observation{{kind: obsStale, proc: a}, {kind: obsWarning, proc: a}}, observation{kind: obsStale, proc: a}},
-		{"warning is replaced by stale", []observation{{kind: obsWarning, proc: a}, {kind: obsStale, proc: a}}, observation{kind: obsStale, proc: a}},
-		{"a newer worker wins", []observation{{kind: obsStale, proc: a}, {kind: obsWarning, proc: b}}, observation{kind: obsWarning, proc: b}},
+		{"stale is not replaced by a later warning", 1000, []observation{{kind: obsStale, proc: a}, {kind: obsWarning, proc: a}}, []string{"stale/a"}},
+		{"warning is replaced by stale", 1000, []observation{{kind: obsWarning, proc: a}, {kind: obsStale, proc: a}}, []string{"stale/a"}},
+		{"a newer worker wins", 1000, []observation{{kind: obsStale, proc: a}, {kind: obsWarning, proc: b}}, []string{"warning/b"}},
+		{"stale is not replaced by lease news", 1, []observation{{kind: obsStale, proc: a}, news(obsRenewFailed, "t1"), news(obsExpired, "t2")},
+			[]string{"renew_failed/t1", "expired/t2", "stale/a"}},
+		{"lease news is not replaced by verdicts", 1, []observation{news(obsExpired, "t1"), {kind: obsWarning, proc: a}, {kind: obsStale, proc: a},
+			{kind: obsWarning, proc: a}, news(obsRenewFailed, "t2")}, []string{"expired/t1", "renew_failed/t2", "stale/a"}},
+		{"every lease news is kept in order", 3, []observation{news(obsExpired, "t1"), news(obsRenewFailed, "t2")},
+			[]string{"expired/t1", "renew_failed/t2", "expired/t1", "renew_failed/t2", "expired/t1", "renew_failed/t2"}},
+	}
+	name := func(o observation) string {
+		switch o.kind {
+		case obsWarning, obsStale:
+			w := map[obsKind]string{obsWarning: "warning", obsStale: "stale"}[o.kind]
+			if o.proc == b {
+				return w + "/b"
+			}
+			return w + "/a"
+		case obsExpired:
+			return "expired/" + o.lease.old
+		default:
+			return "renew_failed/" + o.lease.old
+		}
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			r := &run{obs: make(chan observation, obsBuffer)}
-			for range 1000 { // many ticks while nobody listens
+			r := &run{obs: make(chan observations, obsBuffer)}
+			for range tt.ticks {
 				for _, o := range tt.sent {
 					r.post(o)
 				}
 			}
-			if got := <-r.obs; got.kind != tt.want.kind || got.proc != tt.want.proc {
-				t.Errorf("waiting: kind %d proc %p, want kind %d proc %p", got.kind, got.proc, tt.want.kind, tt.want.proc)
+			var got []string
+			for _, o := range <-r.obs {
+				got = append(got, name(o))
+			}
+			if !slices.Equal(got, tt.want) {
+				t.Errorf("waiting: %v, want %v", got, tt.want)
 			}
 			select {
 			case extra := <-r.obs:
-				t.Errorf("a second observation waits: %+v", extra)
+				t.Errorf("a second batch waits: %+v", extra)
 			default:
 			}
 		})
@@ -235,7 +269,7 @@ func TestPostCoalesces(t *testing.T) {
 func TestPostRacesTheRun(t *testing.T) {
 	t.Parallel()
 	proc := new(worker.Process)
-	r := &run{obs: make(chan observation, obsBuffer)}
+	r := &run{obs: make(chan observations, obsBuffer)}
 	var wg sync.WaitGroup
 	stop := make(chan struct{})
 	sawStale := make(chan struct{})
@@ -244,10 +278,12 @@ func TestPostRacesTheRun(t *testing.T) {
 		defer wg.Done()
 		for {
 			select {
-			case o := <-r.obs:
-				if o.kind == obsStale && !r.hung {
-					r.hung = true
-					close(sawStale)
+			case batch := <-r.obs:
+				for _, o := range batch {
+					if o.kind == obsStale && !r.hung {
+						r.hung = true
+						close(sawStale)
+					}
 				}
 			case <-stop:
 				return
@@ -278,14 +314,14 @@ func TestPostRacesTheRun(t *testing.T) {
 func TestObservationOfAnEarlierAttemptIsIgnored(t *testing.T) {
 	t.Parallel()
 	old, current := new(worker.Process), new(worker.Process)
-	r := &run{obs: make(chan observation, obsBuffer)}
+	r := &run{obs: make(chan observations, obsBuffer)}
 	c := &Controller{}
-	c.observed(r, current, observation{kind: obsStale, proc: old})
+	c.observed(r, current, observations{{kind: obsStale, proc: old}})
 	if r.hung || !r.warnedFor.IsZero() {
 		t.Errorf("hung %v warnedFor %v after an observation of another worker, want untouched", r.hung, r.warnedFor)
 	}
 	r.post(observation{kind: obsStale, proc: old})
-	resetLiveness(r)
+	c.resetLiveness(r)
 	select {
 	case o := <-r.obs:
 		t.Errorf("observation %+v left for the new attempt", o)

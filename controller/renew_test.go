@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"log/slog"
+	"os"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -93,5 +95,133 @@ func TestTakenOverLeasesAreRenewedWhileTheRunWaits(t *testing.T) {
 	}
 	if active != held {
 		t.Errorf("%d live leases of the waiting run, want the %d the controller took over", active, held)
+	}
+}
+
+// TestExpiredLeasesReachTheRun: the controller's clock moves two TTLs at
+// once while a real worker runs (its checks stopped that long, as in a
+// pause). Both leases of the attempt fail to renew as expired; the loop
+// registers them afresh at once and the run, not the loop, records
+// LEASE_RENEW_FAILED for each under its own task, run and step, naming
+// the lapsed token and the fresh one it now holds. The run goes on and
+// finishes.
+func TestExpiredLeasesReachTheRun(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	flag := root + "/finish"
+	clock := &skewedClock{}
+	cfg := shellConfig(`echo hello; while [ ! -f ` + flag + ` ]; do sleep 0.05; done; echo done`)
+	cfg.Heartbeat.CheckInterval = config.Duration(20 * time.Millisecond)
+	cfg.Heartbeat.WarningAfter = config.Duration(time.Hour)
+	cfg.Heartbeat.StaleAfter = config.Duration(2 * time.Hour)
+	cfg.Lease.TTL = config.Duration(3 * time.Second)
+	c, h := startControllerHarness(t, Options{Root: root, Config: cfg, Now: clock.now})
+	ack := h.forward("hold on")
+	r, _ := runningWorker(t, c)
+	c.mu.Lock()
+	step := r.pipeline.CurrentStep
+	lapsed := map[string]string{r.lease.Token(): "worker", r.ctlLease.Token(): "controller"}
+	c.mu.Unlock()
+
+	clock.advance(2 * 3 * time.Second)
+	reported := map[string]ledger.Event{}
+	for old := range lapsed {
+		reported[old] = h.waitFor("LEASE_RENEW_FAILED of "+lapsed[old]+"'s lease", func(e ledger.Event) bool {
+			return op(e) == OpLeaseRenewFailed && e.Payload.String("token") == old
+		})
+	}
+	c.mu.Lock()
+	held := map[string]bool{r.lease.Token(): true, r.ctlLease.Token(): true}
+	register := map[string]ledger.Lease{}
+	for _, l := range c.leases.Leases {
+		register[l.LeaseToken] = l
+	}
+	now := clock.now()
+	c.mu.Unlock()
+	for old, e := range reported {
+		fresh := e.Payload.String("new_token")
+		if e.TaskID != ack.TaskID || e.RunID != ack.RunID || e.StepID != step {
+			t.Errorf("%s lease reported under %s/%s/%s, want the run's %s/%s/%s", lapsed[old], e.TaskID, e.RunID, e.StepID, ack.TaskID, ack.RunID, step)
+		}
+		if got := e.Payload.String("reason_code"); got != heal.LeaseIsExpired {
+			t.Errorf("%s lease: reason_code %q, want %q", lapsed[old], got, heal.LeaseIsExpired)
+		}
+		if !held[fresh] {
+			t.Errorf("%s lease: new_token %q is not a lease the run holds (%v)", lapsed[old], fresh, held)
+		}
+		if l := register[fresh]; l.Status != ledger.LeaseActive || l.Expired(now) || l.StepID != step {
+			t.Errorf("%s lease: fresh record %+v, want ACTIVE and unexpired for step %s", lapsed[old], l, step)
+		}
+		if l := register[old]; l.Status != ledger.LeaseExpired {
+			t.Errorf("%s lease: lapsed record is %s, want %s", lapsed[old], l.Status, ledger.LeaseExpired)
+		}
+	}
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Errorf("run ended %s/%s, want DONE", end.Payload.String("status"), end.Payload.String("reason_code"))
+	}
+}
+
+// TestRenewalFailureKinds: every error a renewal can meet is acted on the
+// same way (a fresh lease for the same holder and step) and told apart
+// only by the observation it makes: expired when the lease lapsed by the
+// holder's clock or the register has it EXPIRED, renew failed when the
+// register lost it otherwise.
+func TestRenewalFailureKinds(t *testing.T) {
+	t.Parallel()
+	const ttl = 10 * time.Second
+	tests := []struct {
+		name string
+		lose func(reg *ledger.Leases, token string, now time.Time) time.Time // returns when to renew
+		code string
+		kind obsKind
+	}{
+		{"lapsed by the holder's clock", func(_ *ledger.Leases, _ string, now time.Time) time.Time { return now.Add(ttl) },
+			heal.LeaseIsExpired, obsExpired},
+		{"marked EXPIRED in the register", func(reg *ledger.Leases, _ string, now time.Time) time.Time {
+			heal.ExpireOverdue(reg, now.Add(ttl))
+			return now.Add(time.Second)
+		}, heal.LeaseNotActive, obsExpired},
+		{"taken over", func(reg *ledger.Leases, _ string, now time.Time) time.Time {
+			if _, err := heal.TakeOver(reg, "T1", "R1", heal.Holder{ThreadID: "other", PID: 2}, ttl, now); err != nil {
+				t.Fatal(err)
+			}
+			return now.Add(time.Second)
+		}, heal.LeaseNotActive, obsRenewFailed},
+		{"gone from the register", func(reg *ledger.Leases, _ string, now time.Time) time.Time {
+			reg.Leases = reg.Leases[:0]
+			return now.Add(time.Second)
+		}, heal.LeaseNotFound, obsRenewFailed},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			now := time.Now()
+			c := &Controller{log: slog.New(slog.DiscardHandler), leases: ledger.NewLeases(now)}
+			spec := heal.LeaseSpec{Lane: "default-lane", TaskID: "T1", RunID: "R1", StepID: "S1",
+				Holder: heal.Holder{ThreadID: "worker-1", PID: 1}, TTL: ttl}
+			h, err := heal.Hold(&c.leases, spec, now)
+			if err != nil {
+				t.Fatal(err)
+			}
+			old := h.Token()
+			at := tt.lose(&c.leases, old, now)
+			news, failed := c.renewLocked(h, at)
+			if !failed || news.code != tt.code || news.kind() != tt.kind {
+				t.Fatalf("failed %v code %q kind %d, want failed, code %q kind %d", failed, news.code, news.kind(), tt.code, tt.kind)
+			}
+			if news.old != old || news.fresh != h.Token() || news.step != "S1" || news.lane != "default-lane" {
+				t.Errorf("news %+v, want old %s, fresh %s, step S1, lane default-lane", news, old, h.Token())
+			}
+			fresh := c.leases.Leases[len(c.leases.Leases)-1]
+			if fresh.LeaseToken != news.fresh || fresh.Status != ledger.LeaseActive || fresh.ThreadID != "worker-1" || fresh.StepID != "S1" {
+				t.Errorf("fresh record %+v, want ACTIVE for worker-1 on S1", fresh)
+			}
+			if _, failed := c.renewLocked(h, at.Add(time.Second)); failed {
+				t.Errorf("the fresh lease failed to renew")
+			}
+		})
 	}
 }

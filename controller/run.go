@@ -36,9 +36,10 @@ type run struct {
 	// meanwhile (a backoff or a wait for the lane may outlast the TTL).
 	successors []*heal.Held
 	restarts   heal.Restarts
-	// obs carries the liveness loop's observations about the worker of
-	// the current attempt (see post); the loop sends, the run receives.
-	obs chan observation
+	// obs carries the liveness loop's observations about the current
+	// attempt, its worker and its leases (see post); the loop sends, the
+	// run receives.
+	obs chan observations
 	// hung (the attempt's worker was stopped as STALE) and warnedFor (the
 	// silent streak already reported as WARNING, named by its last
 	// signal) belong to the run's goroutine alone: it sets them when it

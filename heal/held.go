@@ -50,6 +50,13 @@ func (h *Held) Token() string {
 	return h.token
 }
 
+// Spec returns what the lease was registered for.
+func (h *Held) Spec() LeaseSpec {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.spec
+}
+
 // Remaining returns how long the lease has left by the holder's clock;
 // zero or less means the holder let it lapse (it was paused, or its
 // checks stopped for longer than the TTL).
