@@ -450,8 +450,11 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		r.output = outputOf(r.texts, res)
 		out, role := r.output, r.role
 		c.mu.Unlock()
-		if err := c.rememberStep(r, step, role, workflow.Record{Output: out}); err != nil {
+		if record, _, err := c.rememberStep(r, step, role, workflow.Record{Output: out}); err != nil {
 			c.log.Error("record step output", "step", step, "err", err)
+		} else {
+			// What the step said, for a restart (see indexEntry.Records).
+			detail = detail.With("record", record)
 		}
 		if res.Summary.Result != nil {
 			detail = detail.With("summary", res.Summary.Result.Text)

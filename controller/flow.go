@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -179,32 +181,47 @@ func (m runMemory) Recall(stepID string) (workflow.Record, bool) {
 // outputKeep bounds the text a finished step keeps in the pipeline.
 const outputKeep = 400
 
-// Remember implements workflow.Memory: the step is completed in the
-// pipeline file when it returns.
-func (m runMemory) Remember(stepID string, role workflow.Role, rec workflow.Record) error {
-	return m.c.rememberStep(m.r, stepID, role, rec)
-}
+// OpStepRecorded records what a finished step said (payload: role,
+// record) when no STEP_COMPLETED carries it: a built-in judge's decision,
+// an agent judge's decision after its step. The instruction index keeps
+// it for a restart.
+const OpStepRecorded = "STEP_RECORDED"
 
-// rememberStep records a finished step in r's pipeline and writes it.
-// The step's worker calls it before STEP_COMPLETED is in the log, so a
-// step the log calls completed is never run again after a crash; the
-// workflow's Remember then records the same again, with the judge's
-// decision if any.
-func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec workflow.Record) error {
-	raw, err := json.Marshal(stepRecord{Text: clip(rec.Output.Text, outputKeep), Verdict: rec.Output.Verdict, Decision: rec.Decision})
-	if err != nil {
+// Remember implements workflow.Memory: the step's record is durable in
+// the log when it returns (in its STEP_COMPLETED, or in STEP_RECORDED),
+// and the pipeline file follows soon.
+func (m runMemory) Remember(stepID string, role workflow.Role, rec workflow.Record) error {
+	record, changed, err := m.c.rememberStep(m.r, stepID, role, rec)
+	if err != nil || !changed {
 		return err
 	}
-	out := ""
-	if rec.Output.Text != "" || rec.Output.Verdict != nil || rec.Decision != nil {
-		out = string(raw)
+	m.c.mu.Lock()
+	taskID, runID := m.r.pipeline.TaskID, m.r.pipeline.RunID
+	m.c.mu.Unlock()
+	m.c.record(m.c.events.system(taskID, runID, stepID, ledger.SeverityInfo, OpStepRecorded,
+		"role", string(role), "record", record))
+	return nil
+}
+
+// rememberStep records a finished step in r's pipeline, which the
+// document writer writes soon, and returns the record the log keeps of
+// it, and whether it was new. The step's worker calls it before its
+// STEP_COMPLETED, which carries the record: the instruction index keeps
+// it, so a step the log calls completed is never run again after a
+// crash and what it said is not lost. The workflow's Remember then
+// records the same again, with the judge's decision if any.
+func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec workflow.Record) (json.RawMessage, bool, error) {
+	raw, err := json.Marshal(stepRecord{Text: clip(rec.Output.Text, outputKeep), Verdict: rec.Output.Verdict, Decision: rec.Decision})
+	if err != nil {
+		return nil, false, err
 	}
+	out := recordOut(raw, rec.Output.Text != "" || rec.Output.Verdict != nil || rec.Decision != nil)
 	c.mu.Lock()
 	p := &r.pipeline
 	if p.RoleLifecycle.Get("step:"+stepID) == "completed" && p.RoleLifecycle.Get(keyOutput+stepID) == out {
 		// Recorded already (by the step's worker, before STEP_COMPLETED).
 		c.mu.Unlock()
-		return nil
+		return raw, false, nil
 	}
 	if role == workflow.RoleJudge && LaneOfStep(p, stepID) == "" {
 		// A built-in judge is no worker, but its decision is a step of
@@ -220,8 +237,46 @@ func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec
 		archiveIterations(p, n)
 	}
 	c.mu.Unlock()
-	c.persist(r)
-	return nil
+	c.persistSoon(r)
+	return raw, true, nil
+}
+
+// recordOut is what the pipeline keeps of a step's record: nothing for a
+// step that said nothing.
+func recordOut(raw json.RawMessage, said bool) string {
+	if !said {
+		return ""
+	}
+	return string(raw)
+}
+
+// applyRecords brings into a resumed run's pipeline what the log says
+// its finished steps said (see indexEntry.Records): the pipeline file
+// may lag behind the log, or show another run. Steps the pipeline has
+// already are left as they are.
+func applyRecords(p *ledger.PipelineState, records map[string]json.RawMessage, doneThrough int) {
+	if done, _ := strconv.Atoi(p.RoleLifecycle.Get(keyDoneThrough)); doneThrough > done {
+		archiveIterations(p, doneThrough)
+	}
+	done, _ := strconv.Atoi(p.RoleLifecycle.Get(keyDoneThrough))
+	for _, step := range slices.Sorted(maps.Keys(records)) {
+		if n := iterationOf(step); n > 0 && n < done {
+			continue
+		}
+		if p.RoleLifecycle.Get("step:"+step) == "completed" && p.RoleLifecycle.Get(keyOutput+step) != "" {
+			continue
+		}
+		var rec stepRecord
+		if err := json.Unmarshal(records[step], &rec); err != nil {
+			continue
+		}
+		if p.RoleLifecycle.Get("step:"+step) != "completed" {
+			MarkStepCompleted(p, step)
+		}
+		if out := recordOut(records[step], rec.Text != "" || rec.Verdict != nil || rec.Decision != nil); out != "" {
+			p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+step, out)
+		}
+	}
 }
 
 // keyDoneThrough is the last iteration whose judge said to go on: every

@@ -8,6 +8,7 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/workflow"
 )
 
 // The instruction index is what a starting controller knows about every
@@ -57,6 +58,16 @@ type indexEntry struct {
 	// instruction: pipeline_state.json shows one run only, so for the
 	// others this is what keeps a finished step from running again.
 	Completed []string `json:"completed,omitempty"`
+	// Records holds what the open instruction's finished steps said (the
+	// record of STEP_COMPLETED and STEP_RECORDED: text, verdict, judge
+	// decision), by step id: the pipeline file is written after the log,
+	// and a restart must still hand the next coder the review and never
+	// ask a judge twice. Iterations a judge closed are dropped, as the
+	// pipeline drops them (see archiveIterations). Never changed in
+	// place: a fold replaces the map, so copies of the entry stay true.
+	Records map[string]json.RawMessage `json:"records,omitempty"`
+	// DoneThrough is the last iteration whose judge said to go on.
+	DoneThrough int `json:"done_through,omitempty"`
 }
 
 func (e indexEntry) ack() relay.Ack {
@@ -104,8 +115,11 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 		}
 		return
 	case ledger.EventStepCompleted:
-		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil && !slices.Contains(en.Completed, e.StepID) {
-			en.Completed = append(slices.Clip(en.Completed), e.StepID)
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			if !slices.Contains(en.Completed, e.StepID) {
+				en.Completed = append(slices.Clip(en.Completed), e.StepID)
+			}
+			en.keepRecord(e.StepID, e.Payload)
 		}
 		return
 	}
@@ -142,12 +156,43 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 		if e.Payload.String("kind") == string(relay.ControlRetry) {
 			x.reopenLocked(e.Payload.String("target_message_id"))
 		}
+	case OpStepRecorded:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			en.keepRecord(e.StepID, e.Payload)
+		}
 	case OpRunFinished:
 		if en := x.open[id]; en != nil {
 			delete(x.byRun, [2]string{en.Route.TaskID, en.Route.RunID})
 			delete(x.open, id)
 		}
 	}
+}
+
+// keepRecord keeps the record a finished step's event carries; a judge
+// that said to go on after iteration n closes the iterations before n.
+func (en *indexEntry) keepRecord(step string, payload ledger.Object) {
+	raw, ok := payload.Get("record")
+	if !ok || step == "" {
+		return
+	}
+	var rec stepRecord
+	if json.Unmarshal(raw, &rec) != nil {
+		return
+	}
+	n := iterationOf(step)
+	if d := rec.Decision; d != nil && !d.Done && n > 0 && payload.String("role") == string(workflow.RoleJudge) {
+		en.DoneThrough = max(en.DoneThrough, n)
+	}
+	records := make(map[string]json.RawMessage, len(en.Records)+1)
+	for id, r := range en.Records {
+		if it := iterationOf(id); it == 0 || it >= en.DoneThrough {
+			records[id] = r
+		}
+	}
+	if n == 0 || n >= en.DoneThrough {
+		records[step] = raw
+	}
+	en.Records = records
 }
 
 func (x *instrIndex) openLocked(en indexEntry) {

@@ -237,7 +237,7 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 // indexMarkers pick the lines worth decoding during a replay: every
 // event the fold uses names one of them.
 var indexMarkers = [][]byte{[]byte(OpInstruction), []byte(OpControl), []byte(OpRunFinished),
-	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted)}
+	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(OpStepRecorded)}
 
 // replay folds every complete line of the log from offset on and returns
 // how many events it read and the offset after the last complete line.

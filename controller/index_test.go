@@ -2,7 +2,9 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/workflow"
 )
 
 // instructionEvent is what HandleInstruction records for message id.
@@ -181,5 +184,71 @@ func TestRestartsKeepWaitingWorkAndWriteNothingForIt(t *testing.T) {
 		return e.TaskID == old.TaskID && e.EventType == ledger.EventStepStarted
 	}); n != 1 {
 		t.Errorf("the old instruction started %d times", n)
+	}
+}
+
+// TestIndexKeepsWhatFinishedStepsSaid: the records STEP_COMPLETED and
+// STEP_RECORDED carry are kept for the open instruction, by step, through
+// a checkpoint and a replay; a judge that said to go on after iteration
+// n drops the records of the iterations before n.
+func TestIndexKeepsWhatFinishedStepsSaid(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c, err := open(Options{Root: root, Config: shellConfig("true")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, task := c.events, TaskIDFor("loop")
+	completed := func(step, record string) ledger.Event {
+		return ledger.NewEvent(time.Now(), task, "run-1", step, ledger.EventStepCompleted, ledger.SeverityInfo,
+			ledger.ObjectOf("exit_code", 0, "record", json.RawMessage(record)))
+	}
+	judged := func(n int, done bool) ledger.Event {
+		rec := fmt.Sprintf(`{"decision":{"done":%t,"code":"JUDGE_COMMAND_FAILED"}}`, done)
+		return f.system(task, "run-1", fmt.Sprintf("I%d-judge", n), ledger.SeverityInfo, OpStepRecorded,
+			"role", "judge", "record", json.RawMessage(rec))
+	}
+	if err := c.journal.append(instructionEvent(f, "loop"),
+		completed("I1-coder", `{"text":"edited"}`), completed("I1-reviewer", `{"verdict":{"verdict":"request_changes"}}`), judged(1, false),
+		completed("I2-coder", `{"text":"edited again"}`)); err != nil {
+		t.Fatal(err)
+	}
+	c.journal.close() // a checkpoint
+	// After it: iteration 2 ends and the judge goes on (not yet checkpointed).
+	if err := c.store.AppendEvents([]ledger.Event{completed("I2-reviewer", `{"verdict":{"verdict":"request_changes"}}`), judged(2, false)}); err != nil {
+		t.Fatal(err)
+	}
+	c.store.Close()
+	x, load, err := loadIndex(c.store.Layout().StateDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if load.Replayed != 2 {
+		t.Errorf("replayed %d events, want 2", load.Replayed)
+	}
+	en := x.openEntries()[0]
+	if en.DoneThrough != 2 || !slices.Equal(slices.Sorted(maps.Keys(en.Records)), []string{"I2-coder", "I2-judge", "I2-reviewer"}) {
+		t.Fatalf("done through %d, records %v; want 2 and iteration 2's three", en.DoneThrough, slices.Sorted(maps.Keys(en.Records)))
+	}
+	if string(en.Records["I2-coder"]) != `{"text":"edited again"}` {
+		t.Errorf("I2-coder's record %s", en.Records["I2-coder"])
+	}
+
+	// A resumed run's pipeline gets them: iteration 2 is closed and its
+	// review is there for the next coder.
+	p := NewRun(en.instruction(), flowSteps(loopConfig("0", 5)), 2)
+	applyRecords(&p, en.Records, en.DoneThrough)
+	mem := runMemory{c: c, r: &run{pipeline: p}}
+	if rec, ok := mem.Recall("I2-reviewer"); !ok || rec.Output.Verdict == nil || rec.Output.Verdict.Decision != workflow.RequestChanges {
+		t.Errorf("I2-reviewer recalled %+v %v, want its verdict", rec, ok)
+	}
+	if rec, ok := mem.Recall("I2-judge"); !ok || rec.Decision == nil || rec.Decision.Done {
+		t.Errorf("I2-judge recalled %+v %v, want its decision to go on", rec, ok)
+	}
+	if rec, ok := mem.Recall("I1-judge"); !ok || rec.Decision == nil {
+		t.Errorf("I1-judge recalled %+v %v, want it closed", rec, ok)
+	}
+	if _, ok := mem.Recall("I3-coder"); ok {
+		t.Error("I3-coder is recalled before it ran")
 	}
 }

@@ -19,6 +19,10 @@ type found struct {
 	started bool
 	// completed are the steps the log says finished: never run again.
 	completed []string
+	// records and doneThrough are what the log says they said (see
+	// indexEntry.Records).
+	records     map[string]json.RawMessage
+	doneThrough int
 }
 
 // recover fences off workers a dead controller left behind and returns
@@ -37,7 +41,8 @@ func (c *Controller) recover() []found {
 	}
 	out := make([]found, 0, len(open))
 	for _, en := range open {
-		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed})
+		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
+			records: en.Records, doneThrough: en.DoneThrough})
 	}
 	return out
 }
@@ -90,6 +95,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 				MarkStepCompleted(&r.pipeline, step)
 			}
 		}
+		applyRecords(&r.pipeline, f.records, f.doneThrough)
 		// A run that only waited for its lane resumes its wait without a
 		// word: restarts must not grow the log for work that did not
 		// change.

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "363d8271d82cadcc6c2668986df976a7f2c50e2accffcec0d0fe2b56ebb91dd8"
+const generatedDigest = "488bba3f8b18733c379a600282dc9676003194d3024d7c4402b198f3cd17f6c3"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -724,6 +724,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.operation.SESSION_BOUND", Other: "session recorded"},
 	{ID: "tui.operation.SESSION_RESUME", Other: "session resume decided"},
 	{ID: "tui.operation.STEP_METRICS", Other: "step usage"},
+	{ID: "tui.operation.STEP_RECORDED", Other: "step recorded"},
 	{ID: "tui.operation.STEP_SUMMARY", Other: "step summary"},
 	{ID: "tui.operation.WORKER_OUTPUT", Other: "worker output"},
 	{ID: "tui.operation.WORKTREE_KEPT", Other: "worktree kept"},
@@ -1646,6 +1647,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.operation.SESSION_BOUND", Other: "会话已记录"},
 	{ID: "tui.operation.SESSION_RESUME", Other: "会话续接已决定"},
 	{ID: "tui.operation.STEP_METRICS", Other: "步骤用量"},
+	{ID: "tui.operation.STEP_RECORDED", Other: "步骤已记录"},
 	{ID: "tui.operation.STEP_SUMMARY", Other: "步骤摘要"},
 	{ID: "tui.operation.WORKER_OUTPUT", Other: "工作进程输出"},
 	{ID: "tui.operation.WORKTREE_KEPT", Other: "工作树已保留"},
