@@ -147,9 +147,13 @@ func (l *ledgerCallback) OnIterationEnd(it workflow.Iteration, res workflow.Iter
 	if !d.Done && it.N >= it.Max {
 		severity = ledger.SeverityWarn
 	}
-	l.event(workflow.StepID(it.N, workflow.JudgeStep), severity, OpIterationFinished, "iteration", it.N,
-		"max_iterations", it.Max, "verdict", verdict, "judge", judge, "decision", decision,
-		"reason_code", d.Code, "reason", d.Reason)
+	kv := []any{"iteration", it.N, "max_iterations", it.Max, "verdict", verdict, "judge", judge, "decision", decision,
+		"reason_code", d.Code, "reason", d.Reason}
+	if d.ProcessTime > 0 {
+		// The judge command's own wall time (fork to reaping), in µs.
+		kv = append(kv, "judge_process_us", d.ProcessTime.Microseconds())
+	}
+	l.event(workflow.StepID(it.N, workflow.JudgeStep), severity, OpIterationFinished, kv...)
 }
 
 // summary records a SummarizationCallback summary.

@@ -233,11 +233,12 @@ judge_command = ["sh", "-c", "exit 1"]
 // reviewer, judge command: 300 process starts) through the real
 // controller. Goals: under 3 s of wall time, and under 5 ms per iteration
 // of loop machinery beyond the agents' own time. The agents' time is the
-// worker processes' own wall time, from their fork to their exit, as
-// time(1) measures it (STEP_COMPLETED's process_us): preparing their
-// artifact files, draining their output, syncing their logs and
-// everything else counts as machinery, and so does the whole judge
-// command, which only makes the figure stricter.
+// three processes' own wall time, from their fork to their exit as
+// time(1) measures it: the workers' (STEP_COMPLETED's process_us) and
+// the judge command's (ITERATION_FINISHED's judge_process_us); preparing
+// the workers' artifact files, draining their output, syncing their logs
+// and everything else counts as machinery. strict-overhead counts the
+// whole judge command as machinery too.
 func BenchmarkLoop100Iterations(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		root := newRoot(b, benchLoopConfig)
@@ -247,7 +248,7 @@ func BenchmarkLoop100Iterations(b *testing.B) {
 		r := run(b, "send", "--root", root, "--wait", "bench the loop")
 		b.StopTimer()
 		var received, ended ledger.Event
-		var agents time.Duration
+		var agents, judges time.Duration
 		steps := 0
 		for _, e := range events(b, root) {
 			switch {
@@ -258,6 +259,8 @@ func BenchmarkLoop100Iterations(b *testing.B) {
 			case e.EventType == ledger.EventStepCompleted:
 				agents += time.Duration(payloadInt(e, "process_us")) * time.Microsecond
 				steps++
+			case op(e) == "ITERATION_FINISHED":
+				judges += time.Duration(payloadInt(e, "judge_process_us")) * time.Microsecond
 			}
 		}
 		ctl.stop()
@@ -268,7 +271,8 @@ func BenchmarkLoop100Iterations(b *testing.B) {
 		to, _ := ledger.ParseTime(ended.Timestamp)
 		wall := to.Sub(from)
 		b.ReportMetric(wall.Seconds(), "wall-s/100-iterations")
-		b.ReportMetric(float64((wall-agents).Microseconds())/1000/100, "overhead-ms/iteration")
+		b.ReportMetric(float64((wall-agents-judges).Microseconds())/1000/100, "overhead-ms/iteration")
+		b.ReportMetric(float64((wall-agents).Microseconds())/1000/100, "strict-overhead-ms/iteration")
 		b.StartTimer()
 	}
 }

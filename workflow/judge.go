@@ -36,6 +36,10 @@ type JudgeDecision struct {
 	Escalate bool   `json:"escalate,omitempty"`
 	Code     string `json:"code"`
 	Reason   string `json:"reason,omitempty"`
+	// ProcessTime is the judge command's own wall time, from its fork to
+	// its reaping (zero for other judges, and for a decision recalled
+	// after a restart): what the loop's callbacks report as the judge's.
+	ProcessTime time.Duration `json:"-"`
 }
 
 // Round is what a judge decides on: one finished iteration.
@@ -108,7 +112,9 @@ func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error
 	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	forked := time.Now()
 	err := cmd.Run()
+	took := time.Since(forked)
 	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
 		if line != "" {
 			r.Observe.Text(Text{Body: line})
@@ -121,11 +127,11 @@ func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error
 	var exit *exec.ExitError
 	switch {
 	case err == nil:
-		return JudgeDecision{Done: true, Code: JudgeCommandPassed, Reason: tail}, nil
+		return JudgeDecision{Done: true, Code: JudgeCommandPassed, Reason: tail, ProcessTime: took}, nil
 	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
 		return JudgeDecision{}, ctx.Err()
 	case errors.As(err, &exit), ctx.Err() != nil:
-		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(err.Error() + "\n" + tail)}, nil
+		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(err.Error() + "\n" + tail), ProcessTime: took}, nil
 	default:
 		return JudgeDecision{Code: JudgeCommandFailed, Reason: err.Error()}, nil
 	}
