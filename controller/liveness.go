@@ -44,9 +44,14 @@ func (c *Controller) checkLiveness() {
 		}
 	}
 	// Judged outside c.mu: reading a worker's CPU time is a file read.
+	// A worker whose process exited is not judged for silence: it is not
+	// hung, it is gone, and its run hears that instead.
 	var verdicts []watchedRun
 	for _, w := range watched {
-		if o, ok := judgeSilence(w, now, th); ok {
+		if w.proc.Exited() {
+			w.verdict = observation{kind: obsHolderDead, proc: w.proc}
+			verdicts = append(verdicts, w)
+		} else if o, ok := judgeSilence(w, now, th); ok {
 			w.verdict = o
 			verdicts = append(verdicts, w)
 		}
@@ -114,8 +119,8 @@ func persistedStatus(health string) string {
 }
 
 // renewLeasesLocked extends the leases of holders that are alive: the
-// controller's own, each worker whose process still exists with the
-// controller's lease on its step, and the leases the controller took over
+// controller's own, each worker whose process has not exited, the
+// controller's lease on each running attempt's step, and the leases the controller took over
 // for a run that waits for its next attempt. A renewal that fails is
 // acted on, never dropped: the lease is registered afresh for the same
 // holder at once, so that the register never keeps an ACTIVE record whose
@@ -145,7 +150,9 @@ func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
 			continue
 		}
 		for _, h := range []*heal.Held{r.lease, r.ctlLease} {
-			if h == nil {
+			if h == nil || (h == r.lease && r.proc.Exited()) {
+				// A dead worker's lease is not renewed: its run
+				// releases it (obsHolderDead), or it expires.
 				continue
 			}
 			changed = true

@@ -17,9 +17,15 @@ type obsKind int
 const (
 	// obsWarning: the worker has been silent past heartbeat.warning_after.
 	obsWarning obsKind = iota + 1
+	// obsHolderDead: the worker's process has exited, but the worker is
+	// not done yet (its output and files are still being closed). It
+	// covers a WARNING of the same worker: a dead worker is not silent.
+	obsHolderDead
 	// obsStale: silent past heartbeat.stale_after and no CPU progress
 	// since the previous check, two agreeing signals that it is hung.
-	// It covers a WARNING of the same worker.
+	// It covers the other verdicts on the same worker and is never
+	// replaced by them: the run must stop a hung worker and have its
+	// step taken over, even if it exited meanwhile.
 	obsStale
 	// obsRenewFailed: the register no longer had one of the run's leases
 	// ACTIVE (taken over, released, pruned), so it could not be renewed;
@@ -37,7 +43,7 @@ const (
 // and sends again while the condition lasts, so a run never depends on
 // one send arriving (etcd's lessor reports expiries the same way). The
 // other kinds are news of a lease, sent once for each failed renewal.
-func (k obsKind) verdict() bool { return k == obsWarning || k == obsStale }
+func (k obsKind) verdict() bool { return k == obsWarning || k == obsHolderDead || k == obsStale }
 
 // observation is one thing the liveness loop saw about one run, sent to
 // that run (see post).
@@ -177,8 +183,11 @@ func (c *Controller) leaseEvent(taskID, runID string, news leaseNews) ledger.Eve
 		"lane", news.lane, "lease_status", news.status, "failed_at", ledger.FormatTime(news.at))
 }
 
-// judged is the run's handling of a verdict about its worker proc: it
-// reports a silent streak once as
+// judged is the run's handling of a verdict about its worker proc. For
+// a holder found dead it releases the worker's lease at once, so that
+// the register does not show a dead process holding the step while the
+// worker's output is closed; the controller's lease stays until the
+// attempt ends. For silence it reports a silent streak once as
 // HEARTBEAT_WARNING and, for STALE, records HEARTBEAT_STALE (preceded by
 // the streak's WARNING when the checks came too late to see it) and then
 // stops its worker as hung. The escalation is on disk before the worker
@@ -190,6 +199,17 @@ func (c *Controller) judged(r *run, proc *worker.Process, o observation) {
 	streak := o.health.SignalAt
 	warned := r.warnedFor.Equal(streak)
 	switch o.kind {
+	case obsHolderDead:
+		c.mu.Lock()
+		if h := r.lease; h != nil {
+			if err := h.Release(&c.leases, c.now()); err != nil {
+				c.log.Warn("release a dead worker's lease", "token", h.Token(), "err", err)
+			}
+			r.lease = nil
+			c.writeLeasesLocked()
+		}
+		c.mu.Unlock()
+		c.writeSoon()
 	case obsWarning:
 		if !warned {
 			r.warnedFor = streak

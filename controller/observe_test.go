@@ -218,6 +218,8 @@ func TestPostCoalesces(t *testing.T) {
 		{"stale is not replaced by a later warning", 1000, []observation{{kind: obsStale, proc: a}, {kind: obsWarning, proc: a}}, []string{"stale/a"}},
 		{"warning is replaced by stale", 1000, []observation{{kind: obsWarning, proc: a}, {kind: obsStale, proc: a}}, []string{"stale/a"}},
 		{"a newer worker wins", 1000, []observation{{kind: obsStale, proc: a}, {kind: obsWarning, proc: b}}, []string{"warning/b"}},
+		{"stale is not replaced by a dead holder", 1000, []observation{{kind: obsStale, proc: a}, {kind: obsHolderDead, proc: a}}, []string{"stale/a"}},
+		{"warning is replaced by a dead holder", 1000, []observation{{kind: obsWarning, proc: a}, {kind: obsHolderDead, proc: a}}, []string{"dead/a"}},
 		{"stale is not replaced by lease news", 1, []observation{{kind: obsStale, proc: a}, news(obsRenewFailed, "t1"), news(obsExpired, "t2")},
 			[]string{"renew_failed/t1", "expired/t2", "stale/a"}},
 		{"lease news is not replaced by verdicts", 1, []observation{news(obsExpired, "t1"), {kind: obsWarning, proc: a}, {kind: obsStale, proc: a},
@@ -227,8 +229,8 @@ func TestPostCoalesces(t *testing.T) {
 	}
 	name := func(o observation) string {
 		switch o.kind {
-		case obsWarning, obsStale:
-			w := map[obsKind]string{obsWarning: "warning", obsStale: "stale"}[o.kind]
+		case obsWarning, obsHolderDead, obsStale:
+			w := map[obsKind]string{obsWarning: "warning", obsHolderDead: "dead", obsStale: "stale"}[o.kind]
 			if o.proc == b {
 				return w + "/b"
 			}

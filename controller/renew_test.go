@@ -225,3 +225,64 @@ func TestRenewalFailureKinds(t *testing.T) {
 		})
 	}
 }
+
+// TestDeadWorkersLeaseIsReleasedAtOnce: the worker exits but leaves a
+// process of another session holding its output open, so the worker is
+// not done for the drain timeout. The loop sees its holder dead: it stops
+// renewing the worker's lease and the run releases it while the attempt
+// still waits for the output to close; the controller's lease on the
+// step stays ACTIVE. The run then finishes as the exit said.
+func TestDeadWorkersLeaseIsReleasedAtOnce(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	flag := root + "/let-go"
+	t.Cleanup(func() { _ = os.WriteFile(flag, nil, 0o600) }) // the leftover ends with the test
+	// The leader exits once the leftover has left its group (else the
+	// group's SIGKILL at the leader's exit would take it too).
+	left := root + "/left"
+	cfg := shellConfig(`echo hello; setsid sh -c 'touch ` + left + `; while [ ! -f ` + flag + ` ]; do sleep 0.05; done' &
+while [ ! -f ` + left + ` ]; do sleep 0.01; done; exit 0`)
+	cfg.Heartbeat.CheckInterval = config.Duration(20 * time.Millisecond)
+	cfg.Heartbeat.WarningAfter = config.Duration(time.Hour)
+	cfg.Heartbeat.StaleAfter = config.Duration(2 * time.Hour)
+	c, h := startControllerHarness(t, Options{Root: root, Config: cfg})
+	ack := h.forward("exit early")
+	r, proc := runningWorker(t, c)
+	c.mu.Lock()
+	worker, ctl := r.lease.Token(), r.ctlLease.Token()
+	c.mu.Unlock()
+	status := func(token string) string {
+		for _, l := range c.leases.Leases {
+			if l.LeaseToken == token {
+				return l.Status
+			}
+		}
+		return ""
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) { // polling the controller; the condition decides
+		c.mu.Lock()
+		attempt, ws, cs := r.proc, status(worker), status(ctl)
+		c.mu.Unlock()
+		if attempt != proc {
+			t.Fatalf("the attempt ended with the worker's lease %s, want it released while the worker's output was still open", ws)
+		}
+		if ws == ledger.LeaseReleased {
+			if cs != ledger.LeaseActive {
+				t.Errorf("controller's lease on the step is %s while the attempt ends, want %s", cs, ledger.LeaseActive)
+			}
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("worker's lease still %s 20s after its process could exit", ws)
+		}
+	}
+	if !proc.Exited() {
+		t.Errorf("the worker's lease was released while its process ran")
+	}
+	if err := os.WriteFile(flag, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Errorf("run ended %s/%s, want DONE", end.Payload.String("status"), end.Payload.String("reason_code"))
+	}
+}

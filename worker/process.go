@@ -175,6 +175,16 @@ func (p *Process) Cancel() { p.Stop(transcript.StopCancelled) }
 // leader reaped, the pipes drained and the artifact files closed.
 func (p *Process) Done() <-chan struct{} { return p.done }
 
+// Exited reports whether the worker's process (the group leader) has
+// exited. Done may come later: it also waits for the output pipes (up to
+// a drain timeout while a descendant that left the group holds them) and
+// for the artifact files to be synced.
+func (p *Process) Exited() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.exited
+}
+
 // Wait waits until Done and returns the Result.
 func (p *Process) Wait() Result {
 	<-p.done
