@@ -78,24 +78,60 @@ func TestTakenOverLeasesAreRenewedWhileTheRunWaits(t *testing.T) {
 	for range 5 {
 		awaitPass(t, c, clock.advance(time.Second))
 	}
+	liveOf := func() (live int) {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		now := clock.now()
+		for _, l := range c.leases.Leases {
+			if l.TaskID != ack.TaskID || l.PID != c.pid {
+				continue
+			}
+			switch {
+			case l.Status == ledger.LeaseActive && !l.Expired(now):
+				live++
+			case l.Status == ledger.LeaseExpired:
+				t.Errorf("lease %s of step %s is EXPIRED while the controller holds it for the waiting run", l.LeaseToken, l.StepID)
+			}
+		}
+		return live
+	}
+	if live := liveOf(); live != held {
+		t.Fatalf("%d live leases of the waiting run, want the %d the controller took over", live, held)
+	}
+
+	// A jump past the TTL (the checks stopped that long): the renewals
+	// fail as expired and the loop, the only one listening while the run
+	// waits, re-registers the leases and reports each under the run.
+	clock.advance(2 * 3 * time.Second)
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) { // polling the log; the condition decides
+		reports := count(h.events(), func(e ledger.Event) bool {
+			return op(e) == OpLeaseRenewFailed && e.TaskID == ack.TaskID && e.RunID == ack.RunID &&
+				e.Payload.String("reason_code") == heal.LeaseIsExpired && e.Payload.String("new_token") != ""
+		})
+		if reports == held {
+			break
+		}
+		if reports > held || time.Now().After(deadline) {
+			t.Fatalf("%d LEASE_RENEW_FAILED of the waiting run after the jump, want %d", reports, held)
+		}
+	}
 	c.mu.Lock()
-	defer c.mu.Unlock()
-	now := clock.now()
-	active := 0
-	for _, l := range c.leases.Leases {
-		if l.TaskID != ack.TaskID || l.PID != c.pid {
-			continue
-		}
-		switch {
-		case l.Status == ledger.LeaseActive && !l.Expired(now):
-			active++
-		case l.Status == ledger.LeaseExpired:
-			t.Errorf("lease %s of step %s is EXPIRED while the controller holds it for the waiting run", l.LeaseToken, l.StepID)
+	for _, h := range r.successors {
+		if l := findLease(c.leases, h.Token()); l.Status != ledger.LeaseActive || l.Expired(clock.now()) {
+			t.Errorf("held lease %s is %+v after the jump, want ACTIVE and unexpired", h.Token(), l)
 		}
 	}
-	if active != held {
-		t.Errorf("%d live leases of the waiting run, want the %d the controller took over", active, held)
+	c.mu.Unlock()
+}
+
+// findLease returns the register's record of token (zero if none).
+func findLease(reg ledger.Leases, token string) ledger.Lease {
+	for _, l := range reg.Leases {
+		if l.LeaseToken == token {
+			return l
+		}
 	}
+	return ledger.Lease{}
 }
 
 // TestExpiredLeasesReachTheRun: the controller's clock moves two TTLs at
