@@ -136,6 +136,7 @@ func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
 	if c.standing != nil {
 		changed = true
 		if news, failed := c.renewLocked(c.standing, now); failed {
+			news.step = "" // the standing lease names no step of a run
 			events = append(events, c.leaseEvent(globalID, globalID, news))
 		}
 	}
@@ -185,9 +186,6 @@ func (c *Controller) renewLocked(h *heal.Held, now time.Time) (news leaseNews, f
 	var le *heal.LeaseError
 	if errors.As(err, &le) {
 		news.code, news.status = le.Code, le.Status
-	}
-	if spec.TaskID == standingTask {
-		news.step = "" // the standing lease names no step of a run
 	}
 	old, rerr := h.Reacquire(&c.leases, now)
 	if rerr != nil {

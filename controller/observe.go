@@ -38,7 +38,8 @@ const (
 	obsExpired
 )
 
-// verdict reports whether k judges a worker's silence. Verdicts are
+// verdict reports whether k judges a worker (its silence or its death)
+// rather than a lease. Verdicts are
 // level-triggered: the loop judges every running worker on every tick
 // and sends again while the condition lasts, so a run never depends on
 // one send arriving (etcd's lessor reports expiries the same way). The
@@ -67,7 +68,7 @@ type observation struct {
 type leaseNews struct {
 	lane, step string
 	// old is the token that could not be renewed; fresh the one
-	// registered in its place ("" when that failed too).
+	// registered in its place.
 	old, fresh string
 	// code is the renewal's heal lease error code, status the register's
 	// status of the old lease when it was not ACTIVE, err the error.
