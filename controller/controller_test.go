@@ -60,6 +60,14 @@ func startHarnessWith(t testing.TB, opts Options) *harness {
 	go func() {
 		done <- Run(ctx, opts)
 	}()
+	return connectHarness(t, root, ready, done, cancel)
+}
+
+// connectHarness waits until the controller started on root is ready
+// (or failed: done), dials it, and returns the harness whose stop closes
+// the client, cancels the controller and waits for it.
+func connectHarness(t testing.TB, root string, ready <-chan struct{}, done <-chan error, cancel context.CancelFunc) *harness {
+	t.Helper()
 	select {
 	case <-ready:
 	case err := <-done:
@@ -74,6 +82,7 @@ func startHarnessWith(t testing.TB, opts Options) *harness {
 	client, err := relay.Dial(dctx, root, relay.DefaultClientConfig())
 	if err != nil {
 		cancel()
+		<-done
 		t.Fatalf("dial: %v", err)
 	}
 	h := &harness{t: t, root: root, client: client}

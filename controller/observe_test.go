@@ -12,7 +12,6 @@ import (
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
-	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker"
 )
 
@@ -38,33 +37,7 @@ func startControllerHarness(t *testing.T, opts Options) (*Controller, *harness) 
 			return c.serve(ctx)
 		}()
 	}()
-	select {
-	case <-ready:
-	case err := <-done:
-		cancel()
-		t.Fatalf("controller did not start: %v", err)
-	case <-time.After(10 * time.Second):
-		cancel()
-		t.Fatal("controller did not get ready within 10s")
-	}
-	dctx, dcancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer dcancel()
-	client, err := relay.Dial(dctx, opts.Root, relay.DefaultClientConfig())
-	if err != nil {
-		cancel()
-		<-done
-		t.Fatalf("dial: %v", err)
-	}
-	h := &harness{t: t, root: opts.Root, client: client}
-	h.stop = func() {
-		client.Close()
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("controller returned %v", err)
-		}
-	}
-	t.Cleanup(h.stop)
-	return c, h
+	return c, connectHarness(t, opts.Root, ready, done, cancel)
 }
 
 // runningWorker waits until the controller's current run has a worker
