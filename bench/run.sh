@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Whole-command benchmarks on large generated ledgers: `daokit replay
-# --limit 20`, `daokit status --json` and `daokit check` at 10k, 100k and
-# 1M events (about 460 MB). Ledgers are generated once and cached under
+# --limit 20`, `daokit status` (text and --json) and `daokit check` at
+# 10k, 100k and 1M events (about 460 MB). Ledgers are generated once and cached under
 # ${DAOKIT_BENCH_DIR:-/tmp}. Then start-up and cold start side by side in
 # the same run: a Go hello-world, `daokit --help`, `status --json` on the
 # 1M-event ledger, and `send` / `run` on fresh roots that start their own
@@ -28,6 +28,7 @@ runs=${RUNS:-30}
 		size=$(du -h "$root/state/events.jsonl" | cut -f1)
 		echo "-- $n events ($size of events.jsonl)"
 		bin/cmdbench -n "$runs" -label "replay --limit 20" -- "$bin" replay --root "$root" --limit 20
+		bin/cmdbench -n "$runs" -label "status" -- "$bin" status --root "$root"
 		bin/cmdbench -n "$runs" -label "status --json" -- "$bin" status --root "$root" --json
 		bin/cmdbench -n "$runs" -label "check" -- "$bin" check --root "$root"
 	done

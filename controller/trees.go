@@ -5,8 +5,9 @@ import (
 	"github.com/daokit/daokit/ledger"
 )
 
-// treeWindow is how many of the newest events RecordedTrees reads: the
-// cost of `daokit diff` must not grow with the ledger's history.
+// treeWindow is how many of the newest lines RecordedTrees reads: the
+// cost of `daokit diff` and `daokit status` must not grow with the
+// ledger's history. Only the lines naming WORKTREE_READY are decoded.
 const treeWindow = 50000
 
 // StepTree is a step's worktree as the ledger recorded it
@@ -27,7 +28,7 @@ func (t StepTree) Entry() gitwork.Entry { return gitwork.Entry{Path: t.Path, Bra
 // of root's ledger, one per step (its latest record), in the order the
 // steps first got one.
 func RecordedTrees(root string) ([]StepTree, error) {
-	tail, err := ledger.TailEvents(ledger.Layout{Root: root}.Events(), treeWindow)
+	tail, err := ledger.TailMatching(ledger.Layout{Root: root}.Events(), treeWindow, []byte(OpWorktreeReady))
 	if err != nil {
 		return nil, err
 	}

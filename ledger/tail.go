@@ -49,6 +49,29 @@ func TailEvents(path string, n int) (TailResult, error) {
 	return res, nil
 }
 
+// TailMatching reads the last n lines of the events.jsonl file at path,
+// as TailEvents does, but decodes only the lines that contain needle
+// (the bytes of an operation name, say) and returns those events, oldest
+// first. Reading a window of recent history for a few kinds of event
+// then costs a byte search per line, not a decode: `daokit status` reads
+// 50,000 lines this way. Skipped counts the bad lines among those decoded.
+func TailMatching(path string, n int, needle []byte) (TailResult, error) {
+	f, err := OpenFile(path, os.O_RDONLY, 0)
+	if err != nil {
+		return TailResult{}, fileErr(path, err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return TailResult{}, fileErr(path, err)
+	}
+	res, err := tailWith(f, st.Size(), n, scanChunk, needle)
+	if err != nil {
+		return res, fileErr(path, fmt.Errorf("tail: %w", err))
+	}
+	return res, nil
+}
+
 // fileErr wraps a load failure in a *FileError, mapping "not found" to
 // ErrMissing.
 func fileErr(path string, err error) error {
@@ -65,6 +88,12 @@ func fileErr(path string, err error) error {
 // tailEvents is TailEvents over any reader, with the chunk size as a
 // parameter so that tests can put chunk boundaries everywhere.
 func tailEvents(r io.ReaderAt, size int64, n, chunk int) (TailResult, error) {
+	return tailWith(r, size, n, chunk, nil)
+}
+
+// tailWith is tailEvents, or with a needle TailMatching: n then counts
+// the lines examined, and only those holding needle are decoded.
+func tailWith(r io.ReaderAt, size int64, n, chunk int, needle []byte) (TailResult, error) {
 	var res TailResult
 	end, err := lineStartChunk(r, size, chunk)
 	if err != nil {
@@ -74,7 +103,7 @@ func tailEvents(r io.ReaderAt, size int64, n, chunk int) (TailResult, error) {
 	if n <= 0 {
 		return res, nil
 	}
-	t := tailer{r: r, pos: end, chunk: chunk, want: n}
+	t := tailer{r: r, pos: end, chunk: chunk, want: n, needle: needle}
 	if err := t.run(); err != nil {
 		return res, err
 	}
@@ -102,10 +131,22 @@ type tailer struct {
 	fresh   int
 	events  []Event // newest first
 	skipped int
+	// needle, when set, makes want a count of lines (examined) and
+	// limits decoding to the lines that contain it.
+	needle   []byte
+	examined int
+}
+
+// done reports whether the tailer has what it was asked for.
+func (t *tailer) done() bool {
+	if t.needle != nil {
+		return t.examined >= t.want
+	}
+	return len(t.events) >= t.want
 }
 
 func (t *tailer) run() error {
-	for len(t.events) < t.want {
+	for !t.done() {
 		if data := t.buf[t.off:t.end]; len(data) > 0 {
 			search := data[:len(data)-1]
 			j := bytes.LastIndexByte(search[:min(t.fresh, len(search))], '\n')
@@ -134,6 +175,15 @@ func (t *tailer) run() error {
 }
 
 func (t *tailer) take(line []byte) {
+	if t.needle != nil {
+		if len(line) == 0 {
+			return // blank lines are not lines of the log
+		}
+		t.examined++
+		if !bytes.Contains(line, t.needle) {
+			return
+		}
+	}
 	if len(line) >= MaxLineBytes {
 		t.skipped++
 		return
@@ -175,6 +225,7 @@ func (t *tailer) skipLongLine() error {
 		return err
 	}
 	t.skipped++
+	t.examined++
 	t.buf, t.off, t.end, t.fresh, t.pos = nil, 0, 0, 0, start
 	return nil
 }

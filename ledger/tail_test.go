@@ -104,3 +104,43 @@ func TestTailEventsSkipsOverlongLine(t *testing.T) {
 		t.Errorf("events %v skipped %d, want %v skipped 1", seqs(got.Events), got.Skipped, want)
 	}
 }
+
+// TestTailMatching: the window counts lines, matching or not (blank lines
+// aside); only the lines holding the needle are decoded and returned,
+// and a bad one among them is counted.
+func TestTailMatching(t *testing.T) {
+	t.Parallel()
+	twenty := testLines(t, 0, 20)
+	bad := []byte("{not json seq:3\"}\n")
+	tests := []struct {
+		name    string
+		content []byte
+		n       int
+		needle  string
+		want    []string
+		skipped int
+	}{
+		{"whole file, one match", twenty, 50, `seq:1"`, seqRange(1, 2), 0},
+		{"the match is older than the window", twenty, 10, `seq:1"`, nil, 0},
+		{"every line of the window matches", twenty, 4, `seq:1`, seqRange(16, 20), 0},
+		{"blank lines are not counted", concat(testLines(t, 0, 3), []byte("\n\n\n"), testLines(t, 3, 4)), 2, `seq:2"`, seqRange(2, 3), 0},
+		{"a bad matching line is skipped", concat(testLines(t, 0, 4), bad, testLines(t, 4, 5)), 3, `seq:3"`, seqRange(3, 4), 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), EventsFile)
+			writeFile(t, path, tt.content)
+			got, err := TailMatching(path, tt.n, []byte(tt.needle))
+			if err != nil {
+				t.Fatalf("TailMatching: %v", err)
+			}
+			if !slices.Equal(seqs(got.Events), tt.want) || got.Skipped != tt.skipped {
+				t.Errorf("events = %v skipped %d, want %v skipped %d", seqs(got.Events), got.Skipped, tt.want, tt.skipped)
+			}
+			if got.Offset != int64(len(tt.content)) {
+				t.Errorf("offset = %d, want %d", got.Offset, len(tt.content))
+			}
+		})
+	}
+}
