@@ -276,7 +276,10 @@ func TestDeadWorkersLeaseIsReleasedAtOnce(t *testing.T) {
 	// The leader exits once the leftover has left its group (else the
 	// group's SIGKILL at the leader's exit would take it too).
 	left := root + "/left"
-	cfg := shellConfig(`echo hello; setsid sh -c 'touch ` + left + `; while [ ! -f ` + flag + ` ]; do sleep 0.05; done' &
+	// The leftover also ends once the test's folder is gone, so that
+	// it never outlives the test (the folder is removed right after the
+	// cleanup above, perhaps before the leftover looked for the flag).
+	cfg := shellConfig(`echo hello; setsid sh -c 'touch ` + left + `; while [ -d ` + root + ` ] && [ ! -f ` + flag + ` ]; do sleep 0.05; done' &
 while [ ! -f ` + left + ` ]; do sleep 0.01; done; exit 0`)
 	cfg.Heartbeat.CheckInterval = config.Duration(20 * time.Millisecond)
 	cfg.Heartbeat.WarningAfter = config.Duration(time.Hour)
