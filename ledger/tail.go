@@ -32,22 +32,7 @@ type TailResult struct {
 // has n events, so its cost depends on n and the length of the lines,
 // never on the size of the file. A missing file is a *FileError wrapping
 // ErrMissing; an empty file gives no events.
-func TailEvents(path string, n int) (TailResult, error) {
-	f, err := OpenFile(path, os.O_RDONLY, 0)
-	if err != nil {
-		return TailResult{}, fileErr(path, err)
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return TailResult{}, fileErr(path, err)
-	}
-	res, err := tailEvents(f, st.Size(), n, scanChunk)
-	if err != nil {
-		return res, fileErr(path, fmt.Errorf("tail: %w", err))
-	}
-	return res, nil
-}
+func TailEvents(path string, n int) (TailResult, error) { return tailFile(path, n, nil) }
 
 // TailMatching reads the last n lines of the events.jsonl file at path,
 // as TailEvents does, but decodes only the lines that contain needle
@@ -56,6 +41,11 @@ func TailEvents(path string, n int) (TailResult, error) {
 // then costs a byte search per line, not a decode: `daokit status` reads
 // 50,000 lines this way. Skipped counts the bad lines among those decoded.
 func TailMatching(path string, n int, needle []byte) (TailResult, error) {
+	return tailFile(path, n, needle)
+}
+
+// tailFile opens path for TailEvents (needle nil) or TailMatching.
+func tailFile(path string, n int, needle []byte) (TailResult, error) {
 	f, err := OpenFile(path, os.O_RDONLY, 0)
 	if err != nil {
 		return TailResult{}, fileErr(path, err)
