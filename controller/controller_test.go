@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/relay/relaytest"
+
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
@@ -223,32 +225,13 @@ func ackID(t *testing.T, h *harness, ack relay.Ack) string {
 	return ""
 }
 
-func sendWithID(t *testing.T, c *relay.Client, id, text string) relay.Ack {
-	t.Helper()
-	env := relay.Envelope{ID: id, Type: relay.TypeInstruction, Action: "forward"}
-	if err := env.SetBody(relay.Instruction{Text: text}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	reply, err := c.Send(ctx, env)
-	if err != nil {
-		t.Fatalf("send %s: %v", id, err)
-	}
-	var ack relay.Ack
-	if err := reply.DecodeBody(&ack); err != nil {
-		t.Fatal(err)
-	}
-	return ack
-}
-
 func TestResendIsIdempotentAcrossARestart(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	cfg := shellConfig(`echo ok`)
 	h := startHarness(t, root, cfg)
-	first := sendWithID(t, h.client, "msg-42", "do it")
-	again := sendWithID(t, h.client, "msg-42", "do it")
+	first := relaytest.SendInstruction(t, h.client, "msg-42", "do it", 5*time.Second)
+	again := relaytest.SendInstruction(t, h.client, "msg-42", "do it", 5*time.Second)
 	if first.Duplicate || !again.Duplicate || again.TaskID != first.TaskID || again.EventID != first.EventID {
 		t.Fatalf("first %+v, again %+v", first, again)
 	}
@@ -256,7 +239,7 @@ func TestResendIsIdempotentAcrossARestart(t *testing.T) {
 	h.stop()
 
 	h2 := startHarness(t, root, cfg)
-	after := sendWithID(t, h2.client, "msg-42", "do it")
+	after := relaytest.SendInstruction(t, h2.client, "msg-42", "do it", 5*time.Second)
 	if !after.Duplicate || after.TaskID != first.TaskID {
 		t.Fatalf("after restart: %+v", after)
 	}

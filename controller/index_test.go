@@ -11,6 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/relay/relaytest"
+
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/workflow"
 )
@@ -143,11 +145,11 @@ func TestRestartsKeepWaitingWorkAndWriteNothingForIt(t *testing.T) {
 	root := t.TempDir()
 	cfg := shellConfig(`read line; case "$line" in quick*) echo done ;; *) sleep 60 ;; esac`)
 	h := startHarness(t, root, cfg)
-	old := sendWithID(t, h.client, "msg-old", "quick one")
+	old := relaytest.SendInstruction(t, h.client, "msg-old", "quick one", 5*time.Second)
 	h.finished(old.TaskID)
 	const waiting = 30
 	for i := range waiting {
-		sendWithID(t, h.client, fmt.Sprint("msg-slow-", i), fmt.Sprint("slow ", i))
+		relaytest.SendInstruction(t, h.client, fmt.Sprint("msg-slow-", i), fmt.Sprint("slow ", i), 5*time.Second)
 	}
 	h.waitFor("a slow worker", func(e ledger.Event) bool {
 		return e.EventType == ledger.EventStepStarted && e.TaskID != old.TaskID
@@ -176,7 +178,7 @@ func TestRestartsKeepWaitingWorkAndWriteNothingForIt(t *testing.T) {
 		t.Errorf("each restart added %d events with %d instructions waiting, want fewer than one per waiting instruction", perRestart, waiting)
 	}
 	h = startHarness(t, root, cfg)
-	again := sendWithID(t, h.client, "msg-old", "quick one")
+	again := relaytest.SendInstruction(t, h.client, "msg-old", "quick one", 5*time.Second)
 	if !again.Duplicate || again.EventID != old.EventID || again.TaskID != old.TaskID {
 		t.Fatalf("resent old id: %+v, want the original %+v", again, old)
 	}

@@ -7,30 +7,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/relay/relaytest"
+
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 )
-
-// sendID sends an instruction with the message id the test chose, over a
-// client that reconnects (and resends the same id) across controllers.
-func sendID(t *testing.T, c *relay.Client, id, text string) relay.Ack {
-	t.Helper()
-	env := relay.Envelope{ID: id, Type: relay.TypeInstruction, Action: relay.ActionForward}
-	if err := env.SetBody(relay.Instruction{Text: text}); err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	reply, err := c.Send(ctx, env)
-	if err != nil {
-		t.Fatalf("send %s: %v", id, err)
-	}
-	var ack relay.Ack
-	if err := reply.DecodeBody(&ack); err != nil {
-		t.Fatal(err)
-	}
-	return ack
-}
 
 // TestCrashDrill sends instructions (30; 300 with DAOKIT_DRILL=full) in
 // bursts while the controller is SIGKILLed or SIGTERMed at random after
@@ -71,7 +52,7 @@ func TestCrashDrill(t *testing.T) {
 	burst := rounds(3, 10)
 	for i := range n {
 		id := fmt.Sprintf("drill-%03d", i)
-		acks[id] = sendID(t, client, id, fmt.Sprintf("crash drill %d", i))
+		acks[id] = relaytest.SendInstruction(t, client, id, fmt.Sprintf("crash drill %d", i), 60*time.Second)
 		if i%burst == burst-1 {
 			strike()
 		}
@@ -112,7 +93,7 @@ func TestCrashDrill(t *testing.T) {
 	}
 	for range min(20, n) {
 		id := fmt.Sprintf("drill-%03d", rng.IntN(n))
-		again := sendID(t, client, id, "resent")
+		again := relaytest.SendInstruction(t, client, id, "resent", 60*time.Second)
 		if !again.Duplicate || again.EventID != acks[id].EventID || again.TaskID != acks[id].TaskID {
 			t.Errorf("resent %s: %+v, want the original %+v", id, again, acks[id])
 		}

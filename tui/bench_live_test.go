@@ -127,6 +127,13 @@ func liveOnDemand(tb testing.TB, root string, opts Options, out io.Writer) (stop
 	opts.Terminal = w
 	p := tea.NewProgram(&onDemand{Model: New(ctx, opts), w: w},
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignals(), tea.WithContext(ctx), tea.WithoutRenderer())
+	return startProgram(p, cancel, w.wait, func() { src.Close() })
+}
+
+// startProgram runs p on a goroutine of its own in a 200×60 window and
+// returns what stops it: quit, cancel its context, wait for Run to
+// return, then the cleanups in order.
+func startProgram(p *tea.Program, cancel context.CancelFunc, cleanups ...func()) (stop func()) {
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -137,8 +144,9 @@ func liveOnDemand(tb testing.TB, root string, opts Options, out io.Writer) (stop
 		p.Quit()
 		cancel()
 		<-done
-		w.wait()
-		src.Close()
+		for _, c := range cleanups {
+			c()
+		}
 	}
 }
 
@@ -188,19 +196,7 @@ func liveModel(tb testing.TB, root string, opts Options, out io.Writer, fps int)
 	}
 	popts = append(popts, tea.WithFPS(fps))
 	m = New(ctx, opts)
-	p := tea.NewProgram(m, popts...)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_, _ = p.Run()
-	}()
-	p.Send(tea.WindowSizeMsg{Width: 200, Height: 60})
-	return func() {
-		p.Quit()
-		cancel()
-		<-done
-		src.Close()
-	}, m
+	return startProgram(tea.NewProgram(m, popts...), cancel, func() { src.Close() }), m
 }
 
 // lastSeen is a FrameProbe that remembers whether an event was drawn.

@@ -79,18 +79,13 @@ func TestChangesViewGolden(t *testing.T) {
 }
 
 func TestAcceptAndRejectAreForwarded(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	opts := testOptions("en")
 	r := newFakeRelay()
 	opts.Relay = r
-	m := New(ctx, opts)
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m := newTestModel(t, opts, 120, 40)
 	runQuick(m, m.submit("/accept"))
 	runQuick(m, m.submit("/reject use tabs, not spaces"))
-	r.mu.Lock()
-	calls := strings.Join(r.calls, " ")
-	r.mu.Unlock()
+	calls := strings.Join(r.Calls(), " ")
 	if !strings.Contains(calls, "control:accept") || !strings.Contains(calls, "control:reject:use tabs, not spaces") {
 		t.Errorf("relay calls: %s", calls)
 	}

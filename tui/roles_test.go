@@ -86,17 +86,12 @@ func TestNoTeamNoRolesPane(t *testing.T) {
 // "/issue ROLE TITLE" is forwarded to the controller as a control request
 // carrying the role and the title; the window writes nothing itself.
 func TestIssueIsForwarded(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
 	opts := testOptions("en")
 	r := newFakeRelay()
 	opts.Relay = r
-	m := New(ctx, opts)
-	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	m := newTestModel(t, opts, 120, 40)
 	runQuick(m, m.submit("/issue backend Rate limits"))
-	r.mu.Lock()
-	calls := strings.Join(r.calls, " ")
-	r.mu.Unlock()
+	calls := strings.Join(r.Calls(), " ")
 	if !strings.Contains(calls, "control:issue:backend Rate limits") {
 		t.Errorf("relay calls: %s", calls)
 	}
