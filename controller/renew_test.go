@@ -156,8 +156,9 @@ func TestExpiredLeasesReachTheRun(t *testing.T) {
 	r, _ := runningWorker(t, c)
 	c.mu.Lock()
 	step := r.pipeline.CurrentStep
-	lapsed := map[string]string{r.lease.Token(): "worker", r.ctlLease.Token(): "controller"}
 	c.mu.Unlock()
+	oldWorker, oldCtl := leaseTokens(t, c, r)
+	lapsed := map[string]string{oldWorker: "worker", oldCtl: "controller"}
 
 	clock.advance(2 * 3 * time.Second)
 	reported := map[string]ledger.Event{}
@@ -166,8 +167,9 @@ func TestExpiredLeasesReachTheRun(t *testing.T) {
 			return op(e) == OpLeaseRenewFailed && e.Payload.String("token") == old
 		})
 	}
+	newWorker, newCtl := leaseTokens(t, c, r)
+	held := map[string]bool{newWorker: true, newCtl: true}
 	c.mu.Lock()
-	held := map[string]bool{r.lease.Token(): true, r.ctlLease.Token(): true}
 	register := map[string]ledger.Lease{}
 	for _, l := range c.leases.Leases {
 		register[l.LeaseToken] = l
@@ -279,17 +281,21 @@ func TestDeadWorkersLeaseIsReleasedAtOnce(t *testing.T) {
 	// The leftover also ends once the test's folder is gone, so that
 	// it never outlives the test (the folder is removed right after the
 	// cleanup above, perhaps before the leftover looked for the flag).
+	// The leader also waits for the test to have read the leases' tokens:
+	// once it exits, the loop may release the worker's lease at any pass.
+	read := root + "/tokens-read"
 	cfg := shellConfig(`echo hello; setsid sh -c 'touch ` + left + `; while [ -d ` + root + ` ] && [ ! -f ` + flag + ` ]; do sleep 0.05; done' &
-while [ ! -f ` + left + ` ]; do sleep 0.01; done; exit 0`)
+while [ ! -f ` + left + ` ] || [ ! -f ` + read + ` ]; do sleep 0.01; done; exit 0`)
 	cfg.Heartbeat.CheckInterval = config.Duration(20 * time.Millisecond)
 	cfg.Heartbeat.WarningAfter = config.Duration(time.Hour)
 	cfg.Heartbeat.StaleAfter = config.Duration(2 * time.Hour)
 	c, h := startControllerHarness(t, Options{Root: root, Config: cfg})
 	ack := h.forward("exit early")
 	r, proc := runningWorker(t, c)
-	c.mu.Lock()
-	worker, ctl := r.lease.Token(), r.ctlLease.Token()
-	c.mu.Unlock()
+	worker, ctl := leaseTokens(t, c, r)
+	if err := os.WriteFile(read, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	status := func(token string) string {
 		for _, l := range c.leases.Leases {
 			if l.LeaseToken == token {
@@ -324,4 +330,21 @@ while [ ! -f ` + left + ` ]; do sleep 0.01; done; exit 0`)
 	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
 		t.Errorf("run ended %s/%s, want DONE", end.Payload.String("status"), end.Payload.String("reason_code"))
 	}
+}
+
+// leaseTokens returns the tokens of r's worker and controller leases. A
+// missing lease fails the test after c.mu is released: a test that
+// failed holding it would leave the controller unable to stop.
+func leaseTokens(t *testing.T, c *Controller, r *run) (worker, ctl string) {
+	t.Helper()
+	c.mu.Lock()
+	held := r.lease != nil && r.ctlLease != nil
+	if held {
+		worker, ctl = r.lease.Token(), r.ctlLease.Token()
+	}
+	c.mu.Unlock()
+	if !held {
+		t.Fatal("the running attempt holds no worker or controller lease")
+	}
+	return worker, ctl
 }
