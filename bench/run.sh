@@ -3,8 +3,9 @@
 # --limit 20`, `daokit status` (text and --json) and `daokit check` at
 # 10k, 100k and 1M events (about 460 MB). Ledgers are generated once and cached under
 # ${DAOKIT_BENCH_DIR:-/tmp}. Then start-up and cold start side by side in
-# the same run: a Go hello-world, `daokit --help`, `status --json` on the
-# 1M-event ledger, and `send` / `run` on fresh roots that start their own
+# the same run: `daokit --help` and `status --json` on the 1M-event
+# ledger, each timed alternately with a Go hello-world (the ratio of the
+# medians is printed), `send` / `run` on fresh roots that start their own
 # controller (bench/coldstart), and the Python DAOKit's `run` beside
 # daokit's when DAOKIT_PY_SRC names a checkout of it. Figures go to
 # stdout and bench/last-run.txt.
@@ -33,9 +34,9 @@ runs=${RUNS:-30}
 		bin/cmdbench -n "$runs" -label "check" -- "$bin" check --root "$root"
 	done
 	echo "-- start-up and cold start, side by side"
-	bin/cmdbench -n "$runs" -label "go hello-world" -- bin/hello
-	bin/cmdbench -n "$runs" -label "daokit --help" -- "$bin" --help
-	bin/cmdbench -n "$runs" -label "status --json (1M events)" -- "$bin" status --root "$cache/daokit-cmdbench-1000000" --json
+	# Each against a Go hello-world, run alternately with it (cmdbench -vs).
+	bin/cmdbench -n "$runs" -vs bin/hello -vs-label "go hello-world" -label "daokit --help" -- "$bin" --help
+	bin/cmdbench -n "$((runs * 3))" -vs bin/hello -vs-label "go hello-world" -label "status --json (1M events)" -- "$bin" status --root "$cache/daokit-cmdbench-1000000" --json
 	bin/coldstart -daokit "$bin" -n 20 -mode send
 	# With DAOKIT_PY_SRC set to a checkout of the Python DAOKit, its own
 	# `run` is timed on fresh roots too, alternating with daokit's, and the
