@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/daokit/daokit/ledger"
@@ -35,7 +36,8 @@ func (c *Config) validate(file string) error {
 }
 
 // placeholder matches a {name} in a command argument.
-var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+// Compiled on first use: every daokit command links it, few use it.
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{[a-z_]+\}`) })
 
 // validateWindow checks the notify command: a program name, and only the
 // placeholders the window fills (a typo would reach the command as is).
@@ -44,7 +46,7 @@ func (c *Config) validateWindow(p *problems) {
 	checkArgv(p, "window.notify", w.Notify, false)
 	known := WindowPlaceholders()
 	for i, a := range w.Notify {
-		for _, ph := range placeholder.FindAllString(a, -1) {
+		for _, ph := range placeholder().FindAllString(a, -1) {
 			if !slices.Contains(known, ph) {
 				p.add(&Error{Code: CodeEnum, Key: fmt.Sprintf("window.notify[%d]", i), Value: show(ph), Want: strings.Join(known, ", ")})
 			}

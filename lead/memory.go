@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
@@ -39,11 +40,12 @@ func (l *Lead) stampAllowed(actor string) bool {
 	return ok && r.Accepts
 }
 
-var slugRe = regexp.MustCompile(`[^a-z0-9]+`)
+// slugRe is compiled on first use (see ledger's dateTimePattern).
+var slugRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
 // MemoryFile is where an accepted issue is recorded.
 func MemoryFile(w *team.Workflow, is outbox.Issue) string {
-	slug := strings.Trim(slugRe.ReplaceAllString(strings.ToLower(is.Title), "-"), "-")
+	slug := strings.Trim(slugRe().ReplaceAllString(strings.ToLower(is.Title), "-"), "-")
 	if len(slug) > 48 {
 		slug = strings.Trim(slug[:48], "-")
 	}

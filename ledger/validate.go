@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -127,8 +128,12 @@ func withFile(err error, file string) error {
 	return err
 }
 
-// dateTimePattern is the contract validator's date-time rule.
-var dateTimePattern = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$`)
+// dateTimePattern is the contract validator's date-time rule, compiled on
+// first use: every daokit command links the ledger package, and start-up
+// is most of a quick command's time.
+var dateTimePattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$`)
+})
 
 // checker accumulates validation problems.
 type checker struct{ errs []error }
@@ -161,7 +166,7 @@ func (c *checker) enum(path, v string, allowed []string) {
 }
 
 func (c *checker) dateTime(path, v string) {
-	if !dateTimePattern.MatchString(v) {
+	if !dateTimePattern().MatchString(v) {
 		c.add(path, ProblemDateTime, "")
 	}
 }

@@ -3,6 +3,7 @@ package component
 import (
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/daokit/daokit/i18n"
 )
@@ -117,19 +118,21 @@ func (l *Labels) Or(kind, value string) string {
 	return value
 }
 
+// The reason-code patterns are compiled on first use: the CLI links this
+// package, and most commands never word a reason code.
 var (
-	noOutput   = regexp.MustCompile(`^NO_OUTPUT_(\d+)([HMS])$`)
-	noAction   = regexp.MustCompile(`^HEARTBEAT_([A-Z]+)_NO_ACTION$`)
+	noOutput   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^NO_OUTPUT_(\d+)([HMS])$`) })
+	noAction   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^HEARTBEAT_([A-Z]+)_NO_ACTION$`) })
 	leasePrefx = "INVALID_LEASE_"
 )
 
 // reason labels the parametric reason codes: NO_OUTPUT_<n><unit>,
 // HEARTBEAT_<status>_NO_ACTION and INVALID_LEASE_<lease reason>.
 func (l *Labels) reason(code string) string {
-	if m := noOutput.FindStringSubmatch(code); m != nil {
+	if m := noOutput().FindStringSubmatch(code); m != nil {
 		return l.loc.T("tui.reason.no_output."+strings.ToLower(m[2]), "N", m[1])
 	}
-	if m := noAction.FindStringSubmatch(code); m != nil {
+	if m := noAction().FindStringSubmatch(code); m != nil {
 		return l.loc.T("tui.reason.no_action", "Status", m[1])
 	}
 	if rest, ok := strings.CutPrefix(code, leasePrefx); ok {
