@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "488bba3f8b18733c379a600282dc9676003194d3024d7c4402b198f3cd17f6c3"
+const generatedDigest = "09a3ce51a8d0d8d1f0e2ca9a8d804eb4ac962a48e34b9608a78ed481e9cb40f5"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -123,7 +123,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.error.unexpected_args", Other: "unexpected arguments: {{.Args}}"},
 	{ID: "cli.error.unknown_command", Other: "daokit: unknown command \"{{.Name}}\" (see daokit --help)"},
 	{ID: "cli.error.unknown_language", Other: "{{.Source}}: unsupported language \"{{.Value}}\" (supported: {{.Supported}})"},
-	{ID: "cli.error.usage", Other: "daokit {{.Command}}: error: {{.Detail}} (see daokit {{.Command}} --help)"},
+	{ID: "cli.error.usage", Other: "{{.Command}}: error: {{.Detail}} (see {{.Command}} --help)"},
 	{ID: "cli.file.empty", Other: "{{.Path}}: the file is empty"},
 	{ID: "cli.file.invalid", Other: "{{.Path}}: {{.Reason}}"},
 	{ID: "cli.file.missing", Other: "missing file: {{.Path}}"},
@@ -1046,7 +1046,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.error.unexpected_args", Other: "多余的参数：{{.Args}}"},
 	{ID: "cli.error.unknown_command", Other: "daokit：未知命令 \"{{.Name}}\"（参见 daokit --help）"},
 	{ID: "cli.error.unknown_language", Other: "{{.Source}}：不支持的语言 \"{{.Value}}\"（支持：{{.Supported}}）"},
-	{ID: "cli.error.usage", Other: "daokit {{.Command}}：错误：{{.Detail}}（参见 daokit {{.Command}} --help）"},
+	{ID: "cli.error.usage", Other: "{{.Command}}：错误：{{.Detail}}（参见 {{.Command}} --help）"},
 	{ID: "cli.file.empty", Other: "{{.Path}}：文件为空"},
 	{ID: "cli.file.invalid", Other: "{{.Path}}：{{.Reason}}"},
 	{ID: "cli.file.missing", Other: "文件缺失：{{.Path}}"},

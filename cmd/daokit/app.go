@@ -31,6 +31,7 @@ type stdio struct {
 // environment lookup and the context that ends on Ctrl-C.
 type app struct {
 	ctx    context.Context
+	trap   trapFunc // makes ctx end on Ctrl-C (see needsTrap); nil: never
 	io     stdio
 	loc    *i18n.Localizer
 	getenv func(string) string
@@ -73,8 +74,9 @@ type exitError struct{ code int }
 
 func (e *exitError) Error() string { return fmt.Sprintf("exit %d", e.code) }
 
-// run is the whole CLI as a function, so tests drive it in-process.
-func run(ctx context.Context, args []string, std stdio, getenv func(string) string) int {
+// run is the whole CLI as a function, so tests drive it in-process. trap
+// makes a command's context end on a signal (nil: it never does).
+func run(ctx context.Context, args []string, std stdio, getenv func(string) string, trap trapFunc) int {
 	lang, err := i18n.Resolve(langFlag(args), getenv)
 	if err != nil && len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
 		// A --lang value being typed is not an error yet: complete it.
@@ -90,7 +92,7 @@ func run(ctx context.Context, args []string, std stdio, getenv func(string) stri
 		}
 		return exitUsage
 	}
-	a := &app{ctx: ctx, io: std, loc: i18n.MustNew(lang), getenv: getenv, self: selfPath()}
+	a := &app{ctx: ctx, trap: trap, io: std, loc: i18n.MustNew(lang), getenv: getenv, self: selfPath()}
 	return a.execute(args)
 }
 

@@ -182,6 +182,8 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"replay", "--limit"}, "daokit replay: error: option --limit needs a value (see daokit replay --help)\n"},
 		{[]string{"replay", "--limit=x"}, "daokit replay: error: invalid value \"x\" for option --limit (see daokit replay --help)\n"},
 		{[]string{"status", "extra"}, "daokit status: error: unexpected arguments: extra (see daokit status --help)\n"},
+		// The bare daokit (the window) is named once.
+		{[]string{"--bogus"}, "daokit: error: unknown option --bogus (see daokit --help)\n"},
 		{[]string{"stauts"}, "daokit: unknown command \"stauts\" (see daokit --help)\ndid you mean: status\n"},
 		{[]string{"completion"}, "daokit completion: error: name one shell: bash, zsh, fish, powershell (see daokit completion --help)\n"},
 		{[]string{"run", "--goal", "g"}, "daokit run: error: --task-id and --goal are required (see daokit run --help)\n"},

@@ -33,7 +33,7 @@ type checkFlags struct {
 }
 
 func newCheckCmd(a *app) *cobra.Command {
-	c := a.command("check", "cli.check.summary", nil)
+	c := quickRead(a.command("check", "cli.check.summary", nil))
 	f := c.Flags()
 	cf := checkFlags{
 		root:          rootFlag(f),

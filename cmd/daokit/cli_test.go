@@ -30,7 +30,7 @@ func runCLIEnv(t *testing.T, env map[string]string, stdin string, args ...string
 	t.Helper()
 	var out, errOut bytes.Buffer
 	getenv := func(k string) string { return env[k] }
-	code := run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut}, getenv)
+	code := run(context.Background(), args, stdio{in: strings.NewReader(stdin), out: &out, err: &errOut}, getenv, nil)
 	return cliResult{stdout: out.String(), stderr: errOut.String(), code: code}
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/daokit/daokit/i18n"
@@ -74,7 +75,13 @@ func init() {
 // execute runs the command tree on args.
 func (a *app) execute(args []string) int {
 	root := a.newRootCmd()
-	root.SetArgs(expandPrefixes(root, args))
+	args = expandPrefixes(root, args)
+	root.SetArgs(args)
+	if a.trap != nil && needsTrap(root, args) {
+		var stop context.CancelFunc
+		a.ctx, stop = a.trap(a.ctx)
+		defer stop()
+	}
 	root.SetIn(a.io.in)
 	root.SetOut(a.io.out)
 	root.SetErr(a.io.err)
@@ -86,7 +93,7 @@ func (a *app) execute(args []string) int {
 
 // newHelpCmd is `daokit help [command]`.
 func (a *app) newHelpCmd() *cobra.Command {
-	return &cobra.Command{
+	return quickRead(&cobra.Command{
 		Use:   "help",
 		Short: "cli.help.summary",
 		Args:  cobra.ArbitraryArgs,
@@ -97,5 +104,5 @@ func (a *app) newHelpCmd() *cobra.Command {
 			}
 			a.help(target, nil)
 		},
-	}
+	})
 }

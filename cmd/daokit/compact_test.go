@@ -17,7 +17,7 @@ func compactCLI(t *testing.T, stdin string, env map[string]string, args ...strin
 	t.Helper()
 	var out, errOut bytes.Buffer
 	getenv := func(k string) string { return env[k] }
-	code = run(context.Background(), append([]string{"compact"}, args...), stdio{in: strings.NewReader(stdin), out: &out, err: &errOut}, getenv)
+	code = run(context.Background(), append([]string{"compact"}, args...), stdio{in: strings.NewReader(stdin), out: &out, err: &errOut}, getenv, nil)
 	return out.String(), errOut.String(), code
 }
 

@@ -13,7 +13,7 @@ var completionShells = []string{"bash", "zsh", "fish", "powershell"}
 // completion script, made by cobra from the command definitions (the
 // descriptions come in the reader's language; see localizeTree).
 func newCompletionCmd(a *app) *cobra.Command {
-	c := a.command("completion", "cli.completion.summary", nil)
+	c := quickRead(a.command("completion", "cli.completion.summary", nil))
 	takesArgs(c, "cli.completion.args")
 	c.ValidArgs = completionShells
 	c.Args = func(c *cobra.Command, args []string) error {

@@ -12,7 +12,7 @@ import (
 )
 
 func newDiffCmd(a *app) *cobra.Command {
-	c := a.command("diff", "cli.diff.summary", nil)
+	c := quickRead(a.command("diff", "cli.diff.summary", nil))
 	f := c.Flags()
 	root := rootFlag(f)
 	taskID := f.String("task-id", "", "cli.diff.flag.task_id")

@@ -90,7 +90,8 @@ func (a *app) rootArgs(c *cobra.Command, args []string) error {
 
 // usage is a usage error of command c: "daokit c: error: …", exit 2.
 func (a *app) usage(c *cobra.Command, detail string) error {
-	return usageError(a.t("cli.error.usage", "Command", commandName(c), "Detail", detail))
+	// The whole path: the bare daokit (the window) is "daokit", not "daokit daokit".
+	return usageError(a.t("cli.error.usage", "Command", c.CommandPath(), "Detail", detail))
 }
 
 // commandName is the command path without the program name.

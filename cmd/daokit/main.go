@@ -13,15 +13,18 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	// The first signal cancels ctx and every command winds down; a
-	// second one gets the default action, so a person is never left
-	// with a process only SIGKILL can stop.
+	os.Exit(run(context.Background(), os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv, interruptible))
+}
+
+// interruptible returns a context that ends on SIGINT or SIGTERM. The
+// first signal cancels it and the command winds down; a second one gets
+// the default action, so a person is never left with a process only
+// SIGKILL can stop. stop restores the default action.
+func interruptible(parent context.Context) (ctx context.Context, stop context.CancelFunc) {
+	ctx, stop = signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()
 		stop()
 	}()
-	code := run(ctx, os.Args[1:], stdio{in: os.Stdin, out: os.Stdout, err: os.Stderr}, os.Getenv)
-	stop()
-	os.Exit(code)
+	return ctx, stop
 }

@@ -12,7 +12,7 @@ import (
 )
 
 func newReplayCmd(a *app) *cobra.Command {
-	c := a.command("replay", "cli.replay.summary", nil)
+	c := quickRead(a.command("replay", "cli.replay.summary", nil))
 	f := c.Flags()
 	root := rootFlag(f)
 	source := f.String("source", "events", "cli.replay.flag.source")

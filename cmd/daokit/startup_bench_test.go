@@ -18,7 +18,7 @@ func BenchmarkStartup(b *testing.B) {
 			std := stdio{in: strings.NewReader(""), out: io.Discard, err: io.Discard}
 			getenv := func(string) string { return "" }
 			for range b.N {
-				run(context.Background(), args, std, getenv)
+				run(context.Background(), args, std, getenv, nil)
 			}
 		})
 	}

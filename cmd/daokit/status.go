@@ -12,7 +12,7 @@ import (
 )
 
 func newStatusCmd(a *app) *cobra.Command {
-	c := a.command("status", "cli.status.summary", nil)
+	c := quickRead(a.command("status", "cli.status.summary", nil))
 	f := c.Flags()
 	root := rootFlag(f)
 	taskID := f.String("task-id", "", "cli.status.flag.task_id")

@@ -13,7 +13,7 @@ func runWorkerCLI(t *testing.T, args ...string) (stdout, stderr string, code int
 	t.Helper()
 	var out, errOut bytes.Buffer
 	code = run(context.Background(), append([]string{"worker"}, args...),
-		stdio{in: strings.NewReader(""), out: &out, err: &errOut}, func(string) string { return "" })
+		stdio{in: strings.NewReader(""), out: &out, err: &errOut}, func(string) string { return "" }, nil)
 	return out.String(), errOut.String(), code
 }
 
