@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"testing"
@@ -96,13 +97,27 @@ func connectHarness(t testing.TB, root string, ready <-chan struct{}, done <-cha
 		stopped = true
 		client.Close()
 		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("controller returned %v", err)
+		// Bounded: a controller that never stops (a test that failed
+		// holding c.mu, say) fails its own test, with every goroutine
+		// shown, rather than the whole package at its timeout, which
+		// hides the first failure.
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("controller returned %v", err)
+			}
+		case <-time.After(stopPatience):
+			buf := make([]byte, 1<<20)
+			t.Errorf("controller did not stop within %v of its cancel\n%s", stopPatience, buf[:runtime.Stack(buf, true)])
 		}
 	}
 	t.Cleanup(h.stop)
 	return h
 }
+
+// stopPatience bounds how long a harness waits for its controller to
+// stop.
+const stopPatience = time.Minute
 
 // events reads the whole log (test ledgers are small).
 func (h *harness) events() []ledger.Event {
