@@ -51,7 +51,12 @@ stop_grace = "200ms"
 // newRoot makes an initialised ledger root with a daokit.toml.
 func newRoot(t testing.TB, config string) string {
 	t.Helper()
-	root := t.TempDir()
+	return newRootIn(t, t.TempDir(), config)
+}
+
+// newRootIn is newRoot in the folder root, which exists and is empty.
+func newRootIn(t testing.TB, root, config string) string {
+	t.Helper()
 	run(t, "init", "--root", root)
 	if config != "" {
 		if err := os.WriteFile(filepath.Join(root, "daokit.toml"), []byte(config), 0o644); err != nil {

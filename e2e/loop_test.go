@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"golang.org/x/sys/unix"
 )
 
 // demoConfig is `make run`'s daokit.toml (examples/demo), with the
@@ -239,9 +240,44 @@ judge_command = ["sh", "-c", "exit 1"]
 // the workers' artifact files, draining their output, syncing their logs
 // and everything else counts as machinery. strict-overhead counts the
 // whole judge command as machinery too.
+//
+// disk puts the root in the test's temporary folder, as a person's
+// project is; tmpfs puts it in memory (/dev/shm), where an fsync costs
+// nothing, so that the two together tell the controller's own time from
+// the disk's latency.
 func BenchmarkLoop100Iterations(b *testing.B) {
+	b.Run("disk", func(b *testing.B) { benchLoop(b, b.TempDir) })
+	b.Run("tmpfs", func(b *testing.B) {
+		dir := memoryDir(b)
+		benchLoop(b, func() string {
+			root, err := os.MkdirTemp(dir, "daokit-loop-")
+			if err != nil {
+				b.Fatal(err)
+			}
+			b.Cleanup(func() { _ = os.RemoveAll(root) })
+			return root
+		})
+	})
+}
+
+// memoryDir is /dev/shm when it is a tmpfs, else the benchmark is
+// skipped with the reason.
+func memoryDir(b *testing.B) string {
+	const dir = "/dev/shm"
+	var fs unix.Statfs_t
+	if err := unix.Statfs(dir, &fs); err != nil {
+		b.Skipf("no memory file system: %v", err)
+	}
+	if fs.Type != unix.TMPFS_MAGIC {
+		b.Skipf("%s is not a tmpfs (type %#x)", dir, fs.Type)
+	}
+	return dir
+}
+
+// benchLoop runs BenchmarkLoop100Iterations in roots made by folder.
+func benchLoop(b *testing.B, folder func() string) {
 	for i := 0; i < b.N; i++ {
-		root := newRoot(b, benchLoopConfig)
+		root := newRootIn(b, folder(), benchLoopConfig)
 		ctl := startController(b, root)
 		// send --wait follows the log by offset; polling the whole log
 		// here would take the CPU the controller is measured on.
