@@ -131,3 +131,25 @@ func eventually(t testing.TB, timeout time.Duration, what string, cond func() bo
 func statePath(root, name string) string { return filepath.Join(root, StateDir, name) }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// openRefused opens root while another holder has its lock, and returns
+// Open's error. Open must refuse at once rather than wait for the lock:
+// a call still waiting after 10 s fails the test.
+func openRefused(t *testing.T, root string) error {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() {
+		s, err := Open(root, Options{})
+		if err == nil {
+			_ = s.Close()
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("Open still waits for the lock after 10s, want an immediate refusal")
+		return nil
+	}
+}
