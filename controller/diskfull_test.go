@@ -125,7 +125,7 @@ func TestDiskFilledByAFloodingWorker(t *testing.T) {
 
 // TestFloodingWorkerLogIsCapped: with a lane's log_limit, a worker that
 // prints far more keeps only the newest bytes in stdout.log, and the
-// step's end records how many were cut.
+// step's end records how many were cut and how long the log is.
 func TestFloodingWorkerLogIsCapped(t *testing.T) {
 	t.Parallel()
 	cfg := shellConfig(`read line; head -c 4000000 /dev/zero | tr '\0' 'x'; echo; echo the end`)
@@ -145,6 +145,10 @@ func TestFloodingWorkerLogIsCapped(t *testing.T) {
 	})
 	if cut := payloadIntOf(done.Payload, "log_cut_bytes"); cut != 4000000+len("\nthe end\n")-len(out) {
 		t.Errorf("log_cut_bytes %d, want %d", cut, 4000000+len("\nthe end\n")-len(out))
+	}
+	// The logs sync while STEP_COMPLETED does: it says how long they are.
+	if n := payloadIntOf(done.Payload, "stdout_log_bytes"); n != len(out) {
+		t.Errorf("stdout_log_bytes %d, want the file's %d", n, len(out))
 	}
 }
 

@@ -235,7 +235,15 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	}
 	// r.proc is cleared: what the loop saw of the attempt is all here.
 	c.settleObservations(r)
-	return c.judge(r, step, lane, res)
+	out, reason := c.judge(r, step, lane, res)
+	// The logs were syncing while judge made the step's end durable: one
+	// flush's wait instead of two in a row. The run goes on once both are
+	// on disk; a power cut between the two leaves a log shorter than its
+	// STEP_COMPLETED says, which a reader can tell.
+	if err := proc.LogsDurable(); err != nil {
+		c.log.Error("sync the step's logs", "step", step, "err", err)
+	}
+	return out, reason
 }
 
 // stopped ends an attempt that never got a worker: shut down, or cancelled
@@ -435,6 +443,10 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		"process_us", res.ProcessTime().Microseconds(), "lines", res.Stats.Lines(), "attempt", attempt)
 	if res.Summary.SessionID != "" {
 		detail = detail.With("session_id", res.Summary.SessionID)
+	}
+	if res.Stats.StdoutLogBytes > 0 || res.Stats.StderrLogBytes > 0 {
+		// The logs sync while STEP_COMPLETED does (see attempt).
+		detail = detail.With("stdout_log_bytes", res.Stats.StdoutLogBytes).With("stderr_log_bytes", res.Stats.StderrLogBytes)
 	}
 	if cut := res.Stats.LogCutBytes; cut > 0 {
 		// The artifact logs kept their newest bytes only (lane log_limit).

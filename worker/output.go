@@ -28,6 +28,11 @@ func (p *Process) read(stream transcript.Stream, f, artifact *os.File, wg *sync.
 		if log != nil {
 			p.mu.Lock()
 			p.stats.LogCutBytes += log.cut
+			if stream == transcript.Stdout {
+				p.stats.StdoutLogBytes = log.size
+			} else {
+				p.stats.StderrLogBytes = log.size
+			}
 			p.mu.Unlock()
 		}
 	}()

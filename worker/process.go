@@ -31,6 +31,10 @@ type Process struct {
 
 	stopCh chan struct{}
 	done   chan struct{}
+	// logged is closed once the artifact logs are synced and closed,
+	// after done; logErr is the first error doing so.
+	logged chan struct{}
+	logErr error
 
 	mu      sync.Mutex // guards the fields below
 	dec     transcript.Decoder
@@ -115,6 +119,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		out:     make(chan transcript.Record),
 		stopCh:  make(chan struct{}, 1),
 		done:    make(chan struct{}),
+		logged:  make(chan struct{}),
 		dec:     transcript.NewDecoder(spec.Kind),
 	}
 	p.activity.Store(p.started.UnixNano())
@@ -172,13 +177,24 @@ func (p *Process) setCause(cause transcript.StopCause) {
 func (p *Process) Cancel() { p.Stop(transcript.StopCancelled) }
 
 // Done is closed when the worker is gone: the process group killed, the
-// leader reaped, the pipes drained and the artifact files closed.
+// leader reaped and the pipes drained, every byte written to the artifact
+// logs. The logs may still be syncing (see LogsDurable).
 func (p *Process) Done() <-chan struct{} { return p.done }
+
+// LogsDurable waits until the artifact logs are on disk (synced and
+// closed), which is after Done, and returns the first error doing so.
+// The sync starts as the pipes are drained, so that a caller can make its
+// own record of the worker's end durable at the same time instead of
+// after it: the Result's Stats say how long each log is, and a reader
+// can tell a log that a power cut shortened.
+func (p *Process) LogsDurable() error {
+	<-p.logged
+	return p.logErr
+}
 
 // Exited reports whether the worker's process (the group leader) has
 // exited. Done may come later: it also waits for the output pipes (up to
-// a drain timeout while a descendant that left the group holds them) and
-// for the artifact files to be synced.
+// a drain timeout while a descendant that left the group holds them).
 func (p *Process) Exited() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

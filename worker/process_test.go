@@ -57,12 +57,24 @@ func TestStartStreamsLinesAndWritesArtifacts(t *testing.T) {
 
 func TestArtifactsAppendAcrossAttempts(t *testing.T) {
 	dir := t.TempDir()
+	var wantOut, wantErr int64
 	for _, word := range []string{"first", "second"} {
-		spec := shSpec("echo " + word)
+		spec := shSpec("echo " + word + "; echo oops >&2")
 		spec.ArtifactDir = dir
 		p := start(t, context.Background(), spec)
 		collect(t, p)
-		p.Wait()
+		res := p.Wait()
+		if err := p.LogsDurable(); err != nil {
+			t.Fatalf("LogsDurable: %v", err)
+		}
+		// The sizes a STEP_COMPLETED records: the whole file, earlier
+		// attempts included, so that a log a power cut shortened shows.
+		wantOut += int64(len(word + "\n"))
+		wantErr += int64(len("oops\n"))
+		if res.Stats.StdoutLogBytes != wantOut || res.Stats.StderrLogBytes != wantErr {
+			t.Errorf("after %q: log sizes %d and %d, want %d and %d", word,
+				res.Stats.StdoutLogBytes, res.Stats.StderrLogBytes, wantOut, wantErr)
+		}
 	}
 	data, _ := os.ReadFile(filepath.Join(dir, StdoutLog))
 	if got, want := string(data), "first\nsecond\n"; got != want {

@@ -23,6 +23,9 @@ type Stats struct {
 	// LogCutBytes counts the bytes cut from the head of the artifact logs
 	// to keep them within Spec.LogLimit.
 	LogCutBytes int64
+	// StdoutLogBytes and StderrLogBytes are the artifact logs' sizes once
+	// the pipes were drained (earlier attempts' output included).
+	StdoutLogBytes, StderrLogBytes int64
 }
 
 // Lines returns the number of lines on both streams.
@@ -63,7 +66,8 @@ type Result struct {
 	SpawnedAt time.Time
 	StartedAt time.Time
 	// ExitedAt is when the process exited; EndedAt, after it, when its
-	// output was drained and its logs synced.
+	// output was drained (the logs may still be syncing: see
+	// Process.LogsDurable).
 	ExitedAt time.Time
 	EndedAt  time.Time
 	// ExitCode is the process's exit status, or -1 when a signal ended it.
@@ -73,15 +77,14 @@ type Result struct {
 	// Stopped says why daokit stopped the worker, if it did. A worker
 	// that exits on its own before a stop takes effect keeps its cause.
 	Stopped transcript.StopCause
-	// ArtifactErr is the first error writing the artifact files; the run
-	// itself went on.
+	// ArtifactErr is the first error writing the artifact files (syncing
+	// them is Process.LogsDurable's); the run itself went on.
 	ArtifactErr error
 	Stats       Stats
 	Summary     Summary
 }
 
-// Duration is how long the worker ran, until its output was drained and
-// its logs synced.
+// Duration is how long the worker ran, until its output was drained.
 func (r Result) Duration() time.Duration { return r.EndedAt.Sub(r.StartedAt) }
 
 // ProcessTime is the process's own wall time as time(1) measures it:

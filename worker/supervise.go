@@ -68,26 +68,25 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 		p.terminate(exited)
 	}
 	p.drain(readers, pipes)
-	p.closeArtifacts(artifacts)
 	p.finish()
+	p.logErr = syncAndClose(artifacts)
+	close(p.logged)
 }
 
-// closeArtifacts syncs and closes the artifact files, all at once: their
-// fsyncs share the file system's journal commit instead of waiting for
-// one each, and the step's end waits for them.
-func (p *Process) closeArtifacts(files []*os.File) {
+// syncAndClose syncs and closes the artifact files, all at once: their
+// fsyncs share the device's cache flush instead of waiting for one
+// each. It returns the first error.
+func syncAndClose(files []*os.File) error {
+	errs := make([]error, len(files))
 	var wg sync.WaitGroup
-	for _, f := range files {
+	for i, f := range files {
 		if f == nil {
 			continue
 		}
-		wg.Go(func() {
-			if err := errors.Join(f.Sync(), f.Close()); err != nil {
-				p.artifactFailed(err)
-			}
-		})
+		wg.Go(func() { errs[i] = errors.Join(f.Sync(), f.Close()) })
 	}
 	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // terminate stops the process group: SIGTERM, then SIGKILL after the
