@@ -60,6 +60,7 @@ func (c *Controller) start(r *run) {
 // execute drives r's workflow to its end.
 func (c *Controller) execute(ctx context.Context, r *run) {
 	defer close(r.done)
+	defer c.settleLogs(r) // an interrupted run's last logs
 	// No write here: the attempt writes the pipeline as soon as it knows
 	// whether the step waits for its lane or starts.
 	c.runFlow(ctx, r)
@@ -235,15 +236,25 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	}
 	// r.proc is cleared: what the loop saw of the attempt is all here.
 	c.settleObservations(r)
-	out, reason := c.judge(r, step, lane, res)
-	// The logs were syncing while judge made the step's end durable: one
-	// flush's wait instead of two in a row. The run goes on once both are
-	// on disk; a power cut between the two leaves a log shorter than its
-	// STEP_COMPLETED says, which a reader can tell.
-	if err := proc.LogsDurable(); err != nil {
-		c.log.Error("sync the step's logs", "step", step, "err", err)
+	// The logs sync while the run goes on, as the step's end does (see
+	// judge); the next STEP_STARTED or RUN_FINISHED waits for them.
+	r.syncing = proc
+	return c.judge(r, step, lane, res)
+}
+
+// settleLogs waits until the artifact logs of r's last worker are on
+// disk: before the next record that a crash must not find without them.
+// A power cut before they are leaves a log shorter than its
+// STEP_COMPLETED says (stdout_log_bytes, stderr_log_bytes), which a
+// reader can tell. Called by r's goroutine.
+func (c *Controller) settleLogs(r *run) {
+	if r.syncing == nil {
+		return
 	}
-	return out, reason
+	if err := r.syncing.LogsDurable(); err != nil {
+		c.log.Error("sync a step's logs", "task_id", r.pipeline.TaskID, "err", err)
+	}
+	r.syncing = nil
 }
 
 // stopped ends an attempt that never got a worker: shut down, or cancelled
@@ -362,6 +373,7 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	attempt, taskID, runID := r.attempt, p.TaskID, p.RunID
 	c.mu.Unlock()
 	c.flush(docLeases) // the worker's pid is in the lease before anything else
+	c.settleLogs(r)
 	c.record(c.events.typed(taskID, runID, step, ledger.EventStepStarted, ledger.SeverityInfo,
 		"lane", lane, "pid", proc.PID(), "attempt", attempt, "command", spec.Argv,
 		"artifacts", spec.ArtifactDir))
@@ -445,7 +457,7 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		detail = detail.With("session_id", res.Summary.SessionID)
 	}
 	if res.Stats.StdoutLogBytes > 0 || res.Stats.StderrLogBytes > 0 {
-		// The logs sync while STEP_COMPLETED does (see attempt).
+		// The logs sync in the background (see settleLogs).
 		detail = detail.With("stdout_log_bytes", res.Stats.StdoutLogBytes).With("stderr_log_bytes", res.Stats.StderrLogBytes)
 	}
 	if cut := res.Stats.LogCutBytes; cut > 0 {
@@ -483,7 +495,7 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 			return outcomeReview, ""
 		}
 		// One write for both: the step's end and its acceptance.
-		c.record(completed, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
+		c.recordWritten(completed, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
 			"criteria", []string{"the worker finishes with exit code 0"}))
 		c.transition(r, StateCompleted, "")
 		return outcomeDone, ""
@@ -543,6 +555,7 @@ func (c *Controller) finish(r *run, status, reason string) {
 	// the last worker's, and whoever reads the marker finds them released.
 	c.touch(r)
 	c.flushDocs()
+	c.settleLogs(r)
 	c.recordFinished(r, status, reason)
 	c.mu.Lock()
 	c.writeHeartbeatLocked(c.focusLocked(), c.now(), c.thresholds())

@@ -187,9 +187,10 @@ const outputKeep = 400
 // it for a restart.
 const OpStepRecorded = "STEP_RECORDED"
 
-// Remember implements workflow.Memory: the step's record is durable in
-// the log when it returns (in its STEP_COMPLETED, or in STEP_RECORDED),
-// and the pipeline file follows soon.
+// Remember implements workflow.Memory: the step's record is in the log
+// when it returns (in its STEP_COMPLETED, or in STEP_RECORDED), durable
+// before anything recorded after it (see recordWritten), and the
+// pipeline file follows soon.
 func (m runMemory) Remember(stepID string, role workflow.Role, rec workflow.Record) error {
 	record, changed, err := m.c.rememberStep(m.r, stepID, role, rec)
 	if err != nil || !changed {
@@ -198,7 +199,7 @@ func (m runMemory) Remember(stepID string, role workflow.Role, rec workflow.Reco
 	m.c.mu.Lock()
 	taskID, runID := m.r.pipeline.TaskID, m.r.pipeline.RunID
 	m.c.mu.Unlock()
-	m.c.record(m.c.events.system(taskID, runID, stepID, ledger.SeverityInfo, OpStepRecorded,
+	m.c.recordWritten(m.c.events.system(taskID, runID, stepID, ledger.SeverityInfo, OpStepRecorded,
 		"role", string(role), "record", record))
 	return nil
 }

@@ -47,6 +47,11 @@ const postBacklog = 1024
 // same order, but their caller does not wait for the fsync. An append
 // that returns therefore also proves every event posted before it
 // durable, and the index folds the events in log order either way.
+//
+// Between the two, appendWritten returns once its events are in the
+// file, before their fsync, which follows at once: a killed controller
+// keeps them, and the one log's order makes whatever is recorded after
+// them durable only with them.
 type journal struct {
 	store *ledger.Store
 	index *instrIndex
@@ -76,6 +81,12 @@ type appendReq struct {
 	// err hears how the write went; nil for a posted request, whose
 	// failure goes to the journal's onErr.
 	err chan error
+	// early marks a request of appendWritten: err hears once the events
+	// are in the file, before their fsync.
+	early bool
+	// answered is set once err has heard; a later failure goes to onErr.
+	// Only the journal's goroutine touches it.
+	answered bool
 	// refuseWhenFull marks an acknowledgement: while the disk is full it
 	// is refused at once (the person is told why), never held.
 	refuseWhenFull bool
@@ -108,11 +119,18 @@ func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, on
 // Invalid events are refused on their own, without failing the others.
 // While the disk is full the events are held, in order, and retried until
 // they are written.
-func (j *journal) append(events ...ledger.Event) error { return j.send(events, false) }
+func (j *journal) append(events ...ledger.Event) error { return j.send(events, false, false) }
+
+// appendWritten is append that returns once the events are in the file,
+// before their fsync: a killed process no longer loses them, a crash of
+// the machine in the next fsync could. The fsync follows at once, and
+// every later append waits for it. A write that fails is held and
+// retried like append's; a failed fsync after the return goes to onErr.
+func (j *journal) appendWritten(events ...ledger.Event) error { return j.send(events, false, true) }
 
 // appendAck is append for an acknowledgement: while the disk is full it
 // fails at once with ErrDiskFull instead of waiting for space.
-func (j *journal) appendAck(events ...ledger.Event) error { return j.send(events, true) }
+func (j *journal) appendAck(events ...ledger.Event) error { return j.send(events, true, false) }
 
 // post queues events to be made durable, in order with every other
 // request, and returns without waiting for the write: for events that
@@ -121,28 +139,25 @@ func (j *journal) appendAck(events ...ledger.Event) error { return j.send(events
 // never refused. The error is for events refused at once (invalid, or
 // the journal closed).
 func (j *journal) post(events ...ledger.Event) error {
-	_, err := j.enqueue(events, false, false)
+	_, err := j.enqueue(&appendReq{events: events})
 	return err
 }
 
-func (j *journal) send(events []ledger.Event, refuseWhenFull bool) error {
-	req, err := j.enqueue(events, refuseWhenFull, true)
+func (j *journal) send(events []ledger.Event, refuseWhenFull, early bool) error {
+	req, err := j.enqueue(&appendReq{events: events, err: make(chan error, 1), refuseWhenFull: refuseWhenFull, early: early})
 	if err != nil {
 		return err
 	}
 	return <-req.err
 }
 
-// enqueue validates events and hands them to the journal's goroutine.
-func (j *journal) enqueue(events []ledger.Event, refuseWhenFull, await bool) (*appendReq, error) {
-	for i := range events {
-		if err := events[i].Validate(); err != nil {
+// enqueue validates req's events and hands req to the journal's
+// goroutine.
+func (j *journal) enqueue(req *appendReq) (*appendReq, error) {
+	for i := range req.events {
+		if err := req.events[i].Validate(); err != nil {
 			return nil, err
 		}
-	}
-	req := &appendReq{events: events, refuseWhenFull: refuseWhenFull}
-	if await {
-		req.err = make(chan error, 1)
 	}
 	j.closeMu.RLock()
 	defer j.closeMu.RUnlock()
@@ -296,7 +311,14 @@ func (j *journal) write(pending []*appendReq) error {
 	for _, r := range pending {
 		all = append(all, r.events...)
 	}
-	if err := j.store.AppendEvents(all); err != nil {
+	written := func() {
+		for _, r := range pending {
+			if r.early {
+				r.answer(nil, j.onErr)
+			}
+		}
+	}
+	if err := j.store.AppendEventsWritten(all, written); err != nil {
 		return err
 	}
 	j.index.foldBatch(all, j.store.EventsSize())
@@ -329,14 +351,16 @@ func (j *journal) reply(reqs []*appendReq, err error) {
 	}
 }
 
-// answer tells the request's sender how its write went; a posted
-// request's failure goes to onErr.
+// answer tells the request's sender how its write went, once; a
+// failure nobody waits for any more (a posted request's, or a written
+// one's fsync) goes to onErr.
 func (r *appendReq) answer(err error, onErr func(error)) {
 	switch {
-	case r.err != nil:
+	case r.err != nil && !r.answered:
+		r.answered = true
 		r.err <- err
 	case err != nil:
-		onErr(fmt.Errorf("write %d posted events: %w", len(r.events), err))
+		onErr(fmt.Errorf("write %d events nobody waits for: %w", len(r.events), err))
 	}
 }
 

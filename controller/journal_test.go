@@ -128,6 +128,73 @@ func TestPostedEventsAloneAreWritten(t *testing.T) {
 	}
 }
 
+// TestWrittenEventsReturnBeforeTheirSync: appendWritten returns once its
+// events are in the file, while their fsync still waits; an append after
+// it returns only once that fsync is done, so whatever is recorded after
+// written events is durable only with them.
+func TestWrittenEventsReturnBeforeTheirSync(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c, j, ears := journalOn(t, root)
+	j.close()
+	c.store.Close() // its lock: the gated store below takes the root
+	gate, syncing := make(chan struct{}), make(chan struct{}, 16)
+	store, err := ledger.Open(root, ledger.Options{SyncData: func(f *os.File) error {
+		syncing <- struct{}{}
+		<-gate
+		return f.Sync()
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { store.Close() })
+	j = newJournal(store, c.index, time.Now, ears.err, func(bool) {})
+	t.Cleanup(func() {
+		select {
+		case <-gate:
+		default:
+			close(gate) // a failed test must not leave the journal stuck
+		}
+		j.close()
+	})
+
+	written := outputEvent(c.events, "written")
+	returned := make(chan error, 1)
+	go func() { returned <- j.appendWritten(written) }()
+	select {
+	case err := <-returned:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("appendWritten waits for its fsync")
+	}
+	<-syncing // its fsync began and waits at the gate
+	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, []string{written.EventID}) {
+		t.Fatalf("the log holds %v when appendWritten returned, want the written event", got)
+	}
+	after := outputEvent(c.events, "after")
+	appended := make(chan error, 1)
+	go func() { appended <- j.append(after) }()
+	// The journal's one goroutine is held in the written event's fsync:
+	// nothing can have answered the append.
+	select {
+	case err := <-appended:
+		t.Fatalf("an append returned (%v) before the written events' fsync", err)
+	default:
+	}
+	close(gate)
+	if err := <-appended; err != nil {
+		t.Fatal(err)
+	}
+	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, []string{written.EventID, after.EventID}) {
+		t.Errorf("log %v, want the written event, then the appended one", got)
+	}
+	if errs := ears.errors(); len(errs) > 0 {
+		t.Errorf("journal errors: %v", errs)
+	}
+}
+
 // TestRequestsAfterCloseAreRefused: a late callback that posts (or
 // appends) after the journal closed gets an error, not a panic.
 func TestRequestsAfterCloseAreRefused(t *testing.T) {

@@ -159,11 +159,26 @@ func clonePipeline(p ledger.PipelineState) ledger.PipelineState {
 }
 
 // record appends events and returns once they are durable: for events
-// something depends on after a crash (a step started or completed, a
-// run finished). A failure is logged rather than fatal to the run: the
+// something depends on after a crash (a step started, a run finished;
+// a step's end is written, see recordWritten). A failure is logged rather than fatal to the run: the
 // run's outcome still reaches the pipeline file.
 func (c *Controller) record(events ...ledger.Event) {
 	if err := c.journal.append(events...); err != nil {
+		c.log.Error("append event", "type", events[0].EventType, "err", err)
+	}
+}
+
+// recordWritten appends events and returns once they are in
+// events.jsonl, before their fdatasync, which follows at once: for a
+// step's end, so that the run goes on a flush sooner. A killed controller
+// keeps them (the kernel has them). Only a crash of the machine within
+// that flush can lose them, and then with everything recorded after
+// them: the next worker's STEP_STARTED or the run's RUN_FINISHED is
+// recorded, not written, and the one log's order makes it durable only
+// with them. A step whose end such a crash lost runs again, as it would
+// had the crash come a moment sooner.
+func (c *Controller) recordWritten(events ...ledger.Event) {
+	if err := c.journal.appendWritten(events...); err != nil {
 		c.log.Error("append event", "type", events[0].EventType, "err", err)
 	}
 }

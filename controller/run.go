@@ -46,6 +46,10 @@ type run struct {
 	// handles an observation, and no lock guards them.
 	hung      bool
 	warnedFor time.Time
+	// syncing is the last attempt's worker while its artifact logs may
+	// still be syncing (see settleLogs); the run's goroutine alone uses
+	// it.
+	syncing *worker.Process
 	// cpu is the liveness loop's own record of the worker's CPU time.
 	cpu cpuWatch
 	// quiet marks a run resumed at start that had never started a worker:

@@ -23,7 +23,7 @@ func (s *Store) AppendEvent(e Event) error {
 	if err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
-	if err := s.appendBytes(line); err != nil {
+	if err := s.appendBytes(line, nil); err != nil {
 		return fmt.Errorf("append event: %w", err)
 	}
 	return nil
@@ -32,7 +32,16 @@ func (s *Store) AppendEvent(e Event) error {
 // AppendEvents appends events in order with one write(2) and one sync,
 // for throughput. Either every event validates and all are written, or
 // nothing is.
-func (s *Store) AppendEvents(events []Event) error {
+func (s *Store) AppendEvents(events []Event) error { return s.AppendEventsWritten(events, nil) }
+
+// AppendEventsWritten is AppendEvents that calls written, if not nil,
+// once the events are in the file and before their sync: from then on a
+// killed process no longer loses them (the kernel has them), only a crash
+// of the machine before the sync can. It still returns after the sync,
+// with its error; after a failed sync the events are cut off the file
+// again, as by AppendEvents. written runs with the log locked and must
+// not block.
+func (s *Store) AppendEventsWritten(events []Event, written func()) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -44,7 +53,7 @@ func (s *Store) AppendEvents(events []Event) error {
 		}
 		buf = append(buf, line...)
 	}
-	if err := s.appendBytes(buf); err != nil {
+	if err := s.appendBytes(buf, written); err != nil {
 		return fmt.Errorf("append events: %w", err)
 	}
 	return nil
@@ -64,7 +73,9 @@ func encodeEvent(e *Event) ([]byte, error) {
 	return line, nil
 }
 
-func (s *Store) appendBytes(buf []byte) error {
+// appendBytes writes buf with one write(2), calls written (if not nil)
+// and syncs.
+func (s *Store) appendBytes(buf []byte, written func()) error {
 	s.evMu.Lock()
 	defer s.evMu.Unlock()
 	if s.closed {
@@ -90,6 +101,9 @@ func (s *Store) appendBytes(buf []byte) error {
 			s.fail(err)
 		}
 		return err
+	}
+	if written != nil {
+		written()
 	}
 	if err := s.fdatasync(s.events); err != nil {
 		// After a failed fsync the kernel may have dropped the dirty

@@ -167,7 +167,7 @@ func (s *Store) appendAt(offset int64, buf []byte) error {
 		s.size = offset
 	}
 	s.evMu.Unlock()
-	return s.appendBytes(buf)
+	return s.appendBytes(buf, nil)
 }
 
 // rollBack puts the documents of j back as they were and cuts the events

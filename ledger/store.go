@@ -20,6 +20,9 @@ type Options struct {
 	// typo in --root does not silently start a new ledger; `daokit init`
 	// (Init) is the usual way to create the layout.
 	CreateStateDir bool
+	// SyncData makes events.jsonl's appended data durable. nil means
+	// fdatasync(2); tests inject one that fails or waits.
+	SyncData func(*os.File) error
 }
 
 // Store is the single writer of a ledger root. Open takes an exclusive
@@ -74,7 +77,11 @@ func Open(root string, opts Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	s := &Store{layout: layout, dir: dir, now: now, lock: lock, fdatasync: syncData}
+	sync := opts.SyncData
+	if sync == nil {
+		sync = syncData
+	}
+	s := &Store{layout: layout, dir: dir, now: now, lock: lock, fdatasync: sync}
 	if err := s.prepare(); err != nil {
 		_ = lock.release()
 		_ = dir.Close()

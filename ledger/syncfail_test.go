@@ -3,7 +3,9 @@ package ledger
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
+	"strings"
 	"syscall"
 	"testing"
 )
@@ -99,5 +101,51 @@ func TestFailedSyncLineIsGoneBeforeTheRetry(t *testing.T) {
 	}
 	if fake.calls != 2 {
 		t.Errorf("fdatasync calls = %d, want 2 (the failed append's, then the cut's)", fake.calls)
+	}
+}
+
+// TestWrittenComesBetweenTheWriteAndTheSync: AppendEventsWritten calls
+// written once the lines are in the file and before their sync (a killed
+// process would keep them), then waits for the sync all the same; when
+// that sync fails the lines are cut off again and the error returned.
+func TestWrittenComesBetweenTheWriteAndTheSync(t *testing.T) {
+	t.Parallel()
+	for _, syncErr := range []error{nil, syscall.EIO} {
+		t.Run(fmt.Sprint(syncErr), func(t *testing.T) {
+			t.Parallel()
+			root := initRoot(t)
+			path := statePath(root, EventsFile)
+			var steps []string
+			s, err := Open(root, Options{SyncData: func(f *os.File) error {
+				steps = append(steps, "sync")
+				if len(steps) == 2 && steps[0] == "written" { // the append's sync, not the cut's
+					return syncErr
+				}
+				return syncData(f)
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { s.Close() })
+			err = s.AppendEventsWritten([]Event{testEvent(0), testEvent(1)}, func() {
+				steps = append(steps, "written")
+				if got, want := readFile(t, path), testLines(t, 0, 2); !bytes.Equal(got, want) {
+					t.Errorf("events.jsonl when written is called =\n%s\nwant both lines", got)
+				}
+			})
+			if !errors.Is(err, syncErr) || (syncErr == nil) != (err == nil) {
+				t.Fatalf("AppendEventsWritten = %v, want %v", err, syncErr)
+			}
+			if got := strings.Join(steps, " "); got != "written sync" && got != "written sync sync" {
+				t.Errorf("steps %q, want written, the append's sync (and the cut's)", got)
+			}
+			want := testLines(t, 0, 2)
+			if syncErr != nil {
+				want = nil
+			}
+			if got := readFile(t, path); !bytes.Equal(got, want) {
+				t.Errorf("events.jsonl after the append =\n%s\nwant\n%s", got, want)
+			}
+		})
 	}
 }
