@@ -32,7 +32,7 @@ type Process struct {
 	stopCh chan struct{}
 	done   chan struct{}
 	// logged is closed once the artifact logs are synced and closed,
-	// after done; logErr is the first error doing so.
+	// after done; logErr is what failed doing so.
 	logged chan struct{}
 	logErr error
 
@@ -182,11 +182,11 @@ func (p *Process) Cancel() { p.Stop(transcript.StopCancelled) }
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // LogsDurable waits until the artifact logs are on disk (synced and
-// closed), which is after Done, and returns the first error doing so.
-// The sync starts as the pipes are drained, so that a caller can make its
-// own record of the worker's end durable at the same time instead of
-// after it: the Result's Stats say how long each log is, and a reader
-// can tell a log that a power cut shortened.
+// closed), which is after Done, and returns what failed doing so. The
+// sync starts as the pipes are drained, so that a caller need not wait
+// for it before it records the worker's end: the Result's Stats say how
+// long each log is, and a reader can tell a log that a power cut
+// shortened.
 func (p *Process) LogsDurable() error {
 	<-p.logged
 	return p.logErr

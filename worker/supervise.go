@@ -75,7 +75,7 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 
 // syncAndClose syncs and closes the artifact files, all at once: their
 // fsyncs share the device's cache flush instead of waiting for one
-// each. It returns the first error.
+// each. It returns every failure, joined.
 func syncAndClose(files []*os.File) error {
 	errs := make([]error, len(files))
 	var wg sync.WaitGroup
