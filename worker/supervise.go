@@ -69,23 +69,30 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 	}
 	p.drain(readers, pipes)
 	p.finish()
-	p.logErr = syncAndClose(artifacts)
+	stats := p.result.Stats
+	p.logErr = syncAndClose(artifacts, []int64{stats.StdoutBytes, stats.StderrBytes})
 	close(p.logged)
 }
 
-// syncAndClose syncs and closes the artifact files, all at once: their
-// fsyncs share the device's cache flush instead of waiting for one
-// each. It returns every failure, joined.
-func syncAndClose(files []*os.File) error {
-	errs := make([]error, len(files))
-	var wg sync.WaitGroup
+// syncAndClose syncs the artifact files the attempt wrote to (wrote
+// counts its bytes, file by file), one after the other, and closes them
+// all; it returns every failure, joined. A file the attempt did not
+// write to holds nothing of it to sync. Nobody waits for these syncs on
+// a step's way (see LogsDurable), so they need not overlap: a goroutine
+// in a blocking fsync keeps its P until the scheduler takes it back, and
+// two at once could hold both of a two-core machine's while the
+// controller has work to do.
+func syncAndClose(files []*os.File, wrote []int64) error {
+	var errs []error
 	for i, f := range files {
 		if f == nil {
 			continue
 		}
-		wg.Go(func() { errs[i] = errors.Join(f.Sync(), f.Close()) })
+		if wrote[i] > 0 {
+			errs = append(errs, f.Sync())
+		}
+		errs = append(errs, f.Close())
 	}
-	wg.Wait()
 	return errors.Join(errs...)
 }
 
