@@ -32,6 +32,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+	// SyncData makes events.jsonl's appends durable; nil means
+	// fdatasync(2). Tests inject one that waits.
+	SyncData func(*os.File) error
 	// Ready, if set, is called once the socket accepts connections.
 	Ready func(socket string)
 }

@@ -4,7 +4,9 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -227,4 +229,78 @@ func TestLoopMetricsFromReportedUsage(t *testing.T) {
 	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == OpStepMetrics }); n != 1 {
 		t.Fatalf("%d STEP_METRICS events, want 1", n)
 	}
+}
+
+// TestStepEndDoesNotWaitForItsSync: a step's STEP_COMPLETED is written,
+// not awaited (see recordWritten): while its fdatasync is held the run
+// goes on and the next worker starts; that worker's STEP_STARTED is
+// awaited and lands after it, and the run ends DONE with each step
+// completed once.
+func TestStepEndDoesNotWaitForItsSync(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cfg := loopConfig("1", 1)
+	cfg.Lanes[1].Command = []string{"sh", "-c", `touch "$DAOKIT_ROOT/reviewer-started"; ` + reviewerScript}
+	held, release := make(chan struct{}), make(chan struct{})
+	var once sync.Once
+	syncData := func(f *os.File) error {
+		if tail := fileTail(f, 8<<10); strings.Contains(tail, `"step_id":"I1-coder","event_type":"STEP_COMPLETED"`) {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+		return f.Sync()
+	}
+	h := startHarnessWith(t, Options{Root: root, Config: cfg, SyncData: syncData})
+	// Registered after the harness: it runs before the harness stops, so
+	// that a failed test does not leave the controller in a held sync.
+	t.Cleanup(func() {
+		select {
+		case <-release:
+		default:
+			close(release)
+		}
+	})
+	ack := h.forward("add a --json flag")
+	select {
+	case <-held:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the coder's STEP_COMPLETED was never synced")
+	}
+	marker := filepath.Join(root, "reviewer-started")
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) { // polling a file; the condition decides
+		if _, err := os.Stat(marker); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the reviewer did not start while the coder's STEP_COMPLETED was syncing: the step's end waits for its sync")
+		}
+	}
+	close(release)
+	if fin := h.finished(ack.Route.TaskID); fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	var order []string
+	for _, e := range h.events() {
+		if e.EventType == ledger.EventStepCompleted || e.EventType == ledger.EventStepStarted {
+			order = append(order, e.StepID+" "+e.EventType)
+		}
+	}
+	want := []string{"I1-coder STEP_STARTED", "I1-coder STEP_COMPLETED", "I1-reviewer STEP_STARTED", "I1-reviewer STEP_COMPLETED"}
+	if !slices.Equal(order, want) {
+		t.Errorf("steps in the log %v, want %v", order, want)
+	}
+}
+
+// fileTail reads the last n bytes of f (all of it when shorter).
+func fileTail(f *os.File, n int64) string {
+	st, err := f.Stat()
+	if err != nil {
+		return ""
+	}
+	off := max(st.Size()-n, 0)
+	buf := make([]byte, st.Size()-off)
+	k, _ := f.ReadAt(buf, off)
+	return string(buf[:k])
 }
