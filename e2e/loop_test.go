@@ -237,9 +237,11 @@ judge_command = ["sh", "-c", "exit 1"]
 // three processes' own wall time, from their fork to their exit as
 // time(1) measures it: the workers' (STEP_COMPLETED's process_us) and
 // the judge command's (ITERATION_FINISHED's judge_process_us); preparing
-// the workers' artifact files, draining their output, syncing their logs
-// and everything else counts as machinery. strict-overhead counts the
-// whole judge command as machinery too.
+// the workers' artifact files, draining their output, writing each
+// step's end and everything else counts as machinery (the fsyncs of a
+// step's end and logs run beside the next step: see
+// controller.recordWritten). strict-overhead counts the whole judge
+// command as machinery too.
 //
 // disk puts the root in the test's temporary folder, as a person's
 // project is; tmpfs puts it in memory (/dev/shm), where an fsync costs
