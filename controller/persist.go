@@ -159,9 +159,10 @@ func clonePipeline(p ledger.PipelineState) ledger.PipelineState {
 }
 
 // record appends events and returns once they are durable: for events
-// something depends on after a crash (a step started, a run finished;
-// a step's end is written, see recordWritten). A failure is logged rather than fatal to the run: the
-// run's outcome still reaches the pipeline file.
+// something depends on after a crash (a step started, a run finished; a
+// step's end is written, see recordWritten). A failure is logged rather
+// than fatal to the run: the run's outcome still reaches the pipeline
+// file.
 func (c *Controller) record(events ...ledger.Event) {
 	if err := c.journal.append(events...); err != nil {
 		c.log.Error("append event", "type", events[0].EventType, "err", err)
