@@ -119,18 +119,22 @@ func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, on
 // Invalid events are refused on their own, without failing the others.
 // While the disk is full the events are held, in order, and retried until
 // they are written.
-func (j *journal) append(events ...ledger.Event) error { return j.send(events, false, false) }
+func (j *journal) append(events ...ledger.Event) error { return j.send(&appendReq{events: events}) }
 
 // appendWritten is append that returns once the events are in the file,
 // before their fsync: a killed process no longer loses them, a crash of
 // the machine in the next fsync could. The fsync follows at once, and
 // every later append waits for it. A write that fails is held and
 // retried like append's; a failed fsync after the return goes to onErr.
-func (j *journal) appendWritten(events ...ledger.Event) error { return j.send(events, false, true) }
+func (j *journal) appendWritten(events ...ledger.Event) error {
+	return j.send(&appendReq{events: events, early: true})
+}
 
 // appendAck is append for an acknowledgement: while the disk is full it
 // fails at once with ErrDiskFull instead of waiting for space.
-func (j *journal) appendAck(events ...ledger.Event) error { return j.send(events, true, false) }
+func (j *journal) appendAck(events ...ledger.Event) error {
+	return j.send(&appendReq{events: events, refuseWhenFull: true})
+}
 
 // post queues events to be made durable, in order with every other
 // request, and returns without waiting for the write: for events that
@@ -139,13 +143,13 @@ func (j *journal) appendAck(events ...ledger.Event) error { return j.send(events
 // never refused. The error is for events refused at once (invalid, or
 // the journal closed).
 func (j *journal) post(events ...ledger.Event) error {
-	_, err := j.enqueue(&appendReq{events: events})
-	return err
+	return j.enqueue(&appendReq{events: events})
 }
 
-func (j *journal) send(events []ledger.Event, refuseWhenFull, early bool) error {
-	req, err := j.enqueue(&appendReq{events: events, err: make(chan error, 1), refuseWhenFull: refuseWhenFull, early: early})
-	if err != nil {
+// send enqueues req and waits for its answer.
+func (j *journal) send(req *appendReq) error {
+	req.err = make(chan error, 1)
+	if err := j.enqueue(req); err != nil {
 		return err
 	}
 	return <-req.err
@@ -153,19 +157,19 @@ func (j *journal) send(events []ledger.Event, refuseWhenFull, early bool) error 
 
 // enqueue validates req's events and hands req to the journal's
 // goroutine.
-func (j *journal) enqueue(req *appendReq) (*appendReq, error) {
+func (j *journal) enqueue(req *appendReq) error {
 	for i := range req.events {
 		if err := req.events[i].Validate(); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	j.closeMu.RLock()
 	defer j.closeMu.RUnlock()
 	if j.closed {
-		return nil, errJournalClosed
+		return errJournalClosed
 	}
 	j.reqs <- req
-	return req, nil
+	return nil
 }
 
 // isFull reports whether writes are failing for lack of space.

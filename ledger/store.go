@@ -77,11 +77,11 @@ func Open(root string, opts Options) (*Store, error) {
 	if now == nil {
 		now = time.Now
 	}
-	sync := opts.SyncData
-	if sync == nil {
-		sync = syncData
+	fdatasync := opts.SyncData
+	if fdatasync == nil {
+		fdatasync = syncData
 	}
-	s := &Store{layout: layout, dir: dir, now: now, lock: lock, fdatasync: sync}
+	s := &Store{layout: layout, dir: dir, now: now, lock: lock, fdatasync: fdatasync}
 	if err := s.prepare(); err != nil {
 		_ = lock.release()
 		_ = dir.Close()

@@ -131,7 +131,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	exited := make(chan struct{})
 	go p.reap(exited)
 	go p.forward()
-	go p.supervise(ctx, exited, &readers, []*os.File{outR, errR}, []*os.File{outLog, errLog})
+	go p.supervise(ctx, exited, &readers, []*os.File{outR, errR}, outLog, errLog)
 	return p, nil
 }
 

@@ -49,7 +49,7 @@ func waitExitedNoReap(pid int) error {
 
 // supervise enforces the timeout and stop requests, then waits for the
 // pipes and writes the Result.
-func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers *sync.WaitGroup, pipes, artifacts []*os.File) {
+func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers *sync.WaitGroup, pipes []*os.File, outLog, errLog *os.File) {
 	var timeout <-chan time.Time
 	if p.spec.Timeout > 0 {
 		t := time.NewTimer(p.spec.Timeout)
@@ -69,31 +69,27 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 	}
 	p.drain(readers, pipes)
 	p.finish()
+	// One after the other: nobody waits for these syncs on a step's way
+	// (see LogsDurable), and a goroutine in a blocking fsync keeps its P
+	// until the scheduler takes it back; two at once could hold both of
+	// a two-core machine's while the controller has work to do.
 	stats := p.result.Stats
-	p.logErr = syncAndClose(artifacts, []int64{stats.StdoutBytes, stats.StderrBytes})
+	p.logErr = errors.Join(closeLog(outLog, stats.StdoutBytes), closeLog(errLog, stats.StderrBytes))
 	close(p.logged)
 }
 
-// syncAndClose syncs the artifact files the attempt wrote to (wrote
-// counts its bytes, file by file), one after the other, and closes them
-// all; it returns every failure, joined. A file the attempt did not
-// write to holds nothing of it to sync. Nobody waits for these syncs on
-// a step's way (see LogsDurable), so they need not overlap: a goroutine
-// in a blocking fsync keeps its P until the scheduler takes it back, and
-// two at once could hold both of a two-core machine's while the
-// controller has work to do.
-func syncAndClose(files []*os.File, wrote []int64) error {
-	var errs []error
-	for i, f := range files {
-		if f == nil {
-			continue
-		}
-		if wrote[i] > 0 {
-			errs = append(errs, f.Sync())
-		}
-		errs = append(errs, f.Close())
+// closeLog syncs an artifact log if the attempt wrote to it (wrote
+// counts the bytes; a log it did not write to holds nothing of it to
+// sync) and closes it. A nil log (no artifact folder) is nothing to do.
+func closeLog(f *os.File, wrote int64) error {
+	if f == nil {
+		return nil
 	}
-	return errors.Join(errs...)
+	var err error
+	if wrote > 0 {
+		err = f.Sync()
+	}
+	return errors.Join(err, f.Close())
 }
 
 // terminate stops the process group: SIGTERM, then SIGKILL after the
