@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -69,6 +70,10 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 	}
 	p.drain(readers, pipes)
 	p.finish()
+	// finish readied whoever waits for the worker's end on this
+	// goroutine's P; the fsyncs below would hold it there until the
+	// scheduler takes the P back. Let it run first.
+	runtime.Gosched()
 	// One after the other: nobody waits for these syncs on a step's way
 	// (see LogsDurable), and a goroutine in a blocking fsync keeps its P
 	// until the scheduler takes it back; two at once could hold both of
