@@ -2,11 +2,14 @@ package e2e
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -204,22 +207,34 @@ func pick(d []time.Duration, of int) time.Duration {
 	return d[len(d)/2].Round(time.Millisecond)
 }
 
-// benchLoopConfig: instantly finishing simulated agents and a judge
-// command that never passes, so a run is exactly max_iterations
-// iterations of three process starts each.
-const benchLoopConfig = `
+// The loop benchmark's three processes, as its daokit.toml runs them:
+// instantly finishing simulated agents and a judge command that never
+// passes, so a run is exactly max_iterations iterations of three process
+// starts each.
+var (
+	benchCoder    = []string{"{daokit}", "worker", "sim", "--duration", "0", "--lines", "2", "--", "{instruction}"}
+	benchReviewer = []string{"{daokit}", "worker", "sim", "--role", "reviewer", "--never-approve", "--duration", "0", "--", "{instruction}"}
+	benchJudge    = []string{"sh", "-c", "exit 1"}
+)
+
+// benchInstruction is what the benchmark sends.
+const benchInstruction = "bench the loop"
+
+// benchLoopConfig runs benchCoder, benchReviewer and benchJudge in a loop
+// of 100 iterations.
+var benchLoopConfig = `
 [controller]
 idle_exit = "0s"
 
 [[lanes]]
 name = "coder"
 kind = "sim"
-command = ["{daokit}", "worker", "sim", "--duration", "0", "--lines", "2", "--", "{instruction}"]
+command = ` + tomlArray(benchCoder) + `
 
 [[lanes]]
 name = "reviewer"
 kind = "sim"
-command = ["{daokit}", "worker", "sim", "--role", "reviewer", "--never-approve", "--duration", "0", "--", "{instruction}"]
+command = ` + tomlArray(benchReviewer) + `
 
 [workflow]
 kind = "loop"
@@ -227,8 +242,18 @@ max_iterations = 100
 coder = "coder"
 reviewer = "reviewer"
 judge = "command"
-judge_command = ["sh", "-c", "exit 1"]
+judge_command = ` + tomlArray(benchJudge) + `
 `
+
+// tomlArray writes words as a TOML array of basic strings (a Go quoted
+// string is one for plain ASCII).
+func tomlArray(words []string) string {
+	quoted := make([]string, len(words))
+	for i, w := range words {
+		quoted[i] = strconv.Quote(w)
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
 
 // BenchmarkLoop100Iterations runs a loop of 100 iterations (coder,
 // reviewer, judge command: 300 process starts) through the real
@@ -242,6 +267,11 @@ judge_command = ["sh", "-c", "exit 1"]
 // step's end and logs run beside the next step: see
 // controller.recordWritten). strict-overhead counts the whole judge
 // command as machinery too.
+//
+// floor is the same 300 processes run one after the other by the
+// benchmark itself, with nothing around them: the wall time no
+// controller can beat on this machine, measured in the same run, so that
+// wall/floor compares across machines whose process starts differ.
 //
 // disk puts the root in the test's temporary folder, as a person's
 // project is; tmpfs puts it in memory (/dev/shm), where an fsync costs
@@ -283,7 +313,7 @@ func benchLoop(b *testing.B, folder func() string) {
 		ctl := startController(b, root)
 		// send --wait follows the log by offset; polling the whole log
 		// here would take the CPU the controller is measured on.
-		r := run(b, "send", "--root", root, "--wait", "bench the loop")
+		r := run(b, "send", "--root", root, "--wait", benchInstruction)
 		b.StopTimer()
 		var received, ended ledger.Event
 		var agents, judges time.Duration
@@ -311,6 +341,36 @@ func benchLoop(b *testing.B, folder func() string) {
 		b.ReportMetric(wall.Seconds(), "wall-s/100-iterations")
 		b.ReportMetric(float64((wall-agents-judges).Microseconds())/1000/100, "overhead-ms/iteration")
 		b.ReportMetric(float64((wall-agents).Microseconds())/1000/100, "strict-overhead-ms/iteration")
+		floor := agentsAlone(b, root)
+		b.ReportMetric(floor.Seconds(), "floor-s/100-iterations")
+		b.ReportMetric(wall.Seconds()/floor.Seconds(), "wall/floor")
 		b.StartTimer()
 	}
+}
+
+// agentsAlone runs the loop's 100 iterations of processes one after the
+// other in root, each to its end, and returns how long that took.
+func agentsAlone(b *testing.B, root string) time.Duration {
+	b.Helper()
+	var argvs [][]string
+	for _, argv := range [][]string{benchCoder, benchReviewer, benchJudge} {
+		r := strings.NewReplacer("{daokit}", daokit, "{instruction}", benchInstruction)
+		words := make([]string, len(argv))
+		for i, w := range argv {
+			words[i] = r.Replace(w)
+		}
+		argvs = append(argvs, words)
+	}
+	start := time.Now()
+	for range 100 {
+		for _, argv := range argvs {
+			cmd := exec.Command(argv[0], argv[1:]...)
+			cmd.Dir = root
+			var exit *exec.ExitError
+			if err := cmd.Run(); err != nil && !errors.As(err, &exit) {
+				b.Fatalf("%v: %v", argv, err)
+			}
+		}
+	}
+	return time.Since(start)
 }
