@@ -6,6 +6,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
 	"time"
 
 	"github.com/daokit/daokit/config"
@@ -41,6 +42,7 @@ func newControllerCmd(a *app) *cobra.Command {
 }
 
 func (a *app) runController(o controllerFlags) error {
+	oneProcessor()
 	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_CONTROLLER_FAILED", err.Error())
@@ -110,4 +112,19 @@ func controllerLogger(root string, stderr io.Writer, verbose bool) (*slog.Logger
 	}
 	h := slog.NewTextHandler(w, &slog.HandlerOptions{Level: slog.LevelInfo})
 	return slog.New(h), func() { f.Close() }, nil
+}
+
+// oneProcessor runs the controller's Go code on one processor, unless
+// GOMAXPROCS says otherwise. The controller coordinates while its agents
+// do the work, and its goroutines hand each other work many times a step:
+// on one P a hand-off runs on the thread that made it, where with two it
+// wakes another thread, and idle threads spin looking for work on the
+// cores the agents need. A blocking system call still lets the other
+// goroutines run (the runtime hands its P on). On a two-core machine this
+// took 0.8 ms per iteration off the loop's machinery (alternating runs of
+// the loop benchmark, lower in every pair).
+func oneProcessor() {
+	if os.Getenv("GOMAXPROCS") == "" {
+		runtime.GOMAXPROCS(1)
+	}
 }
