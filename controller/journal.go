@@ -91,6 +91,9 @@ type appendReq struct {
 	// refuseWhenFull marks an acknowledgement: while the disk is full it
 	// is refused at once (the person is told why), never held.
 	refuseWhenFull bool
+	// lines are the events encoded for events.jsonl, nil until the
+	// journal's goroutine encoded them (see encode).
+	lines []byte
 }
 
 // ErrDiskFull is returned for an acknowledgement while the ledger's disk
@@ -198,6 +201,9 @@ func (j *journal) loop() {
 		if !open && closedAt.IsZero() {
 			closedAt = time.Now()
 		}
+		if pending = j.encode(pending); len(pending) == 0 {
+			continue
+		}
 		err := j.write(pending)
 		switch {
 		case err == nil:
@@ -247,6 +253,9 @@ func (j *journal) linger(pending []*appendReq, open bool) ([]*appendReq, bool) {
 	t := time.NewTimer(postLinger)
 	defer t.Stop()
 	for len(pending) < journalBatch {
+		// Encoded while waiting, posted events cost the append that
+		// writes them nothing but the write.
+		pending = j.encode(pending)
 		select {
 		case <-t.C:
 			return pending, open
@@ -262,6 +271,27 @@ func (j *journal) linger(pending []*appendReq, open bool) ([]*appendReq, bool) {
 		}
 	}
 	return pending, open
+}
+
+// encode encodes the events of the requests in pending that are not
+// encoded yet, and returns pending without those it refused: a request
+// whose events cannot be written (a line over MaxLineBytes) is answered
+// with the error on its own, and the others are written without it.
+func (j *journal) encode(pending []*appendReq) []*appendReq {
+	kept := pending[:0]
+	for _, r := range pending {
+		if r.lines == nil {
+			lines, err := ledger.EncodeLines(r.events)
+			if err != nil {
+				r.answer(fmt.Errorf("append events: %w", err), j.onErr)
+				continue
+			}
+			r.lines = lines
+		}
+		kept = append(kept, r)
+	}
+	clear(pending[len(kept):])
+	return kept
 }
 
 // stall is a run of writes that failed for lack of space.
@@ -309,12 +339,14 @@ func (j *journal) wait(pending []*appendReq, open bool, d time.Duration) ([]*app
 	}
 }
 
-// write appends every pending event with one write and one sync, and
-// folds them into the index.
+// write appends the events of pending, encoded (see encode), with one
+// write and one sync, and folds them into the index.
 func (j *journal) write(pending []*appendReq) error {
 	var all []ledger.Event
+	var lines []byte
 	for _, r := range pending {
 		all = append(all, r.events...)
+		lines = append(lines, r.lines...)
 	}
 	written := func() {
 		answered := false
@@ -332,7 +364,7 @@ func (j *journal) write(pending []*appendReq) error {
 			runtime.Gosched()
 		}
 	}
-	if err := j.store.AppendEventsWritten(all, written); err != nil {
+	if err := j.store.AppendLinesWritten(lines, written); err != nil {
 		return err
 	}
 	j.index.foldBatch(all, j.store.EventsSize())
@@ -351,7 +383,7 @@ func (j *journal) recovered(s *stall) {
 	e := ledger.NewEvent(j.now(), globalID, globalID, "", ledger.EventSystem, ledger.SeverityWarn, ledger.ObjectOf(
 		"operation", OpLedgerWritesHeld, "since", ledger.FormatTime(s.since), "attempts", s.attempts,
 		"held_events", s.held))
-	if err := j.write([]*appendReq{{events: []ledger.Event{e}}}); err != nil {
+	if err := j.write(j.encode([]*appendReq{{events: []ledger.Event{e}}})); err != nil {
 		j.onErr(fmt.Errorf("record the end of a full disk: %w", err))
 	}
 	*s = stall{}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -125,6 +126,34 @@ func TestPostedEventsAloneAreWritten(t *testing.T) {
 	j.close()
 	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, []string{first.EventID, last.EventID}) {
 		t.Errorf("log %v, want both posted events", got)
+	}
+}
+
+// TestAnEventTooLongIsRefusedAlone: an append whose event would make a
+// line over ledger.MaxLineBytes fails with ErrTooLarge, while the events
+// posted around it, encoded and waiting in the same batch, are written in
+// order.
+func TestAnEventTooLongIsRefusedAlone(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c, j, ears := journalOn(t, root)
+	before, after := outputEvent(c.events, "before"), outputEvent(c.events, "after")
+	huge := outputEvent(c.events, strings.Repeat("x", ledger.MaxLineBytes))
+	if err := j.post(before); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.append(huge); !errors.Is(err, ledger.ErrTooLarge) {
+		t.Errorf("append of a line over MaxLineBytes = %v, want ErrTooLarge", err)
+	}
+	if err := j.post(after); err != nil {
+		t.Fatal(err)
+	}
+	j.close()
+	if got, want := logIDs(t, root, OpWorkerOutput), []string{before.EventID, after.EventID}; !slices.Equal(got, want) {
+		t.Errorf("log %v, want %v: the events around the refused one, in order", got, want)
+	}
+	if errs := ears.errors(); len(errs) > 0 {
+		t.Errorf("journal errors: %v", errs)
 	}
 }
 

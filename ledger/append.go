@@ -42,18 +42,35 @@ func (s *Store) AppendEvents(events []Event) error { return s.AppendEventsWritte
 // again, as by AppendEvents. written runs with the log locked and must
 // not block.
 func (s *Store) AppendEventsWritten(events []Event, written func()) error {
-	if len(events) == 0 {
-		return nil
+	lines, err := EncodeLines(events)
+	if err != nil {
+		return fmt.Errorf("append events: %w", err)
 	}
+	return s.AppendLinesWritten(lines, written)
+}
+
+// EncodeLines validates events and encodes them as events.jsonl lines, as
+// AppendEvents would write them: so that a caller can encode events as
+// they come and append them later in one write (AppendLinesWritten).
+func EncodeLines(events []Event) ([]byte, error) {
 	buf := make([]byte, 0, 512*len(events))
 	for i := range events {
 		line, err := encodeEvent(&events[i])
 		if err != nil {
-			return fmt.Errorf("append events: event %d: %w", i, err)
+			return nil, fmt.Errorf("event %d: %w", i, err)
 		}
 		buf = append(buf, line...)
 	}
-	if err := s.appendBytes(buf, written); err != nil {
+	return buf, nil
+}
+
+// AppendLinesWritten is AppendEventsWritten for lines that EncodeLines
+// made (any number of its results, one after the other).
+func (s *Store) AppendLinesWritten(lines []byte, written func()) error {
+	if len(lines) == 0 {
+		return nil
+	}
+	if err := s.appendBytes(lines, written); err != nil {
 		return fmt.Errorf("append events: %w", err)
 	}
 	return nil
