@@ -111,6 +111,13 @@ func TestDiskFilledByAFloodingWorker(t *testing.T) {
 	if n := count(events, func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpRunFinished }); n != 1 {
 		t.Errorf("the flooding run ended %d times, want once", n)
 	}
+	for _, e := range events {
+		// The flood's log could not be written whole: its end says so.
+		if e.TaskID == ack.TaskID && e.EventType == ledger.EventStepCompleted &&
+			!strings.Contains(e.Payload.String("artifact_error"), "no space left") {
+			t.Errorf("the flooding step's STEP_COMPLETED has artifact_error %q, want the log's write error", e.Payload.String("artifact_error"))
+		}
+	}
 	if n := count(events, func(e ledger.Event) bool {
 		return op(e) == OpInstruction && strings.Contains(e.Payload.String("text"), "refused")
 	}); n != 0 {

@@ -464,6 +464,12 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		// The artifact logs kept their newest bytes only (lane log_limit).
 		detail = detail.With("log_cut_bytes", cut)
 	}
+	if err := res.ArtifactErr; err != nil {
+		// The logs are for people: the step's outcome stands, and its end
+		// says that its logs lack part of what the worker printed.
+		c.log.Warn("write a step's artifact logs", "task_id", p.TaskID, "step", step, "err", err)
+		detail = detail.With("artifact_error", firstLine(err.Error()))
+	}
 	switch {
 	case stopping && !cancelled:
 		// Not a verdict on the work: the next controller resumes it.
