@@ -352,9 +352,9 @@ func benchLoop(b *testing.B, folder func() string) {
 // other in root, each to its end, and returns how long that took.
 func agentsAlone(b *testing.B, root string) time.Duration {
 	b.Helper()
+	r := strings.NewReplacer("{daokit}", daokit, "{instruction}", benchInstruction)
 	var argvs [][]string
 	for _, argv := range [][]string{benchCoder, benchReviewer, benchJudge} {
-		r := strings.NewReplacer("{daokit}", daokit, "{instruction}", benchInstruction)
 		words := make([]string, len(argv))
 		for i, w := range argv {
 			words[i] = r.Replace(w)

@@ -32,21 +32,12 @@ func (s *Store) AppendEvent(e Event) error {
 // AppendEvents appends events in order with one write(2) and one sync,
 // for throughput. Either every event validates and all are written, or
 // nothing is.
-func (s *Store) AppendEvents(events []Event) error { return s.AppendEventsWritten(events, nil) }
-
-// AppendEventsWritten is AppendEvents that calls written, if not nil,
-// once the events are in the file and before their sync: from then on a
-// killed process no longer loses them (the kernel has them), only a crash
-// of the machine before the sync can. It still returns after the sync,
-// with its error; after a failed sync the events are cut off the file
-// again, as by AppendEvents. written runs with the log locked and must
-// not block.
-func (s *Store) AppendEventsWritten(events []Event, written func()) error {
+func (s *Store) AppendEvents(events []Event) error {
 	lines, err := EncodeLines(events)
 	if err != nil {
 		return fmt.Errorf("append events: %w", err)
 	}
-	return s.AppendLinesWritten(lines, written)
+	return s.AppendLinesWritten(lines, nil)
 }
 
 // EncodeLines validates events and encodes them as events.jsonl lines, as
@@ -64,8 +55,14 @@ func EncodeLines(events []Event) ([]byte, error) {
 	return buf, nil
 }
 
-// AppendLinesWritten is AppendEventsWritten for lines that EncodeLines
-// made (any number of its results, one after the other).
+// AppendLinesWritten appends lines that EncodeLines made (any number of
+// its results, one after the other) with one write(2) and one sync, as
+// AppendEvents does, and calls written, if not nil, once they are in the
+// file and before their sync: from then on a killed process no longer
+// loses them (the kernel has them), only a crash of the machine before
+// the sync can. It still returns after the sync, with its error; after a
+// failed sync the lines are cut off the file again. written runs with
+// the log locked and must not block.
 func (s *Store) AppendLinesWritten(lines []byte, written func()) error {
 	if len(lines) == 0 {
 		return nil

@@ -104,7 +104,7 @@ func TestFailedSyncLineIsGoneBeforeTheRetry(t *testing.T) {
 	}
 }
 
-// TestWrittenComesBetweenTheWriteAndTheSync: AppendEventsWritten calls
+// TestWrittenComesBetweenTheWriteAndTheSync: AppendLinesWritten calls
 // written once the lines are in the file and before their sync (a killed
 // process would keep them), then waits for the sync all the same; when
 // that sync fails the lines are cut off again and the error returned.
@@ -127,14 +127,18 @@ func TestWrittenComesBetweenTheWriteAndTheSync(t *testing.T) {
 				t.Fatal(err)
 			}
 			t.Cleanup(func() { s.Close() })
-			err = s.AppendEventsWritten([]Event{testEvent(0), testEvent(1)}, func() {
+			lines, err := EncodeLines([]Event{testEvent(0), testEvent(1)})
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = s.AppendLinesWritten(lines, func() {
 				steps = append(steps, "written")
 				if got, want := readFile(t, path), testLines(t, 0, 2); !bytes.Equal(got, want) {
 					t.Errorf("events.jsonl when written is called =\n%s\nwant both lines", got)
 				}
 			})
 			if !errors.Is(err, syncErr) || (syncErr == nil) != (err == nil) {
-				t.Fatalf("AppendEventsWritten = %v, want %v", err, syncErr)
+				t.Fatalf("AppendLinesWritten = %v, want %v", err, syncErr)
 			}
 			if got := strings.Join(steps, " "); got != "written sync" && got != "written sync sync" {
 				t.Errorf("steps %q, want written, the append's sync (and the cut's)", got)
