@@ -97,6 +97,26 @@ func BenchmarkAppendEvents100(b *testing.B) {
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(batch)), "ns/event")
 }
 
+// BenchmarkMarshalLeases encodes a register as the controller rewrites it
+// at every step's start: its standing lease and the 50 finished leases
+// it keeps (controller.keptFinishedLeases).
+func BenchmarkMarshalLeases(b *testing.B) {
+	at := FormatTime(time.Date(2026, 11, 25, 23, 55, 57, 483767000, time.UTC))
+	l := Leases{SchemaVersion: SchemaVersion, UpdatedAt: at}
+	for i := range 51 {
+		l.Leases = append(l.Leases, Lease{Lane: "reviewer", StepID: "I" + strconv.Itoa(i) + "-reviewer",
+			TaskID: "DK-C3F18778", RunID: "DK-C3F18778_20261125T235551Z", ThreadID: "worker-reviewer-1",
+			PID: 11460 + i, LeaseToken: "lease_7324770d890e4a4bbe894f0fbeb86a4f", Expiry: at,
+			Status: LeaseReleased, LastHeartbeatAt: at, CreatedAt: at, UpdatedAt: at})
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := MarshalDocument(l); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
 // BenchmarkWatcherLatency appends b.N events at 1000 per second and
 // measures, per event, the time from the start of AppendEvent to its
 // delivery in a Change.

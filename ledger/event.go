@@ -65,14 +65,14 @@ func NewEvent(now time.Time, taskID, runID, stepID, eventType, severity string, 
 // MarshalJSON writes the envelope in contract order.
 func (e Event) MarshalJSON() ([]byte, error) {
 	w := newObjectWriter()
-	w.value("schema_version", e.SchemaVersion)
-	w.value("event_id", e.EventID)
-	w.value("task_id", e.TaskID)
-	w.value("run_id", e.RunID)
+	w.str("schema_version", e.SchemaVersion)
+	w.str("event_id", e.EventID)
+	w.str("task_id", e.TaskID)
+	w.str("run_id", e.RunID)
 	w.nullable("step_id", e.StepID)
-	w.value("event_type", e.EventType)
-	w.value("severity", e.Severity)
-	w.value("timestamp", e.Timestamp)
+	w.str("event_type", e.EventType)
+	w.str("severity", e.Severity)
+	w.str("timestamp", e.Timestamp)
 	payload := e.Payload
 	if payload == nil {
 		payload = Object{}

@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -66,22 +67,49 @@ func FuzzParseEvent(f *testing.F) {
 func FuzzParsePipelineState(f *testing.F) {
 	addSamples(f, PipelineFile, `{}`, `{"steps":[{"id":"S1"}],"role_lifecycle":{"a":"b"}}`)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkFixedPoint(t, data, ParsePipelineState, (*PipelineState).Validate, MarshalDocument)
+		checkFixedPoint(t, data, ParsePipelineState, (*PipelineState).Validate, documentAsEncodingJSONWrites(t))
 	})
 }
 
 func FuzzParseHeartbeatStatus(f *testing.F) {
 	addSamples(f, HeartbeatFile, `{}`, `{"warning_after_seconds":1,"stale_after_seconds":1,"last_escalation_at":null}`)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkFixedPoint(t, data, ParseHeartbeatStatus, (*HeartbeatStatus).Validate, MarshalDocument)
+		checkFixedPoint(t, data, ParseHeartbeatStatus, (*HeartbeatStatus).Validate, documentAsEncodingJSONWrites(t))
 	})
 }
 
 func FuzzParseLeases(f *testing.F) {
-	addSamples(f, LeasesFile, `{}`, `{"leases":[{"pid":1}]}`)
+	addSamples(f, LeasesFile, `{}`, `{"leases":[{"pid":1}]}`,
+		"{\"leases\":[{\"pid\":1,\"x\": [ 1 , {\"a\" : \"\u00e9\u2028<&>\\u2029\"}, [], {} ]}],\n \"y\":\t-0.5e10}")
 	f.Fuzz(func(t *testing.T, data []byte) {
-		checkFixedPoint(t, data, ParseLeases, (*Leases).Validate, MarshalDocument)
+		checkFixedPoint(t, data, ParseLeases, (*Leases).Validate, documentAsEncodingJSONWrites(t))
 	})
+}
+
+// documentAsEncodingJSONWrites returns MarshalDocument, checked against
+// what encoding/json writes for the same value (its encoder, then
+// json.Indent, then ensureASCII): the bytes of Python's json.dumps(indent=2)
+// that the ledger wrote before MarshalDocument formatted in one pass.
+func documentAsEncodingJSONWrites(t *testing.T) func(any) ([]byte, error) {
+	return func(v any) ([]byte, error) {
+		got, err := MarshalDocument(v)
+		compact, werr := marshalValue(v)
+		if (err == nil) != (werr == nil) {
+			t.Fatalf("MarshalDocument error %v, encoding/json error %v", err, werr)
+		}
+		if err != nil {
+			return nil, err
+		}
+		var want bytes.Buffer
+		if err := json.Indent(&want, compact, "", "  "); err != nil {
+			t.Fatalf("json.Indent: %v", err)
+		}
+		want.WriteByte('\n')
+		if !bytes.Equal(got, ensureASCII(want.Bytes())) {
+			t.Fatalf("MarshalDocument wrote\n%s\nencoding/json writes\n%s", got, ensureASCII(want.Bytes()))
+		}
+		return got, nil
+	}
 }
 
 // referenceTail is the obvious whole-file implementation TailEvents must

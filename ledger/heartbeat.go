@@ -45,20 +45,20 @@ func NewHeartbeatStatus(now time.Time) HeartbeatStatus {
 // MarshalJSON writes the members in the Python tool's order.
 func (h HeartbeatStatus) MarshalJSON() ([]byte, error) {
 	w := newObjectWriter()
-	w.value("schema_version", h.SchemaVersion)
-	w.value("status", h.Status)
+	w.str("schema_version", h.SchemaVersion)
+	w.str("status", h.Status)
 	w.nullable("last_heartbeat_at", h.LastHeartbeatAt)
 	w.nullable("reason_code", h.ReasonCode)
 	if h.WarningAfterSeconds != 0 {
-		w.value("warning_after_seconds", h.WarningAfterSeconds)
+		w.int("warning_after_seconds", h.WarningAfterSeconds)
 	}
 	if h.StaleAfterSeconds != 0 {
-		w.value("stale_after_seconds", h.StaleAfterSeconds)
+		w.int("stale_after_seconds", h.StaleAfterSeconds)
 	}
 	if h.LastEscalationAt != nil {
 		w.nullable("last_escalation_at", *h.LastEscalationAt)
 	}
-	w.value("updated_at", h.UpdatedAt)
+	w.str("updated_at", h.UpdatedAt)
 	w.extra(h.Extra)
 	return w.bytes()
 }

@@ -67,17 +67,30 @@ func ensureASCII(src []byte) []byte {
 
 // MarshalDocument encodes v as Python's json.dumps(v, indent=2) + "\n":
 // the form of every *.json file in state/.
+//
+// A document type's own MarshalJSON is called directly, and its output
+// goes through one pass that indents and validates it (jsontext, whose
+// formatter keeps strings and numbers as written): encoding/json would
+// first compact the output in a pass of its own, and then json.Indent
+// would scan it again, slowly, byte by byte.
 func MarshalDocument(v any) ([]byte, error) {
-	compact, err := marshalValue(v)
+	var (
+		compact []byte
+		err     error
+	)
+	if m, ok := v.(json.Marshaler); ok {
+		compact, err = m.MarshalJSON()
+	} else {
+		compact, err = marshalValue(v)
+	}
 	if err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, compact, "", "  "); err != nil {
+	doc := jsontext.Value(compact)
+	if err := doc.Indent(jsontext.WithIndent("  "), jsontext.SpaceAfterColon(true)); err != nil {
 		return nil, err
 	}
-	buf.WriteByte('\n')
-	return ensureASCII(buf.Bytes()), nil
+	return ensureASCII(append(doc, '\n')), nil
 }
 
 // MarshalLine encodes v as Python's json.dumps(v, separators=(",", ":"))
@@ -353,20 +366,35 @@ func (w *objectWriter) string(s string) {
 	w.buf.WriteByte('"')
 }
 
+// str, int and bool write key with a value of their type; unlike value
+// they take it without boxing it in an interface, which would allocate
+// once a member.
+func (w *objectWriter) str(k, v string) {
+	w.key(k)
+	w.string(v)
+}
+
+func (w *objectWriter) int(k string, v int) {
+	w.key(k)
+	w.buf.Write(strconv.AppendInt(w.buf.AvailableBuffer(), int64(v), 10))
+}
+
+func (w *objectWriter) bool(k string, v bool) {
+	w.key(k)
+	w.buf.Write(strconv.AppendBool(w.buf.AvailableBuffer(), v))
+}
+
 // value writes key with v encoded as JSON.
 func (w *objectWriter) value(k string, v any) {
 	switch v := v.(type) {
 	case string:
-		w.key(k)
-		w.string(v)
+		w.str(k, v)
 		return
 	case int:
-		w.key(k)
-		w.buf.Write(strconv.AppendInt(w.buf.AvailableBuffer(), int64(v), 10))
+		w.int(k, v)
 		return
 	case bool:
-		w.key(k)
-		w.buf.Write(strconv.AppendBool(w.buf.AvailableBuffer(), v))
+		w.bool(k, v)
 		return
 	}
 	raw, err := marshalValue(v)
@@ -391,15 +419,43 @@ func (w *objectWriter) nullable(k, v string) {
 		w.raw(k, json.RawMessage("null"))
 		return
 	}
-	w.value(k, v)
+	w.str(k, v)
 }
 
 // strings writes a string list, nil as [].
 func (w *objectWriter) strings(k string, v []string) {
-	if v == nil {
-		v = []string{}
+	w.key(k)
+	w.buf.WriteByte('[')
+	for i, s := range v {
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		w.string(s)
 	}
-	w.value(k, v)
+	w.buf.WriteByte(']')
+}
+
+// list writes key with items as a JSON array of objects, nil as [],
+// each object's members written by members straight into w. Going
+// through each item's MarshalJSON and encoding/json instead would give
+// every item a buffer of its own and scan every byte once more to
+// compact it, which made the register of leases, rewritten at every
+// step's start, cost more to encode than to write.
+func list[T any](w *objectWriter, k string, items []T, members func(*T, *objectWriter)) {
+	w.key(k)
+	w.buf.WriteByte('[')
+	outer := w.n
+	for i := range items {
+		if i > 0 {
+			w.buf.WriteByte(',')
+		}
+		w.buf.WriteByte('{')
+		w.n = 0
+		members(&items[i], w)
+		w.buf.WriteByte('}')
+	}
+	w.n = outer
+	w.buf.WriteByte(']')
 }
 
 func (w *objectWriter) extra(o Object) {

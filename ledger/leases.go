@@ -59,13 +59,9 @@ func (l *Lease) Expired(now time.Time) bool {
 // MarshalJSON writes the members in contract order.
 func (l Leases) MarshalJSON() ([]byte, error) {
 	w := newObjectWriter()
-	w.value("schema_version", l.SchemaVersion)
-	leases := l.Leases
-	if leases == nil {
-		leases = []Lease{}
-	}
-	w.value("leases", leases)
-	w.value("updated_at", l.UpdatedAt)
+	w.str("schema_version", l.SchemaVersion)
+	list(w, "leases", l.Leases, (*Lease).members)
+	w.str("updated_at", l.UpdatedAt)
 	w.extra(l.Extra)
 	return w.bytes()
 }
@@ -73,20 +69,24 @@ func (l Leases) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the members in contract order.
 func (l Lease) MarshalJSON() ([]byte, error) {
 	w := newObjectWriter()
-	w.value("lane", l.Lane)
-	w.value("step_id", l.StepID)
-	w.value("task_id", l.TaskID)
-	w.value("run_id", l.RunID)
-	w.value("thread_id", l.ThreadID)
-	w.value("pid", l.PID)
-	w.value("lease_token", l.LeaseToken)
-	w.value("expiry", l.Expiry)
-	w.value("status", l.Status)
-	w.value("last_heartbeat_at", l.LastHeartbeatAt)
-	w.value("created_at", l.CreatedAt)
-	w.value("updated_at", l.UpdatedAt)
-	w.extra(l.Extra)
+	l.members(w)
 	return w.bytes()
+}
+
+func (l *Lease) members(w *objectWriter) {
+	w.str("lane", l.Lane)
+	w.str("step_id", l.StepID)
+	w.str("task_id", l.TaskID)
+	w.str("run_id", l.RunID)
+	w.str("thread_id", l.ThreadID)
+	w.int("pid", l.PID)
+	w.str("lease_token", l.LeaseToken)
+	w.str("expiry", l.Expiry)
+	w.str("status", l.Status)
+	w.str("last_heartbeat_at", l.LastHeartbeatAt)
+	w.str("created_at", l.CreatedAt)
+	w.str("updated_at", l.UpdatedAt)
+	w.extra(l.Extra)
 }
 
 // UnmarshalJSON reads tolerantly; see ParseLeases.

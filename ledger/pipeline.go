@@ -89,24 +89,20 @@ func (p *PipelineState) Step(id string) (*Step, bool) {
 // MarshalJSON writes the members in the Python tool's order.
 func (p PipelineState) MarshalJSON() ([]byte, error) {
 	w := newObjectWriter()
-	w.value("schema_version", p.SchemaVersion)
+	w.str("schema_version", p.SchemaVersion)
 	w.nullable("task_id", p.TaskID)
 	w.nullable("run_id", p.RunID)
-	w.value("goal", p.Goal)
-	w.value("status", p.Status)
+	w.str("goal", p.Goal)
+	w.str("status", p.Status)
 	w.nullable("current_step", p.CurrentStep)
-	steps := p.Steps
-	if steps == nil {
-		steps = []Step{}
-	}
-	w.value("steps", steps)
+	list(w, "steps", p.Steps, (*Step).members)
 	lc, err := p.RoleLifecycle.MarshalJSON()
 	if err != nil {
 		return nil, err
 	}
 	w.raw("role_lifecycle", lc)
 	w.value("succession", p.Succession)
-	w.value("updated_at", p.UpdatedAt)
+	w.str("updated_at", p.UpdatedAt)
 	w.extra(p.Extra)
 	return w.bytes()
 }
@@ -114,22 +110,26 @@ func (p PipelineState) MarshalJSON() ([]byte, error) {
 // MarshalJSON writes the members in contract order.
 func (s Step) MarshalJSON() ([]byte, error) {
 	w := newObjectWriter()
-	w.value("id", s.ID)
-	w.value("title", s.Title)
-	w.value("category", s.Category)
-	w.value("goal", s.Goal)
+	s.members(w)
+	return w.bytes()
+}
+
+func (s *Step) members(w *objectWriter) {
+	w.str("id", s.ID)
+	w.str("title", s.Title)
+	w.str("category", s.Category)
+	w.str("goal", s.Goal)
 	w.strings("actions", s.Actions)
 	w.strings("acceptance_criteria", s.AcceptanceCriteria)
 	w.strings("expected_outputs", s.ExpectedOutputs)
 	w.strings("dependencies", s.Dependencies)
 	w.extra(s.Extra)
-	return w.bytes()
 }
 
 // MarshalJSON writes the members in contract order.
 func (s Succession) MarshalJSON() ([]byte, error) {
 	w := newObjectWriter()
-	w.value("enabled", s.Enabled)
+	w.bool("enabled", s.Enabled)
 	w.nullable("last_takeover_at", s.LastTakeoverAt)
 	w.extra(s.Extra)
 	return w.bytes()
