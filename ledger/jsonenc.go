@@ -335,6 +335,13 @@ type objectWriter struct {
 	n   int
 }
 
+// marshalObject returns the JSON object whose members members writes.
+func marshalObject(members func(*objectWriter)) ([]byte, error) {
+	w := newObjectWriter()
+	members(w)
+	return w.bytes()
+}
+
 func newObjectWriter() *objectWriter {
 	w := &objectWriter{}
 	w.buf.WriteByte('{')

@@ -67,11 +67,7 @@ func (l Leases) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the members in contract order.
-func (l Lease) MarshalJSON() ([]byte, error) {
-	w := newObjectWriter()
-	l.members(w)
-	return w.bytes()
-}
+func (l Lease) MarshalJSON() ([]byte, error) { return marshalObject(l.members) }
 
 func (l *Lease) members(w *objectWriter) {
 	w.str("lane", l.Lane)

@@ -108,11 +108,7 @@ func (p PipelineState) MarshalJSON() ([]byte, error) {
 }
 
 // MarshalJSON writes the members in contract order.
-func (s Step) MarshalJSON() ([]byte, error) {
-	w := newObjectWriter()
-	s.members(w)
-	return w.bytes()
-}
+func (s Step) MarshalJSON() ([]byte, error) { return marshalObject(s.members) }
 
 func (s *Step) members(w *objectWriter) {
 	w.str("id", s.ID)
