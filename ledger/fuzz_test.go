@@ -195,3 +195,29 @@ func FuzzFollower(f *testing.F) {
 		}
 	})
 }
+
+// FuzzMarshalValue checks the strings, ints and bools marshalValue writes
+// itself against what encoding/json writes for them.
+func FuzzMarshalValue(f *testing.F) {
+	for _, s := range []string{"", "plain", `quote"`, `back\slash`, "tab\t", "<&>", "é", "\u2028", "\x7f", "\xff", "DK-C3F18778_20261125T235551Z"} {
+		f.Add(s, int64(len(s)), len(s)%2 == 0)
+	}
+	f.Add("", int64(-1<<63), false)
+	f.Fuzz(func(t *testing.T, s string, n int64, b bool) {
+		for _, v := range []any{s, int(n), b} {
+			got, err := marshalValue(v)
+			if err != nil {
+				t.Fatalf("marshalValue(%#v): %v", v, err)
+			}
+			var want bytes.Buffer
+			enc := json.NewEncoder(&want)
+			enc.SetEscapeHTML(false)
+			if err := enc.Encode(v); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, bytes.TrimRight(want.Bytes(), "\n")) {
+				t.Fatalf("marshalValue(%#v) = %s, encoding/json writes %s", v, got, want.Bytes())
+			}
+		}
+	})
+}

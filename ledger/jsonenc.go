@@ -16,7 +16,21 @@ import (
 
 // marshalValue encodes v as compact JSON without HTML escaping, the way
 // Python's json.dumps leaves '<', '>' and '&' alone.
+//
+// Plain strings, ints and bools, most of an event's payload, are written
+// directly: an encoder and its buffer for each of them was most of what
+// building an event cost.
 func marshalValue(v any) (json.RawMessage, error) {
+	switch v := v.(type) {
+	case string:
+		if plainASCII(v) {
+			return append(append(append(make(json.RawMessage, 0, len(v)+2), '"'), v...), '"'), nil
+		}
+	case int:
+		return strconv.AppendInt(nil, int64(v), 10), nil
+	case bool:
+		return strconv.AppendBool(nil, v), nil
+	}
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -361,12 +375,10 @@ func (w *objectWriter) key(k string) {
 // common case in a ledger, is written directly; anything else goes
 // through encoding/json so that escaping stays exactly the same.
 func (w *objectWriter) string(s string) {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
-			raw, _ := marshalValue(s) // a Go string always encodes
-			w.buf.Write(raw)
-			return
-		}
+	if !plainASCII(s) {
+		raw, _ := marshalValue(s) // a Go string always encodes
+		w.buf.Write(raw)
+		return
 	}
 	w.buf.WriteByte('"')
 	w.buf.WriteString(s)
@@ -389,6 +401,18 @@ func (w *objectWriter) int(k string, v int) {
 func (w *objectWriter) bool(k string, v bool) {
 	w.key(k)
 	w.buf.Write(strconv.AppendBool(w.buf.AvailableBuffer(), v))
+}
+
+// plainASCII reports whether s is printable ASCII without a quote or a
+// backslash: a JSON string that is s between quotes, as encoding/json
+// (and Python's json.dumps) writes it.
+func plainASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // value writes key with v encoded as JSON.
