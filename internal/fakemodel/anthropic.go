@@ -37,7 +37,7 @@ func (s *Server) countTokens(w http.ResponseWriter, rec Request) {
 
 // messages answers POST /v1/messages: the scripted turn for a request
 // with tools, a harmless text for a side request without them.
-func (s *Server) messages(w http.ResponseWriter, rec Request) {
+func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 	c, err := parseAnthropic(rec.Body)
 	if err != nil {
 		rec.Side, rec.Status = true, http.StatusBadRequest
@@ -46,12 +46,17 @@ func (s *Server) messages(w http.ResponseWriter, rec Request) {
 		return
 	}
 	var turn Turn
-	fail := false
+	fail, held := false, false
 	if c.Tools == 0 {
 		rec.Side, rec.UserText, rec.Answers = true, c.UserText, c.Answers
 		turn = Turn{Text: "Work session", Usage: Usage{Input: 50, Output: 5}}
 	} else {
-		turn, fail = s.pick(&rec, c)
+		turn, fail, held = s.pick(&rec, c)
+	}
+	if !s.hold(r, held) {
+		rec.Status = 499 // the client went away while held
+		s.record(rec)
+		return
 	}
 	if fail {
 		rec.Status = turn.Error.Status

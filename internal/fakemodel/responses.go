@@ -26,7 +26,7 @@ var openAIErrorMessages = map[int]string{
 }
 
 // responses answers POST /v1/responses with the scripted turn.
-func (s *Server) responses(w http.ResponseWriter, rec Request) {
+func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) {
 	c, err := parseResponses(rec.Body)
 	if err != nil {
 		rec.Side, rec.Status = true, http.StatusBadRequest
@@ -34,7 +34,12 @@ func (s *Server) responses(w http.ResponseWriter, rec Request) {
 		s.openAIError(w, APIError{Status: 400, Message: errRequest.Error() + ": " + err.Error()})
 		return
 	}
-	turn, fail := s.pick(&rec, c)
+	turn, fail, held := s.pick(&rec, c)
+	if !s.hold(r, held) {
+		rec.Status = 499 // the client went away while held
+		s.record(rec)
+		return
+	}
 	if fail {
 		rec.Status = turn.Error.Status
 		s.record(rec)

@@ -17,6 +17,9 @@ type Rule struct {
 	// Match is a substring of the conversation's user text; empty matches
 	// every conversation (a fallback rule goes last).
 	Match string `json:"match"`
+	// All are more substrings that must all occur too: a reviewer's rule
+	// adds a phrase only the reviewer's brief has (e.g. "VERDICT:").
+	All []string `json:"all,omitempty"`
 	// Turns answer the requests in order: Turns[i] answers a request whose
 	// history holds i earlier model answers.
 	Turns []Turn `json:"turns"`
@@ -36,6 +39,11 @@ type Turn struct {
 	Tools []ToolCall `json:"tools,omitempty"`
 	// Usage is reported for the answer; zero fields take small defaults.
 	Usage Usage `json:"usage,omitempty"`
+	// Hold keeps the first request that reaches this turn unanswered
+	// until Release or until its client goes away (a killed CLI); later
+	// requests of this turn are answered at once. It stops an agent
+	// mid-step for as long as a test needs, with no timer.
+	Hold bool `json:"hold,omitempty"`
 	// StopReason overrides Claude's stop_reason (end_turn, or tool_use
 	// when Tools is not empty); "max_tokens" or "refusal" script those ends.
 	StopReason string `json:"stop_reason,omitempty"`
@@ -82,6 +90,19 @@ func (u Usage) withDefaults() Usage {
 		return Usage{Input: 100, Output: 20}
 	}
 	return u
+}
+
+// matches reports whether the conversation's user text belongs to r.
+func (r Rule) matches(userText string) bool {
+	if !strings.Contains(userText, r.Match) {
+		return false
+	}
+	for _, a := range r.All {
+		if !strings.Contains(userText, a) {
+			return false
+		}
+	}
+	return true
 }
 
 // Say is a turn that only answers text and ends the turn.

@@ -7,7 +7,6 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -59,13 +58,20 @@ type Server struct {
 	srv  *http.Server
 	ln   net.Listener
 	done chan struct{}
+	// handlers counts the requests being answered, so that Close returns
+	// only when none is.
+	handlers sync.WaitGroup
 
 	mu       sync.Mutex
 	rules    []Rule
 	requests []Request
 	// errorsSent counts the errors sent per rule and turn, for Times.
 	errorsSent map[[2]int]int
-	seq        int
+	// holds are the turns whose one held request has come.
+	holds   map[[2]int]bool
+	holding chan struct{} // closed when a request is first held
+	release chan struct{} // closed by Release
+	seq     int
 }
 
 // New starts a server answering with rules on a free port of 127.0.0.1.
@@ -80,6 +86,9 @@ func New(rules ...Rule) (*Server, error) {
 		done:       make(chan struct{}),
 		rules:      rules,
 		errorsSent: map[[2]int]int{},
+		holds:      map[[2]int]bool{},
+		holding:    make(chan struct{}),
+		release:    make(chan struct{}),
 	}
 	s.srv = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
@@ -101,15 +110,17 @@ func Start(tb testing.TB, rules ...Rule) *Server {
 	return s
 }
 
-// Close stops the server and waits for its goroutines; open streams are
-// cut.
+// Close releases held requests, stops the server and waits for its
+// goroutines; streams still open after two seconds are cut.
 func (s *Server) Close() {
+	s.Release()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 	defer cancel()
 	if s.srv.Shutdown(ctx) != nil {
 		_ = s.srv.Close()
 	}
 	<-s.done
+	s.handlers.Wait()
 }
 
 // SetRules replaces the script; requests already answered are kept.
@@ -140,6 +151,8 @@ func (s *Server) Scripted(name string) []Request {
 
 // ServeHTTP routes a request to the protocol that its path names.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	s.handlers.Add(1)
+	defer s.handlers.Done()
 	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
 	rec := Request{Method: r.Method, Path: r.URL.RequestURI(), Header: r.Header.Clone(), Body: body, Turn: -1}
 	if err != nil {
@@ -154,10 +167,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		s.countTokens(w, rec)
 	case r.Method == http.MethodPost && p == "/v1/messages":
 		rec.API = Anthropic
-		s.messages(w, rec)
+		s.messages(w, r, rec)
 	case r.Method == http.MethodPost && p == "/v1/responses":
 		rec.API = Responses
-		s.responses(w, rec)
+		s.responses(w, r, rec)
 	default:
 		rec.Side, rec.Status = true, http.StatusNotFound
 		s.record(rec)
@@ -167,37 +180,74 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-// pick finds the rule and turn that answer c, and whether this request
-// gets the turn's error; it records rec with them.
-func (s *Server) pick(rec *Request, c conversation) (Turn, bool) {
+// Holding is closed when the first request is held by a Turn.Hold.
+func (s *Server) Holding() <-chan struct{} { return s.holding }
+
+// Release answers every held request, and every later one at once.
+func (s *Server) Release() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	select {
+	case <-s.release:
+	default:
+		close(s.release)
+	}
+}
+
+// hold waits, for a held request, until Release or until the client
+// goes away; it reports whether the answer is still wanted.
+func (s *Server) hold(r *http.Request, held bool) bool {
+	if !held {
+		return true
+	}
+	select {
+	case <-s.release:
+		return true
+	case <-r.Context().Done():
+		return false
+	}
+}
+
+// pick finds the rule and turn that answer c, whether this request gets
+// the turn's error, and whether it is held first; it fills rec's
+// conversation fields.
+func (s *Server) pick(rec *Request, c conversation) (turn Turn, fail, held bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec.UserText, rec.ToolResults, rec.Answers = c.UserText, c.ToolResults, c.Answers
 	for i, rule := range s.rules {
-		if !strings.Contains(c.UserText, rule.Match) {
+		if !rule.matches(c.UserText) {
 			continue
 		}
 		rec.Rule = rule.Name
 		if rec.Rule == "" {
 			rec.Rule = rule.Match
 		}
-		turn := Turn{Text: "Done."}
+		turn = Turn{Text: "Done."}
 		switch {
 		case c.Answers < len(rule.Turns):
 			turn, rec.Turn = rule.Turns[c.Answers], c.Answers
 		case rule.After != nil:
 			turn = *rule.After
 		}
-		if turn.Error != nil {
-			key := [2]int{i, c.Answers}
-			if turn.Error.Times == 0 || s.errorsSent[key] < turn.Error.Times {
-				s.errorsSent[key]++
-				return turn, true
+		key := [2]int{i, c.Answers}
+		if turn.Hold && !s.holds[key] {
+			s.holds[key], held = true, true
+			select {
+			case <-s.holding:
+			default:
+				close(s.holding)
 			}
 		}
-		return turn, false
+		if turn.Error != nil {
+			if turn.Error.Times == 0 || s.errorsSent[key] < turn.Error.Times {
+				s.errorsSent[key]++
+				return turn, true, held
+			}
+		}
+		return turn, false, held
 	}
-	return Turn{Text: "No script matches this conversation."}, false
+	return Turn{Text: "No script matches this conversation."}, false, false
 }
 
 // record appends a finished request to the log.

@@ -244,3 +244,39 @@ func TestApplyPatchAddsEveryLine(t *testing.T) {
 		t.Errorf("patch\n%q\nwant\n%q", c.Input["cmd"], want)
 	}
 }
+
+func TestHoldKeepsTheFirstRequestUntilRelease(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-6", Turns: []Turn{{Text: "late", Hold: true}}})
+	body := claudeBody(`{"role":"user","content":"MARK-6"}`)
+	first := make(chan string, 1)
+	go func() {
+		_, evs := post(t, s.URL+"/v1/messages", body)
+		first <- evs[3].data["delta"].(map[string]any)["text"].(string)
+	}()
+	<-s.Holding()
+	// A second request of the same turn is not held.
+	if _, evs := post(t, s.URL+"/v1/messages", body); len(evs) == 0 || evs[0].name != "message_start" {
+		t.Fatalf("second request: %v", names(evs))
+	}
+	select {
+	case <-first:
+		t.Fatal("the held request was answered before Release")
+	default:
+	}
+	s.Release()
+	if got := <-first; got != "late" {
+		t.Fatalf("held answer %q", got)
+	}
+}
+
+func TestRuleAllNeedsEveryPhrase(t *testing.T) {
+	s := Start(t,
+		Rule{Name: "reviewer", Match: "MARK-7", All: []string{"VERDICT:"}, Turns: []Turn{Say("VERDICT: approve — fine")}},
+		Rule{Name: "coder", Match: "MARK-7", Turns: []Turn{Say("coded")}},
+	)
+	post(t, s.URL+"/v1/messages", claudeBody(`{"role":"user","content":"MARK-7 build it"}`))
+	post(t, s.URL+"/v1/messages", claudeBody(`{"role":"user","content":"Review MARK-7; end with VERDICT: approve"}`))
+	if len(s.Scripted("coder")) != 1 || len(s.Scripted("reviewer")) != 1 {
+		t.Fatalf("coder %d reviewer %d", len(s.Scripted("coder")), len(s.Scripted("reviewer")))
+	}
+}
