@@ -52,6 +52,7 @@ var allowed = map[string][]string{
 	"examples": {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
 	"internal/gittest": {},
+	"internal/ptytest": {},
 }
 
 // keyOf returns the allow-list key covering pkg (relative to the

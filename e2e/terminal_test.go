@@ -1,21 +1,17 @@
 package e2e
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/daokit/daokit/internal/gittest"
+	"github.com/daokit/daokit/internal/ptytest"
 )
 
 // hostileFile is what a hostile agent writes: a line that, drawn raw,
@@ -48,30 +44,21 @@ func hostileConfig(t *testing.T, project string) string {
 func shellBytes(s string) string { return strings.ReplaceAll(s, "'", `'\''`) }
 
 // onTerminal runs daokit with stdout and stderr on a new pseudo-terminal
-// and returns every byte the terminal received. Output processing is off
-// (no "\n" → "\r\n"), so the bytes are exactly what daokit wrote.
+// and returns every byte the terminal received.
 func onTerminal(t *testing.T, args ...string) (string, int) {
 	t.Helper()
-	master, slave := openPTY(t)
-	defer master.Close()
+	master, term := ptytest.Open(t)
 	cmd := exec.Command(daokit, args...)
 	cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
-	cmd.Stdout, cmd.Stderr = slave, slave
+	cmd.Stdout, cmd.Stderr = term, term
 	if err := cmd.Start(); err != nil {
-		slave.Close()
 		t.Fatalf("start daokit %v: %v", args, err)
 	}
-	slave.Close()
-	var out bytes.Buffer
-	read := make(chan error, 1)
-	go func() {
-		_, err := io.Copy(&out, master)
-		read <- err
-	}()
+	term.Close()
+	wait := ptytest.Drain(master)
 	err := cmd.Wait()
-	// Once the last holder of the terminal's other end is gone, reading
-	// the master ends with EIO after the buffered bytes.
-	if rerr := <-read; rerr != nil && !errors.Is(rerr, syscall.EIO) {
+	out, rerr := wait()
+	if rerr != nil {
 		t.Fatalf("read terminal: %v", rerr)
 	}
 	code := 0
@@ -81,37 +68,7 @@ func onTerminal(t *testing.T, args ...string) (string, int) {
 	} else if err != nil {
 		t.Fatalf("run daokit %v: %v", args, err)
 	}
-	return out.String(), code
-}
-
-// openPTY opens a pseudo-terminal pair with output processing off.
-func openPTY(t *testing.T) (master, slave *os.File) {
-	t.Helper()
-	master, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Skipf("no pseudo-terminals here: %v", err)
-	}
-	fd := int(master.Fd())
-	if err := unix.IoctlSetPointerInt(fd, unix.TIOCSPTLCK, 0); err != nil {
-		t.Fatalf("unlock pty: %v", err)
-	}
-	n, err := unix.IoctlGetInt(fd, unix.TIOCGPTN)
-	if err != nil {
-		t.Fatalf("pty number: %v", err)
-	}
-	slave, err = os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY|syscall.O_CLOEXEC, 0)
-	if err != nil {
-		t.Fatalf("open pty: %v", err)
-	}
-	tio, err := unix.IoctlGetTermios(int(slave.Fd()), unix.TCGETS)
-	if err != nil {
-		t.Fatalf("termios: %v", err)
-	}
-	tio.Oflag &^= unix.OPOST
-	if err := unix.IoctlSetTermios(int(slave.Fd()), unix.TCSETS, tio); err != nil {
-		t.Fatalf("termios: %v", err)
-	}
-	return master, slave
+	return string(out), code
 }
 
 // checkInert fails when out holds a byte a terminal would act on.
