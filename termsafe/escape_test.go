@@ -141,3 +141,12 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+// The window cleans every cell it draws: Chinese text with nothing to
+// escape must stay cheap.
+func BenchmarkLineCJK(b *testing.B) {
+	s := strings.Repeat("修复登录页面在移动端的布局错位 and add a test ", 4)
+	for b.Loop() {
+		Line(s)
+	}
+}

@@ -8,9 +8,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"github.com/daokit/daokit/internal/ptytest"
+	"github.com/daokit/daokit/termsafe"
 )
 
 // onTerminal runs the CLI in-process with stdout and stderr on a
@@ -78,5 +80,27 @@ func TestOnlyTheWindowDrawsRaw(t *testing.T) {
 	walk(root)
 	if got := strings.Join(draws, " "); got != "daokit ui watch" {
 		t.Errorf("commands that draw raw: %q, want the window's", got)
+	}
+}
+
+// On a terminal a table measures a cell as shown: the column after a
+// cell with visible escapes (and Chinese) still lines up.
+func TestTableMeasuresVisibleEscapes(t *testing.T) {
+	t.Parallel()
+	var buf bytes.Buffer
+	w := termsafe.NewWriter(&buf)
+	writeTable(w, "", []string{"title", "state"}, [][]string{{"修复\x1b[2K", "done"}, {"plain", "open"}})
+	lines := strings.Split(strings.TrimSpace(buf.String()), "\n")
+	col := -1
+	for _, l := range lines {
+		i := strings.LastIndex(l, "  ")
+		if c := ansi.StringWidth(l[:i+2]); col >= 0 && c != col {
+			t.Fatalf("columns do not line up:\n%s", buf.String())
+		} else {
+			col = c
+		}
+	}
+	if !strings.Contains(buf.String(), `修复\x1b[2K  done`) {
+		t.Fatalf("table: %q", buf.String())
 	}
 }
