@@ -28,7 +28,7 @@ func escape(s string, line bool) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
-	appendEscaped(&b, s, line)
+	Visit(s, line, func(part string, _ bool) { b.WriteString(part) })
 	return b.String()
 }
 
@@ -53,18 +53,31 @@ func clean(s string, line bool) bool {
 	return true
 }
 
-// appendEscaped writes s escaped to b.
-func appendEscaped(b *strings.Builder, s string, line bool) {
+// Visit calls fn with s cut into parts, in order: runs of text that pass
+// as they are (escaped false) and each visible escape (escaped true), as
+// Escape writes them (Line's form when line is set). Joined, the parts
+// are Escape(s) (or Line(s)); a view marks the escaped parts so that they
+// stand out from text that merely looks like an escape.
+func Visit(s string, line bool, fn func(part string, escaped bool)) {
+	start := 0
+	flush := func(i int) {
+		if i > start {
+			fn(s[start:i], false)
+		}
+	}
+	var buf [10]byte
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
 			case line && (c == '\t' || c == '\n' || c == '\r'):
-				b.WriteByte(' ')
+				flush(i)
+				fn(" ", false)
+				start = i + 1
 			case needsByteEscape(c):
-				writeByteEscape(b, c)
-			default:
-				b.WriteByte(c)
+				flush(i)
+				fn(string(byteEscape(buf[:0], c)), true)
+				start = i + 1
 			}
 			i++
 			continue
@@ -72,14 +85,17 @@ func appendEscaped(b *strings.Builder, s string, line bool) {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
 		case r == utf8.RuneError && size == 1:
-			writeByteEscape(b, c)
+			flush(i)
+			fn(string(byteEscape(buf[:0], c)), true)
+			start = i + 1
 		case needsRuneEscape(r):
-			writeRuneEscape(b, r)
-		default:
-			b.WriteString(s[i : i+size])
+			flush(i)
+			fn(string(runeEscape(buf[:0], r)), true)
+			start = i + size
 		}
 		i += size
 	}
+	flush(len(s))
 }
 
 // needsByteEscape reports an ASCII byte a terminal acts on: C0 controls
@@ -103,21 +119,23 @@ func needsRuneEscape(r rune) bool {
 	return unicode.In(r, unicode.Cf, unicode.Zl, unicode.Zp)
 }
 
-func writeByteEscape(b *strings.Builder, c byte) {
-	b.WriteString(`\x`)
-	b.WriteByte(hexDigits[c>>4])
-	b.WriteByte(hexDigits[c&0xf])
+// byteEscape appends the escape of byte c: \xNN.
+func byteEscape(dst []byte, c byte) []byte {
+	return append(dst, '\\', 'x', hexDigits[c>>4], hexDigits[c&0xf])
 }
 
-func writeRuneEscape(b *strings.Builder, r rune) {
+// runeEscape appends the escape of rune r: \uNNNN, or \UNNNNNNNN above
+// the Basic Multilingual Plane.
+func runeEscape(dst []byte, r rune) []byte {
 	digits := 4
 	if r > 0xffff {
-		b.WriteString(`\U`)
+		dst = append(dst, '\\', 'U')
 		digits = 8
 	} else {
-		b.WriteString(`\u`)
+		dst = append(dst, '\\', 'u')
 	}
 	for shift := (digits - 1) * 4; shift >= 0; shift -= 4 {
-		b.WriteByte(hexDigits[(r>>shift)&0xf])
+		dst = append(dst, hexDigits[(r>>shift)&0xf])
 	}
+	return dst
 }

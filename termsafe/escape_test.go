@@ -55,6 +55,20 @@ func TestLine(t *testing.T) {
 	}
 }
 
+func TestVisitMarksTheEscapes(t *testing.T) {
+	t.Parallel()
+	var got []string
+	Visit("a\x1b[1A修\u202e\tb\xff", true, func(part string, escaped bool) {
+		if escaped {
+			part = "<" + part + ">"
+		}
+		got = append(got, part)
+	})
+	if s := strings.Join(got, "|"); s != `a|<\x1b>|[1A修|<\u202e>| |b|<\xff>` {
+		t.Errorf("Visit: %s", s)
+	}
+}
+
 // A character split across writes comes out whole, and a sequence cut
 // by the end of the output is escaped by Flush.
 func TestWriterSplitsAnywhere(t *testing.T) {
@@ -128,6 +142,18 @@ func FuzzEscape(f *testing.F) {
 		for _, r := range s {
 			if r >= 0x20 && r != 0x7f && r != utf8.RuneError && !needsRuneEscape(r) && !strings.ContainsRune(esc, r) {
 				t.Fatalf("printable %q lost: Escape(%q) = %q", r, s, esc)
+			}
+		}
+		for _, line := range []bool{false, true} {
+			var joined strings.Builder
+			Visit(s, line, func(part string, escaped bool) {
+				if escaped && (!strings.HasPrefix(part, `\`) || len(part) < 4) {
+					t.Fatalf("escaped part %q of %q", part, s)
+				}
+				joined.WriteString(part)
+			})
+			if want := escape(s, line); joined.String() != want {
+				t.Fatalf("Visit(%q, %v) joins to %q, want %q", s, line, joined.String(), want)
 			}
 		}
 		var out bytes.Buffer

@@ -1,14 +1,21 @@
 package changes
 
 import (
+	"io"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/charmbracelet/lipgloss"
+	"github.com/muesli/termenv"
+
 	"github.com/daokit/daokit/gitwork"
+	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/componenttest"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/text"
+	"github.com/daokit/daokit/tui/theme"
 )
 
 // hostileDiff adds a line that, drawn raw, erases the line above it, and
@@ -46,5 +53,28 @@ func TestHostileLinesShowTheirEscapes(t *testing.T) {
 		if !found || !strings.Contains(view, `+修复登录\u202e\x1b]52;c;aGk=\x07    end`) {
 			t.Errorf("%s: hostile lines not shown with visible escapes:\n%s", lang, view)
 		}
+	}
+}
+
+// In colour, a visible escape is drawn in the warning tone, apart from
+// the added line around it, so that it stands out from text that only
+// looks like an escape.
+func TestEscapesStandOutInColour(t *testing.T) {
+	t.Parallel()
+	r := lipgloss.NewRenderer(io.Discard)
+	r.SetColorProfile(termenv.TrueColor)
+	st := theme.NewStyles(r, theme.DefaultTheme(), theme.UnicodeGlyphs())
+	env := component.NewEnv(i18n.MustNew("en"), st, component.Settings{Zone: time.UTC})
+	m := New(env)
+	m.SetSize(60, 16)
+	m.visible = true
+	m.Update(live.ChangesMsg{Source: live.ChangeSource{Path: "/w", Base: "b"}, Files: gitwork.Parse([]byte(hostileDiff))})
+	view := m.View()
+	warn, added := st.Paint(theme.ToneWarn), st.Paint(theme.ToneOK)
+	if !strings.Contains(view, added.Apply("+hidden")+warn.Apply(`\x1b`)+added.Apply("[1A")) {
+		t.Errorf("the escape is not marked:\n%q", view)
+	}
+	if strings.Contains(view, "\x1b[1A") || strings.Contains(view, "\x1b]52") {
+		t.Errorf("the file's escape sequence reached the frame:\n%q", view)
 	}
 }
