@@ -20,8 +20,10 @@
 // non-joiner pass, because emoji and several scripts need them.
 //
 // Escaping is idempotent: its output contains nothing it would escape.
-// A literal backslash is not escaped, so the text `\x1b` in a source file
-// reads the same as an ESC byte: both are worth a reviewer's look.
+// A literal backslash is not escaped, so on a plain terminal the text
+// `\x1b` in a source file reads the same as an ESC byte: both are worth a
+// reviewer's look. Where colour is at hand, Visit tells them apart (the
+// window's changes view draws the escapes it made in the warning tone).
 //
 // The package imports nothing of daokit's, so that the window (tui) and
 // the commands (cmd) share this one implementation.
