@@ -51,8 +51,8 @@ var allowed = map[string][]string{
 	"docs":     {},
 	"examples": {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
-	"internal/gittest": {},
 	"internal/ptytest": {},
+	"internal/gittest": {},
 }
 
 // keyOf returns the allow-list key covering pkg (relative to the
