@@ -229,6 +229,9 @@ func checkAbove(t *testing.T, what, screen string) {
 func openShell(t *testing.T, line string) *screen {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is missing (.ci/run installs it)")
+		}
 		t.Skip("tmux is not installed")
 	}
 	s := &screen{t: t, socket: fmt.Sprintf("daokit-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
