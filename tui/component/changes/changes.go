@@ -239,7 +239,10 @@ func (m *Model) body() []string {
 
 // paintLine draws a diff line in its tone, with every control character
 // and escape sequence of the file shown as a visible escape in the warning
-// tone, so that it stands out from text that only looks like one.
+// tone, so that it stands out from text that only looks like one. A
+// carriage return is shown too (`\x0d`), as daokit diff shows it, not
+// turned into a space as in the window's one-line texts: in a file it can
+// hide the text before it.
 func (m *Model) paintLine(l line) string {
 	env, st := m.Env, m.Env.Styles
 	s := strings.ReplaceAll(l.text, "\t", "    ")
@@ -247,7 +250,7 @@ func (m *Model) paintLine(l line) string {
 		return st.Paint(l.tone).Apply(env.Clean(s))
 	}
 	var b strings.Builder
-	termsafe.Visit(s, true, func(part string, escaped bool) {
+	termsafe.Visit(s, false, func(part string, escaped bool) {
 		if escaped {
 			b.WriteString(st.Paint(theme.ToneWarn).Apply(part))
 		} else {

@@ -19,9 +19,10 @@ import (
 )
 
 // hostileDiff adds a line that, drawn raw, erases the line above it, and
-// a line of Chinese text with a bidi override and a clipboard write.
-const hostileDiff = "diff --git a/h.txt b/h.txt\nnew file mode 100644\n--- /dev/null\n+++ b/h.txt\n@@ -0,0 +1,3 @@\n" +
-	"+visible line\n+hidden\x1b[1A\x1b[2K\n+修复登录\u202e\x1b]52;c;aGk=\a\tend\n"
+// a line of Chinese text with a bidi override and a clipboard write, and
+// a line whose carriage return would draw "ls" over "rm".
+const hostileDiff = "diff --git a/h.txt b/h.txt\nnew file mode 100644\n--- /dev/null\n+++ b/h.txt\n@@ -0,0 +1,4 @@\n" +
+	"+visible line\n+hidden\x1b[1A\x1b[2K\n+修复登录\u202e\x1b]52;c;aGk=\a\tend\n+rm -rf /\rls\n"
 
 // The changes view shows every line of a hostile diff with its escapes
 // visible, in place, and no byte a terminal would act on; rows keep the
@@ -34,7 +35,7 @@ func TestHostileLinesShowTheirEscapes(t *testing.T) {
 		m.visible = true
 		m.Update(live.ChangesMsg{Source: live.ChangeSource{Path: "/w", Base: "b"}, Files: gitwork.Parse([]byte(hostileDiff))})
 		view := m.View()
-		if strings.ContainsAny(view, "\x1b\a\u202e") {
+		if strings.ContainsAny(view, "\x1b\a\r\u202e") {
 			t.Fatalf("%s: the view sends control bytes: %q", lang, view)
 		}
 		rows := strings.Split(view, "\n")
@@ -50,7 +51,7 @@ func TestHostileLinesShowTheirEscapes(t *testing.T) {
 				}
 			}
 		}
-		if !found || !strings.Contains(view, `+修复登录\u202e\x1b]52;c;aGk=\x07    end`) {
+		if !found || !strings.Contains(view, `+修复登录\u202e\x1b]52;c;aGk=\x07    end`) || !strings.Contains(view, `+rm -rf /\x0dls`) {
 			t.Errorf("%s: hostile lines not shown with visible escapes:\n%s", lang, view)
 		}
 	}
