@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -23,6 +24,25 @@ type conversation struct {
 	Answers int
 	// ToolResults are the tool results in the history, in order.
 	ToolResults []string
+	// Cwd is the agent's working folder as its CLI tells the model
+	// (Claude's "Primary working directory:", Codex's <cwd>), or "".
+	Cwd string
+}
+
+// cwdPatterns find the working folder in a request body's raw JSON.
+var cwdPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`Primary working directory: ([^"\\]+)`),
+	regexp.MustCompile(`<cwd>([^<"\\]+)</cwd>`),
+}
+
+// findCwd returns the first working folder named in body, or "".
+func findCwd(body []byte) string {
+	for _, re := range cwdPatterns {
+		if m := re.FindSubmatch(body); m != nil {
+			return strings.TrimSpace(string(m[1]))
+		}
+	}
+	return ""
 }
 
 // errNotJSON is a body that is not a JSON object.
@@ -53,7 +73,7 @@ func parseAnthropic(body []byte) (conversation, error) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return conversation{}, errors.Join(errNotJSON, err)
 	}
-	c := conversation{Model: req.Model, Stream: req.Stream, Tools: len(req.Tools)}
+	c := conversation{Model: req.Model, Stream: req.Stream, Tools: len(req.Tools), Cwd: findCwd(body)}
 	var user []string
 	prev := ""
 	for _, m := range req.Messages {
@@ -117,7 +137,7 @@ func parseResponses(body []byte) (conversation, error) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return conversation{}, errors.Join(errNotJSON, err)
 	}
-	c := conversation{Model: req.Model, Stream: req.Stream, Tools: len(req.Tools)}
+	c := conversation{Model: req.Model, Stream: req.Stream, Tools: len(req.Tools), Cwd: findCwd(body)}
 	var user []string
 	inAnswer := false
 	for _, it := range req.Input {

@@ -114,6 +114,32 @@ func Fail(status int) Turn { return Turn{Error: &APIError{Status: status}} }
 // Call is a turn that calls tools, with an optional text before them.
 func Call(text string, tools ...ToolCall) Turn { return Turn{Text: text, Tools: tools} }
 
+// Cwd in a tool's string argument stands for the agent's working
+// folder as its CLI told the model, so that a script can name absolute
+// paths in a worktree it cannot know: Write(fakemodel.Cwd+"/a.txt", …).
+const Cwd = "{cwd}"
+
+// withCwd returns the turn with Cwd replaced by cwd in its tools' string
+// arguments; the script itself is not changed.
+func (t Turn) withCwd(cwd string) Turn {
+	if cwd == "" || len(t.Tools) == 0 {
+		return t
+	}
+	tools := make([]ToolCall, len(t.Tools))
+	for i, c := range t.Tools {
+		in := make(map[string]any, len(c.Input))
+		for k, v := range c.Input {
+			if s, ok := v.(string); ok {
+				v = strings.ReplaceAll(s, Cwd, cwd)
+			}
+			in[k] = v
+		}
+		tools[i] = ToolCall{Name: c.Name, Input: in}
+	}
+	t.Tools = tools
+	return t
+}
+
 // Write is Claude's Write tool: the file at path gets content.
 func Write(path, content string) ToolCall {
 	return ToolCall{Name: "Write", Input: map[string]any{"file_path": path, "content": content}}
@@ -122,6 +148,11 @@ func Write(path, content string) ToolCall {
 // Edit is Claude's Edit tool: old becomes new in the file at path.
 func Edit(path, old, new string) ToolCall {
 	return ToolCall{Name: "Edit", Input: map[string]any{"file_path": path, "old_string": old, "new_string": new}}
+}
+
+// Read is Claude's Read tool: the model reads the file at path.
+func Read(path string) ToolCall {
+	return ToolCall{Name: "Read", Input: map[string]any{"file_path": path}}
 }
 
 // Bash is Claude's Bash tool running command.

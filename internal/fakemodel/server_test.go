@@ -280,3 +280,26 @@ func TestRuleAllNeedsEveryPhrase(t *testing.T) {
 		t.Fatalf("coder %d reviewer %d", len(s.Scripted("coder")), len(s.Scripted("reviewer")))
 	}
 }
+
+func TestCwdStandsForTheFolderTheCLINamed(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-8", Turns: []Turn{Call("", Write(Cwd+"/a.txt", "x"))}})
+	body := `{"model":"m","stream":true,` + claudeTools + `,"system":[{"type":"text","text":"env:\n - Primary working directory: /w/tree-1\n - Is a git repository: true"}],"messages":[{"role":"user","content":"MARK-8"}]}`
+	_, evs := post(t, s.URL+"/v1/messages", body)
+	var partial strings.Builder
+	for _, e := range evs {
+		if d, ok := e.data["delta"].(map[string]any); ok && d["type"] == "input_json_delta" {
+			partial.WriteString(d["partial_json"].(string))
+		}
+	}
+	if !strings.Contains(partial.String(), `"/w/tree-1/a.txt"`) {
+		t.Errorf("tool input %s", partial.String())
+	}
+	body = `{"model":"m","stream":true,"tools":[{}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/w/tree-2</cwd>\n</environment_context>"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"MARK-8"}]}]}`
+	_, evs = post(t, s.URL+"/v1/responses", body)
+	if args := evs[len(evs)-2].data["item"].(map[string]any)["arguments"].(string); !strings.Contains(args, `/w/tree-2/a.txt`) {
+		t.Errorf("arguments %s", args)
+	}
+	if got := s.Requests()[1].Cwd; got != "/w/tree-2" {
+		t.Errorf("recorded cwd %q", got)
+	}
+}
