@@ -77,6 +77,9 @@ func parseAnthropic(body []byte) (conversation, error) {
 	var user []string
 	prev := ""
 	for _, m := range req.Messages {
+		if m.Role == "assistant" && syntheticAnswer(m.Content) {
+			continue
+		}
 		if m.Role == "assistant" && prev != "assistant" {
 			c.Answers++
 		}
@@ -90,6 +93,17 @@ func parseAnthropic(body []byte) (conversation, error) {
 	}
 	c.UserText = strings.Join(user, "\n")
 	return c, nil
+}
+
+// claudeSynthetic is the answer Claude Code writes into a resumed
+// session in place of one the model never gave (the process was killed
+// while it waited); it is not a model answer, so it uses no turn.
+const claudeSynthetic = "No response requested."
+
+// syntheticAnswer reports whether an assistant content is only that.
+func syntheticAnswer(raw json.RawMessage) bool {
+	texts, _ := anthropicText(raw)
+	return len(texts) == 1 && strings.TrimSpace(texts[0]) == claudeSynthetic
 }
 
 // anthropicText returns the texts of a content (a string or blocks) and

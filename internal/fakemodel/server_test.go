@@ -303,3 +303,14 @@ func TestCwdStandsForTheFolderTheCLINamed(t *testing.T) {
 		t.Errorf("recorded cwd %q", got)
 	}
 }
+
+func TestClaudesSyntheticAnswerUsesNoTurn(t *testing.T) {
+	c, err := parseAnthropic([]byte(`{"tools":[{}],"messages":[{"role":"user","content":"go"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Write","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"[Tool call interrupted]","is_error":true}]},
+		{"role":"assistant","content":[{"type":"text","text":"No response requested."}]},
+		{"role":"user","content":"go"}]}`))
+	if err != nil || c.Answers != 1 {
+		t.Fatalf("answers %d (%v), want 1: the synthetic answer is not the model's", c.Answers, err)
+	}
+}
