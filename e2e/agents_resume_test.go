@@ -71,6 +71,14 @@ func TestRealClaudeResumesItsSessionAfterTheControllerIsKilled(t *testing.T) {
 	if first.Answers < 1 || !strings.Contains(string(first.Body), "part one") || strings.Count(first.UserText, mark) < 2 {
 		t.Errorf("the resumed request does not carry the earlier conversation (answers %d):\n%s", first.Answers, first.UserText)
 	}
+	// The first Claude, killed with its step, left its held request.
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.ContainsFunc(b.model.Requests(), func(r fakemodel.Request) bool { return r.Status == fakemodel.StatusClientGone }) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first Claude still waits for its answer after the takeover\n%s", b.describe())
+		}
+		time.Sleep(50 * time.Millisecond) // polling the server's log; the condition decides
+	}
 	if first.Turn != 1 {
 		t.Errorf("the resumed request got turn %d, want 1:\n%s", first.Turn, first.Body)
 	}

@@ -28,6 +28,8 @@ import (
 //		}},
 //	)
 //	b.configure(claudeLane("coder") + codexLane("reviewer") + loopFlow("coder", "reviewer"))
+//	// a lane with only name, kind and dir = "{project}" runs the kind's
+//	// default command, as a new user's daokit.toml does
 //	ctl := b.startController()
 //	defer ctl.stop()
 //	taskID := ackTask(t, run(t, "send", "--root", b.root, "MARK: say hi"))
@@ -39,7 +41,8 @@ import (
 // (b.root). configure writes daokit.toml: lanes' "dir" defaults to the
 // project; {project} in the text is replaced by its path. The
 // controller, and so every CLI it starts, runs with b.env: PATH with
-// the pinned CLIs first, the isolated HOME and CODEX_HOME, Claude
+// the pinned CLIs first, the isolated HOME (with a git identity) and
+// CODEX_HOME, Claude
 // pointed at the model (ANTHROPIC_BASE_URL, a dummy key, nonessential
 // traffic, autoupdate, telemetry and error reports off) and English.
 // Relative tool paths in the script (Write("hello.txt", …)) are
@@ -138,6 +141,11 @@ enabled = false
 	// /etc/profile: the profile puts the test's PATH back.
 	profile := "export PATH=" + shellQuote(bin+":"+os.Getenv("PATH")) + "\n"
 	if err := os.WriteFile(filepath.Join(b.home, ".profile"), []byte(profile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// A person's machine knows who commits; the bench's home says so too.
+	gitIdentity := "[user]\n\tname = daokit bench\n\temail = bench@daokit.invalid\n"
+	if err := os.WriteFile(filepath.Join(b.home, ".gitconfig"), []byte(gitIdentity), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for _, kv := range os.Environ() {

@@ -21,6 +21,11 @@ const (
 	Responses API = "responses" // Responses API: Codex
 )
 
+// StatusClientGone is the Status recorded for a held request whose
+// client went away before it was answered (a killed CLI), as nginx
+// logs it.
+const StatusClientGone = 499
+
 // Request is one request the server received, as a test asserts on it.
 type Request struct {
 	API    API
