@@ -19,7 +19,7 @@ func agentPair(mark, coder, reviewer string) []fakemodel.Rule {
 	if coder == "claude" {
 		edit = fakemodel.Write(fakemodel.Cwd+"/hello.txt", "hello from the coder\n")
 	} else {
-		edit = fakemodel.UpdatePatch("hello.txt", "line one", "hello from the coder")
+		edit = fakemodel.PatchLine("hello.txt", "line one", "hello from the coder")
 	}
 	if reviewer == "claude" {
 		look = fakemodel.Read(fakemodel.Cwd + "/hello.txt")

@@ -120,7 +120,10 @@ func newAgentBench(t *testing.T, rules ...fakemodel.Rule) *agentBench {
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	codexConfig := `model = "gpt-5-codex"
+	// gpt-5.5 is a model Codex 0.169.0 has metadata for: it offers its
+	// freeform apply_patch tool and prints no "model metadata not found"
+	// error item, as with a real account.
+	codexConfig := `model = "gpt-5.5"
 model_provider = "bench"
 
 [model_providers.bench]

@@ -71,7 +71,11 @@ type ToolCall struct {
 	// Name is the tool: Write, Edit, Bash for Claude; exec_command for Codex.
 	Name string `json:"name"`
 	// Input is the tool's arguments as the CLI's tool schema names them.
-	Input map[string]any `json:"input"`
+	Input map[string]any `json:"input,omitempty"`
+	// Freeform, when set, makes the call a Codex custom_tool_call whose
+	// input is this text (Codex's apply_patch tool is freeform); Input is
+	// then unused.
+	Freeform string `json:"freeform,omitempty"`
 }
 
 // Usage is the token usage reported for one answer. Input excludes cache
@@ -134,7 +138,7 @@ func (t Turn) withCwd(cwd string) Turn {
 			}
 			in[k] = v
 		}
-		tools[i] = ToolCall{Name: c.Name, Input: in}
+		tools[i] = ToolCall{Name: c.Name, Input: in, Freeform: strings.ReplaceAll(c.Freeform, Cwd, cwd)}
 	}
 	t.Tools = tools
 	return t
@@ -185,6 +189,19 @@ func ApplyPatch(files map[string]string, existing ...string) ToolCall {
 	}
 	b.WriteString("*** End Patch\nEOF\n")
 	return Exec(b.String())
+}
+
+// Patch is Codex's freeform apply_patch tool with patch (from "*** Begin
+// Patch" to "*** End Patch"), as a model that knows the tool calls it.
+// Codex offers that tool for the models it has metadata for (gpt-5.5 in
+// 0.169.0); for others use ApplyPatch or UpdatePatch.
+func Patch(patch string) ToolCall {
+	return ToolCall{Name: "apply_patch", Freeform: patch}
+}
+
+// PatchLine is Patch replacing the line old by new in the file at path.
+func PatchLine(path, old, new string) ToolCall {
+	return Patch(fmt.Sprintf("*** Begin Patch\n*** Update File: %s\n@@\n-%s\n+%s\n*** End Patch\n", path, old, new))
 }
 
 // UpdatePatch is Codex's exec_command running an apply_patch heredoc that

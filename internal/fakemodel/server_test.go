@@ -321,3 +321,15 @@ func TestClaudesSyntheticAnswerUsesNoTurn(t *testing.T) {
 		t.Fatalf("answers %d (%v), want 1: the synthetic answer is not the model's", c.Answers, err)
 	}
 }
+
+func TestFreeformCallsAreCustomToolCalls(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-9", Turns: []Turn{Call("", PatchLine("a.txt", "x", "y"))}})
+	_, evs := post(t, s.URL+"/v1/responses", `{"model":"gpt-5.5","stream":true,"tools":[{}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"MARK-9"}]}]}`)
+	item := evs[len(evs)-2].data["item"].(map[string]any)
+	if item["type"] != "custom_tool_call" || item["name"] != "apply_patch" || !strings.HasPrefix(item["input"].(string), "*** Begin Patch\n*** Update File: a.txt\n") {
+		t.Fatalf("item %v", item)
+	}
+	if _, ok := item["arguments"]; ok {
+		t.Errorf("a custom tool call has arguments: %v", item)
+	}
+}
