@@ -16,42 +16,59 @@ import (
 )
 
 // The real-agent bench: the real Claude Code and Codex CLIs, pinned in
-// e2e/agents (npm ci there installs them), driven by the real daokit
-// binary and answering to a scripted model on 127.0.0.1 (package
-// fakemodel), offline. A test reads:
+// e2e/agents (`make agents` installs them with npm ci), driven by the
+// real daokit binary and answering to a scripted model on 127.0.0.1
+// (package internal/fakemodel), offline. A test reads:
 //
 //	b := newAgentBench(t,
 //		fakemodel.Rule{Name: "review", Match: "MARK", All: []string{"VERDICT:"},
 //			Turns: []fakemodel.Turn{fakemodel.Say("VERDICT: approve — fine")}},
 //		fakemodel.Rule{Name: "code", Match: "MARK", Turns: []fakemodel.Turn{
-//			fakemodel.Call("", fakemodel.Write("hello.txt", "hi\n")), fakemodel.Say("Wrote it."),
+//			fakemodel.Call("Writing.", fakemodel.Write(fakemodel.Cwd+"/hello.txt", "hi\n")),
+//			fakemodel.Say("Wrote it."),
 //		}},
 //	)
 //	b.configure(claudeLane("coder") + codexLane("reviewer") + loopFlow("coder", "reviewer"))
-//	// a lane with only name, kind and dir = "{project}" runs the kind's
-//	// default command, as a new user's daokit.toml does
 //	ctl := b.startController()
 //	defer ctl.stop()
 //	taskID := ackTask(t, run(t, "send", "--root", b.root, "MARK: say hi"))
-//	end := finished(t, b.root, taskID)
+//	b.waitOp(taskID, "REVIEW_PENDING", time.Minute) // or "RUN_FINISHED", an event type …
+//	b.model.Scripted("code")                         // what Claude really sent, turn by turn
 //
-// newAgentBench makes the model server, a HOME and CODEX_HOME of the
-// bench's own (Codex pointed at the model with retries off, analytics
-// off), a git project (b.project, files from b.files) and a daokit root
-// (b.root). configure writes daokit.toml: lanes' "dir" defaults to the
-// project; {project} in the text is replaced by its path. The
-// controller, and so every CLI it starts, runs with b.env: PATH with
-// the pinned CLIs first, the isolated HOME (with a git identity) and
-// CODEX_HOME, Claude
-// pointed at the model (ANTHROPIC_BASE_URL, a dummy key, nonessential
-// traffic, autoupdate, telemetry and error reports off) and English.
-// Relative tool paths in the script (Write("hello.txt", …)) are
-// relative to the step's worktree: Claude's tools want absolute ones, so
-// write them with b.inWorktree in rules that need it, or use Codex's
-// apply_patch, which takes relative paths.
+// Rules: the coder's and the reviewer's briefs both carry the person's
+// instruction, so the reviewer's rule comes first and also needs a
+// phrase only its brief has ("VERDICT:"). The turn answering a request
+// is the number of model answers in its history (see package
+// fakemodel); fakemodel.Cwd in a tool argument becomes the step's
+// worktree as the CLI reports it, since Claude's file tools want
+// absolute paths; Codex takes relative ones (fakemodel.PatchLine,
+// fakemodel.Exec). Turn.Hold stops an agent mid-step until
+// b.model.Release (b.model.Holding() says when it is there); Turn.Error
+// answers with the provider's HTTP error (fakemodel.Fail(401)).
+//
+// Lanes: claudeLane and codexLane set explicit commands that may edit
+// (Claude acceptEdits, Codex workspace-write) and "--" before the
+// instruction; a lane with only name, kind and dir = "{project}" runs
+// the kind's default command, as a new user's daokit.toml does.
+// configure writes daokit.toml as agentTimings plus the body, with
+// {project} replaced by the project's path.
+//
+// newAgentBench lays out a HOME of the bench's own (a git identity, a
+// .profile that keeps PATH in Codex's login shells) and CODEX_HOME in it
+// (config.toml: the model server as provider "bench", wire_api
+// responses, retries off, analytics off, model gpt-5.5), a git project
+// (b.project: hello.txt = "line one", README.md) and a daokit root
+// (b.root). The controller, and so every CLI it starts, runs with b.env:
+// PATH with the pinned CLIs first, that HOME and CODEX_HOME, a dummy
+// OPENAI_API_KEY, Claude pointed at the model (ANTHROPIC_BASE_URL, a
+// dummy ANTHROPIC_API_KEY, nonessential traffic, autoupdate, telemetry
+// and error reports off), no inherited ANTHROPIC_*, OPENAI_*, CLAUDE_*,
+// CODEX_* or IS_SANDBOX, and English messages. On a timeout, waitOp
+// prints the model's requests, the run's events and the steps' logs
+// (describe).
 //
 // Without the CLIs the tests skip, saying how to install them; in CI
-// (CI=true) they fail instead.
+// (CI=true) they fail instead; with -short they skip.
 type agentBench struct {
 	t       *testing.T
 	model   *fakemodel.Server
