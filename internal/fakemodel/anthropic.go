@@ -54,7 +54,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 		turn, fail, held = s.pick(&rec, c)
 	}
 	if !s.hold(r, held) {
-		rec.Status = 499 // the client went away while held
+		rec.Status = StatusClientGone
 		s.record(rec)
 		return
 	}

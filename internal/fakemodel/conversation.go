@@ -3,6 +3,7 @@ package fakemodel
 import (
 	"encoding/json"
 	"errors"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -23,6 +24,25 @@ type conversation struct {
 	Answers int
 	// ToolResults are the tool results in the history, in order.
 	ToolResults []string
+	// Cwd is the agent's working folder as its CLI tells the model
+	// (Claude's "Primary working directory:", Codex's <cwd>), or "".
+	Cwd string
+}
+
+// cwdPatterns find the working folder in a request body's raw JSON.
+var cwdPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`Primary working directory: ([^"\\]+)`),
+	regexp.MustCompile(`<cwd>([^<"\\]+)</cwd>`),
+}
+
+// findCwd returns the first working folder named in body, or "".
+func findCwd(body []byte) string {
+	for _, re := range cwdPatterns {
+		if m := re.FindSubmatch(body); m != nil {
+			return strings.TrimSpace(string(m[1]))
+		}
+	}
+	return ""
 }
 
 // errNotJSON is a body that is not a JSON object.
@@ -53,10 +73,13 @@ func parseAnthropic(body []byte) (conversation, error) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return conversation{}, errors.Join(errNotJSON, err)
 	}
-	c := conversation{Model: req.Model, Stream: req.Stream, Tools: len(req.Tools)}
+	c := conversation{Model: req.Model, Stream: req.Stream, Tools: len(req.Tools), Cwd: findCwd(body)}
 	var user []string
 	prev := ""
 	for _, m := range req.Messages {
+		if m.Role == "assistant" && syntheticAnswer(m.Content) {
+			continue
+		}
 		if m.Role == "assistant" && prev != "assistant" {
 			c.Answers++
 		}
@@ -70,6 +93,17 @@ func parseAnthropic(body []byte) (conversation, error) {
 	}
 	c.UserText = strings.Join(user, "\n")
 	return c, nil
+}
+
+// claudeSynthetic is the answer Claude Code writes into a resumed
+// session in place of one the model never gave (the process was killed
+// while it waited); it is not a model answer, so it uses no turn.
+const claudeSynthetic = "No response requested."
+
+// syntheticAnswer reports whether an assistant content is only that.
+func syntheticAnswer(raw json.RawMessage) bool {
+	texts, _ := anthropicText(raw)
+	return len(texts) == 1 && strings.TrimSpace(texts[0]) == claudeSynthetic
 }
 
 // anthropicText returns the texts of a content (a string or blocks) and
@@ -117,7 +151,7 @@ func parseResponses(body []byte) (conversation, error) {
 	if err := json.Unmarshal(body, &req); err != nil {
 		return conversation{}, errors.Join(errNotJSON, err)
 	}
-	c := conversation{Model: req.Model, Stream: req.Stream, Tools: len(req.Tools)}
+	c := conversation{Model: req.Model, Stream: req.Stream, Tools: len(req.Tools), Cwd: findCwd(body)}
 	var user []string
 	inAnswer := false
 	for _, it := range req.Input {

@@ -36,7 +36,7 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) 
 	}
 	turn, fail, held := s.pick(&rec, c)
 	if !s.hold(r, held) {
-		rec.Status = 499 // the client went away while held
+		rec.Status = StatusClientGone
 		s.record(rec)
 		return
 	}
@@ -112,12 +112,18 @@ func (s *Server) responseStream(w http.ResponseWriter, model string, turn Turn) 
 		n := s.nextID()
 		item := map[string]any{"type": "function_call", "id": fmt.Sprintf("fc_fake%06d", n),
 			"call_id": fmt.Sprintf("call_fake%06d", n), "name": t.Name, "arguments": "", "status": "in_progress"}
+		field, value := "arguments", t.arguments()
+		if t.Freeform != "" {
+			delete(item, "arguments")
+			item["type"], item["id"], item["input"] = "custom_tool_call", fmt.Sprintf("ctc_fake%06d", n), ""
+			field, value = "input", t.Freeform
+		}
 		ev.send("response.output_item.added", map[string]any{"type": "response.output_item.added", "output_index": index, "item": item})
 		done := map[string]any{}
 		for k, v := range item {
 			done[k] = v
 		}
-		done["arguments"], done["status"] = t.arguments(), "completed"
+		done[field], done["status"] = value, "completed"
 		ev.send("response.output_item.done", map[string]any{"type": "response.output_item.done", "output_index": index, "item": done})
 		index++
 	}

@@ -71,7 +71,11 @@ type ToolCall struct {
 	// Name is the tool: Write, Edit, Bash for Claude; exec_command for Codex.
 	Name string `json:"name"`
 	// Input is the tool's arguments as the CLI's tool schema names them.
-	Input map[string]any `json:"input"`
+	Input map[string]any `json:"input,omitempty"`
+	// Freeform, when set, makes the call a Codex custom_tool_call whose
+	// input is this text (Codex's apply_patch tool is freeform); Input is
+	// then unused.
+	Freeform string `json:"freeform,omitempty"`
 }
 
 // Usage is the token usage reported for one answer. Input excludes cache
@@ -114,6 +118,32 @@ func Fail(status int) Turn { return Turn{Error: &APIError{Status: status}} }
 // Call is a turn that calls tools, with an optional text before them.
 func Call(text string, tools ...ToolCall) Turn { return Turn{Text: text, Tools: tools} }
 
+// Cwd in a tool's string argument stands for the agent's working
+// folder as its CLI told the model, so that a script can name absolute
+// paths in a worktree it cannot know: Write(fakemodel.Cwd+"/a.txt", …).
+const Cwd = "{cwd}"
+
+// withCwd returns the turn with Cwd replaced by cwd in its tools' string
+// arguments; the script itself is not changed.
+func (t Turn) withCwd(cwd string) Turn {
+	if cwd == "" || len(t.Tools) == 0 {
+		return t
+	}
+	tools := make([]ToolCall, len(t.Tools))
+	for i, c := range t.Tools {
+		in := make(map[string]any, len(c.Input))
+		for k, v := range c.Input {
+			if s, ok := v.(string); ok {
+				v = strings.ReplaceAll(s, Cwd, cwd)
+			}
+			in[k] = v
+		}
+		tools[i] = ToolCall{Name: c.Name, Input: in, Freeform: strings.ReplaceAll(c.Freeform, Cwd, cwd)}
+	}
+	t.Tools = tools
+	return t
+}
+
 // Write is Claude's Write tool: the file at path gets content.
 func Write(path, content string) ToolCall {
 	return ToolCall{Name: "Write", Input: map[string]any{"file_path": path, "content": content}}
@@ -122,6 +152,11 @@ func Write(path, content string) ToolCall {
 // Edit is Claude's Edit tool: old becomes new in the file at path.
 func Edit(path, old, new string) ToolCall {
 	return ToolCall{Name: "Edit", Input: map[string]any{"file_path": path, "old_string": old, "new_string": new}}
+}
+
+// Read is Claude's Read tool: the model reads the file at path.
+func Read(path string) ToolCall {
+	return ToolCall{Name: "Read", Input: map[string]any{"file_path": path}}
 }
 
 // Bash is Claude's Bash tool running command.
@@ -154,6 +189,19 @@ func ApplyPatch(files map[string]string, existing ...string) ToolCall {
 	}
 	b.WriteString("*** End Patch\nEOF\n")
 	return Exec(b.String())
+}
+
+// Patch is Codex's freeform apply_patch tool with patch (from "*** Begin
+// Patch" to "*** End Patch"), as a model that knows the tool calls it.
+// Codex offers that tool for the models it has metadata for (gpt-5.5 in
+// 0.169.0); for others use ApplyPatch or UpdatePatch.
+func Patch(patch string) ToolCall {
+	return ToolCall{Name: "apply_patch", Freeform: patch}
+}
+
+// PatchLine is Patch replacing the line old by new in the file at path.
+func PatchLine(path, old, new string) ToolCall {
+	return Patch(fmt.Sprintf("*** Begin Patch\n*** Update File: %s\n@@\n-%s\n+%s\n*** End Patch\n", path, old, new))
 }
 
 // UpdatePatch is Codex's exec_command running an apply_patch heredoc that

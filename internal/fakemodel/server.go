@@ -21,6 +21,11 @@ const (
 	Responses API = "responses" // Responses API: Codex
 )
 
+// StatusClientGone is the Status recorded for a held request whose
+// client went away before it was answered (a killed CLI), as nginx
+// logs it.
+const StatusClientGone = 499
+
 // Request is one request the server received, as a test asserts on it.
 type Request struct {
 	API    API
@@ -46,6 +51,8 @@ type Request struct {
 	ToolResults []string
 	// Answers is how many model answers the history already held.
 	Answers int
+	// Cwd is the working folder the CLI named in the request, or "".
+	Cwd string
 }
 
 // Server is a scripted model endpoint on 127.0.0.1 for both CLIs. It
@@ -214,7 +221,7 @@ func (s *Server) hold(r *http.Request, held bool) bool {
 func (s *Server) pick(rec *Request, c conversation) (turn Turn, fail, held bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	rec.UserText, rec.ToolResults, rec.Answers = c.UserText, c.ToolResults, c.Answers
+	rec.UserText, rec.ToolResults, rec.Answers, rec.Cwd = c.UserText, c.ToolResults, c.Answers, c.Cwd
 	for i, rule := range s.rules {
 		if !rule.matches(c.UserText) {
 			continue
@@ -230,6 +237,7 @@ func (s *Server) pick(rec *Request, c conversation) (turn Turn, fail, held bool)
 		case rule.After != nil:
 			turn = *rule.After
 		}
+		turn = turn.withCwd(c.Cwd)
 		key := [2]int{i, c.Answers}
 		if turn.Hold && !s.holds[key] {
 			s.holds[key], held = true, true

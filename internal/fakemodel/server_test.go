@@ -250,8 +250,15 @@ func TestHoldKeepsTheFirstRequestUntilRelease(t *testing.T) {
 	body := claudeBody(`{"role":"user","content":"MARK-6"}`)
 	first := make(chan string, 1)
 	go func() {
-		_, evs := post(t, s.URL+"/v1/messages", body)
-		first <- evs[3].data["delta"].(map[string]any)["text"].(string)
+		// Not post: a test may only fail from its own goroutine.
+		resp, err := http.Post(s.URL+"/v1/messages", "application/json", strings.NewReader(body))
+		if err != nil {
+			first <- err.Error()
+			return
+		}
+		defer resp.Body.Close()
+		raw, _ := io.ReadAll(resp.Body)
+		first <- string(raw)
 	}()
 	<-s.Holding()
 	// A second request of the same turn is not held.
@@ -264,7 +271,7 @@ func TestHoldKeepsTheFirstRequestUntilRelease(t *testing.T) {
 	default:
 	}
 	s.Release()
-	if got := <-first; got != "late" {
+	if got := <-first; !strings.Contains(got, `"text":"late"`) {
 		t.Fatalf("held answer %q", got)
 	}
 }
@@ -278,5 +285,51 @@ func TestRuleAllNeedsEveryPhrase(t *testing.T) {
 	post(t, s.URL+"/v1/messages", claudeBody(`{"role":"user","content":"Review MARK-7; end with VERDICT: approve"}`))
 	if len(s.Scripted("coder")) != 1 || len(s.Scripted("reviewer")) != 1 {
 		t.Fatalf("coder %d reviewer %d", len(s.Scripted("coder")), len(s.Scripted("reviewer")))
+	}
+}
+
+func TestCwdStandsForTheFolderTheCLINamed(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-8", Turns: []Turn{Call("", Write(Cwd+"/a.txt", "x"))}})
+	body := `{"model":"m","stream":true,` + claudeTools + `,"system":[{"type":"text","text":"env:\n - Primary working directory: /w/tree-1\n - Is a git repository: true"}],"messages":[{"role":"user","content":"MARK-8"}]}`
+	_, evs := post(t, s.URL+"/v1/messages", body)
+	var partial strings.Builder
+	for _, e := range evs {
+		if d, ok := e.data["delta"].(map[string]any); ok && d["type"] == "input_json_delta" {
+			partial.WriteString(d["partial_json"].(string))
+		}
+	}
+	if !strings.Contains(partial.String(), `"/w/tree-1/a.txt"`) {
+		t.Errorf("tool input %s", partial.String())
+	}
+	body = `{"model":"m","stream":true,"tools":[{}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>\n  <cwd>/w/tree-2</cwd>\n</environment_context>"}]},{"type":"message","role":"user","content":[{"type":"input_text","text":"MARK-8"}]}]}`
+	_, evs = post(t, s.URL+"/v1/responses", body)
+	if args := evs[len(evs)-2].data["item"].(map[string]any)["arguments"].(string); !strings.Contains(args, `/w/tree-2/a.txt`) {
+		t.Errorf("arguments %s", args)
+	}
+	if got := s.Requests()[1].Cwd; got != "/w/tree-2" {
+		t.Errorf("recorded cwd %q", got)
+	}
+}
+
+func TestClaudesSyntheticAnswerUsesNoTurn(t *testing.T) {
+	c, err := parseAnthropic([]byte(`{"tools":[{}],"messages":[{"role":"user","content":"go"},
+		{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"Write","input":{}}]},
+		{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"[Tool call interrupted]","is_error":true}]},
+		{"role":"assistant","content":[{"type":"text","text":"No response requested."}]},
+		{"role":"user","content":"go"}]}`))
+	if err != nil || c.Answers != 1 {
+		t.Fatalf("answers %d (%v), want 1: the synthetic answer is not the model's", c.Answers, err)
+	}
+}
+
+func TestFreeformCallsAreCustomToolCalls(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-9", Turns: []Turn{Call("", PatchLine("a.txt", "x", "y"))}})
+	_, evs := post(t, s.URL+"/v1/responses", `{"model":"gpt-5.5","stream":true,"tools":[{}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"MARK-9"}]}]}`)
+	item := evs[len(evs)-2].data["item"].(map[string]any)
+	if item["type"] != "custom_tool_call" || item["name"] != "apply_patch" || !strings.HasPrefix(item["input"].(string), "*** Begin Patch\n*** Update File: a.txt\n") {
+		t.Fatalf("item %v", item)
+	}
+	if _, ok := item["arguments"]; ok {
+		t.Errorf("a custom tool call has arguments: %v", item)
 	}
 }
