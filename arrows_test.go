@@ -51,8 +51,10 @@ var allowed = map[string][]string{
 	"docs":     {},
 	"examples": {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
-	"internal/ptytest": {},
-	"internal/gittest": {},
+	"internal/ptytest":                 {},
+	"internal/gittest":                 {},
+	"internal/fakemodel":               {},
+	"internal/fakemodel/cmd/fakemodel": {"internal/fakemodel"},
 }
 
 // keyOf returns the allow-list key covering pkg (relative to the
