@@ -30,3 +30,17 @@ func agentReason(s worker.Summary) string {
 	}
 	return reason
 }
+
+// IsAgentReason reports whether reason is one an agent CLI's own verdict
+// gave (AGENT_*), which readers word as the agent's failure.
+func IsAgentReason(reason string) bool {
+	if reason == ReasonAgentDenied {
+		return true
+	}
+	for _, r := range failureReasons {
+		if r == reason {
+			return true
+		}
+	}
+	return false
+}

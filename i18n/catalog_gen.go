@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "ffbb8c456fd05d7e13bb73e2cf2b242c364d23277acb3fa102b6085a7fd57979"
+const generatedDigest = "e36af2de5c2b12822f1a82fdefa817bb3031569ab71d70f604e341677468e80a"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -281,6 +281,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.send.state", Other: "step {{.Step}}: {{.State}}"},
 	{ID: "cli.send.summary", Other: "forward one instruction to the controller and print its acknowledgement"},
 	{ID: "cli.status.agent.denied", Other: "Denied to the agent: {{.Calls}}"},
+	{ID: "cli.status.agent.failed", Other: "Agent: {{.Reason}}"},
 	{ID: "cli.status.agent.retrying", Other: "Agent retrying ({{.Detail}})"},
 	{ID: "cli.status.col.blocked", Other: "BLOCKED"},
 	{ID: "cli.status.col.claimed", Other: "CLAIMED"},
@@ -1225,6 +1226,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.send.state", Other: "步骤 {{.Step}}：{{.State}}"},
 	{ID: "cli.send.summary", Other: "向控制器转发一条指令并打印其确认"},
 	{ID: "cli.status.agent.denied", Other: "代理被拒绝的操作：{{.Calls}}"},
+	{ID: "cli.status.agent.failed", Other: "代理：{{.Reason}}"},
 	{ID: "cli.status.agent.retrying", Other: "代理正在重试（{{.Detail}}）"},
 	{ID: "cli.status.col.blocked", Other: "阻塞"},
 	{ID: "cli.status.col.claimed", Other: "已认领"},
