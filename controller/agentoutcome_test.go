@@ -233,3 +233,22 @@ func TestDefaultLanesPassAnInstructionAfterDashes(t *testing.T) {
 		})
 	}
 }
+
+// TestAgentStreamWithoutResultIsRestarted replays the start of a real
+// Claude Code run that exits 0 before its result line: a broken stream,
+// not a success. It is restarted, and the restart that prints the whole
+// run passes.
+func TestAgentStreamWithoutResultIsRestarted(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	h := startHarness(t, t.TempDir(), replayConfig(t, config.KindClaude, `if [ -e "`+dir+`/once" ]; then cat "$S/claude-real-accept-edits.jsonl"; else
+touch "`+dir+`/once"; head -3 "$S/claude-real-accept-edits.jsonl"; fi`))
+	ack := h.forward("add hello.txt")
+	end, failed, starts := ran(h, ack.TaskID)
+	if end.Payload.String("status") != ledger.StatusDone || starts != 2 {
+		t.Fatalf("run ended %s after %d attempts, want DONE after 2", end.Payload.String("status"), starts)
+	}
+	if len(failed) != 1 || failed[0].Payload.String("reason_code") != ReasonOutputInvalid {
+		t.Errorf("first attempt's end %v, want %s", failed, ReasonOutputInvalid)
+	}
+}
