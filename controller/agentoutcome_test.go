@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
@@ -250,5 +251,42 @@ touch "`+dir+`/once"; head -3 "$S/claude-real-accept-edits.jsonl"; fi`))
 	}
 	if len(failed) != 1 || failed[0].Payload.String("reason_code") != ReasonOutputInvalid {
 		t.Errorf("first attempt's end %v, want %s", failed, ReasonOutputInvalid)
+	}
+}
+
+// TestRetryIsAVisibleState replays a real Claude Code run against an
+// overloaded provider, held after its api_retry line: while the CLI
+// waits, the step's state in the pipeline says what it retries; once the
+// CLI gives up, the step ends AGENT_RATE_LIMITED after one attempt and no
+// retry is shown any more.
+func TestRetryIsAVisibleState(t *testing.T) {
+	t.Parallel()
+	gate := filepath.Join(t.TempDir(), "go")
+	h := startHarness(t, t.TempDir(), replayConfig(t, config.KindClaude, `f="$S/claude-real-429.jsonl"; head -2 "$f"
+while [ ! -e "`+gate+`" ]; do sleep 0.05; done; tail -n +3 "$f"; exit 1`))
+	ack := h.forward("add hello.txt")
+	e := h.waitFor("AGENT_RETRY", func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpAgentRetry })
+	if e.Payload.String("failure") != "rate_limited" {
+		t.Errorf("AGENT_RETRY %v", e.Payload)
+	}
+	if _, stopping := e.Payload.Get("stopping"); stopping {
+		t.Error("a 429 retry may succeed: the CLI must not be stopped")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for AgentRetrying(ledger.LoadSnapshot(h.root).Pipeline.Value, e.StepID) != "429 rate_limit, 1/1" {
+		if time.Now().After(deadline) {
+			t.Fatalf("the pipeline never showed the retry: %v", ledger.LoadSnapshot(h.root).Pipeline.Value.RoleLifecycle)
+		}
+		time.Sleep(20 * time.Millisecond) // polling the file; the condition decides
+	}
+	if err := os.WriteFile(gate, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	end, _, starts := ran(h, ack.TaskID)
+	if end.Payload.String("reason_code") != ReasonAgentRateLimited || starts != 1 {
+		t.Fatalf("run ended %s after %d attempts", end.Payload.String("reason_code"), starts)
+	}
+	if got := AgentRetrying(ledger.LoadSnapshot(h.root).Pipeline.Value, e.StepID); got != "" {
+		t.Errorf("still retrying %q after the end", got)
 	}
 }
