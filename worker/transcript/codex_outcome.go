@@ -60,10 +60,14 @@ func codexError(msg string) Event {
 }
 
 // codexFailure names what a Codex error message says went wrong: the
-// provider's HTTP status, or credentials it does not have.
+// provider's HTTP status, or credentials it does not have. Codex words a
+// provider's 500 without its status.
 func codexFailure(msg string) string {
-	if strings.HasPrefix(msg, "Missing environment variable") || strings.Contains(msg, "Not logged in") {
+	switch {
+	case strings.HasPrefix(msg, "Missing environment variable") || strings.Contains(msg, "Not logged in"):
 		return FailNotLoggedIn
+	case strings.Contains(msg, "currently experiencing high demand"):
+		return FailProvider
 	}
 	return httpFailure(textStatus(msg))
 }

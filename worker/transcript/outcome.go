@@ -76,8 +76,9 @@ func denied(tool, target, id string) Event {
 }
 
 // statusInText finds an HTTP status in an error message ("unexpected
-// status 401 Unauthorized", "API Error: 529 …").
-var statusInText = regexp.MustCompile(`(?:status|API Error:|\()\s*([1-5][0-9][0-9])\b`)
+// status 401 Unauthorized", "last status: 429 Too Many Requests", "API
+// Error: 529 …").
+var statusInText = regexp.MustCompile(`(?:status:?|API Error:|\()\s*([1-5][0-9][0-9])\b`)
 
 // textStatus is the HTTP status an error message names, or 0.
 func textStatus(msg string) int {
