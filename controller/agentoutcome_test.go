@@ -290,3 +290,19 @@ while [ ! -e "`+gate+`" ]; do sleep 0.05; done; tail -n +3 "$f"; exit 1`))
 		t.Errorf("still retrying %q after the end", got)
 	}
 }
+
+// TestRetryThatSucceedsPasses replays a real Claude Code run whose first
+// request got a 429 and whose retry was answered: the retry is shown and
+// recorded, and the step passes on its first attempt.
+func TestRetryThatSucceedsPasses(t *testing.T) {
+	t.Parallel()
+	h := startHarness(t, t.TempDir(), replayConfig(t, config.KindClaude, `cat "$S/streams-claude-429-then-ok.jsonl"`))
+	ack := h.forward("anything")
+	end, _, starts := ran(h, ack.TaskID)
+	if end.Payload.String("status") != ledger.StatusDone || starts != 1 {
+		t.Fatalf("run ended %s (%s) after %d attempts", end.Payload.String("status"), end.Payload.String("reason_code"), starts)
+	}
+	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == OpAgentRetry }); n != 1 {
+		t.Errorf("%d AGENT_RETRY events, want 1", n)
+	}
+}

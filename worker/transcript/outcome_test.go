@@ -100,6 +100,19 @@ func TestRealCLIOutcomes(t *testing.T) {
 		{"codex", []string{"codex-real-no-key.jsonl"}, []string{"error not_logged_in", "error not_logged_in", "result failed not_logged_in"}},
 		{"codex", []string{"codex-real-not-git.stderr"}, []string{"error option_refused"}},
 		{"codex", []string{"codex-real-unknown-option.stderr"}, []string{"error option_refused"}},
+		// From the shared captures (/work/wt/streams, agentlab's fake model,
+		// a git repository as the folder): acceptEdits alone denies a
+		// command that writes and builds; with --allowedTools Bash (the
+		// default lane) the same run is refused nothing. A 429 retried once
+		// and then answered passes.
+		{"claude", []string{"streams-claude-denied-acceptEdits.jsonl"}, []string{
+			"denied Bash echo hi > out.txt && go build ./...", "result"}},
+		{"claude", []string{"streams-claude-denied-acceptEdits-allowedTools-Bash.jsonl"}, []string{"result"}},
+		{"claude", []string{"streams-claude-429-then-ok.jsonl"}, []string{"retry 429 rate_limit, 1/10 rate_limited", "result"}},
+		{"codex", []string{"streams-codex-denied-default.jsonl", "streams-codex-denied-default.stderr"}, []string{
+			"result", "denied apply_patch writing is blocked by read-only sandbox"}},
+		{"codex", []string{"streams-codex-workspace-write-outside.jsonl", "streams-codex-workspace-write-outside.stderr"}, []string{
+			"result", "denied apply_patch writing outside of the project"}},
 		{"codex", []string{"codex-real-reconnecting.jsonl"}, []string{"retry stream disconnected before completion: failed to lookup address information: Name does not resolve, 2/5",
 			"retry stream disconnected before completion: failed to lookup address information: Name does not resolve, 3/5"}},
 	}
