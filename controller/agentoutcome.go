@@ -74,7 +74,10 @@ func (c *Controller) agentRetried(r *run, step, lane string, proc *worker.Proces
 		c.note(c.events.system(taskID, runID, step, ledger.SeverityWarn, OpAgentRetry, kv...))
 		c.persistSoon(r)
 	}
-	if futile {
+	if futile && r.agentStopped != proc {
+		// Once: a second Stop would SIGKILL the CLI before it cleans up
+		// its tools' process groups.
+		r.agentStopped = proc
 		proc.Stop(transcript.StopAgentFailed)
 	}
 }

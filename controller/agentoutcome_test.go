@@ -153,7 +153,11 @@ func TestAuthFailureIsNotRetried(t *testing.T) {
 // AGENT_AUTH_FAILED after one attempt.
 func TestFutileRetryStopsTheAgent(t *testing.T) {
 	t.Parallel()
-	h := startHarness(t, t.TempDir(), replayConfig(t, config.KindClaude, `head -2 "$S/claude-real-401.jsonl"; exec sleep 600`))
+	// Both api_retry lines: the second must not turn the stop into a
+	// SIGKILL. The worker ends on SIGTERM and says so.
+	marker := filepath.Join(t.TempDir(), "term")
+	h := startHarness(t, t.TempDir(), replayConfig(t, config.KindClaude, `trap 'echo term > "`+marker+`"; exit 143' TERM
+head -3 "$S/claude-real-401.jsonl"; sleep 600 & wait`))
 	ack := h.forward("add hello.txt")
 	end, failed, starts := ran(h, ack.TaskID)
 	if got := end.Payload.String("reason_code"); got != ReasonAgentAuth || starts != 1 {
@@ -165,12 +169,15 @@ func TestFutileRetryStopsTheAgent(t *testing.T) {
 			retries = append(retries, e)
 		}
 	}
-	if len(retries) != 1 || retries[0].Payload.String("error") != "authentication_failed" || !strings.Contains(string(mustGet(t, retries[0].Payload, "status")), "401") ||
+	if len(retries) != 2 || retries[0].Payload.String("error") != "authentication_failed" || !strings.Contains(string(mustGet(t, retries[0].Payload, "status")), "401") ||
 		string(mustGet(t, retries[0].Payload, "stopping")) != "true" {
 		t.Fatalf("AGENT_RETRY events %v", retries)
 	}
-	if len(failed) != 1 || failed[0].Payload.String("last_retry") != "401 authentication_failed, 1/2" {
+	if len(failed) != 1 || failed[0].Payload.String("last_retry") != "401 authentication_failed, 2/2" {
 		t.Errorf("step end %v", failed)
+	}
+	if got := readText(t, marker); got != "term\n" {
+		t.Errorf("the worker did not end on its SIGTERM: %q", got)
 	}
 	if got := AgentRetrying(ledger.LoadSnapshot(h.root).Pipeline.Value, failed[0].StepID); got != "" {
 		t.Errorf("the step still shows retrying %q after it ended", got)
