@@ -160,7 +160,6 @@ func (d *claudeDecoder) toolResults(content claudeContent) []Event {
 		}
 		name := d.tools[b.ToolUseID]
 		delete(d.tools, b.ToolUseID)
-		delete(d.targets, b.ToolUseID)
 		events = append(events, Event{Type: EventToolResult, Tool: name, ID: b.ToolUseID,
 			Failed: b.IsError, Text: OneLine(b.Content.text(), maxDetail)})
 	}

@@ -56,10 +56,14 @@ func (m *claudeMessage) UnmarshalJSON(data []byte) error {
 	return json.Unmarshal(data, (*object)(m))
 }
 
+// maxTargets bounds the calls whose targets are remembered: a denial
+// comes right after its call, so forgetting old ones loses nothing.
+const maxTargets = 256
+
 // noteTarget remembers what a tool call is about, for a denial that
 // names only its id.
 func (o *claudeOutcome) noteTarget(id, target string) {
-	if o.targets == nil {
+	if o.targets == nil || len(o.targets) >= maxTargets {
 		o.targets = map[string]string{}
 	}
 	o.targets[id] = target
