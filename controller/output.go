@@ -72,6 +72,9 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 				if ev.Type == transcript.EventSession && ev.ID != "" {
 					c.bindSession(r, step, lane, ev.ID)
 				}
+				if ev.Type == transcript.EventRetry {
+					c.agentRetried(r, step, lane, proc, ev)
+				}
 			}
 			// Windows get what the line means (a structured line is
 			// described, a heartbeat not shown); the ledger keeps it raw.

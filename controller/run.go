@@ -46,6 +46,10 @@ type run struct {
 	// handles an observation, and no lock guards them.
 	hung      bool
 	warnedFor time.Time
+	// agentStopped is the worker stopped for a futile retry (see
+	// agentRetried), so that a second such retry does not turn the stop
+	// into a SIGKILL. Run goroutine only.
+	agentStopped *worker.Process
 	// syncing is the last attempt's worker while its artifact logs may
 	// still be syncing (see settleLogs); the run's goroutine alone uses
 	// it.

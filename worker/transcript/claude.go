@@ -17,6 +17,7 @@ type claudeDecoder struct {
 	// tools maps a pending tool_use id to its tool name, so that its
 	// result can say which tool it ends.
 	tools map[string]string
+	claudeOutcome
 }
 
 type claudeLine struct {
@@ -34,6 +35,7 @@ type claudeLine struct {
 		InputTokens  int64 `json:"input_tokens"`
 		OutputTokens int64 `json:"output_tokens"`
 	} `json:"usage"`
+	claudeOutcomeLine
 }
 
 type claudeMessage struct {
@@ -84,7 +86,7 @@ func (c claudeContent) text() string {
 // Decode implements Decoder.
 func (d *claudeDecoder) Decode(s Stream, line []byte) Decoded {
 	if s != Stdout {
-		return plain
+		return claudeStderr(line)
 	}
 	var l claudeLine
 	if err := json.Unmarshal(line, &l); err != nil || l.Type == "" {
@@ -97,11 +99,16 @@ func (d *claudeDecoder) Decode(s Stream, line []byte) Decoded {
 	}
 	switch l.Type {
 	case "system", "stream_event":
+		if ev, ok := d.system(&l); ok {
+			events = append(events, ev)
+			break
+		}
 		events = append(events, Event{Type: EventHeartbeat})
 	case "assistant":
 		if l.Message == nil {
 			return malformedLine
 		}
+		d.noteAPIError(&l)
 		events = append(events, d.assistant(l.Message.Content)...)
 	case "user":
 		if l.Message == nil {
@@ -109,7 +116,8 @@ func (d *claudeDecoder) Decode(s Stream, line []byte) Decoded {
 		}
 		events = append(events, d.toolResults(l.Message.Content)...)
 	case "result":
-		events = append(events, claudeResult(&l))
+		res := claudeResult(&l)
+		events = append(append(events, d.result(&l, &res)...), res)
 	default:
 		if len(events) > 0 {
 			// A new kind of line still told us the session.
@@ -136,7 +144,9 @@ func (d *claudeDecoder) assistant(content claudeContent) []Event {
 				d.tools = map[string]string{}
 			}
 			d.tools[b.ID] = b.Name
-			events = append(events, Event{Type: EventTool, Tool: b.Name, ID: b.ID, Text: toolArgument(b.Input)})
+			arg := toolArgument(b.Input)
+			d.noteTarget(b.ID, arg)
+			events = append(events, Event{Type: EventTool, Tool: b.Name, ID: b.ID, Text: arg})
 		}
 	}
 	return events

@@ -76,7 +76,7 @@ func (it *codexItem) failed() bool {
 // Decode implements Decoder.
 func (d *codexDecoder) Decode(s Stream, line []byte) Decoded {
 	if s != Stdout {
-		return plain
+		return codexStderr(line)
 	}
 	var l codexLine
 	if err := json.Unmarshal(line, &l); err != nil || l.Type == "" {
@@ -101,9 +101,10 @@ func (d *codexDecoder) Decode(s Stream, line []byte) Decoded {
 		if l.Error != nil {
 			msg = l.Error.Message
 		}
-		return understood(Event{Type: EventError, Text: msg}, Event{Type: EventResult, Text: msg, Failed: true})
+		failure := codexFailure(msg)
+		return understood(Event{Type: EventError, Text: msg, Failure: failure}, Event{Type: EventResult, Text: msg, Failed: true, Failure: failure})
 	case "error":
-		return requireText(Event{Type: EventError, Text: l.Message}, l.Message)
+		return requireText(codexError(l.Message), l.Message)
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil {
 			return malformedLine
@@ -175,6 +176,8 @@ func toolEvent(started, done bool, tool, id, text string, it *codexItem) Event {
 	switch {
 	case started:
 		return Event{Type: EventTool, Tool: tool, ID: id, Text: text}
+	case done && it.Status == "declined":
+		return denied(tool, text, id)
 	case done:
 		ev := Event{Type: EventToolResult, Tool: tool, ID: id, Text: text, Failed: it.failed()}
 		if it.ExitCode != nil && *it.ExitCode != 0 {

@@ -27,18 +27,26 @@ const (
 	EventResult EventType = "result"
 	// EventError is an error the worker reported; Code may classify it.
 	EventError EventType = "error"
+	// EventDenied is a tool call the agent's own permissions refused
+	// (Claude Code's permission_denials, a Codex sandbox rejection): Tool
+	// names it, Text its target, ID its call id when known.
+	EventDenied EventType = "denied"
+	// EventRetry is an agent CLI retrying a request its model provider
+	// failed; Retry says how, Failure what kind of failure it was.
+	EventRetry EventType = "retry"
 )
 
 // EventTypes lists the event types in documentation order.
 func EventTypes() []EventType {
-	return []EventType{EventHeartbeat, EventProgress, EventMessage, EventTool, EventToolResult, EventSession, EventResult, EventError}
+	return []EventType{EventHeartbeat, EventProgress, EventMessage, EventTool, EventToolResult, EventSession, EventResult, EventError,
+		EventDenied, EventRetry}
 }
 
 // Critical reports whether events of type t must reach the consumer even
 // when output is being dropped: losing a resume handle or a result would
 // change what the controller decides.
 func (t EventType) Critical() bool {
-	return t == EventSession || t == EventResult || t == EventError
+	return t == EventSession || t == EventResult || t == EventError || t == EventDenied || t == EventRetry
 }
 
 // Event is one thing a worker said. Which fields are set depends on Type.
@@ -59,6 +67,12 @@ type Event struct {
 	Code string
 	// Usage is what the work cost, when the worker says (result events).
 	Usage *Usage
+	// Failure is what an agent CLI said went wrong, as one of the stable
+	// failure kinds (see FailureKinds), on result, error and retry
+	// events; "" when it said nothing daokit can name.
+	Failure string
+	// Retry details a retry event.
+	Retry *Retry
 }
 
 // Usage is what a run cost, as far as the worker reports it. Zero means
