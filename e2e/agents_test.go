@@ -247,7 +247,8 @@ timeout = "2m"
 }
 
 // codexLane is a Codex lane in the project that may write in its
-// worktree (workspace-write sandbox).
+// worktree (workspace-write sandbox) and resumes its thread after a
+// restart (`exec resume` has no --sandbox flag: -c sets it).
 func codexLane(name string) string {
 	return `
 [[lanes]]
@@ -255,6 +256,7 @@ name = "` + name + `"
 kind = "codex"
 dir = "{project}"
 command = ["codex", "exec", "--json", "--sandbox", "workspace-write", "--", "{instruction}"]
+resume_command = ["codex", "exec", "--json", "-c", "sandbox_mode=\"workspace-write\"", "resume", "{session}", "--", "{instruction}"]
 stop_grace = "2s"
 timeout = "2m"
 `
