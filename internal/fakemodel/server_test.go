@@ -238,8 +238,8 @@ func TestUnmatchedAndPastTheScriptEndTheTurn(t *testing.T) {
 }
 
 func TestApplyPatchAddsEveryLine(t *testing.T) {
-	c := ApplyPatch(map[string]string{"b.txt": "x\ny\n"}, "b.txt")
-	want := "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: b.txt\n*** Add File: b.txt\n+x\n+y\n*** End Patch\nEOF\n"
+	c := ApplyPatch(map[string]string{"b.txt": "x\ny\n", "a.txt": "z"})
+	want := "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.txt\n+z\n*** Add File: b.txt\n+x\n+y\n*** End Patch\nEOF\n"
 	if c.Input["cmd"] != want {
 		t.Errorf("patch\n%q\nwant\n%q", c.Input["cmd"], want)
 	}
