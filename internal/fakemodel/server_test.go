@@ -333,3 +333,21 @@ func TestFreeformCallsAreCustomToolCalls(t *testing.T) {
 		t.Errorf("a custom tool call has arguments: %v", item)
 	}
 }
+
+func TestAnthropicAnswersWithoutStreamAsOneMessage(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-10", Turns: []Turn{{Text: "plain", Usage: Usage{Input: 5, Output: 2, CacheRead: 9}}}})
+	_, evs := post(t, s.URL+"/v1/messages", `{"model":"m",`+claudeTools+`,"messages":[{"role":"user","content":"MARK-10"}]}`)
+	var msg struct {
+		Type       string `json:"type"`
+		StopReason string `json:"stop_reason"`
+		Content    []struct{ Type, Text string }
+		Usage      map[string]any
+	}
+	if err := json.Unmarshal([]byte(evs[0].data["raw"].(string)), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Type != "message" || msg.StopReason != "end_turn" || len(msg.Content) != 1 || msg.Content[0].Text != "plain" ||
+		msg.Usage["cache_read_input_tokens"] != 9.0 || msg.Usage["input_tokens"] != 5.0 {
+		t.Errorf("message %+v", msg)
+	}
+}
