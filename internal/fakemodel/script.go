@@ -32,6 +32,10 @@ type Rule struct {
 type Turn struct {
 	// Error, when set, answers the request with an HTTP error instead.
 	Error *APIError `json:"error,omitempty"`
+	// StreamError, when set, ends the answer with an error after the
+	// stream began (HTTP 200): Claude gets an SSE "error" event after
+	// message_start, Codex a response.failed; Status is not sent.
+	StreamError *APIError `json:"stream_error,omitempty"`
 	// Text is the assistant's text; it comes before the tool calls.
 	Text string `json:"text,omitempty"`
 	// Tools are the tool calls of this answer (Claude tool_use blocks,

@@ -351,3 +351,16 @@ func TestAnthropicAnswersWithoutStreamAsOneMessage(t *testing.T) {
 		t.Errorf("message %+v", msg)
 	}
 }
+
+func TestStreamErrorsEndAStreamThatBegan(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-11", Turns: []Turn{{StreamError: &APIError{Status: 529}}}})
+	resp, evs := post(t, s.URL+"/v1/messages", claudeBody(`{"role":"user","content":"MARK-11"}`))
+	if resp.StatusCode != 200 || names(evs) != "message_start ping error" ||
+		evs[2].data["error"].(map[string]any)["type"] != "overloaded_error" {
+		t.Fatalf("status %d events %s %v", resp.StatusCode, names(evs), evs[len(evs)-1].data)
+	}
+	_, evs = post(t, s.URL+"/v1/responses", `{"model":"m","stream":true,"tools":[{}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"MARK-11"}]}]}`)
+	if names(evs) != "response.created response.failed" {
+		t.Fatalf("events %s", names(evs))
+	}
+}
