@@ -50,8 +50,9 @@ import (
 // (Claude acceptEdits, Codex workspace-write) and "--" before the
 // instruction; a lane with only name, kind and dir = "{project}" runs
 // the kind's default command, as a new user's daokit.toml does.
-// configure writes daokit.toml as agentTimings plus the body, with
-// {project} replaced by the project's path.
+// configure writes daokit.toml as b.timings (agentTimings unless the
+// test sets its own) plus the body, with {project} replaced by the
+// project's path.
 //
 // newAgentBench lays out a HOME of the bench's own (a git identity, a
 // .profile that keeps PATH in Codex's login shells) and CODEX_HOME in it
@@ -76,6 +77,9 @@ type agentBench struct {
 	project string
 	home    string
 	env     []string
+	// timings is the head of daokit.toml that configure writes
+	// (agentTimings unless a test sets its own, e.g. for a hang).
+	timings string
 }
 
 // agentsBin is the folder of the pinned CLIs: DAOKIT_AGENTS_BIN, else
@@ -131,7 +135,7 @@ func requireAgents(t *testing.T) string {
 func newAgentBench(t *testing.T, rules ...fakemodel.Rule) *agentBench {
 	t.Helper()
 	bin := requireAgents(t)
-	b := &agentBench{t: t, model: fakemodel.Start(t, rules...), home: t.TempDir()}
+	b := &agentBench{t: t, model: fakemodel.Start(t, rules...), home: t.TempDir(), timings: agentTimings}
 	b.project = gittest.NewRepo(t, map[string]string{"hello.txt": "line one\n", "README.md": "# bench project\n"})
 	codexHome := filepath.Join(b.home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
@@ -194,15 +198,17 @@ enabled = false
 }
 
 // agentTimings is the head of a bench's daokit.toml: liveness thresholds
-// above a CLI's start-up on a loaded 2-core machine, quick restarts.
+// above a CLI's start-up on a loaded 2-core machine and above a tool that
+// prints nothing for a while (Claude's Bash running a cold `go test`
+// printed nothing for 30 s here), quick restarts.
 const agentTimings = `
 [controller]
 idle_exit = "0s"
 
 [heartbeat]
 check_interval = "200ms"
-warning_after = "10s"
-stale_after = "30s"
+warning_after = "20s"
+stale_after = "90s"
 
 [lease]
 ttl = "1s"
@@ -214,11 +220,11 @@ backoff_base = "50ms"
 backoff_cap = "200ms"
 `
 
-// configure writes the root's daokit.toml: agentTimings, then body with
+// configure writes the root's daokit.toml: b.timings, then body with
 // {project} replaced by the project's path.
 func (b *agentBench) configure(body string) {
 	b.t.Helper()
-	text := agentTimings + strings.ReplaceAll(body, "{project}", b.project)
+	text := b.timings + strings.ReplaceAll(body, "{project}", b.project)
 	if err := os.WriteFile(filepath.Join(b.root, "daokit.toml"), []byte(text), 0o644); err != nil {
 		b.t.Fatal(err)
 	}
