@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -180,6 +181,13 @@ enabled = false
 		}
 		b.env = append(b.env, kv)
 	}
+	// Go's caches stay the developer's: an agent's `go test` in a home of
+	// its own would build the standard library from nothing each time.
+	caches, err := goCaches()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	b.env = append(b.env, caches...)
 	b.env = append(b.env,
 		"PATH="+bin+":"+os.Getenv("PATH"),
 		"HOME="+b.home,
@@ -279,6 +287,20 @@ reviewer = "` + reviewer + `"
 judge = "reviewer_approved"
 `
 }
+
+// goCaches is GOCACHE, GOMODCACHE and GOPATH as go reports them for
+// the test's own HOME, as environment entries.
+var goCaches = sync.OnceValues(func() ([]string, error) {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		return nil, err
+	}
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(v) != 3 {
+		return nil, fmt.Errorf("go env printed %q", out)
+	}
+	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2]}, nil
+})
 
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
