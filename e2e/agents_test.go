@@ -65,7 +65,8 @@ import (
 // OPENAI_API_KEY, Claude pointed at the model (ANTHROPIC_BASE_URL, a
 // dummy ANTHROPIC_API_KEY, nonessential traffic, autoupdate, telemetry
 // and error reports off), no inherited ANTHROPIC_*, OPENAI_*, CLAUDE_*,
-// CODEX_* or IS_SANDBOX, and English messages. On a timeout, waitOp
+// CODEX_* or IS_SANDBOX, the developer's Go caches (GOCACHE, GOMODCACHE,
+// GOPATH: an agent's `go test` takes a second) and English messages. On a timeout, waitOp
 // prints the model's requests, the run's events and the steps' logs
 // (describe).
 //
