@@ -11,26 +11,38 @@ import (
 	"github.com/daokit/daokit/ledger"
 )
 
-// TestRealClaudeResumesItsSessionAfterTheControllerIsKilled kills the
-// controller with SIGKILL while Claude Code waits for the model's second
-// answer (after its first edit): the successor starts the step again
-// with --resume and the session the first process reported, and the
-// model sees that session's earlier conversation (the first edit), not a
-// fresh one.
-func TestRealClaudeResumesItsSessionAfterTheControllerIsKilled(t *testing.T) {
-	t.Parallel()
-	const mark = "MARK-resume-after-kill"
+// TestRealAgentResumesItsSessionAfterTheControllerIsKilled kills the
+// controller with SIGKILL while the agent (Claude Code, then Codex) waits
+// for the model's second answer, after its first edit: the successor
+// starts the step again with the lane's resume command and the session
+// the first process reported, and the model sees that session's earlier
+// conversation (the first edit), not a fresh one.
+func TestRealAgentResumesItsSessionAfterTheControllerIsKilled(t *testing.T) {
+	for _, cli := range []string{"claude", "codex"} {
+		t.Run(cli, func(t *testing.T) {
+			t.Parallel()
+			resumeAfterKill(t, cli)
+		})
+	}
+}
+
+func resumeAfterKill(t *testing.T, cli string) {
+	mark := "MARK-" + cli + "-resumes-after-kill"
+	edit, lane, resumeFlag := fakemodel.Write(fakemodel.Cwd+"/hello.txt", "part one\n"), claudeLane("worker"), "--resume"
+	if cli == "codex" {
+		edit, lane, resumeFlag = fakemodel.PatchLine("hello.txt", "line one", "part one"), codexLane("worker"), "resume"
+	}
 	b := newAgentBench(t, fakemodel.Rule{Name: "worker", Match: mark, Turns: []fakemodel.Turn{
-		fakemodel.Call("First part.", fakemodel.Write(fakemodel.Cwd+"/hello.txt", "part one\n")),
+		fakemodel.Call("First part.", edit),
 		{Text: "Second part done.", Hold: true},
 	}})
-	b.configure(claudeLane("worker"))
+	b.configure(lane)
 	ctl := b.startController()
 	taskID := ackTask(t, run(t, "send", "--root", b.root, mark+": two parts"))
 	select {
 	case <-b.model.Holding():
 	case <-time.After(60 * time.Second):
-		t.Fatalf("Claude never asked for its second answer\n%s", b.describe())
+		t.Fatalf("%s never asked for its second answer\n%s", cli, b.describe())
 	}
 	bound := b.waitOp(taskID, "SESSION_BOUND", 10*time.Second)
 	session := bound.Payload.String("session_id")
@@ -55,8 +67,8 @@ func TestRealClaudeResumesItsSessionAfterTheControllerIsKilled(t *testing.T) {
 			starts = append(starts, argv)
 		}
 	}
-	if len(starts) != 2 || slices.Contains(starts[0], "--resume") || !slices.Contains(starts[1], session) {
-		t.Fatalf("step starts %q, want a fresh one then --resume %s", starts, session)
+	if len(starts) != 2 || slices.Contains(starts[0], resumeFlag) || !slices.Contains(starts[1], resumeFlag) || !slices.Contains(starts[1], session) {
+		t.Fatalf("step starts %q, want a fresh one then %s %s", starts, resumeFlag, session)
 	}
 	var after []fakemodel.Request
 	for _, r := range b.model.Requests()[killedAt:] {
@@ -65,17 +77,17 @@ func TestRealClaudeResumesItsSessionAfterTheControllerIsKilled(t *testing.T) {
 		}
 	}
 	if len(after) == 0 {
-		t.Fatalf("the resumed Claude sent nothing\n%s", b.describe())
+		t.Fatalf("the resumed %s sent nothing\n%s", cli, b.describe())
 	}
 	first := after[0]
 	if first.Answers < 1 || !strings.Contains(string(first.Body), "part one") || strings.Count(first.UserText, mark) < 2 {
 		t.Errorf("the resumed request does not carry the earlier conversation (answers %d):\n%s", first.Answers, first.UserText)
 	}
-	// The first Claude, killed with its step, left its held request.
+	// The first process, stopped with its step, left its held request.
 	deadline := time.Now().Add(10 * time.Second)
 	for !slices.ContainsFunc(b.model.Requests(), func(r fakemodel.Request) bool { return r.Status == fakemodel.StatusClientGone }) {
 		if time.Now().After(deadline) {
-			t.Fatalf("the first Claude still waits for its answer after the takeover\n%s", b.describe())
+			t.Fatalf("the first %s still waits for its answer after the takeover\n%s", cli, b.describe())
 		}
 		time.Sleep(50 * time.Millisecond) // polling the server's log; the condition decides
 	}

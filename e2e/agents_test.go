@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -50,8 +51,9 @@ import (
 // (Claude acceptEdits, Codex workspace-write) and "--" before the
 // instruction; a lane with only name, kind and dir = "{project}" runs
 // the kind's default command, as a new user's daokit.toml does.
-// configure writes daokit.toml as agentTimings plus the body, with
-// {project} replaced by the project's path.
+// configure writes daokit.toml as b.timings (agentTimings unless the
+// test sets its own) plus the body, with {project} replaced by the
+// project's path.
 //
 // newAgentBench lays out a HOME of the bench's own (a git identity, a
 // .profile that keeps PATH in Codex's login shells) and CODEX_HOME in it
@@ -63,7 +65,8 @@ import (
 // OPENAI_API_KEY, Claude pointed at the model (ANTHROPIC_BASE_URL, a
 // dummy ANTHROPIC_API_KEY, nonessential traffic, autoupdate, telemetry
 // and error reports off), no inherited ANTHROPIC_*, OPENAI_*, CLAUDE_*,
-// CODEX_* or IS_SANDBOX, and English messages. On a timeout, waitOp
+// CODEX_* or IS_SANDBOX, the developer's Go caches (GOCACHE, GOMODCACHE,
+// GOPATH: an agent's `go test` takes a second) and English messages. On a timeout, waitOp
 // prints the model's requests, the run's events and the steps' logs
 // (describe).
 //
@@ -76,6 +79,9 @@ type agentBench struct {
 	project string
 	home    string
 	env     []string
+	// timings is the head of daokit.toml that configure writes
+	// (agentTimings unless a test sets its own, e.g. for a hang).
+	timings string
 }
 
 // agentsBin is the folder of the pinned CLIs: DAOKIT_AGENTS_BIN, else
@@ -131,7 +137,7 @@ func requireAgents(t *testing.T) string {
 func newAgentBench(t *testing.T, rules ...fakemodel.Rule) *agentBench {
 	t.Helper()
 	bin := requireAgents(t)
-	b := &agentBench{t: t, model: fakemodel.Start(t, rules...), home: t.TempDir()}
+	b := &agentBench{t: t, model: fakemodel.Start(t, rules...), home: t.TempDir(), timings: agentTimings}
 	b.project = gittest.NewRepo(t, map[string]string{"hello.txt": "line one\n", "README.md": "# bench project\n"})
 	codexHome := filepath.Join(b.home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
@@ -176,6 +182,13 @@ enabled = false
 		}
 		b.env = append(b.env, kv)
 	}
+	// Go's caches stay the developer's: an agent's `go test` in a home of
+	// its own would build the standard library from nothing each time.
+	caches, err := goCaches()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
+	b.env = append(b.env, caches...)
 	b.env = append(b.env,
 		"PATH="+bin+":"+os.Getenv("PATH"),
 		"HOME="+b.home,
@@ -194,15 +207,17 @@ enabled = false
 }
 
 // agentTimings is the head of a bench's daokit.toml: liveness thresholds
-// above a CLI's start-up on a loaded 2-core machine, quick restarts.
+// above a CLI's start-up on a loaded 2-core machine and above a tool that
+// prints nothing for a while (Claude's Bash running a cold `go test`
+// printed nothing for 30 s here), quick restarts.
 const agentTimings = `
 [controller]
 idle_exit = "0s"
 
 [heartbeat]
 check_interval = "200ms"
-warning_after = "10s"
-stale_after = "30s"
+warning_after = "20s"
+stale_after = "90s"
 
 [lease]
 ttl = "1s"
@@ -214,11 +229,11 @@ backoff_base = "50ms"
 backoff_cap = "200ms"
 `
 
-// configure writes the root's daokit.toml: agentTimings, then body with
+// configure writes the root's daokit.toml: b.timings, then body with
 // {project} replaced by the project's path.
 func (b *agentBench) configure(body string) {
 	b.t.Helper()
-	text := agentTimings + strings.ReplaceAll(body, "{project}", b.project)
+	text := b.timings + strings.ReplaceAll(body, "{project}", b.project)
 	if err := os.WriteFile(filepath.Join(b.root, "daokit.toml"), []byte(text), 0o644); err != nil {
 		b.t.Fatal(err)
 	}
@@ -247,7 +262,8 @@ timeout = "2m"
 }
 
 // codexLane is a Codex lane in the project that may write in its
-// worktree (workspace-write sandbox).
+// worktree (workspace-write sandbox) and resumes its thread after a
+// restart (`exec resume` has no --sandbox flag: -c sets it).
 func codexLane(name string) string {
 	return `
 [[lanes]]
@@ -255,6 +271,7 @@ name = "` + name + `"
 kind = "codex"
 dir = "{project}"
 command = ["codex", "exec", "--json", "--sandbox", "workspace-write", "--", "{instruction}"]
+resume_command = ["codex", "exec", "--json", "-c", "sandbox_mode=\"workspace-write\"", "resume", "{session}", "--", "{instruction}"]
 stop_grace = "2s"
 timeout = "2m"
 `
@@ -271,6 +288,20 @@ reviewer = "` + reviewer + `"
 judge = "reviewer_approved"
 `
 }
+
+// goCaches is GOCACHE, GOMODCACHE and GOPATH as go reports them for
+// the test's own HOME, as environment entries.
+var goCaches = sync.OnceValues(func() ([]string, error) {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE", "GOPATH").Output()
+	if err != nil {
+		return nil, err
+	}
+	v := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if len(v) != 3 {
+		return nil, fmt.Errorf("go env printed %q", out)
+	}
+	return []string{"GOCACHE=" + v[0], "GOMODCACHE=" + v[1], "GOPATH=" + v[2]}, nil
+})
 
 // shellQuote quotes s for a POSIX shell.
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

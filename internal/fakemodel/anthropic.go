@@ -73,12 +73,13 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 		_, _ = w.Write(mustJSON(msg.final()))
 		return
 	}
-	msg.stream(w)
+	msg.stream(w, turn.StreamError)
 }
 
-// anthropicError writes e as the Messages API does.
-func (s *Server) anthropicError(w http.ResponseWriter, e APIError) {
-	typ, text := e.Type, e.Message
+// anthropicErrorText is the error type and message the Messages API
+// sends for e.
+func anthropicErrorText(e APIError) (typ, text string) {
+	typ, text = e.Type, e.Message
 	if typ == "" {
 		typ = anthropicErrorTypes[e.Status]
 		if typ == "" {
@@ -91,6 +92,12 @@ func (s *Server) anthropicError(w http.ResponseWriter, e APIError) {
 			text = http.StatusText(e.Status)
 		}
 	}
+	return typ, text
+}
+
+// anthropicError writes e as the Messages API does.
+func (s *Server) anthropicError(w http.ResponseWriter, e APIError) {
+	typ, text := anthropicErrorText(e)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("request-id", fmt.Sprintf("req_fake%06d", s.nextID()))
@@ -152,7 +159,7 @@ func (m anthropicMsg) final() map[string]any {
 }
 
 // stream writes the answer as the Messages API's server-sent events.
-func (m anthropicMsg) stream(w http.ResponseWriter) {
+func (m anthropicMsg) stream(w http.ResponseWriter, failure *APIError) {
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
@@ -165,6 +172,11 @@ func (m anthropicMsg) stream(w http.ResponseWriter) {
 		"stop_reason": nil, "stop_sequence": nil, "usage": start,
 	}})
 	ev.send("ping", map[string]any{"type": "ping"})
+	if failure != nil {
+		typ, text := anthropicErrorText(*failure)
+		ev.send("error", map[string]any{"type": "error", "error": map[string]any{"type": typ, "message": text}})
+		return
+	}
 	for i, b := range m.blocks {
 		switch b["type"] {
 		case "text":

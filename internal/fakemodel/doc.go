@@ -22,8 +22,16 @@
 // The turn that answers a request is the number of model answers already
 // in its history, so no state is kept per conversation: a CLI that
 // resumes a session sends its earlier conversation and gets the next
-// turn. Turn.Error answers with the provider's own HTTP error (401, 429
-// with retry-after, 500, 529), every time or the first Times times.
+// turn (Claude's synthetic "No response requested." is not an answer).
+// Turn.Error answers with the provider's own HTTP error (401, 429 with
+// retry-after, 500, 529), every time or the first Times times;
+// Turn.StreamError fails a stream that began; Turn.Hold keeps one
+// request unanswered until Release, to stop an agent mid-step. Cwd in a
+// tool argument becomes the working folder the CLI told the model, so a
+// script can name absolute paths in a worktree it cannot know. Codex
+// tools: Exec (exec_command), UpdatePatch and ApplyPatch (an apply_patch
+// heredoc through exec_command), Patch and PatchLine (its freeform
+// apply_patch tool, offered for models it knows, e.g. gpt-5.5).
 //
 // Claude Code's side requests (title and topic checks with a small model,
 // quota checks) carry no tools; they get a short harmless text and never

@@ -51,10 +51,14 @@ func (s *Server) responses(w http.ResponseWriter, r *http.Request, rec Request) 
 	s.responseStream(w, c.Model, turn)
 }
 
-// openAIError writes e as the OpenAI API does.
-func (s *Server) openAIError(w http.ResponseWriter, e APIError) {
+// openAIErrorText is the error type, code (nil when none) and message
+// the OpenAI API sends for e.
+func openAIErrorText(e APIError) (typ string, code any, text string) {
 	kind := openAIErrorCodes[e.Status]
-	typ, code, text := e.Type, kind[1], e.Message
+	typ, text = e.Type, e.Message
+	if kind[1] != "" {
+		code = kind[1]
+	}
 	if typ == "" {
 		typ = kind[0]
 		if typ == "" {
@@ -67,6 +71,12 @@ func (s *Server) openAIError(w http.ResponseWriter, e APIError) {
 			text = http.StatusText(e.Status)
 		}
 	}
+	return typ, code, text
+}
+
+// openAIError writes e as the OpenAI API does.
+func (s *Server) openAIError(w http.ResponseWriter, e APIError) {
+	typ, code, text := openAIErrorText(e)
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("x-request-id", fmt.Sprintf("req_fake%06d", s.nextID()))
@@ -74,12 +84,8 @@ func (s *Server) openAIError(w http.ResponseWriter, e APIError) {
 		h.Set("retry-after", strconv.Itoa(e.RetryAfter))
 	}
 	w.WriteHeader(e.Status)
-	var codeJSON any
-	if code != "" {
-		codeJSON = code
-	}
 	_, _ = w.Write(mustJSON(map[string]any{"error": map[string]any{
-		"message": text, "type": typ, "param": nil, "code": codeJSON,
+		"message": text, "type": typ, "param": nil, "code": code,
 	}}))
 }
 
@@ -94,6 +100,14 @@ func (s *Server) responseStream(w http.ResponseWriter, model string, turn Turn) 
 	id := fmt.Sprintf("resp_fake%06d", s.nextID())
 	ev.send("response.created", map[string]any{"type": "response.created", "sequence_number": 0,
 		"response": map[string]any{"id": id, "object": "response", "status": "in_progress", "model": model, "output": []any{}}})
+	if f := turn.StreamError; f != nil {
+		typ, code, text := openAIErrorText(*f)
+		ev.send("response.failed", map[string]any{"type": "response.failed", "response": map[string]any{
+			"id": id, "object": "response", "status": "failed", "model": model,
+			"error": map[string]any{"type": typ, "code": code, "message": text},
+		}})
+		return
+	}
 	index := 0
 	if turn.Text != "" || len(turn.Tools) == 0 {
 		itemID := fmt.Sprintf("msg_fake%06d", s.nextID())

@@ -32,6 +32,10 @@ type Rule struct {
 type Turn struct {
 	// Error, when set, answers the request with an HTTP error instead.
 	Error *APIError `json:"error,omitempty"`
+	// StreamError, when set, ends the answer with an error after the
+	// stream began (HTTP 200): Claude gets an SSE "error" event after
+	// message_start, Codex a response.failed; Status is not sent.
+	StreamError *APIError `json:"stream_error,omitempty"`
 	// Text is the assistant's text; it comes before the tool calls.
 	Text string `json:"text,omitempty"`
 	// Tools are the tool calls of this answer (Claude tool_use blocks,
@@ -170,18 +174,14 @@ func Exec(cmd string) ToolCall {
 }
 
 // ApplyPatch is Codex's exec_command running an apply_patch heredoc that
-// Codex intercepts and reports as a file_change. files maps a path
-// (relative to the session's folder) to its new whole content; a file
-// that exists is replaced by delete + add, one that does not is added.
-func ApplyPatch(files map[string]string, existing ...string) ToolCall {
+// Codex intercepts and reports as a file_change: it adds the files (path,
+// relative to the session's folder, to content), which must not exist
+// yet. Codex refuses a patch with two operations on one file ("multiple
+// operations target"), so an existing file changes by UpdatePatch.
+func ApplyPatch(files map[string]string) ToolCall {
 	var b strings.Builder
 	b.WriteString("apply_patch <<'EOF'\n*** Begin Patch\n")
 	for _, path := range sortedKeys(files) {
-		for _, e := range existing {
-			if e == path {
-				fmt.Fprintf(&b, "*** Delete File: %s\n", path)
-			}
-		}
 		fmt.Fprintf(&b, "*** Add File: %s\n", path)
 		for _, line := range strings.SplitAfter(strings.TrimSuffix(files[path], "\n"), "\n") {
 			b.WriteString("+" + strings.TrimSuffix(line, "\n") + "\n")

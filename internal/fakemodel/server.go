@@ -137,7 +137,9 @@ func (s *Server) SetRules(rules ...Rule) {
 	s.rules = rules
 }
 
-// Requests returns a copy of every request received so far, in order.
+// Requests returns a copy of every request answered so far, in the
+// order of their answers (a held request comes when it is answered or
+// its client goes away).
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()

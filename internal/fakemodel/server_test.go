@@ -238,8 +238,8 @@ func TestUnmatchedAndPastTheScriptEndTheTurn(t *testing.T) {
 }
 
 func TestApplyPatchAddsEveryLine(t *testing.T) {
-	c := ApplyPatch(map[string]string{"b.txt": "x\ny\n"}, "b.txt")
-	want := "apply_patch <<'EOF'\n*** Begin Patch\n*** Delete File: b.txt\n*** Add File: b.txt\n+x\n+y\n*** End Patch\nEOF\n"
+	c := ApplyPatch(map[string]string{"b.txt": "x\ny\n", "a.txt": "z"})
+	want := "apply_patch <<'EOF'\n*** Begin Patch\n*** Add File: a.txt\n+z\n*** Add File: b.txt\n+x\n+y\n*** End Patch\nEOF\n"
 	if c.Input["cmd"] != want {
 		t.Errorf("patch\n%q\nwant\n%q", c.Input["cmd"], want)
 	}
@@ -331,5 +331,36 @@ func TestFreeformCallsAreCustomToolCalls(t *testing.T) {
 	}
 	if _, ok := item["arguments"]; ok {
 		t.Errorf("a custom tool call has arguments: %v", item)
+	}
+}
+
+func TestAnthropicAnswersWithoutStreamAsOneMessage(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-10", Turns: []Turn{{Text: "plain", Usage: Usage{Input: 5, Output: 2, CacheRead: 9}}}})
+	_, evs := post(t, s.URL+"/v1/messages", `{"model":"m",`+claudeTools+`,"messages":[{"role":"user","content":"MARK-10"}]}`)
+	var msg struct {
+		Type       string `json:"type"`
+		StopReason string `json:"stop_reason"`
+		Content    []struct{ Type, Text string }
+		Usage      map[string]any
+	}
+	if err := json.Unmarshal([]byte(evs[0].data["raw"].(string)), &msg); err != nil {
+		t.Fatal(err)
+	}
+	if msg.Type != "message" || msg.StopReason != "end_turn" || len(msg.Content) != 1 || msg.Content[0].Text != "plain" ||
+		msg.Usage["cache_read_input_tokens"] != 9.0 || msg.Usage["input_tokens"] != 5.0 {
+		t.Errorf("message %+v", msg)
+	}
+}
+
+func TestStreamErrorsEndAStreamThatBegan(t *testing.T) {
+	s := Start(t, Rule{Match: "MARK-11", Turns: []Turn{{StreamError: &APIError{Status: 529}}}})
+	resp, evs := post(t, s.URL+"/v1/messages", claudeBody(`{"role":"user","content":"MARK-11"}`))
+	if resp.StatusCode != 200 || names(evs) != "message_start ping error" ||
+		evs[2].data["error"].(map[string]any)["type"] != "overloaded_error" {
+		t.Fatalf("status %d events %s %v", resp.StatusCode, names(evs), evs[len(evs)-1].data)
+	}
+	_, evs = post(t, s.URL+"/v1/responses", `{"model":"m","stream":true,"tools":[{}],"input":[{"type":"message","role":"user","content":[{"type":"input_text","text":"MARK-11"}]}]}`)
+	if names(evs) != "response.created response.failed" {
+		t.Fatalf("events %s", names(evs))
 	}
 }
