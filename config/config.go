@@ -209,6 +209,11 @@ type Workflow struct {
 	// Prices, by lane name, turn the tokens an agent reports into a cost
 	// when the agent reports none itself ([workflow.prices.<lane>]).
 	Prices map[string]Price `toml:"prices"`
+	// BudgetUSD is what one run may cost, in US dollars, as its agents
+	// report it (or Prices make it): a warning at 80 %, and at 100 % the
+	// run stops BLOCKED (BUDGET_EXCEEDED) before its next step. 0, the
+	// default, sets no limit.
+	BudgetUSD float64 `toml:"budget_usd"`
 	// Isolation applies to every lane that does not set its own; see
 	// Lane.Isolation. Default empty (automatic).
 	Isolation Isolation `toml:"isolation"`

@@ -77,6 +77,10 @@ const (
 	// another folder; the worker started fresh.
 	ReasonSessionOtherStep   = "SESSION_OTHER_STEP"
 	ReasonSessionOtherFolder = "SESSION_OTHER_FOLDER"
+	// ReasonBudgetExceeded: the run spent its budget ([workflow]
+	// budget_usd); it stopped BLOCKED before its next step. A retry
+	// grants it another budget_usd.
+	ReasonBudgetExceeded = "BUDGET_EXCEEDED"
 )
 
 // Reasons lists every reason code.
@@ -85,7 +89,7 @@ func Reasons() []string {
 		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
 		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
-		ReasonSessionOtherStep, ReasonSessionOtherFolder}
+		ReasonSessionOtherStep, ReasonSessionOtherFolder, ReasonBudgetExceeded}
 }
 
 // Failure is everything known about how a worker run ended: the runner's

@@ -81,6 +81,7 @@ func TestReasonPolicy(t *testing.T) {
 		{ReasonMergeFailed, false, StateFailed},
 		{ReasonSessionOtherStep, false, StateFailed},
 		{ReasonSessionOtherFolder, false, StateFailed},
+		{ReasonBudgetExceeded, false, StateFailed},
 	}
 	if len(tests) != len(Reasons())+1 {
 		t.Fatalf("table covers %d reasons, Reasons() has %d", len(tests)-1, len(Reasons()))

@@ -17,8 +17,11 @@ func (m *Model) loopLines() []string {
 	var usage []string
 	if c := prog.Cost; c != (workflow.Cost{}) {
 		// What the agents reported they cost, in any workflow.
-		usage = []string{" " + st.Muted.Render(env.T("tui.pipeline.usage")+" ") + env.T("tui.pipeline.usage_value",
-			"In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64))}
+		value := env.T("tui.pipeline.usage_value", "In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64))
+		for _, note := range workflow.UsageNotes(env.Loc, prog) {
+			value += " · " + note
+		}
+		usage = []string{" " + st.Muted.Render(env.T("tui.pipeline.usage")+" ") + value}
 	}
 	if !prog.Loop() {
 		return usage

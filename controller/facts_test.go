@@ -1,0 +1,212 @@
+package controller
+
+import (
+	"encoding/json"
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/workflow"
+)
+
+// The streams in testdata/streams are real: Claude Code 2.1.332 and Codex
+// 0.169.0 run against daokit's scripted model (see /work/wt/streams and
+// its README), stdout copied as it was.
+
+// streamLane is a lane of kind (claude or codex) whose worker prints
+// the captured stream first, and, when it is resumed, the stream second.
+// A first process that must be resumed exits 1 after its stream (a crash
+// the restart policy handles).
+func streamLane(t *testing.T, name string, kind config.Kind, first, second string) config.Lane {
+	t.Helper()
+	path := func(s string) string {
+		p, err := filepath.Abs(filepath.Join("testdata", "streams", s+".jsonl"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	l := config.DefaultLaneConfig(name, kind)
+	script := `cat >/dev/null; cat "$FIRST"`
+	if second != "" {
+		script += "; exit 1"
+		l.ResumeCommand = []string{"sh", "-c", `cat >/dev/null; cat "$SECOND"`}
+		l.Env = config.Env{"SECOND=" + path(second)}
+	}
+	l.Command = []string{"sh", "-c", script}
+	l.Env = append(l.Env, "FIRST="+path(first))
+	l.Stdin = true
+	l.Isolation = config.IsolationNone
+	return l
+}
+
+func streamConfig(lanes ...config.Lane) config.Config {
+	cfg := shellConfig("true")
+	cfg.Lanes = lanes
+	cfg.Workflow.Steps = nil
+	for i, l := range lanes {
+		cfg.Workflow.Steps = append(cfg.Workflow.Steps, config.Step{ID: "S" + string(rune('1'+i)), Lane: l.Name})
+	}
+	return cfg
+}
+
+// stepCost reads the STEP_METRICS of step.
+func stepCost(t *testing.T, events []ledger.Event, step string) workflow.Cost {
+	t.Helper()
+	for _, e := range events {
+		if op(e) == OpStepMetrics && e.StepID == step {
+			raw, _ := e.Payload.Get("step")
+			var c workflow.Cost
+			if err := json.Unmarshal(raw, &c); err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}
+	}
+	t.Fatalf("no STEP_METRICS of %s", step)
+	return workflow.Cost{}
+}
+
+func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
+
+// A Claude coder whose "go test" failed is summarized as failing, from
+// the tool result's exit and FAIL lines; one whose Edit and Bash were
+// denied has edited nothing and lists the denials.
+func TestSummaryReadsRealToolResults(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cfg := streamConfig(streamLane(t, "tests", config.KindClaude, "claude-test-fails", ""),
+		streamLane(t, "denied", config.KindClaude, "claude-denied-default", ""))
+	h := startHarness(t, root, cfg)
+	fin := h.finished(h.forward("run the tests").Route.TaskID)
+	if fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	final := map[string]ledger.Event{}
+	for _, e := range h.events() {
+		if raw, _ := e.Payload.Get("final"); op(e) == OpStepSummary && string(raw) == "true" {
+			final[e.StepID] = e
+		}
+	}
+	tests, denied := final["S1"], final["S2"]
+	if got := tests.Payload.String("text"); !strings.Contains(got, "tests failing in TestBroken, example.com/m") || strings.Contains(got, "passing") {
+		t.Fatalf("summary of the failing tests: %q", got)
+	}
+	text := denied.Payload.String("text")
+	if strings.Contains(text, "edited") || !strings.Contains(text, "denied 2: Edit /tmp/cap/proj/hello.txt, Bash echo hi > out.txt && go build ./...") {
+		t.Fatalf("summary of the denied step: %q", text)
+	}
+	raw, _ := denied.Payload.Get("facts")
+	var facts workflow.Facts
+	if err := json.Unmarshal(raw, &facts); err != nil || len(facts.Edited) != 0 || len(facts.Denied) != 2 || facts.Commands != 0 {
+		t.Fatalf("facts %s (%v)", raw, err)
+	}
+}
+
+// A Claude step resumed in a second process costs what both processes
+// cost: 2.1.332 reports the session's total_cost_usd (0.029144) and the
+// process's own share apart; neither process is counted twice or lost.
+// Its input tokens include the cache reads and writes.
+func TestResumedClaudeStepCostsBothProcesses(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	h := startHarness(t, root, streamConfig(streamLane(t, "claude", config.KindClaude, "claude-resume-1", "claude-resume-2")))
+	fin := h.finished(h.forward("two parts").Route.TaskID)
+	if fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	events := h.events()
+	if n := count(events, func(e ledger.Event) bool { return op(e) == OpSessionResume && e.Payload.String("decision") == "resume" }); n != 1 {
+		t.Fatalf("%d resumes, want 1", n)
+	}
+	c := stepCost(t, events, "S1")
+	// (2346+8000+200) + (3100+10100+100) input tokens, 72+40 output.
+	want := workflow.Cost{InputTokens: 23846, CacheReadTokens: 18100, CacheCreationTokens: 300, OutputTokens: 112}
+	if !near(c.CostUSD, 0.029144) || c.InputTokens != want.InputTokens || c.CacheReadTokens != want.CacheReadTokens ||
+		c.CacheCreationTokens != want.CacheCreationTokens || c.OutputTokens != want.OutputTokens {
+		t.Fatalf("step cost %+v, want $0.029144 and %+v", c, want)
+	}
+	prog := workflow.ProgressOf(ledger.LoadSnapshot(root).Pipeline.Value.RoleLifecycle.Get)
+	if !near(prog.Cost.CostUSD, 0.029144) || prog.Cost.CacheReadTokens != 18100 {
+		t.Fatalf("run's cost in the pipeline %+v", prog.Cost)
+	}
+}
+
+// Codex after "exec resume" reports the thread's running total (5900
+// input tokens = 2200 + 3700): the step counts it once, and the thread's
+// last total is kept in the pipeline with its session, for a successor.
+func TestResumedCodexStepTakesTheThreadDelta(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	h := startHarness(t, root, streamConfig(streamLane(t, "codex", config.KindCodex, "codex-resume-1", "codex-resume-2")))
+	if fin := h.finished(h.forward("two parts").Route.TaskID); fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	c := stepCost(t, h.events(), "S1")
+	if c.InputTokens != 5900 || c.CacheReadTokens != 900 || c.OutputTokens != 90 {
+		t.Fatalf("step cost %+v, want the thread's 5900/900/90", c)
+	}
+	lc := ledger.LoadSnapshot(root).Pipeline.Value.RoleLifecycle
+	if got := lc.Get(keySessionUsage + "codex"); got != "01a215e7-26c1-7453-b335-64ee5ff62dde 5900 900 90" {
+		t.Fatalf("recorded thread total %q", got)
+	}
+}
+
+// The budget: a warning past 80 %, then the run stops BLOCKED with
+// BUDGET_EXCEEDED before the step that would spend more; a retry grants
+// another budget_usd, says so, and the run finishes.
+func TestBudgetWarnsThenBlocks(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	l := streamLane(t, "claude", config.KindClaude, "claude-resume-1", "") // $0.013424 a step
+	cfg := streamConfig(l, l, l, l)
+	for i := range cfg.Workflow.Steps {
+		cfg.Workflow.Steps[i].Lane = "claude"
+	}
+	cfg.Lanes = cfg.Lanes[:1]
+	cfg.Workflow.BudgetUSD = 0.03
+	h := startHarness(t, root, cfg)
+	ack := h.forward("spend")
+	fin := h.finished(ack.Route.TaskID)
+	if fin.Payload.String("status") != ledger.StatusBlocked || fin.Payload.String("reason_code") != ReasonBudgetExceeded {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	events := h.events()
+	var ops []string
+	for _, e := range events {
+		switch {
+		case op(e) == OpBudgetWarning || op(e) == OpBudgetExceeded:
+			ops = append(ops, e.StepID+":"+op(e))
+		case e.EventType == ledger.EventStepStarted:
+			ops = append(ops, e.StepID+":started")
+		}
+	}
+	want := "S1:started,S2:started,S2:BUDGET_WARNING,S3:started,S4:BUDGET_EXCEEDED"
+	if strings.Join(ops, ",") != want {
+		t.Fatalf("events %v, want %s", ops, want)
+	}
+	prog := workflow.ProgressOf(ledger.LoadSnapshot(root).Pipeline.Value.RoleLifecycle.Get)
+	if prog.BudgetState != "exceeded" || prog.Budget != 0.03 {
+		t.Fatalf("budget in the pipeline: %v %q", prog.Budget, prog.BudgetState)
+	}
+	if _, err := h.control(relay.Control{Kind: relay.ControlRetry, TaskID: ack.Route.TaskID, RunID: ack.Route.RunID}); err != nil {
+		t.Fatal(err)
+	}
+	ext := h.waitFor("BUDGET_EXTENDED", func(e ledger.Event) bool { return op(e) == OpBudgetExtended })
+	spent, _ := ext.Payload.Get("spent_usd")
+	to, _ := ext.Payload.Get("to_usd")
+	var s, u float64
+	if json.Unmarshal(spent, &s) != nil || json.Unmarshal(to, &u) != nil || !near(s, 3*0.013424) || !near(u, 3*0.013424+0.03) {
+		t.Fatalf("extension %v", ext.Payload)
+	}
+	h.waitFor("RUN_FINISHED DONE", func(e ledger.Event) bool {
+		return op(e) == OpRunFinished && e.Payload.String("status") == ledger.StatusDone
+	})
+	if n := count(h.events(), func(e ledger.Event) bool { return e.EventType == ledger.EventStepStarted }); n != 4 {
+		t.Fatalf("%d steps started, want 4 (none twice)", n)
+	}
+}
