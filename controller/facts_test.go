@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
@@ -208,5 +209,47 @@ func TestBudgetWarnsThenBlocks(t *testing.T) {
 	})
 	if n := count(h.events(), func(e ledger.Event) bool { return e.EventType == ledger.EventStepStarted }); n != 4 {
 		t.Fatalf("%d steps started, want 4 (none twice)", n)
+	}
+}
+
+// The thread's last total survives a controller restart: a Codex step
+// stopped by the shutdown after its first turn is resumed by the next
+// controller ("exec resume"), whose running total counts only above it.
+func TestCodexThreadTotalSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	lane := streamLane(t, "codex", config.KindCodex, "codex-resume-1", "codex-resume-2")
+	lane.Command = []string{"sh", "-c", `cat >/dev/null; cat "$FIRST"; exec sleep 30`}
+	h := startHarness(t, root, streamConfig(lane))
+	ack := h.forward("two parts")
+	const first = "01a215e7-26c1-7453-b335-64ee5ff62dde 2200 300 50"
+	deadline := time.Now().Add(20 * time.Second)
+	for ledger.LoadSnapshot(root).Pipeline.Value.RoleLifecycle.Get(keySessionUsage+"codex") != first {
+		if time.Now().After(deadline) {
+			t.Fatalf("the first turn's total never reached the pipeline")
+		}
+		time.Sleep(20 * time.Millisecond) // polling the file; the condition decides
+	}
+	h.stop()
+	h = startHarness(t, root, streamConfig(lane))
+	if fin := h.finished(ack.Route.TaskID); fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("resumed run ended %v", fin.Payload)
+	}
+	var last workflow.Cost
+	for _, e := range h.events() {
+		if op(e) == OpStepMetrics && e.StepID == "S1" {
+			raw, _ := e.Payload.Get("step")
+			if err := json.Unmarshal(raw, &last); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if last.InputTokens != 3700 || last.CacheReadTokens != 600 || last.OutputTokens != 40 {
+		t.Fatalf("the resumed process's cost %+v, want the thread's 5900/900/90 less the first turn's 2200/300/50", last)
+	}
+	// The interrupted process's share was recorded by the first
+	// controller: the run's total is the thread's.
+	if c := workflow.ProgressOf(ledger.LoadSnapshot(root).Pipeline.Value.RoleLifecycle.Get).Cost; c.InputTokens != 5900 || c.OutputTokens != 90 {
+		t.Fatalf("run total %+v, want 5900 in, 90 out", c)
 	}
 }

@@ -17,11 +17,13 @@ func (m *Model) loopLines() []string {
 	var usage []string
 	if c := prog.Cost; c != (workflow.Cost{}) {
 		// What the agents reported they cost, in any workflow.
-		value := env.T("tui.pipeline.usage_value", "In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64))
+		usage = []string{" " + st.Muted.Render(env.T("tui.pipeline.usage")+" ") + env.T("tui.pipeline.usage_value",
+			"In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64))}
+		// The cached part of the input and the budget, a line each: the
+		// pane is narrow.
 		for _, note := range workflow.UsageNotes(env.Loc, prog) {
-			value += " · " + note
+			usage = append(usage, "   "+note)
 		}
-		usage = []string{" " + st.Muted.Render(env.T("tui.pipeline.usage")+" ") + value}
 	}
 	if !prog.Loop() {
 		return usage
