@@ -78,7 +78,7 @@ drill:
 # Fuzz each parser for a short while (FUZZTIME=1m for longer runs).
 FUZZTIME ?= 10s
 fuzz:
-	@for pkg in ./ledger ./relay ./compact ./config ./gitwork ./outbox ./team ./workflow; do \
+	@for pkg in ./ledger ./relay ./compact ./config ./gitwork ./outbox ./team ./workflow ./internal/fakemodel; do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 		done; \
