@@ -112,7 +112,7 @@ func (c *EventCollector) commandResult(command string, r *ToolResult) {
 		return
 	}
 	c.facts.TestsRun = true
-	name := clipRunes(strings.TrimSpace(command), 60)
+	name := clipRunes(unwrapShell(command), 60)
 	switch {
 	case r.Failed && !failures:
 		c.addFailing(name)
@@ -141,4 +141,21 @@ func (c *EventCollector) addDenied(s string) {
 	if !slices.Contains(c.facts.Denied, s) && len(c.facts.Denied) < maxEdited {
 		c.facts.Denied = append(c.facts.Denied, s)
 	}
+}
+
+// unwrapShell drops the login shell Codex wraps each command in
+// ("/bin/bash -lc 'go test ./...'"), so that a failing command is named
+// as the agent wrote it.
+func unwrapShell(command string) string {
+	command = strings.TrimSpace(command)
+	for _, shell := range []string{"/bin/bash -lc ", "bash -lc ", "/bin/sh -c ", "sh -c "} {
+		if rest, ok := strings.CutPrefix(command, shell); ok {
+			rest = strings.TrimSpace(rest)
+			if len(rest) >= 2 && (rest[0] == '\'' || rest[0] == '"') && rest[len(rest)-1] == rest[0] {
+				rest = rest[1 : len(rest)-1]
+			}
+			return rest
+		}
+	}
+	return command
 }
