@@ -48,13 +48,15 @@ func (c *EventCollector) toolUse(t ToolUse) {
 	c.pending[t.ID] = append(c.pending[t.ID], t)
 }
 
-// toolResult ends the calls of r.ID. A result whose call was never
-// reported stands for its own call.
+// toolResult ends the calls of r.ID. A result whose call was not seen
+// (shed under a flood of output, or a worker that reports results only)
+// stands for its own call, except as an edit: its detail is the tool's
+// answer, not the file.
 func (c *EventCollector) toolResult(r ToolResult) {
 	uses := c.pending[r.ID]
 	delete(c.pending, r.ID)
 	if len(uses) == 0 {
-		if kindOf(r.Name) == toolOther {
+		if k := kindOf(r.Name); k == toolOther || (k == toolEdit && !r.Denied) {
 			return
 		}
 		uses = []ToolUse{{Name: r.Name, Detail: r.Detail, ID: r.ID}}

@@ -65,6 +65,7 @@ func TestFactsEditsAndDenials(t *testing.T) {
 		use("Edit", "d.go", "t5"), // no result yet
 		use("file_change", "e.go", "i1"), use("file_change", "f.go", "i1"), result(ToolResult{ID: "i1", Name: "file_change"}),
 		use("edit", "g.go", ""), // the worker protocol without ids
+		result(ToolResult{ID: "t9", Name: "Edit", Detail: "The file h.go has been updated."}), // its use was not seen
 	)
 	if !slices.Equal(f.Edited, []string{"a.go", "e.go", "f.go", "g.go"}) {
 		t.Fatalf("edited %v", f.Edited)
