@@ -214,6 +214,10 @@ type Workflow struct {
 	// run stops BLOCKED (BUDGET_EXCEEDED) before its next step. 0, the
 	// default, sets no limit.
 	BudgetUSD float64 `toml:"budget_usd"`
+	// TaskBudgetUSD is what all runs of one task may cost together: a
+	// run of the task starts with what its earlier runs left of it (or
+	// BudgetUSD, if smaller) as its limit. 0, the default, sets none.
+	TaskBudgetUSD float64 `toml:"task_budget_usd"`
 	// Isolation applies to every lane that does not set its own; see
 	// Lane.Isolation. Default empty (automatic).
 	Isolation Isolation `toml:"isolation"`

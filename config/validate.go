@@ -174,8 +174,13 @@ func (c *Config) validateFlow(p *problems) {
 		p.add(&Error{Code: CodeEnum, Key: "workflow.kind", Value: show(string(w.Kind)), Want: strings.Join(names, ", ")})
 		return
 	}
-	if w.BudgetUSD < 0 {
-		p.add(&Error{Code: CodeTooSmall, Key: "workflow.budget_usd", Value: strconv.FormatFloat(w.BudgetUSD, 'g', -1, 64), Want: "0"})
+	for _, b := range []struct {
+		key string
+		v   float64
+	}{{"workflow.budget_usd", w.BudgetUSD}, {"workflow.task_budget_usd", w.TaskBudgetUSD}} {
+		if b.v < 0 {
+			p.add(&Error{Code: CodeTooSmall, Key: b.key, Value: strconv.FormatFloat(b.v, 'g', -1, 64), Want: "0"})
+		}
 	}
 	for _, lane := range sortedKeys(w.Prices) {
 		key := "workflow.prices." + lane

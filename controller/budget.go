@@ -34,13 +34,52 @@ const (
 	keyBudgetState = workflow.KeyBudgetState
 )
 
-// budgetOf is what r may spend in all: the configured budget_usd, or
-// what retries extended it to; 0 for no limit. Called with c.mu held.
-func (c *Controller) budgetOf(r *run) float64 {
-	if v, err := strconv.ParseFloat(r.pipeline.RoleLifecycle.Get(keyBudgetUSD), 64); err == nil && v > 0 {
-		return v
+// budgetOf is what r may spend in all and whether it has a limit: the
+// limit fixed when the run started (see fixBudget), or what a retry
+// extended it to; "none" once a retry found no budget configured.
+// Called with c.mu held.
+func (c *Controller) budgetOf(r *run) (float64, bool) {
+	v := r.pipeline.RoleLifecycle.Get(keyBudgetUSD)
+	if v == budgetNone {
+		return 0, false
 	}
-	return c.cfg.Workflow.BudgetUSD
+	if f, err := strconv.ParseFloat(v, 64); err == nil && f >= 0 {
+		return f, true
+	}
+	b := c.cfg.Workflow.BudgetUSD
+	return b, b > 0
+}
+
+// budgetNone is keyBudgetUSD's value for a run without a limit.
+const budgetNone = "none"
+
+// fixBudget sets the limit of a run that has none yet, when it starts:
+// budget_usd, or what remains of task_budget_usd after the task's other
+// runs (see taskSpent), whichever is smaller. A run keeps the limit it
+// started with, and status shows it from the start. Called by r's
+// goroutine, without c.mu.
+func (c *Controller) fixBudget(r *run) {
+	w := c.cfg.Workflow
+	if w.BudgetUSD <= 0 && w.TaskBudgetUSD <= 0 {
+		return
+	}
+	c.mu.Lock()
+	fixed := r.pipeline.RoleLifecycle.Get(keyBudgetUSD) != ""
+	taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
+	c.mu.Unlock()
+	if fixed {
+		return
+	}
+	limit := w.BudgetUSD
+	if w.TaskBudgetUSD > 0 {
+		left := max(w.TaskBudgetUSD-c.taskSpent(taskID, runID), 0)
+		if limit <= 0 || left < limit {
+			limit = left
+		}
+	}
+	c.mu.Lock()
+	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetUSD, strconv.FormatFloat(limit, 'f', -1, 64))
+	c.mu.Unlock()
 }
 
 // spend adds a worker's reported cost to r's spending, as the worker
@@ -53,17 +92,18 @@ func (c *Controller) spend(r *run, u workflow.Usage) {
 	c.mu.Lock()
 	before := r.spent
 	r.spent += u.CostUSD
-	after, budget := r.spent, c.budgetOf(r)
+	after := r.spent
+	budget, limited := c.budgetOf(r)
 	warned := r.pipeline.RoleLifecycle.Get(keyBudgetState) != ""
 	step, p := r.pipeline.CurrentStep, r.pipeline
 	c.mu.Unlock()
-	if budget <= 0 || warned || before >= budgetWarnAt*budget || after < budgetWarnAt*budget {
+	if !limited || budget <= 0 || warned || before >= budgetWarnAt*budget || after < budgetWarnAt*budget {
 		return
 	}
 	percent := int(after / budget * 100)
 	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpBudgetWarning,
 		"spent_usd", after, "budget_usd", budget, "percent", percent))
-	c.budgetState(r, "warning", budget)
+	c.budgetState(r, "warning")
 	c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: p.TaskID, RunID: p.RunID,
 		StepID: step, Stream: "stderr", Line: c.loc.T("controller.budget.warning",
 			"Spent", usd(after), "Budget", usd(budget), "Percent", percent)}})
@@ -74,8 +114,9 @@ func (c *Controller) spend(r *run, u workflow.Usage) {
 // r's goroutine before a worker starts.
 func (c *Controller) overBudget(r *run, step, lane string) bool {
 	c.mu.Lock()
-	spent, budget := r.spent, c.budgetOf(r)
-	if budget <= 0 || spent < budget {
+	spent := r.spent
+	budget, limited := c.budgetOf(r)
+	if !limited || spent < budget {
 		c.mu.Unlock()
 		return false
 	}
@@ -84,23 +125,22 @@ func (c *Controller) overBudget(r *run, step, lane string) bool {
 	c.mu.Unlock()
 	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpBudgetExceeded,
 		"spent_usd", spent, "budget_usd", budget))
-	c.budgetState(r, "exceeded", budget)
+	c.budgetState(r, "exceeded")
 	return true
 }
 
 // budgetState records where the run stands against its budget.
-func (c *Controller) budgetState(r *run, state string, budget float64) {
+func (c *Controller) budgetState(r *run, state string) {
 	c.mu.Lock()
-	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetState, state).
-		With(keyBudgetUSD, strconv.FormatFloat(budget, 'f', -1, 64))
+	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetState, state)
 	c.mu.Unlock()
 	c.touch(r)
 }
 
 // extendBudget grants a run that its budget stopped another budget_usd
-// when a person retries it, and says so: what it spent, and what it may
-// now spend in all. Called before MarkRetry forgets the reason the run
-// stopped.
+// (task_budget_usd when only that is set) when a person retries it, and
+// says so: what it spent, and what it may now spend in all. Called before
+// MarkRetry forgets the reason the run stopped.
 func (c *Controller) extendBudget(r *run) {
 	c.mu.Lock()
 	p := &r.pipeline
@@ -108,12 +148,16 @@ func (c *Controller) extendBudget(r *run) {
 		c.mu.Unlock()
 		return
 	}
-	from, spent := c.budgetOf(r), r.spent
-	to := spent + c.cfg.Workflow.BudgetUSD
-	if c.cfg.Workflow.BudgetUSD <= 0 {
-		to = 0 // the limit was lifted from daokit.toml: none any more
+	from, _ := c.budgetOf(r)
+	spent, grant := r.spent, c.cfg.Workflow.BudgetUSD
+	if grant <= 0 {
+		grant = c.cfg.Workflow.TaskBudgetUSD
 	}
-	p.RoleLifecycle = p.RoleLifecycle.With(keyBudgetUSD, strconv.FormatFloat(to, 'f', -1, 64)).Without(keyBudgetState)
+	to, value := spent+grant, strconv.FormatFloat(spent+grant, 'f', -1, 64)
+	if grant <= 0 {
+		to, value = 0, budgetNone // the limits were lifted from daokit.toml
+	}
+	p.RoleLifecycle = p.RoleLifecycle.With(keyBudgetUSD, value).Without(keyBudgetState)
 	step, taskID, runID := p.CurrentStep, p.TaskID, p.RunID
 	c.mu.Unlock()
 	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpBudgetExtended,

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"path/filepath"
@@ -251,5 +252,52 @@ func TestCodexThreadTotalSurvivesARestart(t *testing.T) {
 	// controller: the run's total is the thread's.
 	if c := workflow.ProgressOf(ledger.LoadSnapshot(root).Pipeline.Value.RoleLifecycle.Get).Cost; c.InputTokens != 5900 || c.OutputTokens != 90 {
 		t.Fatalf("run total %+v, want 5900 in, 90 out", c)
+	}
+}
+
+// task_budget_usd caps a task's runs together: a second run of the task
+// starts with what the first left ($0.03 − 2 × $0.013424) and stops
+// BLOCKED once it spent that, although it never reached budget_usd.
+func TestTaskBudgetSpansItsRuns(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	l := streamLane(t, "claude", config.KindClaude, "claude-resume-1", "") // $0.013424 a step
+	cfg := streamConfig(l, l)
+	cfg.Lanes = cfg.Lanes[:1]
+	cfg.Workflow.TaskBudgetUSD = 0.03
+	h := startHarness(t, root, cfg)
+	named := func(id, runID string) {
+		env := relay.Envelope{ID: id, Type: relay.TypeInstruction, Action: relay.ActionForward}
+		if err := env.SetBody(relay.Instruction{Text: "spend", TaskID: "DKT-B1", RunID: runID}); err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if _, err := h.client.Send(ctx, env); err != nil {
+			t.Fatal(err)
+		}
+	}
+	finishedRun := func(runID string) ledger.Event {
+		return h.waitFor("RUN_FINISHED of "+runID, func(e ledger.Event) bool { return op(e) == OpRunFinished && e.RunID == runID })
+	}
+	named("m-a", "RUN-A")
+	if fin := finishedRun("RUN-A"); fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("first run ended %v", fin.Payload)
+	}
+	named("m-b", "RUN-B")
+	fin := finishedRun("RUN-B")
+	if fin.Payload.String("status") != ledger.StatusBlocked || fin.Payload.String("reason_code") != ReasonBudgetExceeded {
+		t.Fatalf("second run ended %v", fin.Payload)
+	}
+	var exceeded ledger.Event
+	for _, e := range h.events() {
+		if op(e) == OpBudgetExceeded {
+			exceeded = e
+		}
+	}
+	raw, _ := exceeded.Payload.Get("budget_usd")
+	var limit float64
+	if exceeded.RunID != "RUN-B" || exceeded.StepID != "S2" || json.Unmarshal(raw, &limit) != nil || !near(limit, 0.03-2*0.013424) {
+		t.Fatalf("BUDGET_EXCEEDED %s %s %v", exceeded.RunID, exceeded.StepID, exceeded.Payload)
 	}
 }

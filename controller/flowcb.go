@@ -44,13 +44,10 @@ func (c *Controller) flowCallbacks(r *run) []workflow.Callback {
 	c.mu.Lock()
 	seed := workflow.ProgressOf(r.pipeline.RoleLifecycle.Get).Cost
 	// The budget counts from what the run had cost when its flow
-	// (re)started: before a restart or a retry, say. A run keeps the
-	// budget it started with, and status shows it from the start.
+	// (re)started: before a restart or a retry, say.
 	r.spent = seed.CostUSD
-	if b := c.cfg.Workflow.BudgetUSD; b > 0 && r.pipeline.RoleLifecycle.Get(keyBudgetUSD) == "" {
-		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetUSD, strconv.FormatFloat(b, 'f', -1, 64))
-	}
 	c.mu.Unlock()
+	c.fixBudget(r)
 	lw := &ledgerCallback{c: c, r: r}
 	return []workflow.Callback{
 		lw,
