@@ -211,6 +211,15 @@ type Workflow struct {
 	// Prices, by lane name, turn the tokens an agent reports into a cost
 	// when the agent reports none itself ([workflow.prices.<lane>]).
 	Prices map[string]Price `toml:"prices"`
+	// BudgetUSD is what one run may cost, in US dollars, as its agents
+	// report it (or Prices make it): a warning at 80 %, and at 100 % the
+	// run stops BLOCKED (BUDGET_EXCEEDED) before its next step. 0, the
+	// default, sets no limit.
+	BudgetUSD float64 `toml:"budget_usd"`
+	// TaskBudgetUSD is what all runs of one task may cost together: a
+	// run of the task starts with what its earlier runs left of it (or
+	// BudgetUSD, if smaller) as its limit. 0, the default, sets none.
+	TaskBudgetUSD float64 `toml:"task_budget_usd"`
 	// Isolation applies to every lane that does not set its own; see
 	// Lane.Isolation. Default empty (automatic).
 	Isolation Isolation `toml:"isolation"`

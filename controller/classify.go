@@ -99,6 +99,10 @@ const (
 	// unknown option, bypassPermissions as root, Codex outside a git
 	// repository without --skip-git-repo-check).
 	ReasonAgentOptionRefused = "AGENT_OPTION_REFUSED"
+	// ReasonBudgetExceeded: the run spent its budget ([workflow]
+	// budget_usd); it stopped BLOCKED before its next step. A retry
+	// grants it another budget_usd.
+	ReasonBudgetExceeded = "BUDGET_EXCEEDED"
 )
 
 // Reasons lists every reason code.
@@ -109,7 +113,7 @@ func Reasons() []string {
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
 		ReasonSessionOtherStep, ReasonSessionOtherFolder,
 		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
-		ReasonAgentMaxTurns, ReasonAgentOptionRefused}
+		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonBudgetExceeded}
 }
 
 // Failure is everything known about how a worker run ended: the runner's

@@ -112,6 +112,7 @@ func TestReasonPolicy(t *testing.T) {
 		{ReasonAgentProvider, false, StateFailed},
 		{ReasonAgentMaxTurns, false, StateFailed},
 		{ReasonAgentOptionRefused, false, StateFailed},
+		{ReasonBudgetExceeded, false, StateFailed},
 	}
 	if len(tests) != len(Reasons())+1 {
 		t.Fatalf("table covers %d reasons, Reasons() has %d", len(tests)-1, len(Reasons()))

@@ -81,6 +81,9 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 		c.mu.Unlock()
 		out, reason := outcomeReview, ""
 		if !pending {
+			if c.overBudget(r, step, lane) {
+				return workflow.Output{}, &stepError{out: outcomeBlocked, reason: ReasonBudgetExceeded}
+			}
 			out, reason = c.attempt(ctx, r, step, lane)
 		}
 		if out == outcomeReview {
@@ -612,6 +615,7 @@ func (c *Controller) cancel(r *run) {
 // retry starts a failed or blocked run again from its current step.
 func (c *Controller) retry(r *run) {
 	<-r.done
+	c.extendBudget(r)
 	c.mu.Lock()
 	step := r.pipeline.CurrentStep
 	reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)

@@ -71,6 +71,9 @@ type run struct {
 	role        workflow.Role
 	texts       []string
 	output      workflow.Output
+	// spent is what the run's workers reported they cost, up to the
+	// last report (see spend): what its budget is checked against.
+	spent float64
 	// tree is the worktree of the current step, nil for a step that
 	// runs in its lane's folder; dir is where the current worker runs.
 	tree *stepTree

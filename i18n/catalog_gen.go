@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "aaadcda20bfd949ccf3a34226880f45af631454f1dbeec97b4b3e5ad92ba6bf8"
+const generatedDigest = "ac46f074253bbfe54b6e8bd2ab43bda4d2430e2216b6a3e5cc4b8376e2755093"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -412,6 +412,9 @@ var catalogEn = []*goi18n.Message{
 	{ID: "config.type.string_list", Other: "a list of strings, such as [\"a\", \"b\"]"},
 	{ID: "config.type.table", Other: "a table ([section])"},
 	{ID: "config.type.table_list", Other: "an array of tables ([[section]])"},
+	{ID: "controller.budget.retry", Other: "Retrying: the run has spent {{.Spent}}; it may spend up to {{.More}} more (a budget of {{.Budget}} in all)."},
+	{ID: "controller.budget.retry_unlimited", Other: "Retrying: the run has spent {{.Spent}}; no budget is set any more, so it may spend without limit."},
+	{ID: "controller.budget.warning", Other: "The run has spent {{.Spent}}, {{.Percent}} % of its budget of {{.Budget}}; at 100 % it stops before its next step."},
 	{ID: "controller.error.illegal_transition", Other: "illegal run state change {{.From}} → {{.To}}"},
 	{ID: "controller.queue.position", Other: "waiting for lane {{.Lane}}: number {{.Position}} in line"},
 	{ID: "controller.reason.AGENT_AUTH_FAILED", Other: "authentication failed"},
@@ -422,6 +425,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.reason.AGENT_PERMISSION_DENIED", Other: "permission denied: the agent's edits or commands were refused"},
 	{ID: "controller.reason.AGENT_PROVIDER_ERROR", Other: "model provider error"},
 	{ID: "controller.reason.AGENT_RATE_LIMITED", Other: "rate limited or overloaded"},
+	{ID: "controller.reason.BUDGET_EXCEEDED", Other: "budget exceeded"},
 	{ID: "controller.reason.CHANGE_REJECTED", Other: "change rejected"},
 	{ID: "controller.reason.JUDGE_AGENT_CONTINUE", Other: "the judge agent wants another round"},
 	{ID: "controller.reason.JUDGE_AGENT_DONE", Other: "the judge agent approved"},
@@ -948,6 +952,9 @@ var catalogEn = []*goi18n.Message{
 	{ID: "worker.stop.timeout", Other: "timed out"},
 	{ID: "worker.stream.stderr", Other: "stderr"},
 	{ID: "worker.stream.stdout", Other: "stdout"},
+	{ID: "workflow.budget.exceeded", Other: "budget {{.Budget}} spent"},
+	{ID: "workflow.budget.ok", Other: "budget {{.Budget}}"},
+	{ID: "workflow.budget.warning", Other: "over 80 % of the budget {{.Budget}}"},
 	{ID: "workflow.decision.continue", Other: "another iteration"},
 	{ID: "workflow.decision.done", Other: "done"},
 	{ID: "workflow.decision.escalate", Other: "handed to a person"},
@@ -956,11 +963,13 @@ var catalogEn = []*goi18n.Message{
 	{ID: "workflow.role.reviewer", Other: "reviewer"},
 	{ID: "workflow.role.step", Other: "step"},
 	{ID: "workflow.summary.commands", Other: "{{.Count}} commands run"},
+	{ID: "workflow.summary.denied", Other: "denied {{.Count}}: {{.Actions}}"},
 	{ID: "workflow.summary.edited", Other: "edited {{.Count}}: {{.Files}}"},
 	{ID: "workflow.summary.failing", Other: "tests failing in {{.Where}}"},
 	{ID: "workflow.summary.nothing", Other: "no changes yet"},
 	{ID: "workflow.summary.passing", Other: "tests passing"},
 	{ID: "workflow.summary.sep", Other: "; "},
+	{ID: "workflow.usage.cache", Other: "(of the input: {{.Read}} cache read, {{.Written}} cache write)"},
 	{ID: "workflow.verdict.approve", Other: "approved"},
 	{ID: "workflow.verdict.request_changes", Other: "changes requested"},
 }
@@ -1358,6 +1367,9 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "config.type.string_list", Other: "字符串列表，例如 [\"a\", \"b\"]"},
 	{ID: "config.type.table", Other: "表（[section]）"},
 	{ID: "config.type.table_list", Other: "表数组（[[section]]）"},
+	{ID: "controller.budget.retry", Other: "重试：本次运行已花费 {{.Spent}}；最多还可再花 {{.More}}（总预算 {{.Budget}}）。"},
+	{ID: "controller.budget.retry_unlimited", Other: "重试：本次运行已花费 {{.Spent}}；daokit.toml 已不再设预算，花费不再受限。"},
+	{ID: "controller.budget.warning", Other: "本次运行已花费 {{.Spent}}，达到预算 {{.Budget}} 的 {{.Percent}}%；到 100% 时会在下一步开始前停止。"},
 	{ID: "controller.error.illegal_transition", Other: "非法的运行状态变更 {{.From}} → {{.To}}"},
 	{ID: "controller.queue.position", Other: "等待通道 {{.Lane}}：排在第 {{.Position}} 位"},
 	{ID: "controller.reason.AGENT_AUTH_FAILED", Other: "身份验证失败"},
@@ -1368,6 +1380,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.reason.AGENT_PERMISSION_DENIED", Other: "权限被拒绝：代理的修改或命令被拒绝"},
 	{ID: "controller.reason.AGENT_PROVIDER_ERROR", Other: "模型服务商出错"},
 	{ID: "controller.reason.AGENT_RATE_LIMITED", Other: "请求受限或服务过载"},
+	{ID: "controller.reason.BUDGET_EXCEEDED", Other: "超出预算"},
 	{ID: "controller.reason.CHANGE_REJECTED", Other: "改动已被拒绝"},
 	{ID: "controller.reason.JUDGE_AGENT_CONTINUE", Other: "裁判代理要求再来一轮"},
 	{ID: "controller.reason.JUDGE_AGENT_DONE", Other: "裁判代理已批准"},
@@ -1894,6 +1907,9 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "worker.stop.timeout", Other: "已超时"},
 	{ID: "worker.stream.stderr", Other: "标准错误"},
 	{ID: "worker.stream.stdout", Other: "标准输出"},
+	{ID: "workflow.budget.exceeded", Other: "预算 {{.Budget}} 已用完"},
+	{ID: "workflow.budget.ok", Other: "预算 {{.Budget}}"},
+	{ID: "workflow.budget.warning", Other: "已用掉预算 {{.Budget}} 的 80% 以上"},
 	{ID: "workflow.decision.continue", Other: "再来一轮"},
 	{ID: "workflow.decision.done", Other: "完成"},
 	{ID: "workflow.decision.escalate", Other: "交由人处理"},
@@ -1902,11 +1918,13 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "workflow.role.reviewer", Other: "评审者"},
 	{ID: "workflow.role.step", Other: "步骤"},
 	{ID: "workflow.summary.commands", Other: "运行了 {{.Count}} 条命令"},
+	{ID: "workflow.summary.denied", Other: "被拒绝 {{.Count}} 项操作：{{.Actions}}"},
 	{ID: "workflow.summary.edited", Other: "编辑了 {{.Count}} 个文件：{{.Files}}"},
 	{ID: "workflow.summary.failing", Other: "{{.Where}} 中有测试失败"},
 	{ID: "workflow.summary.nothing", Other: "尚无改动"},
 	{ID: "workflow.summary.passing", Other: "测试通过"},
 	{ID: "workflow.summary.sep", Other: "；"},
+	{ID: "workflow.usage.cache", Other: "（输入中：缓存读取 {{.Read}}，缓存写入 {{.Written}}）"},
 	{ID: "workflow.verdict.approve", Other: "已批准"},
 	{ID: "workflow.verdict.request_changes", Other: "要求修改"},
 }

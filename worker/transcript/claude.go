@@ -21,20 +21,19 @@ type claudeDecoder struct {
 }
 
 type claudeLine struct {
-	Type      string          `json:"type"`
-	Subtype   string          `json:"subtype"`
-	SessionID string          `json:"session_id"`
-	Message   *claudeMessage  `json:"message"`
-	Result    string          `json:"result"`
-	IsError   bool            `json:"is_error"`
-	Errors    json.RawMessage `json:"errors"`
-	Duration  int64           `json:"duration_ms"`
-	NumTurns  int64           `json:"num_turns"`
-	CostUSD   float64         `json:"total_cost_usd"`
-	Usage     *struct {
-		InputTokens  int64 `json:"input_tokens"`
-		OutputTokens int64 `json:"output_tokens"`
-	} `json:"usage"`
+	Type      string                      `json:"type"`
+	Subtype   string                      `json:"subtype"`
+	SessionID string                      `json:"session_id"`
+	Message   *claudeMessage              `json:"message"`
+	Result    string                      `json:"result"`
+	IsError   bool                        `json:"is_error"`
+	Errors    json.RawMessage             `json:"errors"`
+	Duration  int64                       `json:"duration_ms"`
+	NumTurns  int64                       `json:"num_turns"`
+	CostUSD   float64                     `json:"total_cost_usd"`
+	Usage     *claudeUsage                `json:"usage"`
+	SinceLast map[string]claudeModelUsage `json:"model_usage_since_last_result"`
+	Meta      []claudeToolMeta            `json:"tool_result_meta"`
 	claudeOutcomeLine
 }
 
@@ -114,7 +113,7 @@ func (d *claudeDecoder) Decode(s Stream, line []byte) Decoded {
 		if l.Message == nil {
 			return malformedLine
 		}
-		events = append(events, d.toolResults(l.Message.Content)...)
+		events = append(events, d.toolResults(l.Message.Content, l.Meta)...)
 	case "result":
 		res := claudeResult(&l)
 		events = append(append(events, d.result(&l, &res)...), res)
@@ -152,7 +151,7 @@ func (d *claudeDecoder) assistant(content claudeContent) []Event {
 	return events
 }
 
-func (d *claudeDecoder) toolResults(content claudeContent) []Event {
+func (d *claudeDecoder) toolResults(content claudeContent, meta []claudeToolMeta) []Event {
 	var events []Event
 	for _, b := range content {
 		if b.Type != "tool_result" {
@@ -160,8 +159,7 @@ func (d *claudeDecoder) toolResults(content claudeContent) []Event {
 		}
 		name := d.tools[b.ToolUseID]
 		delete(d.tools, b.ToolUseID)
-		events = append(events, Event{Type: EventToolResult, Tool: name, ID: b.ToolUseID,
-			Failed: b.IsError, Text: OneLine(b.Content.text(), maxDetail)})
+		events = append(events, claudeToolResult(name, &b, meta))
 	}
 	return events
 }
@@ -177,11 +175,7 @@ func claudeResult(l *claudeLine) Event {
 			ev.Text = strings.Join(errs, "; ")
 		}
 	}
-	u := &Usage{CostUSD: l.CostUSD, DurationMS: l.Duration, Turns: l.NumTurns}
-	if l.Usage != nil {
-		u.InputTokens, u.OutputTokens = l.Usage.InputTokens, l.Usage.OutputTokens
-	}
-	ev.Usage = u
+	ev.Usage = claudeUsageOf(l)
 	return ev
 }
 
