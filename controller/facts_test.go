@@ -33,14 +33,14 @@ func streamLane(t *testing.T, name string, kind config.Kind, first, second strin
 		return p
 	}
 	l := config.DefaultLaneConfig(name, kind)
-	script := `cat >/dev/null; cat "$FIRST"`
+	script := `cat >/dev/null; cat "$FIRST"; if [ -f "$FIRST_ERR" ]; then cat "$FIRST_ERR" >&2; fi`
 	if second != "" {
 		script += "; exit 1"
 		l.ResumeCommand = []string{"sh", "-c", `cat >/dev/null; cat "$SECOND"`}
 		l.Env = config.Env{"SECOND=" + path(second)}
 	}
 	l.Command = []string{"sh", "-c", script}
-	l.Env = append(l.Env, "FIRST="+path(first))
+	l.Env = append(l.Env, "FIRST="+path(first), "FIRST_ERR="+strings.TrimSuffix(path(first), ".jsonl")+".stderr")
 	l.Stdin = true
 	l.Isolation = config.IsolationNone
 	return l
@@ -77,15 +77,17 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 
 // A Claude coder whose "go test" failed is summarized as failing, from
 // the tool result's exit and FAIL lines; one whose Edit and Bash were
-// denied has edited nothing and lists the denials.
+// denied has edited nothing, lists the denials and fails the run.
 func TestSummaryReadsRealToolResults(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	cfg := streamConfig(streamLane(t, "tests", config.KindClaude, "claude-test-fails", ""),
 		streamLane(t, "denied", config.KindClaude, "claude-denied-default", ""))
 	h := startHarness(t, root, cfg)
+	// The denied step fails the run (AGENT_PERMISSION_DENIED); its
+	// summary still says what happened.
 	fin := h.finished(h.forward("run the tests").Route.TaskID)
-	if fin.Payload.String("status") != ledger.StatusDone {
+	if fin.Payload.String("reason_code") != ReasonAgentDenied {
 		t.Fatalf("run ended %v", fin.Payload)
 	}
 	final := map[string]ledger.Event{}
@@ -300,4 +302,29 @@ func TestTaskBudgetSpansItsRuns(t *testing.T) {
 	if exceeded.RunID != "RUN-B" || exceeded.StepID != "S2" || json.Unmarshal(raw, &limit) != nil || !near(limit, 0.03-2*0.013424) {
 		t.Fatalf("BUDGET_EXCEEDED %s %s %v", exceeded.RunID, exceeded.StepID, exceeded.Payload)
 	}
+}
+
+// Codex's sandbox refuses a patch only on stderr, with no call id: the
+// step fails AGENT_PERMISSION_DENIED and its summary lists the refusal
+// instead of an edit.
+func TestCodexStderrDenialIsInTheSummary(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	h := startHarness(t, root, streamConfig(streamLane(t, "codex", config.KindCodex, "codex-denied-default", "")))
+	fin := h.finished(h.forward("change hello.txt").Route.TaskID)
+	if fin.Payload.String("reason_code") != ReasonAgentDenied {
+		t.Fatalf("run ended %v", fin.Payload)
+	}
+	for _, e := range h.events() {
+		if raw, _ := e.Payload.Get("final"); op(e) == OpStepSummary && string(raw) == "true" {
+			raw, _ := e.Payload.Get("facts")
+			var facts workflow.Facts
+			if err := json.Unmarshal(raw, &facts); err != nil || len(facts.Edited) != 0 || len(facts.Denied) != 1 ||
+				!strings.Contains(facts.Denied[0], "writing is blocked by read-only sandbox") {
+				t.Fatalf("facts %s (%v)", raw, err)
+			}
+			return
+		}
+	}
+	t.Fatal("no final STEP_SUMMARY")
 }

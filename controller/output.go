@@ -138,6 +138,13 @@ func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Recor
 		case transcript.EventToolResult:
 			obs.ToolResult(workflow.ToolResult{ID: ev.ID, Name: ev.Tool, Detail: ev.Text, Failed: ev.Failed,
 				Denied: ev.Denied, Code: ev.Code, Output: ev.Output})
+		case transcript.EventDenied:
+			// A refusal with a call id (Claude's) also ends that call's
+			// tool_result, which the summarizer reads; one without (Codex's
+			// sandbox, seen only on stderr) is the only word of it.
+			if ev.ID == "" {
+				obs.ToolResult(workflow.ToolResult{Name: ev.Tool, Detail: ev.Text, Denied: true})
+			}
 		case transcript.EventSession:
 			meter.session(ev.ID)
 		case transcript.EventProgress:
