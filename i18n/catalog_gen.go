@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "09a3ce51a8d0d8d1f0e2ca9a8d804eb4ac962a48e34b9608a78ed481e9cb40f5"
+const generatedDigest = "c0a365e5ad5f983b6a68d0187f5ed46a5080dd57cd79848d1cfa47ccf55dbcf9"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -344,6 +344,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.worker.error.role", Other: "unknown role {{.Role}} (want coder or reviewer)"},
 	{ID: "cli.worker.error.unknown_kind", Other: "unknown worker \"{{.Name}}\" (built-in: sim)"},
 	{ID: "cli.worker.flag.approve_at", Other: "reviewer: first iteration (DAOKIT_ITERATION) to approve; before it, request changes with findings"},
+	{ID: "cli.worker.flag.commit", Other: "commit the edits when done (real agents leave them uncommitted)"},
 	{ID: "cli.worker.flag.crash", Other: "exit abruptly mid-run with a non-zero code and a cut-off line"},
 	{ID: "cli.worker.flag.crash_after", Other: "crash after this many progress lines (implies --crash)"},
 	{ID: "cli.worker.flag.duration", Other: "time a normal run takes, e.g. 3s or 200ms"},
@@ -399,6 +400,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "config.error.CONFIG_UNKNOWN_LANE", Other: "{{.Key}} = {{.Value}} names no lane defined in [[lanes]]"},
 	{ID: "config.error.at_file", Other: "{{.File}}: {{.Message}}"},
 	{ID: "config.error.at_line", Other: "{{.File}}:{{.Line}}: {{.Message}}"},
+	{ID: "config.type.author", Other: "a git identity \"Name <email>\""},
 	{ID: "config.type.boolean", Other: "true or false"},
 	{ID: "config.type.duration", Other: "a duration such as \"45s\""},
 	{ID: "config.type.env", Other: "a list [\"KEY=value\"] or a table { KEY = \"value\" }"},
@@ -426,6 +428,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.reason.MERGE_CONFLICT", Other: "merge conflict: nothing merged"},
 	{ID: "controller.reason.MERGE_FAILED", Other: "merge refused by git"},
 	{ID: "controller.reason.MERGE_NOT_FAST_FORWARD", Other: "base branch moved: not a fast-forward"},
+	{ID: "controller.reason.NOTHING_TO_DELIVER", Other: "nothing to deliver: the base branch already holds the change"},
 	{ID: "controller.reason.RESTART_LIMIT_REACHED", Other: "restart limit reached"},
 	{ID: "controller.reason.RUN_INTERRUPTED", Other: "interrupted by a controller shutdown"},
 	{ID: "controller.reason.SESSION_OTHER_FOLDER", Other: "session belongs to another folder: started fresh"},
@@ -439,6 +442,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.reason.WORKER_SPAWN_FAILED", Other: "worker could not start"},
 	{ID: "controller.reason.WORKER_TIMEOUT", Other: "worker timed out"},
 	{ID: "controller.reason.WORKFLOW_ERROR", Other: "workflow error"},
+	{ID: "controller.reason.WORKTREE_DIVERGED", Other: "the worktree's HEAD and the step's branch diverged"},
 	{ID: "controller.reason.WORKTREE_FAILED", Other: "worktree could not be made"},
 	{ID: "controller.reason.WORKTREE_SETUP_FAILED", Other: "worktree set-up script failed"},
 	{ID: "controller.reason.WORKTREE_SETUP_NOT_ALLOWED", Other: "set-up script not allowed (daokit worktrees --allow-setup)"},
@@ -1267,6 +1271,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.worker.error.role", Other: "未知角色 {{.Role}}（应为 coder 或 reviewer）"},
 	{ID: "cli.worker.error.unknown_kind", Other: "未知的工作进程 \"{{.Name}}\"（内置：sim）"},
 	{ID: "cli.worker.flag.approve_at", Other: "评审者：从第几轮（DAOKIT_ITERATION）起批准；此前提出修改意见"},
+	{ID: "cli.worker.flag.commit", Other: "完成时提交改动（真实代理不会提交）"},
 	{ID: "cli.worker.flag.crash", Other: "在运行中途以非零退出码突然退出，并留下半行输出"},
 	{ID: "cli.worker.flag.crash_after", Other: "输出这么多进度行后崩溃（隐含 --crash）"},
 	{ID: "cli.worker.flag.duration", Other: "一次正常运行所用的时间，例如 3s 或 200ms"},
@@ -1322,6 +1327,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "config.error.CONFIG_UNKNOWN_LANE", Other: "{{.Key}} = {{.Value}} 指向的通道未在 [[lanes]] 中定义"},
 	{ID: "config.error.at_file", Other: "{{.File}}：{{.Message}}"},
 	{ID: "config.error.at_line", Other: "{{.File}}:{{.Line}}：{{.Message}}"},
+	{ID: "config.type.author", Other: "git 身份 \"姓名 <邮箱>\""},
 	{ID: "config.type.boolean", Other: "布尔值（true 或 false）"},
 	{ID: "config.type.duration", Other: "时长，例如 \"45s\""},
 	{ID: "config.type.env", Other: "列表 [\"KEY=value\"] 或表 { KEY = \"value\" }"},
@@ -1349,6 +1355,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.reason.MERGE_CONFLICT", Other: "合并冲突：未合并任何内容"},
 	{ID: "controller.reason.MERGE_FAILED", Other: "git 拒绝了合并"},
 	{ID: "controller.reason.MERGE_NOT_FAST_FORWARD", Other: "基础分支已变动：无法快进"},
+	{ID: "controller.reason.NOTHING_TO_DELIVER", Other: "没有可交付的改动：基础分支已包含该改动"},
 	{ID: "controller.reason.RESTART_LIMIT_REACHED", Other: "已达到重启次数上限"},
 	{ID: "controller.reason.RUN_INTERRUPTED", Other: "控制器关闭导致中断"},
 	{ID: "controller.reason.SESSION_OTHER_FOLDER", Other: "会话属于另一个目录：重新开始"},
@@ -1362,6 +1369,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.reason.WORKER_SPAWN_FAILED", Other: "工作进程无法启动"},
 	{ID: "controller.reason.WORKER_TIMEOUT", Other: "工作进程超时"},
 	{ID: "controller.reason.WORKFLOW_ERROR", Other: "工作流出错"},
+	{ID: "controller.reason.WORKTREE_DIVERGED", Other: "工作树的 HEAD 与步骤分支已分叉"},
 	{ID: "controller.reason.WORKTREE_FAILED", Other: "无法创建工作树"},
 	{ID: "controller.reason.WORKTREE_SETUP_FAILED", Other: "工作树初始化脚本失败"},
 	{ID: "controller.reason.WORKTREE_SETUP_NOT_ALLOWED", Other: "初始化脚本未获允许（daokit worktrees --allow-setup）"},
