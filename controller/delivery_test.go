@@ -1,0 +1,120 @@
+package controller
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/daokit/daokit/internal/gittest"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+// TestAcceptCommitsWhatTheAgentLeftUncommitted: the worker edits a file
+// and adds one, commits nothing (as Claude Code and Codex do), and the
+// accept delivers both to main in a commit by the configured author whose
+// message names the task, run and step; the ledger records main's new
+// tip.
+func TestAcceptCommitsWhatTheAgentLeftUncommitted(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
+	cfg := worktreeConfig(repo, `read line; echo "$line" >> notes.txt; echo fresh > added.txt; echo '@daokit {"type":"result","summary":"edited notes.txt and added added.txt"}'`)
+	cfg.Worktrees.CommitAuthor = "Review Bot <bot@example.com>"
+	h := startHarness(t, t.TempDir(), cfg)
+	before := gittest.Git(t, repo, "rev-parse", "main")
+	ack := h.forward("write it down")
+	h.opFor(ack.TaskID, OpReviewPending)
+	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); err != nil {
+		t.Fatal(err)
+	}
+	passed := h.typedFor(ack.TaskID, ledger.EventAcceptancePassed)
+	main := gittest.Git(t, repo, "rev-parse", "main")
+	if main == before {
+		t.Fatal("main did not move")
+	}
+	if passed.Payload.String("commit") != main || payloadTrue(passed.Payload, "already") || passed.Payload.String("committed") == "" {
+		t.Errorf("ACCEPTANCE_PASSED %v; main is %s", passed.Payload, main)
+	}
+	if got := gittest.Git(t, repo, "show", "main:notes.txt"); got != "start\nwrite it down" {
+		t.Errorf("main:notes.txt = %q", got)
+	}
+	if got := gittest.Git(t, repo, "show", "main:added.txt"); got != "fresh" {
+		t.Errorf("main:added.txt = %q", got)
+	}
+	if got := gittest.Git(t, repo, "log", "-1", "--format=%an <%ae>", passed.Payload.String("committed")); got != "Review Bot <bot@example.com>" {
+		t.Errorf("author %q", got)
+	}
+	msg := gittest.Git(t, repo, "log", "-1", "--format=%B", passed.Payload.String("committed"))
+	for _, want := range []string{"daokit: write it down", "Review: edited notes.txt and added added.txt",
+		"Daokit-Task: " + ack.TaskID, "Daokit-Run: " + ack.RunID, "Daokit-Step: S1"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("commit message lacks %q:\n%s", want, msg)
+		}
+	}
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", end.Payload)
+	}
+	h.opFor(ack.TaskID, OpWorktreeRemoved)
+}
+
+// TestAcceptDeliversCommitsOnADetachedHead: the agent detaches HEAD and
+// commits there; the accept delivers that commit (it would be lost with
+// the worktree otherwise) and the step's branch holds it.
+func TestAcceptDeliversCommitsOnADetachedHead(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
+	h := startHarness(t, t.TempDir(), worktreeConfig(repo,
+		`read line; git checkout -q --detach && echo "$line" >> notes.txt && git commit -qam "detached: $line"`))
+	ack := h.forward("on a detached head")
+	ready := h.opFor(ack.TaskID, OpWorktreeReady)
+	h.opFor(ack.TaskID, OpReviewPending)
+	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); err != nil {
+		t.Fatal(err)
+	}
+	passed := h.typedFor(ack.TaskID, ledger.EventAcceptancePassed)
+	if !payloadTrue(passed.Payload, "detached") || passed.Payload.String("committed") != "" {
+		t.Errorf("ACCEPTANCE_PASSED %v", passed.Payload)
+	}
+	if got := gittest.Git(t, repo, "log", "-1", "--format=%s", "main"); got != "detached: on a detached head" {
+		t.Errorf("main's tip is %q", got)
+	}
+	if gittest.Git(t, repo, "rev-parse", ready.Payload.String("branch")) != passed.Payload.String("tip") {
+		t.Error("the step's branch does not hold the detached commit")
+	}
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", end.Payload)
+	}
+}
+
+// TestAcceptOfNothingIsNotAMerge: a step that changed nothing is not
+// recorded as merged; the refusal says why and the change still waits,
+// so the person can reject it.
+func TestAcceptOfNothingIsNotAMerge(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
+	h := startHarness(t, t.TempDir(), worktreeConfig(repo, `cat >/dev/null; echo looked around`))
+	main := gittest.Git(t, repo, "rev-parse", "main")
+	ack := h.forward("change nothing")
+	h.opFor(ack.TaskID, OpReviewPending)
+	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); err != nil {
+		t.Fatal(err)
+	}
+	refused := h.opFor(ack.TaskID, OpMergeRefused)
+	if refused.Payload.String("reason_code") != ReasonNothingToDeliver {
+		t.Errorf("MERGE_REFUSED %v", refused.Payload)
+	}
+	if n := count(h.events(), func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && e.EventType == ledger.EventAcceptancePassed
+	}); n != 0 {
+		t.Error("ACCEPTANCE_PASSED recorded for nothing")
+	}
+	if gittest.Git(t, repo, "rev-parse", "main") != main {
+		t.Error("main moved")
+	}
+	if _, err := h.control(relay.Control{Kind: relay.ControlReject, Reason: "nothing done"}); err != nil {
+		t.Fatalf("the change no longer waits for review: %v", err)
+	}
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusFailed {
+		t.Fatalf("run ended %v", end.Payload)
+	}
+}
