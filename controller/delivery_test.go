@@ -118,3 +118,39 @@ func TestAcceptOfNothingIsNotAMerge(t *testing.T) {
 		t.Fatalf("run ended %v", end.Payload)
 	}
 }
+
+// TestReviewsOfEveryRunSurviveARestart: two runs wait for review; the
+// pipeline file shows only the later one. After a restart both wait
+// again (the log restores the other) and each accept delivers its own
+// uncommitted change.
+func TestReviewsOfEveryRunSurviveARestart(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
+	root := t.TempDir()
+	cfg := worktreeConfig(repo, `read line; echo "$line" > "$line.txt"`)
+	cfg.Lanes[0].Concurrency = 2
+	h := startHarness(t, root, cfg)
+	a, b := h.forward("first"), h.forward("second")
+	h.opFor(a.TaskID, OpReviewPending)
+	h.opFor(b.TaskID, OpReviewPending)
+	h.stop()
+	h2 := startHarness(t, root, cfg)
+	for _, ack := range []relay.Ack{a, b} {
+		h2.waitFor("the review again", func(e ledger.Event) bool {
+			return e.TaskID == ack.TaskID && op(e) == OpReviewPending &&
+				count(h2.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpReviewPending }) == 2
+		})
+	}
+	for _, ack := range []relay.Ack{a, b} {
+		if _, err := h2.control(relay.Control{Kind: relay.ControlAccept, TaskID: ack.TaskID, RunID: ack.RunID}); err != nil {
+			t.Fatalf("accept %s after the restart: %v", ack.TaskID, err)
+		}
+		h2.typedFor(ack.TaskID, ledger.EventAcceptancePassed)
+		if end := h2.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+			t.Fatalf("run ended %v", end.Payload)
+		}
+	}
+	if files := gittest.Git(t, repo, "ls-tree", "--name-only", "main"); files != "first.txt\nnotes.txt\nsecond.txt" {
+		t.Errorf("main holds %q", files)
+	}
+}

@@ -68,6 +68,11 @@ type indexEntry struct {
 	Records map[string]json.RawMessage `json:"records,omitempty"`
 	// DoneThrough is the last iteration whose judge said to go on.
 	DoneThrough int `json:"done_through,omitempty"`
+	// Review is the change that waits for the person's verdict
+	// (REVIEW_PENDING not yet followed by an accept or reject): the
+	// pipeline file shows one run only, and a restart must not lose the
+	// others' reviews.
+	Review *reviewMark `json:"review,omitempty"`
 }
 
 func (e indexEntry) ack() relay.Ack {
@@ -122,6 +127,11 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 			en.keepRecord(e.StepID, e.Payload)
 		}
 		return
+	case ledger.EventAcceptancePassed, ledger.EventAcceptanceFailed:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			en.Review = nil
+		}
+		return
 	}
 	if e.EventType != ledger.EventSystem {
 		return
@@ -159,6 +169,10 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 	case OpStepRecorded:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.keepRecord(e.StepID, e.Payload)
+		}
+	case OpReviewPending:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			en.Review = reviewMarkOf(e)
 		}
 	case OpRunFinished:
 		if en := x.open[id]; en != nil {

@@ -237,7 +237,8 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 // indexMarkers pick the lines worth decoding during a replay: every
 // event the fold uses names one of them.
 var indexMarkers = [][]byte{[]byte(OpInstruction), []byte(OpControl), []byte(OpRunFinished),
-	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(OpStepRecorded)}
+	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(OpStepRecorded),
+	[]byte(OpReviewPending), []byte(ledger.EventAcceptancePassed), []byte(ledger.EventAcceptanceFailed)}
 
 // replay folds every complete line of the log from offset on and returns
 // how many events it read and the offset after the last complete line.

@@ -92,7 +92,8 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 	// The pipeline first: whoever reads REVIEW_PENDING finds it in ACCEPT.
 	c.persist(r)
 	c.record(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpReviewPending,
-		"path", tree.wt.Path, "branch", tree.wt.Branch, "base_branch", tree.wt.BaseBranch, "base", tree.wt.Base))
+		"path", tree.wt.Path, "branch", tree.wt.Branch, "base_branch", tree.wt.BaseBranch, "base", tree.wt.Base,
+		"repo", tree.repo.Top, "key", key))
 	route := p.Route()
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
 	for {

@@ -1,0 +1,78 @@
+package e2e
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/internal/gittest"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// TestReviewSurvivesAControllerRestartAndAcceptDelivers: while the
+// simulated agent's uncommitted change waits for review, the controller
+// dies (SIGKILL) or is stopped (SIGTERM); the successor restores the
+// review from the ledger, `daokit send --accept` delivers the change and
+// main holds it.
+func TestReviewSurvivesAControllerRestartAndAcceptDelivers(t *testing.T) {
+	for _, how := range []string{"SIGKILL", "SIGTERM"} {
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
+			root := newRoot(t, worktreeConfig(project, "0s"))
+			ctl := startController(t, root)
+			r := run(t, "send", "--root", root, "add a cache")
+			if r.code != 0 {
+				t.Fatalf("send: %+v", r)
+			}
+			taskID := ackTask(t, r)
+			waitEvent(t, root, "REVIEW_PENDING", 30*time.Second, func(e ledger.Event) bool {
+				return e.TaskID == taskID && op(e) == "REVIEW_PENDING"
+			})
+			before := gittest.Git(t, project, "rev-parse", "main")
+			if how == "SIGKILL" {
+				ctl.kill()
+			} else {
+				ctl.stop()
+			}
+			startController(t, root)
+			waitStatus(t, root, "the review", func(out string) bool { return strings.Contains(out, "ACCEPT") })
+			if acc := run(t, "send", "--root", root, "--accept"); acc.code != 0 {
+				t.Fatalf("send --accept after %s: %+v", how, acc)
+			}
+			passed := waitEvent(t, root, "ACCEPTANCE_PASSED", 30*time.Second, func(e ledger.Event) bool {
+				return e.TaskID == taskID && e.EventType == ledger.EventAcceptancePassed
+			})
+			main := gittest.Git(t, project, "rev-parse", "main")
+			if main == before || passed.Payload.String("commit") != main {
+				t.Fatalf("main %s (was %s); ACCEPTANCE_PASSED %v", main, before, passed.Payload)
+			}
+			if diff := gittest.Git(t, project, "diff", "--stat", before, "main"); !strings.Contains(diff, "2 files changed") {
+				t.Errorf("main does not hold the sim's two edits:\n%s", diff)
+			}
+			end := waitEvent(t, root, "RUN_FINISHED", 30*time.Second, func(e ledger.Event) bool {
+				return e.TaskID == taskID && op(e) == "RUN_FINISHED"
+			})
+			if end.Payload.String("status") != ledger.StatusDone {
+				t.Errorf("run ended %v", end.Payload)
+			}
+		})
+	}
+}
+
+// waitStatus polls `daokit status` until ok accepts its output.
+func waitStatus(t *testing.T, root, what string, ok func(string) bool) string {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	var last result
+	for time.Now().Before(deadline) {
+		last = run(t, "status", "--root", root)
+		if last.code == 0 && ok(last.stdout) {
+			return last.stdout
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	t.Fatalf("status never showed %s:\n%+v", what, last)
+	return ""
+}
