@@ -1,6 +1,8 @@
 package controller
 
 import (
+	"context"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -153,4 +155,41 @@ func TestReviewsOfEveryRunSurviveARestart(t *testing.T) {
 	if files := gittest.Git(t, repo, "ls-tree", "--name-only", "main"); files != "first.txt\nnotes.txt\nsecond.txt" {
 		t.Errorf("main holds %q", files)
 	}
+}
+
+// TestRetryAfterARestart: a run that ended FAILED waits for the person's
+// /retry; after a restart the successor still knows it (it is listed,
+// /retry finds it by its ids and with none), and the retry runs it again.
+func TestRetryAfterARestart(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "second")
+	// Fails the first time; succeeds once the marker exists.
+	cfg := shellConfig(`cat >/dev/null; if [ -e ` + marker + ` ]; then echo fixed; else echo broken; exit 3; fi`)
+	cfg.Restart.MaxRestarts = 1
+	h := startHarness(t, root, cfg)
+	failed := h.forward("fail first")
+	if end := h.finished(failed.TaskID); end.Payload.String("status") == ledger.StatusDone {
+		t.Fatalf("run ended %v", end.Payload)
+	}
+	h.stop()
+	h2 := startHarness(t, root, cfg)
+	st, err := h2.client.Observe(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	listed := false
+	for _, r := range st.Runs {
+		listed = listed || (r.TaskID == failed.TaskID && r.State == StateFailed)
+	}
+	if !listed {
+		t.Errorf("the failed run is not listed after the restart: %+v", st.Runs)
+	}
+	gittest.WriteFile(t, marker, "")
+	if _, err := h2.control(relay.Control{Kind: relay.ControlRetry, TaskID: failed.TaskID, RunID: failed.RunID}); err != nil {
+		t.Fatalf("retry after the restart: %v", err)
+	}
+	h2.waitFor("the retried run DONE", func(e ledger.Event) bool {
+		return e.TaskID == failed.TaskID && op(e) == OpRunFinished && e.Payload.String("status") == ledger.StatusDone
+	})
 }

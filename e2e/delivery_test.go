@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -75,4 +77,59 @@ func waitStatus(t *testing.T, root, what string, ok func(string) bool) string {
 	}
 	t.Fatalf("status never showed %s:\n%+v", what, last)
 	return ""
+}
+
+// TestRetryOfABlockedRunAfterAControllerRestart: a run that crashed past
+// its restart budget ends BLOCKED; the controller is killed; the
+// successor still knows the run, and `daokit send --retry` runs it again
+// to DONE.
+func TestRetryOfABlockedRunAfterAControllerRestart(t *testing.T) {
+	t.Parallel()
+	marker := filepath.Join(t.TempDir(), "fixed")
+	root := newRoot(t, `
+[controller]
+idle_exit = "0s"
+
+[heartbeat]
+check_interval = "200ms"
+warning_after = "5s"
+stale_after = "10s"
+
+[lease]
+ttl = "1s"
+
+[restart]
+max_restarts = 1
+backoff_base = "100ms"
+backoff_cap = "100ms"
+
+[[lanes]]
+name = "worker"
+kind = "command"
+command = ["sh", "-c", "if [ -e `+marker+` ]; then echo fixed; else echo crashed; exit 70; fi"]
+stdin = true
+`)
+	ctl := startController(t, root)
+	r := run(t, "send", "--root", root, "crash until fixed")
+	if r.code != 0 {
+		t.Fatalf("send: %+v", r)
+	}
+	taskID := ackTask(t, r)
+	end := waitEvent(t, root, "RUN_FINISHED", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && op(e) == "RUN_FINISHED"
+	})
+	if end.Payload.String("status") != ledger.StatusBlocked {
+		t.Fatalf("run ended %v, want BLOCKED", end.Payload)
+	}
+	ctl.kill()
+	startController(t, root)
+	if err := os.WriteFile(marker, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if rr := run(t, "send", "--root", root, "--retry"); rr.code != 0 {
+		t.Fatalf("send --retry after the restart: %+v", rr)
+	}
+	waitEvent(t, root, "RUN_FINISHED DONE", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && op(e) == "RUN_FINISHED" && e.Payload.String("status") == ledger.StatusDone
+	})
 }

@@ -119,3 +119,29 @@ func TestParseAuthor(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffWorktreeShowsNewFilesAndLeavesTheIndex: the review's diff
+// shows a file the agent created and never added (an accept delivers it),
+// but not an ignored one, and leaves the agent's index as it was.
+func TestDiffWorktreeShowsNewFilesAndLeavesTheIndex(t *testing.T) {
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "*.log\n"})
+	base := gittest.Git(t, dir, "rev-parse", "HEAD")
+	gittest.WriteFile(t, filepath.Join(dir, "a.txt"), "edited\n")
+	gittest.WriteFile(t, filepath.Join(dir, "new.txt"), "hidden?\n")
+	gittest.WriteFile(t, filepath.Join(dir, "x.log"), "ignored\n")
+	out, err := DiffWorktree(ctx, dir, base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, f := range Parse(out) {
+		paths = append(paths, f.Path())
+	}
+	if strings.Join(paths, ",") != "a.txt,new.txt" {
+		t.Errorf("diff shows %v", paths)
+	}
+	if st := gittest.Git(t, dir, "status", "--porcelain"); st != "M a.txt\n?? new.txt" && st != "M a.txt\n?? new.txt\n" {
+		t.Errorf("the index changed: %q", st)
+	}
+}

@@ -51,3 +51,40 @@ func restoreReview(p *ledger.PipelineState, m *reviewMark) {
 		markReview(p, m.Step, m.Key)
 	}
 }
+
+// adoptEnded rebuilds the runs that finished FAILED or BLOCKED and wait
+// for the person's /retry, so that a successor controller still knows
+// them (the window lists them, /retry finds them). They are not started:
+// a retry does that. Called before adoptUnfinished, so that an open run
+// stays the current one.
+func (c *Controller) adoptEnded(list []indexEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, en := range list {
+		r := c.newRun(en.instruction())
+		if c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID && isFinal(c.pipeline.Status) {
+			r.pipeline = c.pipeline
+		} else {
+			for _, step := range en.Completed {
+				MarkStepCompleted(&r.pipeline, step)
+			}
+			applyRecords(&r.pipeline, en.Records, en.DoneThrough)
+			step := en.FinalStep
+			if step == "" {
+				step = r.pipeline.CurrentStep
+			}
+			MarkStepFailed(&r.pipeline, step, en.FinalReason, en.Final == ledger.StatusBlocked)
+		}
+		r.final = r.pipeline.Status
+		r.quiet = true
+		// Its last attempt failed: that is what the window shows.
+		r.life = c.newLifecycle(r, r.pipeline.CurrentStep)
+		reason := en.FinalReason
+		if reason == "" {
+			reason = ReasonInterrupted
+		}
+		_ = r.life.To(StateFailed, reason)
+		close(r.done)
+		c.adopt(r)
+	}
+}
