@@ -133,3 +133,67 @@ stdin = true
 		return e.TaskID == taskID && op(e) == "RUN_FINISHED" && e.Payload.String("status") == ledger.StatusDone
 	})
 }
+
+// TestPruneKeepsUncommittedAndIgnoredWorkDespiteAHostileExclude: two
+// steps leave new files (one git-ignored) uncommitted in their
+// worktrees; the first also writes `*` into the repository's shared
+// info/exclude, which hides every untracked file from `git status` in
+// every worktree. `daokit worktrees --prune` keeps both worktrees and
+// every file; `daokit worktrees` lists them as kept.
+func TestPruneKeepsUncommittedAndIgnoredWorkDespiteAHostileExclude(t *testing.T) {
+	t.Parallel()
+	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n", ".gitignore": "*.log\n"})
+	root := newRoot(t, `
+[controller]
+idle_exit = "0s"
+
+[heartbeat]
+check_interval = "200ms"
+warning_after = "5s"
+stale_after = "10s"
+
+[lease]
+ttl = "1s"
+
+[[lanes]]
+name = "worker"
+kind = "command"
+dir = "`+project+`"
+isolation = "worktree"
+concurrency = 2
+stdin = true
+command = ["sh", "-c", "read line; case \"$line\" in hostile*) echo '*' >> \"$(git rev-parse --git-common-dir)/info/exclude\";; esac; mkdir -p new; echo \"$line\" > new/work.txt; echo built > build.log"]
+`)
+	startController(t, root)
+	var paths []string
+	for _, text := range []string{"hostile step", "honest step"} {
+		r := run(t, "send", "--root", root, text)
+		if r.code != 0 {
+			t.Fatalf("send: %+v", r)
+		}
+		taskID := ackTask(t, r)
+		ready := waitEvent(t, root, "REVIEW_PENDING", 30*time.Second, func(e ledger.Event) bool {
+			return e.TaskID == taskID && op(e) == "REVIEW_PENDING"
+		})
+		paths = append(paths, ready.Payload.String("path"))
+	}
+	for _, p := range paths {
+		if st := gittest.Git(t, p, "status", "--porcelain"); st != "" {
+			t.Fatalf("the exclude file does not hide the work from git status in %s (%q): the test proves nothing", p, st)
+		}
+	}
+	pr := run(t, "worktrees", "--root", root, "--prune")
+	if pr.code != 0 || strings.Count(pr.stdout, "kept: uncommitted changes") != 2 || strings.Contains(pr.stdout, "removed") {
+		t.Fatalf("worktrees --prune: %+v", pr)
+	}
+	for _, p := range paths {
+		for _, f := range []string{"new/work.txt", "build.log"} {
+			if _, err := os.Stat(filepath.Join(p, f)); err != nil {
+				t.Errorf("prune lost %s in %s: %v", f, p, err)
+			}
+		}
+	}
+	if ls := run(t, "worktrees", "--root", root); ls.code != 0 || strings.Count(ls.stdout, "kept: uncommitted changes") != 2 {
+		t.Errorf("worktrees: %+v", ls)
+	}
+}

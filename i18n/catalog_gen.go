@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "c0a365e5ad5f983b6a68d0187f5ed46a5080dd57cd79848d1cfa47ccf55dbcf9"
+const generatedDigest = "c0c5b325aae79b13a93ecbb099272dc7ab2c5aa3941e5d542528daeae2d069b1"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -368,10 +368,11 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.worktrees.col.state", Other: "state"},
 	{ID: "cli.worktrees.col.step", Other: "step"},
 	{ID: "cli.worktrees.col.why", Other: "why kept"},
+	{ID: "cli.worktrees.detached", Other: "detached HEAD"},
 	{ID: "cli.worktrees.error.force_alone", Other: "--force only goes with --prune"},
 	{ID: "cli.worktrees.flag.allow_setup", Other: "allow the set-up script of the lanes' repositories to run in new worktrees (once per repository)"},
 	{ID: "cli.worktrees.flag.force", Other: "with --prune: remove dirty or unmerged worktrees too (their branches still stay)"},
-	{ID: "cli.worktrees.flag.prune", Other: "remove the worktrees that are merged (or pushed) and clean; their branches stay"},
+	{ID: "cli.worktrees.flag.prune", Other: "remove the worktrees that are merged (or pushed) and hold no uncommitted or ignored file; their branches stay"},
 	{ID: "cli.worktrees.keep.dirty", Other: "uncommitted changes"},
 	{ID: "cli.worktrees.keep.missing", Other: "unreadable by git"},
 	{ID: "cli.worktrees.keep.unmerged", Other: "not merged or pushed"},
@@ -379,6 +380,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.worktrees.list_sep", Other: ", "},
 	{ID: "cli.worktrees.no_repo", Other: "no lane's folder is in a git repository"},
 	{ID: "cli.worktrees.none", Other: "no step worktrees"},
+	{ID: "cli.worktrees.on_branch", Other: "on branch {{.Branch}}"},
 	{ID: "cli.worktrees.removable", Other: "can be removed"},
 	{ID: "cli.worktrees.removed", Other: "removed (branch kept)"},
 	{ID: "cli.worktrees.summary", Other: "list the steps' git worktrees and why each is kept; --prune removes those that lose nothing"},
@@ -1295,10 +1297,11 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.worktrees.col.state", Other: "状态"},
 	{ID: "cli.worktrees.col.step", Other: "步骤"},
 	{ID: "cli.worktrees.col.why", Other: "保留原因"},
+	{ID: "cli.worktrees.detached", Other: "HEAD 已分离"},
 	{ID: "cli.worktrees.error.force_alone", Other: "--force 只能与 --prune 一起使用"},
 	{ID: "cli.worktrees.flag.allow_setup", Other: "允许各通道所在仓库的初始化脚本在新工作树中运行（每个仓库一次）"},
 	{ID: "cli.worktrees.flag.force", Other: "与 --prune 一起：连有未提交或未合并内容的工作树也删除（分支仍保留）"},
-	{ID: "cli.worktrees.flag.prune", Other: "删除已合并（或已推送）且干净的工作树；分支保留"},
+	{ID: "cli.worktrees.flag.prune", Other: "删除已合并（或已推送）且没有未提交或被忽略文件的工作树；分支保留"},
 	{ID: "cli.worktrees.keep.dirty", Other: "有未提交的改动"},
 	{ID: "cli.worktrees.keep.missing", Other: "git 无法读取"},
 	{ID: "cli.worktrees.keep.unmerged", Other: "未合并也未推送"},
@@ -1306,6 +1309,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.worktrees.list_sep", Other: "、"},
 	{ID: "cli.worktrees.no_repo", Other: "没有任何通道的目录位于 git 仓库中"},
 	{ID: "cli.worktrees.none", Other: "没有步骤工作树"},
+	{ID: "cli.worktrees.on_branch", Other: "在分支 {{.Branch}} 上"},
 	{ID: "cli.worktrees.removable", Other: "可以删除"},
 	{ID: "cli.worktrees.removed", Other: "已删除（分支保留）"},
 	{ID: "cli.worktrees.summary", Other: "列出各步骤的 git 工作树及保留原因；--prune 删除不会丢失任何内容的工作树"},
