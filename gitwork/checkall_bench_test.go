@@ -9,12 +9,12 @@ import (
 	"github.com/daokit/daokit/internal/gittest"
 )
 
-// keptWorktrees makes n step worktrees of a 200-file repository, each
+// keptWorktrees makes n step worktrees of a repository of files files, each
 // with an unmerged commit and half of them with an uncommitted edit: what
 // `daokit status` and `daokit worktrees` look at once many steps were
 // kept.
-func keptWorktrees(b *testing.B, n int) (*Repo, []Entry) {
-	dir := newBigRepo(b, 200)
+func keptWorktrees(b *testing.B, n, files int) (*Repo, []Entry) {
+	dir := newBigRepo(b, files)
 	r := openT(b, dir)
 	ctx := context.Background()
 	wts := b.TempDir()
@@ -37,11 +37,19 @@ func keptWorktrees(b *testing.B, n int) (*Repo, []Entry) {
 }
 
 // BenchmarkCheckKept measures why-kept checks of 100 kept worktrees (as
-// `daokit status` and `daokit worktrees` make them): ms/op for all of
-// them, and per-tree-ms the cost per worktree.
+// `daokit status` and `daokit worktrees` make them), of a repository of
+// 1 and of 200 files: ns/op for all of them, and per-tree-ms the cost per
+// worktree. Before CheckAll, each worktree cost three git processes
+// (status, merge-base, branch --contains).
 func BenchmarkCheckKept(b *testing.B) {
+	for _, files := range []int{1, 200} {
+		b.Run("files="+strconv.Itoa(files), func(b *testing.B) { benchCheckKept(b, files) })
+	}
+}
+
+func benchCheckKept(b *testing.B, files int) {
 	const n = 100
-	r, entries := keptWorktrees(b, n)
+	r, entries := keptWorktrees(b, n, files)
 	ctx := context.Background()
 	b.ResetTimer()
 	for b.Loop() {
