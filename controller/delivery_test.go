@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"github.com/daokit/daokit/config"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,4 +193,51 @@ func TestRetryAfterARestart(t *testing.T) {
 	h2.waitFor("the retried run DONE", func(e ledger.Event) bool {
 		return e.TaskID == failed.TaskID && op(e) == OpRunFinished && e.Payload.String("status") == ledger.StatusDone
 	})
+}
+
+// TestLoopReviewSurvivesARestart: a loop's change (one worktree for the
+// run, reviewed after the judge) waits for review when the controller
+// stops, and a later run takes over the pipeline file; the successor
+// still waits for the verdict on the loop's change, and the accept
+// delivers the coder's uncommitted work with the reviewer's verdict in
+// the commit message.
+func TestLoopReviewSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
+	root := t.TempDir()
+	cfg := loopConfig("1", 1)
+	for i := range cfg.Lanes {
+		cfg.Lanes[i].Dir, cfg.Lanes[i].Isolation, cfg.Lanes[i].Concurrency = repo, config.IsolationWorktree, 2
+	}
+	cfg.Lanes[0].Command = []string{"sh", "-c", `cat >> notes.txt`}
+	h := startHarness(t, root, cfg)
+	loop := h.forward("write the notes")
+	h.opFor(loop.TaskID, OpReviewPending)
+	later := h.forward("another run")
+	h.opFor(later.TaskID, OpReviewPending)
+	h.stop()
+	h2 := startHarness(t, root, cfg)
+	h2.waitFor("the loop's review again", func(e ledger.Event) bool {
+		return e.TaskID == loop.TaskID && op(e) == OpReviewPending &&
+			count(h2.events(), func(e ledger.Event) bool { return e.TaskID == loop.TaskID && op(e) == OpReviewPending }) == 2
+	})
+	if _, err := h2.control(relay.Control{Kind: relay.ControlAccept, TaskID: loop.TaskID, RunID: loop.RunID}); err != nil {
+		t.Fatalf("accept after the restart: %v", err)
+	}
+	passed := h2.waitFor("the merge", func(e ledger.Event) bool {
+		return e.TaskID == loop.TaskID && e.EventType == ledger.EventAcceptancePassed && e.Payload.String("commit") != ""
+	})
+	if end := h2.finished(loop.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", end.Payload)
+	}
+	if got := gittest.Git(t, repo, "show", "main:notes.txt"); !strings.Contains(got, "write the notes") {
+		t.Errorf("main:notes.txt = %q", got)
+	}
+	if passed.Payload.String("committed") == "" {
+		t.Fatalf("ACCEPTANCE_PASSED %v", passed.Payload)
+	}
+	msg := gittest.Git(t, repo, "log", "-1", "--format=%B", passed.Payload.String("committed"))
+	if !strings.Contains(msg, "Review: ") || !strings.Contains(msg, "Daokit-Step: ") {
+		t.Errorf("commit message:\n%s", msg)
+	}
 }
