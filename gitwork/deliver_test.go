@@ -145,3 +145,30 @@ func TestDiffWorktreeShowsNewFilesAndLeavesTheIndex(t *testing.T) {
 		t.Errorf("the index changed: %q", st)
 	}
 }
+
+// TestDeliverWithoutAnIdentity: a repository (and machine) with no git
+// identity still gets its delivery, written by DefaultAuthor.
+func TestDeliverWithoutAnIdentity(t *testing.T) {
+	ctx := context.Background()
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("GIT_CONFIG_NOSYSTEM", "1")
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
+	gittest.Git(t, dir, "config", "--unset", "user.name")
+	gittest.Git(t, dir, "config", "--unset", "user.email")
+	r := openT(t, dir)
+	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.WriteFile(t, filepath.Join(wt.Path, "a.txt"), "edited\n")
+	o := deliverOpts()
+	o.Author = Author{}
+	d, err := r.Deliver(ctx, wt, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gittest.Git(t, dir, "log", "-1", "--format=%an <%ae>", d.Committed); got != DefaultAuthor.String() {
+		t.Errorf("author %q", got)
+	}
+}
