@@ -196,4 +196,13 @@ command = ["sh", "-c", "read line; case \"$line\" in hostile*) echo '*' >> \"$(g
 	if ls := run(t, "worktrees", "--root", root); ls.code != 0 || strings.Count(ls.stdout, "kept: uncommitted changes") != 2 {
 		t.Errorf("worktrees: %+v", ls)
 	}
+	// An agent that detaches HEAD or switches branches does not hide its
+	// worktree from the listing.
+	gittest.Git(t, paths[0], "checkout", "--quiet", "--detach")
+	gittest.Git(t, paths[1], "checkout", "--quiet", "-b", "agent-branch")
+	ls := run(t, "worktrees", "--root", root)
+	if ls.code != 0 || !strings.Contains(ls.stdout, "(detached HEAD)") || !strings.Contains(ls.stdout, "(on branch agent-branch)") ||
+		strings.Count(ls.stdout, "kept: uncommitted changes") != 2 {
+		t.Errorf("worktrees after detaching and switching: %+v", ls)
+	}
 }
