@@ -54,15 +54,17 @@ func restoreReview(p *ledger.PipelineState, m *reviewMark) {
 
 // adoptEnded rebuilds the runs that finished FAILED or BLOCKED and wait
 // for the person's /retry, so that a successor controller still knows
-// them (the window lists them, /retry finds them). They are not started:
-// a retry does that. Called before adoptUnfinished, so that an open run
-// stays the current one.
+// them (the window lists them, /retry finds them by their ids, and a
+// bare /retry the latest run's). They are not started: a retry does
+// that. Called before adoptUnfinished, so that an open run stays the
+// current one.
 func (c *Controller) adoptEnded(list []indexEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, en := range list {
 		r := c.newRun(en.instruction())
-		if c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID && isFinal(c.pipeline.Status) {
+		latest := c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID && isFinal(c.pipeline.Status)
+		if latest {
 			r.pipeline = c.pipeline
 		} else {
 			for _, step := range en.Completed {
@@ -85,6 +87,11 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 		}
 		_ = r.life.To(StateFailed, reason)
 		close(r.done)
-		c.adopt(r)
+		// Only the run the pipeline file shows (the latest) becomes the
+		// current one: a bare /retry must not revive an older run.
+		c.order = append(c.order, r)
+		if latest {
+			c.current = r
+		}
 	}
 }
