@@ -159,19 +159,26 @@ func TestReviewsOfEveryRunSurviveARestart(t *testing.T) {
 }
 
 // TestRetryAfterARestart: a run that ended FAILED waits for the person's
-// /retry; after a restart the successor still knows it (it is listed,
-// /retry finds it by its ids and with none), and the retry runs it again.
+// /retry; a later run succeeds and takes the pipeline file. After a
+// restart the successor still knows the failed run (it is listed, /retry
+// finds it by its ids), a bare /retry does not revive it, and the retry
+// runs it again to DONE.
 func TestRetryAfterARestart(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	marker := filepath.Join(t.TempDir(), "second")
-	// Fails the first time; succeeds once the marker exists.
+	marker := filepath.Join(t.TempDir(), "fixed")
+	// Fails until the marker exists.
 	cfg := shellConfig(`cat >/dev/null; if [ -e ` + marker + ` ]; then echo fixed; else echo broken; exit 3; fi`)
 	cfg.Restart.MaxRestarts = 1
 	h := startHarness(t, root, cfg)
 	failed := h.forward("fail first")
 	if end := h.finished(failed.TaskID); end.Payload.String("status") == ledger.StatusDone {
 		t.Fatalf("run ended %v", end.Payload)
+	}
+	gittest.WriteFile(t, marker, "")
+	later := h.forward("succeed later")
+	if end := h.finished(later.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("the later run ended %v", end.Payload)
 	}
 	h.stop()
 	h2 := startHarness(t, root, cfg)
@@ -186,7 +193,9 @@ func TestRetryAfterARestart(t *testing.T) {
 	if !listed {
 		t.Errorf("the failed run is not listed after the restart: %+v", st.Runs)
 	}
-	gittest.WriteFile(t, marker, "")
+	if _, err := h2.control(relay.Control{Kind: relay.ControlRetry}); err == nil {
+		t.Error("a bare /retry after the restart revived a run; the latest run is DONE")
+	}
 	if _, err := h2.control(relay.Control{Kind: relay.ControlRetry, TaskID: failed.TaskID, RunID: failed.RunID}); err != nil {
 		t.Fatalf("retry after the restart: %v", err)
 	}
