@@ -294,3 +294,21 @@ func TestWindowSection(t *testing.T) {
 		}
 	}
 }
+
+// TestCommitAuthor: [worktrees] commit_author takes a git identity
+// "Name <email>" and refuses anything else, naming the key.
+func TestCommitAuthor(t *testing.T) {
+	c, err := Parse([]byte("[worktrees]\ncommit_author = \"Review Bot <bot@example.com>\"\n"), "daokit.toml", "/r")
+	if err != nil || c.Worktrees.CommitAuthor != "Review Bot <bot@example.com>" {
+		t.Fatalf("commit_author: %q, %v", c.Worktrees.CommitAuthor, err)
+	}
+	if DefaultConfig().Worktrees.CommitAuthor != "" {
+		t.Error("a default author; want the repository's identity")
+	}
+	for _, bad := range []string{"bot@example.com", "Review Bot", "Bot <a@b> <c@d>"} {
+		_, err := Parse([]byte("[worktrees]\ncommit_author = \""+bad+"\"\n"), "daokit.toml", "/r")
+		if err == nil || !strings.Contains(err.Error(), "worktrees.commit_author") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

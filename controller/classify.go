@@ -72,6 +72,14 @@ const (
 	// ReasonMergeFailed: git refused the merge for another reason (for
 	// example uncommitted changes in the base's work tree).
 	ReasonMergeFailed = "MERGE_FAILED"
+	// ReasonNothingToDeliver: an accept found no change in the step's
+	// worktree that its base branch does not already hold; nothing was
+	// recorded as merged.
+	ReasonNothingToDeliver = "NOTHING_TO_DELIVER"
+	// ReasonDiverged: the worktree's HEAD and the step's branch went
+	// separate ways (the agent switched branches and committed); nothing
+	// was merged, the person picks.
+	ReasonDiverged = "WORKTREE_DIVERGED"
 	// ReasonSessionOtherStep and ReasonSessionOtherFolder: a recorded
 	// resume handle was not used because it belongs to another step or
 	// another folder; the worker started fresh.
@@ -111,6 +119,7 @@ func Reasons() []string {
 		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
 		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
+		ReasonNothingToDeliver, ReasonDiverged,
 		ReasonSessionOtherStep, ReasonSessionOtherFolder,
 		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
 		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonBudgetExceeded}

@@ -102,6 +102,8 @@ func TestReasonPolicy(t *testing.T) {
 		{ReasonMergeConflict, false, StateFailed},
 		{ReasonMergeNotFF, false, StateFailed},
 		{ReasonMergeFailed, false, StateFailed},
+		{ReasonNothingToDeliver, false, StateFailed},
+		{ReasonDiverged, false, StateFailed},
 		{ReasonSessionOtherStep, false, StateFailed},
 		{ReasonSessionOtherFolder, false, StateFailed},
 		// What the agent CLI said went wrong: a restart would meet it again.

@@ -23,6 +23,8 @@ type found struct {
 	// indexEntry.Records).
 	records     map[string]json.RawMessage
 	doneThrough int
+	// review is the change the log says waits for review, if any.
+	review *reviewMark
 }
 
 // recover fences off workers a dead controller left behind and returns
@@ -42,7 +44,7 @@ func (c *Controller) recover() []found {
 	out := make([]found, 0, len(open))
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
-			records: en.Records, doneThrough: en.DoneThrough})
+			records: en.Records, doneThrough: en.DoneThrough, review: en.Review})
 	}
 	return out
 }
@@ -91,11 +93,14 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 			}
 		}
 		for _, step := range f.completed {
-			if r.pipeline.RoleLifecycle.Get("step:"+step) != "completed" {
+			// A step whose change waits for review completed its work,
+			// but not its review: it stays waiting (see restoreReview).
+			if st := r.pipeline.RoleLifecycle.Get("step:" + step); st != "completed" && st != stepReviewPending {
 				MarkStepCompleted(&r.pipeline, step)
 			}
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
+		restoreReview(&r.pipeline, f.review)
 		// A run that only waited for its lane resumes its wait without a
 		// word: restarts must not grow the log for work that did not
 		// change.
