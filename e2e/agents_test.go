@@ -3,9 +3,11 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -59,9 +61,10 @@ import (
 // newAgentBench lays out a HOME of the bench's own (a git identity, a
 // .profile that keeps PATH in Codex's login shells) and CODEX_HOME in it
 // (config.toml: the model server as provider "bench", wire_api
-// responses, retries off, analytics off, model gpt-5.5), a git project
-// (b.project: hello.txt = "line one", README.md) and a daokit root
-// (b.root);
+// responses, retries off, analytics off, model gpt-5.5, Go's build cache
+// writable in the workspace-write sandbox), a git project (b.project:
+// hello.txt = "line one", README.md, its files dated an hour back) and a
+// daokit root (b.root);
 // newAgentBenchWith takes other project files, or a provider of the
 // test's own instead of the scripted model. The controller, and so every
 // CLI it starts, runs with b.env: PATH with the pinned CLIs first, that
@@ -169,6 +172,7 @@ func newAgentBenchWith(t *testing.T, spec benchSpec, rules ...fakemodel.Rule) *a
 		spec.files = map[string]string{"hello.txt": "line one\n", "README.md": "# bench project\n"}
 	}
 	b.project = gittest.NewRepo(t, spec.files)
+	agePast(t, b.project)
 	// Go's caches stay the developer's: an agent's `go test` in a home of
 	// its own would build the standard library from nothing each time.
 	caches, err := goCaches()
@@ -181,7 +185,13 @@ func newAgentBenchWith(t *testing.T, spec benchSpec, rules ...fakemodel.Rule) *a
 	}
 	// gpt-5.5 is a model Codex 0.169.0 has metadata for: it offers its
 	// freeform apply_patch tool and prints no "model metadata not found"
-	// error item, as with a real account.
+	// error item, as with a real account. The workspace-write sandbox
+	// makes everything outside the worktree and /tmp read-only, Go's
+	// build cache included, and a `go test` that must write there (its
+	// index of a package whose files are older than two seconds) fails
+	// as "FAIL <pkg> [setup failed]" without running a test: the cache
+	// is one of the sandbox's writable roots, as a Go developer's own
+	// Codex configuration has it.
 	codexConfig := `model = "gpt-5.5"
 model_provider = "bench"
 
@@ -192,6 +202,9 @@ wire_api = "responses"
 env_key = "OPENAI_API_KEY"
 request_max_retries = 0
 stream_max_retries = 0
+
+[sandbox_workspace_write]
+writable_roots = [` + strconv.Quote(strings.TrimPrefix(caches[0], "GOCACHE=")) + `]
 
 [analytics]
 enabled = false
@@ -336,6 +349,28 @@ coder = "` + coder + `"
 reviewer = "` + reviewer + `"
 judge = "reviewer_approved"
 `
+}
+
+// agePast dates every file under dir an hour back, as in a person's
+// checkout. Go indexes a package in its build cache only once its files
+// are older than two seconds: a project made just before the agent runs
+// `go test` would skip that write on a fast machine and make it on a
+// loaded one, so the bench always has Go make it.
+func agePast(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() == ".git" {
+			if err == nil {
+				err = filepath.SkipDir
+			}
+			return err
+		}
+		return os.Chtimes(path, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // goCaches is GOCACHE, GOMODCACHE and GOPATH as go reports them for
