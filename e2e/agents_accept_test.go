@@ -16,6 +16,7 @@ import (
 // merges it, the ledger records main's new tip, and main holds both
 // files.
 func TestRealAgentEditIsDeliveredByAccept(t *testing.T) {
+	t.Parallel()
 	for _, cli := range []string{"claude", "codex"} {
 		t.Run(cli, func(t *testing.T) {
 			t.Parallel()

@@ -43,6 +43,7 @@ func agentPair(mark, coder, reviewer string) []fakemodel.Rule {
 // coder's change is in its worktree (not in the project), the reviewer
 // saw it through its own tool, and the verdict is the script's.
 func TestRealAgentsLoopReachesDone(t *testing.T) {
+	t.Parallel()
 	for _, pair := range [][2]string{{"claude", "codex"}, {"codex", "claude"}} {
 		t.Run(pair[0]+"-coder", func(t *testing.T) {
 			t.Parallel()

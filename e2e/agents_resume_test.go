@@ -18,6 +18,7 @@ import (
 // the first process reported, and the model sees that session's earlier
 // conversation (the first edit), not a fresh one.
 func TestRealAgentResumesItsSessionAfterTheControllerIsKilled(t *testing.T) {
+	t.Parallel()
 	for _, cli := range []string{"claude", "codex"} {
 		t.Run(cli, func(t *testing.T) {
 			t.Parallel()

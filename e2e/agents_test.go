@@ -3,9 +3,11 @@ package e2e
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -49,24 +51,30 @@ import (
 //
 // Lanes: claudeLane and codexLane set explicit commands that may edit
 // (Claude acceptEdits, Codex workspace-write) and "--" before the
-// instruction; a lane with only name, kind and dir = "{project}" runs
-// the kind's default command, as a new user's daokit.toml does.
-// configure writes daokit.toml as b.timings (agentTimings unless the
-// test sets its own) plus the body, with {project} replaced by the
-// project's path.
+// instruction (claudeLaneAs takes another permission mode); defaultLane
+// has only name and kind, so it runs the kind's default command, as a
+// new user's daokit.toml does (in the root, or in the project with
+// dir = "{project}" after it). configure writes daokit.toml as b.timings
+// (agentTimings unless the test sets its own) plus the body, with
+// {project} replaced by the project's path.
 //
 // newAgentBench lays out a HOME of the bench's own (a git identity, a
 // .profile that keeps PATH in Codex's login shells) and CODEX_HOME in it
 // (config.toml: the model server as provider "bench", wire_api
-// responses, retries off, analytics off, model gpt-5.5), a git project
-// (b.project: hello.txt = "line one", README.md) and a daokit root
-// (b.root). The controller, and so every CLI it starts, runs with b.env:
-// PATH with the pinned CLIs first, that HOME and CODEX_HOME, a dummy
-// OPENAI_API_KEY, Claude pointed at the model (ANTHROPIC_BASE_URL, a
-// dummy ANTHROPIC_API_KEY, nonessential traffic, autoupdate, telemetry
-// and error reports off), no inherited ANTHROPIC_*, OPENAI_*, CLAUDE_*,
-// CODEX_* or IS_SANDBOX, the developer's Go caches (GOCACHE, GOMODCACHE,
-// GOPATH: an agent's `go test` takes a second) and English messages. On a timeout, waitOp
+// responses, retries off, analytics off, model gpt-5.5, Go's build cache
+// writable in the workspace-write sandbox), a git project (b.project:
+// hello.txt = "line one", README.md, its files dated an hour back) and a
+// daokit root (b.root);
+// newAgentBenchWith takes other project files, or a provider of the
+// test's own instead of the scripted model. The controller, and so every
+// CLI it starts, runs with b.env: PATH with the pinned CLIs first, that
+// HOME and CODEX_HOME, a dummy OPENAI_API_KEY, Claude pointed at the
+// model (ANTHROPIC_BASE_URL, a dummy ANTHROPIC_API_KEY, nonessential
+// traffic, autoupdate, telemetry and error reports off), no inherited
+// ANTHROPIC_*, OPENAI_*, CLAUDE_*, CODEX_* or IS_SANDBOX, the developer's
+// Go caches (GOCACHE, GOMODCACHE, GOPATH: an agent's `go test` takes a
+// second) and English messages. Nothing is set in the test process's own
+// environment, so every bench test runs in parallel. On a timeout, waitOp
 // prints the model's requests, the run's events and the steps' logs
 // (describe).
 //
@@ -136,26 +144,67 @@ func requireAgents(t *testing.T) string {
 // bench's home, project and daokit root (see agentBench).
 func newAgentBench(t *testing.T, rules ...fakemodel.Rule) *agentBench {
 	t.Helper()
+	return newAgentBenchWith(t, benchSpec{}, rules...)
+}
+
+// benchSpec is what a bench may have other than the usual: a project of
+// its own, or a provider that is not the scripted model.
+type benchSpec struct {
+	// files are the project's files (nil: hello.txt and README.md).
+	files map[string]string
+	// providerURL replaces the scripted model as the CLIs' provider
+	// (a gateway of the test's own); b.model is then nil and rules are
+	// not used.
+	providerURL string
+}
+
+// newAgentBenchWith is newAgentBench with spec.
+func newAgentBenchWith(t *testing.T, spec benchSpec, rules ...fakemodel.Rule) *agentBench {
+	t.Helper()
 	bin := requireAgents(t)
-	b := &agentBench{t: t, model: fakemodel.Start(t, rules...), home: t.TempDir(), timings: agentTimings}
-	b.project = gittest.NewRepo(t, map[string]string{"hello.txt": "line one\n", "README.md": "# bench project\n"})
+	b := &agentBench{t: t, home: t.TempDir(), timings: agentTimings}
+	url := spec.providerURL
+	if url == "" {
+		b.model = fakemodel.Start(t, rules...)
+		url = b.model.URL
+	}
+	if spec.files == nil {
+		spec.files = map[string]string{"hello.txt": "line one\n", "README.md": "# bench project\n"}
+	}
+	b.project = gittest.NewRepo(t, spec.files)
+	agePast(t, b.project)
+	// Go's caches stay the developer's: an agent's `go test` in a home of
+	// its own would build the standard library from nothing each time.
+	caches, err := goCaches()
+	if err != nil {
+		t.Fatalf("go env: %v", err)
+	}
 	codexHome := filepath.Join(b.home, ".codex")
 	if err := os.MkdirAll(codexHome, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	// gpt-5.5 is a model Codex 0.169.0 has metadata for: it offers its
 	// freeform apply_patch tool and prints no "model metadata not found"
-	// error item, as with a real account.
+	// error item, as with a real account. The workspace-write sandbox
+	// makes everything outside the worktree and /tmp read-only, Go's
+	// build cache included, and a `go test` that must write there (its
+	// index of a package whose files are older than two seconds) fails
+	// as "FAIL <pkg> [setup failed]" without running a test: the cache
+	// is one of the sandbox's writable roots, as a Go developer's own
+	// Codex configuration has it.
 	codexConfig := `model = "gpt-5.5"
 model_provider = "bench"
 
 [model_providers.bench]
 name = "bench"
-base_url = "` + b.model.URL + `/v1"
+base_url = "` + url + `/v1"
 wire_api = "responses"
 env_key = "OPENAI_API_KEY"
 request_max_retries = 0
 stream_max_retries = 0
+
+[sandbox_workspace_write]
+writable_roots = [` + strconv.Quote(strings.TrimPrefix(caches[0], "GOCACHE=")) + `]
 
 [analytics]
 enabled = false
@@ -177,16 +226,11 @@ enabled = false
 	for _, kv := range os.Environ() {
 		name, _, _ := strings.Cut(kv, "=")
 		if strings.HasPrefix(name, "ANTHROPIC_") || strings.HasPrefix(name, "OPENAI_") || strings.HasPrefix(name, "CLAUDE_") ||
-			strings.HasPrefix(name, "CODEX_") || name == "HOME" || name == "PATH" || name == "IS_SANDBOX" {
+			strings.HasPrefix(name, "CODEX_") || name == "HOME" || name == "PATH" || name == "IS_SANDBOX" ||
+			name == "GOCACHE" || name == "GOMODCACHE" || name == "GOPATH" {
 			continue
 		}
 		b.env = append(b.env, kv)
-	}
-	// Go's caches stay the developer's: an agent's `go test` in a home of
-	// its own would build the standard library from nothing each time.
-	caches, err := goCaches()
-	if err != nil {
-		t.Fatalf("go env: %v", err)
 	}
 	b.env = append(b.env, caches...)
 	b.env = append(b.env,
@@ -194,7 +238,7 @@ enabled = false
 		"HOME="+b.home,
 		"CODEX_HOME="+codexHome,
 		"OPENAI_API_KEY=sk-bench-dummy",
-		"ANTHROPIC_BASE_URL="+b.model.URL,
+		"ANTHROPIC_BASE_URL="+url,
 		"ANTHROPIC_API_KEY=sk-ant-bench-dummy",
 		"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1",
 		"DISABLE_AUTOUPDATER=1",
@@ -248,22 +292,28 @@ func (b *agentBench) startController() *controllerProc {
 // claudeLane is a Claude Code lane in the project that may edit files
 // (acceptEdits: the default lane's permissions are being changed
 // elsewhere) and resumes its session after a restart.
-func claudeLane(name string) string {
+func claudeLane(name string) string { return claudeLaneAs(name, "acceptEdits") + "timeout = \"2m\"\n" }
+
+// claudeLaneAs is a Claude Code lane in the project with the permission
+// mode mode and "--" before the instruction, resuming its session after
+// a restart; more of the lane's keys may follow.
+func claudeLaneAs(name, mode string) string {
+	args := `"--output-format", "stream-json", "--verbose", "--permission-mode", "` + mode + `", "--", "{instruction}"]`
 	return `
 [[lanes]]
 name = "` + name + `"
 kind = "claude"
 dir = "{project}"
-command = ["claude", "-p", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits", "--", "{instruction}"]
-resume_command = ["claude", "-p", "--resume", "{session}", "--output-format", "stream-json", "--verbose", "--permission-mode", "acceptEdits", "--", "{instruction}"]
+command = ["claude", "-p", ` + args + `
+resume_command = ["claude", "-p", "--resume", "{session}", ` + args + `
 stop_grace = "2s"
-timeout = "2m"
 `
 }
 
 // codexLane is a Codex lane in the project that may write in its
 // worktree (workspace-write sandbox) and resumes its thread after a
-// restart (`exec resume` has no --sandbox flag: -c sets it).
+// restart (`exec resume` has no --sandbox flag: -c sets it); more of the
+// lane's keys may follow.
 func codexLane(name string) string {
 	return `
 [[lanes]]
@@ -277,6 +327,18 @@ timeout = "2m"
 `
 }
 
+// defaultLane is a lane of kind with no command: it runs the product's
+// default command for the kind, as a new user's daokit.toml does. It
+// works in the daokit root unless a dir follows (dir = "{project}").
+func defaultLane(name, kind string) string {
+	return `
+[[lanes]]
+name = "` + name + `"
+kind = "` + kind + `"
+stop_grace = "2s"
+`
+}
+
 // loopFlow is a coder/reviewer loop that ends when the reviewer approves.
 func loopFlow(coder, reviewer string) string {
 	return `
@@ -287,6 +349,28 @@ coder = "` + coder + `"
 reviewer = "` + reviewer + `"
 judge = "reviewer_approved"
 `
+}
+
+// agePast dates every file under dir an hour back, as in a person's
+// checkout. Go indexes a package in its build cache only once its files
+// are older than two seconds: a project made just before the agent runs
+// `go test` would skip that write on a fast machine and make it on a
+// loaded one, so the bench always has Go make it.
+func agePast(t *testing.T, dir string) {
+	t.Helper()
+	old := time.Now().Add(-time.Hour)
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.Name() == ".git" {
+			if err == nil {
+				err = filepath.SkipDir
+			}
+			return err
+		}
+		return os.Chtimes(path, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 }
 
 // goCaches is GOCACHE, GOMODCACHE and GOPATH as go reports them for
@@ -310,7 +394,11 @@ func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''
 // got, and each step's stdout and stderr tails.
 func (b *agentBench) describe() string {
 	var sb strings.Builder
-	for _, r := range b.model.Requests() {
+	var requests []fakemodel.Request
+	if b.model != nil {
+		requests = b.model.Requests()
+	}
+	for _, r := range requests {
 		fmt.Fprintf(&sb, "model: %s %s rule=%q turn=%d side=%v status=%d\n", r.Method, r.Path, r.Rule, r.Turn, r.Side, r.Status)
 	}
 	logs, _ := filepath.Glob(filepath.Join(b.root, "*", "*", "*", "*", "*.log"))
