@@ -13,6 +13,7 @@ var failureReasons = map[string]string{
 	transcript.FailProvider:      ReasonAgentProvider,
 	transcript.FailMaxTurns:      ReasonAgentMaxTurns,
 	transcript.FailOptionRefused: ReasonAgentOptionRefused,
+	transcript.FailNoAnswer:      ReasonAgentNoAnswer,
 }
 
 // agentReason is the reason code of what an agent CLI said went wrong,

@@ -99,6 +99,9 @@ const (
 	// unknown option, bypassPermissions as root, Codex outside a git
 	// repository without --skip-git-repo-check).
 	ReasonAgentOptionRefused = "AGENT_OPTION_REFUSED"
+	// ReasonAgentNoAnswer: the agent CLI said it succeeded, but its model
+	// answered nothing at all (no text, no tool call): nothing was done.
+	ReasonAgentNoAnswer = "AGENT_NO_ANSWER"
 )
 
 // Reasons lists every reason code.
@@ -109,7 +112,7 @@ func Reasons() []string {
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
 		ReasonSessionOtherStep, ReasonSessionOtherFolder,
 		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
-		ReasonAgentMaxTurns, ReasonAgentOptionRefused}
+		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer}
 }
 
 // Failure is everything known about how a worker run ended: the runner's

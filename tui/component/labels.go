@@ -43,7 +43,7 @@ var vocabularies = map[string][]string{
 		"WORKER_OUTPUT_INVALID", "WORKER_REPORTED_FAILURE", "WORKER_SPAWN_FAILED", "WORKER_TIMEOUT",
 		"CONTROLLER_SUCCESSION", "MAX_ITERATIONS_REACHED", "AGENT_ESCALATED", "WORKFLOW_ERROR",
 		"AGENT_PERMISSION_DENIED", "AGENT_AUTH_FAILED", "AGENT_NOT_LOGGED_IN", "AGENT_RATE_LIMITED",
-		"AGENT_PROVIDER_ERROR", "AGENT_MAX_TURNS", "AGENT_OPTION_REFUSED"},
+		"AGENT_PROVIDER_ERROR", "AGENT_MAX_TURNS", "AGENT_OPTION_REFUSED", "AGENT_NO_ANSWER"},
 	KindStep: {"owned_by_lane", "lease_released", "lease_expired", "failed_non_adopted_lease", "queued",
 		"dispatched", "completed", "failed", "retry_requested", "accepted", "done", "passed", "verified"},
 	KindRun:        {"idle", "waiting", "requesting", "generating", "persisting", "completed", "failed", "cancelled", "timedOut"},

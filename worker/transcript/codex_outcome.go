@@ -59,15 +59,33 @@ func codexError(msg string) Event {
 	return Event{Type: EventError, Text: msg, Failure: codexFailure(msg)}
 }
 
+// How Codex words a response that failed after its stream began
+// (response.failed), once its own stream retries are spent: a rate
+// limit ("rate limit exceeded: <message>"), anything else as a broken
+// stream ("stream disconnected before completion: <message>", exit 1).
+const (
+	codexRateLimited  = "rate limit exceeded: "
+	codexStreamBroken = "stream disconnected before completion: "
+)
+
 // codexFailure names what a Codex error message says went wrong: the
 // provider's HTTP status, or credentials it does not have. Codex words a
-// provider's 500 without its status.
+// provider's 500 without its status, and a stream that failed midway
+// without one.
 func codexFailure(msg string) string {
 	switch {
 	case strings.HasPrefix(msg, "Missing environment variable") || strings.Contains(msg, "Not logged in"):
 		return FailNotLoggedIn
 	case strings.Contains(msg, "currently experiencing high demand"):
 		return FailProvider
+	case strings.HasPrefix(msg, codexRateLimited):
+		return FailRateLimited
 	}
-	return httpFailure(textStatus(msg))
+	if f := httpFailure(textStatus(msg)); f != "" {
+		return f
+	}
+	if strings.HasPrefix(msg, codexStreamBroken) {
+		return FailProvider
+	}
+	return ""
 }

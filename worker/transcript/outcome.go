@@ -33,7 +33,7 @@ const (
 
 // FailureKinds lists the failure kinds.
 func FailureKinds() []string {
-	return []string{FailAuth, FailNotLoggedIn, FailRateLimited, FailProvider, FailMaxTurns, FailOptionRefused}
+	return []string{FailAuth, FailNotLoggedIn, FailRateLimited, FailProvider, FailMaxTurns, FailOptionRefused, FailNoAnswer}
 }
 
 // Retry is an agent CLI retrying a request its model provider failed.
