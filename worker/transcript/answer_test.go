@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -70,6 +72,38 @@ func TestEditThatFailedIsAFailedToolResult(t *testing.T) {
 	}
 	if len(results) != 1 || !strings.Contains(results[0], "Edit") || !strings.Contains(results[0], " failed") {
 		t.Fatalf("tool results %q, want one failed Edit", results)
+	}
+}
+
+// TestPatchThatFailedIsAFailedToolResult: Codex's apply_patch of a file
+// that does not exist fails only in its log on stderr; stdout has the
+// model's "Done: patched" and a completed turn. The decoder makes the
+// stderr line a failed apply_patch result.
+func TestPatchThatFailedIsAFailedToolResult(t *testing.T) {
+	t.Parallel()
+	d := NewDecoder("codex")
+	var got []Event
+	for _, f := range []struct {
+		name   string
+		stream Stream
+	}{{"midstream-codex-patch-failed.jsonl", Stdout}, {"midstream-codex-patch-failed.stderr", Stderr}} {
+		raw, err := os.ReadFile(filepath.Join("testdata", f.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSpace(string(raw)), "\n") {
+			got = append(got, d.Decode(f.stream, []byte(line)).Events...)
+		}
+	}
+	var failed []Event
+	for _, ev := range got {
+		if ev.Type == EventToolResult {
+			failed = append(failed, ev)
+		}
+	}
+	if len(failed) != 1 || !failed[0].Failed || failed[0].Tool != "apply_patch" ||
+		!strings.HasPrefix(failed[0].Text, "Failed to read file to update ") {
+		t.Fatalf("tool results %+v, want one failed apply_patch", failed)
 	}
 }
 

@@ -15,6 +15,14 @@ var (
 	codexRejectedTail  = "; rejected by user approval settings"
 )
 
+// Codex reports a patch it could not apply (a file to update that does
+// not exist, two operations on one file) only in its log on stderr too,
+// and the model is told: "… ERROR codex_core::tools::router:
+// error=apply_patch verification failed: Failed to read file to update
+// /x/missing.txt: No such file or directory (os error 2)". No item says
+// so on stdout, whatever the model claims after.
+var codexPatchFailed = []byte("apply_patch verification failed: ")
+
 // Messages with which Codex refuses its command line on stderr: clap's
 // errors, and exec outside a git repository without
 // --skip-git-repo-check.
@@ -26,12 +34,16 @@ var codexRefusals = [][]byte{
 }
 
 // codexStderr reads a stderr line: a rejected patch is a denied
-// apply_patch whose target is the sandbox's reason; a refused command
+// apply_patch whose target is the sandbox's reason; a patch that could
+// not be applied is a failed apply_patch result; a refused command
 // line is an error of kind FailOptionRefused; the rest is plain output.
 func codexStderr(line []byte) Decoded {
 	if _, why, ok := bytes.Cut(line, codexPatchRejected); ok {
 		reason := strings.TrimSuffix(strings.TrimSpace(string(why)), codexRejectedTail)
 		return understood(denied("apply_patch", reason, ""))
+	}
+	if _, why, ok := bytes.Cut(line, codexPatchFailed); ok {
+		return understood(Event{Type: EventToolResult, Tool: "apply_patch", Failed: true, Text: OneLine(string(why), maxDetail)})
 	}
 	for _, m := range codexRefusals {
 		if bytes.Contains(line, m) {
