@@ -14,6 +14,7 @@ var failureReasons = map[string]string{
 	transcript.FailMaxTurns:      ReasonAgentMaxTurns,
 	transcript.FailOptionRefused: ReasonAgentOptionRefused,
 	transcript.FailNoAnswer:      ReasonAgentNoAnswer,
+	transcript.FailRefused:       ReasonAgentRefused,
 }
 
 // agentReason is the reason code of what an agent CLI said went wrong,

@@ -102,6 +102,9 @@ const (
 	// ReasonAgentNoAnswer: the agent CLI said it succeeded, but its model
 	// answered nothing at all (no text, no tool call): nothing was done.
 	ReasonAgentNoAnswer = "AGENT_NO_ANSWER"
+	// ReasonAgentRefused: the model's safeguards refused the request; the
+	// same instruction would be refused again.
+	ReasonAgentRefused = "AGENT_MODEL_REFUSED"
 )
 
 // Reasons lists every reason code.
@@ -112,7 +115,7 @@ func Reasons() []string {
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
 		ReasonSessionOtherStep, ReasonSessionOtherFolder,
 		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
-		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer}
+		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused}
 }
 
 // Failure is everything known about how a worker run ended: the runner's

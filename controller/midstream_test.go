@@ -31,6 +31,7 @@ func TestProviderFailuresAndEmptyAnswersAreNamed(t *testing.T) {
 		{"codex stream 429", config.KindCodex, `cat "$S/midstream-codex-stream-429.jsonl"; exit 1`, ReasonAgentRateLimited},
 		{"codex stream 500 after a patch", config.KindCodex, `cat "$S/midstream-codex-stream-500-after-patch.jsonl"; exit 1`, ReasonAgentProvider},
 		{"codex empty answer", config.KindCodex, `cat "$S/midstream-codex-empty-answer.jsonl"`, ReasonAgentNoAnswer},
+		{"claude refusal", config.KindClaude, `cat "$S/midstream-claude-refusal.jsonl"; exit 1`, ReasonAgentRefused},
 		{"codex 403", config.KindCodex, `cat "$S/midstream-codex-403.jsonl"; exit 1`, ReasonAgentAuth},
 		{"claude stream recovered", config.KindClaude, `cat "$S/midstream-claude-stream-529-once.jsonl"`, ""},
 		{"claude empty after a write", config.KindClaude, `cat "$S/midstream-claude-empty-after-write.jsonl"`, ""},

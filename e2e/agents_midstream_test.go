@@ -26,7 +26,8 @@ type midstreamCase struct {
 // TestRealProviderFailuresAreNamed runs the real Claude Code and Codex
 // CLIs, each on its default lane, through the real daokit binary against
 // a model that fails after its stream began, refuses the key (403), is
-// overloaded past the CLI's own retries (529), or answers nothing. None
+// overloaded past the CLI's own retries (529), refuses the request
+// (Claude's stop reason "refusal") or answers nothing. None
 // ends DONE or is restarted: each ends after one attempt with the reason
 // its CLI's output names, and `daokit status` says it in English and in
 // Chinese. A stream that fails once and is retried passes (its step waits
@@ -40,6 +41,7 @@ func TestRealProviderFailuresAreNamed(t *testing.T) {
 	noAnswer := []string{"AGENT_NO_ANSWER", "Agent: the agent's model answered nothing", "代理：代理的模型没有任何回答"}
 	refused := []string{"AGENT_AUTH_FAILED", "Agent: authentication failed", "代理：身份验证失败"}
 	provider := []string{"AGENT_PROVIDER_ERROR", "Agent: model provider error", "代理：模型服务商出错"}
+	refusal := []string{"AGENT_MODEL_REFUSED", "Agent: the model refused the request", "代理：模型拒绝了这个请求"}
 	named := func(name string, turns []fakemodel.Turn, want []string) midstreamCase {
 		return midstreamCase{name: name, turns: turns, reason: want[0], en: want[1], zh: want[2]}
 	}
@@ -49,6 +51,7 @@ func TestRealProviderFailuresAreNamed(t *testing.T) {
 			named("no-answer", []fakemodel.Turn{fakemodel.Say("")}, noAnswer),
 			named("403", []fakemodel.Turn{fakemodel.Fail(403)}, refused),
 			named("529", []fakemodel.Turn{fakemodel.Fail(529)}, overloaded),
+			named("refusal", []fakemodel.Turn{{StopReason: "refusal"}}, refusal),
 			{name: "stream-once", turns: []fakemodel.Turn{stream(529, 1)}},
 			{name: "empty-after-work", wrote: "hello.txt", turns: []fakemodel.Turn{
 				fakemodel.Call("", fakemodel.Write(fakemodel.Cwd+"/hello.txt", "hi\n")), fakemodel.Say("")}},

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "615e03bc474b92021350f4167417a7a13c7df68ecacc461e84ecad39844a0eae"
+const generatedDigest = "811cb58767ac33610a4432aa468ddc6efa4f998ee1e8a408f94023b7f8b935a9"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -417,6 +417,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.reason.AGENT_AUTH_FAILED", Other: "authentication failed"},
 	{ID: "controller.reason.AGENT_ESCALATED", Other: "escalated to a person"},
 	{ID: "controller.reason.AGENT_MAX_TURNS", Other: "agent reached its turn limit"},
+	{ID: "controller.reason.AGENT_MODEL_REFUSED", Other: "the model refused the request"},
 	{ID: "controller.reason.AGENT_NOT_LOGGED_IN", Other: "agent not logged in"},
 	{ID: "controller.reason.AGENT_NO_ANSWER", Other: "the agent's model answered nothing"},
 	{ID: "controller.reason.AGENT_OPTION_REFUSED", Other: "agent refused its command line"},
@@ -779,6 +780,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.reason.AGENT_AUTH_FAILED", Other: "authentication failed"},
 	{ID: "tui.reason.AGENT_ESCALATED", Other: "escalated to a person"},
 	{ID: "tui.reason.AGENT_MAX_TURNS", Other: "turn limit reached"},
+	{ID: "tui.reason.AGENT_MODEL_REFUSED", Other: "model refused"},
 	{ID: "tui.reason.AGENT_NOT_LOGGED_IN", Other: "not logged in"},
 	{ID: "tui.reason.AGENT_NO_ANSWER", Other: "no answer"},
 	{ID: "tui.reason.AGENT_OPTION_REFUSED", Other: "command line refused"},
@@ -1365,6 +1367,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.reason.AGENT_AUTH_FAILED", Other: "身份验证失败"},
 	{ID: "controller.reason.AGENT_ESCALATED", Other: "已上交给人处理"},
 	{ID: "controller.reason.AGENT_MAX_TURNS", Other: "代理达到轮次上限"},
+	{ID: "controller.reason.AGENT_MODEL_REFUSED", Other: "模型拒绝了这个请求"},
 	{ID: "controller.reason.AGENT_NOT_LOGGED_IN", Other: "代理未登录"},
 	{ID: "controller.reason.AGENT_NO_ANSWER", Other: "代理的模型没有任何回答"},
 	{ID: "controller.reason.AGENT_OPTION_REFUSED", Other: "代理拒绝了它的命令行"},
@@ -1727,6 +1730,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.reason.AGENT_AUTH_FAILED", Other: "身份验证失败"},
 	{ID: "tui.reason.AGENT_ESCALATED", Other: "已上交给人处理"},
 	{ID: "tui.reason.AGENT_MAX_TURNS", Other: "达到轮次上限"},
+	{ID: "tui.reason.AGENT_MODEL_REFUSED", Other: "模型拒绝"},
 	{ID: "tui.reason.AGENT_NOT_LOGGED_IN", Other: "未登录"},
 	{ID: "tui.reason.AGENT_NO_ANSWER", Other: "没有回答"},
 	{ID: "tui.reason.AGENT_OPTION_REFUSED", Other: "命令行被拒绝"},

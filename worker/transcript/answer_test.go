@@ -37,7 +37,7 @@ func TestFailuresMidStreamAndEmptyAnswers(t *testing.T) {
 		{"claude", []string{"midstream-claude-403.jsonl"}, []string{"result failed auth_failed"}},
 		{"claude", []string{"midstream-claude-529.jsonl"}, []string{"retry 529 overloaded, 1/1 rate_limited", "result failed rate_limited"}},
 		// A model's refusal: Claude Code's own synthetic "API Error", exit 1.
-		{"claude", []string{"midstream-claude-refusal.jsonl"}, []string{"result failed provider_error"}},
+		{"claude", []string{"midstream-claude-refusal.jsonl"}, []string{"result failed model_refused"}},
 		// An Edit that failed, then a model that says it edited: the CLI
 		// says success; the failed tool result is decoded as failed.
 		{"claude", []string{"midstream-claude-edit-error.jsonl"}, []string{"result"}},
