@@ -58,6 +58,32 @@ func TestFailuresMidStreamAndEmptyAnswers(t *testing.T) {
 	}
 }
 
+// TestCodexRetriesThenNamesTheFailure: with Codex's own retries (its
+// defaults: 4 for a request, 5 for a stream) each retry shows, with the
+// status when there is one, and the turn that fails after them is named.
+func TestCodexRetriesThenNamesTheFailure(t *testing.T) {
+	t.Parallel()
+	for file, want := range map[string]struct{ retry, end string }{
+		"midstream-codex-529-default-retries.jsonl":        {"rate_limited", "rate_limited"},
+		"midstream-codex-stream-500-default-retries.jsonl": {"", "provider_error"},
+	} {
+		var retries, rest []string
+		for _, s := range outcomeOf(t, "codex", file) {
+			if strings.HasPrefix(s, "retry ") {
+				retries = append(retries, s)
+				continue
+			}
+			rest = append(rest, s)
+		}
+		if len(retries) != 5 || !strings.HasSuffix(strings.TrimSpace(retries[4]), strings.TrimSpace("5/5 "+want.retry)) {
+			t.Errorf("%s: retries %q", file, retries)
+		}
+		if end := []string{"error " + want.end, "error " + want.end, "result failed " + want.end}; !slices.Equal(rest, end) {
+			t.Errorf("%s: %q, want %q", file, rest, end)
+		}
+	}
+}
+
 // TestEditThatFailedIsAFailedToolResult: Claude Code's Edit of a file
 // that does not exist comes back as a tool_result with is_error, which
 // the decoder keeps as a failed tool result, whatever the model says
