@@ -1,6 +1,7 @@
 package transcript
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,8 @@ func TestFailuresMidStreamAndEmptyAnswers(t *testing.T) {
 		{"claude", []string{"midstream-claude-empty-after-write.jsonl"}, []string{"result"}},
 		{"claude", []string{"midstream-claude-403.jsonl"}, []string{"result failed auth_failed"}},
 		{"claude", []string{"midstream-claude-529.jsonl"}, []string{"retry 529 overloaded, 1/1 rate_limited", "result failed rate_limited"}},
+		// Claude Code's own ten retries of a 529 (178 s here), then exit 1.
+		{"claude", []string{"midstream-claude-529-default-retries.jsonl"}, append(claudeRetries529(10), "result failed rate_limited")},
 		// A model's refusal: Claude Code's own synthetic "API Error", exit 1.
 		{"claude", []string{"midstream-claude-refusal.jsonl"}, []string{"result failed model_refused"}},
 		// An Edit that failed, then a model that says it edited: the CLI
@@ -175,4 +178,14 @@ func (s *scripted) Decode(Stream, []byte) Decoded {
 	ev := (*s)[0]
 	*s = (*s)[1:]
 	return understood(ev)
+}
+
+// claudeRetries529 is how outcomeOf shows Claude Code's n retries of an
+// overloaded provider.
+func claudeRetries529(n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = fmt.Sprintf("retry 529 overloaded, %d/%d rate_limited", i+1, n)
+	}
+	return out
 }
