@@ -13,6 +13,8 @@ var failureReasons = map[string]string{
 	transcript.FailProvider:      ReasonAgentProvider,
 	transcript.FailMaxTurns:      ReasonAgentMaxTurns,
 	transcript.FailOptionRefused: ReasonAgentOptionRefused,
+	transcript.FailNoAnswer:      ReasonAgentNoAnswer,
+	transcript.FailRefused:       ReasonAgentRefused,
 }
 
 // agentReason is the reason code of what an agent CLI said went wrong,

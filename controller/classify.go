@@ -111,6 +111,12 @@ const (
 	// budget_usd); it stopped BLOCKED before its next step. A retry
 	// grants it another budget_usd.
 	ReasonBudgetExceeded = "BUDGET_EXCEEDED"
+	// ReasonAgentNoAnswer: the agent CLI said it succeeded, but its model
+	// answered nothing at all (no text, no tool call): nothing was done.
+	ReasonAgentNoAnswer = "AGENT_NO_ANSWER"
+	// ReasonAgentRefused: the model's safeguards refused the request; the
+	// same instruction would be refused again.
+	ReasonAgentRefused = "AGENT_MODEL_REFUSED"
 )
 
 // Reasons lists every reason code.
@@ -122,7 +128,7 @@ func Reasons() []string {
 		ReasonNothingToDeliver, ReasonDiverged,
 		ReasonSessionOtherStep, ReasonSessionOtherFolder,
 		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
-		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonBudgetExceeded}
+		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused, ReasonBudgetExceeded}
 }
 
 // Failure is everything known about how a worker run ended: the runner's

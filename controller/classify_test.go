@@ -62,6 +62,8 @@ func TestClassify(t *testing.T) {
 		{"provider error", Failure{Result: agent(1, transcript.FailProvider)}, ReasonAgentProvider},
 		{"max turns", Failure{Result: agent(1, transcript.FailMaxTurns)}, ReasonAgentMaxTurns},
 		{"refused option, exit 2", Failure{Result: agent(2, transcript.FailOptionRefused)}, ReasonAgentOptionRefused},
+		{"a clean exit whose model answered nothing", Failure{Result: agent(0, transcript.FailNoAnswer), RequireResult: true}, ReasonAgentNoAnswer},
+		{"a refusal of the model", Failure{Result: agent(1, transcript.FailRefused)}, ReasonAgentRefused},
 		{"a denial fails a clean exit", Failure{Result: denied(agent(0, ""))}, ReasonAgentDenied},
 		{"a denial beats the turn limit it caused", Failure{Result: denied(agent(1, transcript.FailMaxTurns))}, ReasonAgentDenied},
 		{"a refused login beats a denial", Failure{Result: denied(agent(1, transcript.FailAuth))}, ReasonAgentAuth},
@@ -115,6 +117,8 @@ func TestReasonPolicy(t *testing.T) {
 		{ReasonAgentMaxTurns, false, StateFailed},
 		{ReasonAgentOptionRefused, false, StateFailed},
 		{ReasonBudgetExceeded, false, StateFailed},
+		{ReasonAgentNoAnswer, false, StateFailed},
+		{ReasonAgentRefused, false, StateFailed},
 	}
 	if len(tests) != len(Reasons())+1 {
 		t.Fatalf("table covers %d reasons, Reasons() has %d", len(tests)-1, len(Reasons()))

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "923cbe0f172ef486476674c4e0c196b227d8176e8e2271e5c1fba3ad77d1e59c"
+const generatedDigest = "eebdd72b38e9047c7034c7effff811498ee19cc1d721bee8b5ed417ac456618e"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -424,7 +424,9 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.reason.AGENT_AUTH_FAILED", Other: "authentication failed"},
 	{ID: "controller.reason.AGENT_ESCALATED", Other: "escalated to a person"},
 	{ID: "controller.reason.AGENT_MAX_TURNS", Other: "agent reached its turn limit"},
+	{ID: "controller.reason.AGENT_MODEL_REFUSED", Other: "the model refused the request"},
 	{ID: "controller.reason.AGENT_NOT_LOGGED_IN", Other: "agent not logged in"},
+	{ID: "controller.reason.AGENT_NO_ANSWER", Other: "the agent's model answered nothing"},
 	{ID: "controller.reason.AGENT_OPTION_REFUSED", Other: "agent refused its command line"},
 	{ID: "controller.reason.AGENT_PERMISSION_DENIED", Other: "permission denied: the agent's edits or commands were refused"},
 	{ID: "controller.reason.AGENT_PROVIDER_ERROR", Other: "model provider error"},
@@ -788,7 +790,9 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.reason.AGENT_AUTH_FAILED", Other: "authentication failed"},
 	{ID: "tui.reason.AGENT_ESCALATED", Other: "escalated to a person"},
 	{ID: "tui.reason.AGENT_MAX_TURNS", Other: "turn limit reached"},
+	{ID: "tui.reason.AGENT_MODEL_REFUSED", Other: "model refused"},
 	{ID: "tui.reason.AGENT_NOT_LOGGED_IN", Other: "not logged in"},
+	{ID: "tui.reason.AGENT_NO_ANSWER", Other: "no answer"},
 	{ID: "tui.reason.AGENT_OPTION_REFUSED", Other: "command line refused"},
 	{ID: "tui.reason.AGENT_PERMISSION_DENIED", Other: "permission denied"},
 	{ID: "tui.reason.AGENT_PROVIDER_ERROR", Other: "provider error"},
@@ -1385,7 +1389,9 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.reason.AGENT_AUTH_FAILED", Other: "身份验证失败"},
 	{ID: "controller.reason.AGENT_ESCALATED", Other: "已上交给人处理"},
 	{ID: "controller.reason.AGENT_MAX_TURNS", Other: "代理达到轮次上限"},
+	{ID: "controller.reason.AGENT_MODEL_REFUSED", Other: "模型拒绝了这个请求"},
 	{ID: "controller.reason.AGENT_NOT_LOGGED_IN", Other: "代理未登录"},
+	{ID: "controller.reason.AGENT_NO_ANSWER", Other: "代理的模型没有任何回答"},
 	{ID: "controller.reason.AGENT_OPTION_REFUSED", Other: "代理拒绝了它的命令行"},
 	{ID: "controller.reason.AGENT_PERMISSION_DENIED", Other: "权限被拒绝：代理的修改或命令被拒绝"},
 	{ID: "controller.reason.AGENT_PROVIDER_ERROR", Other: "模型服务商出错"},
@@ -1749,7 +1755,9 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.reason.AGENT_AUTH_FAILED", Other: "身份验证失败"},
 	{ID: "tui.reason.AGENT_ESCALATED", Other: "已上交给人处理"},
 	{ID: "tui.reason.AGENT_MAX_TURNS", Other: "达到轮次上限"},
+	{ID: "tui.reason.AGENT_MODEL_REFUSED", Other: "模型拒绝"},
 	{ID: "tui.reason.AGENT_NOT_LOGGED_IN", Other: "未登录"},
+	{ID: "tui.reason.AGENT_NO_ANSWER", Other: "没有回答"},
 	{ID: "tui.reason.AGENT_OPTION_REFUSED", Other: "命令行被拒绝"},
 	{ID: "tui.reason.AGENT_PERMISSION_DENIED", Other: "权限被拒绝"},
 	{ID: "tui.reason.AGENT_PROVIDER_ERROR", Other: "服务商出错"},

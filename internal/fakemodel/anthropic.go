@@ -58,6 +58,12 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request, rec Request) {
 		s.record(rec)
 		return
 	}
+	if !fail && turn.StreamError != nil && !c.Stream {
+		// Claude Code retries a stream that failed with a request that
+		// does not stream: the provider still failing answers it with
+		// the same error, as an HTTP status.
+		turn.Error, fail = turn.StreamError, true
+	}
 	if fail {
 		rec.Status = turn.Error.Status
 		s.record(rec)

@@ -25,7 +25,9 @@
 // turn (Claude's synthetic "No response requested." is not an answer).
 // Turn.Error answers with the provider's own HTTP error (401, 429 with
 // retry-after, 500, 529), every time or the first Times times;
-// Turn.StreamError fails a stream that began; Turn.Hold keeps one
+// Turn.StreamError fails a stream that began (and Claude Code's retry
+// that does not stream), likewise every time or the first Times
+// times; Turn.Hold keeps one
 // request unanswered until Release, to stop an agent mid-step. Cwd in a
 // tool argument becomes the working folder the CLI told the model, so a
 // script can name absolute paths in a worktree it cannot know. Codex

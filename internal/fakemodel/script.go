@@ -34,7 +34,10 @@ type Turn struct {
 	Error *APIError `json:"error,omitempty"`
 	// StreamError, when set, ends the answer with an error after the
 	// stream began (HTTP 200): Claude gets an SSE "error" event after
-	// message_start, Codex a response.failed; Status is not sent.
+	// message_start, Codex a response.failed; Status is not sent. Claude
+	// Code then retries without streaming, and that request gets the
+	// error as an HTTP status. Times counts both kinds of request, so
+	// Times 1 is a stream that fails once and a retry that succeeds.
 	StreamError *APIError `json:"stream_error,omitempty"`
 	// Text is the assistant's text; it comes before the tool calls.
 	Text string `json:"text,omitempty"`

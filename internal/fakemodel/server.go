@@ -255,6 +255,13 @@ func (s *Server) pick(rec *Request, c conversation) (turn Turn, fail, held bool)
 				return turn, true, held
 			}
 		}
+		if f := turn.StreamError; f != nil {
+			if f.Times != 0 && s.errorsSent[key] >= f.Times {
+				turn.StreamError = nil
+			} else {
+				s.errorsSent[key]++
+			}
+		}
 		return turn, false, held
 	}
 	return Turn{Text: "No script matches this conversation."}, false, false

@@ -364,3 +364,24 @@ func TestStreamErrorsEndAStreamThatBegan(t *testing.T) {
 		t.Fatalf("events %s", names(evs))
 	}
 }
+
+func TestStreamErrorMeetsTheRetryThatDoesNotStreamAndStopsAfterTimes(t *testing.T) {
+	s := Start(t,
+		Rule{Match: "MARK-12", Turns: []Turn{{StreamError: &APIError{Status: 529}}}},
+		Rule{Match: "MARK-13", Turns: []Turn{{StreamError: &APIError{Status: 500, Times: 1}, Text: "Recovered."}}},
+	)
+	noStream := strings.Replace(claudeBody(`{"role":"user","content":"MARK-12"}`), `"stream":true`, `"stream":false`, 1)
+	resp, evs := post(t, s.URL+"/v1/messages", noStream)
+	if resp.StatusCode != 529 || !strings.Contains(evs[0].data["raw"].(string), "overloaded_error") {
+		t.Fatalf("the retry without streaming: status %d %v", resp.StatusCode, evs)
+	}
+	_, evs = post(t, s.URL+"/v1/messages", claudeBody(`{"role":"user","content":"MARK-13"}`))
+	if names(evs) != "message_start ping error" {
+		t.Fatalf("first stream: %s", names(evs))
+	}
+	noStream = strings.Replace(claudeBody(`{"role":"user","content":"MARK-13"}`), `"stream":true`, `"stream":false`, 1)
+	resp, evs = post(t, s.URL+"/v1/messages", noStream)
+	if resp.StatusCode != 200 || !strings.Contains(evs[0].data["raw"].(string), "Recovered.") {
+		t.Fatalf("after Times: status %d %v", resp.StatusCode, evs)
+	}
+}

@@ -28,6 +28,9 @@ type claudeOutcomeLine struct {
 	ToolUseID string `json:"tool_use_id"`
 	// PermissionDenials lists, on the result, every call refused.
 	PermissionDenials []claudeDenial `json:"permission_denials"`
+	// StopReason is, on the result, why the model's last answer ended:
+	// "refusal" when its safeguards refused the request.
+	StopReason string `json:"stop_reason"`
 }
 
 type claudeDenial struct {
@@ -124,13 +127,18 @@ func (o *claudeOutcome) result(l *claudeLine, ev *Event) []Event {
 
 // failure names what a result says went wrong: the provider's status
 // when it answered, the CLI's own error kind when it did not (no
-// credentials at all: no request was made), or the turn limit.
+// credentials at all: no request was made), the model's refusal (its
+// result then reads "API Error: … safeguards flagged this message", with
+// no status, and the CLI says invalid_request), or the turn limit.
 func (o *claudeOutcome) failure(l *claudeLine) string {
 	if l.Subtype == "error_max_turns" {
 		return FailMaxTurns
 	}
 	if !l.IsError {
 		return ""
+	}
+	if l.StopReason == "refusal" {
+		return FailRefused
 	}
 	status := 0
 	if l.APIErrorStatus != nil {

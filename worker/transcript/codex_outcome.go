@@ -15,6 +15,14 @@ var (
 	codexRejectedTail  = "; rejected by user approval settings"
 )
 
+// Codex reports a patch it could not apply (a file to update that does
+// not exist, two operations on one file) only in its log on stderr too,
+// and the model is told: "… ERROR codex_core::tools::router:
+// error=apply_patch verification failed: Failed to read file to update
+// /x/missing.txt: No such file or directory (os error 2)". No item says
+// so on stdout, whatever the model claims after.
+var codexPatchFailed = []byte("apply_patch verification failed: ")
+
 // Messages with which Codex refuses its command line on stderr: clap's
 // errors, and exec outside a git repository without
 // --skip-git-repo-check.
@@ -26,12 +34,16 @@ var codexRefusals = [][]byte{
 }
 
 // codexStderr reads a stderr line: a rejected patch is a denied
-// apply_patch whose target is the sandbox's reason; a refused command
+// apply_patch whose target is the sandbox's reason; a patch that could
+// not be applied is a failed apply_patch result; a refused command
 // line is an error of kind FailOptionRefused; the rest is plain output.
 func codexStderr(line []byte) Decoded {
 	if _, why, ok := bytes.Cut(line, codexPatchRejected); ok {
 		reason := strings.TrimSuffix(strings.TrimSpace(string(why)), codexRejectedTail)
 		return understood(denied("apply_patch", reason, ""))
+	}
+	if _, why, ok := bytes.Cut(line, codexPatchFailed); ok {
+		return understood(Event{Type: EventToolResult, Tool: "apply_patch", Failed: true, Text: OneLine(string(why), maxDetail)})
 	}
 	for _, m := range codexRefusals {
 		if bytes.Contains(line, m) {
@@ -59,15 +71,33 @@ func codexError(msg string) Event {
 	return Event{Type: EventError, Text: msg, Failure: codexFailure(msg)}
 }
 
+// How Codex words a response that failed after its stream began
+// (response.failed), once its own stream retries are spent: a rate
+// limit ("rate limit exceeded: <message>"), anything else as a broken
+// stream ("stream disconnected before completion: <message>", exit 1).
+const (
+	codexRateLimited  = "rate limit exceeded: "
+	codexStreamBroken = "stream disconnected before completion: "
+)
+
 // codexFailure names what a Codex error message says went wrong: the
 // provider's HTTP status, or credentials it does not have. Codex words a
-// provider's 500 without its status.
+// provider's 500 without its status, and a stream that failed midway
+// without one.
 func codexFailure(msg string) string {
 	switch {
 	case strings.HasPrefix(msg, "Missing environment variable") || strings.Contains(msg, "Not logged in"):
 		return FailNotLoggedIn
 	case strings.Contains(msg, "currently experiencing high demand"):
 		return FailProvider
+	case strings.HasPrefix(msg, codexRateLimited):
+		return FailRateLimited
 	}
-	return httpFailure(textStatus(msg))
+	if f := httpFailure(textStatus(msg)); f != "" {
+		return f
+	}
+	if strings.HasPrefix(msg, codexStreamBroken) {
+		return FailProvider
+	}
+	return ""
 }

@@ -61,9 +61,9 @@ type Decoder interface {
 func NewDecoder(kind string) Decoder {
 	switch kind {
 	case "claude":
-		return &claudeDecoder{}
+		return &answerWatch{Decoder: &claudeDecoder{}}
 	case "codex":
-		return &codexDecoder{}
+		return &answerWatch{Decoder: &codexDecoder{}}
 	}
 	return ProtocolDecoder{}
 }

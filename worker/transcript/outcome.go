@@ -29,11 +29,14 @@ const (
 	// FailOptionRefused: the CLI refused its own command line (an unknown
 	// option, bypassPermissions as root, Codex outside a git repository).
 	FailOptionRefused = "option_refused"
+	// FailRefused: the model's safeguards refused the request (Claude
+	// Code's stop_reason "refusal"); the same request is refused again.
+	FailRefused = "model_refused"
 )
 
 // FailureKinds lists the failure kinds.
 func FailureKinds() []string {
-	return []string{FailAuth, FailNotLoggedIn, FailRateLimited, FailProvider, FailMaxTurns, FailOptionRefused}
+	return []string{FailAuth, FailNotLoggedIn, FailRateLimited, FailProvider, FailMaxTurns, FailOptionRefused, FailNoAnswer, FailRefused}
 }
 
 // Retry is an agent CLI retrying a request its model provider failed.
