@@ -328,3 +328,35 @@ func TestCodexStderrDenialIsInTheSummary(t *testing.T) {
 	}
 	t.Fatal("no final STEP_SUMMARY")
 }
+
+// An edit that failed is no edit: Claude's Edit of a missing file (its
+// tool_result an error) and Codex's patch that did not apply (said only on
+// stderr) leave nothing in the step's edited files, and the summary says
+// they were not applied rather than repeat the agent's "Done: edited".
+func TestFailedEditsAreNotEdits(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		kind   config.Kind
+		stream string
+	}{{config.KindClaude, "claude-edit-error"}, {config.KindCodex, "codex-patch-failed"}} {
+		t.Run(tc.stream, func(t *testing.T) {
+			t.Parallel()
+			root := t.TempDir()
+			h := startHarness(t, root, streamConfig(streamLane(t, "agent", tc.kind, tc.stream, "")))
+			h.finished(h.forward("edit a file").Route.TaskID)
+			for _, e := range h.events() {
+				if raw, _ := e.Payload.Get("final"); op(e) == OpStepSummary && string(raw) == "true" {
+					raw, _ := e.Payload.Get("facts")
+					var facts workflow.Facts
+					text := e.Payload.String("text")
+					if err := json.Unmarshal(raw, &facts); err != nil || len(facts.Edited) != 0 || len(facts.Unapplied) != 1 ||
+						!strings.Contains(facts.Unapplied[0], "missing.txt") || !strings.Contains(text, "1 edits not applied") {
+						t.Fatalf("facts %s (%v), text %q", raw, err, text)
+					}
+					return
+				}
+			}
+			t.Fatal("no final STEP_SUMMARY")
+		})
+	}
+}

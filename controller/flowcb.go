@@ -163,7 +163,7 @@ func (l *ledgerCallback) summary(s workflow.Summary) {
 	l.event(f.StepID, ledger.SeverityInfo, OpStepSummary, "iteration", f.Iteration, "role", string(f.Role),
 		"text", s.Text, "by", s.By, "final", s.Final, "facts", ledger.ObjectOf(
 			"edited", nonNil(f.Edited), "tool_uses", f.ToolUses, "commands", f.Commands,
-			"tests_run", f.TestsRun, "passing", f.Passing, "failing", nonNil(f.Failing), "denied", nonNil(f.Denied), "last", f.Last))
+			"tests_run", f.TestsRun, "passing", f.Passing, "failing", nonNil(f.Failing), "denied", nonNil(f.Denied), "unapplied", nonNil(f.Unapplied), "last", f.Last))
 }
 
 // metrics records a MetricsCallback measurement.

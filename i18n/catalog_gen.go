@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "eebdd72b38e9047c7034c7effff811498ee19cc1d721bee8b5ed417ac456618e"
+const generatedDigest = "4330217417ec39030799bd546da33c0f4cc1ef7f74767a34ce36091d1130a11e"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -979,6 +979,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "workflow.summary.nothing", Other: "no changes yet"},
 	{ID: "workflow.summary.passing", Other: "tests passing"},
 	{ID: "workflow.summary.sep", Other: "; "},
+	{ID: "workflow.summary.unapplied", Other: "{{.Count}} edits not applied: {{.Edits}}"},
 	{ID: "workflow.usage.cache", Other: "(of the input: {{.Read}} cache read, {{.Written}} cache write)"},
 	{ID: "workflow.verdict.approve", Other: "approved"},
 	{ID: "workflow.verdict.request_changes", Other: "changes requested"},
@@ -1944,6 +1945,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "workflow.summary.nothing", Other: "尚无改动"},
 	{ID: "workflow.summary.passing", Other: "测试通过"},
 	{ID: "workflow.summary.sep", Other: "；"},
+	{ID: "workflow.summary.unapplied", Other: "{{.Count}} 处修改未生效：{{.Edits}}"},
 	{ID: "workflow.usage.cache", Other: "（输入中：缓存读取 {{.Read}}，缓存写入 {{.Written}}）"},
 	{ID: "workflow.verdict.approve", Other: "已批准"},
 	{ID: "workflow.verdict.request_changes", Other: "要求修改"},

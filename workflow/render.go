@@ -27,6 +27,9 @@ func RenderFactsIn(loc *i18n.Localizer, f Facts) string {
 	if n := len(f.Denied); n > 0 {
 		parts = append(parts, loc.T("workflow.summary.denied", "Actions", listSome(f.Denied, 3), "Count", strconv.Itoa(n)))
 	}
+	if n := len(f.Unapplied); n > 0 {
+		parts = append(parts, loc.T("workflow.summary.unapplied", "Edits", listSome(f.Unapplied, 3), "Count", strconv.Itoa(n)))
+	}
 	if len(parts) == 0 {
 		if f.Last != "" {
 			return f.Last

@@ -35,7 +35,11 @@ type Facts struct {
 	// Denied lists the tool calls the agent was not allowed to make
 	// ("Edit a.go", "Bash go build ./..."): they changed nothing.
 	Denied []string `json:"denied"`
-	Last   string   `json:"last,omitempty"`
+	// Unapplied lists the edits whose tool result said they failed (a
+	// file that was not there, a patch that did not apply): the agent may
+	// still say it made them.
+	Unapplied []string `json:"unapplied,omitempty"`
+	Last      string   `json:"last,omitempty"`
 }
 
 // Summary is one summary of a step so far.
@@ -88,6 +92,9 @@ func RenderFacts(f Facts) string {
 	}
 	if n := len(f.Denied); n > 0 {
 		parts = append(parts, fmt.Sprintf("denied %d action%s (%s)", n, plural(n), listSome(f.Denied, 3)))
+	}
+	if n := len(f.Unapplied); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d edit%s not applied (%s)", n, plural(n), listSome(f.Unapplied, 3)))
 	}
 	if len(parts) == 0 {
 		if f.Last != "" {
@@ -214,7 +221,7 @@ func shortPkg(p string) string {
 // snapshot copies the facts and recent lines.
 func (c *EventCollector) snapshot() (Facts, []string) {
 	f := c.facts
-	f.Edited, f.Failing, f.Denied = slices.Clone(f.Edited), slices.Clone(f.Failing), slices.Clone(f.Denied)
+	f.Edited, f.Failing, f.Denied, f.Unapplied = slices.Clone(f.Edited), slices.Clone(f.Failing), slices.Clone(f.Denied), slices.Clone(f.Unapplied)
 	return f, slices.Clone(c.recent)
 }
 

@@ -57,6 +57,9 @@ func (c *EventCollector) toolResult(r ToolResult) {
 	delete(c.pending, r.ID)
 	if len(uses) == 0 {
 		if k := kindOf(r.Name); k == toolOther || (k == toolEdit && !r.Denied) {
+			if k == toolEdit && r.Failed {
+				c.addUnapplied(strings.TrimSpace(r.Name + " " + r.Detail))
+			}
 			return
 		}
 		uses = []ToolUse{{Name: r.Name, Detail: r.Detail, ID: r.ID}}
@@ -66,7 +69,9 @@ func (c *EventCollector) toolResult(r ToolResult) {
 		case r.Denied:
 			c.addDenied(strings.TrimSpace(u.Name + " " + u.Detail))
 		case kindOf(u.Name) == toolEdit && r.Failed:
-			// An edit that did not apply is no edit.
+			// An edit that did not apply is no edit, whatever the agent
+			// says of it after.
+			c.addUnapplied(u.Detail)
 		default:
 			c.applied(u, &r)
 		}
@@ -137,6 +142,12 @@ func testCommand(command string) bool {
 		}
 	}
 	return false
+}
+
+func (c *EventCollector) addUnapplied(s string) {
+	if s != "" && !slices.Contains(c.facts.Unapplied, s) && len(c.facts.Unapplied) < maxEdited {
+		c.facts.Unapplied = append(c.facts.Unapplied, s)
+	}
 }
 
 func (c *EventCollector) addDenied(s string) {
