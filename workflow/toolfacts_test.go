@@ -54,8 +54,8 @@ func TestFactsFromTestResults(t *testing.T) {
 	}
 }
 
-// Edits count when they applied; denied calls are listed and count as
-// nothing else; calls of a worker without results count at once.
+// Edits count when they applied, and are listed as not applied when they
+// failed; denied calls are listed and count as nothing else; calls of a worker without results count at once.
 func TestFactsEditsAndDenials(t *testing.T) {
 	f := collect(
 		use("Edit", "a.go", "t1"), result(ToolResult{ID: "t1", Name: "Edit"}),
@@ -73,7 +73,10 @@ func TestFactsEditsAndDenials(t *testing.T) {
 	if !slices.Equal(f.Denied, []string{"Write c.go", "Bash go build ./..."}) || f.Commands != 0 || f.ToolUses != 8 {
 		t.Fatalf("facts %+v", f)
 	}
-	if got := RenderFacts(f); got != "edited 4 files (a.go, e.go, f.go, …); denied 2 actions (Write c.go, Bash go build ./...)" {
+	if !slices.Equal(f.Unapplied, []string{"b.go"}) {
+		t.Fatalf("unapplied %v", f.Unapplied)
+	}
+	if got := RenderFacts(f); got != "edited 4 files (a.go, e.go, f.go, …); denied 2 actions (Write c.go, Bash go build ./...); 1 edit not applied (b.go)" {
 		t.Fatalf("rendered %q", got)
 	}
 }
