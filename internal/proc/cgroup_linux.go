@@ -1,0 +1,262 @@
+package proc
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// EnvCgroup, set to "off" in the controller's environment, keeps
+// children out of cgroups (the subreaper and marker sweep track them
+// instead).
+const EnvCgroup = "DAOKIT_CGROUP"
+
+// cgroups is where this process may make cgroups: the cgroup v2 folder
+// it runs in, found once; "" when there is none it may write.
+var cgroups struct {
+	once sync.Once
+	base string
+	off  atomic.Bool
+	// checked: a cgroup made here had cgroup.kill.
+	checked atomic.Bool
+}
+
+// cgroupBase returns the folder under which the scopes' cgroups go, or
+// "" when children cannot be put into cgroups here.
+func cgroupBase() string {
+	cgroups.once.Do(func() { cgroups.base = probeCgroup() })
+	if cgroups.off.Load() {
+		return ""
+	}
+	return cgroups.base
+}
+
+// probeCgroup finds this process's own cgroup v2 folder: the cgroup2
+// mount (at /sys/fs/cgroup, or /sys/fs/cgroup/unified on a hybrid
+// system) joined with the path in /proc/self/cgroup, when this process
+// may write there.
+func probeCgroup() string {
+	if os.Getenv(EnvCgroup) == "off" {
+		return ""
+	}
+	own, err := os.ReadFile("/proc/self/cgroup")
+	if err != nil {
+		return ""
+	}
+	var rel string
+	found := false
+	for line := range strings.SplitSeq(string(own), "\n") {
+		if p, ok := strings.CutPrefix(line, "0::"); ok {
+			rel, found = p, true
+		}
+	}
+	mount := cgroup2Mount()
+	if !found || mount == "" {
+		return ""
+	}
+	base := filepath.Join(mount, rel)
+	if unix.Access(base, unix.W_OK) != nil {
+		return ""
+	}
+	return base
+}
+
+// cgroup2Mount returns where the cgroup v2 hierarchy is mounted, or "".
+func cgroup2Mount() string {
+	f, err := os.Open("/proc/self/mountinfo")
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		// 36 35 0:30 / /sys/fs/cgroup rw,... shared:9 - cgroup2 cgroup2 rw
+		pre, post, ok := strings.Cut(sc.Text(), " - ")
+		if !ok || !strings.HasPrefix(post, "cgroup2 ") {
+			continue
+		}
+		if f := strings.Fields(pre); len(f) >= 5 {
+			return f[4]
+		}
+	}
+	return ""
+}
+
+// disableCgroups stops putting children into cgroups, for good: the
+// kernel refused a start into one. A subreaper that was asked for takes
+// over.
+func disableCgroups() {
+	cgroups.off.Store(true)
+	if wantSubreaper.Load() {
+		becomeSubreaper()
+	}
+}
+
+// cgroup is one tree's cgroup.
+type cgroup struct {
+	dir string
+	fd  int
+}
+
+// scopeDir is the folder of a scope's cgroups.
+func scopeDir(base string, s *Scope) string { return filepath.Join(base, "daokit-"+s.id) }
+
+// newCgroup makes the cgroup of a tree whose marker is given, or returns
+// nil when there can be none.
+func newCgroup(s *Scope, marker string) *cgroup {
+	base := cgroupBase()
+	if base == "" {
+		return nil
+	}
+	parent := scopeDir(base, s)
+	_, name, _ := strings.Cut(marker, "/")
+	dir := filepath.Join(parent, strings.ReplaceAll(name, "/", "."))
+	var err error
+	// The scope's folder goes with its last tree (Release): make it
+	// again, and again should a Release remove it meanwhile.
+	for range 3 {
+		if err = os.Mkdir(dir, 0o755); !os.IsNotExist(err) {
+			break
+		}
+		if err = os.Mkdir(parent, 0o755); err != nil && !os.IsExist(err) {
+			break
+		}
+	}
+	if err != nil {
+		if os.IsPermission(err) || errno(err) == unix.EROFS {
+			// Not ours to write (a read-only or foreign cgroup tree).
+			cgroups.off.Store(true)
+		}
+		return nil
+	}
+	if !cgroups.checked.Load() {
+		// cgroup.kill came with Linux 5.14; without it a tree cannot be
+		// killed whole.
+		if _, err := os.Stat(filepath.Join(dir, "cgroup.kill")); err != nil {
+			_ = os.Remove(dir)
+			cgroups.off.Store(true)
+			return nil
+		}
+		cgroups.checked.Store(true)
+	}
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		_ = os.Remove(dir)
+		return nil
+	}
+	return &cgroup{dir: dir, fd: fd}
+}
+
+// intoCgroup makes the child start inside cg (clone3 CLONE_INTO_CGROUP),
+// so that not even its first fork escapes it.
+func intoCgroup(a *syscall.SysProcAttr, cg *cgroup) {
+	a.UseCgroupFD, a.CgroupFD = true, cg.fd
+}
+
+// cgroupRefused reports whether a start into a cgroup may have failed
+// because of the cgroup (clone3 missing or filtered, no permission).
+func cgroupRefused(err error) bool {
+	switch errno(err) {
+	case unix.ENOSYS, unix.EPERM, unix.EACCES, unix.EINVAL, unix.EBUSY, unix.EOPNOTSUPP, unix.EROFS:
+		return true
+	}
+	return false
+}
+
+func (cg *cgroup) closeFD() {
+	if cg.fd >= 0 {
+		_ = unix.Close(cg.fd)
+		cg.fd = -1
+	}
+}
+
+// signal sends sig to every process in the cgroup.
+func (cg *cgroup) signal(sig syscall.Signal) {
+	procs, err := os.ReadFile(filepath.Join(cg.dir, "cgroup.procs"))
+	if err != nil {
+		return
+	}
+	for f := range strings.FieldsSeq(string(procs)) {
+		if pid, err := strconv.Atoi(f); err == nil && pid > 0 {
+			_ = syscall.Kill(pid, sig)
+		}
+	}
+}
+
+// kill kills every process in the cgroup, wherever its group or session.
+func (cg *cgroup) kill() { _ = os.WriteFile(filepath.Join(cg.dir, "cgroup.kill"), []byte("1"), 0) }
+
+func (cg *cgroup) remove() { _ = os.Remove(cg.dir) }
+
+// cgroupEmptyWait bounds how long removeWhenEmpty waits for killed
+// processes to be gone; a cgroup still busy then is left for the next
+// sweep.
+const cgroupEmptyWait = 2 * time.Second
+
+// removeWhenEmpty removes the cgroup once no process is left in it,
+// waiting on cgroup.events (the kernel wakes a poll on it when
+// "populated" changes).
+func (cg *cgroup) removeWhenEmpty() {
+	f, err := os.Open(filepath.Join(cg.dir, "cgroup.events"))
+	if err != nil {
+		cg.remove()
+		return
+	}
+	defer f.Close()
+	deadline := time.Now().Add(cgroupEmptyWait)
+	buf := make([]byte, 256)
+	for {
+		n, err := f.ReadAt(buf, 0)
+		if n == 0 && err != nil {
+			break
+		}
+		if bytes.Contains(buf[:n], []byte("populated 0")) {
+			break
+		}
+		left := time.Until(deadline)
+		if left <= 0 {
+			break
+		}
+		fds := []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLPRI}}
+		if _, err := unix.Poll(fds, int(left.Milliseconds())+1); err != nil && err != unix.EINTR {
+			break
+		}
+	}
+	cg.remove()
+}
+
+// sweepCgroups kills and removes the cgroups of s that another process
+// (an earlier controller) left, and returns how many there were.
+func sweepCgroups(s *Scope) int {
+	base := cgroupBase()
+	if base == "" {
+		return 0
+	}
+	dir := scopeDir(base, s)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, e := range entries {
+		name := e.Name()
+		i := strings.LastIndexByte(name, '.')
+		if !e.IsDir() || i < 0 || ownToken(name[i+1:]) {
+			continue
+		}
+		cg := &cgroup{dir: filepath.Join(dir, name), fd: -1}
+		cg.kill()
+		cg.removeWhenEmpty()
+		n++
+	}
+	return n
+}
