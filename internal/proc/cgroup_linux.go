@@ -195,7 +195,13 @@ func (cg *cgroup) signal(sig syscall.Signal) {
 // kill kills every process in the cgroup, wherever its group or session.
 func (cg *cgroup) kill() { _ = os.WriteFile(filepath.Join(cg.dir, "cgroup.kill"), []byte("1"), 0) }
 
-func (cg *cgroup) remove() { _ = os.Remove(cg.dir) }
+// remove removes the cgroup, and the scope's folder with its last tree
+// (another tree keeps it busy): none is left behind when the process
+// ends.
+func (cg *cgroup) remove() {
+	_ = os.Remove(cg.dir)
+	_ = os.Remove(filepath.Dir(cg.dir))
+}
 
 // cgroupEmptyWait bounds how long removeWhenEmpty waits for killed
 // processes to be gone; a cgroup still busy then is left for the next

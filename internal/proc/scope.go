@@ -73,12 +73,12 @@ func WithScope(ctx context.Context, s *Scope) context.Context {
 
 // WithStep returns a context whose processes are started for one step:
 // label names it in their marker (a step id), and env (KEY=value) is
-// added to their environment (a later entry wins; the command's own
-// entries win over these).
+// added to their environment, after the command's own (a later entry
+// wins). It replaces what an outer WithStep said.
 func WithStep(ctx context.Context, label string, env ...string) context.Context {
 	j, _ := ctx.Value(jobKey{}).(job)
 	j.label = label
-	j.env = append(append([]string(nil), j.env...), env...)
+	j.env = append([]string(nil), env...)
 	return context.WithValue(ctx, jobKey{}, j)
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"syscall"
 )
 
@@ -121,9 +120,6 @@ func (t *Tree) Release() {
 	t.killRest()
 	if t.cg != nil {
 		t.cg.removeWhenEmpty()
-		// The scope's folder goes with its last tree (another tree
-		// keeps it busy): none is left behind when the process ends.
-		_ = os.Remove(filepath.Dir(t.cg.dir))
 	}
 }
 
