@@ -199,6 +199,9 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	}
 	c.mu.Lock()
 	facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
+	// Every process started for the step (its hooks, its agent) carries
+	// the step's environment and marker.
+	ctx = c.stepContext(ctx, r, step, tree)
 	c.mu.Unlock()
 	instruction = c.preDispatch(ctx, facts, step, lane, instruction)
 	c.mu.Lock()
