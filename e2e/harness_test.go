@@ -106,8 +106,8 @@ func startController(t testing.TB, root string, args ...string) *controllerProc 
 	return startControllerEnv(t, root, nil, args...)
 }
 
-// startControllerEnv is startController with env added to the
-// controller's environment.
+// startControllerEnv is startController with env (nil: the test's own
+// environment with English messages).
 func startControllerEnv(t testing.TB, root string, env []string, args ...string) *controllerProc {
 	t.Helper()
 	p, ready := spawnControllerEnv(t, root, env, args...)
@@ -131,12 +131,15 @@ func spawnController(t testing.TB, root string, args ...string) (*controllerProc
 	return spawnControllerEnv(t, root, nil, args...)
 }
 
-// spawnControllerEnv is spawnController with env (KEY=value) added to
-// the controller's environment.
+// spawnControllerEnv is spawnController with env (nil: the test's own
+// environment with English messages).
 func spawnControllerEnv(t testing.TB, root string, env []string, args ...string) (*controllerProc, <-chan string) {
 	t.Helper()
 	cmd := exec.Command(daokit, append([]string{"controller", "--root", root}, args...)...)
-	cmd.Env = append(append(os.Environ(), "DAOKIT_LANG=en"), env...)
+	cmd.Env = env
+	if env == nil {
+		cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -24,7 +24,7 @@ func controllerEnv(env string) []string {
 	if env == "" {
 		return nil
 	}
-	return []string{env}
+	return append(os.Environ(), "DAOKIT_LANG=en", env)
 }
 
 // pidIn waits for a script to write a pid into file.

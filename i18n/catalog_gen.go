@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "80d6c01c679e106e36fb2eb0dbd7d4f97a149234ca4291fd370295b8f368c5a8"
+const generatedDigest = "4684ab98df4bdad59cf05aaee696b2a08614ba5289f187c990d9b0d034e3bcd8"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -136,6 +136,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.flag.json", Other: "print JSON for scripts instead of text"},
 	{ID: "cli.flag.lang", Other: "language of messages: en or zh-CN"},
 	{ID: "cli.flag.lang_default", Other: "DAOKIT_LANG, then the locale"},
+	{ID: "cli.flag.raw", Other: "print agent, worker and issue text byte for byte even to a terminal (a terminal otherwise shows control characters and escape sequences as visible escapes such as \\x1b[1A; a pipe or a file always gets the bytes)"},
 	{ID: "cli.flag.root", Other: "ledger root folder (the folder that holds state/)"},
 	{ID: "cli.handoff.error.both", Other: "--create and --apply cannot be used together"},
 	{ID: "cli.handoff.error.mismatch", Other: "{{.Field}} mismatch between ledger ({{.Ledger}}) and handoff package ({{.Package}})"},
@@ -1060,6 +1061,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.flag.json", Other: "输出供脚本使用的 JSON，而不是文本"},
 	{ID: "cli.flag.lang", Other: "消息语言：en 或 zh-CN"},
 	{ID: "cli.flag.lang_default", Other: "DAOKIT_LANG，其次为系统区域设置"},
+	{ID: "cli.flag.raw", Other: "即使输出到终端，也原样输出代理、工作进程和议题的文本（否则终端上的控制字符和转义序列显示为可见的转义形式，如 \\x1b[1A；管道和文件始终得到原始字节）"},
 	{ID: "cli.flag.root", Other: "账本根目录（包含 state/ 的目录）"},
 	{ID: "cli.handoff.error.both", Other: "--create 与 --apply 不能同时使用"},
 	{ID: "cli.handoff.error.mismatch", Other: "账本（{{.Ledger}}）与交接包（{{.Package}}）的 {{.Field}} 不一致"},
