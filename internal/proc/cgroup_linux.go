@@ -199,8 +199,20 @@ func (cg *cgroup) kill() { _ = os.WriteFile(filepath.Join(cg.dir, "cgroup.kill")
 // (another tree keeps it busy): none is left behind when the process
 // ends.
 func (cg *cgroup) remove() {
-	_ = os.Remove(cg.dir)
+	removeCgroup(cg.dir)
 	_ = os.Remove(filepath.Dir(cg.dir))
+}
+
+// removeCgroup removes the cgroup at dir and the cgroups below it (a
+// Lead's tree holds its Workers' cgroups), deepest first.
+func removeCgroup(dir string) {
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if e.IsDir() {
+			removeCgroup(filepath.Join(dir, e.Name()))
+		}
+	}
+	_ = os.Remove(dir)
 }
 
 // cgroupEmptyWait bounds how long removeWhenEmpty waits for killed

@@ -9,9 +9,10 @@
 // Where the kernel lets us (cgroup v2 writable), it also starts inside a
 // cgroup of its own, and killing it writes cgroup.kill: descendants that
 // left the group and the session (Claude Code runs each Bash tool with
-// setsid) die with it. Elsewhere the controller is a child subreaper, so
-// such orphans become its children and are found by their marker and
-// killed group by group. A successor controller kills whatever an
+// setsid) die with it. Elsewhere killing a tree also kills every process
+// whose environment carries its marker (a scan of /proc), and the
+// controller is a child subreaper, so that the orphans it kills become
+// its children and are reaped. A successor controller kills whatever an
 // earlier one left (Scope.Sweep): the scope's cgroups, and every process
 // whose environment carries the scope's marker.
 package proc

@@ -33,7 +33,8 @@ func waitGone(t *testing.T, pids ...int) {
 	for _, pid := range pids {
 		for alive(pid) {
 			if time.Now().After(end) {
-				t.Fatalf("pid %d still runs", pid)
+				st, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+				t.Fatalf("pid %d still runs (marker %q, stat %s)", pid, markerOf(pid), st)
 			}
 			waitABit()
 		}
@@ -125,7 +126,7 @@ func TestRunTimeoutKillsTheWholeTree(t *testing.T) {
 			`while [ ! -s "$1" ]; do :; done; echo $$ >> "$1.leader"; sleep 600`, "sh", pidFile)
 		var out bytes.Buffer
 		cmd.Stdout = &out
-		o := Run(context.Background(), cmd, 300*time.Millisecond)
+		o := Run(context.Background(), cmd, time.Second)
 		if !o.TimedOut || o.Err == nil {
 			t.Fatalf("outcome %+v, want a timeout", o)
 		}
@@ -230,5 +231,19 @@ func TestSweepKillsAPredecessorsLeftovers(t *testing.T) {
 	}
 	if !alive(own.PID()) {
 		t.Error("the sweeping process's own tree was killed")
+	}
+}
+
+// A process started with a marker (a Lead the controller started)
+// starts its own children in the same scope, so that a successor of that
+// controller sweeps them; without one its scope is its own.
+func TestInheritedScope(t *testing.T) {
+	if got := inheritedScope("0123abcd/lead-coder/77-1").ID(); got != "0123abcd" {
+		t.Errorf("scope of an inherited marker: %q", got)
+	}
+	for _, m := range []string{"", "no-slash", "../x/1-1"} {
+		if got := inheritedScope(m).ID(); got != "p"+strconv.Itoa(os.Getpid()) {
+			t.Errorf("scope of marker %q: %q, want the process's own", m, got)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"golang.org/x/sys/unix"
 )
@@ -18,9 +19,10 @@ var wantSubreaper, subreaper atomic.Bool
 // BecomeSubreaper makes this process (the controller) the child
 // subreaper of the trees it starts when they cannot be put in cgroups:
 // a descendant whose parent died (one that left its group with setsid,
-// say) then becomes its child instead of init's, where Kill finds it by
-// its marker. With cgroups nothing needs it, and it is not done: every
-// orphan would become a zombie of ours.
+// say) then becomes its child instead of init's, and stays in the
+// lineage of the controller that kills and reaps it. With cgroups
+// nothing needs it, and it is not done: every orphan would become a
+// zombie of ours.
 func BecomeSubreaper() {
 	wantSubreaper.Store(true)
 	if cgroupBase() == "" {
@@ -72,37 +74,72 @@ func reap(pid int) {
 	}
 }
 
-// maxRounds bounds the sweeps: each round kills what the previous
-// round's deaths handed over (a grandchild whose parent just died).
+// maxRounds bounds the sweeps: each round kills what was forked while
+// the previous one ran.
 const maxRounds = 16
 
-// sweepOrphans kills the subreaper's children that carry marker (but not
-// leader, whose owner reaps it): the tree's descendants that left its
-// group and lost their parent. Each is killed with its group and reaped,
-// which hands their own orphans over for the next round.
+// sweepOrphans kills every process that carries marker but leader (whose
+// owner kills and reaps it): the tree's members, and its descendants
+// that left its group and session, wherever they were re-parented. It
+// scans /proc, which only a tree without a cgroup needs; a subreaper
+// reaps those that became its children, and the tree's group members
+// that died as its zombies.
 func sweepOrphans(marker string, leader int) {
-	if !subreaper.Load() {
-		return
-	}
-	self := unix.Getpgrp()
-	for range maxRounds {
+	for round := range maxRounds {
+		reapGroupZombies(leader)
 		var found []int
-		for _, pid := range children() {
+		forEachProc(func(pid int) {
 			if pid != leader && markerOf(pid) == marker {
 				found = append(found, pid)
 			}
-		}
+		})
 		if len(found) == 0 {
-			return
-		}
-		for _, pid := range found {
-			if pg, err := unix.Getpgid(pid); err == nil && pg > 1 && pg != self {
-				_ = unix.Kill(-pg, unix.SIGKILL)
+			if !childInExec(leader) {
+				return
 			}
-			_ = unix.Kill(pid, unix.SIGKILL)
+			// A child of ours in the middle of an execve shows no
+			// environment yet: look again once it has one.
+			<-time.After(time.Millisecond << min(round, 6))
+			continue
 		}
 		for _, pid := range found {
-			reap(pid)
+			killAndWait(pid)
+		}
+	}
+}
+
+// childInExec reports whether a live child of this subreaper (but
+// leader) shows an empty environment, as a process does between the
+// point of no return of an execve and its new stack.
+func childInExec(leader int) bool {
+	if !subreaper.Load() {
+		return false
+	}
+	for _, pid := range children() {
+		if pid == leader {
+			continue
+		}
+		if state, _ := statOf(pid); state != 0 && state != 'Z' {
+			if env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ"); err == nil && len(env) == 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// reapGroupZombies reaps this process's zombie children of group pgid
+// (members of a killed tree handed to the subreaper): their environment
+// is gone, so no marker names them.
+func reapGroupZombies(pgid int) {
+	if !subreaper.Load() {
+		return
+	}
+	for _, pid := range children() {
+		if pid != pgid {
+			if state, group := statOf(pid); state == 'Z' && group == pgid {
+				reap(pid)
+			}
 		}
 	}
 }

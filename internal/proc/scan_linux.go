@@ -39,28 +39,14 @@ const sweepKillWait = 2 * time.Second
 func (s *Scope) Sweep() int {
 	n := sweepCgroups(s)
 	prefix := s.id + "/"
-	self := os.Getpid()
 	for range maxRounds {
 		var victims []int
-		entries, err := os.ReadDir("/proc")
-		if err != nil {
-			break
-		}
-		for _, e := range entries {
-			pid, err := strconv.Atoi(e.Name())
-			if err != nil || pid == self {
-				continue
+		forEachProc(func(pid int) {
+			rest, ok := strings.CutPrefix(markerOf(pid), prefix)
+			if i := strings.LastIndexByte(rest, '/'); ok && i >= 0 && !ownToken(rest[i+1:]) {
+				victims = append(victims, pid)
 			}
-			m := markerOf(pid)
-			rest, ok := strings.CutPrefix(m, prefix)
-			if !ok {
-				continue
-			}
-			if i := strings.LastIndexByte(rest, '/'); i < 0 || ownToken(rest[i+1:]) {
-				continue
-			}
-			victims = append(victims, pid)
-		}
+		})
 		if len(victims) == 0 {
 			break
 		}
@@ -70,6 +56,20 @@ func (s *Scope) Sweep() int {
 		n += len(victims)
 	}
 	return n
+}
+
+// forEachProc calls f with the pid of every process but this one.
+func forEachProc(f func(pid int)) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return
+	}
+	self := os.Getpid()
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil && pid != self {
+			f(pid)
+		}
+	}
 }
 
 // killAndWait kills pid through a pidfd (a pid reused meanwhile is never
@@ -90,21 +90,36 @@ func killAndWait(pid int) {
 
 // ppid returns pid's parent, or 0.
 func ppid(pid int) int {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
+	f := statFields(pid)
 	if len(f) < 2 {
 		return 0
 	}
 	p, _ := strconv.Atoi(f[1])
 	return p
+}
+
+// statOf returns pid's state (R, S, Z, …) and process group, or 0, 0.
+func statOf(pid int) (byte, int) {
+	f := statFields(pid)
+	if len(f) < 3 || f[0] == "" {
+		return 0, 0
+	}
+	g, _ := strconv.Atoi(f[2])
+	return f[0][0], g
+}
+
+// statFields returns the fields of /proc/pid/stat after the command
+// name (which may hold spaces and parentheses): state, ppid, pgrp, …
+func statFields(pid int) []string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return nil
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return nil
+	}
+	return strings.Fields(string(b[i+1:]))
 }
 
 // Close removes the scope's cgroup folder when it is empty: the

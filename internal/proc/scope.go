@@ -32,8 +32,17 @@ func NewScope(root string) *Scope {
 func (s *Scope) ID() string { return s.id }
 
 // ownScope is the scope of children started with no scope in their
-// context: the process's own, which no successor sweeps.
-var ownScope = &Scope{id: "p" + strconv.Itoa(os.Getpid())}
+// context: the scope of the marker this process inherited (a Lead's
+// Workers belong to the controller's root that started the Lead, and a
+// successor of that controller sweeps them), else the process's own.
+var ownScope = inheritedScope(os.Getenv(EnvMarker))
+
+func inheritedScope(marker string) *Scope {
+	if id, _, ok := strings.Cut(marker, "/"); ok && id != "" && strings.Trim(id, "0123456789abcdefp") == "" {
+		return &Scope{id: id}
+	}
+	return &Scope{id: "p" + strconv.Itoa(os.Getpid())}
+}
 
 // token names one start uniquely: this process's pid and a sequence
 // number. Sweep spares the tokens of its own process.
