@@ -97,9 +97,10 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 		case outcomeDone:
 			c.mu.Lock()
 			facts, instruction, output := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step), r.output
+			hookCtx := c.stepContext(ctx, r, step, r.tree)
 			r.attempt, r.tree = 0, nil
 			c.mu.Unlock()
-			c.postAccept(ctx, facts, step, lane, instruction)
+			c.postAccept(hookCtx, facts, step, lane, instruction)
 			return output, nil
 		default:
 			return workflow.Output{}, &stepError{out: out, reason: reason}
