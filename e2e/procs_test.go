@@ -271,7 +271,12 @@ func TestJudgeHoldingItsOutputTimesOutAndTheLoopGoesOn(t *testing.T) {
 		return e.TaskID == taskID && op(e) == "RUN_FINISHED"
 	})
 	if code := end.Payload.String("reason_code"); code != "MAX_ITERATIONS_REACHED" {
-		t.Errorf("run ended %v, want MAX_ITERATIONS_REACHED after two timed-out judges", end.Payload)
+		for _, e := range events(t, root) {
+			if e.TaskID == taskID {
+				t.Logf("event: %s %s %s %s", e.EventType, e.StepID, op(e), e.Payload)
+			}
+		}
+		t.Errorf("run ended %s, want MAX_ITERATIONS_REACHED after two timed-out judges", code)
 	}
 	its := iterationsOf(t, root, taskID)
 	if len(its) != 2 {

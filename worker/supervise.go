@@ -34,9 +34,6 @@ func (p *Process) reap(exited chan<- struct{}) {
 		// leaving the leftovers alive is the worse risk.
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	}
-	// Whatever left the group (a setsid'd tool) dies too, and the
-	// tree's cgroup goes.
-	p.tree.Release()
 }
 
 // supervise enforces the timeout and stop requests, then waits for the
@@ -65,6 +62,10 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 	// goroutine's P; the fsyncs below would hold it there until the
 	// scheduler takes the P back. Let it run first.
 	runtime.Gosched()
+	// The tree was killed at the leader's exit (reap); what is left to do
+	// (removing its cgroup, a tree without one swept) need not delay the
+	// step's end.
+	p.tree.Release()
 	// One after the other: nobody waits for these syncs on a step's way
 	// (see LogsDurable), and a goroutine in a blocking fsync keeps its P
 	// until the scheduler takes it back; two at once could hold both of

@@ -104,8 +104,21 @@ func disableCgroups() {
 // cgroup is one tree's cgroup.
 type cgroup struct {
 	dir string
-	fd  int
+	fd  int // open while the cgroup exists: a start into it needs one
+	// scope is the cgroup's; a cgroup of this process's own scope is not
+	// kept for reuse, and its folder goes with its last tree (no Close
+	// removes it).
+	scope *Scope
+	// killed: cgroup.kill was written. Such a cgroup is never reused:
+	// Linux 6.18 kills a child that clone3 starts into a cgroup killed
+	// before (its kill sequence differs from the parent's), where moving
+	// a process in would not.
+	killed atomic.Bool
 }
+
+// maxIdle is how many emptied cgroups a scope keeps for reuse: about as
+// many as trees end at once.
+const maxIdle = 4
 
 // scopeDir is the folder of a scope's cgroups.
 func scopeDir(base string, s *Scope) string { return filepath.Join(base, "daokit-"+s.id) }
@@ -116,6 +129,16 @@ func newCgroup(s *Scope, marker string) *cgroup {
 	base := cgroupBase()
 	if base == "" {
 		return nil
+	}
+	if s != ownScope {
+		s.mu.Lock()
+		if n := len(s.idle); n > 0 {
+			cg := s.idle[n-1]
+			s.idle = s.idle[:n-1]
+			s.mu.Unlock()
+			return cg
+		}
+		s.mu.Unlock()
 	}
 	parent := scopeDir(base, s)
 	_, name, _ := strings.Cut(marker, "/")
@@ -153,7 +176,7 @@ func newCgroup(s *Scope, marker string) *cgroup {
 		_ = os.Remove(dir)
 		return nil
 	}
-	return &cgroup{dir: dir, fd: fd}
+	return &cgroup{dir: dir, fd: fd, scope: s}
 }
 
 // intoCgroup makes the child start inside cg (clone3 CLONE_INTO_CGROUP),
@@ -172,13 +195,6 @@ func cgroupRefused(err error) bool {
 	return false
 }
 
-func (cg *cgroup) closeFD() {
-	if cg.fd >= 0 {
-		_ = unix.Close(cg.fd)
-		cg.fd = -1
-	}
-}
-
 // signal sends sig to every process in the cgroup.
 func (cg *cgroup) signal(sig syscall.Signal) {
 	procs, err := os.ReadFile(filepath.Join(cg.dir, "cgroup.procs"))
@@ -192,27 +208,72 @@ func (cg *cgroup) signal(sig syscall.Signal) {
 	}
 }
 
-// kill kills every process in the cgroup, wherever its group or session.
-func (cg *cgroup) kill() { _ = os.WriteFile(filepath.Join(cg.dir, "cgroup.kill"), []byte("1"), 0) }
+// kill kills every process in the cgroup, wherever its group or session,
+// unless none is left (the common case at a child's exit: reading
+// cgroup.events is cheaper than a kill).
+func (cg *cgroup) kill() {
+	var buf [128]byte
+	if n := readSmall(filepath.Join(cg.dir, "cgroup.events"), buf[:]); bytes.Contains(buf[:n], []byte("populated 0")) {
+		return
+	}
+	cg.killed.Store(true)
+	writeSmall(filepath.Join(cg.dir, "cgroup.kill"), "1")
+}
+
+// readSmall reads the start of a small kernel file into buf with plain
+// system calls (an os.File costs a stat and a poller registration more)
+// and returns how many bytes it read.
+func readSmall(path string, buf []byte) int {
+	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return 0
+	}
+	defer unix.Close(fd)
+	n, err := unix.Read(fd, buf)
+	if err != nil {
+		return 0
+	}
+	return n
+}
+
+// writeSmall writes s to a kernel file with plain system calls.
+func writeSmall(path, s string) {
+	fd, err := unix.Open(path, unix.O_WRONLY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return
+	}
+	_, _ = unix.Write(fd, []byte(s))
+	_ = unix.Close(fd)
+}
 
 // remove removes the cgroup, and the scope's folder with its last tree
 // (another tree keeps it busy): none is left behind when the process
 // ends.
 func (cg *cgroup) remove() {
+	if cg.fd >= 0 {
+		_ = unix.Close(cg.fd)
+		cg.fd = -1
+	}
 	removeCgroup(cg.dir)
-	_ = os.Remove(filepath.Dir(cg.dir))
+	if cg.scope == ownScope {
+		_ = unix.Rmdir(filepath.Dir(cg.dir))
+	}
 }
 
-// removeCgroup removes the cgroup at dir and the cgroups below it (a
-// Lead's tree holds its Workers' cgroups), deepest first.
+// removeCgroup removes the cgroup at dir and, when it has some, the
+// cgroups below it (a Lead's tree holds its Workers' cgroups), deepest
+// first.
 func removeCgroup(dir string) {
+	if err := unix.Rmdir(dir); err != unix.EBUSY && err != unix.ENOTEMPTY {
+		return
+	}
 	entries, _ := os.ReadDir(dir)
 	for _, e := range entries {
 		if e.IsDir() {
 			removeCgroup(filepath.Join(dir, e.Name()))
 		}
 	}
-	_ = os.Remove(dir)
+	_ = unix.Rmdir(dir)
 }
 
 // cgroupEmptyWait bounds how long removeWhenEmpty waits for killed
@@ -220,31 +281,50 @@ func removeCgroup(dir string) {
 // sweep.
 const cgroupEmptyWait = 2 * time.Second
 
-// removeWhenEmpty removes the cgroup once no process is left in it,
-// waiting on cgroup.events (the kernel wakes a poll on it when
-// "populated" changes).
+// removeWhenEmpty kills what is left in the cgroup and, once no process
+// is left in it (waiting on cgroup.events: the kernel wakes a poll on it
+// when "populated" changes), keeps it for the scope's next tree or
+// removes it.
 func (cg *cgroup) removeWhenEmpty() {
-	f, err := os.Open(filepath.Join(cg.dir, "cgroup.events"))
+	fd, err := unix.Open(filepath.Join(cg.dir, "cgroup.events"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		cg.remove()
 		return
 	}
-	defer f.Close()
+	defer unix.Close(fd)
 	deadline := time.Now().Add(cgroupEmptyWait)
-	buf := make([]byte, 256)
+	var buf [128]byte
+	killed := false
 	for {
-		n, err := f.ReadAt(buf, 0)
-		if n == 0 && err != nil {
+		n, err := unix.Pread(fd, buf[:], 0)
+		if err != nil || n <= 0 {
 			break
 		}
 		if bytes.Contains(buf[:n], []byte("populated 0")) {
+			if s := cg.scope; s != ownScope && cg.fd >= 0 && !cg.killed.Load() {
+				s.mu.Lock()
+				keep := len(s.idle) < maxIdle
+				if keep {
+					s.idle = append(s.idle, cg)
+				}
+				s.mu.Unlock()
+				if keep {
+					return
+				}
+			}
 			break
+		}
+		if !killed {
+			cg.killed.Store(true)
+			writeSmall(filepath.Join(cg.dir, "cgroup.kill"), "1")
+			killed = true
+			continue
 		}
 		left := time.Until(deadline)
 		if left <= 0 {
 			break
 		}
-		fds := []unix.PollFd{{Fd: int32(f.Fd()), Events: unix.POLLPRI}}
+		fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLPRI}}
 		if _, err := unix.Poll(fds, int(left.Milliseconds())+1); err != nil && err != unix.EINTR {
 			break
 		}
@@ -252,13 +332,50 @@ func (cg *cgroup) removeWhenEmpty() {
 	cg.remove()
 }
 
+// pruneDead removes, in every scope but s, the empty cgroups whose
+// maker is dead, and the scope folders that leaves empty. It never kills
+// anything: a cgroup with a process in it stays.
+func pruneDead(base string, s *Scope) {
+	scopes, err := os.ReadDir(base)
+	if err != nil {
+		return
+	}
+	for _, sc := range scopes {
+		if !sc.IsDir() || !strings.HasPrefix(sc.Name(), "daokit-") || sc.Name() == "daokit-"+s.id {
+			continue
+		}
+		dir := filepath.Join(base, sc.Name())
+		kids, _ := os.ReadDir(dir)
+		for _, k := range kids {
+			i := strings.LastIndexByte(k.Name(), '.')
+			if !k.IsDir() || i < 0 {
+				continue
+			}
+			pid, _, _ := strings.Cut(k.Name()[i+1:], "-")
+			n, err := strconv.Atoi(pid)
+			if err != nil || n <= 0 || unix.Kill(n, 0) != unix.ESRCH {
+				continue
+			}
+			var buf [128]byte
+			path := filepath.Join(dir, k.Name())
+			if m := readSmall(filepath.Join(path, "cgroup.events"), buf[:]); bytes.Contains(buf[:m], []byte("populated 0")) {
+				removeCgroup(path)
+			}
+		}
+		_ = unix.Rmdir(dir)
+	}
+}
+
 // sweepCgroups kills and removes the cgroups of s that another process
-// (an earlier controller) left, and returns how many there were.
+// (an earlier controller) left, and returns how many there were. It also
+// removes the empty cgroups dead processes left in other scopes (a
+// SIGKILLed controller's kept ones, of a root nobody opens again).
 func sweepCgroups(s *Scope) int {
 	base := cgroupBase()
 	if base == "" {
 		return 0
 	}
+	pruneDead(base, s)
 	dir := scopeDir(base, s)
 	entries, err := os.ReadDir(dir)
 	if err != nil {

@@ -103,7 +103,9 @@ func TestRunKillsWhatTheCommandLeftHoldingItsOutput(t *testing.T) {
 			`while [ ! -s "$1" ]; do :; done`, "sh", pidFile)
 		var out bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &out
-		o := Run(WithScope(context.Background(), NewScope(dir)), cmd, 0)
+		s := NewScope(dir)
+		t.Cleanup(s.Close)
+		o := Run(WithScope(context.Background(), s), cmd, 0)
 		if !o.Started || o.TimedOut || o.Cancelled {
 			t.Fatalf("outcome %+v", o)
 		}
@@ -159,6 +161,7 @@ func TestRunCancelKillsTheWholeTree(t *testing.T) {
 func TestStartPassesStepEnvironmentAndMarker(t *testing.T) {
 	dir := t.TempDir()
 	s := NewScope(dir)
+	t.Cleanup(s.Close)
 	ctx := WithStep(WithScope(context.Background(), s), "iter-1/coder", "DAOKIT_STEP_ID=iter-1.coder")
 	cmd := exec.Command("sh", "-c", `sh -c 'echo "$DAOKIT_STEP_ID $DAOKIT_PROC"'`)
 	var out bytes.Buffer
@@ -198,6 +201,7 @@ func TestTreeKillReachesASetsidDescendant(t *testing.T) {
 func TestSweepKillsAPredecessorsLeftovers(t *testing.T) {
 	dir := t.TempDir()
 	s := NewScope(dir)
+	t.Cleanup(s.Close)
 	pidFile := filepath.Join(dir, "pid")
 	// The predecessor's child: its marker names another process's token.
 	old := exec.Command("sh", "-c", `setsid sh -c 'echo $$ > "$0"; exec sleep 600' "$1" &`, "sh", pidFile)
@@ -244,6 +248,66 @@ func TestInheritedScope(t *testing.T) {
 	for _, m := range []string{"", "no-slash", "../x/1-1"} {
 		if got := inheritedScope(m).ID(); got != "p"+strconv.Itoa(os.Getpid()) {
 			t.Errorf("scope of marker %q: %q, want the process's own", m, got)
+		}
+	}
+}
+
+// Trees one after the other reuse one emptied cgroup; Close removes it
+// and the scope's folder. A starting controller removes the empty
+// cgroups a dead process left in another scope.
+func TestCgroupsAreReusedAndRemoved(t *testing.T) {
+	base := cgroupBase()
+	if base == "" {
+		t.Skip("no writable cgroup v2 here")
+	}
+	s := NewScope(t.TempDir())
+	ctx := WithScope(context.Background(), s)
+	for range 3 {
+		if o := Run(ctx, exec.Command("true"), 0); o.Err != nil {
+			t.Fatal(o.Err)
+		}
+	}
+	dir := scopeDir(base, s)
+	kids, _ := os.ReadDir(dir)
+	n := 0
+	for _, k := range kids {
+		if k.IsDir() {
+			n++
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d cgroups after three trees one after the other, want one kept", n)
+	}
+	s.Close()
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("the scope's folder outlived Close: %v", err)
+	}
+
+	dead := NewScope(t.TempDir())
+	litter := filepath.Join(scopeDir(base, dead), "I1-coder.999999999-1")
+	if err := os.MkdirAll(litter, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { removeCgroup(litter); _ = os.Remove(filepath.Dir(litter)) })
+	NewScope(t.TempDir()).Sweep()
+	if _, err := os.Stat(filepath.Dir(litter)); !os.IsNotExist(err) {
+		t.Errorf("a dead process's empty cgroup was left: %v", err)
+	}
+}
+
+// A tree that had to be killed (its cgroup killed) does not poison the
+// next one: a killed cgroup is not reused.
+func TestATreeAfterAKilledOneRuns(t *testing.T) {
+	s := NewScope(t.TempDir())
+	t.Cleanup(s.Close)
+	ctx := WithScope(context.Background(), s)
+	for i := range 3 {
+		o := Run(ctx, exec.Command("sh", "-c", `setsid sh -c 'exec sleep 600' & sleep 600`), 50*time.Millisecond)
+		if !o.TimedOut {
+			t.Fatalf("round %d: %+v, want a timeout", i, o)
+		}
+		if o := Run(ctx, exec.Command("sh", "-c", "exit 0"), 0); o.Err != nil {
+			t.Fatalf("round %d: the tree after a killed one: %v", i, o.Err)
 		}
 	}
 }

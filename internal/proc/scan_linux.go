@@ -123,8 +123,17 @@ func statFields(pid int) []string {
 }
 
 // Close removes the scope's cgroup folder when it is empty: the
-// controller is stopping and its trees are gone.
+// controller is stopping and its trees are gone. (The folder stays while
+// the controller runs: making it again for every child would cost two
+// more cgroup operations each.)
 func (s *Scope) Close() {
+	s.mu.Lock()
+	idle := s.idle
+	s.idle = nil
+	s.mu.Unlock()
+	for _, cg := range idle {
+		cg.remove()
+	}
 	if base := cgroupBase(); base != "" {
 		_ = os.Remove(scopeDir(base, s))
 	}

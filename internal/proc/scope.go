@@ -7,6 +7,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 )
 
@@ -20,6 +21,11 @@ const EnvMarker = "DAOKIT_PROC"
 type Scope struct {
 	id  string
 	seq atomic.Uint64
+
+	mu sync.Mutex
+	// idle are emptied cgroups kept for the next trees: making and
+	// removing one costs more than the rest of the runtime's work.
+	idle []*cgroup
 }
 
 // NewScope returns the scope of a ledger root.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -14,6 +15,8 @@ type Tree struct {
 	pid    int
 	marker string // EnvMarker's value
 	cg     *cgroup
+	// killed: Kill ran, which swept the marked processes (no cgroup).
+	killed atomic.Bool
 }
 
 // Start starts cmd as the root of a tree: in a process group of its own,
@@ -51,9 +54,6 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Tree, error) {
 		fresh := restartable(cmd)
 		*cmd = *fresh
 		err = cmd.Start()
-	}
-	if cg != nil {
-		cg.closeFD()
 	}
 	if err != nil {
 		if cg != nil {
@@ -102,24 +102,25 @@ func (t *Tree) Signal(sig syscall.Signal) {
 // pins the group id: after that, the id could name someone else's group.
 func (t *Tree) Kill() {
 	_ = syscall.Kill(-t.pid, syscall.SIGKILL)
-	t.killRest()
-}
-
-// killRest kills what a group signal cannot reach.
-func (t *Tree) killRest() {
 	if t.cg != nil {
 		t.cg.kill()
 		return
 	}
+	t.killed.Store(true)
 	sweepOrphans(t.marker, t.pid)
 }
 
 // Release, once cmd was waited for, kills whatever of the tree is still
-// alive outside its (now unpinned) group and removes its cgroup.
+// alive outside its (now unpinned) group and removes its cgroup. Without
+// a cgroup, a tree that Kill swept after its leader's exit is not swept
+// again (a scan of /proc each).
 func (t *Tree) Release() {
-	t.killRest()
 	if t.cg != nil {
 		t.cg.removeWhenEmpty()
+		return
+	}
+	if !t.killed.Load() {
+		sweepOrphans(t.marker, t.pid)
 	}
 }
 
