@@ -311,3 +311,19 @@ func TestATreeAfterAKilledOneRuns(t *testing.T) {
 		}
 	}
 }
+
+// A command that cannot start (a file that is not executable) fails
+// alone: the runtime keeps putting children into cgroups.
+func TestACommandThatCannotStartKeepsCgroups(t *testing.T) {
+	had := cgroupBase() != ""
+	script := filepath.Join(t.TempDir(), "not-executable")
+	if err := os.WriteFile(script, []byte("#!/bin/sh\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if o := Run(context.Background(), exec.Command(script), 0); o.Started || o.Err == nil {
+		t.Fatalf("outcome %+v, want a start error", o)
+	}
+	if had && cgroupBase() == "" {
+		t.Error("a command's own start error turned cgroups off")
+	}
+}

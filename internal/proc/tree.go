@@ -46,14 +46,16 @@ func Start(ctx context.Context, cmd *exec.Cmd) (*Tree, error) {
 	}
 	err := cmd.Start()
 	if err != nil && cg != nil && cgroupRefused(err) {
-		// The kernel or a seccomp filter refused the start into a cgroup
-		// (clone3): start without, as everywhere else, from now on.
-		disableCgroups()
+		// The kernel or a seccomp filter may have refused the start into
+		// a cgroup (clone3). If a start without one works, start without,
+		// as everywhere else, from now on; else the error was the
+		// command's (a file that is not executable, say).
 		cg.remove()
 		cg = nil
-		fresh := restartable(cmd)
-		*cmd = *fresh
-		err = cmd.Start()
+		*cmd = *restartable(cmd)
+		if err = cmd.Start(); err == nil {
+			disableCgroups()
+		}
 	}
 	if err != nil {
 		if cg != nil {
