@@ -185,7 +185,8 @@ func (p *Process) Cancel() { p.Stop(transcript.StopCancelled) }
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // LogsDurable waits until the artifact logs are on disk (synced and
-// closed), which is after Done, and returns what failed doing so. The
+// closed) and the process tree is released (its cgroup kept or
+// removed), which is after Done, and returns what failed doing so. The
 // sync starts as the pipes are drained, so that a caller need not wait
 // for it before it records the worker's end: the Result's Stats say how
 // long each log is, and a reader can tell a log that a power cut

@@ -62,16 +62,17 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 	// goroutine's P; the fsyncs below would hold it there until the
 	// scheduler takes the P back. Let it run first.
 	runtime.Gosched()
-	// The tree was killed at the leader's exit (reap); what is left to do
-	// (removing its cgroup, a tree without one swept) need not delay the
-	// step's end.
-	p.tree.Release()
 	// One after the other: nobody waits for these syncs on a step's way
 	// (see LogsDurable), and a goroutine in a blocking fsync keeps its P
 	// until the scheduler takes it back; two at once could hold both of
 	// a two-core machine's while the controller has work to do.
 	stats := p.result.Stats
 	p.logErr = errors.Join(closeLog(outLog, stats.StdoutBytes), closeLog(errLog, stats.StderrBytes))
+	// The tree was killed at the leader's exit (reap); what is left to do
+	// (keeping or removing its cgroup, sweeping a tree without one) need
+	// not delay the step's end, and is done before LogsDurable returns so
+	// that nothing of the worker outlives it.
+	p.tree.Release()
 	close(p.logged)
 }
 

@@ -114,6 +114,9 @@ type cgroup struct {
 	// before (its kill sequence differs from the parent's), where moving
 	// a process in would not.
 	killed atomic.Bool
+	// empty: kill found no process left, which stays so (nothing of the
+	// tree is alive to fork): removeWhenEmpty need not look again.
+	empty atomic.Bool
 }
 
 // maxIdle is how many emptied cgroups a scope keeps for reuse: about as
@@ -214,6 +217,7 @@ func (cg *cgroup) signal(sig syscall.Signal) {
 func (cg *cgroup) kill() {
 	var buf [128]byte
 	if n := readSmall(filepath.Join(cg.dir, "cgroup.events"), buf[:]); bytes.Contains(buf[:n], []byte("populated 0")) {
+		cg.empty.Store(true)
 		return
 	}
 	cg.killed.Store(true)
@@ -286,6 +290,9 @@ const cgroupEmptyWait = 2 * time.Second
 // when "populated" changes), keeps it for the scope's next tree or
 // removes it.
 func (cg *cgroup) removeWhenEmpty() {
+	if cg.empty.Load() && cg.keep() {
+		return
+	}
 	fd, err := unix.Open(filepath.Join(cg.dir, "cgroup.events"), unix.O_RDONLY|unix.O_CLOEXEC, 0)
 	if err != nil {
 		cg.remove()
@@ -301,16 +308,8 @@ func (cg *cgroup) removeWhenEmpty() {
 			break
 		}
 		if bytes.Contains(buf[:n], []byte("populated 0")) {
-			if s := cg.scope; s != ownScope && cg.fd >= 0 && !cg.killed.Load() {
-				s.mu.Lock()
-				keep := len(s.idle) < maxIdle
-				if keep {
-					s.idle = append(s.idle, cg)
-				}
-				s.mu.Unlock()
-				if keep {
-					return
-				}
+			if cg.keep() {
+				return
 			}
 			break
 		}
@@ -364,6 +363,24 @@ func pruneDead(base string, s *Scope) {
 		}
 		_ = unix.Rmdir(dir)
 	}
+}
+
+// keep hands an empty cgroup to its scope for the next tree, and reports
+// whether the scope took it: not one of the process's own scope, nor one
+// that was killed, nor more than maxIdle.
+func (cg *cgroup) keep() bool {
+	s := cg.scope
+	if s == ownScope || cg.fd < 0 || cg.killed.Load() {
+		return false
+	}
+	cg.empty.Store(false)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.idle) >= maxIdle {
+		return false
+	}
+	s.idle = append(s.idle, cg)
+	return true
 }
 
 // sweepCgroups kills and removes the cgroups of s that another process
