@@ -97,11 +97,6 @@ func WithStep(ctx context.Context, label string, env ...string) context.Context 
 	return context.WithValue(ctx, jobKey{}, j)
 }
 
-// StepEnv returns the environment WithStep put into ctx.
-func StepEnv(ctx context.Context) []string {
-	return append([]string(nil), jobOf(ctx).env...)
-}
-
 // cleanLabel keeps a label to the characters a marker and a cgroup
 // folder name can hold.
 func cleanLabel(s string) string {

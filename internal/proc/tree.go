@@ -81,13 +81,6 @@ func restartable(cmd *exec.Cmd) *exec.Cmd {
 // PID returns the child's pid, which is also its process group id.
 func (t *Tree) PID() int { return t.pid }
 
-// Marker returns the value of EnvMarker the tree's processes carry.
-func (t *Tree) Marker() string { return t.marker }
-
-// Tracked reports whether the tree is in a cgroup of its own, where no
-// descendant can leave it.
-func (t *Tree) Tracked() bool { return t.cg != nil }
-
 // Signal sends sig to the child's process group and, in a cgroup, to
 // every process of the tree (a descendant in a session of its own gets
 // the chance to end cleanly too).
