@@ -28,19 +28,19 @@ var allowed = map[string][]string{
 	"i18n":              {},
 	"config":            {"i18n", "ledger"},
 	"worker/transcript": {"i18n"},
-	"worker":            {"worker/transcript", "gitwork", "i18n", "ledger"},
+	"worker":            {"internal/proc", "worker/transcript", "gitwork", "i18n", "ledger"},
 	"relay":             {"backoff", "i18n", "ledger"},
 	"heal":              {"backoff", "i18n", "ledger"},
-	"hooks":             {"config"},
+	"hooks":             {"internal/proc", "config"},
 	"backoff":           {},
 	"termsafe":          {},
 	"compact":           {"hooks", "config", "i18n", "ledger"},
-	"gitwork":           {"i18n", "ledger"},
+	"gitwork":           {"internal/proc", "i18n", "ledger"},
 	"outbox":            {"i18n", "ledger"},
 	"team":              {"config", "i18n", "ledger"},
-	"workflow":          {"config", "i18n", "ledger"},
-	"lead":              {"outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
-	"controller":        {"relay", "heal", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "i18n", "ledger"},
+	"workflow":          {"internal/proc", "config", "i18n", "ledger"},
+	"lead":              {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
+	"controller":        {"internal/proc", "relay", "heal", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "i18n", "ledger"},
 	// The window reads diffs through gitwork, words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
 	// lead's view); none of these runs an agent from the window.
@@ -55,6 +55,8 @@ var allowed = map[string][]string{
 	"internal/gittest":                 {},
 	"internal/fakemodel":               {},
 	"internal/fakemodel/cmd/fakemodel": {"internal/fakemodel"},
+	// The one process runtime: every child daokit starts goes through it.
+	"internal/proc": {},
 }
 
 // keyOf returns the allow-list key covering pkg (relative to the

@@ -13,6 +13,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/hooks"
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 )
@@ -85,6 +86,10 @@ type Controller struct {
 	// team supervises the role Leads (team.go); nil without workflow.toml.
 	team *teamSup
 
+	// procs tracks every process the controller starts for this root
+	// (internal/proc): a successor kills what this one left.
+	procs *proc.Scope
+
 	runCtx  context.Context // parent of every run; cancelled on shutdown
 	stopAll context.CancelFunc
 	runs    sync.WaitGroup
@@ -107,6 +112,9 @@ var ErrLocked = ledger.ErrLocked
 // nil after a clean shutdown. Work in flight when ctx ends is stopped and
 // left to the next controller, which resumes it.
 func Run(ctx context.Context, opts Options) error {
+	// Where cgroups cannot track a step's tree, its descendants that
+	// leave their group must still become ours when their parent dies.
+	proc.BecomeSubreaper()
 	c, err := open(opts)
 	if err != nil {
 		return err
@@ -140,6 +148,7 @@ func open(opts Options) (*Controller, error) {
 		now:      opts.Now,
 		events:   eventFactory{now: opts.Now},
 		pid:      os.Getpid(),
+		procs:    proc.NewScope(opts.Root),
 		slots:    newLaneSlots(opts.Config.ConcurrencyLimits()),
 		fenced:   fenced,
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
@@ -251,7 +260,7 @@ func (c *Controller) serve(ctx context.Context) error {
 		return fmt.Errorf("controller: %w", err)
 	}
 	c.server = srv
-	c.runCtx, c.stopAll = context.WithCancel(context.Background())
+	c.runCtx, c.stopAll = context.WithCancel(proc.WithScope(context.Background(), c.procs))
 	defer c.stopAll()
 	stopDocs, docsDone := make(chan struct{}), make(chan struct{})
 	go c.docWriter(stopDocs, docsDone)
@@ -264,6 +273,7 @@ func (c *Controller) serve(ctx context.Context) error {
 		l.Close()
 		return err
 	}
+	c.sweepOrphans()
 	c.adoptEnded(c.index.endedEntries())
 	unfinished := c.adoptUnfinished(c.recover())
 	c.mu.Lock()
@@ -373,6 +383,7 @@ func (c *Controller) shutdown() {
 	}
 	c.mu.Unlock()
 	c.flushDocs()
+	c.procs.Close()
 	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped, "pid", c.pid, "generation", c.generation)
 	if err := c.journal.append(e); err != nil {
 		c.log.Error("record stop", "err", err)

@@ -100,9 +100,10 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 		case outcomeDone:
 			c.mu.Lock()
 			facts, instruction, output := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step), r.output
+			hookCtx := c.stepContext(ctx, r, step, r.tree)
 			r.attempt, r.tree = 0, nil
 			c.mu.Unlock()
-			c.postAccept(ctx, facts, step, lane, instruction)
+			c.postAccept(hookCtx, facts, step, lane, instruction)
 			return output, nil
 		default:
 			return workflow.Output{}, &stepError{out: out, reason: reason}
@@ -202,6 +203,9 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	}
 	c.mu.Lock()
 	facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
+	// Every process started for the step (its hooks, its agent) carries
+	// the step's environment and marker.
+	ctx = c.stepContext(ctx, r, step, tree)
 	c.mu.Unlock()
 	instruction = c.preDispatch(ctx, facts, step, lane, instruction)
 	c.mu.Lock()

@@ -101,11 +101,7 @@ func (c *Controller) judgeOf(r *run) workflow.Judge {
 	w := c.cfg.Workflow
 	switch w.Judge {
 	case config.JudgeCommand:
-		c.mu.Lock()
-		taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
-		c.mu.Unlock()
-		return workflow.CommandJudge{Argv: w.JudgeCommand, Dir: c.opts.Root, Timeout: w.JudgeTimeout.Std(),
-			Env: []string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + taskID, "DAOKIT_RUN_ID=" + runID}}
+		return worktreeJudge{c: c, r: r, base: workflow.CommandJudge{Argv: w.JudgeCommand, Dir: c.opts.Root, Timeout: w.JudgeTimeout.Std()}}
 	case config.JudgeAgent:
 		return workflow.AgentJudge{Agent: c.agent(r, workflow.JudgeStep, workflow.RoleJudge, w.JudgeLane)}
 	}

@@ -28,9 +28,9 @@ func TestLifecycleHooks(t *testing.T) {
 	cfg.Hooks = []config.Hook{
 		hook(config.HookSessionStart, "hello", `tee session.json`),
 		hook(config.HookPreDispatch, "broken", `echo "no such policy" >&2; exit 3`),
-		hook(config.HookPreDispatch, "guard", `cat > /dev/null; echo '{"relay_context":{"latest_instruction":"check the tests first"}}'`),
+		hook(config.HookPreDispatch, "guard", `env | grep ^DAOKIT_ > guard.env; cat > /dev/null; echo '{"relay_context":{"latest_instruction":"check the tests first"}}'`),
 		hook(config.HookPreDispatch, "garbage", `cat > /dev/null; echo 'not json'`),
-		hook(config.HookPostAccept, "notify", `tee accepted.json`),
+		hook(config.HookPostAccept, "notify", `env | grep ^DAOKIT_ > notify.env; tee accepted.json`),
 	}
 	h := startHarness(t, root, cfg)
 	ack := h.forward("refactor the parser")
@@ -90,6 +90,15 @@ func TestLifecycleHooks(t *testing.T) {
 	if r.Route.TaskID != ack.TaskID || r.Route.RunID != ack.RunID || r.Route.ActiveStep != "S1" || r.Route.ActiveLane != "worker" ||
 		r.Route.NextAction != ledger.NextActionComplete || r.Instruction != "refactor the parser" {
 		t.Errorf("post-accept hook read %+v", r)
+	}
+	// A step's hooks run with the step's environment, as its agent does.
+	for _, f := range []string{"guard.env", "notify.env"} {
+		env, _ := os.ReadFile(filepath.Join(root, f))
+		for _, want := range []string{"DAOKIT_TASK_ID=" + ack.TaskID, "DAOKIT_RUN_ID=" + ack.RunID, "DAOKIT_STEP_ID=S1", "DAOKIT_ROOT=" + root} {
+			if !strings.Contains(string(env), want+"\n") {
+				t.Errorf("%s lacks %s:\n%s", f, want, env)
+			}
+		}
 	}
 	if data, err := os.ReadFile(filepath.Join(root, "session.json")); err != nil || !json.Valid(data) {
 		t.Errorf("session-start hook input: %q, %v", data, err)

@@ -3,12 +3,16 @@ package controller
 import (
 	"log/slog"
 	"os"
+	"strconv"
+	"strings"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/ledger"
 )
 
@@ -270,8 +274,15 @@ func TestRenewalFailureKinds(t *testing.T) {
 // renewing the worker's lease and the run releases it while the attempt
 // still waits for the output to close; the controller's lease on the
 // step stays ACTIVE. The run then finishes as the exit said.
+//
+// Where the runtime tracks the worker's tree (a cgroup, or the
+// subreaper), the leftover dies with the worker's exit instead and
+// cannot hold the output: TestWorkersLeftoverDiesWithItsExit.
 func TestDeadWorkersLeaseIsReleasedAtOnce(t *testing.T) {
 	t.Parallel()
+	if tr := proc.Tracking(); tr != "group" {
+		t.Skipf("the worker's tree is tracked (%s): no leftover outlives its exit", tr)
+	}
 	root := t.TempDir()
 	flag := root + "/let-go"
 	t.Cleanup(func() { _ = os.WriteFile(flag, nil, 0o600) }) // the leftover ends with the test
@@ -347,4 +358,46 @@ func leaseTokens(t *testing.T, c *Controller, r *run) (worker, ctl string) {
 		t.Fatal("the running attempt holds no worker or controller lease")
 	}
 	return worker, ctl
+}
+
+// TestWorkersLeftoverDiesWithItsExit: the worker exits leaving a process
+// of another session (setsid) in the background that holds its output
+// open. Where the runtime tracks the tree, the leftover dies with the
+// worker's exit, the attempt ends without waiting out the drain, and the
+// run finishes as the exit said.
+func TestWorkersLeftoverDiesWithItsExit(t *testing.T) {
+	t.Parallel()
+	if tr := proc.Tracking(); tr == "group" {
+		t.Skip("no cgroup and no subreaper here: TestDeadWorkersLeaseIsReleasedAtOnce covers the untracked leftover")
+	}
+	root := t.TempDir()
+	pidFile := root + "/leftover"
+	cfg := shellConfig(`echo hello; setsid sh -c 'echo $$ > ` + pidFile + `.tmp; mv ` + pidFile + `.tmp ` + pidFile + `; exec sleep 600' &
+while [ ! -f ` + pidFile + ` ]; do sleep 0.01; done; exit 0`)
+	_, h := startControllerHarness(t, Options{Root: root, Config: cfg})
+	ack := h.forward("exit early")
+	if end := h.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Errorf("run ended %s/%s, want DONE", end.Payload.String("status"), end.Payload.String("reason_code"))
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	for deadline := time.Now().Add(20 * time.Second); processRuns(pid); time.Sleep(5 * time.Millisecond) { // polling /proc; the condition decides
+		if time.Now().After(deadline) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the worker's leftover %d outlived it", pid)
+		}
+	}
+}
+
+// processRuns reports whether pid runs (a zombie has ended).
+func processRuns(pid int) bool {
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	i := strings.LastIndexByte(string(stat), ')')
+	return i < 0 || !strings.HasPrefix(string(stat[i+1:]), " Z")
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
@@ -54,6 +55,7 @@ type teamSup struct {
 type leadProc struct {
 	role      string
 	cmd       *exec.Cmd
+	tree      *proc.Tree    // the Lead and everything it starts
 	done      chan struct{} // closed when cmd has exited
 	held      *heal.Held
 	restarts  heal.Restarts
@@ -112,7 +114,8 @@ func (c *Controller) startLead(lp *leadProc) {
 	cmd.Env = append(os.Environ(), "DAOKIT_ROOT="+c.opts.Root, "DAOKIT_TASK_ID="+TeamTask, "DAOKIT_LANG="+c.opts.Lang)
 	cmd.SysProcAttr = leadSysProcAttr()
 	now := c.now()
-	if err := cmd.Start(); err != nil {
+	tree, err := proc.Start(proc.WithStep(proc.WithScope(context.Background(), c.procs), "lead-"+lp.role), cmd)
+	if err != nil {
 		c.recordTeam(c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError, OpLeadExited,
 			"role", lp.role, "reason_code", "LEAD_START_FAILED", "error", err.Error()))
 		c.mu.Lock()
@@ -122,8 +125,17 @@ func (c *Controller) startLead(lp *leadProc) {
 		return
 	}
 	done := make(chan struct{})
-	go func() { _ = cmd.Wait(); close(done) }()
+	go func() {
+		// Nothing the Lead started outlives it.
+		if proc.WaitExited(tree.PID()) == nil {
+			tree.Kill()
+		}
+		_ = cmd.Wait()
+		tree.Release()
+		close(done)
+	}()
 	c.mu.Lock()
+	lp.tree = tree
 	lp.cmd, lp.done, lp.started, lp.restartAt, lp.health = cmd, done, now, time.Time{}, heal.HealthActive
 	h, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: LeadLane(lp.role), TaskID: TeamTask, RunID: LeadLane(lp.role), StepID: lp.role,
 		Holder: heal.Holder{ThreadID: LeadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
@@ -229,7 +241,7 @@ func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, ev
 	case heal.HealthStale:
 		*events = append(*events, c.events.typed(TeamTask, LeadLane(lp.role), lp.role, ledger.EventHeartbeatStale, ledger.SeverityError,
 			"role", lp.role, "silent_seconds", silent.Seconds(), "reason_code", "LEAD_HUNG"))
-		_ = syscall.Kill(-lp.cmd.Process.Pid, syscall.SIGKILL)
+		lp.tree.Kill()
 	}
 }
 
@@ -253,12 +265,12 @@ func (c *Controller) stopTeam() {
 		if lp.cmd == nil {
 			continue
 		}
-		_ = syscall.Kill(-lp.cmd.Process.Pid, syscall.SIGTERM)
+		lp.tree.Signal(syscall.SIGTERM)
 		t := time.NewTimer(leadStopGrace)
 		select {
 		case <-lp.done:
 		case <-t.C:
-			_ = syscall.Kill(-lp.cmd.Process.Pid, syscall.SIGKILL)
+			lp.tree.Kill()
 			<-lp.done
 		}
 		t.Stop()

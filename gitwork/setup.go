@@ -1,15 +1,15 @@
 package gitwork
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"syscall"
 	"time"
+
+	"github.com/daokit/daokit/internal/proc"
 )
 
 // DefaultSetupScript is where a repository keeps the script that prepares
@@ -54,30 +54,33 @@ type Setup struct {
 	Output []byte
 }
 
+// setupOutputMax is how much of a set-up script's output is kept (its
+// end): an installer may print megabytes.
+const setupOutputMax = 64 << 10
+
 // RunSetup runs script (relative to the worktree's top) in the worktree
-// at path with sh, bounded by timeout. A missing script is not an error.
+// at path with sh, bounded by timeout, through the process runtime: its
+// whole tree dies at the timeout, at ctx's end and when it exits (a
+// daemon it started must not outlive it). A missing script is not an
+// error.
 func RunSetup(ctx context.Context, path, script string, timeout time.Duration) (Setup, error) {
 	full := filepath.Join(path, script)
 	if _, err := os.Stat(full); errors.Is(err, os.ErrNotExist) {
 		return Setup{}, nil
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "sh", full)
+	cmd := exec.Command("sh", full)
 	cmd.Dir = path
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	out := &proc.Tail{Max: setupOutputMax}
+	cmd.Stdout, cmd.Stderr = out, out
 	// A grandchild that keeps the output pipe open must not keep us.
 	cmd.WaitDelay = time.Second
-	err := cmd.Run()
-	res := Setup{Ran: true, Output: out.Bytes()}
-	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+	o := proc.Run(ctx, cmd, timeout)
+	res := Setup{Ran: true, Output: []byte(out.String())}
+	if o.TimedOut {
 		return res, ErrSetupTimeout
 	}
-	if err != nil {
-		return res, fmt.Errorf("set-up script %s: %w", script, err)
+	if o.Err != nil && !(o.Started && !o.Cancelled && errors.Is(o.Err, exec.ErrWaitDelay)) {
+		return res, fmt.Errorf("set-up script %s: %w", script, o.Err)
 	}
 	return res, nil
 }

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/daokit/daokit/internal/proc"
 )
 
 // waitDelay bounds how long a finished or killed hook command may keep
@@ -61,9 +63,10 @@ func (c *Command) Name() string { return c.spec.Name }
 
 // Run runs the command with input on stdin and returns what it printed
 // on stdout, a JSON object, when the Result's status is StatusOK. The
-// command runs in a process group of its own, killed as a whole on
-// timeout or cancellation and once the command has exited, so no
-// process outlives its hook.
+// command runs through the process runtime (internal/proc), its tree
+// killed as a whole on timeout or cancellation and once the command has
+// exited, so no process outlives its hook. The step's environment in ctx
+// (proc.WithStep) reaches it.
 func (c *Command) Run(ctx context.Context, input []byte) ([]byte, Result) {
 	res := Result{Name: c.spec.Name, Point: c.spec.Point}
 	start := time.Now()
@@ -90,18 +93,18 @@ func (c *Command) run(ctx context.Context, input []byte, res *Result) []byte {
 	}
 	hctx, cancel := context.WithTimeout(ctx, spec.Timeout)
 	defer cancel()
-	cmd := exec.CommandContext(hctx, spec.Command[0], spec.Command[1:]...)
+	cmd := exec.Command(spec.Command[0], spec.Command[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = append(os.Environ(), "DAOKIT_HOOK_POINT="+spec.Point.String(), "DAOKIT_HOOK_NAME="+spec.Name)
 	cmd.Env = append(cmd.Env, spec.Env...)
 	cmd.Stdin = bytes.NewReader(input)
 	stdout := &cappedBuffer{max: spec.MaxOutput, full: cancel}
-	var stderr tailBuffer
-	cmd.Stdout, cmd.Stderr = stdout, &stderr
+	stderr := &proc.Tail{Max: stderrTail}
+	cmd.Stdout, cmd.Stderr = stdout, stderr
 	cmd.WaitDelay = waitDelay
-	ownProcessGroup(cmd)
-	err := cmd.Run()
-	killProcessGroup(cmd)
+	// The runtime kills the hook's whole tree on timeout, cancellation
+	// (an overflow cancels too) and once it has exited.
+	err := proc.Run(hctx, cmd, 0).Err
 
 	var exitErr *exec.ExitError
 	switch {
@@ -191,18 +194,3 @@ func (b *cappedBuffer) Write(p []byte) (int, error) {
 	}
 	return b.buf.Write(p)
 }
-
-// tailBuffer keeps the last stderrTail bytes written to it.
-type tailBuffer struct {
-	buf []byte
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.buf = append(b.buf, p...)
-	if over := len(b.buf) - stderrTail; over > 0 {
-		b.buf = append(b.buf[:0], b.buf[over:]...)
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string { return string(b.buf) }

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "4330217417ec39030799bd546da33c0f4cc1ef7f74767a34ce36091d1130a11e"
+const generatedDigest = "f02d5ba76358bca921f1022dd955b0336616aa163a6cf28adbb9d6d0262cf5cc"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -740,6 +740,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.operation.LEDGER_REPAIRED", Other: "ledger repaired"},
 	{ID: "tui.operation.LEDGER_WRITES_HELD", Other: "ledger writes held while the disk was full"},
 	{ID: "tui.operation.MERGE_REFUSED", Other: "merge refused"},
+	{ID: "tui.operation.ORPHANS_KILLED", Other: "leftover processes killed"},
 	{ID: "tui.operation.OUTBOX_EVENT", Other: "outbox"},
 	{ID: "tui.operation.REVIEW_PENDING", Other: "change waits for review"},
 	{ID: "tui.operation.REVIEW_VERDICT", Other: "review verdict"},
@@ -1706,6 +1707,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.operation.LEDGER_REPAIRED", Other: "账本已修复"},
 	{ID: "tui.operation.LEDGER_WRITES_HELD", Other: "磁盘已满期间暂存的账本写入"},
 	{ID: "tui.operation.MERGE_REFUSED", Other: "合并被拒绝"},
+	{ID: "tui.operation.ORPHANS_KILLED", Other: "已清理遗留进程"},
 	{ID: "tui.operation.OUTBOX_EVENT", Other: "outbox"},
 	{ID: "tui.operation.REVIEW_PENDING", Other: "改动等待审阅"},
 	{ID: "tui.operation.REVIEW_VERDICT", Other: "评审结论"},

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -111,6 +112,9 @@ func (l *Lead) Cursor() int64 { return l.cursor }
 // arrive and dispatches Workers until ctx ends; it stops its Workers
 // before it returns.
 func (l *Lead) Run(ctx context.Context) error {
+	// Where cgroups cannot track a Worker's tree, its descendants that
+	// leave their group still become the Lead's when their parent dies.
+	proc.BecomeSubreaper()
 	defer l.stopAll()
 	if err := l.Recover(ctx); err != nil {
 		return err

@@ -2,6 +2,7 @@ package lead
 
 import (
 	"bufio"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -20,19 +22,17 @@ import (
 type workerRun struct {
 	issue   int64
 	cmd     *exec.Cmd
+	tree    *proc.Tree
 	started time.Time
 	// blocked: stopped because its issue was blocked (no evidence).
 	blocked  bool
 	stopOnce sync.Once
 }
 
-// stop kills the Worker's process group.
+// stop kills the Worker's whole tree (a tool it ran in a session of
+// its own too).
 func (w *workerRun) stop() {
-	w.stopOnce.Do(func() {
-		if w.cmd.Process != nil {
-			_ = syscall.Kill(-w.cmd.Process.Pid, syscall.SIGKILL)
-		}
-	})
+	w.stopOnce.Do(w.tree.Kill)
 }
 
 // workerResult is what a Worker left: its exit and the mailbox fields it
@@ -101,7 +101,8 @@ func (l *Lead) startWorker(is outbox.Issue) error {
 	if err != nil {
 		return err
 	}
-	if err := cmd.Start(); err != nil {
+	tree, err := proc.Start(context.Background(), cmd)
+	if err != nil {
 		if len(l.o.Guard) == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)) {
 			return err
 		}
@@ -113,15 +114,27 @@ func (l *Lead) startWorker(is outbox.Issue) error {
 		l.mu.Unlock()
 		return l.startWorker(is)
 	}
-	w := &workerRun{issue: is.ID, cmd: cmd, started: time.Now()}
+	w := &workerRun{issue: is.ID, cmd: cmd, tree: tree, started: time.Now()}
 	l.mu.Lock()
 	l.running[is.ID] = w
 	l.mu.Unlock()
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
+		// Once the Worker exits (not reaped yet: the group id is still
+		// its own), nothing it left behind outlives it, nor holds its
+		// output open.
+		exited := make(chan struct{})
+		go func() {
+			defer close(exited)
+			if proc.WaitExited(tree.PID()) == nil {
+				w.stop()
+			}
+		}()
 		ev := readEvidence(out)
+		<-exited
 		err := cmd.Wait()
+		tree.Release()
 		res := workerResult{issue: is.ID, evidence: ev}
 		if cmd.ProcessState != nil {
 			res.exit = cmd.ProcessState.ExitCode()

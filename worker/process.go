@@ -7,9 +7,9 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
+	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/worker/transcript"
 )
 
@@ -20,6 +20,7 @@ import (
 type Process struct {
 	spec    Spec
 	cmd     *exec.Cmd
+	tree    *proc.Tree
 	pid     int
 	spawned time.Time // just before the fork
 	started time.Time
@@ -93,14 +94,15 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	if spec.UseStdin {
 		cmd.Stdin = strings.NewReader(spec.Stdin)
 	}
-	// A group of its own lets one signal reach the worker and everything
-	// it started, and keeps the terminal's Ctrl-C away from it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	// Stdin is copied by a goroutine of exec's; if a descendant that left
 	// the group keeps stdin open without reading, Wait must not hang.
 	cmd.WaitDelay = drainTimeout
 	spawned := time.Now()
-	if err := cmd.Start(); err != nil {
+	// The runtime gives the worker a group of its own (one signal reaches
+	// it and everything it started; the terminal's Ctrl-C does not), and
+	// tracks descendants that leave it.
+	tree, err := proc.Start(ctx, cmd)
+	if err != nil {
 		closers.close()
 		return nil, spawnErr("start", err)
 	}
@@ -112,6 +114,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	p := &Process{
 		spec:    spec,
 		cmd:     cmd,
+		tree:    tree,
 		pid:     cmd.Process.Pid,
 		spawned: spawned,
 		started: time.Now(),
@@ -151,7 +154,7 @@ func (p *Process) Records() <-chan transcript.Record { return p.out }
 // after Records is drained, so `defer p.Discard()` is a good habit.
 func (p *Process) Discard() { p.queue.discard() }
 
-// Stop stops the worker: SIGTERM to its process group, SIGKILL after the
+// Stop stops the worker: SIGTERM to its process tree, SIGKILL after the
 // Spec's StopGrace. The first cause given is the one the Result reports;
 // a second Stop during the grace period sends SIGKILL at once. Stop
 // returns at once; Wait or Done tell when the worker is gone.
@@ -182,7 +185,8 @@ func (p *Process) Cancel() { p.Stop(transcript.StopCancelled) }
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // LogsDurable waits until the artifact logs are on disk (synced and
-// closed), which is after Done, and returns what failed doing so. The
+// closed) and the process tree is released (its cgroup kept or
+// removed), which is after Done, and returns what failed doing so. The
 // sync starts as the pipes are drained, so that a caller need not wait
 // for it before it records the worker's end: the Result's Stats say how
 // long each log is, and a reader can tell a log that a power cut

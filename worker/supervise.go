@@ -9,8 +9,7 @@ import (
 	"syscall"
 	"time"
 
-	"golang.org/x/sys/unix"
-
+	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/worker/transcript"
 )
 
@@ -20,12 +19,12 @@ import (
 // must not outlive it, and they would hold the output pipes open.
 func (p *Process) reap(exited chan<- struct{}) {
 	defer close(exited)
-	pinned := waitExitedNoReap(p.pid) == nil
+	pinned := proc.WaitExited(p.pid) == nil
 	p.mu.Lock()
 	p.exited, p.exitedAt = true, time.Now()
 	p.mu.Unlock()
 	if pinned {
-		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+		p.tree.Kill()
 	}
 	// The exit status is read from cmd.ProcessState; the error only
 	// repeats it.
@@ -34,17 +33,6 @@ func (p *Process) reap(exited chan<- struct{}) {
 		// Unpinned, the group id could in theory have been reused by now;
 		// leaving the leftovers alive is the worse risk.
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
-	}
-}
-
-// waitExitedNoReap blocks until pid has exited, leaving it a zombie.
-func waitExitedNoReap(pid int) error {
-	for {
-		var info unix.Siginfo
-		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
-		if !errors.Is(err, unix.EINTR) {
-			return err
-		}
 	}
 }
 
@@ -80,6 +68,11 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 	// a two-core machine's while the controller has work to do.
 	stats := p.result.Stats
 	p.logErr = errors.Join(closeLog(outLog, stats.StdoutBytes), closeLog(errLog, stats.StderrBytes))
+	// The tree was killed at the leader's exit (reap); what is left to do
+	// (keeping or removing its cgroup, sweeping a tree without one) need
+	// not delay the step's end, and is done before LogsDurable returns so
+	// that nothing of the worker outlives it.
+	p.tree.Release()
 	close(p.logged)
 }
 
@@ -97,7 +90,7 @@ func closeLog(f *os.File, wrote int64) error {
 	return errors.Join(err, f.Close())
 }
 
-// terminate stops the process group: SIGTERM, then SIGKILL after the
+// terminate stops the process tree: SIGTERM, then SIGKILL after the
 // grace period or at a second stop request.
 func (p *Process) terminate(exited <-chan struct{}) {
 	// Output must keep draining or a worker blocked on a full pipe could
@@ -109,7 +102,7 @@ func (p *Process) terminate(exited <-chan struct{}) {
 	default:
 	}
 	if p.spec.StopGrace > 0 {
-		_ = syscall.Kill(-p.pid, syscall.SIGTERM)
+		p.tree.Signal(syscall.SIGTERM)
 		grace := time.NewTimer(p.spec.StopGrace)
 		defer grace.Stop()
 		select {
@@ -119,7 +112,7 @@ func (p *Process) terminate(exited <-chan struct{}) {
 		case <-p.stopCh:
 		}
 	}
-	_ = syscall.Kill(-p.pid, syscall.SIGKILL)
+	p.tree.Kill()
 	<-exited
 }
 

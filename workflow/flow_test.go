@@ -3,8 +3,12 @@ package workflow
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -249,6 +253,41 @@ func TestCommandJudge(t *testing.T) {
 	if err != nil || dec.Done || dec.Code != JudgeCommandFailed {
 		t.Fatalf("timed-out command: %+v %v", dec, err)
 	}
+}
+
+// A judge whose child keeps its output open (a test server in a session
+// of its own) and which ignores SIGTERM ends at its timeout, and its
+// whole tree with it: the loop goes on.
+func TestCommandJudgeTimeoutEndsAStdoutHoldingTree(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "server.pid")
+	script := `trap '' TERM; setsid sh -c 'echo $$ > "$0"; exec sleep 600' "$1" & echo serving; sleep 600`
+	dec, err := CommandJudge{Argv: []string{"sh", "-c", script, "sh", pidFile}, Timeout: 300 * time.Millisecond}.
+		Decide(context.Background(), Round{})
+	if err != nil || dec.Done || dec.Code != JudgeCommandFailed || !strings.Contains(dec.Reason, "serving") {
+		t.Fatalf("judge: %+v %v", dec, err)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	for end := time.Now().Add(20 * time.Second); ; {
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) || zombie(pid) {
+			break
+		}
+		if time.Now().After(end) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("the judge's server %d outlived it", pid)
+		}
+		<-time.After(5 * time.Millisecond)
+	}
+}
+
+// zombie reports whether pid has ended but is not reaped yet.
+func zombie(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	i := strings.LastIndexByte(string(b), ')')
+	return err == nil && i > 0 && strings.HasPrefix(string(b[i+1:]), " Z")
 }
 
 func TestAgentJudge(t *testing.T) {

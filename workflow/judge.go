@@ -1,14 +1,15 @@
 package workflow
 
 import (
-	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
-	"syscall"
 	"time"
+
+	"github.com/daokit/daokit/internal/proc"
 )
 
 // Reason codes of judge decisions and of how a flow stopped. They are
@@ -82,7 +83,9 @@ func (ReviewerApproved) Decide(_ context.Context, r Round) (JudgeDecision, error
 // CommandJudge is the built-in judge that runs a command (such as
 // `go test ./...`): exit code 0 means done.
 type CommandJudge struct {
-	Argv    []string
+	Argv []string
+	// Dir is where the command runs: the run's worktree when it has one
+	// (the controller decides it per round, see the controller's judge).
 	Dir     string
 	Env     []string // added to the process's environment
 	Timeout time.Duration
@@ -94,46 +97,53 @@ func (CommandJudge) Kind() string { return "command" }
 // tailBytes is how much of the command's output becomes the reason.
 const tailBytes = 600
 
-// Decide implements Judge. The command runs in a process group of its
-// own, killed whole when ctx ends or the timeout passes.
+// judgeOutputMax is how much of the command's output is kept (its end):
+// a test suite may print megabytes; its lines are shown and its tail
+// quoted.
+const judgeOutputMax = 256 << 10
+
+// Decide implements Judge. The command runs through the process runtime:
+// its whole tree is killed when ctx ends, when the timeout passes, and
+// when the command exits (a test server it left in the background would
+// otherwise hold its output, and the loop, for ever).
 func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error) {
 	if len(j.Argv) == 0 {
 		return JudgeDecision{}, errors.New("workflow: command judge without a command")
 	}
-	if j.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, j.Timeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, j.Argv[0], j.Argv[1:]...)
+	cmd := exec.Command(j.Argv[0], j.Argv[1:]...)
 	cmd.Dir = j.Dir
 	cmd.Env = append(os.Environ(), j.Env...)
-	var out bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	forked := time.Now()
-	err := cmd.Run()
-	took := time.Since(forked)
-	for _, line := range strings.Split(strings.TrimRight(out.String(), "\n"), "\n") {
+	out := &proc.Tail{Max: judgeOutputMax}
+	cmd.Stdout, cmd.Stderr = out, out
+	o := proc.Run(ctx, cmd, j.Timeout)
+	text := out.String()
+	for _, line := range strings.Split(strings.TrimRight(text, "\n"), "\n") {
 		if line != "" {
 			r.Observe.Text(Text{Body: line})
 		}
 	}
-	tail := strings.TrimSpace(out.String())
+	tail := strings.TrimSpace(text)
 	if len(tail) > tailBytes {
 		tail = "…" + tail[len(tail)-tailBytes:]
 	}
 	var exit *exec.ExitError
 	switch {
-	case err == nil:
-		return JudgeDecision{Done: true, Code: JudgeCommandPassed, Reason: tail, ProcessTime: took}, nil
-	case ctx.Err() != nil && errors.Is(context.Cause(ctx), context.Canceled):
+	case o.Cancelled && errors.Is(context.Cause(ctx), context.Canceled):
 		return JudgeDecision{}, ctx.Err()
-	case errors.As(err, &exit), ctx.Err() != nil:
-		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(err.Error() + "\n" + tail), ProcessTime: took}, nil
+	case o.Cancelled:
+		// The caller's deadline: the judge failed to decide in time.
+		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(ctx.Err().Error() + "\n" + tail), ProcessTime: o.Took}, nil
+	case o.TimedOut:
+		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(
+			fmt.Sprintf("killed after %s", j.Timeout) + "\n" + tail), ProcessTime: o.Took}, nil
+	case o.Err == nil, errors.Is(o.Err, exec.ErrWaitDelay):
+		// ErrWaitDelay: it exited 0 and something it left held its
+		// output; that is gone now.
+		return JudgeDecision{Done: true, Code: JudgeCommandPassed, Reason: tail, ProcessTime: o.Took}, nil
+	case errors.As(o.Err, &exit):
+		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(o.Err.Error() + "\n" + tail), ProcessTime: o.Took}, nil
 	default:
-		return JudgeDecision{Code: JudgeCommandFailed, Reason: err.Error()}, nil
+		return JudgeDecision{Code: JudgeCommandFailed, Reason: o.Err.Error()}, nil
 	}
 }
 

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/daokit/daokit/internal/proc"
 )
 
 // Defaults of the SummarizationCallback.
@@ -119,6 +121,10 @@ func listSome(s []string, n int) string {
 	return strings.Join(s[:n], ", ") + ", …"
 }
 
+// summaryOutputMax is how much of a summarizer command's output is read
+// (its end); a summary is one short line.
+const summaryOutputMax = 64 << 10
+
 // CommandSummarizer hands the recent lines to a command (an agent CLI in
 // print mode, say) on stdin and takes its standard output as the
 // summary. If the command fails, the facts are worded instead.
@@ -130,16 +136,15 @@ type CommandSummarizer struct {
 
 // Summarize implements Summarizer.
 func (c CommandSummarizer) Summarize(ctx context.Context, f Facts, recent []string) (Summary, error) {
-	if c.Timeout > 0 {
-		var cancel context.CancelFunc
-		ctx, cancel = context.WithTimeout(ctx, c.Timeout)
-		defer cancel()
-	}
-	cmd := exec.CommandContext(ctx, c.Argv[0], c.Argv[1:]...)
+	cmd := exec.Command(c.Argv[0], c.Argv[1:]...)
 	cmd.Dir = c.Dir
 	cmd.Stdin = strings.NewReader("Summarize in one short line what this coding agent did so far:\n" + strings.Join(recent, "\n"))
-	out, err := cmd.Output()
-	text := strings.TrimSpace(string(out))
+	out := &proc.Tail{Max: summaryOutputMax}
+	cmd.Stdout = out
+	// Through the runtime: the command's whole tree dies at the timeout,
+	// at ctx's end and when it exits.
+	err := proc.Run(ctx, cmd, c.Timeout).Err
+	text := strings.TrimSpace(out.String())
 	if err != nil || text == "" {
 		s, _ := Extractive{}.Summarize(ctx, f, recent)
 		return s, err
