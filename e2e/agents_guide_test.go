@@ -228,7 +228,8 @@ func TestAgentTeamGuideWorksAsWritten(t *testing.T) {
 			}
 			log := gittest.Git(t, b.project, "log", "-1", "--format=%B", "main")
 			t.Logf("git log -1 main:\n%s", log)
-			if !strings.HasPrefix(log, "daokit: "+mark+": make TestSum pass") || !strings.Contains(log, "Daokit-Task: "+taskID) {
+			if !strings.HasPrefix(log, "daokit: "+mark+": make TestSum pass") ||
+				!strings.Contains(log, "Review: Sum adds every element") || !strings.Contains(log, "Daokit-Task: "+taskID) {
 				t.Errorf("main's commit is not daokit's:\n%s", log)
 			}
 			t.Logf("git status in the project after /accept:\n%s", gittest.Git(t, b.project, "status", "--short"))
