@@ -114,7 +114,8 @@ func guideScript(mark, coder, reviewer string) []fakemodel.Rule {
 // same with the two CLIs swapped, as the guide allows.
 func TestAgentTeamGuideWorksAsWritten(t *testing.T) {
 	t.Parallel()
-	en := guideTOML(t, filepath.Join("..", "docs", "workflows", "agent-team.en.md"))
+	guide := filepath.Join("..", "docs", "workflows", "agent-team.en.md")
+	en := guideTOML(t, guide)
 	zh := guideTOML(t, filepath.Join("..", "docs", "workflows", "agent-team.zh-CN.md"))
 	var enCfg, zhCfg map[string]any
 	if _, err := toml.Decode(en, &enCfg); err != nil {
@@ -227,6 +228,17 @@ func TestAgentTeamGuideWorksAsWritten(t *testing.T) {
 				t.Errorf("main:sum.go has not both iterations' edits:\n%s", got)
 			}
 			log := gittest.Git(t, b.project, "log", "-1", "--format=%B", "main")
+			if pair[0] == "claude" {
+				// What the guide shows of each command is what it prints.
+				shows(t, guide, wait.stderr+wait.stdout, "starting a controller (pid ", "step I1-coder: requesting",
+					"│ tool · Bash go test ./...", "│ tool result · Bash Exit code 1 (failed)",
+					" waits for review: daokit diff, then daokit send --accept or --reject REASON")
+				shows(t, guide, status.stdout, "Loop: iteration 2/4 · judge", "Last verdict: approved — Sum adds every element",
+					"Judge (command): done — ok  \texample.com/shop\t", "Latest summary: tests passing",
+					"Usage so far: 900 input and 180 output tokens, $", "Kept worktrees:", "uncommitted changes")
+				shows(t, guide, stat.stdout, "sum.go  +2 -2")
+				shows(t, guide, log, "\n\nReview: Sum adds every element\n\nDaokit-Task: ", "Daokit-Step: I2-judge")
+			}
 			t.Logf("git log -1 main:\n%s", log)
 			if !strings.HasPrefix(log, "daokit: "+mark+": make TestSum pass") ||
 				!strings.Contains(log, "Review: Sum adds every element") || !strings.Contains(log, "Daokit-Task: "+taskID) {
@@ -289,4 +301,23 @@ func waitUnlocked(t *testing.T, root string) {
 func isTrue(e ledger.Event, key string) bool {
 	raw, _ := e.Payload.Get(key)
 	return string(raw) == "true"
+}
+
+// shows checks that the guide at path shows each of snippets and that
+// the command's output got has it too.
+func shows(t *testing.T, path, got string, snippets ...string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.ReplaceAll(string(raw), "\n    ", "\n") // git log's indent in the guide
+	for _, s := range snippets {
+		if !strings.Contains(doc, s) {
+			t.Errorf("the guide no longer shows %q", s)
+		}
+		if !strings.Contains(got, s) {
+			t.Errorf("the guide shows %q, the binary printed:\n%s", s, got)
+		}
+	}
 }
