@@ -68,6 +68,34 @@ type indexEntry struct {
 	Records map[string]json.RawMessage `json:"records,omitempty"`
 	// DoneThrough is the last iteration whose judge said to go on.
 	DoneThrough int `json:"done_through,omitempty"`
+	// Unended is the open instruction's last worker whose end the log
+	// does not have (a STEP_STARTED with no STEP_COMPLETED or
+	// STEP_FAILED after it): a successor reads that worker's end back
+	// from its logs (see finishFromLog). Never changed in place.
+	Unended *unendedStep `json:"unended,omitempty"`
+}
+
+// unendedStep is a worker a STEP_STARTED named: enough to find it, and
+// its output in the step's logs.
+type unendedStep struct {
+	Step    string `json:"step"`
+	Lane    string `json:"lane"`
+	PID     int    `json:"pid"`
+	Attempt int    `json:"attempt"`
+	// StdoutFrom and StderrFrom are where its output starts in the logs.
+	StdoutFrom int64 `json:"stdout_from"`
+	StderrFrom int64 `json:"stderr_from"`
+}
+
+// unendedOf reads a STEP_STARTED; nil for one written before the logs'
+// offsets were recorded, whose worker's output cannot be told apart.
+func unendedOf(e *ledger.Event) *unendedStep {
+	if _, ok := e.Payload.Get("stdout_log_offset"); !ok || e.StepID == "" {
+		return nil
+	}
+	return &unendedStep{Step: e.StepID, Lane: e.Payload.String("lane"), PID: payloadInt(e.Payload, "pid"),
+		Attempt: payloadInt(e.Payload, "attempt"), StdoutFrom: int64(payloadInt(e.Payload, "stdout_log_offset")),
+		StderrFrom: int64(payloadInt(e.Payload, "stderr_log_offset"))}
 }
 
 func (e indexEntry) ack() relay.Ack {
@@ -112,10 +140,19 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 	case ledger.EventStepStarted:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.Started = true
+			en.Unended = unendedOf(e)
+		}
+		return
+	case ledger.EventStepFailed:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil && en.Unended != nil && en.Unended.Step == e.StepID {
+			en.Unended = nil
 		}
 		return
 	case ledger.EventStepCompleted:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			if en.Unended != nil && en.Unended.Step == e.StepID {
+				en.Unended = nil
+			}
 			if !slices.Contains(en.Completed, e.StepID) {
 				en.Completed = append(slices.Clip(en.Completed), e.StepID)
 			}

@@ -23,6 +23,8 @@ type found struct {
 	// indexEntry.Records).
 	records     map[string]json.RawMessage
 	doneThrough int
+	// unended is the worker whose end the log lacks (see indexEntry).
+	unended *unendedStep
 }
 
 // recover fences off workers a dead controller left behind and returns
@@ -42,7 +44,7 @@ func (c *Controller) recover() []found {
 	out := make([]found, 0, len(open))
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
-			records: en.Records, doneThrough: en.DoneThrough})
+			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended})
 	}
 	return out
 }
@@ -96,6 +98,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 			}
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
+		r.unended = f.unended
 		// A run that only waited for its lane resumes its wait without a
 		// word: restarts must not grow the log for work that did not
 		// change.

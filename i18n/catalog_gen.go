@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "237c30156875121ad023dc605cee4dcdafc3af9e6bb11cda5397f25285773067"
+const generatedDigest = "968ab091d52dd3f13cdad3085dc45c375b755f47919d930b4d635bd168cdfe5c"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -725,6 +725,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.operation.SESSION_BOUND", Other: "session recorded"},
 	{ID: "tui.operation.SESSION_RESUME", Other: "session resume decided"},
 	{ID: "tui.operation.STEP_METRICS", Other: "step usage"},
+	{ID: "tui.operation.STEP_READ_BACK", Other: "step read back from its log"},
 	{ID: "tui.operation.STEP_RECORDED", Other: "step recorded"},
 	{ID: "tui.operation.STEP_SUMMARY", Other: "step summary"},
 	{ID: "tui.operation.WORKER_OUTPUT", Other: "worker output"},
@@ -1649,6 +1650,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.operation.SESSION_BOUND", Other: "会话已记录"},
 	{ID: "tui.operation.SESSION_RESUME", Other: "会话续接已决定"},
 	{ID: "tui.operation.STEP_METRICS", Other: "步骤用量"},
+	{ID: "tui.operation.STEP_READ_BACK", Other: "已从日志读回步骤"},
 	{ID: "tui.operation.STEP_RECORDED", Other: "步骤已记录"},
 	{ID: "tui.operation.STEP_SUMMARY", Other: "步骤摘要"},
 	{ID: "tui.operation.WORKER_OUTPUT", Other: "工作进程输出"},
