@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -107,10 +108,11 @@ func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error
 	}
 	cmd := exec.CommandContext(ctx, j.Argv[0], j.Argv[1:]...)
 	cmd.Dir = j.Dir
-	cmd.Env = append(os.Environ(), j.Env...)
+	// The round's step and iteration, as every step's agent gets them.
+	cmd.Env = append(append(os.Environ(), j.Env...), "DAOKIT_STEP_ID="+r.StepID, "DAOKIT_ITERATION="+strconv.Itoa(r.Iteration))
 	var out bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = judgeSysProcAttr()
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	forked := time.Now()
 	err := cmd.Run()
