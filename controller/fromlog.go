@@ -21,16 +21,19 @@ import (
 // again and why says what the logs lacked.
 const OpStepReadBack = "STEP_READ_BACK"
 
-// Why a left worker's logs did not finish its step (OpStepReadBack's
-// why).
+// What a successor found of a left worker (OpStepReadBack's why): only
+// readBackFinished ends the step from the log.
 const (
-	readBackAlive     = "worker_alive"     // it outlived the wait for its end
-	readBackNoLog     = "log_unreadable"   // its logs are missing or shrank
-	readBackNoResult  = "no_result"        // it never wrote a complete result line
-	readBackFailed    = "result_failed"    // its result says the work failed
-	readBackFinished  = "result_succeeded" // finished: its result says success
-	readBackGoneAfter = 10 * time.Second   // how long a left worker may take to die
+	readBackAlive    = "worker_alive"     // it outlived the wait for its end
+	readBackNoLog    = "log_unreadable"   // its logs are missing or shrank
+	readBackNoResult = "no_result"        // it never wrote a complete result line
+	readBackFailed   = "result_failed"    // its result says the work failed
+	readBackFinished = "result_succeeded" // finished: its result says success
 )
+
+// readBackGoneAfter bounds the wait for a left worker to die once it was
+// killed (a process in the kernel's uninterruptible sleep takes a while).
+const readBackGoneAfter = 10 * time.Second
 
 // finishFromLog decides, before step's attempt starts a worker, whether
 // a worker that a dead controller left on the step had finished: that

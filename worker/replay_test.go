@@ -100,3 +100,44 @@ func TestProcessLogOffsetsReplayToItsSummary(t *testing.T) {
 		t.Fatalf("replayed %+v / %+v, the process reported %+v / %+v", got.Summary, got.Stats, res.Summary, res.Stats)
 	}
 }
+
+// The agent CLIs' own final lines read back as they were read live: a
+// Claude `result` and a Codex `turn.completed` as a successful result,
+// their failures as failed ones.
+func TestReplayReadsTheAgentCLIsResults(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		file, kind string
+		failed     bool
+	}{
+		{"claude-stream-json-success.jsonl", "claude", false},
+		{"claude-stream-json-error.jsonl", "claude", true},
+		{"codex-exec-json-success.jsonl", "codex", false},
+		{"codex-exec-json-failed.jsonl", "codex", true},
+	} {
+		stream, err := os.ReadFile(filepath.Join("transcript", "testdata", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		root := t.TempDir()
+		dir := filepath.Join(root, "a")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		earlier := "an earlier attempt's line\n"
+		if err := os.WriteFile(filepath.Join(dir, StdoutLog), append([]byte(earlier), stream...), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, StderrLog), nil, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Replay(Spec{Kind: c.kind, ArtifactDir: dir, ArtifactRoot: root}, LogOffsets{Stdout: int64(len(earlier))},
+			func(transcript.Record) {})
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if r := got.Summary.Result; r == nil || r.Failed != c.failed || got.Summary.SessionID == "" {
+			t.Errorf("%s: result %+v, session %q, stats %+v", c.file, r, got.Summary.SessionID, got.Stats)
+		}
+	}
+}
