@@ -7,7 +7,7 @@ DEMO_ROOT ?= $(CURDIR)/.demo
 # semantic version).
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: all build run review team test test-short bench lint fmt vet drill fuzz clean
+.PHONY: all build run review team test test-short test-agents agents bench lint fmt vet drill fuzz clean
 
 all: build
 
@@ -46,6 +46,17 @@ test: vet
 	$(GO) test -race -shuffle=on -timeout=15m ./...
 	LANG=zh_CN.UTF-8 LC_ALL=zh_CN.UTF-8 $(GO) test -count=1 ./tui/... ./cmd/daokit/
 
+# The real-agent tests alone (TestReal*: the pinned Claude Code and Codex
+# CLIs against the scripted model, offline); `make test` runs them too,
+# and skips them when the CLIs are not installed (fails under CI=true).
+test-agents: agents
+	$(GO) test -race -count=1 -run '^TestReal' -v ./e2e/
+
+# Install the pinned agent CLIs into e2e/agents/node_modules (npm ci;
+# nothing to do when they are already those of the lock file).
+agents:
+	e2e/agents/install.sh
+
 # The quick loop while editing: no race detector, short drills.
 test-short:
 	$(GO) test -short ./...
@@ -78,7 +89,7 @@ drill:
 # Fuzz each parser for a short while (FUZZTIME=1m for longer runs).
 FUZZTIME ?= 10s
 fuzz:
-	@for pkg in ./ledger ./relay ./compact ./config ./gitwork ./outbox ./team ./workflow; do \
+	@for pkg in ./ledger ./relay ./compact ./config ./gitwork ./outbox ./team ./workflow ./internal/fakemodel; do \
 		for target in $$($(GO) test -list '^Fuzz' $$pkg | grep '^Fuzz'); do \
 			$(GO) test -run='^$$' -fuzz="^$$target$$" -fuzztime=$(FUZZTIME) $$pkg || exit 1; \
 		done; \

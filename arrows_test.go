@@ -33,6 +33,7 @@ var allowed = map[string][]string{
 	"heal":              {"backoff", "i18n", "ledger"},
 	"hooks":             {"config"},
 	"backoff":           {},
+	"termsafe":          {},
 	"compact":           {"hooks", "config", "i18n", "ledger"},
 	"gitwork":           {"i18n", "ledger"},
 	"outbox":            {"i18n", "ledger"},
@@ -43,14 +44,17 @@ var allowed = map[string][]string{
 	// The window reads diffs through gitwork, words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
 	// lead's view); none of these runs an agent from the window.
-	"tui":      {"relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "i18n", "ledger"},
+	"tui":      {"termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "i18n", "ledger"},
 	"cmd":      {"*"},
 	"bench":    {"ledger"},
 	"e2e":      {},
 	"docs":     {},
 	"examples": {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
-	"internal/gittest": {},
+	"internal/ptytest":                 {},
+	"internal/gittest":                 {},
+	"internal/fakemodel":               {},
+	"internal/fakemodel/cmd/fakemodel": {"internal/fakemodel"},
 }
 
 // keyOf returns the allow-list key covering pkg (relative to the

@@ -145,7 +145,9 @@ type Lane struct {
 	// ResumeCommand, if set, is run instead of Command to continue a run
 	// whose worker reported a resume handle ({session}), for example
 	// ["claude", "-p", "--resume", "{session}", "--output-format",
-	// "stream-json", "--verbose", "{instruction}"]. Empty: restart afresh.
+	// "stream-json", "--verbose", "--", "{instruction}"]. Empty: a lane
+	// with neither command nor resume_command resumes with its kind's
+	// DefaultResumeCommand; any other lane restarts afresh.
 	ResumeCommand []string `toml:"resume_command"`
 	// Stdin passes the instruction on the worker's standard input instead
 	// of (or as well as) the command line. Default false. A command lane
@@ -209,6 +211,15 @@ type Workflow struct {
 	// Prices, by lane name, turn the tokens an agent reports into a cost
 	// when the agent reports none itself ([workflow.prices.<lane>]).
 	Prices map[string]Price `toml:"prices"`
+	// BudgetUSD is what one run may cost, in US dollars, as its agents
+	// report it (or Prices make it): a warning at 80 %, and at 100 % the
+	// run stops BLOCKED (BUDGET_EXCEEDED) before its next step. 0, the
+	// default, sets no limit.
+	BudgetUSD float64 `toml:"budget_usd"`
+	// TaskBudgetUSD is what all runs of one task may cost together: a
+	// run of the task starts with what its earlier runs left of it (or
+	// BudgetUSD, if smaller) as its limit. 0, the default, sets none.
+	TaskBudgetUSD float64 `toml:"task_budget_usd"`
 	// Isolation applies to every lane that does not set its own; see
 	// Lane.Isolation. Default empty (automatic).
 	Isolation Isolation `toml:"isolation"`
@@ -349,10 +360,27 @@ func (l Lane) Argv(v Vars) []string {
 // handle v.Session, or nil when the lane cannot resume (no
 // resume_command, or no handle).
 func (l Lane) ResumeArgv(v Vars) []string {
-	if len(l.ResumeCommand) == 0 || v.Session == "" {
+	cmd := l.resumeCommand()
+	if len(cmd) == 0 || v.Session == "" {
 		return nil
 	}
-	return Expand(l.ResumeCommand, v)
+	return Expand(cmd, v)
+}
+
+// CanResume reports whether the lane can continue a worker's session:
+// it has a resume_command, or runs an agent CLI's default command, which
+// comes with the matching DefaultResumeCommand.
+func (l Lane) CanResume() bool { return len(l.resumeCommand()) > 0 }
+
+// UsesDefaultCommand reports whether the lane runs its kind's default
+// command (no command of its own).
+func (l Lane) UsesDefaultCommand() bool { return len(l.Command) == 0 }
+
+func (l Lane) resumeCommand() []string {
+	if len(l.ResumeCommand) > 0 || len(l.Command) > 0 {
+		return l.ResumeCommand
+	}
+	return DefaultResumeCommand(l.Kind)
 }
 
 // Text returns what the step hands its worker for the person's

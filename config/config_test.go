@@ -177,8 +177,9 @@ func TestLaneArgv(t *testing.T) {
 		want []string
 	}{
 		{Lane{Kind: KindSim}, []string{"/bin/daokit", "worker", "sim", "--lang", "en", "--", "-do it"}},
-		{Lane{Kind: KindClaude}, []string{"claude", "-p", "--output-format", "stream-json", "--verbose", "-do it"}},
-		{Lane{Kind: KindCodex}, []string{"codex", "exec", "--json", "-do it"}},
+		{Lane{Kind: KindClaude}, []string{"claude", "-p", "--output-format", "stream-json", "--verbose",
+			"--permission-mode", "acceptEdits", "--allowedTools", "Bash", "--", "-do it"}},
+		{Lane{Kind: KindCodex}, []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "--", "-do it"}},
 		{Lane{Kind: KindCommand, Command: []string{"my-agent", "--prompt", "{instruction}"}}, []string{"my-agent", "--prompt", "-do it"}},
 	}
 	for _, tt := range tests {
@@ -186,8 +187,44 @@ func TestLaneArgv(t *testing.T) {
 			t.Errorf("%s Argv: got %q, want %q", tt.lane.Kind, got, tt.want)
 		}
 	}
-	if got := (Lane{Kind: KindClaude}).ResumeArgv(Vars{Session: "s"}); got != nil {
-		t.Errorf("ResumeArgv without resume_command: got %q, want nil", got)
+	// A lane of its own command has no resume_command unless it says so;
+	// a default agent lane resumes with the same permissions and "--".
+	own := Lane{Kind: KindClaude, Command: []string{"claude", "-p", "{instruction}"}}
+	if got := own.ResumeArgv(Vars{Session: "s"}); got != nil || own.CanResume() {
+		t.Errorf("ResumeArgv of a lane's own command without resume_command: got %q, want nil", got)
+	}
+	resumes := map[Kind][]string{
+		KindClaude: {"claude", "-p", "--resume", "s", "--output-format", "stream-json", "--verbose",
+			"--permission-mode", "acceptEdits", "--allowedTools", "Bash", "--", "-do it"},
+		KindCodex: {"codex", "exec", "resume", "--json", "-c", `sandbox_mode="workspace-write"`, "--", "s", "-do it"},
+	}
+	for k, want := range resumes {
+		l := Lane{Kind: k}
+		if got := l.ResumeArgv(Vars{Session: "s", Instruction: "-do it"}); !slices.Equal(got, want) || !l.CanResume() {
+			t.Errorf("%s default ResumeArgv: got %q, want %q", k, got, want)
+		}
+	}
+	if (Lane{Kind: KindSim}).CanResume() {
+		t.Error("the simulated agent has no session to resume")
+	}
+}
+
+func TestOutsideGit(t *testing.T) {
+	codex := DefaultCommand(KindCodex)
+	want := []string{"codex", "exec", "--json", "--sandbox", "workspace-write", CodexSkipGitRepoCheck, "--", PlaceholderInstruction}
+	if got := OutsideGit(KindCodex, codex); !slices.Equal(got, want) {
+		t.Errorf("codex outside git: got %q, want %q", got, want)
+	}
+	if !slices.Equal(codex, DefaultCommand(KindCodex)) {
+		t.Error("OutsideGit changed its argument")
+	}
+	resume := OutsideGit(KindCodex, DefaultResumeCommand(KindCodex))
+	if i := slices.Index(resume, CodexSkipGitRepoCheck); i < 0 || resume[i+1] != "--" {
+		t.Errorf("codex resume outside git: %q", resume)
+	}
+	claude := DefaultCommand(KindClaude)
+	if got := OutsideGit(KindClaude, claude); !slices.Equal(got, claude) {
+		t.Errorf("claude needs nothing outside git: got %q", got)
 	}
 }
 
@@ -254,6 +291,24 @@ func TestWindowSection(t *testing.T) {
 	for _, bad := range []string{`notify = ["notify-send", "{mesage}"]`, `notify = [""]`, `long_run = "-1s"`} {
 		if _, err := Parse([]byte("[window]\n"+bad+"\n"), "daokit.toml", "/r"); err == nil {
 			t.Errorf("%s: accepted", bad)
+		}
+	}
+}
+
+// TestCommitAuthor: [worktrees] commit_author takes a git identity
+// "Name <email>" and refuses anything else, naming the key.
+func TestCommitAuthor(t *testing.T) {
+	c, err := Parse([]byte("[worktrees]\ncommit_author = \"Review Bot <bot@example.com>\"\n"), "daokit.toml", "/r")
+	if err != nil || c.Worktrees.CommitAuthor != "Review Bot <bot@example.com>" {
+		t.Fatalf("commit_author: %q, %v", c.Worktrees.CommitAuthor, err)
+	}
+	if DefaultConfig().Worktrees.CommitAuthor != "" {
+		t.Error("a default author; want the repository's identity")
+	}
+	for _, bad := range []string{"bot@example.com", "Review Bot", "Bot <a@b> <c@d>"} {
+		_, err := Parse([]byte("[worktrees]\ncommit_author = \""+bad+"\"\n"), "daokit.toml", "/r")
+		if err == nil || !strings.Contains(err.Error(), "worktrees.commit_author") {
+			t.Errorf("%s: %v", bad, err)
 		}
 	}
 }

@@ -87,18 +87,69 @@ func Expand(argv []string, v Vars) []string {
 
 // DefaultCommand is the command line a lane of kind k runs when its
 // command is not set. KindCommand has none: it must be configured.
+//
+// Every default ends its options with "--", so that an instruction that
+// starts with "-" stays the instruction. The agent CLIs get the
+// permissions to do a coder's work inside their folder and nothing that
+// needs a person's answer, since nobody can answer one in print mode:
+//
+//   - Claude Code: --permission-mode acceptEdits (edits inside its working
+//     folder, the step's worktree) plus --allowedTools Bash (commands
+//     such as go build, which acceptEdits alone denies). Not
+//     bypassPermissions: Claude Code refuses it when run as root unless
+//     IS_SANDBOX=1 is set, and the defaults must work as root too.
+//   - Codex: --sandbox workspace-write (writes inside the folder and the
+//     temporary directory; no network). exec's default sandbox is
+//     read-only, and it never asks for approval.
+//
+// A call the permissions still refuse ends the step
+// AGENT_PERMISSION_DENIED rather than passing.
 func DefaultCommand(k Kind) []string {
 	switch k {
 	case KindSim:
-		// "--" keeps an instruction that starts with "-" from being read
-		// as a flag.
 		return []string{PlaceholderDaokit, "worker", "sim", "--lang", PlaceholderLang, "--", PlaceholderInstruction}
 	case KindClaude:
-		return []string{"claude", "-p", "--output-format", "stream-json", "--verbose", PlaceholderInstruction}
+		return []string{"claude", "-p", "--output-format", "stream-json", "--verbose",
+			"--permission-mode", "acceptEdits", "--allowedTools", "Bash", "--", PlaceholderInstruction}
 	case KindCodex:
-		return []string{"codex", "exec", "--json", PlaceholderInstruction}
+		return []string{"codex", "exec", "--json", "--sandbox", "workspace-write", "--", PlaceholderInstruction}
 	}
 	return nil
+}
+
+// DefaultResumeCommand is the command line that continues session
+// {session} of a lane of kind k whose command and resume_command are both
+// unset: the same permissions as DefaultCommand. "codex exec resume" has
+// no --sandbox option; the same policy is set through -c.
+func DefaultResumeCommand(k Kind) []string {
+	switch k {
+	case KindClaude:
+		return []string{"claude", "-p", "--resume", PlaceholderSession, "--output-format", "stream-json", "--verbose",
+			"--permission-mode", "acceptEdits", "--allowedTools", "Bash", "--", PlaceholderInstruction}
+	case KindCodex:
+		return []string{"codex", "exec", "resume", "--json", "-c", `sandbox_mode="workspace-write"`, "--",
+			PlaceholderSession, PlaceholderInstruction}
+	}
+	return nil
+}
+
+// CodexSkipGitRepoCheck is the option Codex needs to run in a folder that
+// is not in a git repository: without it "codex exec" refuses to start.
+const CodexSkipGitRepoCheck = "--skip-git-repo-check"
+
+// OutsideGit adapts a default command line of kind k to a working
+// folder outside any git repository: Codex gets CodexSkipGitRepoCheck
+// (before the "--"); other kinds need nothing.
+func OutsideGit(k Kind, argv []string) []string {
+	if k != KindCodex {
+		return argv
+	}
+	for i, a := range argv {
+		if a == "--" {
+			return append(append(append([]string(nil), argv[:i]...), CodexSkipGitRepoCheck), argv[i:]...)
+		}
+	}
+	return argv
 }
 
 // mentions reports whether any argument contains placeholder p.

@@ -146,6 +146,8 @@ func decodeFlow(t *table, w *Workflow) {
 	t.strings("judge_command", &w.JudgeCommand)
 	t.str("judge_lane", &w.JudgeLane)
 	t.duration("judge_timeout", &w.JudgeTimeout)
+	t.number("budget_usd", &w.BudgetUSD)
+	t.number("task_budget_usd", &w.TaskBudgetUSD)
 	if s := t.sub("prices"); s != nil {
 		for _, lane := range s.keys() {
 			if pt := s.sub(lane); pt != nil {

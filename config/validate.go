@@ -174,6 +174,14 @@ func (c *Config) validateFlow(p *problems) {
 		p.add(&Error{Code: CodeEnum, Key: "workflow.kind", Value: show(string(w.Kind)), Want: strings.Join(names, ", ")})
 		return
 	}
+	for _, b := range []struct {
+		key string
+		v   float64
+	}{{"workflow.budget_usd", w.BudgetUSD}, {"workflow.task_budget_usd", w.TaskBudgetUSD}} {
+		if b.v < 0 {
+			p.add(&Error{Code: CodeTooSmall, Key: b.key, Value: strconv.FormatFloat(b.v, 'g', -1, 64), Want: "0"})
+		}
+	}
 	for _, lane := range sortedKeys(w.Prices) {
 		key := "workflow.prices." + lane
 		c.checkLaneRef(p, key, lane, true)

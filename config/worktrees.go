@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"net/mail"
 	"strings"
 	"time"
 )
@@ -59,6 +60,11 @@ type Worktrees struct {
 	// SetupTimeout bounds the set-up script; when it passes, the script's
 	// whole process group is killed and the step fails. Default 2m.
 	SetupTimeout Duration `toml:"setup_timeout"`
+	// CommitAuthor writes the commit an accept makes of the work an agent
+	// left uncommitted (and a merge commit), as "Name <email>". Default
+	// "": the repository's own git identity, else "daokit
+	// <daokit@localhost>".
+	CommitAuthor string `toml:"commit_author"`
 }
 
 // DefaultWorktrees returns the [worktrees] settings of a file without them.
@@ -120,6 +126,16 @@ func (c *Config) validateWorktrees(p *problems) {
 		p.add(&Error{Code: CodeRequired, Key: "worktrees.setup_script"})
 	}
 	atLeast(p, "worktrees.setup_timeout", w.SetupTimeout, time.Second)
+	if w.CommitAuthor != "" && !validAuthor(w.CommitAuthor) {
+		p.add(&Error{Code: CodeType, Key: "worktrees.commit_author", Value: show(w.CommitAuthor), Want: "author"})
+	}
+}
+
+// validAuthor accepts a git identity "Name <email>" (what
+// gitwork.ParseAuthor reads).
+func validAuthor(s string) bool {
+	a, err := mail.ParseAddress(s)
+	return err == nil && a.Name != "" && !strings.ContainsAny(a.Name+a.Address, "<>\n")
 }
 
 func decodeWorktrees(s *table, w *Worktrees) {
@@ -128,5 +144,6 @@ func decodeWorktrees(s *table, w *Worktrees) {
 	s.str("merge", &w.Merge)
 	s.str("setup_script", &w.SetupScript)
 	s.duration("setup_timeout", &w.SetupTimeout)
+	s.str("commit_author", &w.CommitAuthor)
 	s.done()
 }

@@ -72,11 +72,45 @@ const (
 	// ReasonMergeFailed: git refused the merge for another reason (for
 	// example uncommitted changes in the base's work tree).
 	ReasonMergeFailed = "MERGE_FAILED"
+	// ReasonNothingToDeliver: an accept found no change in the step's
+	// worktree that its base branch does not already hold; nothing was
+	// recorded as merged.
+	ReasonNothingToDeliver = "NOTHING_TO_DELIVER"
+	// ReasonDiverged: the worktree's HEAD and the step's branch went
+	// separate ways (the agent switched branches and committed); nothing
+	// was merged, the person picks.
+	ReasonDiverged = "WORKTREE_DIVERGED"
 	// ReasonSessionOtherStep and ReasonSessionOtherFolder: a recorded
 	// resume handle was not used because it belongs to another step or
 	// another folder; the worker started fresh.
 	ReasonSessionOtherStep   = "SESSION_OTHER_STEP"
 	ReasonSessionOtherFolder = "SESSION_OTHER_FOLDER"
+	// ReasonAgentDenied: the agent's own permissions (Claude Code's
+	// permission mode, the Codex sandbox) refused some of its edits or
+	// commands; the step does not pass, whatever the agent said after.
+	// The refused calls are in the step's end ("denied").
+	ReasonAgentDenied = "AGENT_PERMISSION_DENIED"
+	// ReasonAgentAuth: the model provider refused the agent's credentials
+	// (HTTP 401 or 403).
+	ReasonAgentAuth = "AGENT_AUTH_FAILED"
+	// ReasonAgentNotLoggedIn: the agent CLI has no credentials at all.
+	ReasonAgentNotLoggedIn = "AGENT_NOT_LOGGED_IN"
+	// ReasonAgentRateLimited: the provider said too many requests or that
+	// it is overloaded, after the CLI's own retries.
+	ReasonAgentRateLimited = "AGENT_RATE_LIMITED"
+	// ReasonAgentProvider: another error of the model provider (5xx, a
+	// request or model it refused).
+	ReasonAgentProvider = "AGENT_PROVIDER_ERROR"
+	// ReasonAgentMaxTurns: the agent used up its turn limit.
+	ReasonAgentMaxTurns = "AGENT_MAX_TURNS"
+	// ReasonAgentOptionRefused: the agent CLI refused its command line (an
+	// unknown option, bypassPermissions as root, Codex outside a git
+	// repository without --skip-git-repo-check).
+	ReasonAgentOptionRefused = "AGENT_OPTION_REFUSED"
+	// ReasonBudgetExceeded: the run spent its budget ([workflow]
+	// budget_usd); it stopped BLOCKED before its next step. A retry
+	// grants it another budget_usd.
+	ReasonBudgetExceeded = "BUDGET_EXCEEDED"
 )
 
 // Reasons lists every reason code.
@@ -85,7 +119,10 @@ func Reasons() []string {
 		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
 		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
-		ReasonSessionOtherStep, ReasonSessionOtherFolder}
+		ReasonNothingToDeliver, ReasonDiverged,
+		ReasonSessionOtherStep, ReasonSessionOtherFolder,
+		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
+		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonBudgetExceeded}
 }
 
 // Failure is everything known about how a worker run ended: the runner's
@@ -109,7 +146,10 @@ type Failure struct {
 // Classify maps a run's end to a reason code, or "" for a success. The
 // controller's own reasons for stopping a worker come first, because the
 // exit status of a stopped worker only echoes the stop: a worker stopped
-// for hanging died of SIGTERM, but WORKER_HUNG is what happened.
+// for hanging died of SIGTERM, but WORKER_HUNG is what happened. Then
+// what the agent CLI itself said (see agentReason), before its exit
+// status: both CLIs exit 1 for a refused login as for a crash, and only
+// the crash is worth a restart.
 func Classify(f Failure) string {
 	r := f.Result
 	switch {
@@ -123,6 +163,12 @@ func Classify(f Failure) string {
 		return ReasonHung
 	case r.Stopped == transcript.StopTimeout:
 		return ReasonTimeout
+	case r.Stopped == transcript.StopAgentFailed:
+		// daokit stops an agent only for retries its provider refused the
+		// credentials for (see transcript.Retry.Futile).
+		return ReasonAgentAuth
+	case agentReason(r.Summary) != "":
+		return agentReason(r.Summary)
 	case r.Signal != 0:
 		return ReasonKilledSignal
 	case r.ExitCode != 0:

@@ -21,6 +21,15 @@ func TestClassify(t *testing.T) {
 	stopped := func(c transcript.StopCause) worker.Result {
 		return worker.Result{ExitCode: -1, Signal: syscall.SIGTERM, Stopped: c}
 	}
+	agent := func(code int, failure string) worker.Result {
+		r := worker.Result{ExitCode: code, Summary: worker.Summary{Result: &transcript.Event{Type: transcript.EventResult, Failed: code != 0}}}
+		r.Summary.Failure = failure
+		return r
+	}
+	denied := func(r worker.Result) worker.Result {
+		r.Summary.Denied = []worker.Denial{{Tool: "Edit", Target: "main.go"}}
+		return r
+	}
 	tests := []struct {
 		name string
 		f    Failure
@@ -45,6 +54,20 @@ func TestClassify(t *testing.T) {
 		{"exit code beats the result", Failure{Result: worker.Result{ExitCode: 2, Summary: failedResult.Summary}}, ReasonExitNonzero},
 		{"agent without a result", Failure{Result: ok, RequireResult: true}, ReasonOutputInvalid},
 		{"command without a result is fine", Failure{Result: ok}, ""},
+		// Both CLIs exit 1 when their own result says failure: the result
+		// names it, the exit code does not.
+		{"401 beats exit 1", Failure{Result: agent(1, transcript.FailAuth)}, ReasonAgentAuth},
+		{"not logged in", Failure{Result: agent(1, transcript.FailNotLoggedIn)}, ReasonAgentNotLoggedIn},
+		{"rate limited", Failure{Result: agent(1, transcript.FailRateLimited)}, ReasonAgentRateLimited},
+		{"provider error", Failure{Result: agent(1, transcript.FailProvider)}, ReasonAgentProvider},
+		{"max turns", Failure{Result: agent(1, transcript.FailMaxTurns)}, ReasonAgentMaxTurns},
+		{"refused option, exit 2", Failure{Result: agent(2, transcript.FailOptionRefused)}, ReasonAgentOptionRefused},
+		{"a denial fails a clean exit", Failure{Result: denied(agent(0, ""))}, ReasonAgentDenied},
+		{"a denial beats the turn limit it caused", Failure{Result: denied(agent(1, transcript.FailMaxTurns))}, ReasonAgentDenied},
+		{"a refused login beats a denial", Failure{Result: denied(agent(1, transcript.FailAuth))}, ReasonAgentAuth},
+		{"stopped for a futile retry", Failure{Result: stopped(transcript.StopAgentFailed)}, ReasonAgentAuth},
+		{"a cancel beats the agent's verdict", Failure{Result: agent(1, transcript.FailAuth), Cancelled: true}, ReasonCancelled},
+		{"an unknown failure kind is an exit", Failure{Result: agent(1, "future_kind")}, ReasonExitNonzero},
 	}
 	for _, tt := range tests {
 		if got := Classify(tt.f); got != tt.want {
@@ -79,8 +102,19 @@ func TestReasonPolicy(t *testing.T) {
 		{ReasonMergeConflict, false, StateFailed},
 		{ReasonMergeNotFF, false, StateFailed},
 		{ReasonMergeFailed, false, StateFailed},
+		{ReasonNothingToDeliver, false, StateFailed},
+		{ReasonDiverged, false, StateFailed},
 		{ReasonSessionOtherStep, false, StateFailed},
 		{ReasonSessionOtherFolder, false, StateFailed},
+		// What the agent CLI said went wrong: a restart would meet it again.
+		{ReasonAgentDenied, false, StateFailed},
+		{ReasonAgentAuth, false, StateFailed},
+		{ReasonAgentNotLoggedIn, false, StateFailed},
+		{ReasonAgentRateLimited, false, StateFailed},
+		{ReasonAgentProvider, false, StateFailed},
+		{ReasonAgentMaxTurns, false, StateFailed},
+		{ReasonAgentOptionRefused, false, StateFailed},
+		{ReasonBudgetExceeded, false, StateFailed},
 	}
 	if len(tests) != len(Reasons())+1 {
 		t.Fatalf("table covers %d reasons, Reasons() has %d", len(tests)-1, len(Reasons()))

@@ -264,6 +264,7 @@ func (c *Controller) serve(ctx context.Context) error {
 		l.Close()
 		return err
 	}
+	c.adoptEnded(c.index.endedEntries())
 	unfinished := c.adoptUnfinished(c.recover())
 	c.mu.Lock()
 	pruned := c.pruneLeasesLocked()

@@ -81,6 +81,9 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 		c.mu.Unlock()
 		out, reason := outcomeReview, ""
 		if !pending {
+			if c.overBudget(r, step, lane) {
+				return workflow.Output{}, &stepError{out: outcomeBlocked, reason: ReasonBudgetExceeded}
+			}
 			out, reason = c.attempt(ctx, r, step, lane)
 		}
 		if out == outcomeReview {
@@ -323,6 +326,7 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 		vars.Session = choice.handle
 		argv = lane.ResumeArgv(vars)
 	}
+	argv = agentArgv(lane, argv, dir)
 	return worker.Spec{
 		Argv:         argv,
 		Dir:          dir,
@@ -482,12 +486,19 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		c.log.Warn("write a step's artifact logs", "task_id", p.TaskID, "step", step, "err", err)
 		detail = detail.With("artifact_error", firstLine(err.Error()))
 	}
+	c.agentEnded(r, step, res.Summary)
+	detail = agentDetail(detail, res.Summary)
+	// An agent CLI always ends with its result: one that exits 0 without
+	// it broke its stream (WORKER_OUTPUT_INVALID, restarted).
+	laneCfg, _ := c.cfg.Lane(lane)
+	requireResult := RequiresResult(string(laneCfg.Kind))
+	noResult := requireResult && res.Summary.Result == nil
 	switch {
 	case stopping && !cancelled:
 		// Not a verdict on the work: the next controller resumes it.
 		c.transition(r, StateCancelled, ReasonInterrupted)
 		return outcomeInterrupted, ""
-	case res.Success() && !hung && !workerSaidFailed(res):
+	case res.Success() && !hung && !workerSaidFailed(res) && agentReason(res.Summary) == "" && !noResult:
 		c.mu.Lock()
 		r.output = outputOf(r.texts, res)
 		out, role := r.output, r.role
@@ -518,7 +529,7 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		c.transition(r, StateCompleted, "")
 		return outcomeDone, ""
 	}
-	reason := Classify(Failure{Result: res, Cancelled: cancelled, Hung: hung, ResultFailed: workerSaidFailed(res)})
+	reason := Classify(Failure{Result: res, Cancelled: cancelled, Hung: hung, ResultFailed: workerSaidFailed(res), RequireResult: requireResult})
 	c.stepFailed(r, step, lane, reason, detail)
 	switch reason {
 	case ReasonCancelled:
@@ -616,6 +627,7 @@ func (c *Controller) cancel(r *run) {
 // retry starts a failed or blocked run again from its current step.
 func (c *Controller) retry(r *run) {
 	<-r.done
+	c.extendBudget(r)
 	c.mu.Lock()
 	step := r.pipeline.CurrentStep
 	reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)

@@ -42,12 +42,12 @@ func (c *Controller) flowCallbacks(r *run) []workflow.Callback {
 		tools = -1
 	}
 	c.mu.Lock()
-	lc := r.pipeline.RoleLifecycle
+	seed := workflow.ProgressOf(r.pipeline.RoleLifecycle.Get).Cost
+	// The budget counts from what the run had cost when its flow
+	// (re)started: before a restart or a retry, say.
+	r.spent = seed.CostUSD
 	c.mu.Unlock()
-	var seed workflow.Cost
-	seed.InputTokens, _ = strconv.ParseInt(lc.Get(keyInputTokens), 10, 64)
-	seed.OutputTokens, _ = strconv.ParseInt(lc.Get(keyOutputTokens), 10, 64)
-	seed.CostUSD, _ = strconv.ParseFloat(lc.Get(keyCostUSD), 64)
+	c.fixBudget(r)
 	lw := &ledgerCallback{c: c, r: r}
 	return []workflow.Callback{
 		lw,
@@ -163,7 +163,7 @@ func (l *ledgerCallback) summary(s workflow.Summary) {
 	l.event(f.StepID, ledger.SeverityInfo, OpStepSummary, "iteration", f.Iteration, "role", string(f.Role),
 		"text", s.Text, "by", s.By, "final", s.Final, "facts", ledger.ObjectOf(
 			"edited", nonNil(f.Edited), "tool_uses", f.ToolUses, "commands", f.Commands,
-			"tests_run", f.TestsRun, "passing", f.Passing, "failing", nonNil(f.Failing), "last", f.Last))
+			"tests_run", f.TestsRun, "passing", f.Passing, "failing", nonNil(f.Failing), "denied", nonNil(f.Denied), "last", f.Last))
 }
 
 // metrics records a MetricsCallback measurement.
@@ -172,9 +172,12 @@ func (l *ledgerCallback) metrics(m workflow.Metrics) {
 		return // a step whose agent reports no usage (sim, most commands, judges)
 	}
 	cost := func(c workflow.Cost) ledger.Object {
-		return ledger.ObjectOf("input_tokens", c.InputTokens, "output_tokens", c.OutputTokens, "cost_usd", c.CostUSD)
+		return ledger.ObjectOf("input_tokens", c.InputTokens, "cache_read_tokens", c.CacheReadTokens,
+			"cache_creation_tokens", c.CacheCreationTokens, "output_tokens", c.OutputTokens, "cost_usd", c.CostUSD)
 	}
 	l.set(keyInputTokens, strconv.FormatInt(m.Run.InputTokens, 10), keyOutputTokens, strconv.FormatInt(m.Run.OutputTokens, 10),
+		workflow.KeyCacheReadTokens, strconv.FormatInt(m.Run.CacheReadTokens, 10),
+		workflow.KeyCacheCreationTokens, strconv.FormatInt(m.Run.CacheCreationTokens, 10),
 		keyCostUSD, strconv.FormatFloat(m.Run.CostUSD, 'f', -1, 64))
 	l.event(m.Agent.StepID, ledger.SeverityInfo, OpStepMetrics, "iteration", m.Agent.Iteration, "role", string(m.Agent.Role),
 		"step", cost(m.Step), "iteration_total", cost(m.Iter), "run_total", cost(m.Run))

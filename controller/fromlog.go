@@ -95,11 +95,10 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		return 0, "", false
 	}
 	c.mu.Lock()
-	price, priced := c.cfg.Workflow.Prices[lane]
 	r.attempt = u.Attempt
 	r.texts, r.output = r.texts[:0], workflow.Output{}
 	c.mu.Unlock()
-	usage := usageRule{cumulative: laneCfg.Kind == config.KindClaude, price: price, priced: priced}
+	usage := c.meter(r, laneCfg)
 	c.transition(r, StateGenerating, "")
 	replayed, err := worker.Replay(spec, from, func(rec transcript.Record) {
 		r.texts = observeRecord(obs, r.texts, &rec, usage)

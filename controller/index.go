@@ -25,6 +25,7 @@ type instrIndex struct {
 
 	mu         sync.Mutex
 	open       map[string]*indexEntry // acknowledged, not finished; by message id
+	ended      map[string]*indexEntry // finished FAILED or BLOCKED, waiting for a retry (see endLocked)
 	byRun      map[[2]string]string   // task and run id → message id of an open instruction
 	fresh      map[string]indexEntry  // folded since the last checkpoint, not yet in a bucket
 	offset     int64                  // the events.jsonl offset the folded state covers
@@ -68,6 +69,17 @@ type indexEntry struct {
 	Records map[string]json.RawMessage `json:"records,omitempty"`
 	// DoneThrough is the last iteration whose judge said to go on.
 	DoneThrough int `json:"done_through,omitempty"`
+	// Review is the change that waits for the person's verdict
+	// (REVIEW_PENDING not yet followed by an accept or reject): the
+	// pipeline file shows one run only, and a restart must not lose the
+	// others' reviews.
+	Review *reviewMark `json:"review,omitempty"`
+	// Final, FinalReason and FinalStep are how an ended entry's run
+	// finished (RUN_FINISHED: FAILED or BLOCKED, its reason code and the
+	// step it stopped at).
+	Final       string `json:"final,omitempty"`
+	FinalReason string `json:"final_reason,omitempty"`
+	FinalStep   string `json:"final_step,omitempty"`
 	// Unended is the open instruction's last worker whose end the log
 	// does not have (a STEP_STARTED with no STEP_COMPLETED or
 	// STEP_FAILED after it): a successor reads that worker's end back
@@ -109,7 +121,7 @@ func (e indexEntry) instruction() Instruction {
 }
 
 func newInstrIndex(dir string) *instrIndex {
-	return &instrIndex{dir: dir, open: map[string]*indexEntry{}, byRun: map[[2]string]string{}, fresh: map[string]indexEntry{}}
+	return &instrIndex{dir: dir, open: map[string]*indexEntry{}, ended: map[string]*indexEntry{}, byRun: map[[2]string]string{}, fresh: map[string]indexEntry{}}
 }
 
 // foldBatch applies durable events to the index and records that it now
@@ -159,6 +171,11 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 			en.keepRecord(e.StepID, e.Payload)
 		}
 		return
+	case ledger.EventAcceptancePassed, ledger.EventAcceptanceFailed:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			en.Review = nil
+		}
+		return
 	}
 	if e.EventType != ledger.EventSystem {
 		return
@@ -197,10 +214,15 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.keepRecord(e.StepID, e.Payload)
 		}
+	case OpReviewPending:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			en.Review = reviewMarkOf(e)
+		}
 	case OpRunFinished:
 		if en := x.open[id]; en != nil {
 			delete(x.byRun, [2]string{en.Route.TaskID, en.Route.RunID})
 			delete(x.open, id)
+			x.endLocked(*en, e)
 		}
 	}
 }
@@ -243,6 +265,9 @@ func (x *instrIndex) openLocked(en indexEntry) {
 // entry may be old enough to be only in a bucket.
 func (x *instrIndex) reopenLocked(id string) {
 	if id == "" || x.open[id] != nil {
+		return
+	}
+	if x.reopenEndedLocked(id) {
 		return
 	}
 	en, ok := x.fresh[id]

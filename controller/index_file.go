@@ -40,6 +40,9 @@ type indexCheckpoint struct {
 	Generation   int          `json:"generation"`
 	Seq          int64        `json:"seq"`
 	Open         []indexEntry `json:"open"`
+	// Ended are the runs that finished FAILED or BLOCKED, newest last,
+	// kept for a retry after a restart.
+	Ended []indexEntry `json:"ended,omitempty"`
 }
 
 func bucketName(id string) string {
@@ -84,12 +87,16 @@ func (x *instrIndex) checkpoint() error {
 	for _, en := range x.open {
 		cp.Open = append(cp.Open, *en)
 	}
+	for _, en := range x.ended {
+		cp.Ended = append(cp.Ended, *en)
+	}
 	byBucket := map[string][]indexEntry{}
 	for _, en := range x.fresh {
 		byBucket[bucketName(en.MessageID)] = append(byBucket[bucketName(en.MessageID)], en)
 	}
 	x.mu.Unlock()
 	slices.SortFunc(cp.Open, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
+	slices.SortFunc(cp.Ended, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
 	created := false
 	for name, entries := range byBucket {
 		slices.SortFunc(entries, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
@@ -224,6 +231,10 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 		x.open[e.MessageID] = &e
 		x.byRun[[2]string{e.Route.TaskID, e.Route.RunID}] = e.MessageID
 	}
+	for _, en := range cp.Ended {
+		e := en
+		x.ended[e.MessageID] = &e
+	}
 	load.From = x.offset
 	n, end, err := replay(events, x.offset, x.fold)
 	if err != nil {
@@ -237,7 +248,8 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 // indexMarkers pick the lines worth decoding during a replay: every
 // event the fold uses names one of them.
 var indexMarkers = [][]byte{[]byte(OpInstruction), []byte(OpControl), []byte(OpRunFinished),
-	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(OpStepRecorded)}
+	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(OpStepRecorded),
+	[]byte(OpReviewPending), []byte(ledger.EventAcceptancePassed), []byte(ledger.EventAcceptanceFailed)}
 
 // replay folds every complete line of the log from offset on and returns
 // how many events it read and the offset after the last complete line.

@@ -3,7 +3,6 @@ package controller
 import (
 	"time"
 
-	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker"
@@ -31,9 +30,8 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 	c.mu.Lock()
 	p, obs := r.pipeline, r.observe
 	laneCfg, _ := c.cfg.Lane(lane)
-	price, priced := c.cfg.Workflow.Prices[lane]
 	c.mu.Unlock()
-	usage := usageRule{cumulative: laneCfg.Kind == config.KindClaude, price: price, priced: priced}
+	usage := c.meter(r, laneCfg)
 	var batch []any
 	logged, omitted, dropped := 0, 0, 0
 	flush := func() {
@@ -71,6 +69,9 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			for _, ev := range rec.Events {
 				if ev.Type == transcript.EventSession && ev.ID != "" {
 					c.bindSession(r, step, lane, ev.ID)
+				}
+				if ev.Type == transcript.EventRetry {
+					c.agentRetried(r, step, lane, proc, ev)
 				}
 			}
 			// Windows get what the line means (a structured line is
@@ -114,7 +115,7 @@ const keptTexts = 64
 // observeRecord hands one worker record to the workflow's callbacks
 // (tool use, text, result with usage) and keeps its text in texts, the
 // step's last lines. Nothing here allocates for an ordinary line.
-func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Record, rule usageRule) []string {
+func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Record, meter *usageMeter) []string {
 	keep := func(s string) {
 		if len(texts) == keptTexts {
 			copy(texts, texts[1:])
@@ -133,7 +134,19 @@ func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Recor
 		ev := &rec.Events[i]
 		switch ev.Type {
 		case transcript.EventTool:
-			obs.ToolUse(workflow.ToolUse{Name: ev.Tool, Detail: ev.Text})
+			obs.ToolUse(workflow.ToolUse{Name: ev.Tool, Detail: ev.Text, ID: ev.ID})
+		case transcript.EventToolResult:
+			obs.ToolResult(workflow.ToolResult{ID: ev.ID, Name: ev.Tool, Detail: ev.Text, Failed: ev.Failed,
+				Denied: ev.Denied, Code: ev.Code, Output: ev.Output})
+		case transcript.EventDenied:
+			// A refusal with a call id (Claude's) also ends that call's
+			// tool_result, which the summarizer reads; one without (Codex's
+			// sandbox, seen only on stderr) is the only word of it.
+			if ev.ID == "" {
+				obs.ToolResult(workflow.ToolResult{Name: ev.Tool, Detail: ev.Text, Denied: true})
+			}
+		case transcript.EventSession:
+			meter.session(ev.ID)
 		case transcript.EventProgress:
 			obs.Text(workflow.Text{Body: ev.Text})
 		case transcript.EventMessage:
@@ -141,8 +154,8 @@ func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Recor
 			keep(ev.Text)
 		case transcript.EventResult:
 			t := workflow.Text{Kind: workflow.TextResult, Body: ev.Text}
-			if u := ev.Usage; u != nil {
-				t.Usage = rule.usage(u)
+			if u := ev.Usage; u != nil && meter != nil {
+				t.Usage = meter.increment(u)
 			}
 			obs.Text(t)
 		}
@@ -159,23 +172,6 @@ func outputOf(texts []string, res worker.Result) workflow.Output {
 	}
 	if v, ok := workflow.ParseVerdict(append(append([]string(nil), texts...), out.Text)...); ok {
 		out.Verdict = &v
-	}
-	return out
-}
-
-// usageRule is how a lane's reported usage is read: Claude Code's figures
-// are the session's totals so far; a lane with a price gets a cost for
-// the tokens its agent reports without one (Codex).
-type usageRule struct {
-	cumulative bool
-	price      config.Price
-	priced     bool
-}
-
-func (u usageRule) usage(w *transcript.Usage) *workflow.Usage {
-	out := &workflow.Usage{InputTokens: w.InputTokens, OutputTokens: w.OutputTokens, CostUSD: w.CostUSD, Cumulative: u.cumulative}
-	if out.CostUSD == 0 && u.priced {
-		out.CostUSD = u.price.Cost(w.InputTokens, w.OutputTokens)
 	}
 	return out
 }

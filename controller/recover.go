@@ -25,6 +25,8 @@ type found struct {
 	doneThrough int
 	// unended is the worker whose end the log lacks (see indexEntry).
 	unended *unendedStep
+	// review is the change the log says waits for review, if any.
+	review *reviewMark
 }
 
 // recover fences off workers a dead controller left behind and returns
@@ -44,7 +46,7 @@ func (c *Controller) recover() []found {
 	out := make([]found, 0, len(open))
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
-			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended})
+			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended, review: en.Review})
 	}
 	return out
 }
@@ -93,11 +95,14 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 			}
 		}
 		for _, step := range f.completed {
-			if r.pipeline.RoleLifecycle.Get("step:"+step) != "completed" {
+			// A step whose change waits for review completed its work,
+			// but not its review: it stays waiting (see restoreReview).
+			if st := r.pipeline.RoleLifecycle.Get("step:" + step); st != "completed" && st != stepReviewPending {
 				MarkStepCompleted(&r.pipeline, step)
 			}
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
+		restoreReview(&r.pipeline, f.review)
 		r.unended = f.unended
 		// A run that only waited for its lane resumes its wait without a
 		// word: restarts must not grow the log for work that did not

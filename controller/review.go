@@ -92,7 +92,8 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 	// The pipeline first: whoever reads REVIEW_PENDING finds it in ACCEPT.
 	c.persist(r)
 	c.record(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpReviewPending,
-		"path", tree.wt.Path, "branch", tree.wt.Branch, "base_branch", tree.wt.BaseBranch, "base", tree.wt.Base))
+		"path", tree.wt.Path, "branch", tree.wt.Branch, "base_branch", tree.wt.BaseBranch, "base", tree.wt.Base,
+		"repo", tree.repo.Top, "key", key))
 	route := p.Route()
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
 	for {
@@ -126,35 +127,61 @@ func (c *Controller) rejected(r *run, step, key string, tree *stepTree, reason s
 	return outcomeFailed, ReasonRejected
 }
 
-// accepted merges the step's branch into its base. ok is false when the
-// merge was refused: the refusal is recorded and the step goes on waiting.
+// accepted delivers the step's change into its base (see deliver). ok is
+// false when nothing was merged: the refusal is recorded and the step
+// goes on waiting.
 func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tree *stepTree) (outcome, string, bool) {
+	c.mu.Lock()
 	p := r.pipeline
+	summary, instruction := reviewSummary(r, step), r.in.Text
+	c.mu.Unlock()
 	w := tree.wt
-	msg := "daokit: accept " + p.TaskID + "/" + p.RunID + "/" + step
-	m, err := tree.repo.Merge(ctx, w.Branch, w.BaseBranch, mergeMode(c.cfg.Worktrees.Merge), msg)
+	d, err := c.deliver(ctx, p, step, tree, commitMessage(p, instruction, step, summary))
 	if err != nil {
 		code, files := ReasonMergeFailed, []string(nil)
 		var ce *gitwork.ConflictError
-		if errors.As(err, &ce) {
+		switch {
+		case errors.As(err, &ce):
 			code, files = ReasonMergeConflict, ce.Files
-		} else if errors.Is(err, gitwork.ErrNotFastForward) {
+		case errors.Is(err, gitwork.ErrNotFastForward):
 			code = ReasonMergeNotFF
+		case errors.Is(err, gitwork.ErrNothingToDeliver):
+			code = ReasonNothingToDeliver
+		case errors.Is(err, gitwork.ErrDiverged):
+			code = ReasonDiverged
 		}
 		c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpMergeRefused,
-			"reason_code", code, "files", files, "error", firstLine(err.Error()), "branch", w.Branch, "base_branch", w.BaseBranch))
+			"reason_code", code, "files", files, "error", firstLine(err.Error()), "branch", w.Branch, "base_branch", w.BaseBranch,
+			"committed", d.Committed))
 		c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: p.TaskID, RunID: p.RunID,
 			StepID: step, Stream: "stderr", Line: c.loc.T("controller.reason." + code)}})
 		return 0, "", false
 	}
 	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
 		"criteria", []string{"the person accepted the change", "it merged into " + w.BaseBranch + " without conflict"},
-		"branch", w.Branch, "base_branch", w.BaseBranch, "commit", m.Commit, "fast_forward", m.FastForward, "already", m.Already))
+		"branch", w.Branch, "base_branch", w.BaseBranch, "commit", d.Commit, "fast_forward", d.FastForward, "already", d.Already,
+		"committed", d.Committed, "tip", d.Tip, "detached", d.Detached))
 	c.mu.Lock()
 	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected + key).Without(keyReview + key)
 	c.mu.Unlock()
 	c.cleanTree(ctx, r, step, tree)
 	return outcomeDone, "", true
+}
+
+// deliver commits what the agent left uncommitted in the worktree, takes
+// the commits it made on a detached HEAD, and merges the lot into the
+// base branch (gitwork.Repo.Deliver).
+func (c *Controller) deliver(ctx context.Context, p ledger.PipelineState, step string, tree *stepTree, message string) (gitwork.Delivery, error) {
+	author, err := gitwork.ParseAuthor(c.cfg.Worktrees.CommitAuthor)
+	if err != nil {
+		return gitwork.Delivery{}, err
+	}
+	return tree.repo.Deliver(ctx, tree.wt, gitwork.DeliverOptions{
+		Mode:          mergeMode(c.cfg.Worktrees.Merge),
+		CommitMessage: message,
+		MergeMessage:  "daokit: accept " + p.TaskID + "/" + p.RunID + "/" + step,
+		Author:        author,
+	})
 }
 
 // cleanTree removes an accepted step's worktree when that loses nothing

@@ -46,6 +46,10 @@ type run struct {
 	// handles an observation, and no lock guards them.
 	hung      bool
 	warnedFor time.Time
+	// agentStopped is the worker stopped for a futile retry (see
+	// agentRetried), so that a second such retry does not turn the stop
+	// into a SIGKILL. Run goroutine only.
+	agentStopped *worker.Process
 	// syncing is the last attempt's worker while its artifact logs may
 	// still be syncing (see settleLogs); the run's goroutine alone uses
 	// it.
@@ -72,6 +76,9 @@ type run struct {
 	role        workflow.Role
 	texts       []string
 	output      workflow.Output
+	// spent is what the run's workers reported they cost, up to the
+	// last report (see spend): what its budget is checked against.
+	spent float64
 	// tree is the worktree of the current step, nil for a step that
 	// runs in its lane's folder; dir is where the current worker runs.
 	tree *stepTree

@@ -41,7 +41,7 @@ type resumeChoice struct {
 // lane's recorded session: only when the lane has a resume_command and
 // the handle belongs to this very step and folder.
 func chooseResume(p *ledger.PipelineState, lane config.Lane, step, dir string) resumeChoice {
-	if len(lane.ResumeCommand) == 0 {
+	if !lane.CanResume() {
 		return resumeChoice{}
 	}
 	lc := p.RoleLifecycle

@@ -58,10 +58,17 @@ esac`
 
 func TestChooseResumeChecksStepAndFolder(t *testing.T) {
 	lane := config.DefaultLaneConfig("agent", config.KindClaude)
+	lane.Command = []string{"claude", "-p", "{instruction}"}
 	p := ledger.NewPipelineState(time.Unix(0, 0))
+	p.RoleLifecycle = p.RoleLifecycle.With(keySession+"agent", "abc").With(keySessionStep+"agent", "S1").With(keySessionDir+"agent", "/w")
 	if c := chooseResume(&p, lane, "S1", "/w"); c != (resumeChoice{}) {
-		t.Errorf("no resume_command: %+v", c)
+		t.Errorf("own command, no resume_command: %+v", c)
 	}
+	// A default agent lane resumes with its kind's resume command.
+	if c := chooseResume(&p, config.DefaultLaneConfig("agent", config.KindClaude), "S1", "/w"); c != (resumeChoice{handle: "abc"}) {
+		t.Errorf("default claude lane: %+v", c)
+	}
+	p = ledger.NewPipelineState(time.Unix(0, 0))
 	lane.ResumeCommand = []string{"claude", "--resume", "{session}"}
 	if c := chooseResume(&p, lane, "S1", "/w"); c != (resumeChoice{}) {
 		t.Errorf("no handle: %+v", c)

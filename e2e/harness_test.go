@@ -103,7 +103,14 @@ type controllerProc struct {
 // startController starts a controller and waits for its ready line.
 func startController(t testing.TB, root string, args ...string) *controllerProc {
 	t.Helper()
-	p, ready := spawnController(t, root, args...)
+	return startControllerEnv(t, root, nil, args...)
+}
+
+// startControllerEnv is startController with env (nil: the test's own
+// environment with English messages).
+func startControllerEnv(t testing.TB, root string, env []string, args ...string) *controllerProc {
+	t.Helper()
+	p, ready := spawnControllerEnv(t, root, env, args...)
 	select {
 	case line, ok := <-ready:
 		if !ok {
@@ -121,8 +128,18 @@ func startController(t testing.TB, root string, args ...string) *controllerProc 
 // or closes if it exits first.
 func spawnController(t testing.TB, root string, args ...string) (*controllerProc, <-chan string) {
 	t.Helper()
+	return spawnControllerEnv(t, root, nil, args...)
+}
+
+// spawnControllerEnv is spawnController with env (nil: the test's own
+// environment with English messages).
+func spawnControllerEnv(t testing.TB, root string, env []string, args ...string) (*controllerProc, <-chan string) {
+	t.Helper()
 	cmd := exec.Command(daokit, append([]string{"controller", "--root", root}, args...)...)
-	cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
+	cmd.Env = env
+	if env == nil {
+		cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

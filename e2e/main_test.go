@@ -1,7 +1,9 @@
 // Package e2e tests daokit as a person uses it: the real binary, real
 // controller and worker processes, SIGKILL and SIGSTOP. The drills run in
 // a short form in `make test` and in full with `make drill`
-// (DAOKIT_DRILL=full).
+// (DAOKIT_DRILL=full). The TestReal* tests drive the real Claude Code and
+// Codex CLIs pinned in e2e/agents against a scripted model on 127.0.0.1
+// (agents_test.go; `make test-agents` runs them alone).
 package e2e
 
 import (

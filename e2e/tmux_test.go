@@ -310,7 +310,7 @@ func TestWindowAcceptsASimChange(t *testing.T) {
 	})
 	win.typeLine("/accept")
 	deadline := time.Now().Add(30 * time.Second)
-	for gittest.Git(t, project, "log", "-1", "--format=%s", "main") != "sim: add a cache" {
+	for gittest.Git(t, project, "log", "-1", "--format=%s", "main") != "daokit: add a cache" {
 		if time.Now().After(deadline) {
 			t.Fatalf("main never got the sim's commit:\n%s", win.capture())
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 )
 
@@ -24,38 +25,11 @@ const (
 )
 
 // Check returns why the worktree e (whose branch merges into baseBranch)
-// must be kept, or nothing when removing it loses no work.
+// must be kept, or nothing when removing it loses no work: no file that
+// is not committed (ignored ones included: nothing else holds them), and
+// no commit that only its HEAD holds.
 func (r *Repo) Check(ctx context.Context, e Entry, baseBranch string) []Keep {
-	var keep []Keep
-	out, err := run(ctx, e.Path, "status", "--porcelain", "--untracked-files=normal")
-	switch {
-	case err != nil:
-		keep = append(keep, KeepMissing)
-	case len(strings.TrimSpace(string(out))) > 0:
-		keep = append(keep, KeepDirty)
-	}
-	if e.Branch == "" {
-		return keep
-	}
-	if !r.merged(ctx, e.Branch, baseBranch) && !r.pushed(ctx, e.Branch) {
-		keep = append(keep, KeepUnmerged)
-	}
-	return keep
-}
-
-// merged reports whether branch's tip is in baseBranch.
-func (r *Repo) merged(ctx context.Context, branch, baseBranch string) bool {
-	if baseBranch == "" {
-		return false
-	}
-	ok, err := r.IsAncestor(ctx, "refs/heads/"+branch, "refs/heads/"+baseBranch)
-	return err == nil && ok
-}
-
-// pushed reports whether some remote-tracking branch contains branch's tip.
-func (r *Repo) pushed(ctx context.Context, branch string) bool {
-	out, err := run(ctx, r.Top, "branch", "--remotes", "--contains", "refs/heads/"+branch)
-	return err == nil && len(strings.TrimSpace(string(out))) > 0
+	return r.CheckAll(ctx, []Entry{e}, func(Entry) string { return baseBranch })[0]
 }
 
 // KeptError is returned by Remove for a worktree that must be kept.
@@ -83,6 +57,15 @@ func (e *KeptError) Is(target error) bool { return target == ErrKept }
 // removal keeps every commit reachable.
 func (r *Repo) Remove(ctx context.Context, e Entry, baseBranch string, force bool) error {
 	if !force {
+		// What is checked out there now, not what the caller recorded: an
+		// agent may have detached HEAD or switched branches.
+		if entries, err := r.List(ctx); err == nil {
+			for _, l := range entries {
+				if samePath(l.Path, e.Path) {
+					e = l
+				}
+			}
+		}
 		if keep := r.Check(ctx, e, baseBranch); len(keep) > 0 {
 			return &KeptError{Path: e.Path, Reasons: keep}
 		}
@@ -106,11 +89,12 @@ type Pruned struct {
 	Err  error
 }
 
-// Prune removes the worktrees whose branch starts with prefix and that
-// lose no work (see Check), or all of them with force, and drops git's
-// records of worktrees whose folder is gone. baseOf names the branch
-// each worktree's branch merges into.
-func (r *Repo) Prune(ctx context.Context, prefix string, baseOf func(Entry) string, force bool) ([]Pruned, error) {
+// Prune removes the worktrees owned says are daokit's (never the main
+// one) that lose no work (see Check), or all of them with force, and
+// drops git's records of worktrees whose folder is gone. owned sees each
+// worktree as it is now, detached or on another branch than its step's.
+// baseOf names the branch each worktree's branch merges into.
+func (r *Repo) Prune(ctx context.Context, owned func(Entry) bool, baseOf func(Entry) string, force bool) ([]Pruned, error) {
 	if _, err := run(ctx, r.Top, "worktree", "prune"); err != nil {
 		return nil, err
 	}
@@ -118,12 +102,16 @@ func (r *Repo) Prune(ctx context.Context, prefix string, baseOf func(Entry) stri
 	if err != nil {
 		return nil, err
 	}
-	var out []Pruned
-	for _, e := range entries {
-		if !strings.HasPrefix(e.Branch, strings.Trim(prefix, "/")+"/") {
-			continue
+	var mine []Entry
+	for i, e := range entries {
+		if i > 0 && !e.Bare && owned(e) {
+			mine = append(mine, e)
 		}
-		p := Pruned{Entry: e, Kept: r.Check(ctx, e, baseOf(e))}
+	}
+	kept := r.CheckAll(ctx, mine, baseOf)
+	out := make([]Pruned, 0, len(mine))
+	for i, e := range mine {
+		p := Pruned{Entry: e, Kept: kept[i]}
 		if len(p.Kept) == 0 || force {
 			p.Err = r.Remove(ctx, e, baseOf(e), true)
 			p.Removed = p.Err == nil
@@ -131,4 +119,32 @@ func (r *Repo) Prune(ctx context.Context, prefix string, baseOf func(Entry) stri
 		out = append(out, p)
 	}
 	return out, nil
+}
+
+// OwnedBy selects the worktrees of a ledger: those on a branch that
+// starts with prefix, and those whose folder is under dir (the ledger's
+// worktrees folder), whatever their HEAD is now.
+func OwnedBy(prefix, dir string) func(Entry) bool {
+	prefix = strings.Trim(prefix, "/") + "/"
+	return func(e Entry) bool {
+		if strings.HasPrefix(e.Branch, prefix) {
+			return true
+		}
+		if dir == "" {
+			return false
+		}
+		rel, err := filepath.Rel(dir, e.Path)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			rel, err = filepath.Rel(realPath(dir), realPath(e.Path))
+		}
+		return err == nil && rel != "." && !strings.HasPrefix(rel, "..")
+	}
+}
+
+// realPath resolves symbolic links in p, or returns p.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }

@@ -70,7 +70,7 @@ func TestPruneRemovesOnlyWhatLosesNothing(t *testing.T) {
 	}
 	gittest.WriteFile(t, filepath.Join(dirty.Path, "d.txt"), "edited after\n")
 	gittest.Git(t, dir, "branch", "other") // not ours: never listed
-	res, err := r.Prune(ctx, "daokit", func(Entry) string { return "main" }, false)
+	res, err := r.Prune(ctx, OwnedBy("daokit", ""), func(Entry) string { return "main" }, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestPruneRemovesOnlyWhatLosesNothing(t *testing.T) {
 	if k := got[dirty.Branch].Kept; !slices.Equal(k, []Keep{KeepDirty}) {
 		t.Errorf("dirty kept for %v", k)
 	}
-	forced, err := r.Prune(ctx, "daokit", func(Entry) string { return "main" }, true)
+	forced, err := r.Prune(ctx, OwnedBy("daokit", ""), func(Entry) string { return "main" }, true)
 	if err != nil || len(forced) != 2 || !forced[0].Removed || !forced[1].Removed {
 		t.Fatalf("forced prune = %+v, %v", forced, err)
 	}
@@ -100,5 +100,90 @@ func TestPruneRemovesOnlyWhatLosesNothing(t *testing.T) {
 		if _, err := r.Resolve(ctx, "refs/heads/"+b); err != nil {
 			t.Errorf("branch %s deleted", b)
 		}
+	}
+}
+
+// TestPruneKeepsIgnoredWorkAndIsNotFooledByExcludes: a merged worktree
+// holding an ignored file (a .env, a build an agent made) is kept; a
+// step that writes `*` into the repository's shared info/exclude cannot
+// make prune delete another step's new files; --force still removes.
+func TestPruneKeepsIgnoredWorkAndIsNotFooledByExcludes(t *testing.T) {
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "*.env\n"})
+	r := openT(t, dir)
+	ignored := stepWith(t, r, "S1", "a.txt", "one\n")
+	victim := stepWith(t, r, "S2", "b.txt", "two\n")
+	for _, w := range []Worktree{ignored, victim} {
+		if _, err := r.Merge(ctx, w.Branch, "main", MergeFF, "accept"); err != nil {
+			t.Fatal(err)
+		}
+		gittest.Git(t, w.Path, "merge", "--quiet", "--ff-only", "main")
+	}
+	gittest.WriteFile(t, filepath.Join(ignored.Path, "secrets.env"), "TOKEN=1\n")
+	gittest.WriteFile(t, filepath.Join(victim.Path, "new/work.go"), "package work\n")
+	// The hostile step: every file is now "ignored" in every worktree.
+	gittest.WriteFile(t, filepath.Join(dir, ".git", "info", "exclude"), "*\n")
+	if st := gittest.Git(t, victim.Path, "status", "--porcelain"); st != "" {
+		t.Fatalf("the exclude file does not hide the work from git status (%q): the test proves nothing", st)
+	}
+	res, err := r.Prune(ctx, OwnedBy("daokit", ""), func(Entry) string { return "main" }, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 {
+		t.Fatalf("Prune looked at %+v", res)
+	}
+	for _, p := range res {
+		if p.Removed || !slices.Equal(p.Kept, []Keep{KeepDirty}) {
+			t.Errorf("%s: %+v, want kept as dirty", p.Entry.Path, p)
+		}
+	}
+	if got := readFile(t, filepath.Join(victim.Path, "new/work.go")); got != "package work\n" {
+		t.Errorf("work.go = %q", got)
+	}
+	forced, err := r.Prune(ctx, OwnedBy("daokit", ""), func(Entry) string { return "main" }, true)
+	if err != nil || len(forced) != 2 || !forced[0].Removed || !forced[1].Removed {
+		t.Fatalf("forced prune = %+v, %v", forced, err)
+	}
+}
+
+// TestPruneListsDetachedAndSwitchedWorktrees: a step worktree whose
+// agent detached HEAD (with a commit only that HEAD holds) or switched to
+// a branch of its own is still the ledger's, found by its folder, and
+// kept while it holds unmerged work.
+func TestPruneListsDetachedAndSwitchedWorktrees(t *testing.T) {
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
+	r := openT(t, dir)
+	wts := t.TempDir()
+	detached, err := r.Ensure(ctx, filepath.Join(wts, "T", "R", "S1"), BranchName("daokit", "T", "R", "S1"), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, detached.Path, "checkout", "--quiet", "--detach")
+	lone := commitIn(t, detached.Path, "a.txt", "only on a detached HEAD\n")
+	switched, err := r.Ensure(ctx, filepath.Join(wts, "T", "R", "S2"), BranchName("daokit", "T", "R", "S2"), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, switched.Path, "checkout", "--quiet", "-b", "agent-branch")
+	commitIn(t, switched.Path, "b.txt", "on the agent's branch\n")
+	res, err := r.Prune(ctx, OwnedBy("daokit", wts), func(Entry) string { return "main" }, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res) != 2 {
+		t.Fatalf("Prune looked at %d worktrees, want the detached and the switched one: %+v", len(res), res)
+	}
+	for _, p := range res {
+		if p.Removed || !slices.Equal(p.Kept, []Keep{KeepUnmerged}) {
+			t.Errorf("%s (branch %q): %+v, want kept as unmerged", p.Entry.Path, p.Entry.Branch, p)
+		}
+	}
+	if err := r.Remove(ctx, Entry{Path: detached.Path, Branch: detached.Branch}, "main", false); !errors.Is(err, ErrKept) {
+		t.Errorf("Remove of the detached worktree by its recorded branch: %v", err)
+	}
+	if _, err := r.Resolve(ctx, lone); err != nil {
+		t.Fatal(err)
 	}
 }

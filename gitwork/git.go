@@ -43,9 +43,14 @@ func gitEnv() []string {
 
 // run runs git in dir and returns its standard output.
 func run(ctx context.Context, dir string, args ...string) ([]byte, error) {
+	return runEnv(ctx, dir, nil, args...)
+}
+
+// runEnv is run with extra environment entries (a temporary index).
+func runEnv(ctx context.Context, dir string, extra []string, args ...string) ([]byte, error) {
 	cmd := exec.CommandContext(ctx, "git", args...)
 	cmd.Dir = dir
-	cmd.Env = gitEnv()
+	cmd.Env = append(gitEnv(), extra...)
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	err := cmd.Run()

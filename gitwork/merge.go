@@ -63,6 +63,11 @@ type Merged struct {
 // would overwrite the person's uncommitted changes) or, when it is not
 // checked out, by a compare-and-swap of the ref.
 func (r *Repo) Merge(ctx context.Context, branch, into string, mode MergeMode, message string) (Merged, error) {
+	return r.MergeAs(ctx, branch, into, mode, message, Author{})
+}
+
+// MergeAs is Merge with a merge commit written by author (see Author).
+func (r *Repo) MergeAs(ctx context.Context, branch, into string, mode MergeMode, message string, author Author) (Merged, error) {
 	tip, err := r.Resolve(ctx, "refs/heads/"+branch)
 	if err != nil {
 		return Merged{}, fmt.Errorf("merge %s: %w", branch, ErrNoBranch)
@@ -86,7 +91,7 @@ func (r *Repo) Merge(ctx context.Context, branch, into string, mode MergeMode, m
 	case mode == MergeFFOnly:
 		return Merged{}, ErrNotFastForward
 	default:
-		next, err = r.mergeCommit(ctx, branch, into, old, tip, message)
+		next, err = r.mergeCommit(ctx, branch, into, old, tip, message, author)
 		if err != nil {
 			return Merged{}, err
 		}
@@ -99,7 +104,7 @@ func (r *Repo) Merge(ctx context.Context, branch, into string, mode MergeMode, m
 
 // mergeCommit writes the merge of tip into old as a commit that no
 // branch points at yet.
-func (r *Repo) mergeCommit(ctx context.Context, branch, into, old, tip, message string) (string, error) {
+func (r *Repo) mergeCommit(ctx context.Context, branch, into, old, tip, message string, author Author) (string, error) {
 	out, err := run(ctx, r.Top, "merge-tree", "--write-tree", "--name-only", "--no-messages", old, tip)
 	if exitCode(err) == 1 {
 		// First line: the tree; then one conflicted path per line.
@@ -110,7 +115,7 @@ func (r *Repo) mergeCommit(ctx context.Context, branch, into, old, tip, message 
 		return "", err
 	}
 	tree, _, _ := strings.Cut(string(out), "\n")
-	args := append(identity(ctx, r.Top), "commit-tree", strings.TrimSpace(tree), "-p", old, "-p", tip, "-m", message)
+	args := append(author.gitArgs(ctx, r.Top), "commit-tree", strings.TrimSpace(tree), "-p", old, "-p", tip, "-m", message)
 	return line(ctx, r.Top, args...)
 }
 

@@ -24,13 +24,16 @@ func loopUpdate() live.LedgerUpdate {
 		With(workflow.KeyIteration, "2").With(workflow.KeyMax, "2").With(workflow.KeyAgent, "reviewer").
 		With(workflow.KeyVerdict, "approve").With(workflow.KeyVerdictReason, "tests cover the empty body").
 		With("step:I2-reviewer", "completed").
-		With(workflow.KeyInputTokens, "1200").With(workflow.KeyOutputTokens, "340").With(workflow.KeyCostUSD, "0.0425")
+		With(workflow.KeyInputTokens, "1200").With(workflow.KeyOutputTokens, "340").With(workflow.KeyCostUSD, "0.0425").
+		With(workflow.KeyCacheReadTokens, "800").With(workflow.KeyCacheCreationTokens, "100").
+		With(workflow.KeyBudgetUSD, "0.05").With(workflow.KeyBudgetState, "warning")
 	ev := func(d time.Duration, step, op string, kv ...any) ledger.Event {
 		return ledger.NewEvent(fixedNow.Add(d), p.TaskID, p.RunID, step, ledger.EventSystem, ledger.SeverityInfo,
 			ledger.ObjectOf(append([]any{"operation", op}, kv...)...))
 	}
 	facts := ledger.ObjectOf("step_id", "I2-coder", "role", "coder", "edited", []string{"pkg/api/handler.go", "pkg/api/handler_test.go"},
-		"tool_uses", 2, "commands", 0, "tests_run", true, "passing", 0, "failing", []string{"pkg/api"}, "last", "")
+		"tool_uses", 2, "commands", 0, "tests_run", true, "passing", 0, "failing", []string{"pkg/api"},
+		"denied", []string{"Bash go build ./..."}, "last", "")
 	events := []ledger.Event{
 		ev(time.Second, "I1-reviewer", workflow.OpReviewVerdict, "iteration", 1, "role", "reviewer", "verdict", "request_changes",
 			"reason", "2 problems", "findings", []string{"handler.go:17: empty body"}, "escalate", false),
@@ -52,12 +55,12 @@ func loopUpdate() live.LedgerUpdate {
 func TestWindowShowsTheLoop(t *testing.T) {
 	for lang, want := range map[string][]string{
 		"en": {"iteration 2/2 · reviewer", "approved — tests cover the empty body",
-			"I2-coder (coder): edited 2: pkg/api/handler.go, pkg/api/handler_test.go; tests failing in pkg/api",
+			"I2-coder (coder): edited 2: pkg/api/handler.go, pkg/api/handler_test.go; tests failing in pkg/api; denied 1: Bash",
 			"I1-reviewer review: changes requested — 2 problems", "handler.go:17: empty body",
-			"iteration 2/2: done (the reviewer approved)", "1200 in / 340 out tokens · $0.0425"},
+			"iteration 2/2: done (the reviewer approved)", "1200 in / 340 out tokens · $0.0425", "(of the input: 800 cache read, 100 cache write)", "over 80 % of the budget $0.05"},
 		"zh-CN": {"第 2/2 轮 · 评审者", "已批准 — tests cover the empty body",
-			"I2-coder（编码者）：编辑了 2 个文件：pkg/api/handler.go, pkg/api/handler_test.go；pkg/api 中有测试失败",
-			"I1-reviewer 评审：要求修改 — 2 problems", "第 2/2 轮：完成（评审者已批准）", "输入 1200 / 输出 340 令牌 · $0.0425"},
+			"I2-coder（编码者）：编辑了 2 个文件：pkg/api/handler.go, pkg/api/handler_test.go；pkg/api 中有测试失败；被拒绝 1",
+			"I1-reviewer 评审：要求修改 — 2 problems", "第 2/2 轮：完成（评审者已批准）", "输入 1200 / 输出 340 令牌 · $0.0425", "（输入中：缓存读取 800，缓存写入 100）", "已用掉预算 $0.05 的 80% 以上"},
 	} {
 		t.Run(lang, func(t *testing.T) {
 			m := newTestModel(t, testOptions(lang), 200, 60)

@@ -420,13 +420,13 @@ func TestWorkerDigestAndRunStates(t *testing.T) {
 		send(live.RelayUpdate{Output: &live.OutputLine{StepID: "S1", Line: fmt.Sprintf("line %d \x1b[31mred\x1b[0m", i)}})
 	}
 	view := m.View()
-	for _, s := range []string{"step S1: generating", "worker output, step S1", "line 9 red", "next: waiting for the worker"} {
+	for _, s := range []string{"step S1: generating", "worker output, step S1", `line 9 \x1b[31mred\x1b[0m`, "next: waiting for the worker"} {
 		if !strings.Contains(view, s) {
 			t.Errorf("view lacks %q:\n%s", s, view)
 		}
 	}
 	if strings.Contains(view, "line 0 ") || strings.Contains(view, "\x1b[31m") {
-		t.Error("digest keeps old lines or the worker's escape codes")
+		t.Error("digest keeps old lines or sends the worker's escape codes to the terminal")
 	}
 }
 

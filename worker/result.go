@@ -42,9 +42,12 @@ type Summary struct {
 	LastError string
 	// LastProgress is the text of the last progress event.
 	LastProgress string
+	// Outcome is what an agent CLI said about how the work went.
+	Outcome
 }
 
 func (s *Summary) apply(ev transcript.Event) {
+	s.Outcome.note(ev)
 	switch ev.Type {
 	case transcript.EventSession:
 		s.SessionID = ev.ID

@@ -63,9 +63,14 @@ type SimOptions struct {
 	// Loc renders the text a person reads; nil means English.
 	Loc *i18n.Localizer
 	// EditDir, when set, makes the edits real: each edited file under
-	// EditDir gets a deterministic change, and a run that finishes commits
-	// them (EditDir must be in a git work tree: a step's worktree).
+	// EditDir gets a deterministic change, left uncommitted as the real
+	// agent CLIs leave theirs (EditDir must be in a git work tree: a
+	// step's worktree).
 	EditDir string
+	// Commit makes a run that finishes commit its edits, on whatever HEAD
+	// the worktree has (a detached one included): an agent that commits
+	// on its own, which real ones do only when told to.
+	Commit bool
 }
 
 // Defaults and exit codes of the simulated worker.
@@ -189,7 +194,7 @@ func (s *simRun) finish(sc *simScript) int {
 		s.event(transcript.Event{Type: transcript.EventResult, Failed: true, Text: loc.T("worker.sim.summary_failed", "Instruction", sc.title)})
 		return s.o.ExitCode
 	}
-	if s.o.EditDir != "" {
+	if s.o.EditDir != "" && s.o.Commit {
 		if err := simCommit(s.ctx, s.o.EditDir, sc.title); err != nil {
 			s.event(transcript.Event{Type: transcript.EventError, Text: err.Error()})
 			return 1

@@ -11,6 +11,9 @@ type Callback interface {
 	OnAgentStart(a AgentInfo)
 	// OnToolUse: the agent started a tool (edit a file, run a command).
 	OnToolUse(a AgentInfo, t ToolUse)
+	// OnToolResult: a tool call ended (ran, failed or was denied); ID
+	// matches it to its ToolUse.
+	OnToolResult(a AgentInfo, r ToolResult)
 	// OnText: the agent wrote a line or a message.
 	OnText(a AgentInfo, t Text)
 	// OnAgentEnd: the agent finished; out is what it said.
@@ -34,6 +37,9 @@ func (NopCallback) OnAgentStart(AgentInfo) {}
 // OnToolUse implements Callback.
 func (NopCallback) OnToolUse(AgentInfo, ToolUse) {}
 
+// OnToolResult implements Callback.
+func (NopCallback) OnToolResult(AgentInfo, ToolResult) {}
+
 // OnText implements Callback.
 func (NopCallback) OnText(AgentInfo, Text) {}
 
@@ -53,6 +59,24 @@ func (NopCallback) OnIterationEnd(Iteration, IterationResult) {}
 type ToolUse struct {
 	Name   string // "edit", "Bash", "command_execution", …
 	Detail string // its main argument: a path, a command
+	// ID is the call's id, which its ToolResult repeats; empty when the
+	// worker reports no results (then the use is taken as done).
+	ID string
+}
+
+// ToolResult is how a tool call ended, as the agent's CLI reported it.
+type ToolResult struct {
+	ID     string
+	Name   string
+	Detail string // what the result line says in one line
+	// Failed: the tool ran and failed (a command's non-zero exit, an
+	// edit that did not apply). Denied: it was not allowed to run.
+	Failed, Denied bool
+	// Code is the worker's classification, e.g. "exit 1".
+	Code string
+	// Output is the end of the tool's output (test outcomes are read
+	// from it).
+	Output string
 }
 
 // TextKind says what a Text is.
@@ -73,14 +97,15 @@ type Text struct {
 	Usage *Usage
 }
 
-// Usage is what an agent's work cost, as its CLI reports it.
+// Usage is what an agent's work cost since the last Usage of the same
+// step: the controller turns the CLIs' running totals (Claude Code's per
+// process, Codex's per thread) into such increments, so they add up.
 type Usage struct {
-	InputTokens, OutputTokens int64
-	CostUSD                   float64
-	// Cumulative marks figures that are the session's total so far
-	// (Claude Code's total_cost_usd): the latest replaces the earlier
-	// ones instead of adding to them.
-	Cumulative bool
+	// InputTokens counts all input, cached or not; CacheReadTokens and
+	// CacheCreationTokens say how much of it was read from or written to
+	// the prompt cache.
+	InputTokens, CacheReadTokens, CacheCreationTokens, OutputTokens int64
+	CostUSD                                                         float64
 }
 
 // Iteration is a loop iteration as callbacks see it.

@@ -64,14 +64,17 @@ func TestCommandSummarizer(t *testing.T) {
 	}
 }
 
-func TestMetricsLatestCumulativeSumOthers(t *testing.T) {
+// The metrics add up the increments the controller hands them: two
+// processes of one step (a resumed Claude session) add, and so do the
+// cache counts.
+func TestMetricsAddUpIncrements(t *testing.T) {
 	var got []Metrics
 	m := NewMetricsCallback(Cost{CostUSD: 1}, func(x Metrics) { got = append(got, x) })
 	claude := AgentInfo{StepID: "I1-coder", Role: RoleCoder, Iteration: 1}
 	m.OnIterationStart(Iteration{N: 1})
 	m.OnAgentStart(claude)
-	m.OnText(claude, Text{Kind: TextResult, Usage: &Usage{InputTokens: 10, OutputTokens: 5, CostUSD: 0.10, Cumulative: true}})
-	m.OnText(claude, Text{Kind: TextResult, Usage: &Usage{InputTokens: 30, OutputTokens: 9, CostUSD: 0.25, Cumulative: true}})
+	m.OnText(claude, Text{Kind: TextResult, Usage: &Usage{InputTokens: 10, CacheReadTokens: 4, OutputTokens: 5, CostUSD: 0.10}})
+	m.OnText(claude, Text{Kind: TextResult, Usage: &Usage{InputTokens: 30, CacheCreationTokens: 2, OutputTokens: 9, CostUSD: 0.25}})
 	m.OnAgentEnd(claude, Output{})
 	codex := AgentInfo{StepID: "I1-reviewer", Role: RoleReviewer, Iteration: 1}
 	m.OnAgentStart(codex)
@@ -81,10 +84,10 @@ func TestMetricsLatestCumulativeSumOthers(t *testing.T) {
 	if len(got) != 2 {
 		t.Fatalf("metrics %+v", got)
 	}
-	if got[0].Step != (Cost{30, 9, 0.25}) {
-		t.Fatalf("claude step %+v (latest, never summed)", got[0].Step)
+	if want := (Cost{InputTokens: 40, CacheReadTokens: 4, CacheCreationTokens: 2, OutputTokens: 14, CostUSD: 0.35}); got[0].Step != want {
+		t.Fatalf("claude step %+v, want %+v", got[0].Step, want)
 	}
-	if got[1].Step != (Cost{150, 15, 0}) || got[1].Iter != (Cost{180, 24, 0.25}) || got[1].Run != (Cost{180, 24, 1.25}) {
+	if got[1].Step != (Cost{InputTokens: 150, OutputTokens: 15}) || got[1].Iter.InputTokens != 190 || got[1].Run.CostUSD != 1.35 {
 		t.Fatalf("codex step %+v", got[1])
 	}
 }

@@ -22,6 +22,7 @@ type eventKind uint8
 const (
 	evAgentStart eventKind = iota
 	evToolUse
+	evToolResult
 	evText
 	evAgentEnd
 	evAgentFailed
@@ -36,10 +37,13 @@ type event struct {
 	agent AgentInfo
 	text  Text
 	tool  ToolUse
-	out   *Output
-	err   error
-	iter  Iteration
-	res   *IterationResult
+	// result is set for evToolResult only: tool results are few next to
+	// lines, so they may cost an allocation and keep event small.
+	result *ToolResult
+	out    *Output
+	err    error
+	iter   Iteration
+	res    *IterationResult
 }
 
 // DispatchStats counts what callback dispatch could not deliver.
@@ -186,6 +190,8 @@ func (s *subscriber) call(e event) {
 		cb.OnAgentStart(e.agent)
 	case evToolUse:
 		cb.OnToolUse(e.agent, e.tool)
+	case evToolResult:
+		cb.OnToolResult(e.agent, *e.result)
 	case evText:
 		cb.OnText(e.agent, e.text)
 	case evAgentEnd:
@@ -220,4 +226,14 @@ func (o *Observer) ToolUse(t ToolUse) {
 		return
 	}
 	o.d.send(event{kind: evToolUse, agent: o.a, tool: t})
+}
+
+// ToolResult reports how a tool call ended. Results are not shed like
+// lines under a flood: the facts of a step (tests failing, edits that
+// applied) are read from them.
+func (o *Observer) ToolResult(r ToolResult) {
+	if o == nil {
+		return
+	}
+	o.d.send(event{kind: evToolResult, agent: o.a, result: &r})
 }

@@ -75,6 +75,9 @@ func (r *recorder) get() []string {
 func (r *recorder) OnAgentStart(a AgentInfo)         { r.add("start " + a.StepID) }
 func (r *recorder) OnToolUse(a AgentInfo, t ToolUse) { r.add("tool " + a.StepID) }
 func (r *recorder) OnText(a AgentInfo, t Text)       { r.add("text " + a.StepID) }
+func (r *recorder) OnToolResult(a AgentInfo, _ ToolResult) {
+	r.add("tool result " + a.StepID)
+}
 func (r *recorder) OnAgentEnd(a AgentInfo, o Output) { r.add("end " + a.StepID) }
 func (r *recorder) OnAgentFailed(a AgentInfo, err error) {
 	r.add("failed " + a.StepID)

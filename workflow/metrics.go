@@ -4,14 +4,20 @@ import "sync"
 
 // Cost is what some work cost.
 type Cost struct {
-	InputTokens  int64   `json:"input_tokens"`
-	OutputTokens int64   `json:"output_tokens"`
-	CostUSD      float64 `json:"cost_usd"`
+	// InputTokens counts all input tokens, the cached ones included;
+	// CacheReadTokens and CacheCreationTokens are the cached parts.
+	InputTokens         int64   `json:"input_tokens"`
+	CacheReadTokens     int64   `json:"cache_read_tokens"`
+	CacheCreationTokens int64   `json:"cache_creation_tokens"`
+	OutputTokens        int64   `json:"output_tokens"`
+	CostUSD             float64 `json:"cost_usd"`
 }
 
 // Add returns c plus d.
 func (c Cost) Add(d Cost) Cost {
-	return Cost{c.InputTokens + d.InputTokens, c.OutputTokens + d.OutputTokens, c.CostUSD + d.CostUSD}
+	return Cost{InputTokens: c.InputTokens + d.InputTokens, CacheReadTokens: c.CacheReadTokens + d.CacheReadTokens,
+		CacheCreationTokens: c.CacheCreationTokens + d.CacheCreationTokens,
+		OutputTokens:        c.OutputTokens + d.OutputTokens, CostUSD: c.CostUSD + d.CostUSD}
 }
 
 // Metrics is the cost of one finished step, of its iteration so far and
@@ -22,9 +28,9 @@ type Metrics struct {
 }
 
 // MetricsCallback adds up tokens and cost per step, iteration and run
-// from what the agents' result messages report. A cumulative figure
-// (Claude Code's total_cost_usd, the session's total so far) replaces the
-// step's earlier one; others (Codex's turn.completed usage) add up.
+// from what the agents' result messages report. The figures it is given
+// are increments (see Usage): a step resumed in a second process adds
+// that process's cost to the first's.
 type MetricsCallback struct {
 	NopCallback
 	sink func(Metrics)
@@ -62,12 +68,8 @@ func (m *MetricsCallback) OnText(_ AgentInfo, t Text) {
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	c := Cost{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD}
-	if u.Cumulative {
-		m.step = c
-	} else {
-		m.step = m.step.Add(c)
-	}
+	m.step = m.step.Add(Cost{InputTokens: u.InputTokens, CacheReadTokens: u.CacheReadTokens,
+		CacheCreationTokens: u.CacheCreationTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD})
 }
 
 // OnAgentEnd implements Callback.

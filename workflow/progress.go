@@ -20,6 +20,15 @@ const (
 	KeyInputTokens    = "metrics:input_tokens"
 	KeyOutputTokens   = "metrics:output_tokens"
 	KeyCostUSD        = "metrics:cost_usd"
+	// KeyCacheReadTokens and KeyCacheCreationTokens are the parts of
+	// KeyInputTokens read from and written to the prompt cache.
+	KeyCacheReadTokens     = "metrics:cache_read_tokens"
+	KeyCacheCreationTokens = "metrics:cache_creation_tokens"
+	// KeyBudgetUSD is what the run may spend in all (budget_usd, or more
+	// after a retry extended it); KeyBudgetState is "warning" past 80 %
+	// of it and "exceeded" once spent.
+	KeyBudgetUSD   = "budget:usd"
+	KeyBudgetState = "budget:state"
 )
 
 // Progress is a run's workflow as its pipeline records it.
@@ -38,6 +47,10 @@ type Progress struct {
 	Summary string
 	// Cost is what the run cost so far, as far as its agents report.
 	Cost Cost
+	// Budget is what the run may spend (0: no limit recorded), and
+	// BudgetState "warning" or "exceeded" once it came to that.
+	Budget      float64
+	BudgetState string
 }
 
 // Loop reports whether the run is a loop.
@@ -61,6 +74,10 @@ func ProgressOf(get func(string) string) Progress {
 	}
 	p.Cost.InputTokens, _ = strconv.ParseInt(s(KeyInputTokens), 10, 64)
 	p.Cost.OutputTokens, _ = strconv.ParseInt(s(KeyOutputTokens), 10, 64)
+	p.Cost.CacheReadTokens, _ = strconv.ParseInt(s(KeyCacheReadTokens), 10, 64)
+	p.Cost.CacheCreationTokens, _ = strconv.ParseInt(s(KeyCacheCreationTokens), 10, 64)
 	p.Cost.CostUSD, _ = strconv.ParseFloat(s(KeyCostUSD), 64)
+	p.Budget, _ = strconv.ParseFloat(s(KeyBudgetUSD), 64)
+	p.BudgetState = s(KeyBudgetState)
 	return p
 }

@@ -57,8 +57,11 @@ func (r *strictRecorder) inside(a AgentInfo, what string) {
 	}
 }
 
-func (r *strictRecorder) OnToolUse(a AgentInfo, _ ToolUse)   { r.inside(a, "tool use") }
-func (r *strictRecorder) OnText(a AgentInfo, _ Text)         { r.inside(a, "text") }
+func (r *strictRecorder) OnToolUse(a AgentInfo, _ ToolUse) { r.inside(a, "tool use") }
+func (r *strictRecorder) OnText(a AgentInfo, _ Text)       { r.inside(a, "text") }
+func (r *strictRecorder) OnToolResult(a AgentInfo, _ ToolResult) {
+	r.inside(a, "tool result")
+}
 func (r *strictRecorder) OnAgentEnd(a AgentInfo, _ Output)   { r.end(a) }
 func (r *strictRecorder) OnAgentFailed(a AgentInfo, _ error) { r.end(a) }
 

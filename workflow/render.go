@@ -24,6 +24,9 @@ func RenderFactsIn(loc *i18n.Localizer, f Facts) string {
 	if f.Commands > 0 {
 		parts = append(parts, loc.T("workflow.summary.commands", "Count", strconv.Itoa(f.Commands)))
 	}
+	if n := len(f.Denied); n > 0 {
+		parts = append(parts, loc.T("workflow.summary.denied", "Actions", listSome(f.Denied, 3), "Count", strconv.Itoa(n)))
+	}
 	if len(parts) == 0 {
 		if f.Last != "" {
 			return f.Last

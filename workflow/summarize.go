@@ -32,7 +32,10 @@ type Facts struct {
 	TestsRun  bool     `json:"tests_run"`
 	Passing   int      `json:"passing"`
 	Failing   []string `json:"failing"`
-	Last      string   `json:"last,omitempty"`
+	// Denied lists the tool calls the agent was not allowed to make
+	// ("Edit a.go", "Bash go build ./..."): they changed nothing.
+	Denied []string `json:"denied"`
+	Last   string   `json:"last,omitempty"`
 }
 
 // Summary is one summary of a step so far.
@@ -82,6 +85,9 @@ func RenderFacts(f Facts) string {
 	}
 	if f.Commands > 0 {
 		parts = append(parts, fmt.Sprintf("ran %d command%s", f.Commands, plural(f.Commands)))
+	}
+	if n := len(f.Denied); n > 0 {
+		parts = append(parts, fmt.Sprintf("denied %d action%s (%s)", n, plural(n), listSome(f.Denied, 3)))
 	}
 	if len(parts) == 0 {
 		if f.Last != "" {
@@ -140,6 +146,9 @@ type EventCollector struct {
 	facts  Facts
 	recent []string
 	since  int // tool uses since the last summary
+	// pending holds the edits and commands started and not yet ended,
+	// by call id: they count when their result says they succeeded.
+	pending map[string][]ToolUse
 }
 
 func (c *EventCollector) reset(a AgentInfo) {
@@ -153,25 +162,6 @@ func (c *EventCollector) remember(line string) {
 	c.recent = append(c.recent, line)
 }
 
-// toolUse adds a tool call.
-func (c *EventCollector) toolUse(t ToolUse) {
-	c.facts.ToolUses++
-	c.since++
-	name := strings.ToLower(t.Name)
-	switch {
-	case slices.Contains([]string{"edit", "write", "multiedit", "file_change", "apply_patch", "str_replace", "create", "notebookedit"}, name):
-		if t.Detail != "" && !slices.Contains(c.facts.Edited, t.Detail) && len(c.facts.Edited) < maxEdited {
-			c.facts.Edited = append(c.facts.Edited, t.Detail)
-		}
-	case slices.Contains([]string{"bash", "command_execution", "shell", "exec", "run", "local_shell"}, name):
-		c.facts.Commands++
-		if strings.Contains(t.Detail, "test") {
-			c.facts.TestsRun = true
-		}
-	}
-	c.remember(t.Name + " " + t.Detail)
-}
-
 // text adds a line: test outcomes ("ok  \tpkg", "FAIL\tpkg", "--- FAIL:
 // TestX") count; messages become the last word.
 func (c *EventCollector) text(t Text) {
@@ -180,18 +170,28 @@ func (c *EventCollector) text(t Text) {
 		return
 	}
 	c.remember(line)
+	c.testLine(line)
+	c.facts.Last = clipRunes(line, 160)
+}
+
+// testLine counts a line of test output; it reports whether it was one
+// and whether it was a failure.
+func (c *EventCollector) testLine(line string) (test, failed bool) {
 	fields := strings.Fields(line)
 	switch {
 	case len(fields) >= 2 && fields[0] == "ok":
 		c.facts.Passing++
 		c.facts.TestsRun = true
 		c.facts.Failing = slices.DeleteFunc(c.facts.Failing, func(s string) bool { return s == shortPkg(fields[1]) })
+		return true, false
 	case len(fields) >= 2 && fields[0] == "FAIL":
 		c.addFailing(shortPkg(fields[1]))
+		return true, true
 	case len(fields) >= 3 && fields[0] == "---" && fields[1] == "FAIL:":
 		c.addFailing(fields[2])
+		return true, true
 	}
-	c.facts.Last = clipRunes(line, 160)
+	return false, false
 }
 
 func (c *EventCollector) addFailing(s string) {
@@ -214,7 +214,7 @@ func shortPkg(p string) string {
 // snapshot copies the facts and recent lines.
 func (c *EventCollector) snapshot() (Facts, []string) {
 	f := c.facts
-	f.Edited, f.Failing = slices.Clone(f.Edited), slices.Clone(f.Failing)
+	f.Edited, f.Failing, f.Denied = slices.Clone(f.Edited), slices.Clone(f.Failing), slices.Clone(f.Denied)
 	return f, slices.Clone(c.recent)
 }
 
@@ -306,6 +306,13 @@ func (s *SummarizationCallback) OnToolUse(_ AgentInfo, t ToolUse) {
 	if due {
 		s.summarize(false)
 	}
+}
+
+// OnToolResult implements Callback.
+func (s *SummarizationCallback) OnToolResult(_ AgentInfo, r ToolResult) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.col.toolResult(r)
 }
 
 // OnText implements Callback.

@@ -38,6 +38,11 @@ type app struct {
 	// self is the path of the running daokit binary, for commands that
 	// start another daokit process (the window starting a controller).
 	self string
+	// raw is --raw: agent and worker text reaches a terminal byte for
+	// byte. flushOut and flushErr end the neutralizing writers that
+	// guardOutput put on a terminal's streams (nil: none).
+	raw                bool
+	flushOut, flushErr func() error
 }
 
 func (a *app) t(id string, kv ...any) string { return a.loc.T(id, kv...) }

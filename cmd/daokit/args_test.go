@@ -189,7 +189,7 @@ func TestUsageErrors(t *testing.T) {
 		{[]string{"run", "--goal", "g"}, "daokit run: error: --task-id and --goal are required (see daokit run --help)\n"},
 		// A prefix of several options says which, as argparse does.
 		{[]string{"takeover", "--successor", "x"}, "daokit takeover: error: ambiguous option: --successor could match --successor-pid, --successor-thread-id (see daokit takeover --help)\n"},
-		{[]string{"run", "--r", "x"}, "daokit run: error: ambiguous option: --r could match --root, --run-id (see daokit run --help)\n"},
+		{[]string{"run", "--r", "x"}, "daokit run: error: ambiguous option: --r could match --root, --run-id, --raw (see daokit run --help)\n"},
 	} {
 		r := runCLI(t, nil, tc.args...)
 		if r.code != exitUsage || r.stderr != tc.want || r.stdout != "" {

@@ -54,6 +54,10 @@ func (a *app) newRootCmd() *cobra.Command {
 	root.SuggestionsMinimumDistance = 2
 	root.PersistentFlags().String("lang", "", "cli.flag.lang")
 	a.defaultText(root.PersistentFlags(), "lang", "cli.flag.lang_default")
+	root.PersistentFlags().BoolVar(&a.raw, "raw", false, "cli.flag.raw")
+	// No command sets a PersistentPreRun of its own, so this one runs
+	// for every command (cobra runs only the nearest).
+	root.PersistentPreRunE = a.guardOutput
 	_ = root.RegisterFlagCompletionFunc("lang", cobra.FixedCompletions(i18n.Supported(), cobra.ShellCompDirectiveNoFileComp))
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SilenceErrors, root.SilenceUsage = true, true
@@ -88,7 +92,9 @@ func (a *app) execute(args []string) int {
 	if len(args) > 0 && strings.HasPrefix(args[0], cobra.ShellCompRequestCmd) {
 		a.localizeTree(root)
 	}
-	return a.finish(root.ExecuteContext(a.ctx))
+	code := a.finish(root.ExecuteContext(a.ctx))
+	a.flushGuards()
+	return code
 }
 
 // newHelpCmd is `daokit help [command]`.

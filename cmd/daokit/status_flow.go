@@ -21,7 +21,9 @@ func flowJSON(p ledger.PipelineState) any {
 		"verdict", string(prog.Verdict), "verdict_reason", prog.VerdictReason,
 		"judge", prog.Judge, "decision", prog.Decision, "decision_code", prog.DecisionCode, "decision_reason", prog.DecisionReason,
 		"summary", prog.Summary, "metrics", ledger.ObjectOf("input_tokens", prog.Cost.InputTokens,
-			"output_tokens", prog.Cost.OutputTokens, "cost_usd", prog.Cost.CostUSD))
+			"cache_read_tokens", prog.Cost.CacheReadTokens, "cache_creation_tokens", prog.Cost.CacheCreationTokens,
+			"output_tokens", prog.Cost.OutputTokens, "cost_usd", prog.Cost.CostUSD,
+			"budget_usd", prog.Budget, "budget_state", prog.BudgetState))
 }
 
 // printFlow writes where the run's workflow stands: the loop's iteration
@@ -50,6 +52,10 @@ func (a *app) printFlow(w io.Writer, p ledger.PipelineState) {
 		fmt.Fprintln(w, a.t("cli.status.flow.summary", "Text", prog.Summary))
 	}
 	if c := prog.Cost; c != (workflow.Cost{}) {
-		fmt.Fprintln(w, a.t("cli.status.flow.cost", "In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64)))
+		line := a.t("cli.status.flow.cost", "In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64))
+		for _, note := range workflow.UsageNotes(a.loc, prog) {
+			line += " · " + note
+		}
+		fmt.Fprintln(w, line)
 	}
 }

@@ -42,6 +42,7 @@ type windowFlags struct {
 func (a *app) windowCommand(name, summary string, readOnly bool) *cobra.Command {
 	var o windowFlags
 	c := a.command(name, summary, func(c *cobra.Command, _ []string) error { return a.runWindow(c.Name(), o, readOnly) })
+	c.Annotations = map[string]string{annotDraws: "window"}
 	f := c.Flags()
 	f.StringVar(&o.root, "root", ".", "cli.flag.root")
 	f.StringVar(&o.logPath, "log", "", "tui.cli.flag.log")

@@ -43,6 +43,7 @@ func newWorkerSimCmd(a *app) *cobra.Command {
 	approveAt := f.Int("approve-at", worker.DefaultSimApproveAt, "cli.worker.flag.approve_at")
 	neverApprove := f.Bool("never-approve", false, "cli.worker.flag.never_approve")
 	escalate := f.Bool("escalate", false, "cli.worker.flag.escalate")
+	commit := f.Bool("commit", false, "cli.worker.flag.commit")
 	trace := f.String("trace", "", "cli.worker.flag.trace")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		opts := worker.SimOptions{
@@ -63,6 +64,7 @@ func newWorkerSimCmd(a *app) *cobra.Command {
 			ApproveAt:    *approveAt,
 			NeverApprove: *neverApprove,
 			Escalate:     *escalate,
+			Commit:       *commit,
 			Loc:          a.loc,
 		}
 		// The controller tells a step of a loop which iteration it is in.

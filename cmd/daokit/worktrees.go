@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 
@@ -73,14 +74,18 @@ func (a *app) worktreeScope(dir string) (worktreeScope, error) {
 }
 
 // baseOf is the branch e merges into: as recorded, else the configured
-// base, else the branch checked out in its repository.
+// base, else the branch checked out in its repository (asked once).
 func (s worktreeScope) baseOf(a *app, r *gitwork.Repo) func(gitwork.Entry) string {
+	asked, fallback := false, ""
 	return func(e gitwork.Entry) string {
 		if t, ok := s.byBranch[e.Branch]; ok && t.BaseBranch != "" {
 			return t.BaseBranch
 		}
-		b, _ := r.BaseBranch(a.ctx, s.cfg.Worktrees.Base)
-		return b
+		if !asked {
+			asked = true
+			fallback, _ = r.BaseBranch(a.ctx, s.cfg.Worktrees.Base)
+		}
+		return fallback
 	}
 }
 
@@ -108,10 +113,11 @@ func (a *app) runWorktrees(root string, prune, force, allow bool) error {
 		}
 	}
 	prefix := s.cfg.Worktrees.BranchPrefix
+	owned := gitwork.OwnedBy(prefix, filepath.Join(dir, controller.WorktreesDir))
 	var rows [][]string
 	for _, r := range s.repos {
 		if prune {
-			res, err := r.Prune(a.ctx, prefix, s.baseOf(a, r), force)
+			res, err := r.Prune(a.ctx, owned, s.baseOf(a, r), force)
 			if err != nil {
 				return failf("E_WORKTREES_FAILED", a.t("cli.diff.git_failed", "Reason", err.Error()))
 			}
@@ -120,7 +126,7 @@ func (a *app) runWorktrees(root string, prune, force, allow bool) error {
 				if !p.Removed {
 					state = a.t("cli.worktrees.kept", "Reasons", a.keepReasons(p.Kept))
 				}
-				rows = append(rows, []string{stepOfBranch(prefix, p.Entry.Branch), p.Entry.Path, state})
+				rows = append(rows, []string{a.stepOfEntry(s, prefix, dir, p.Entry), p.Entry.Path, state})
 			}
 			continue
 		}
@@ -128,15 +134,18 @@ func (a *app) runWorktrees(root string, prune, force, allow bool) error {
 		if err != nil {
 			return failf("E_WORKTREES_FAILED", a.t("cli.diff.git_failed", "Reason", err.Error()))
 		}
-		for _, e := range entries {
-			if !strings.HasPrefix(e.Branch, prefix+"/") {
-				continue
+		var mine []gitwork.Entry
+		for i, e := range entries {
+			if i > 0 && !e.Bare && owned(e) {
+				mine = append(mine, e)
 			}
+		}
+		for i, keep := range r.CheckAll(a.ctx, mine, s.baseOf(a, r)) {
 			state := a.t("cli.worktrees.removable")
-			if keep := r.Check(a.ctx, e, s.baseOf(a, r)(e)); len(keep) > 0 {
+			if len(keep) > 0 {
 				state = a.t("cli.worktrees.kept", "Reasons", a.keepReasons(keep))
 			}
-			rows = append(rows, []string{stepOfBranch(prefix, e.Branch), e.Path, state})
+			rows = append(rows, []string{a.stepOfEntry(s, prefix, dir, mine[i]), mine[i].Path, state})
 		}
 	}
 	if len(rows) == 0 {
@@ -146,6 +155,28 @@ func (a *app) runWorktrees(root string, prune, force, allow bool) error {
 	sort.SliceStable(rows, func(i, j int) bool { return rows[i][0] < rows[j][0] })
 	writeTable(a.io.out, "", []string{a.t("cli.worktrees.col.step"), a.t("cli.worktrees.col.path"), a.t("cli.worktrees.col.state")}, rows)
 	return nil
+}
+
+// stepOfEntry names the step of a worktree: "T/R/S" from its branch, or
+// from its folder under the ledger's worktrees folder when the agent
+// detached its HEAD or switched branches (said after the name).
+func (a *app) stepOfEntry(s worktreeScope, prefix, dir string, e gitwork.Entry) string {
+	if strings.HasPrefix(e.Branch, prefix+"/") {
+		return stepOfBranch(prefix, e.Branch)
+	}
+	name := e.Path
+	if rel, err := filepath.Rel(filepath.Join(dir, controller.WorktreesDir), e.Path); err == nil && !strings.HasPrefix(rel, "..") {
+		name = filepath.ToSlash(rel)
+	}
+	for _, t := range s.byBranch {
+		if t.Path == e.Path {
+			name = t.TaskID + "/" + t.RunID + "/" + t.StepID
+		}
+	}
+	if e.Branch == "" {
+		return name + " (" + a.t("cli.worktrees.detached") + ")"
+	}
+	return name + " (" + a.t("cli.worktrees.on_branch", "Branch", e.Branch) + ")"
 }
 
 // stepOfBranch turns "<prefix>/T/R/S" into "T/R/S".
@@ -161,20 +192,49 @@ func (a *app) keepReasons(keep []gitwork.Keep) string {
 }
 
 // printKeptWorktrees lists the ledger's step worktrees that still exist
-// and must be kept, with the reasons (for `daokit status`).
+// and must be kept, with the reasons (for `daokit status`). Its cost
+// does not grow by a git process per worktree: one listing per
+// repository, then gitwork.CheckAll.
 func (a *app) printKeptWorktrees(dir string) {
 	trees, err := controller.RecordedTrees(dir)
 	if err != nil {
 		return
 	}
-	var rows [][]string
+	byRepo := map[string][]controller.StepTree{}
+	var repos []string
 	for _, t := range trees {
 		if _, err := os.Stat(t.Path); err != nil {
 			continue
 		}
-		r := &gitwork.Repo{Top: t.Repo}
-		if keep := r.Check(a.ctx, t.Entry(), t.BaseBranch); len(keep) > 0 {
-			rows = append(rows, []string{t.TaskID + "/" + t.RunID + "/" + t.StepID, t.Path, a.keepReasons(keep)})
+		if byRepo[t.Repo] == nil {
+			repos = append(repos, t.Repo)
+		}
+		byRepo[t.Repo] = append(byRepo[t.Repo], t)
+	}
+	var rows [][]string
+	for _, top := range repos {
+		r := &gitwork.Repo{Top: top}
+		live := map[string]gitwork.Entry{}
+		if entries, err := r.List(a.ctx); err == nil {
+			for _, e := range entries {
+				live[realPath(e.Path)] = e
+			}
+		}
+		list := byRepo[top]
+		entries := make([]gitwork.Entry, len(list))
+		base := map[string]string{}
+		for i, t := range list {
+			entries[i] = t.Entry()
+			if e, ok := live[realPath(t.Path)]; ok {
+				entries[i] = e // as it is now: detached, or on another branch
+			}
+			base[t.Path] = t.BaseBranch
+		}
+		for i, keep := range r.CheckAll(a.ctx, entries, func(e gitwork.Entry) string { return base[e.Path] }) {
+			if len(keep) > 0 {
+				t := list[i]
+				rows = append(rows, []string{t.TaskID + "/" + t.RunID + "/" + t.StepID, t.Path, a.keepReasons(keep)})
+			}
 		}
 	}
 	if len(rows) == 0 {
@@ -183,4 +243,13 @@ func (a *app) printKeptWorktrees(dir string) {
 	fmt.Fprintln(a.io.out)
 	fmt.Fprintln(a.io.out, a.t("cli.status.kept_worktrees"))
 	writeTable(a.io.out, "  ", []string{a.t("cli.worktrees.col.step"), a.t("cli.worktrees.col.path"), a.t("cli.worktrees.col.why")}, rows)
+}
+
+// realPath resolves symbolic links in p, or returns p: git lists a
+// worktree by its real folder, the ledger by the one daokit was given.
+func realPath(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return p
 }

@@ -2,35 +2,35 @@ package text
 
 import (
 	"strings"
-	"unicode"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/mattn/go-runewidth"
+
+	"github.com/daokit/daokit/termsafe"
 )
 
-// Sanitize makes untrusted text (worker output, goals, event payloads)
-// safe to draw on one line: escape sequences are removed, tabs and line
-// breaks become spaces, other control characters are dropped. When wide
-// is set (the person's terminal draws East Asian ambiguous characters two
-// cells wide), those characters are replaced by ASCII look-alikes or "?",
-// because the layout measures them as one cell.
+// Sanitize makes untrusted text (worker output, goals, event payloads,
+// diff lines) safe to draw on one line without hiding any of it: tabs
+// and line breaks become spaces, and control characters, escape
+// sequence introducers and invisible format characters are shown as
+// visible escapes (`\x1b[1A`, `\u202e`), the form the CLI prints too
+// (package termsafe). When wide is set (the person's terminal draws East
+// Asian ambiguous characters two cells wide), those characters are
+// replaced by ASCII look-alikes or "?", because the layout measures them
+// as one cell.
 func Sanitize(s string, wide bool) string {
 	if isPlain(s) {
 		return s
 	}
-	s = ansi.Strip(s)
+	s = termsafe.Line(s)
+	if !wide {
+		return s
+	}
 	var b strings.Builder
 	b.Grow(len(s))
 	for _, r := range s {
-		switch {
-		case r == '\t' || r == '\n' || r == '\r':
-			b.WriteByte(' ')
-		case r == unicode.ReplacementChar:
-			b.WriteRune(r)
-		case unicode.IsControl(r) || r == 0x200b || r == 0xfeff:
-		case wide && runewidth.IsAmbiguousWidth(r):
+		if runewidth.IsAmbiguousWidth(r) {
 			b.WriteString(asciiFor(r))
-		default:
+		} else {
 			b.WriteRune(r)
 		}
 	}

@@ -69,8 +69,10 @@ func TestSanitize(t *testing.T) {
 	}{
 		{"plain", false, "plain"},
 		{"a\tb\nc\r", false, "a b c "},
-		{"\x1b[2J\x1b[Hclear", false, "clear"},
-		{"bell\a\x00", false, "bell"},
+		{"\x1b[2J\x1b[Hclear", false, `\x1b[2J\x1b[Hclear`},
+		{"bell\a\x00", false, `bell\x07\x00`},
+		{"\u202eevil\u200b", false, `\u202eevil\u200b`},
+		{"\xff\x9b", true, `\xff\x9b`},
 		{"中文…", false, "中文…"},
 		{"中文…·─", true, "中文...*-"},
 	}

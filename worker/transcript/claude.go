@@ -17,23 +17,24 @@ type claudeDecoder struct {
 	// tools maps a pending tool_use id to its tool name, so that its
 	// result can say which tool it ends.
 	tools map[string]string
+	claudeOutcome
 }
 
 type claudeLine struct {
-	Type      string          `json:"type"`
-	Subtype   string          `json:"subtype"`
-	SessionID string          `json:"session_id"`
-	Message   *claudeMessage  `json:"message"`
-	Result    string          `json:"result"`
-	IsError   bool            `json:"is_error"`
-	Errors    json.RawMessage `json:"errors"`
-	Duration  int64           `json:"duration_ms"`
-	NumTurns  int64           `json:"num_turns"`
-	CostUSD   float64         `json:"total_cost_usd"`
-	Usage     *struct {
-		InputTokens  int64 `json:"input_tokens"`
-		OutputTokens int64 `json:"output_tokens"`
-	} `json:"usage"`
+	Type      string                      `json:"type"`
+	Subtype   string                      `json:"subtype"`
+	SessionID string                      `json:"session_id"`
+	Message   *claudeMessage              `json:"message"`
+	Result    string                      `json:"result"`
+	IsError   bool                        `json:"is_error"`
+	Errors    json.RawMessage             `json:"errors"`
+	Duration  int64                       `json:"duration_ms"`
+	NumTurns  int64                       `json:"num_turns"`
+	CostUSD   float64                     `json:"total_cost_usd"`
+	Usage     *claudeUsage                `json:"usage"`
+	SinceLast map[string]claudeModelUsage `json:"model_usage_since_last_result"`
+	Meta      []claudeToolMeta            `json:"tool_result_meta"`
+	claudeOutcomeLine
 }
 
 type claudeMessage struct {
@@ -84,7 +85,7 @@ func (c claudeContent) text() string {
 // Decode implements Decoder.
 func (d *claudeDecoder) Decode(s Stream, line []byte) Decoded {
 	if s != Stdout {
-		return plain
+		return claudeStderr(line)
 	}
 	var l claudeLine
 	if err := json.Unmarshal(line, &l); err != nil || l.Type == "" {
@@ -97,19 +98,25 @@ func (d *claudeDecoder) Decode(s Stream, line []byte) Decoded {
 	}
 	switch l.Type {
 	case "system", "stream_event":
+		if ev, ok := d.system(&l); ok {
+			events = append(events, ev)
+			break
+		}
 		events = append(events, Event{Type: EventHeartbeat})
 	case "assistant":
 		if l.Message == nil {
 			return malformedLine
 		}
+		d.noteAPIError(&l)
 		events = append(events, d.assistant(l.Message.Content)...)
 	case "user":
 		if l.Message == nil {
 			return malformedLine
 		}
-		events = append(events, d.toolResults(l.Message.Content)...)
+		events = append(events, d.toolResults(l.Message.Content, l.Meta)...)
 	case "result":
-		events = append(events, claudeResult(&l))
+		res := claudeResult(&l)
+		events = append(append(events, d.result(&l, &res)...), res)
 	default:
 		if len(events) > 0 {
 			// A new kind of line still told us the session.
@@ -136,13 +143,15 @@ func (d *claudeDecoder) assistant(content claudeContent) []Event {
 				d.tools = map[string]string{}
 			}
 			d.tools[b.ID] = b.Name
-			events = append(events, Event{Type: EventTool, Tool: b.Name, ID: b.ID, Text: toolArgument(b.Input)})
+			arg := toolArgument(b.Input)
+			d.noteTarget(b.ID, arg)
+			events = append(events, Event{Type: EventTool, Tool: b.Name, ID: b.ID, Text: arg})
 		}
 	}
 	return events
 }
 
-func (d *claudeDecoder) toolResults(content claudeContent) []Event {
+func (d *claudeDecoder) toolResults(content claudeContent, meta []claudeToolMeta) []Event {
 	var events []Event
 	for _, b := range content {
 		if b.Type != "tool_result" {
@@ -150,8 +159,7 @@ func (d *claudeDecoder) toolResults(content claudeContent) []Event {
 		}
 		name := d.tools[b.ToolUseID]
 		delete(d.tools, b.ToolUseID)
-		events = append(events, Event{Type: EventToolResult, Tool: name, ID: b.ToolUseID,
-			Failed: b.IsError, Text: OneLine(b.Content.text(), maxDetail)})
+		events = append(events, claudeToolResult(name, &b, meta))
 	}
 	return events
 }
@@ -167,11 +175,7 @@ func claudeResult(l *claudeLine) Event {
 			ev.Text = strings.Join(errs, "; ")
 		}
 	}
-	u := &Usage{CostUSD: l.CostUSD, DurationMS: l.Duration, Turns: l.NumTurns}
-	if l.Usage != nil {
-		u.InputTokens, u.OutputTokens = l.Usage.InputTokens, l.Usage.OutputTokens
-	}
-	ev.Usage = u
+	ev.Usage = claudeUsageOf(l)
 	return ev
 }
 

@@ -18,6 +18,9 @@ type codexDecoder struct {
 	// lastMessage is the agent's latest message, which becomes the
 	// result's summary when the turn completes.
 	lastMessage string
+	// changing holds the file_change items whose tool calls were
+	// reported when they started.
+	changing map[string]bool
 }
 
 type codexLine struct {
@@ -28,10 +31,7 @@ type codexLine struct {
 	Error    *struct {
 		Message string `json:"message"`
 	} `json:"error"`
-	Usage *struct {
-		InputTokens  int64 `json:"input_tokens"`
-		OutputTokens int64 `json:"output_tokens"`
-	} `json:"usage"`
+	Usage *codexUsage `json:"usage"`
 }
 
 type codexItem struct {
@@ -40,13 +40,15 @@ type codexItem struct {
 	ItemType string `json:"item_type"`
 	Text     string `json:"text"`
 	Command  string `json:"command"`
-	ExitCode *int   `json:"exit_code"`
-	Status   string `json:"status"`
-	Server   string `json:"server"`
-	Tool     string `json:"tool"`
-	Query    string `json:"query"`
-	Message  string `json:"message"`
-	Changes  []struct {
+	// AggregatedOutput is a command's stdout and stderr.
+	AggregatedOutput string `json:"aggregated_output"`
+	ExitCode         *int   `json:"exit_code"`
+	Status           string `json:"status"`
+	Server           string `json:"server"`
+	Tool             string `json:"tool"`
+	Query            string `json:"query"`
+	Message          string `json:"message"`
+	Changes          []struct {
 		Path string `json:"path"`
 		Kind string `json:"kind"`
 	} `json:"changes"`
@@ -76,7 +78,7 @@ func (it *codexItem) failed() bool {
 // Decode implements Decoder.
 func (d *codexDecoder) Decode(s Stream, line []byte) Decoded {
 	if s != Stdout {
-		return plain
+		return codexStderr(line)
 	}
 	var l codexLine
 	if err := json.Unmarshal(line, &l); err != nil || l.Type == "" {
@@ -91,19 +93,16 @@ func (d *codexDecoder) Decode(s Stream, line []byte) Decoded {
 	case "turn.started", "item.plan.delta", "request_user_input":
 		return understood(Event{Type: EventHeartbeat})
 	case "turn.completed":
-		ev := Event{Type: EventResult, Text: d.lastMessage}
-		if l.Usage != nil {
-			ev.Usage = &Usage{InputTokens: l.Usage.InputTokens, OutputTokens: l.Usage.OutputTokens}
-		}
-		return understood(ev)
+		return understood(Event{Type: EventResult, Text: d.lastMessage, Usage: l.Usage.usage()})
 	case "turn.failed":
 		msg := ""
 		if l.Error != nil {
 			msg = l.Error.Message
 		}
-		return understood(Event{Type: EventError, Text: msg}, Event{Type: EventResult, Text: msg, Failed: true})
+		failure := codexFailure(msg)
+		return understood(Event{Type: EventError, Text: msg, Failure: failure}, Event{Type: EventResult, Text: msg, Failed: true, Failure: failure})
 	case "error":
-		return requireText(Event{Type: EventError, Text: l.Message}, l.Message)
+		return requireText(codexError(l.Message), l.Message)
 	case "item.started", "item.updated", "item.completed":
 		if l.Item == nil {
 			return malformedLine
@@ -145,7 +144,19 @@ func (d *codexDecoder) item(phase string, it *codexItem) Decoded {
 		for _, c := range it.Changes {
 			parts = append(parts, c.Kind+" "+c.Path)
 		}
-		return understood(toolEvent(started, done, "file_change", it.ID, cutRunes(strings.Join(parts, ", "), maxDetail), it))
+		ev := toolEvent(started, done, "file_change", it.ID, cutRunes(strings.Join(parts, ", "), maxDetail), it)
+		switch {
+		case started:
+			if d.changing == nil {
+				d.changing = map[string]bool{}
+			}
+			d.changing[it.ID] = true
+			return understood(fileChanges(it)...)
+		case done && !d.changing[it.ID]:
+			return understood(append(fileChanges(it), ev)...)
+		}
+		delete(d.changing, it.ID)
+		return understood(ev)
 	case "mcp_tool_call":
 		return understood(toolEvent(started, done, it.Server+"."+it.Tool, it.ID, "", it))
 	case "web_search":
@@ -175,12 +186,14 @@ func toolEvent(started, done bool, tool, id, text string, it *codexItem) Event {
 	switch {
 	case started:
 		return Event{Type: EventTool, Tool: tool, ID: id, Text: text}
+	case done && it.Status == "declined":
+		return denied(tool, text, id)
 	case done:
 		ev := Event{Type: EventToolResult, Tool: tool, ID: id, Text: text, Failed: it.failed()}
 		if it.ExitCode != nil && *it.ExitCode != 0 {
 			ev.Code = "exit " + strconv.Itoa(*it.ExitCode)
 		}
-		return ev
+		return codexResult(ev, it)
 	}
 	return Event{Type: EventHeartbeat}
 }

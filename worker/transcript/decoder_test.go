@@ -26,11 +26,20 @@ func describe(ev Event) string {
 	if ev.Failed {
 		b.WriteString(" failed")
 	}
+	if ev.Denied {
+		b.WriteString(" denied")
+	}
 	if ev.Code != "" {
 		b.WriteString(" code=" + ev.Code)
 	}
 	if u := ev.Usage; u != nil {
 		fmt.Fprintf(&b, " usage=%d/%d/%g/%d/%d", u.InputTokens, u.OutputTokens, u.CostUSD, u.DurationMS, u.Turns)
+		if u.Total != TotalNone {
+			fmt.Fprintf(&b, " total=%d", u.Total)
+		}
+		if u.CacheReadTokens != 0 || u.CacheCreationTokens != 0 {
+			fmt.Fprintf(&b, " cache=%d/%d", u.CacheReadTokens, u.CacheCreationTokens)
+		}
 	}
 	return b.String()
 }
@@ -88,7 +97,7 @@ func TestAgentStreams(t *testing.T) {
 			`tool_result tool=Bash id=toolu_03 text="ok  \texample.com/project/cmd\t0.41s"`,
 			"heartbeat",
 			`message text="Added --json to status; tests pass."`,
-			`result text="Added --json to status; tests pass." usage=5120/733/0.0831/48211/4`,
+			`result text="Added --json to status; tests pass." usage=7168/733/0.0831/48211/4 total=1 cache=2048/0`,
 		}, 0, 0},
 		{"claude", "claude-stream-json-error.jsonl", []string{
 			"session id=" + claudeErr,
@@ -96,7 +105,7 @@ func TestAgentStreams(t *testing.T) {
 			`tool tool=Bash id=toolu_10 text="make lint"`,
 			`tool_result tool=Bash id=toolu_10 text="lint: 3 problems" failed`,
 			"heartbeat",
-			`result text="Reached maximum number of turns (10)" failed code=error_max_turns usage=0/0/0.5/90000/10`,
+			`result text="Reached maximum number of turns (10)" failed code=error_max_turns usage=0/0/0.5/90000/10 total=1`,
 		}, 2, 4},
 		{"codex", "codex-exec-json-success.jsonl", []string{
 			"session id=0199a213-81c0-7800-8aa1-bbab2a035a53",
@@ -106,11 +115,13 @@ func TestAgentStreams(t *testing.T) {
 			`tool_result tool=shell id=item_1 text="bash -lc 'rg -n status cmd'"`,
 			`progress text="todo 0/2"`,
 			`progress text="todo 1/2"`,
+			`tool tool=file_change id=item_3 text="cmd/status.go"`,
+			`tool tool=file_change id=item_3 text="cmd/status_test.go"`,
 			`tool_result tool=file_change id=item_3 text="update cmd/status.go, add cmd/status_test.go"`,
 			`tool tool=github.search_issues id=item_4`,
 			`tool_result tool=github.search_issues id=item_4`,
 			`message text="Added --json to status and a test."`,
-			`result text="Added --json to status and a test." usage=24763/122/0/0/0`,
+			`result text="Added --json to status and a test." usage=24763/122/0/0/0 total=2 cache=24448/0`,
 		}, 0, 0},
 		{"codex", "codex-exec-json-failed.jsonl", []string{
 			"session id=0199b000-0000-7000-8000-000000000001",

@@ -27,18 +27,26 @@ const (
 	EventResult EventType = "result"
 	// EventError is an error the worker reported; Code may classify it.
 	EventError EventType = "error"
+	// EventDenied is a tool call the agent's own permissions refused
+	// (Claude Code's permission_denials, a Codex sandbox rejection): Tool
+	// names it, Text its target, ID its call id when known.
+	EventDenied EventType = "denied"
+	// EventRetry is an agent CLI retrying a request its model provider
+	// failed; Retry says how, Failure what kind of failure it was.
+	EventRetry EventType = "retry"
 )
 
 // EventTypes lists the event types in documentation order.
 func EventTypes() []EventType {
-	return []EventType{EventHeartbeat, EventProgress, EventMessage, EventTool, EventToolResult, EventSession, EventResult, EventError}
+	return []EventType{EventHeartbeat, EventProgress, EventMessage, EventTool, EventToolResult, EventSession, EventResult, EventError,
+		EventDenied, EventRetry}
 }
 
 // Critical reports whether events of type t must reach the consumer even
 // when output is being dropped: losing a resume handle or a result would
 // change what the controller decides.
 func (t EventType) Critical() bool {
-	return t == EventSession || t == EventResult || t == EventError
+	return t == EventSession || t == EventResult || t == EventError || t == EventDenied || t == EventRetry
 }
 
 // Event is one thing a worker said. Which fields are set depends on Type.
@@ -59,14 +67,53 @@ type Event struct {
 	Code string
 	// Usage is what the work cost, when the worker says (result events).
 	Usage *Usage
+	// Failure is what an agent CLI said went wrong, as one of the stable
+	// failure kinds (see FailureKinds), on result, error and retry
+	// events; "" when it said nothing daokit can name.
+	Failure string
+	// Retry details a retry event.
+	Retry *Retry
+	// Output is the end of a tool's output (tool_result events of agent
+	// CLIs, at most MaxToolOutput bytes): what the summarizer reads test
+	// outcomes from.
+	Output string
+	// Denied marks a tool result that is a refusal to run the tool (a
+	// permission or sandbox denial), not a run of it.
+	Denied bool
 }
 
 // Usage is what a run cost, as far as the worker reports it. Zero means
 // not reported.
 type Usage struct {
-	InputTokens  int64
-	OutputTokens int64
-	CostUSD      float64
-	DurationMS   int64
-	Turns        int64
+	// InputTokens is every input token the model was sent, cached or not
+	// (for Claude Code, input_tokens plus the cache reads and writes it
+	// reports apart); the two cache counts say how much of it was cache.
+	InputTokens         int64
+	CacheReadTokens     int64
+	CacheCreationTokens int64
+	OutputTokens        int64
+	CostUSD             float64
+	DurationMS          int64
+	Turns               int64
+	// Total says what the figures count: the increment since the
+	// previous report (TotalNone), or a running total of the worker
+	// process or of the agent's thread, from which the consumer takes
+	// the difference.
+	Total UsageTotal
 }
+
+// UsageTotal says over what a Usage's figures run.
+type UsageTotal uint8
+
+// The scopes of usage figures.
+const (
+	// TotalNone: the figures are what the work cost since the previous
+	// report; they add up.
+	TotalNone UsageTotal = iota
+	// TotalProcess: the running total of one worker process (Claude Code
+	// versions whose result has no model_usage_since_last_result).
+	TotalProcess
+	// TotalThread: the running total of the agent's thread, across
+	// processes that resume it (Codex after "codex exec resume").
+	TotalThread
+)

@@ -19,7 +19,7 @@ func EventLabel(loc *i18n.Localizer, t EventType) string {
 // StopLabel names why daokit stopped a worker, or "" when it did not.
 func StopLabel(loc *i18n.Localizer, c StopCause) string {
 	switch c {
-	case StopCancelled, StopTimeout, StopHung, StopLeaseLost:
+	case StopCancelled, StopTimeout, StopHung, StopLeaseLost, StopAgentFailed:
 		return loc.T("worker.stop." + string(c))
 	}
 	return string(c)
@@ -63,9 +63,13 @@ func Describe(loc *i18n.Localizer, ev Event) string {
 		return ""
 	case EventProgress, EventMessage:
 		return ev.Text
+	case EventRetry:
+		return describeRetry(loc, ev)
 	}
 	detail := ev.Text
 	switch ev.Type {
+	case EventDenied:
+		detail = strings.TrimSpace(ev.Tool + " " + ev.Text)
 	case EventTool, EventToolResult:
 		detail = strings.TrimSpace(ev.Tool + " " + ev.Text)
 		if ev.Failed {

@@ -44,4 +44,8 @@ const (
 	StopTimeout   StopCause = "timeout"    // Spec.Timeout passed
 	StopHung      StopCause = "hung"       // the heartbeat judged it stale
 	StopLeaseLost StopCause = "lease_lost" // another controller took the step over
+	// StopAgentFailed: the agent CLI retries what cannot succeed (its
+	// provider refused the credentials); its own result would come only
+	// after minutes of retries.
+	StopAgentFailed StopCause = "agent_failed"
 )

@@ -11,7 +11,7 @@ import (
 func AttentionItem(env *component.Env, st attention.State) (Item, bool) {
 	why := ""
 	if st.Reason != "" {
-		why = env.T("tui.attention.why", "Reason", env.Labels.Or(component.KindReason, st.Reason))
+		why = env.T("tui.attention.why", "Reason", env.Clean(env.Labels.Or(component.KindReason, st.Reason)))
 	}
 	task := env.Clean(st.TaskID)
 	switch st.Need {

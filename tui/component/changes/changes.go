@@ -14,6 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/gitwork"
+	"github.com/daokit/daokit/termsafe"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/text"
@@ -231,10 +232,32 @@ func (m *Model) body() []string {
 	first := m.first()
 	for i := first; i < first+m.diffRows() && i < len(m.lines); i++ {
 		l := m.lines[i]
-		s := text.Fit(env.Clean(strings.ReplaceAll(l.text, "\t", "    ")), w, env.Tail())
-		lines = append(lines, " "+st.Paint(l.tone).Apply(s))
+		lines = append(lines, " "+text.Fit(m.paintLine(l), w, env.Tail()))
 	}
 	return lines
+}
+
+// paintLine draws a diff line in its tone, with every control character
+// and escape sequence of the file shown as a visible escape in the warning
+// tone, so that it stands out from text that only looks like one. A
+// carriage return is shown too (`\x0d`), as daokit diff shows it, not
+// turned into a space as in the window's one-line texts: in a file it can
+// hide the text before it.
+func (m *Model) paintLine(l line) string {
+	env, st := m.Env, m.Env.Styles
+	s := strings.ReplaceAll(l.text, "\t", "    ")
+	if termsafe.Clean(s) {
+		return st.Paint(l.tone).Apply(env.Clean(s))
+	}
+	var b strings.Builder
+	termsafe.Visit(s, false, func(part string, escaped bool) {
+		if escaped {
+			b.WriteString(st.Paint(theme.ToneWarn).Apply(part))
+		} else {
+			b.WriteString(st.Paint(l.tone).Apply(env.Clean(part)))
+		}
+	})
+	return b.String()
 }
 
 // ShortHelp implements help.KeyMap.

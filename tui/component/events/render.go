@@ -118,6 +118,10 @@ func summary(env *component.Env, ev *ledger.Event) string {
 		parts = append(parts, env.Labels.Or(component.KindRun, from)+" → "+env.Labels.Or(component.KindRun, to))
 		used["from"], used["to"] = true, true
 	}
+	if d := deniedSummary(env, ev.Payload); d != "" {
+		parts = append(parts, d)
+		used["denied"] = true
+	}
 	if line := lastLine(ev.Payload); line != "" {
 		parts = append(parts, describeLine(env, line))
 		used["lines"] = true

@@ -1,6 +1,7 @@
 package events
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -34,6 +35,20 @@ func TestWorkerOutputSummaryDescribesProtocolLines(t *testing.T) {
 			ledger.ObjectOf("operation", "WORKER_OUTPUT", "lines", []any{ledger.ObjectOf("stream", "stdout", "line", tt.line)}))
 		if got := describeLine(testEnv(tt.lang), lastLine(ev.Payload)); got != tt.want {
 			t.Errorf("%s %q: got %q, want %q", tt.lang, tt.line, got, tt.want)
+		}
+	}
+}
+
+// A step whose calls were denied names them in its summary, in the
+// reader's language, next to its reason.
+func TestStepEndSummaryNamesDeniedCalls(t *testing.T) {
+	t.Parallel()
+	ev := ledger.NewEvent(time.Now(), "T", "R", "S1", ledger.EventStepFailed, ledger.SeverityError,
+		ledger.ObjectOf("reason_code", "AGENT_PERMISSION_DENIED", "denied", []any{
+			ledger.ObjectOf("tool", "Edit", "target", "main.go"), ledger.ObjectOf("tool", "Bash", "target", "go build")}))
+	for lang, want := range map[string]string{i18n.English: "denied · Edit main.go; Bash go build", i18n.Chinese: "被拒绝 · Edit main.go; Bash go build"} {
+		if got := summary(testEnv(lang), &ev); !strings.Contains(got, want) {
+			t.Errorf("%s: summary %q lacks %q", lang, got, want)
 		}
 	}
 }

@@ -19,6 +19,11 @@ func (m *Model) loopLines() []string {
 		// What the agents reported they cost, in any workflow.
 		usage = []string{" " + st.Muted.Render(env.T("tui.pipeline.usage")+" ") + env.T("tui.pipeline.usage_value",
 			"In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64))}
+		// The cached part of the input and the budget, a line each: the
+		// pane is narrow.
+		for _, note := range workflow.UsageNotes(env.Loc, prog) {
+			usage = append(usage, "   "+note)
+		}
 	}
 	if !prog.Loop() {
 		return usage

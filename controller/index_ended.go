@@ -1,0 +1,60 @@
+package controller
+
+import (
+	"slices"
+
+	"github.com/daokit/daokit/ledger"
+)
+
+// maxEnded bounds the failed and blocked runs the index keeps for a
+// retry after a restart: the oldest go first. A person retries recent
+// runs; older ones stay in the log, and `daokit run --task-id` can still
+// start them again as new work.
+const maxEnded = 64
+
+// endLocked keeps the entry of a run that finished FAILED or BLOCKED:
+// it waits for the person's /retry, and a successor controller must know
+// it (RUN_FINISHED removed it from the open instructions).
+func (x *instrIndex) endLocked(en indexEntry, e *ledger.Event) {
+	status := e.Payload.String("status")
+	if en.Kind != entryInstruction || (status != ledger.StatusFailed && status != ledger.StatusBlocked) {
+		return
+	}
+	en.Final, en.FinalReason, en.FinalStep, en.Review = status, e.Payload.String("reason_code"), e.StepID, nil
+	x.ended[en.MessageID] = &en
+	for len(x.ended) > maxEnded {
+		var oldest *indexEntry
+		for _, o := range x.ended {
+			if oldest == nil || o.Seq < oldest.Seq {
+				oldest = o
+			}
+		}
+		delete(x.ended, oldest.MessageID)
+	}
+}
+
+// reopenEndedLocked opens an ended run again (its retry), with what it
+// had done; it reports whether id was an ended run.
+func (x *instrIndex) reopenEndedLocked(id string) bool {
+	en, ok := x.ended[id]
+	if !ok {
+		return false
+	}
+	delete(x.ended, id)
+	e := *en
+	e.Final, e.FinalReason, e.FinalStep, e.Started = "", "", "", true
+	x.openLocked(e)
+	return true
+}
+
+// endedEntries returns the runs waiting for a retry, oldest first.
+func (x *instrIndex) endedEntries() []indexEntry {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	out := make([]indexEntry, 0, len(x.ended))
+	for _, en := range x.ended {
+		out = append(out, *en)
+	}
+	slices.SortFunc(out, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
+	return out
+}

@@ -1,0 +1,97 @@
+package controller
+
+import (
+	"github.com/daokit/daokit/ledger"
+)
+
+// reviewMark is a change waiting for review as REVIEW_PENDING recorded
+// it: enough to rebuild the review and its worktree in a successor
+// controller when the pipeline file shows another run.
+type reviewMark struct {
+	// Step is where the route stood; Key the worktree's key (the step,
+	// or runTreeKey for a run whose steps share one worktree).
+	Step       string `json:"step"`
+	Key        string `json:"key"`
+	Path       string `json:"path"`
+	Branch     string `json:"branch"`
+	Base       string `json:"base,omitempty"`
+	BaseBranch string `json:"base_branch"`
+	Repo       string `json:"repo"`
+}
+
+// reviewMarkOf reads a REVIEW_PENDING event; nil for one written before
+// the event named its repository and key (nothing to rebuild from).
+func reviewMarkOf(e *ledger.Event) *reviewMark {
+	p := e.Payload
+	m := &reviewMark{Step: e.StepID, Key: p.String("key"), Path: p.String("path"), Branch: p.String("branch"),
+		Base: p.String("base"), BaseBranch: p.String("base_branch"), Repo: p.String("repo")}
+	if m.Key == "" || m.Repo == "" || m.Path == "" || m.Branch == "" {
+		return nil
+	}
+	return m
+}
+
+// restoreReview puts a review the log says is pending back into a run
+// rebuilt at start: its worktree's lifecycle keys (recordedTree reads
+// them) and the review marker, so that the run waits for the person's
+// verdict again instead of finishing without one. A pipeline that
+// already shows the review (the run the pipeline file holds) is left as
+// it is.
+func restoreReview(p *ledger.PipelineState, m *reviewMark) {
+	if m == nil {
+		return
+	}
+	lc := p.RoleLifecycle
+	if lc.Get(keyTreePath+m.Key) == "" {
+		lc = lc.With(keyTreePath+m.Key, m.Path).With(keyTreeBranch+m.Key, m.Branch).With(keyTreeBase+m.Key, m.Base).
+			With(keyTreeBaseBranch+m.Key, m.BaseBranch).With(keyTreeRepo+m.Key, m.Repo)
+	}
+	p.RoleLifecycle = lc
+	if !reviewPending(p, m.Step) {
+		markReview(p, m.Step, m.Key)
+	}
+}
+
+// adoptEnded rebuilds the runs that finished FAILED or BLOCKED and wait
+// for the person's /retry, so that a successor controller still knows
+// them (the window lists them, /retry finds them by their ids, and a
+// bare /retry the latest run's). They are not started: a retry does
+// that. Called before adoptUnfinished, so that an open run stays the
+// current one.
+func (c *Controller) adoptEnded(list []indexEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, en := range list {
+		r := c.newRun(en.instruction())
+		latest := c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID && isFinal(c.pipeline.Status)
+		if latest {
+			r.pipeline = c.pipeline
+		} else {
+			for _, step := range en.Completed {
+				MarkStepCompleted(&r.pipeline, step)
+			}
+			applyRecords(&r.pipeline, en.Records, en.DoneThrough)
+			step := en.FinalStep
+			if step == "" {
+				step = r.pipeline.CurrentStep
+			}
+			MarkStepFailed(&r.pipeline, step, en.FinalReason, en.Final == ledger.StatusBlocked)
+		}
+		r.final = r.pipeline.Status
+		r.quiet = true
+		// Its last attempt failed: that is what the window shows.
+		r.life = c.newLifecycle(r, r.pipeline.CurrentStep)
+		reason := en.FinalReason
+		if reason == "" {
+			reason = ReasonInterrupted
+		}
+		_ = r.life.To(StateFailed, reason)
+		close(r.done)
+		// Only the run the pipeline file shows (the latest) becomes the
+		// current one: a bare /retry must not revive an older run.
+		c.order = append(c.order, r)
+		if latest {
+			c.current = r
+		}
+	}
+}
