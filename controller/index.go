@@ -81,9 +81,10 @@ type indexEntry struct {
 	FinalReason string `json:"final_reason,omitempty"`
 	FinalStep   string `json:"final_step,omitempty"`
 	// Unended is the open instruction's last worker whose end the log
-	// does not have (a STEP_STARTED with no STEP_COMPLETED or
-	// STEP_FAILED after it): a successor reads that worker's end back
-	// from its logs (see finishFromLog). Never changed in place.
+	// does not have (a STEP_STARTED with no STEP_COMPLETED, STEP_FAILED
+	// or interruption by a stopping controller after it): a successor
+	// reads that worker's end back from its logs (see finishFromLog).
+	// Never changed in place.
 	Unended *unendedStep `json:"unended,omitempty"`
 }
 
@@ -213,6 +214,15 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 	case OpStepRecorded:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.keepRecord(e.StepID, e.Payload)
+		}
+	case OpRunState:
+		// A controller that stopped cleanly stopped its workers itself:
+		// whatever their logs say, they did not end on their own, and
+		// the next controller runs their steps again.
+		if e.Payload.String("to") == StateCancelled && e.Payload.String("reason_code") == ReasonInterrupted {
+			if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil && en.Unended != nil && en.Unended.Step == e.StepID {
+				en.Unended = nil
+			}
 		}
 	case OpReviewPending:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
