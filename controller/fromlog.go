@@ -46,7 +46,9 @@ const readBackGoneAfter = 10 * time.Second
 // then ends as if the worker had just exited 0, through judge, with
 // what it said handed to the workflow's callbacks, and no worker starts.
 // No result, a torn last line, a failed result or unreadable logs run
-// the step again, as before. ok reports that the step ended here.
+// the step again, as before; a worker that does not die ends the attempt
+// as a hung one's (restarted by the policy, never beside it). ok reports
+// that the attempt ended here.
 func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lane) (out outcome, reason string, ok bool) {
 	c.mu.Lock()
 	u := r.unended
@@ -75,9 +77,17 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 			"finished", why == readBackFinished, "why", why, "pid", u.PID, "attempt", u.Attempt, "lane", u.Lane))
 	}
 	if !c.awaitGone(u.PID, taskID, readBackGoneAfter) {
+		// Never a second worker beside it: the attempt ends as a hung
+		// worker's does, and the next one, after the restart policy's
+		// backoff, waits for it again (the policy's limit ends the run
+		// BLOCKED, for a person, if it never dies).
 		c.log.Warn("a worker left by a previous controller outlived the wait for its end", "pid", u.PID, "step", step)
 		decided(readBackAlive)
-		return 0, "", false
+		c.mu.Lock()
+		r.unended = u
+		c.mu.Unlock()
+		c.transition(r, StateFailed, ReasonHung)
+		return outcomeRestart, ReasonHung, true
 	}
 	// First the verdict alone: the callbacks hear the output only of a
 	// worker whose end stands.

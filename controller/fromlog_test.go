@@ -5,6 +5,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -301,4 +302,47 @@ func TestRecordedJudgeIsNotRunAgain(t *testing.T) {
 func factsName(e ledger.Event, s string) bool {
 	raw, _ := e.Payload.Get("facts")
 	return strings.Contains(string(raw), s)
+}
+
+// A left worker that still runs is killed and waited for before its
+// step goes on: never two workers on one step. A process that is not a
+// worker of this root and task is neither waited for nor touched.
+func TestAwaitGoneKillsAndWaitsForALiveLeftWorker(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c := &Controller{opts: Options{Root: root}}
+	start := func(env ...string) *exec.Cmd {
+		cmd := exec.Command("sleep", "30")
+		cmd.Env = append(os.Environ(), env...)
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+		return cmd
+	}
+	stranger := start("DAOKIT_ROOT=/elsewhere", "DAOKIT_TASK_ID=T1")
+	if !c.awaitGone(stranger.Process.Pid, "T1", time.Second) {
+		t.Fatal("a process of another root was waited for")
+	}
+	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil {
+		t.Fatalf("a process of another root was touched: %v", err)
+	}
+	left := start("DAOKIT_ROOT="+root, "DAOKIT_TASK_ID=T1")
+	// Reaped as soon as it dies, as init reaps a dead controller's
+	// orphans.
+	reaped := make(chan error, 1)
+	go func() { reaped <- left.Wait() }()
+	if !c.awaitGone(left.Process.Pid, "T1", 10*time.Second) {
+		t.Fatal("the left worker outlived awaitGone")
+	}
+	select {
+	case err := <-reaped:
+		var exit *exec.ExitError
+		if !errors.As(err, &exit) || exit.Sys().(syscall.WaitStatus).Signal() != syscall.SIGKILL {
+			t.Fatalf("the left worker ended %v, want killed by SIGKILL", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("awaitGone returned while the left worker lived")
+	}
 }
