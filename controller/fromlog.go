@@ -125,6 +125,10 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		c.transition(r, StateFailed, ReasonInterrupted)
 		return outcomeRestart, ReasonInterrupted, true
 	}
+	if err := worker.SyncLogs(spec); err != nil {
+		// The step's end stands on what was read; its logs are for people.
+		c.log.Warn("sync a left worker's logs", "step", step, "err", err)
+	}
 	decided(readBackFinished)
 	c.transition(r, StatePersisting, "")
 	out, reason = c.judge(r, step, lane, worker.Result{PID: u.PID, ExitCode: 0, Stats: replayed.Stats,

@@ -146,3 +146,24 @@ func openArtifactDir(root, dir string) (*ledger.Dir, error) {
 	}
 	return ledger.OpenDir(root, rel, false)
 }
+
+// SyncLogs makes spec's artifact logs durable. A successor that trusts
+// what a dead controller wrote to them (see Replay) syncs them before it
+// records anything that relies on them: that controller may never have.
+func SyncLogs(spec Spec) error {
+	dir, err := openArtifactDir(spec.ArtifactRoot, spec.ArtifactDir)
+	if err != nil {
+		return err
+	}
+	defer dir.Close()
+	var errs []error
+	for _, name := range []string{StdoutLog, StderrLog} {
+		f, err := dir.OpenFile(name, os.O_RDONLY, 0)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		errs = append(errs, f.Sync(), f.Close())
+	}
+	return errors.Join(errs...)
+}
