@@ -113,7 +113,7 @@ func TestHostileAgentTextIsVisibleNotActedOn(t *testing.T) {
 		{[]string{"diff", "--stat"}, []string{"hostile.txt"}},
 		{[]string{"status"}, []string{`Goal: fix it \x1b]2;title\x07 now`}},
 		{[]string{"replay"}, nil},
-		{[]string{"worktrees"}, []string{"kept: not merged or pushed"}},
+		{[]string{"worktrees"}, []string{"kept: uncommitted changes"}},
 	} {
 		args := append(append([]string(nil), tc.args...), "--root", root)
 		out, code := onTerminal(t, args...)
