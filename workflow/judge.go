@@ -114,6 +114,8 @@ func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error
 	cmd.Dir = j.Dir
 	cmd.Env = append(os.Environ(), j.Env...)
 	out := &proc.Tail{Max: judgeOutputMax}
+	// The judge dies with the controller rather than finish unrecorded.
+	cmd.SysProcAttr = judgeSysProcAttr()
 	cmd.Stdout, cmd.Stderr = out, out
 	o := proc.Run(ctx, cmd, j.Timeout)
 	text := out.String()
