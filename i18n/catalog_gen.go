@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "49c0bbf5ad1e3b98364764457929f18f76768a647ce2a894d56a272e16bb6ca2"
+const generatedDigest = "4cdac413167acecd04b9e309c284a00c8424fd03c60fb7b74288a3c60d0118d9"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -439,6 +439,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.reason.JUDGE_CHANGES_REQUESTED", Other: "the reviewer requested changes"},
 	{ID: "controller.reason.JUDGE_COMMAND_FAILED", Other: "the judge command failed"},
 	{ID: "controller.reason.JUDGE_COMMAND_PASSED", Other: "the judge command passed"},
+	{ID: "controller.reason.JUDGE_COMMAND_TIMED_OUT", Other: "the judge command ran out of time"},
 	{ID: "controller.reason.JUDGE_ESCALATED", Other: "escalated to a person"},
 	{ID: "controller.reason.JUDGE_NO_VERDICT", Other: "no verdict found"},
 	{ID: "controller.reason.JUDGE_REVIEWER_APPROVED", Other: "the reviewer approved"},
@@ -1408,6 +1409,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.reason.JUDGE_CHANGES_REQUESTED", Other: "评审者要求修改"},
 	{ID: "controller.reason.JUDGE_COMMAND_FAILED", Other: "裁判命令失败"},
 	{ID: "controller.reason.JUDGE_COMMAND_PASSED", Other: "裁判命令通过"},
+	{ID: "controller.reason.JUDGE_COMMAND_TIMED_OUT", Other: "裁判命令超时"},
 	{ID: "controller.reason.JUDGE_ESCALATED", Other: "已上交给人处理"},
 	{ID: "controller.reason.JUDGE_NO_VERDICT", Other: "未找到评审结论"},
 	{ID: "controller.reason.JUDGE_REVIEWER_APPROVED", Other: "评审者已批准"},
