@@ -201,6 +201,9 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		c.transition(r, StateFailed, reason)
 		return outcomeFailed, reason
 	}
+	if out, reason, ok := c.finishFromLog(r, step, lane, laneCfg); ok {
+		return out, reason // the worker a dead controller left had finished
+	}
 	c.mu.Lock()
 	facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
 	// Every process started for the step (its hooks, its agent) carries
@@ -382,9 +385,13 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	c.mu.Unlock()
 	c.flush(docLeases) // the worker's pid is in the lease before anything else
 	c.settleLogs(r)
+	from := proc.LogOffsets()
+	// Where the attempt's output starts in its logs: a successor that
+	// finds the worker gone reads its end back from there (see
+	// finishFromLog).
 	c.record(c.events.typed(taskID, runID, step, ledger.EventStepStarted, ledger.SeverityInfo,
 		"lane", lane, "pid", proc.PID(), "attempt", attempt, "command", spec.Argv,
-		"artifacts", spec.ArtifactDir))
+		"artifacts", spec.ArtifactDir, "stdout_log_offset", from.Stdout, "stderr_log_offset", from.Stderr))
 	// For people: recovery finds the step from the lease and the log.
 	c.persistSoon(r)
 }
@@ -461,6 +468,11 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 	// time.
 	detail := ledger.ObjectOf("exit_code", res.ExitCode, "signal", res.SignalName(), "duration_ms", res.Duration().Milliseconds(),
 		"process_us", res.ProcessTime().Microseconds(), "lines", res.Stats.Lines(), "attempt", attempt)
+	if res.FromLog {
+		// Read back by a successor (see finishFromLog): its exit status
+		// and times died with the controller that ran it.
+		detail = ledger.ObjectOf("from_log", true, "pid", res.PID, "lines", res.Stats.Lines(), "attempt", attempt)
+	}
 	if res.Summary.SessionID != "" {
 		detail = detail.With("session_id", res.Summary.SessionID)
 	}

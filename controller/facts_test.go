@@ -16,7 +16,7 @@ import (
 )
 
 // The streams in testdata/streams are real: Claude Code 2.1.332 and Codex
-// 0.169.0 run against daokit's scripted model (see /work/wt/streams and
+// 0.169.0 run against daokit's scripted model (see worker/transcript/testdata/capture and
 // its README), stdout copied as it was.
 
 // streamLane is a lane of kind (claude or codex) whose worker prints

@@ -80,6 +80,35 @@ type indexEntry struct {
 	Final       string `json:"final,omitempty"`
 	FinalReason string `json:"final_reason,omitempty"`
 	FinalStep   string `json:"final_step,omitempty"`
+	// Unended is the open instruction's last worker whose end the log
+	// does not have (a STEP_STARTED with no STEP_COMPLETED, STEP_FAILED
+	// or interruption by a stopping controller after it): a successor
+	// reads that worker's end back from its logs (see finishFromLog).
+	// Never changed in place.
+	Unended *unendedStep `json:"unended,omitempty"`
+}
+
+// unendedStep is a worker a STEP_STARTED named: enough to find it, and
+// its output in the step's logs.
+type unendedStep struct {
+	Step    string `json:"step"`
+	Lane    string `json:"lane"`
+	PID     int    `json:"pid"`
+	Attempt int    `json:"attempt"`
+	// StdoutFrom and StderrFrom are where its output starts in the logs.
+	StdoutFrom int64 `json:"stdout_from"`
+	StderrFrom int64 `json:"stderr_from"`
+}
+
+// unendedOf reads a STEP_STARTED; nil for one written before the logs'
+// offsets were recorded, whose worker's output cannot be told apart.
+func unendedOf(e *ledger.Event) *unendedStep {
+	if _, ok := e.Payload.Get("stdout_log_offset"); !ok || e.StepID == "" {
+		return nil
+	}
+	return &unendedStep{Step: e.StepID, Lane: e.Payload.String("lane"), PID: payloadInt(e.Payload, "pid"),
+		Attempt: payloadInt(e.Payload, "attempt"), StdoutFrom: int64(payloadInt(e.Payload, "stdout_log_offset")),
+		StderrFrom: int64(payloadInt(e.Payload, "stderr_log_offset"))}
 }
 
 func (e indexEntry) ack() relay.Ack {
@@ -124,10 +153,19 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 	case ledger.EventStepStarted:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.Started = true
+			en.Unended = unendedOf(e)
+		}
+		return
+	case ledger.EventStepFailed:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil && en.Unended != nil && en.Unended.Step == e.StepID {
+			en.Unended = nil
 		}
 		return
 	case ledger.EventStepCompleted:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			if en.Unended != nil && en.Unended.Step == e.StepID {
+				en.Unended = nil
+			}
 			if !slices.Contains(en.Completed, e.StepID) {
 				en.Completed = append(slices.Clip(en.Completed), e.StepID)
 			}
@@ -176,6 +214,15 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 	case OpStepRecorded:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.keepRecord(e.StepID, e.Payload)
+		}
+	case OpRunState:
+		// A controller that stopped cleanly stopped its workers itself:
+		// whatever their logs say, they did not end on their own, and
+		// the next controller runs their steps again.
+		if e.Payload.String("to") == StateCancelled && e.Payload.String("reason_code") == ReasonInterrupted {
+			if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil && en.Unended != nil && en.Unended.Step == e.StepID {
+				en.Unended = nil
+			}
 		}
 	case OpReviewPending:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {

@@ -23,6 +23,8 @@ type found struct {
 	// indexEntry.Records).
 	records     map[string]json.RawMessage
 	doneThrough int
+	// unended is the worker whose end the log lacks (see indexEntry).
+	unended *unendedStep
 	// review is the change the log says waits for review, if any.
 	review *reviewMark
 }
@@ -44,7 +46,7 @@ func (c *Controller) recover() []found {
 	out := make([]found, 0, len(open))
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
-			records: en.Records, doneThrough: en.DoneThrough, review: en.Review})
+			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended, review: en.Review})
 	}
 	return out
 }
@@ -101,6 +103,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
 		restoreReview(&r.pipeline, f.review)
+		r.unended = f.unended
 		// A run that only waited for its lane resumes its wait without a
 		// word: restarts must not grow the log for work that did not
 		// change.

@@ -54,6 +54,11 @@ type run struct {
 	// still be syncing (see settleLogs); the run's goroutine alone uses
 	// it.
 	syncing *worker.Process
+	// unended is the worker a dead controller left on a step of this run
+	// without recording its end: the step's next attempt reads that
+	// worker's end back from its logs before it starts another (see
+	// finishFromLog).
+	unended *unendedStep
 	// cpu is the liveness loop's own record of the worker's CPU time.
 	cpu cpuWatch
 	// quiet marks a run resumed at start that had never started a worker:

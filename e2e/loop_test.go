@@ -31,17 +31,21 @@ func demoConfig(t testing.TB) string {
 
 // loopConfig is a loop of quick simulated agents with drill timings: the
 // reviewer requests changes in iteration 1 and approves in iteration 2.
-const loopConfig = drillTimings + `
+// The judge is a command that passes from iteration 2 on. Every agent
+// and judge run appends "start" and, once it finished, "done" with its
+// task and step to runs.trace in the root (see readRuns): what really
+// ran, whatever the ledger says.
+var loopConfig = drillTimings + `
 [[lanes]]
 name = "coder"
 kind = "sim"
-command = ["{daokit}", "worker", "sim", "--duration", "800ms", "--lines", "6", "--", "{instruction}"]
+command = ["{daokit}", "worker", "sim", "--duration", "800ms", "--lines", "6", "--trace", "{root}/runs.trace", "--", "{instruction}"]
 stop_grace = "200ms"
 
 [[lanes]]
 name = "reviewer"
 kind = "sim"
-command = ["{daokit}", "worker", "sim", "--role", "reviewer", "--duration", "800ms", "--", "{instruction}"]
+command = ["{daokit}", "worker", "sim", "--role", "reviewer", "--duration", "800ms", "--trace", "{root}/runs.trace", "--", "{instruction}"]
 stop_grace = "200ms"
 
 [workflow]
@@ -49,8 +53,14 @@ kind = "loop"
 max_iterations = 3
 coder = "coder"
 reviewer = "reviewer"
-judge = "reviewer_approved"
+judge = "command"
+judge_command = ` + tomlArray(drillJudge) + `
 `
+
+// drillJudge is loopConfig's judge: it takes a moment (a kill can strike
+// it), traces its runs like the agents, and passes from iteration 2 on.
+var drillJudge = []string{"sh", "-c", `echo "start $DAOKIT_TASK_ID $DAOKIT_STEP_ID $$" >> "$DAOKIT_ROOT/runs.trace"; sleep 0.3; ` +
+	`echo "done $DAOKIT_TASK_ID $DAOKIT_STEP_ID $$" >> "$DAOKIT_ROOT/runs.trace"; [ "$DAOKIT_ITERATION" -ge 2 ]`}
 
 // TestSendWaitRunsTheDemoLoop: on the demo's daokit.toml, send --wait
 // sees two iterations, the reviewer's findings and verdicts, and DONE.
@@ -108,10 +118,13 @@ func TestSendWaitRunsTheDemoLoop(t *testing.T) {
 }
 
 // TestLoopKillDrill kills the controller with SIGKILL at a random point of
-// iteration 2, round after round (3 rounds; 20 under DAOKIT_DRILL=full):
-// the successor resumes iteration 2 and no finished step runs again.
+// iteration 2, round after round (3 rounds; 50 under DAOKIT_DRILL=full):
+// the successor resumes iteration 2, no finished step runs again in the
+// ledger, and no agent or judge process that finished runs again either
+// (runs.trace counts the processes themselves: a run that the kill cut
+// short runs again, one that finished must not).
 func TestLoopKillDrill(t *testing.T) {
-	n := rounds(3, 20)
+	n := rounds(3, 50)
 	seed := uint64(time.Now().UnixNano())
 	rng := rand.New(rand.NewPCG(seed, 11))
 	root := newRoot(t, loopConfig)
@@ -120,14 +133,16 @@ func TestLoopKillDrill(t *testing.T) {
 	// Rounds in which the run ended before the kill (a loaded machine
 	// slowed the strike) test nothing: they are run again, up to n more.
 	struck, late := 0, 0
+	var tally runTally
+	readBack := map[string]int{} // the successors' decisions on left workers, by why
 	for i := 0; struck < n && i < 2*n; i++ {
 		taskID := ackTask(t, run(t, "send", "--root", root, "--no-start", fmt.Sprintf("loop drill round %d", i)))
 		waitEvent(t, root, "iteration 2", 30*time.Second, func(e ledger.Event) bool {
 			return e.TaskID == taskID && e.EventType == ledger.EventStepStarted && e.StepID == "I2-coder"
 		})
 		// The random point of iteration 2 to strike at: its two steps take
-		// 1.6 s of simulated work and more to start.
-		time.Sleep(time.Duration(rng.IntN(1200)) * time.Millisecond)
+		// 1.6 s of simulated work, its judge 0.3 s, and more to start.
+		time.Sleep(time.Duration(rng.IntN(1800)) * time.Millisecond)
 		killedAt := time.Now()
 		ctl.kill()
 		ctl = startController(t, root)
@@ -176,6 +191,30 @@ func TestLoopKillDrill(t *testing.T) {
 				t.Errorf("round %d: %s completed %d times (seed %d)", i, id, c, seed)
 			}
 		}
+		// The processes themselves: each step of the round's task ran to
+		// its end once, and nothing started again after it had.
+		steps := readRuns(t, root)[taskID]
+		for _, step := range []string{"I1-coder", "I1-reviewer", "I1-judge", "I2-coder", "I2-reviewer", "I2-judge"} {
+			r := steps[step]
+			// An agent whose result line was still in its pipe when the
+			// controller died finished without a trace in its log: the
+			// successor cannot know, and runs it again. That is counted
+			// apart; a repeat whose result was in the log is a defect.
+			if r.repeats > 0 && !strings.HasSuffix(step, "-judge") && !earlierResultLogged(t, root, taskID, step) {
+				r.lost, r.repeats = r.repeats, 0
+			}
+			tally.add(step, r)
+			if r.done-r.lost != 1 || r.repeats > 0 {
+				t.Errorf("round %d: %s ran %d times, finished %d times, repeated finished work %d times, want 1 finish and 0 repeats (seed %d); %s; runs %q; killed at %s; log ends %q",
+					i, step, r.starts, r.done, r.repeats, seed, readBacks(t, root, taskID, step), traceOf(root, taskID, step),
+					killedAt.UTC().Format("15:04:05.000000"), logTail(root, taskID, step))
+			}
+		}
+		for _, e := range events(t, root) {
+			if e.TaskID == taskID && op(e) == "STEP_READ_BACK" {
+				readBack[e.Payload.String("why")]++
+			}
+		}
 		if pids := workersOf(root, taskID); len(pids) != 0 {
 			t.Errorf("round %d: workers left behind: %v", i, pids)
 		}
@@ -187,13 +226,170 @@ func TestLoopKillDrill(t *testing.T) {
 	risingGenerations(t, root)
 	slices.Sort(resumes)
 	report := fmt.Sprintf("loop kill drill: %d rounds struck inside iteration 2 (%d more came too late and were run again), "+
-		"%d resumed with a step, resume median %v, max %v, finished steps run twice: 0, seed %d\n", struck, late, len(resumes),
-		pick(resumes, 2), pick(resumes, 1), seed)
+		"%d resumed with a step, resume median %v, max %v; processes: %s; left workers read back: %v; seed %d\n", struck, late, len(resumes),
+		pick(resumes, 2), pick(resumes, 1), tally, readBack, seed)
 	t.Log(report)
 	if full() {
 		fmt.Print(report)
 	}
 	ctl.stop()
+}
+
+// readBacks describes what the successors decided about step's left
+// workers (STEP_READ_BACK), for a failure's message.
+func readBacks(t testing.TB, root, taskID, step string) string {
+	var out []string
+	for _, e := range events(t, root) {
+		if e.TaskID == taskID && e.StepID == step && op(e) == "STEP_READ_BACK" {
+			out = append(out, fmt.Sprintf("read back pid %d: %s", payloadInt(e, "pid"), e.Payload.String("why")))
+		}
+	}
+	if len(out) == 0 {
+		return "no worker read back"
+	}
+	return strings.Join(out, ", ")
+}
+
+// traceOf returns the lines of runs.trace about one step of a task.
+func traceOf(root, taskID, step string) []string {
+	data, _ := os.ReadFile(filepath.Join(root, "runs.trace"))
+	var out []string
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.Contains(line, " "+taskID+" "+step+" ") {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// logTail returns the last bytes of a step's stdout.log.
+func logTail(root, taskID, step string) string {
+	matches, _ := filepath.Glob(filepath.Join(root, "artifacts", taskID, "*", step, "stdout.log"))
+	if len(matches) == 0 {
+		return "(no log)"
+	}
+	data, _ := os.ReadFile(matches[0])
+	return string(data[max(len(data)-600, 0):])
+}
+
+// stepRuns counts one step's processes in runs.trace.
+type stepRuns struct {
+	starts, done int
+	// repeats counts work done twice: every finished run beyond the
+	// first (started after it, or beside it), and every run started
+	// after one had finished even if it was cut short itself.
+	repeats int
+	// lost counts repeats of a run whose result never reached its log
+	// (see earlierResultLogged): the controller died with it in the pipe.
+	lost int
+}
+
+// earlierResultLogged reports whether an attempt at step before its
+// last has a complete result line in stdout.log, between its
+// STEP_STARTED's stdout_log_offset and the next attempt's: a finished
+// run the successor could have read back.
+func earlierResultLogged(t testing.TB, root, taskID, step string) bool {
+	t.Helper()
+	var offsets []int
+	for _, e := range events(t, root) {
+		if e.TaskID == taskID && e.StepID == step && e.EventType == ledger.EventStepStarted {
+			offsets = append(offsets, payloadInt(e, "stdout_log_offset"))
+		}
+	}
+	matches, _ := filepath.Glob(filepath.Join(root, "artifacts", taskID, "*", step, "stdout.log"))
+	if len(matches) != 1 {
+		t.Fatalf("%s of %s: logs %v", step, taskID, matches)
+	}
+	data, err := os.ReadFile(matches[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i+1 < len(offsets); i++ {
+		for _, line := range strings.SplitAfter(string(data[offsets[i]:offsets[i+1]]), "\n") {
+			if strings.HasSuffix(line, "\n") && strings.HasPrefix(line, "@daokit ") && strings.Contains(line, `"type":"result"`) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// readRuns reads runs.trace in root: by task and step, how often a
+// process started, finished, and repeated a finished one.
+func readRuns(t testing.TB, root string) map[string]map[string]stepRuns {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(root, "runs.trace"))
+	if err != nil {
+		t.Fatalf("read runs.trace: %v", err)
+	}
+	type run struct {
+		afterDone, done bool
+	}
+	runs := map[[2]string]map[string]*run{} // by task and step, then pid
+	order := map[[2]string][]string{}
+	finished := map[[2]string]bool{}
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		f := strings.Fields(line)
+		if len(f) != 4 {
+			t.Fatalf("runs.trace line %q", line)
+		}
+		key, pid := [2]string{f[1], f[2]}, f[3]
+		if runs[key] == nil {
+			runs[key] = map[string]*run{}
+		}
+		switch f[0] {
+		case "start":
+			runs[key][pid] = &run{afterDone: finished[key]}
+			order[key] = append(order[key], pid)
+		case "done":
+			if r := runs[key][pid]; r != nil {
+				r.done = true
+			}
+			finished[key] = true
+		}
+	}
+	out := map[string]map[string]stepRuns{}
+	for key, pids := range order {
+		var s stepRuns
+		for _, pid := range pids {
+			r := runs[key][pid]
+			s.starts++
+			if r.done {
+				s.done++
+			}
+			if r.afterDone && !r.done {
+				s.repeats++
+			}
+		}
+		s.repeats += max(s.done-1, 0)
+		if out[key[0]] == nil {
+			out[key[0]] = map[string]stepRuns{}
+		}
+		out[key[0]][key[1]] = s
+	}
+	return out
+}
+
+// runTally sums stepRuns over a drill: agent and judge processes apart.
+type runTally struct {
+	agentStarts, agentRepeats, agentCut, agentLost int
+	judgeStarts, judgeRepeats, judgeCut            int
+}
+
+func (t *runTally) add(step string, r stepRuns) {
+	cut := r.starts - r.done // runs the kill cut short before they finished
+	if strings.HasSuffix(step, "-judge") {
+		t.judgeStarts, t.judgeRepeats, t.judgeCut = t.judgeStarts+r.starts, t.judgeRepeats+r.repeats, t.judgeCut+cut
+		return
+	}
+	t.agentStarts, t.agentRepeats, t.agentCut = t.agentStarts+r.starts, t.agentRepeats+r.repeats, t.agentCut+cut
+	t.agentLost += r.lost
+}
+
+func (t runTally) String() string {
+	return fmt.Sprintf("agents started %d (cut short %d, finished ones run again %d, finished with the result still in the pipe and run again %d), "+
+		"judges started %d (cut short %d, finished ones run again %d)",
+		t.agentStarts, t.agentCut, t.agentRepeats, t.agentLost, t.judgeStarts, t.judgeCut, t.judgeRepeats)
 }
 
 // pick returns the median (of 2) or the maximum (of 1) of sorted d.

@@ -283,7 +283,7 @@ func TestJudgeHoldingItsOutputTimesOutAndTheLoopGoesOn(t *testing.T) {
 		t.Fatalf("%d iterations finished, want 2", len(its))
 	}
 	for _, it := range its {
-		if it.Payload.String("reason_code") != "JUDGE_COMMAND_FAILED" || !strings.Contains(it.Payload.String("reason"), "serving") {
+		if it.Payload.String("reason_code") != "JUDGE_COMMAND_TIMED_OUT" || !strings.Contains(it.Payload.String("reason"), "serving") {
 			t.Errorf("iteration %v: want a failed judge quoting its output", it.Payload)
 		}
 	}

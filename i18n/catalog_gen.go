@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "f02d5ba76358bca921f1022dd955b0336616aa163a6cf28adbb9d6d0262cf5cc"
+const generatedDigest = "4cdac413167acecd04b9e309c284a00c8424fd03c60fb7b74288a3c60d0118d9"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -365,6 +365,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.worker.flag.role", Other: "role to play: coder or reviewer"},
 	{ID: "cli.worker.flag.seed", Other: "seed of the simulation (same instruction and seed, same output)"},
 	{ID: "cli.worker.flag.silent", Other: "print nothing at all and stay alive"},
+	{ID: "cli.worker.flag.trace", Other: "append a line \"start|done <task> <step> <pid>\" to this file when the run starts and when it finished (drills count runs with it)"},
 	{ID: "cli.worker.sim.summary", Other: "A simulated coding agent: deterministic progress, heartbeats and a result in the daokit worker protocol, with switches for drills"},
 	{ID: "cli.worker.summary", Other: "run a built-in worker (daokit worker sim: the simulated coding agent)"},
 	{ID: "cli.worktrees.allowed", Other: "set-up scripts allowed in {{.Repo}}"},
@@ -438,6 +439,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.reason.JUDGE_CHANGES_REQUESTED", Other: "the reviewer requested changes"},
 	{ID: "controller.reason.JUDGE_COMMAND_FAILED", Other: "the judge command failed"},
 	{ID: "controller.reason.JUDGE_COMMAND_PASSED", Other: "the judge command passed"},
+	{ID: "controller.reason.JUDGE_COMMAND_TIMED_OUT", Other: "the judge command ran out of time"},
 	{ID: "controller.reason.JUDGE_ESCALATED", Other: "escalated to a person"},
 	{ID: "controller.reason.JUDGE_NO_VERDICT", Other: "no verdict found"},
 	{ID: "controller.reason.JUDGE_REVIEWER_APPROVED", Other: "the reviewer approved"},
@@ -749,6 +751,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.operation.SESSION_BOUND", Other: "session recorded"},
 	{ID: "tui.operation.SESSION_RESUME", Other: "session resume decided"},
 	{ID: "tui.operation.STEP_METRICS", Other: "step usage"},
+	{ID: "tui.operation.STEP_READ_BACK", Other: "step read back from its log"},
 	{ID: "tui.operation.STEP_RECORDED", Other: "step recorded"},
 	{ID: "tui.operation.STEP_SUMMARY", Other: "step summary"},
 	{ID: "tui.operation.WORKER_OUTPUT", Other: "worker output"},
@@ -1332,6 +1335,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.worker.flag.role", Other: "扮演的角色：coder 或 reviewer"},
 	{ID: "cli.worker.flag.seed", Other: "模拟的随机种子（相同的指令和种子产生相同的输出）"},
 	{ID: "cli.worker.flag.silent", Other: "完全不输出并保持存活"},
+	{ID: "cli.worker.flag.trace", Other: "运行开始和完成时向此文件追加一行 \"start|done <任务> <步骤> <pid>\"（演练用它统计运行次数）"},
 	{ID: "cli.worker.sim.summary", Other: "模拟编码代理：以 daokit 工作进程协议输出确定性的进度、心跳和结果，并提供用于演练的开关"},
 	{ID: "cli.worker.summary", Other: "运行内置工作进程（daokit worker sim：模拟编码代理）"},
 	{ID: "cli.worktrees.allowed", Other: "已允许 {{.Repo}} 的初始化脚本"},
@@ -1405,6 +1409,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.reason.JUDGE_CHANGES_REQUESTED", Other: "评审者要求修改"},
 	{ID: "controller.reason.JUDGE_COMMAND_FAILED", Other: "裁判命令失败"},
 	{ID: "controller.reason.JUDGE_COMMAND_PASSED", Other: "裁判命令通过"},
+	{ID: "controller.reason.JUDGE_COMMAND_TIMED_OUT", Other: "裁判命令超时"},
 	{ID: "controller.reason.JUDGE_ESCALATED", Other: "已上交给人处理"},
 	{ID: "controller.reason.JUDGE_NO_VERDICT", Other: "未找到评审结论"},
 	{ID: "controller.reason.JUDGE_REVIEWER_APPROVED", Other: "评审者已批准"},
@@ -1716,6 +1721,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.operation.SESSION_BOUND", Other: "会话已记录"},
 	{ID: "tui.operation.SESSION_RESUME", Other: "会话续接已决定"},
 	{ID: "tui.operation.STEP_METRICS", Other: "步骤用量"},
+	{ID: "tui.operation.STEP_READ_BACK", Other: "已从日志读回步骤"},
 	{ID: "tui.operation.STEP_RECORDED", Other: "步骤已记录"},
 	{ID: "tui.operation.STEP_SUMMARY", Other: "步骤摘要"},
 	{ID: "tui.operation.WORKER_OUTPUT", Other: "工作进程输出"},

@@ -81,37 +81,45 @@ func (p *Process) artifactFailed(err error) {
 // handleLine decodes one line, keeps the counts and the summary, and
 // queues the record.
 func (p *Process) handleLine(stream transcript.Stream, line []byte, size int) {
+	p.mu.Lock()
+	rec := decodeLine(p.dec, stream, line, size, p.spec.LineLimit, &p.stats, &p.summary)
+	p.mu.Unlock()
+	p.queue.push(rec)
+}
+
+// decodeLine turns one line of a worker's output into its Record,
+// counting it in stats and keeping what matters in summary: the one way
+// a line is read, whether it comes from the pipe or back from the
+// artifact log (see Replay).
+func decodeLine(dec transcript.Decoder, stream transcript.Stream, line []byte, size, limit int, stats *Stats, summary *Summary) transcript.Record {
 	now := time.Now()
 	kept := len(line)
 	line = bytes.TrimSuffix(line, []byte("\r"))
-	p.mu.Lock()
-	d := p.dec.Decode(stream, line)
+	d := dec.Decode(stream, line)
 	if stream == transcript.Stdout {
-		p.stats.StdoutLines++
+		stats.StdoutLines++
 	} else {
-		p.stats.StderrLines++
+		stats.StderrLines++
 	}
 	switch d.Status {
 	case transcript.StatusUnknown:
-		p.stats.Unknown++
+		stats.Unknown++
 	case transcript.StatusMalformed:
-		p.stats.Malformed++
+		stats.Malformed++
 	}
-	p.stats.Events += int64(len(d.Events))
+	stats.Events += int64(len(d.Events))
 	for _, ev := range d.Events {
-		p.summary.apply(ev)
+		summary.apply(ev)
 	}
-	text := cutBytes(line, p.spec.LineLimit)
+	text := cutBytes(line, limit)
 	truncated := size > kept || len(text) < len(line)
 	if truncated {
 		text = trimPartialRune(text)
-		p.stats.Truncated++
+		stats.Truncated++
 	}
-	p.mu.Unlock()
-
 	s := string(text)
 	if !utf8.ValidString(s) {
 		s = strings.ToValidUTF8(s, "\uFFFD")
 	}
-	p.queue.push(transcript.Record{Time: now, Stream: stream, Text: s, Size: size, Truncated: truncated, Status: d.Status, Events: d.Events})
+	return transcript.Record{Time: now, Stream: stream, Text: s, Size: size, Truncated: truncated, Status: d.Status, Events: d.Events}
 }

@@ -24,6 +24,7 @@ type Process struct {
 	pid     int
 	spawned time.Time // just before the fork
 	started time.Time
+	from    LogOffsets // where this attempt's output starts in the logs
 
 	queue *recordQueue
 	out   chan transcript.Record
@@ -70,6 +71,11 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	var closers closeList
 	outLog, errLog, err := openArtifacts(spec.ArtifactRoot, spec.ArtifactDir, &closers)
+	if err != nil {
+		closers.close()
+		return nil, spawnErr("artifacts", err)
+	}
+	from, err := logOffsets(outLog, errLog)
 	if err != nil {
 		closers.close()
 		return nil, spawnErr("artifacts", err)
@@ -124,6 +130,7 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		done:    make(chan struct{}),
 		logged:  make(chan struct{}),
 		dec:     transcript.NewDecoder(spec.Kind),
+		from:    from,
 	}
 	p.activity.Store(p.started.UnixNano())
 
@@ -140,6 +147,12 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 
 // PID returns the worker's process id, which is also its process group id.
 func (p *Process) PID() int { return p.pid }
+
+// LogOffsets returns where this worker's output starts in its artifact
+// logs, which keep earlier attempts' output before it: what a successor
+// reads back from (see Replay) if the controller dies before it records
+// the worker's end.
+func (p *Process) LogOffsets() LogOffsets { return p.from }
 
 // StartedAt returns when the worker started.
 func (p *Process) StartedAt() time.Time { return p.started }

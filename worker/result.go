@@ -85,6 +85,12 @@ type Result struct {
 	ArtifactErr error
 	Stats       Stats
 	Summary     Summary
+	// FromLog marks a Result read back from the artifact logs (see
+	// Replay) by a controller that took over from one that died after
+	// the worker had exited: the exit status died with the worker's
+	// parent, and ExitCode 0 stands for the successful result the log
+	// ends with (nothing else is read back as a Result).
+	FromLog bool
 }
 
 // Duration is how long the worker ran, until its output was drained.

@@ -250,7 +250,7 @@ func TestCommandJudge(t *testing.T) {
 		t.Fatalf("failing command: %+v %v", dec, err)
 	}
 	dec, err = CommandJudge{Argv: []string{"sleep", "10"}, Timeout: 20 * time.Millisecond}.Decide(context.Background(), Round{})
-	if err != nil || dec.Done || dec.Code != JudgeCommandFailed {
+	if err != nil || dec.Done || dec.Code != JudgeCommandTimedOut {
 		t.Fatalf("timed-out command: %+v %v", dec, err)
 	}
 }
@@ -263,7 +263,7 @@ func TestCommandJudgeTimeoutEndsAStdoutHoldingTree(t *testing.T) {
 	script := `trap '' TERM; setsid sh -c 'echo $$ > "$0"; exec sleep 600' "$1" & echo serving; sleep 600`
 	dec, err := CommandJudge{Argv: []string{"sh", "-c", script, "sh", pidFile}, Timeout: 300 * time.Millisecond}.
 		Decide(context.Background(), Round{})
-	if err != nil || dec.Done || dec.Code != JudgeCommandFailed || !strings.Contains(dec.Reason, "serving") {
+	if err != nil || dec.Done || dec.Code != JudgeCommandTimedOut || !strings.Contains(dec.Reason, "serving") {
 		t.Fatalf("judge: %+v %v", dec, err)
 	}
 	b, err := os.ReadFile(pidFile)

@@ -3,7 +3,6 @@ package workflow
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -20,6 +19,7 @@ const (
 	JudgeNoVerdict        = "JUDGE_NO_VERDICT"        // no verdict could be read
 	JudgeCommandPassed    = "JUDGE_COMMAND_PASSED"    // the judge command exited 0
 	JudgeCommandFailed    = "JUDGE_COMMAND_FAILED"    // it exited non-zero (or did not start)
+	JudgeCommandTimedOut  = "JUDGE_COMMAND_TIMED_OUT" // it ran past judge_timeout; its tree was killed
 	JudgeAgentDone        = "JUDGE_AGENT_DONE"        // the judge agent approved
 	JudgeAgentContinue    = "JUDGE_AGENT_CONTINUE"    // the judge agent wants another round
 	JudgeEscalated        = "JUDGE_ESCALATED"         // an agent or the judge handed the run to a person
@@ -114,6 +114,8 @@ func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error
 	cmd.Dir = j.Dir
 	cmd.Env = append(os.Environ(), j.Env...)
 	out := &proc.Tail{Max: judgeOutputMax}
+	// The judge dies with the controller rather than finish unrecorded.
+	cmd.SysProcAttr = judgeSysProcAttr()
 	cmd.Stdout, cmd.Stderr = out, out
 	o := proc.Run(ctx, cmd, j.Timeout)
 	text := out.String()
@@ -134,8 +136,9 @@ func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error
 		// The caller's deadline: the judge failed to decide in time.
 		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(ctx.Err().Error() + "\n" + tail), ProcessTime: o.Took}, nil
 	case o.TimedOut:
-		return JudgeDecision{Code: JudgeCommandFailed, Reason: strings.TrimSpace(
-			fmt.Sprintf("killed after %s", j.Timeout) + "\n" + tail), ProcessTime: o.Took}, nil
+		// The code says it ran out of time, in the reader's language; the
+		// reason is what it printed.
+		return JudgeDecision{Code: JudgeCommandTimedOut, Reason: tail, ProcessTime: o.Took}, nil
 	case o.Err == nil, errors.Is(o.Err, exec.ErrWaitDelay):
 		// ErrWaitDelay: it exited 0 and something it left held its
 		// output; that is gone now.

@@ -44,6 +44,7 @@ func newWorkerSimCmd(a *app) *cobra.Command {
 	neverApprove := f.Bool("never-approve", false, "cli.worker.flag.never_approve")
 	escalate := f.Bool("escalate", false, "cli.worker.flag.escalate")
 	commit := f.Bool("commit", false, "cli.worker.flag.commit")
+	trace := f.String("trace", "", "cli.worker.flag.trace")
 	c.RunE = func(c *cobra.Command, args []string) error {
 		opts := worker.SimOptions{
 			Instruction:  strings.Join(args, " "),
@@ -68,12 +69,12 @@ func newWorkerSimCmd(a *app) *cobra.Command {
 		}
 		// The controller tells a step of a loop which iteration it is in.
 		opts.Iteration, _ = strconv.Atoi(os.Getenv("DAOKIT_ITERATION"))
-		return a.runWorkerSim(c, opts, *ignoreTerm)
+		return a.runWorkerSim(c, opts, *ignoreTerm, *trace)
 	}
 	return c
 }
 
-func (a *app) runWorkerSim(c *cobra.Command, opts worker.SimOptions, ignoreTerm bool) error {
+func (a *app) runWorkerSim(c *cobra.Command, opts worker.SimOptions, ignoreTerm bool, trace string) error {
 	for name, v := range map[string]int64{
 		"duration": int64(opts.Duration), "lines": int64(opts.Lines), "hang-after": int64(opts.HangAfter),
 		"crash-after": int64(opts.CrashAfter), "flood": int64(opts.FloodFor), "flood-lines": int64(opts.FloodLines),
@@ -97,8 +98,17 @@ func (a *app) runWorkerSim(c *cobra.Command, opts worker.SimOptions, ignoreTerm 
 			opts.EditDir = wd
 		}
 	}
+	if trace != "" {
+		if err := worker.AppendSimTrace(trace, worker.SimTraceStart); err != nil {
+			return err
+		}
+	}
 	if code := worker.RunSim(a.ctx, opts, a.io.out, a.io.err); code != 0 {
 		return &exitError{code: code}
+	}
+	if trace != "" {
+		// Only a run that wrote its result and exits 0 is done.
+		return worker.AppendSimTrace(trace, worker.SimTraceDone)
 	}
 	return nil
 }

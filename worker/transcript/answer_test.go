@@ -15,7 +15,7 @@ import (
 //
 // Claude Code retries a broken stream without streaming: a provider
 // still failing is then named by its status (exit 1), one that answers
-// passes. When every answer is empty (the capture from /work/wt/streams,
+// passes. When every answer is empty (the capture from worker/transcript/testdata/capture,
 // made before the scripted model failed that retry too, got an empty
 // message there) the CLI nudges its model once and ends exit 0 with
 // result "": no answer. An empty last answer after real work passes.

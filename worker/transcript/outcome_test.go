@@ -100,7 +100,7 @@ func TestRealCLIOutcomes(t *testing.T) {
 		{"codex", []string{"codex-real-no-key.jsonl"}, []string{"error not_logged_in", "error not_logged_in", "result failed not_logged_in"}},
 		{"codex", []string{"codex-real-not-git.stderr"}, []string{"error option_refused"}},
 		{"codex", []string{"codex-real-unknown-option.stderr"}, []string{"error option_refused"}},
-		// From the shared captures (/work/wt/streams, agentlab's fake model,
+		// From the shared captures (worker/transcript/testdata/capture, agentlab's fake model,
 		// a git repository as the folder): acceptEdits alone denies a
 		// command that writes and builds; with --allowedTools Bash (the
 		// default lane) the same run is refused nothing. A 429 retried once
