@@ -110,8 +110,13 @@ func guideScript(mark, coder, reviewer string) []fakemodel.Rule {
 // reviewer requests changes, the judge's `go test ./...` fails in the
 // run's worktree. Iteration 2: the coder fixes it, the reviewer
 // approves, the judge passes; `daokit send --accept` commits the agent's
-// uncommitted fix and merges it into the project's main branch. Then the
-// same with the two CLIs swapped, as the guide allows.
+// uncommitted fix and merges it into the project's main branch, and the
+// lines the guide shows of send --wait, status, diff --stat and git log
+// are what they printed. Then the same with the two CLIs swapped, as the
+// guide allows, and with the controller SIGKILLed while the change waits
+// for review: a new one restores the review and the accept merges it.
+// The controller is the one `daokit send` starts, with the bench's
+// environment (nothing in daokit.toml), as from a person's shell.
 func TestAgentTeamGuideWorksAsWritten(t *testing.T) {
 	t.Parallel()
 	guide := filepath.Join("..", "docs", "workflows", "agent-team.en.md")
