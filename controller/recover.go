@@ -103,6 +103,12 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
 		restoreReview(&r.pipeline, f.review)
+		if !isFinal(r.pipeline.Status) && reviewPending(&r.pipeline, r.pipeline.CurrentStep) {
+			// The verdict's way in exists before the relay serves: an
+			// /accept that started this controller arrives before the
+			// resumed run reaches awaitReview, which takes it from here.
+			r.review = make(chan verdict, 1)
+		}
 		r.unended = f.unended
 		// A run that only waited for its lane resumes its wait without a
 		// word: restarts must not grow the log for work that did not

@@ -80,8 +80,11 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 		return outcomeFailed, ReasonWorktree
 	}
 	markReview(p, step, key)
-	review := make(chan verdict, 1)
-	r.review = review
+	review := r.review // made at restore when a verdict may come first
+	if review == nil {
+		review = make(chan verdict, 1)
+		r.review = review
+	}
 	taskID, runID := p.TaskID, p.RunID
 	c.mu.Unlock()
 	defer func() {

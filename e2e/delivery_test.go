@@ -1,9 +1,11 @@
 package e2e
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -16,7 +18,8 @@ import (
 // simulated agent's uncommitted change waits for review, the controller
 // dies (SIGKILL) or is stopped (SIGTERM); the successor restores the
 // review from the ledger, `daokit send --accept` delivers the change and
-// main holds it.
+// main holds it. After the SIGKILL nobody starts the successor but the
+// accept itself, as when a person only has a shell.
 func TestReviewSurvivesAControllerRestartAndAcceptDelivers(t *testing.T) {
 	for _, how := range []string{"SIGKILL", "SIGTERM"} {
 		t.Run(how, func(t *testing.T) {
@@ -38,10 +41,19 @@ func TestReviewSurvivesAControllerRestartAndAcceptDelivers(t *testing.T) {
 			} else {
 				ctl.stop()
 			}
-			startController(t, root)
-			waitStatus(t, root, "the review", func(out string) bool { return strings.Contains(out, "ACCEPT") })
-			if acc := run(t, "send", "--root", root, "--accept"); acc.code != 0 {
+			if how == "SIGKILL" {
+				waitUnlocked(t, root)
+				t.Cleanup(func() { stopLockHolder(t, root) })
+			} else {
+				startController(t, root)
+				waitStatus(t, root, "the review", func(out string) bool { return strings.Contains(out, "ACCEPT") })
+			}
+			acc := run(t, "send", "--root", root, "--accept")
+			if acc.code != 0 {
 				t.Fatalf("send --accept after %s: %+v", how, acc)
+			}
+			if started := strings.Contains(acc.stderr, "starting"); started != (how == "SIGKILL") {
+				t.Errorf("send --accept after %s started a controller: %v\n%s", how, started, acc.stderr)
 			}
 			passed := waitEvent(t, root, "ACCEPTANCE_PASSED", 30*time.Second, func(e ledger.Event) bool {
 				return e.TaskID == taskID && e.EventType == ledger.EventAcceptancePassed
@@ -122,11 +134,15 @@ stdin = true
 		t.Fatalf("run ended %v, want BLOCKED", end.Payload)
 	}
 	ctl.kill()
-	startController(t, root)
+	waitUnlocked(t, root)
+	t.Cleanup(func() { stopLockHolder(t, root) })
 	if err := os.WriteFile(marker, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if rr := run(t, "send", "--root", root, "--retry"); rr.code != 0 {
+	// No controller runs: the retry starts the successor, which restores
+	// the BLOCKED run from the ledger and retries it.
+	rr := run(t, "send", "--root", root, "--retry")
+	if rr.code != 0 || !strings.Contains(rr.stderr, "starting") {
 		t.Fatalf("send --retry after the restart: %+v", rr)
 	}
 	waitEvent(t, root, "RUN_FINISHED DONE", 30*time.Second, func(e ledger.Event) bool {
@@ -205,4 +221,16 @@ command = ["sh", "-c", "read line; case \"$line\" in hostile*) echo '*' >> \"$(g
 		strings.Count(ls.stdout, "kept: uncommitted changes") != 2 {
 		t.Errorf("worktrees after detaching and switching: %+v", ls)
 	}
+}
+
+// stopLockHolder stops the controller that holds root (one a command
+// started on its own) and waits until it let go.
+func stopLockHolder(t *testing.T, root string) {
+	t.Helper()
+	if pid, _ := ledger.LockHolder(root); pid > 0 {
+		if err := syscall.Kill(pid, syscall.SIGTERM); err != nil && !errors.Is(err, syscall.ESRCH) {
+			t.Error(err)
+		}
+	}
+	waitUnlocked(t, root)
 }

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "4cdac413167acecd04b9e309c284a00c8424fd03c60fb7b74288a3c60d0118d9"
+const generatedDigest = "95c50b85b2be832270b83fce286c3001824a5a2006ac6f846d318bccc3e7530a"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -271,7 +271,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.send.flag.abandon", Other: "drop the current run (or the named one) while it still waits for its lane; it ends FAILED with RUN_ABANDONED"},
 	{ID: "cli.send.flag.accept", Other: "accept the change waiting for review: the controller merges it into its base branch"},
 	{ID: "cli.send.flag.cancel", Other: "ask the controller to cancel the current run (or the one named by --task-id/--run-id)"},
-	{ID: "cli.send.flag.no_start", Other: "fail instead of starting a controller when none runs"},
+	{ID: "cli.send.flag.no_start", Other: "fail instead of starting a controller when none runs (--cancel and --abandon never start one)"},
 	{ID: "cli.send.flag.reject", Other: "reject the change waiting for review; the words after it are the reason"},
 	{ID: "cli.send.flag.retry", Other: "ask the controller to retry the failed step of the current run (or the named one)"},
 	{ID: "cli.send.flag.run_id", Other: "run to cancel or retry"},
@@ -1241,7 +1241,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.send.flag.abandon", Other: "在当前运行（或指定的运行）仍等待通道时放弃它；它以 FAILED 结束，原因 RUN_ABANDONED"},
 	{ID: "cli.send.flag.accept", Other: "接受等待审阅的改动：控制器将其合并到基础分支"},
 	{ID: "cli.send.flag.cancel", Other: "请求控制器取消当前运行（或由 --task-id/--run-id 指定的运行）"},
-	{ID: "cli.send.flag.no_start", Other: "没有控制器运行时直接失败，而不是启动一个"},
+	{ID: "cli.send.flag.no_start", Other: "没有控制器运行时直接失败，而不是启动一个（--cancel 和 --abandon 从不启动控制器）"},
 	{ID: "cli.send.flag.reject", Other: "拒绝等待审阅的改动；其后的文字是原因"},
 	{ID: "cli.send.flag.retry", Other: "请求控制器重试当前运行（或指定运行）中失败的步骤"},
 	{ID: "cli.send.flag.run_id", Other: "要取消或重试的运行"},

@@ -62,7 +62,7 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		if o.reject {
 			kind = relay.ControlReject
 		}
-		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID, Reason: text}, o.asJSON)
+		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID, Reason: text}, o.asJSON, !o.noStart)
 	}
 	if o.cancelRun || o.retryRun || o.abandonRun {
 		kind, chosen := relay.ControlCancel, 0
@@ -77,7 +77,11 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		if chosen > 1 || text != "" {
 			return a.usage(c, a.t("cli.send.error.control_alone"))
 		}
-		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID}, o.asJSON)
+		// A retry may start a controller, which restores the run it names
+		// from the ledger; a cancel or an abandon never does: a controller
+		// started for them would first resume the very run to be stopped.
+		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID}, o.asJSON,
+			kind == relay.ControlRetry && !o.noStart)
 	}
 	if text == "" {
 		return a.usage(c, a.t("cli.send.error.no_text"))
@@ -216,8 +220,11 @@ func (a *app) runEnded(r relay.Route) error {
 	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", r.NextAction))
 }
 
-// sendControl forwards a cancel or retry request; the controller decides.
-func (a *app) sendControl(root string, ctl relay.Control, asJSON bool) error {
+// sendControl forwards a control request (accept, reject, retry, cancel,
+// abandon); the controller decides. With start, a controller is started
+// when none runs: after a crash, the person's accept or retry is what
+// brings the waiting change or run back.
+func (a *app) sendControl(root string, ctl relay.Control, asJSON, start bool) error {
 	dir, err := absRoot(root)
 	if err != nil {
 		return failf("E_SEND_FAILED", err.Error())
@@ -225,7 +232,9 @@ func (a *app) sendControl(root string, ctl relay.Control, asJSON bool) error {
 	if err := requireLedger(a, dir); err != nil {
 		return failf("E_SEND_FAILED", err.Error())
 	}
-	client, err := a.connect(a.ctx, dir, false, nil)
+	client, err := a.connect(a.ctx, dir, start, func(pid int) {
+		fmt.Fprintln(a.io.err, a.t("cli.send.starting", "PID", pid))
+	})
 	if err != nil {
 		return a.relayFail("E_SEND_FAILED", err)
 	}
