@@ -107,11 +107,12 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 	c.mu.Lock()
 	r.attempt = u.Attempt
 	r.texts, r.output = r.texts[:0], workflow.Output{}
+	top := r.treeTop()
 	c.mu.Unlock()
 	usage := c.meter(r, laneCfg)
 	c.transition(r, StateGenerating, "")
 	replayed, err := worker.Replay(spec, from, func(rec transcript.Record) {
-		r.texts = observeRecord(obs, r.texts, &rec, usage)
+		r.texts = observeRecord(obs, r.texts, &rec, usage, top)
 		for _, ev := range rec.Events {
 			if ev.Type == transcript.EventSession && ev.ID != "" {
 				c.bindSession(r, step, lane, ev.ID)

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"strings"
 	"time"
 
 	"github.com/daokit/daokit/ledger"
@@ -28,7 +29,7 @@ const (
 // loop reads each process's own LastActivity.)
 func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 	c.mu.Lock()
-	p, obs := r.pipeline, r.observe
+	p, obs, top := r.pipeline, r.observe, r.treeTop()
 	laneCfg, _ := c.cfg.Lane(lane)
 	c.mu.Unlock()
 	usage := c.meter(r, laneCfg)
@@ -65,7 +66,7 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			if rec.Status == transcript.StatusGap {
 				continue
 			}
-			r.texts = observeRecord(obs, r.texts, &rec, usage)
+			r.texts = observeRecord(obs, r.texts, &rec, usage, top)
 			for _, ev := range rec.Events {
 				if ev.Type == transcript.EventSession && ev.ID != "" {
 					c.bindSession(r, step, lane, ev.ID)
@@ -115,7 +116,7 @@ const keptTexts = 64
 // observeRecord hands one worker record to the workflow's callbacks
 // (tool use, text, result with usage) and keeps its text in texts, the
 // step's last lines. Nothing here allocates for an ordinary line.
-func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Record, meter *usageMeter) []string {
+func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Record, meter *usageMeter, top string) []string {
 	keep := func(s string) {
 		if len(texts) == keptTexts {
 			copy(texts, texts[1:])
@@ -134,9 +135,9 @@ func observeRecord(obs *workflow.Observer, texts []string, rec *transcript.Recor
 		ev := &rec.Events[i]
 		switch ev.Type {
 		case transcript.EventTool:
-			obs.ToolUse(workflow.ToolUse{Name: ev.Tool, Detail: ev.Text, ID: ev.ID})
+			obs.ToolUse(workflow.ToolUse{Name: ev.Tool, Detail: relTo(top, ev.Text), ID: ev.ID})
 		case transcript.EventToolResult:
-			obs.ToolResult(workflow.ToolResult{ID: ev.ID, Name: ev.Tool, Detail: ev.Text, Failed: ev.Failed,
+			obs.ToolResult(workflow.ToolResult{ID: ev.ID, Name: ev.Tool, Detail: relTo(top, ev.Text), Failed: ev.Failed,
 				Denied: ev.Denied, Code: ev.Code, Output: ev.Output})
 		case transcript.EventDenied:
 			// A refusal with a call id (Claude's) also ends that call's
@@ -174,4 +175,27 @@ func outputOf(texts []string, res worker.Result) workflow.Output {
 		out.Verdict = &v
 	}
 	return out
+}
+
+// treeTop is the top of the run's worktree, "" when it has none. Called
+// with c.mu held.
+func (r *run) treeTop() string {
+	if r.tree == nil {
+		return ""
+	}
+	return r.tree.wt.Path
+}
+
+// relTo names a file in the step's worktree from the worktree's top, as
+// the person knows it ("pkg/api/handler.go"): agent CLIs report absolute
+// paths, which here lie under the ledger root's worktrees folder. Other
+// text is left as it is.
+func relTo(top, s string) string {
+	if top == "" {
+		return s
+	}
+	if rest, ok := strings.CutPrefix(s, top+"/"); ok && rest != "" {
+		return rest
+	}
+	return s
 }

@@ -243,6 +243,12 @@ func TestAgentTeamGuideWorksAsWritten(t *testing.T) {
 					"Usage so far: 900 input and 180 output tokens, $", "Kept worktrees:", "uncommitted changes")
 				shows(t, guide, stat.stdout, "sum.go  +2 -2")
 				shows(t, guide, log, "\n\nReview: Sum adds every element\n\nDaokit-Task: ", "Daokit-Step: I2-judge")
+				// A step's summary names the file from the worktree's top,
+				// not by the absolute path the CLI reported.
+				summary, _ := findEvent(t, b.root, func(e ledger.Event) bool {
+					return e.TaskID == taskID && op(e) == "STEP_SUMMARY" && e.StepID == "I1-coder" && isTrue(e, "final")
+				})
+				shows(t, guide, summary.Payload.String("text"), "edited 1: sum.go; tests failing in TestSum")
 			}
 			t.Logf("git log -1 main:\n%s", log)
 			if !strings.HasPrefix(log, "daokit: "+mark+": make TestSum pass") ||
