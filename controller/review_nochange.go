@@ -9,8 +9,8 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// criterionNoChange is the acceptance criterion of a step whose worktree
-// held nothing to deliver: no person was asked, and none needed to be.
+// criterionNoChange is the text of CriterionNoChange: no person was
+// asked, and none needed to be.
 const criterionNoChange = "the step's worktree holds no change against its base"
 
 // unchanged ends, without a review, the review of a worktree that holds
@@ -49,7 +49,7 @@ func (c *Controller) unchanged(ctx context.Context, r *run, step, key string, tr
 	c.mu.Unlock()
 	w := tree.wt
 	c.recordWritten(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
-		"criteria", []string{criterionNoChange}, "no_change", true, "key", key,
+		"criteria", []string{criterionNoChange}, "criterion", CriterionNoChange, "no_change", true, "key", key,
 		"branch", w.Branch, "base_branch", w.BaseBranch, "base", w.Base))
 	c.cleanTree(ctx, r, step, tree)
 	return true
