@@ -57,17 +57,28 @@ func (r *Repo) Unchanged(ctx context.Context, wt Worktree) (bool, error) {
 }
 
 // filesUnchanged reports whether the work tree at path has no change
-// that a commit would take: git status without ignored files, asked only
-// when the index alone cannot tell.
+// that a commit would take, asking git only what the index alone cannot
+// tell: a tracked file whose record it cannot trust, and whether an
+// untracked file is one the project's own .gitignore files ignore. The
+// repository's shared info/exclude and a person's global excludes are
+// not trusted for that: any step's agent can write them (`*` there
+// would hide every new file of every worktree), and a step whose new
+// files are hidden so did change something.
 func (r *Repo) filesUnchanged(ctx context.Context, path, gitDir string) (bool, error) {
 	state, tracked := trackedState(path, gitDir)
-	switch {
-	case state == treeDirty:
+	switch state {
+	case treeDirty:
 		return false, nil
-	case state == treeClean && !untracked(path, tracked):
+	case treeUnsure:
+		out, err := run(ctx, path, "status", "--porcelain", "--untracked-files=no")
+		if err != nil || len(bytes.TrimSpace(out)) > 0 {
+			return false, err
+		}
+	}
+	if tracked != nil && !untracked(path, tracked) {
 		return true, nil
 	}
-	out, err := run(ctx, path, "status", "--porcelain", "--untracked-files=normal")
+	out, err := run(ctx, path, "ls-files", "--others", "--directory", "--no-empty-directory", "--exclude-per-directory=.gitignore")
 	if err != nil {
 		return false, err
 	}

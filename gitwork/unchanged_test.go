@@ -99,3 +99,31 @@ func TestUnchangedWithoutABase(t *testing.T) {
 		t.Fatalf("Unchanged = %v, %v", got, err)
 	}
 }
+
+// TestUnchangedSeesFilesTheSharedExcludeHides: an agent that writes `*`
+// into the repository's shared info/exclude hides every new file from
+// git status, in every worktree; those files are still a change (the
+// person reviews them), whereas the project's own .gitignore is
+// trusted.
+func TestUnchangedSeesFilesTheSharedExcludeHides(t *testing.T) {
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "build/\n"})
+	r := openT(t, dir)
+	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exclude := filepath.Join(gittest.Git(t, wt.Path, "rev-parse", "--path-format=absolute", "--git-common-dir"), "info", "exclude")
+	gittest.WriteFile(t, exclude, "*\n")
+	gittest.WriteFile(t, filepath.Join(wt.Path, "build/out"), "built\n")
+	if got, err := r.Unchanged(ctx, wt); !got || err != nil {
+		t.Fatalf("build output the project ignores: Unchanged = %v, %v", got, err)
+	}
+	gittest.WriteFile(t, filepath.Join(wt.Path, "new/b.txt"), "new\n")
+	if st := gittest.Git(t, wt.Path, "status", "--porcelain"); st != "" {
+		t.Fatalf("the exclude file does not hide the file (%q): the test proves nothing", st)
+	}
+	if got, err := r.Unchanged(ctx, wt); got || err != nil {
+		t.Fatalf("a hidden new file: Unchanged = %v, %v", got, err)
+	}
+}
