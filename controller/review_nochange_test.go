@@ -156,3 +156,45 @@ func (h *harness) pipeline() ledger.PipelineState {
 	}
 	return p
 }
+
+// A controller that dies right after it recorded that a loop's shared
+// worktree held no change (the sync of that ACCEPTANCE_PASSED held, the
+// root copied as a SIGKILL there leaves it): the successor ends the run
+// DONE without a review, without a second acceptance and without asking
+// a worker or the judge again.
+func TestNoChangeSurvivesACrashAtItsRecord(t *testing.T) {
+	t.Parallel()
+	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
+	root := t.TempDir()
+	cfg := loopConfig("1", 1)
+	for i := range cfg.Lanes {
+		cfg.Lanes[i].Dir, cfg.Lanes[i].Isolation = repo, config.IsolationWorktree
+	}
+	cfg.Lanes[0].Command = []string{"sh", "-c", `cat >/dev/null; echo run >> "$DAOKIT_ROOT/coder-runs"`}
+	crash := newCrashImage(`"event_type":"ACCEPTANCE_PASSED"`, `"no_change":true`)
+	h := crash.start(t, root, cfg)
+	ack := h.forward("check the notes")
+	crash.wait(t)
+	image := copyRoot(t, root)
+	crash.free()
+	h.finished(ack.TaskID)
+	h.stop()
+
+	next := startHarness(t, image, cfg)
+	if fin := next.finished(ack.TaskID); fin.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("the successor's run ended %v", fin.Payload)
+	}
+	events := next.events()
+	next.stop()
+	if n := count(events, func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && e.EventType == ledger.EventAcceptancePassed && payloadTrue(e.Payload, "no_change")
+	}); n != 1 {
+		t.Errorf("%d no-change acceptances, want the one recorded before the crash", n)
+	}
+	if n := count(events, func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpReviewPending }); n != 0 {
+		t.Errorf("%d REVIEW_PENDING after the crash", n)
+	}
+	if n := lines(t, filepath.Join(image, "coder-runs")); n != 1 {
+		t.Errorf("the coder ran %d times, want once", n)
+	}
+}
