@@ -127,3 +127,45 @@ func TestUnchangedSeesFilesTheSharedExcludeHides(t *testing.T) {
 		t.Fatalf("a hidden new file: Unchanged = %v, %v", got, err)
 	}
 }
+
+// TestUnchangedStartsNoGitForAnUntouchedTree: the common answers come
+// from the worktree's index and ref files: with no git to be found, an
+// untouched worktree (and one whose tracked file changed size) is still
+// judged, so a step's check costs the loop no git process.
+func TestUnchangedStartsNoGitForAnUntouchedTree(t *testing.T) {
+	ctx := context.Background()
+	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
+	r := openT(t, dir)
+	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
+	if err != nil {
+		t.Fatal(err)
+	}
+	gittest.Git(t, wt.Path, "status") // refreshes the index: no racily clean entry
+	t.Setenv("PATH", t.TempDir())
+	if got, err := r.Unchanged(ctx, wt); !got || err != nil {
+		t.Fatalf("untouched: Unchanged = %v, %v", got, err)
+	}
+	gittest.WriteFile(t, filepath.Join(wt.Path, "a.txt"), "a longer line\n")
+	if got, err := r.Unchanged(ctx, wt); got || err != nil {
+		t.Fatalf("edited: Unchanged = %v, %v", got, err)
+	}
+}
+
+// BenchmarkUnchanged measures the check of an untouched worktree of a
+// repository of 200 files, as a step that changed nothing costs it.
+func BenchmarkUnchanged(b *testing.B) {
+	dir := newBigRepo(b, 200)
+	r := openT(b, dir)
+	ctx := context.Background()
+	wt, err := r.Ensure(ctx, filepath.Join(b.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
+	if err != nil {
+		b.Fatal(err)
+	}
+	gittest.Git(b, wt.Path, "status")
+	b.Setenv("PATH", b.TempDir()) // no git process: see TestUnchangedStartsNoGitForAnUntouchedTree
+	for b.Loop() {
+		if same, err := r.Unchanged(ctx, wt); !same || err != nil {
+			b.Fatalf("Unchanged = %v, %v", same, err)
+		}
+	}
+}
