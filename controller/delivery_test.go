@@ -89,16 +89,19 @@ func TestAcceptDeliversCommitsOnADetachedHead(t *testing.T) {
 	}
 }
 
-// TestAcceptOfNothingIsNotAMerge: a step that changed nothing is not
-// recorded as merged; the refusal says why and the change still waits,
-// so the person can reject it.
+// TestAcceptOfNothingIsNotAMerge: a change undone in its worktree while
+// it waited for review (a step that changed nothing never waits: see
+// TestAStepThatChangedNothingEndsDone) is not recorded as merged; the
+// refusal says why and the change still waits, so the person can
+// reject it.
 func TestAcceptOfNothingIsNotAMerge(t *testing.T) {
 	t.Parallel()
 	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
-	h := startHarness(t, t.TempDir(), worktreeConfig(repo, `cat >/dev/null; echo looked around`))
+	h := startHarness(t, t.TempDir(), worktreeConfig(repo, `read line; echo "$line" >> notes.txt`))
 	main := gittest.Git(t, repo, "rev-parse", "main")
 	ack := h.forward("change nothing")
-	h.opFor(ack.TaskID, OpReviewPending)
+	pending := h.opFor(ack.TaskID, OpReviewPending)
+	gittest.Git(t, pending.Payload.String("path"), "checkout", "--", "notes.txt")
 	if _, err := h.control(relay.Control{Kind: relay.ControlAccept}); err != nil {
 		t.Fatal(err)
 	}

@@ -528,8 +528,9 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 			return outcomeReview, ""
 		}
 		// One write for both: the step's end and its acceptance.
+		code, criterion := stepCriterion(res)
 		c.recordWritten(completed, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
-			"criteria", []string{"the worker finishes with exit code 0"}))
+			"criteria", []string{criterion}, "criterion", code))
 		c.transition(r, StateCompleted, "")
 		return outcomeDone, ""
 	}

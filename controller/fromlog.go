@@ -31,6 +31,30 @@ const (
 	readBackFinished = "result_succeeded" // finished: its result says success
 )
 
+// The acceptance criteria of a step that ends without a review: stable
+// codes (ACCEPTANCE_PASSED's criterion, labelled tui.criterion.<code> in
+// the reader's language) and the English text of its criteria list.
+const (
+	// CriterionExitZero: the worker was seen to exit 0.
+	CriterionExitZero = "exit_code_zero"
+	// CriterionResultInLog: a step finished from its log (see
+	// finishFromLog): its exit status died with the controller that
+	// started it, and what was checked is the result line its log holds.
+	CriterionResultInLog = "result_in_log"
+	// CriterionNoChange: the step's worktree held no change to review
+	// (see Controller.unchanged).
+	CriterionNoChange = "no_change"
+)
+
+// stepCriterion is what the acceptance of a step that ended well
+// checked: the code and its text.
+func stepCriterion(res worker.Result) (code, text string) {
+	if res.FromLog {
+		return CriterionResultInLog, "the worker's result in its log says success (its exit code was not observed)"
+	}
+	return CriterionExitZero, "the worker finishes with exit code 0"
+}
+
 // readBackGoneAfter bounds the wait for a left worker to die once it was
 // killed (a process in the kernel's uninterruptible sleep takes a while).
 const readBackGoneAfter = 10 * time.Second

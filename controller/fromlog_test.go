@@ -218,10 +218,19 @@ func TestFinishedWorkerIsFinishedFromItsLog(t *testing.T) {
 	if rb := readBack(t, events, "I1-coder"); rb.Payload.String("why") != readBackFinished {
 		t.Fatalf("read back %v", rb.Payload)
 	}
-	starts, completed := 0, 0
+	starts, completed, accepted := 0, 0, 0
 	for _, e := range events {
 		switch {
 		case e.StepID != "I1-coder":
+		case e.EventType == ledger.EventAcceptancePassed:
+			// Nobody saw the coder's exit code: the criterion recorded is
+			// the one checked, its result line in its log.
+			accepted++
+			criteria, _ := e.Payload.Get("criteria")
+			if e.Payload.String("criterion") != CriterionResultInLog || strings.Contains(string(criteria), "exit code 0") ||
+				!strings.Contains(string(criteria), "result in its log") {
+				t.Errorf("ACCEPTANCE_PASSED %v, want the criterion %s", e.Payload, CriterionResultInLog)
+			}
 		case e.EventType == ledger.EventStepStarted:
 			starts++
 		case e.EventType == ledger.EventStepCompleted:
@@ -234,8 +243,15 @@ func TestFinishedWorkerIsFinishedFromItsLog(t *testing.T) {
 			}
 		}
 	}
-	if starts != 1 || completed != 1 {
-		t.Fatalf("I1-coder started %d and completed %d times, want once each", starts, completed)
+	if starts != 1 || completed != 1 || accepted != 1 {
+		t.Fatalf("I1-coder started %d, completed %d and passed %d times, want once each", starts, completed, accepted)
+	}
+	// The reviewer after it, seen to exit, says so.
+	seen := count(events, func(e ledger.Event) bool {
+		return e.StepID == "I1-reviewer" && e.EventType == ledger.EventAcceptancePassed && e.Payload.String("criterion") == CriterionExitZero
+	})
+	if seen != 1 {
+		t.Errorf("%d acceptances of I1-reviewer say it exited 0, want 1", seen)
 	}
 	// What the coder said reached the workflow's callbacks: its edit is
 	// in the step's summary.

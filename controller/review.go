@@ -61,7 +61,8 @@ func markReview(p *ledger.PipelineState, step, key string) {
 }
 
 // awaitReview waits for the person's verdict on step's change and carries
-// it out: accept merges into the base branch (never forced; a refused
+// it out (a worktree that holds no change completes without one: see
+// unchanged): accept merges into the base branch (never forced; a refused
 // merge is reported and the step keeps waiting), reject ends the run
 // FAILED with the reason and keeps the branch.
 //
@@ -79,6 +80,11 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 		c.stepFailed(r, step, LaneOfStep(p, step), ReasonWorktree, ledger.ObjectOf("error", "no worktree recorded for the step"))
 		return outcomeFailed, ReasonWorktree
 	}
+	c.mu.Unlock()
+	if c.unchanged(ctx, r, step, key, tree) {
+		return outcomeDone, ""
+	}
+	c.mu.Lock()
 	markReview(p, step, key)
 	review := r.review // made at restore when a verdict may come first
 	if review == nil {

@@ -17,7 +17,8 @@ type midstreamCase struct {
 	name  string
 	turns []fakemodel.Turn
 	// reason is the step's reason code, "" for a step that passes (its
-	// change waits for review); en and zh are what `daokit status` says.
+	// change waits for review; with nothing written it ends DONE); en
+	// and zh are what `daokit status` says.
 	reason, en, zh string
 	// wrote is a file the agent's work leaves in the project.
 	wrote string
@@ -30,8 +31,8 @@ type midstreamCase struct {
 // (Claude's stop reason "refusal") or answers nothing. None
 // ends DONE or is restarted: each ends after one attempt with the reason
 // its CLI's output names, and `daokit status` says it in English and in
-// Chinese. A stream that fails once and is retried passes (its step waits
-// for review), and so does an empty last answer after real work (both CLIs print the same empty
+// Chinese. A stream that fails once and is retried passes (its step,
+// which changed nothing, ends DONE), and so does an empty last answer after real work (both CLIs print the same empty
 // result then as for no answer at all).
 func TestRealProviderFailuresAreNamed(t *testing.T) {
 	stream := func(status, times int) fakemodel.Turn {
@@ -92,6 +93,14 @@ timeout = "2m"
 						}
 					}
 					return n
+				}
+				if tt.reason == "" && tt.wrote == "" {
+					// The step passed and changed nothing: no review, DONE.
+					end := b.waitOp(taskID, "RUN_FINISHED", time.Minute)
+					if n := starts(); n != 1 || end.Payload.String("status") != ledger.StatusDone {
+						t.Fatalf("%d attempts and failures, run ended %v; want one attempt, DONE\n%s", n, end.Payload, b.describe())
+					}
+					return
 				}
 				if tt.reason == "" {
 					// The step passed: its change waits for the person.

@@ -39,18 +39,32 @@ func worktreeState(path string) treeState {
 	if err != nil {
 		return treeUnsure
 	}
+	state, tracked := trackedState(path, gitDir)
+	if state == treeDirty {
+		return treeDirty
+	}
+	if tracked != nil && untracked(path, tracked) {
+		return treeDirty
+	}
+	return state
+}
+
+// trackedState compares the tracked files of the worktree at path with
+// its index (in gitDir) and returns the names the index tracks (nil when
+// the index could not be read: the state is then treeUnsure).
+func trackedState(path, gitDir string) (treeState, map[string]bool) {
 	indexPath := filepath.Join(gitDir, "index")
 	st, err := os.Stat(indexPath)
 	if err != nil {
-		return treeUnsure
+		return treeUnsure, nil
 	}
 	data, err := os.ReadFile(indexPath)
 	if err != nil {
-		return treeUnsure
+		return treeUnsure, nil
 	}
 	entries, ok := readIndex(data, hashSize(gitDir))
 	if !ok {
-		return treeUnsure
+		return treeUnsure, nil
 	}
 	state := treeClean
 	tracked := make(map[string]bool, len(entries))
@@ -58,15 +72,12 @@ func worktreeState(path string) treeState {
 		tracked[e.name] = true
 		switch s := e.compare(path, st.ModTime()); s {
 		case treeDirty:
-			return treeDirty
+			return treeDirty, tracked
 		case treeUnsure:
 			state = treeUnsure
 		}
 	}
-	if untracked(path, tracked) {
-		return treeDirty
-	}
-	return state
+	return state, tracked
 }
 
 // worktreeGitDir reads the ".git" file of a linked worktree ("gitdir:

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "95c50b85b2be832270b83fce286c3001824a5a2006ac6f846d318bccc3e7530a"
+const generatedDigest = "d0c9ecc7ae217fbd826a7c723c65ebc32e60d96c4b6c396e4fb67e63e5237edb"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -321,6 +321,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.status.lead.warning", Other: "WARNING"},
 	{ID: "cli.status.leases", Other: "Leases:"},
 	{ID: "cli.status.never", Other: "never"},
+	{ID: "cli.status.no_change", Other: "No change to review: {{.Steps}} changed nothing in its worktree and ended without a review."},
 	{ID: "cli.status.no_leases", Other: "Leases: none"},
 	{ID: "cli.status.roles", Other: "Roles:"},
 	{ID: "cli.status.steps", Other: "Steps:"},
@@ -570,6 +571,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.conversation.failed", Other: "not delivered"},
 	{ID: "tui.conversation.iteration", Other: "iteration {{.N}}/{{.Max}}: {{.Decision}}{{if .Why}} ({{.Why}}){{end}}"},
 	{ID: "tui.conversation.language", Other: "Language: English"},
+	{ID: "tui.conversation.no_change", Other: "{{.Step}}: no change to review; the step is done"},
 	{ID: "tui.conversation.run_state", Other: "step {{.Step}}: {{.State}}"},
 	{ID: "tui.conversation.run_state_reason", Other: "step {{.Step}}: {{.State}} ({{.Reason}})"},
 	{ID: "tui.conversation.scrolled", Other: "scrolled back"},
@@ -583,6 +585,9 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.conversation.verdict", Other: "{{.Step}} review: {{.Verdict}}{{if .Reason}} — {{.Reason}}{{end}}{{if .Findings}}\n{{.Findings}}{{end}}"},
 	{ID: "tui.conversation.worker", Other: "worker output, step {{.Step}}"},
 	{ID: "tui.conversation.you", Other: "you"},
+	{ID: "tui.criterion.exit_code_zero", Other: "the worker exited with code 0"},
+	{ID: "tui.criterion.no_change", Other: "no change to review"},
+	{ID: "tui.criterion.result_in_log", Other: "its result in its log said success (its exit code was not seen)"},
 	{ID: "tui.duration.dh", Other: "{{.D}}d{{.H}}h"},
 	{ID: "tui.duration.h", Other: "{{.H}}h"},
 	{ID: "tui.duration.hm", Other: "{{.H}}h{{.M}}m"},
@@ -772,8 +777,10 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.pipeline.goal", Other: "goal"},
 	{ID: "tui.pipeline.iteration", Other: "iteration {{.N}}/{{.Max}}{{if .Agent}} · {{.Agent}}{{end}}"},
 	{ID: "tui.pipeline.loop", Other: "Loop"},
+	{ID: "tui.pipeline.no_change", Other: "no change to review ({{.Steps}})"},
 	{ID: "tui.pipeline.no_steps", Other: "No steps."},
 	{ID: "tui.pipeline.none", Other: "No pipeline file yet."},
+	{ID: "tui.pipeline.review", Other: "review"},
 	{ID: "tui.pipeline.run", Other: "run"},
 	{ID: "tui.pipeline.status", Other: "status"},
 	{ID: "tui.pipeline.task", Other: "task"},
@@ -1291,6 +1298,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.status.lead.warning", Other: "WARNING"},
 	{ID: "cli.status.leases", Other: "租约："},
 	{ID: "cli.status.never", Other: "从未"},
+	{ID: "cli.status.no_change", Other: "没有需要审阅的改动：{{.Steps}} 未在其工作树中改动任何内容，无需审阅即结束。"},
 	{ID: "cli.status.no_leases", Other: "租约：无"},
 	{ID: "cli.status.roles", Other: "角色："},
 	{ID: "cli.status.steps", Other: "步骤："},
@@ -1540,6 +1548,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.conversation.failed", Other: "未送达"},
 	{ID: "tui.conversation.iteration", Other: "第 {{.N}}/{{.Max}} 轮：{{.Decision}}{{if .Why}}（{{.Why}}）{{end}}"},
 	{ID: "tui.conversation.language", Other: "语言：中文"},
+	{ID: "tui.conversation.no_change", Other: "{{.Step}}：没有需要审阅的改动，该步骤已完成"},
 	{ID: "tui.conversation.run_state", Other: "步骤 {{.Step}}：{{.State}}"},
 	{ID: "tui.conversation.run_state_reason", Other: "步骤 {{.Step}}：{{.State}}（{{.Reason}}）"},
 	{ID: "tui.conversation.scrolled", Other: "已上翻"},
@@ -1553,6 +1562,9 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.conversation.verdict", Other: "{{.Step}} 评审：{{.Verdict}}{{if .Reason}} — {{.Reason}}{{end}}{{if .Findings}}\n{{.Findings}}{{end}}"},
 	{ID: "tui.conversation.worker", Other: "工作进程输出，步骤 {{.Step}}"},
 	{ID: "tui.conversation.you", Other: "你"},
+	{ID: "tui.criterion.exit_code_zero", Other: "工作进程以退出码 0 结束"},
+	{ID: "tui.criterion.no_change", Other: "没有需要审阅的改动"},
+	{ID: "tui.criterion.result_in_log", Other: "日志中的结果为成功（未观察到其退出码）"},
 	{ID: "tui.duration.dh", Other: "{{.D}}天{{.H}}小时"},
 	{ID: "tui.duration.h", Other: "{{.H}}小时"},
 	{ID: "tui.duration.hm", Other: "{{.H}}小时{{.M}}分"},
@@ -1742,8 +1754,10 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.pipeline.goal", Other: "目标"},
 	{ID: "tui.pipeline.iteration", Other: "第 {{.N}}/{{.Max}} 轮{{if .Agent}} · {{.Agent}}{{end}}"},
 	{ID: "tui.pipeline.loop", Other: "循环"},
+	{ID: "tui.pipeline.no_change", Other: "没有需要审阅的改动（{{.Steps}}）"},
 	{ID: "tui.pipeline.no_steps", Other: "没有步骤。"},
 	{ID: "tui.pipeline.none", Other: "尚无流水线文件。"},
+	{ID: "tui.pipeline.review", Other: "审阅"},
 	{ID: "tui.pipeline.run", Other: "运行"},
 	{ID: "tui.pipeline.status", Other: "状态"},
 	{ID: "tui.pipeline.task", Other: "任务"},

@@ -1,6 +1,9 @@
 package workflow
 
-import "strconv"
+import (
+	"strconv"
+	"strings"
+)
 
 // Keys of a run's role_lifecycle under which the controller records
 // where its workflow stands; the window and `daokit status` read them
@@ -29,6 +32,9 @@ const (
 	// of it and "exceeded" once spent.
 	KeyBudgetUSD   = "budget:usd"
 	KeyBudgetState = "budget:state"
+	// KeyNoChange lists, comma-separated, the steps whose worktree held
+	// no change when they finished: they completed without a review.
+	KeyNoChange = "delivery:no_change"
 )
 
 // Progress is a run's workflow as its pipeline records it.
@@ -51,6 +57,9 @@ type Progress struct {
 	// BudgetState "warning" or "exceeded" once it came to that.
 	Budget      float64
 	BudgetState string
+	// NoChange are the steps that changed nothing in their worktree, so
+	// nothing waited for review (see KeyNoChange).
+	NoChange []string
 }
 
 // Loop reports whether the run is a loop.
@@ -79,5 +88,8 @@ func ProgressOf(get func(string) string) Progress {
 	p.Cost.CostUSD, _ = strconv.ParseFloat(s(KeyCostUSD), 64)
 	p.Budget, _ = strconv.ParseFloat(s(KeyBudgetUSD), 64)
 	p.BudgetState = s(KeyBudgetState)
+	if v := s(KeyNoChange); v != "" {
+		p.NoChange = strings.Split(v, ",")
+	}
 	return p
 }

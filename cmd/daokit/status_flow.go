@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/workflow"
@@ -14,13 +15,13 @@ import (
 // recorded none.
 func flowJSON(p ledger.PipelineState) any {
 	prog := workflow.ProgressOf(p.RoleLifecycle.Get)
-	if !prog.Loop() && prog.Verdict == "" && prog.Summary == "" && prog.Cost == (workflow.Cost{}) {
+	if !prog.Loop() && prog.Verdict == "" && prog.Summary == "" && prog.Cost == (workflow.Cost{}) && len(prog.NoChange) == 0 {
 		return nil
 	}
 	return ledger.ObjectOf("iteration", prog.Iteration, "max_iterations", prog.Max, "agent", string(prog.Agent),
 		"verdict", string(prog.Verdict), "verdict_reason", prog.VerdictReason,
 		"judge", prog.Judge, "decision", prog.Decision, "decision_code", prog.DecisionCode, "decision_reason", prog.DecisionReason,
-		"summary", prog.Summary, "metrics", ledger.ObjectOf("input_tokens", prog.Cost.InputTokens,
+		"summary", prog.Summary, "no_change", noChangeJSON(prog.NoChange), "metrics", ledger.ObjectOf("input_tokens", prog.Cost.InputTokens,
 			"cache_read_tokens", prog.Cost.CacheReadTokens, "cache_creation_tokens", prog.Cost.CacheCreationTokens,
 			"output_tokens", prog.Cost.OutputTokens, "cost_usd", prog.Cost.CostUSD,
 			"budget_usd", prog.Budget, "budget_state", prog.BudgetState))
@@ -51,6 +52,9 @@ func (a *app) printFlow(w io.Writer, p ledger.PipelineState) {
 	if prog.Summary != "" {
 		fmt.Fprintln(w, a.t("cli.status.flow.summary", "Text", prog.Summary))
 	}
+	if len(prog.NoChange) > 0 {
+		fmt.Fprintln(w, a.t("cli.status.no_change", "Steps", strings.Join(prog.NoChange, ", ")))
+	}
 	if c := prog.Cost; c != (workflow.Cost{}) {
 		line := a.t("cli.status.flow.cost", "In", c.InputTokens, "Out", c.OutputTokens, "USD", strconv.FormatFloat(c.CostUSD, 'f', 4, 64))
 		for _, note := range workflow.UsageNotes(a.loc, prog) {
@@ -58,4 +62,13 @@ func (a *app) printFlow(w io.Writer, p ledger.PipelineState) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// noChangeJSON is the "no_change" list of status --json: the steps that
+// changed nothing and ended without a review, [] for none.
+func noChangeJSON(steps []string) []string {
+	if steps == nil {
+		return []string{}
+	}
+	return steps
 }

@@ -22,6 +22,9 @@ const (
 	KindRun        = "tui.run"
 	KindController = "tui.controller"
 	KindOperation  = "tui.operation"
+	// KindCriterion labels what a step's acceptance checked (its
+	// ACCEPTANCE_PASSED's criterion).
+	KindCriterion = "tui.criterion"
 )
 
 // vocabularies lists the stored values the catalogs label. Values stay on
@@ -58,6 +61,7 @@ var vocabularies = map[string][]string{
 		"WORKTREE_READY", "WORKTREE_SETUP", "WORKTREE_REMOVED", "WORKTREE_KEPT", "REVIEW_PENDING", "MERGE_REFUSED",
 		"SESSION_BOUND", "SESSION_RESUME", "AGENT_RETRY",
 		"LEDGER_WRITES_HELD"},
+	KindCriterion: {"exit_code_zero", "result_in_log", "no_change"},
 	KindRelayError: {"bad_version", "malformed", "too_large", "unknown_type", "forbidden_peer",
 		"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost"},
 }

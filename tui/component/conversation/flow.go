@@ -30,6 +30,14 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 		e := &u.Events[i]
 		at, _ := ledger.ParseTime(e.Timestamp)
 		step := e.StepID
+		if e.EventType == ledger.EventAcceptancePassed && isTrue(e.Payload, "no_change") {
+			// A step that changed nothing: no /accept is awaited.
+			en := catalogEntry(KindController, "tui.conversation.no_change", "Step", step)
+			en.at = at
+			m.add(en)
+			changed = true
+			continue
+		}
 		switch e.Payload.String("operation") {
 		case workflow.OpStepSummary:
 			if !isTrue(e.Payload, "final") && e.Payload.String("by") == "extractive" {

@@ -122,6 +122,11 @@ func summary(env *component.Env, ev *ledger.Event) string {
 		parts = append(parts, d)
 		used["denied"] = true
 	}
+	if c := ev.Payload.String("criterion"); c != "" {
+		// What the acceptance checked, in words.
+		parts = append(parts, env.Labels.Or(component.KindCriterion, c))
+		used["criterion"], used["no_change"] = true, true
+	}
 	if line := lastLine(ev.Payload); line != "" {
 		parts = append(parts, describeLine(env, line))
 		used["lines"] = true

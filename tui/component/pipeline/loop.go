@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"strconv"
+	"strings"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/workflow"
@@ -24,6 +25,12 @@ func (m *Model) loopLines() []string {
 		for _, note := range workflow.UsageNotes(env.Loc, prog) {
 			usage = append(usage, "   "+note)
 		}
+	}
+	if len(prog.NoChange) > 0 {
+		// Nothing waited for the person's review: say so, or the pane
+		// would look as if a review were missing.
+		usage = append([]string{" " + st.Muted.Render(env.T("tui.pipeline.review")+" ") +
+			env.T("tui.pipeline.no_change", "Steps", env.Clean(strings.Join(prog.NoChange, ", ")))}, usage...)
 	}
 	if !prog.Loop() {
 		return usage
