@@ -21,19 +21,27 @@ import (
 //
 // Each case holds the log's sync of the step's STEP_COMPLETED and copies
 // the root as a SIGKILL there leaves it: before the pipeline file shows
-// the run (the document writer lingers), or after it shows the step
-// completed (polled for).
+// the run (the document writer lingers), or once it shows the step
+// completed. (The pipeline file that already shows the review, written
+// just before REVIEW_PENDING, cannot be held apart from it this way: the
+// log's batch that follows STEP_COMPLETED carries both; such a pipeline
+// keeps the run waiting by itself.)
 func TestAChangeSurvivesACrashBeforeItsReview(t *testing.T) {
 	t.Parallel()
+	completed := []string{`"event_type":"STEP_COMPLETED"`}
+	stepCompleted := func(p ledger.PipelineState) bool { return p.RoleLifecycle.Get("step:S1") == "completed" }
 	for _, tc := range []struct {
-		name     string
-		edit     bool
-		pipeline bool // copy once the pipeline file shows the step completed
+		name  string
+		edit  bool
+		marks []string
+		// pipeline, if set, is the state the pipeline file shows before
+		// the copy.
+		pipeline func(ledger.PipelineState) bool
 	}{
-		{name: "change", edit: true},
-		{name: "change, pipeline written", edit: true, pipeline: true},
-		{name: "no change"},
-		{name: "no change, pipeline written", pipeline: true},
+		{name: "change", edit: true, marks: completed},
+		{name: "change, pipeline written", edit: true, marks: completed, pipeline: stepCompleted},
+		{name: "no change", marks: completed},
+		{name: "no change, pipeline written", marks: completed, pipeline: stepCompleted},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -44,14 +52,15 @@ func TestAChangeSurvivesACrashBeforeItsReview(t *testing.T) {
 				script += `; echo "$line" >> notes.txt`
 			}
 			cfg := worktreeConfig(repo, script)
-			crash := newCrashImage(`"event_type":"STEP_COMPLETED"`)
+			crash := newCrashImage(tc.marks...)
 			h := crash.start(t, root, cfg)
 			ack := h.forward("a change")
 			crash.wait(t)
-			if tc.pipeline {
-				waitPipeline(t, root, func(p ledger.PipelineState) bool {
-					return p.TaskID == ack.TaskID && p.RoleLifecycle.Get("step:S1") == "completed"
-				})
+			if tc.pipeline != nil {
+				waitPipeline(t, root, func(p ledger.PipelineState) bool { return p.TaskID == ack.TaskID && tc.pipeline(p) })
+			}
+			if n := count(h.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpReviewPending }); n != 0 {
+				t.Fatalf("REVIEW_PENDING reached the log before the crash")
 			}
 			image := copyRoot(t, root)
 			crash.free()
