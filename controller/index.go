@@ -74,6 +74,17 @@ type indexEntry struct {
 	// pipeline file shows one run only, and a restart must not lose the
 	// others' reviews.
 	Review *reviewMark `json:"review,omitempty"`
+	// Tree is the worktree the open instruction's run last readied
+	// (WORKTREE_READY; its Key is the step, or runTreeKey): the pipeline
+	// file may show another run, or lag behind the log, and a successor
+	// must still find the change to review. An acceptance of its branch
+	// drops it. Never changed in place.
+	Tree *reviewMark `json:"tree,omitempty"`
+	// Unreviewed: Tree's step completed (STEP_COMPLETED) and neither
+	// REVIEW_PENDING nor an acceptance followed: a controller died
+	// between them, and the successor puts the change to the person (see
+	// sendToReview) instead of counting the step delivered.
+	Unreviewed bool `json:"unreviewed,omitempty"`
 	// Final, FinalReason and FinalStep are how an ended entry's run
 	// finished (RUN_FINISHED: FAILED or BLOCKED, its reason code and the
 	// step it stopped at).
@@ -170,11 +181,19 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 				en.Completed = append(slices.Clip(en.Completed), e.StepID)
 			}
 			en.keepRecord(e.StepID, e.Payload)
+			if en.Tree != nil && en.Tree.Key == e.StepID {
+				en.Unreviewed = true
+			}
 		}
 		return
 	case ledger.EventAcceptancePassed, ledger.EventAcceptanceFailed:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
-			en.Review = nil
+			en.Review, en.Unreviewed = nil, false
+			if en.Tree != nil && e.EventType == ledger.EventAcceptancePassed && e.Payload.String("branch") == en.Tree.Branch {
+				// Delivered (or found unchanged): nothing of it is left
+				// to review after a restart.
+				en.Tree = nil
+			}
 		}
 		return
 	}
@@ -226,7 +245,11 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 		}
 	case OpReviewPending:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
-			en.Review = reviewMarkOf(e)
+			en.Review, en.Unreviewed = reviewMarkOf(e), false
+		}
+	case OpWorktreeReady:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			en.Tree = treeMarkOf(e)
 		}
 	case OpRunFinished:
 		if en := x.open[id]; en != nil {

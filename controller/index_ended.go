@@ -20,7 +20,7 @@ func (x *instrIndex) endLocked(en indexEntry, e *ledger.Event) {
 	if en.Kind != entryInstruction || (status != ledger.StatusFailed && status != ledger.StatusBlocked) {
 		return
 	}
-	en.Final, en.FinalReason, en.FinalStep, en.Review = status, e.Payload.String("reason_code"), e.StepID, nil
+	en.Final, en.FinalReason, en.FinalStep, en.Review, en.Unreviewed = status, e.Payload.String("reason_code"), e.StepID, nil, false
 	x.ended[en.MessageID] = &en
 	for len(x.ended) > maxEnded {
 		var oldest *indexEntry

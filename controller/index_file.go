@@ -249,7 +249,7 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 // event the fold uses names one of them.
 var indexMarkers = [][]byte{[]byte(OpInstruction), []byte(OpControl), []byte(OpRunFinished),
 	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(OpStepRecorded),
-	[]byte(OpReviewPending), []byte(ledger.EventAcceptancePassed), []byte(ledger.EventAcceptanceFailed)}
+	[]byte(OpReviewPending), []byte(ledger.EventAcceptancePassed), []byte(ledger.EventAcceptanceFailed), []byte(OpWorktreeReady)}
 
 // replay folds every complete line of the log from offset on and returns
 // how many events it read and the offset after the last complete line.

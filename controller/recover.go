@@ -27,6 +27,10 @@ type found struct {
 	unended *unendedStep
 	// review is the change the log says waits for review, if any.
 	review *reviewMark
+	// tree is the worktree the run last readied, and unreviewed says
+	// that its step completed without being put to the person.
+	tree       *reviewMark
+	unreviewed bool
 }
 
 // recover fences off workers a dead controller left behind and returns
@@ -46,7 +50,8 @@ func (c *Controller) recover() []found {
 	out := make([]found, 0, len(open))
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
-			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended, review: en.Review})
+			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended, review: en.Review,
+			tree: en.Tree, unreviewed: en.Unreviewed})
 	}
 	return out
 }
@@ -102,7 +107,11 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 			}
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
+		restoreTree(&r.pipeline, f.tree)
 		restoreReview(&r.pipeline, f.review)
+		if f.unreviewed {
+			sendToReview(&r.pipeline, f.tree)
+		}
 		if !isFinal(r.pipeline.Status) && reviewPending(&r.pipeline, r.pipeline.CurrentStep) {
 			// The verdict's way in exists before the relay serves: an
 			// /accept that started this controller arrives before the

@@ -1,7 +1,10 @@
 package controller
 
 import (
+	"slices"
+
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/workflow"
 )
 
 // reviewMark is a change waiting for review as REVIEW_PENDING recorded
@@ -31,6 +34,31 @@ func reviewMarkOf(e *ledger.Event) *reviewMark {
 	return m
 }
 
+// treeMarkOf reads a WORKTREE_READY event: the worktree of its step
+// (the step's own, or the run's shared one under runTreeKey).
+func treeMarkOf(e *ledger.Event) *reviewMark {
+	p := e.Payload
+	m := &reviewMark{Step: e.StepID, Key: e.StepID, Path: p.String("path"), Branch: p.String("branch"),
+		Base: p.String("base"), BaseBranch: p.String("base_branch"), Repo: p.String("repo")}
+	if m.Key == "" || m.Repo == "" || m.Path == "" || m.Branch == "" {
+		return nil
+	}
+	return m
+}
+
+// restoreTree puts the worktree the log says a run readied back into
+// the run rebuilt at start, unless its pipeline has it (the run the
+// pipeline file shows): a successor reviews a run's shared worktree
+// after its workflow (see reviewFlow), and a step's change that was
+// never put to the person (see sendToReview), only if it finds them.
+func restoreTree(p *ledger.PipelineState, m *reviewMark) {
+	if m == nil || p.RoleLifecycle.Get(keyTreePath+m.Key) != "" {
+		return
+	}
+	p.RoleLifecycle = p.RoleLifecycle.With(keyTreePath+m.Key, m.Path).With(keyTreeBranch+m.Key, m.Branch).
+		With(keyTreeBase+m.Key, m.Base).With(keyTreeBaseBranch+m.Key, m.BaseBranch).With(keyTreeRepo+m.Key, m.Repo)
+}
+
 // restoreReview puts a review the log says is pending back into a run
 // rebuilt at start: its worktree's lifecycle keys (recordedTree reads
 // them) and the review marker, so that the run waits for the person's
@@ -41,12 +69,7 @@ func restoreReview(p *ledger.PipelineState, m *reviewMark) {
 	if m == nil {
 		return
 	}
-	lc := p.RoleLifecycle
-	if lc.Get(keyTreePath+m.Key) == "" {
-		lc = lc.With(keyTreePath+m.Key, m.Path).With(keyTreeBranch+m.Key, m.Branch).With(keyTreeBase+m.Key, m.Base).
-			With(keyTreeBaseBranch+m.Key, m.BaseBranch).With(keyTreeRepo+m.Key, m.Repo)
-	}
-	p.RoleLifecycle = lc
+	restoreTree(p, m)
 	if !reviewPending(p, m.Step) {
 		markReview(p, m.Step, m.Key)
 	}
@@ -94,4 +117,28 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 			c.current = r
 		}
 	}
+}
+
+// sendToReview puts back under review the change of a step that
+// completed in a worktree of its own but was never put to the person
+// (the log's STEP_COMPLETED has no REVIEW_PENDING nor acceptance after
+// it: a controller died between them). Without it the successor would
+// count the step done and end the run DONE with the change unmerged in
+// its worktree. The step waits for review again; awaitReview first
+// looks whether it changed anything, and one that did not completes with
+// no_change. Only the log tells this (the pipeline file is written
+// after it), so no git process runs on the normal path.
+//
+// A run that shares one worktree needs only its tree back (see
+// restoreTree): its review follows its workflow's end, whatever
+// restarted it (see reviewFlow).
+func sendToReview(p *ledger.PipelineState, tree *reviewMark) {
+	if tree == nil || tree.Key == runTreeKey || isFinal(p.Status) || reviewPending(p, p.CurrentStep) {
+		return
+	}
+	step := tree.Key
+	if slices.Contains(workflow.ProgressOf(p.RoleLifecycle.Get).NoChange, step) {
+		return
+	}
+	markReview(p, step, step)
 }
