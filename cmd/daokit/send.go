@@ -163,9 +163,12 @@ func awaitRunEnd(ctx context.Context, client *relay.Client, taskID, runID string
 			if st.State != relay.StateConnected {
 				continue
 			}
-			if status, err := client.Observe(ctx); err == nil && ended(&status.Route) {
-				return status.Route, nil
-			}
+			// Ask where things stand after a (re)connection. The answer
+			// is queued as a status notice behind the notices sent before
+			// it, so a run that ended meanwhile (a quick one ends before
+			// the first connection is seen here) ends the wait below, once
+			// its story has been shown.
+			_, _ = client.Observe(ctx)
 		case n, ok := <-client.Notices():
 			if !ok {
 				return relay.Route{}, relay.ErrClosed
