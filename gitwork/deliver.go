@@ -50,19 +50,13 @@ func (a Author) gitArgs(ctx context.Context, dir string) []string {
 }
 
 // CommitWork commits what is uncommitted in the work tree at dir: changed
-// and deleted tracked files and new files the project's .gitignore files
-// do not ignore, onto whatever HEAD is there (a branch or a detached
-// HEAD). It returns the new commit, or "" when there was nothing to
-// commit. The repository's hooks are not run: they are the person's
-// checks of the person's commits, and a failing one must not strand the
-// agent's work.
-//
-// Only .gitignore files are trusted, as Repo.Unchanged trusts them: the
-// repository's shared info/exclude is writable by any agent, and a new
-// file it hides is still the step's work, which must be delivered rather
-// than leave the change waiting for a review that delivers nothing.
+// and deleted tracked files and new files git does not ignore, onto
+// whatever HEAD is there (a branch or a detached HEAD). It returns the
+// new commit, or "" when there was nothing to commit. The repository's
+// hooks are not run: they are the person's checks of the person's
+// commits, and a failing one must not strand the agent's work.
 func CommitWork(ctx context.Context, dir, message string, author Author) (string, error) {
-	if err := stageWork(ctx, dir, nil); err != nil {
+	if _, err := run(ctx, dir, "add", "--all"); err != nil {
 		return "", err
 	}
 	if _, err := run(ctx, dir, "diff", "--cached", "--quiet"); err == nil {
@@ -170,20 +164,4 @@ func (r *Repo) catchUp(ctx context.Context, branch, tip, head string) error {
 		return nil
 	}
 	return fmt.Errorf("%s at %.12s, HEAD at %.12s: %w", branch, tip, head, ErrDiverged)
-}
-
-// stageWork stages every change of the work tree at dir in its index (or
-// the index env names): git add --all, then the new files that only the
-// shared info/exclude or a global excludes file hides (see CommitWork).
-func stageWork(ctx context.Context, dir string, env []string) error {
-	if _, err := runEnv(ctx, dir, env, "add", "--all"); err != nil {
-		return err
-	}
-	hidden, err := runEnv(ctx, dir, env, "ls-files", "-z", "--others", "--exclude-per-directory=.gitignore")
-	if err != nil || len(hidden) == 0 {
-		return err
-	}
-	files := strings.Split(strings.TrimRight(string(hidden), "\x00"), "\x00")
-	_, err = runEnv(ctx, dir, env, append([]string{"add", "--force", "--"}, files...)...)
-	return err
 }

@@ -172,32 +172,3 @@ func TestDeliverWithoutAnIdentity(t *testing.T) {
 		t.Errorf("author %q", got)
 	}
 }
-
-// TestDeliverTakesFilesHiddenByTheSharedExclude: an agent that writes "*"
-// into the repository's shared info/exclude cannot keep its new files out
-// of the diff the person reviews nor out of the delivery (they are the
-// step's work); the project's .gitignore still keeps its ignored files out.
-func TestDeliverTakesFilesHiddenByTheSharedExclude(t *testing.T) {
-	ctx := context.Background()
-	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "*.log\n"})
-	r := openT(t, dir)
-	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
-	gittest.WriteFile(t, filepath.Join(dir, ".git", "info", "exclude"), "*\n")
-	gittest.WriteFile(t, filepath.Join(wt.Path, "new/b.txt"), "new\n")
-	gittest.WriteFile(t, filepath.Join(wt.Path, "debug.log"), "noise\n")
-	// What the person reviews is what is delivered.
-	diff, err := DiffWorktree(ctx, wt.Path, wt.Base)
-	if err != nil || !strings.Contains(string(diff), "+++ b/new/b.txt") || strings.Contains(string(diff), "debug.log") {
-		t.Fatalf("diff (%v):\n%s", err, diff)
-	}
-	if _, err := r.Deliver(ctx, wt, deliverOpts()); err != nil {
-		t.Fatal(err)
-	}
-	files := gittest.Git(t, dir, "ls-tree", "-r", "--name-only", "main")
-	if !strings.Contains(files, "new/b.txt") || strings.Contains(files, "debug.log") {
-		t.Fatalf("main holds:\n%s", files)
-	}
-}

@@ -13,9 +13,9 @@ import (
 var diffArgs = []string{"-c", "core.quotePath=false", "diff", "--no-color", "--no-ext-diff", "--no-textconv", "--src-prefix=a/", "--dst-prefix=b/"}
 
 // DiffWorktree returns the unified diff of the worktree at path against
-// base: committed and uncommitted changes, new files the project's
-// .gitignore files do not ignore included, which is what a step has done
-// so far and exactly what an accept delivers (see CommitWork). The new files are staged in a temporary
+// base: committed and uncommitted changes, new files git does not ignore
+// included, which is what a step has done so far and what an accept
+// delivers (see CommitWork). The new files are staged in a temporary
 // copy of the index, so the agent's own index is never touched.
 func DiffWorktree(ctx context.Context, path, base string) ([]byte, error) {
 	dir, err := os.MkdirTemp("", "daokit-diff-")
@@ -32,7 +32,7 @@ func DiffWorktree(ctx context.Context, path, base string) ([]byte, error) {
 			return nil, err
 		}
 	}
-	if err := stageWork(ctx, path, env); err != nil {
+	if _, err := runEnv(ctx, path, env, "add", "--all"); err != nil {
 		return nil, err
 	}
 	return runEnv(ctx, path, env, append(append([]string(nil), diffArgs...), "--cached", base, "--")...)
