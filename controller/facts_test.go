@@ -15,9 +15,11 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// The streams in testdata/streams are real: Claude Code 2.1.332 and Codex
-// 0.169.0 run against daokit's scripted model (see worker/transcript/testdata/capture and
-// its README), stdout copied as it was.
+// The streams streamLane prints are real captures of Claude Code 2.1.332
+// and Codex 0.169.0 run against daokit's scripted model, kept with the
+// decoder's tests (worker/transcript/testdata; capture/README.md there
+// says how each was made): name is a path below that folder, without
+// ".jsonl".
 
 // streamLane is a lane of kind (claude or codex) whose worker prints
 // the captured stream first, and, when it is resumed, the stream second.
@@ -26,7 +28,7 @@ import (
 func streamLane(t *testing.T, name string, kind config.Kind, first, second string) config.Lane {
 	t.Helper()
 	path := func(s string) string {
-		p, err := filepath.Abs(filepath.Join("testdata", "streams", s+".jsonl"))
+		p, err := filepath.Abs(filepath.Join(realStreams, s+".jsonl"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -81,8 +83,8 @@ func near(a, b float64) bool { return math.Abs(a-b) < 1e-9 }
 func TestSummaryReadsRealToolResults(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	cfg := streamConfig(streamLane(t, "tests", config.KindClaude, "claude-test-fails", ""),
-		streamLane(t, "denied", config.KindClaude, "claude-denied-default", ""))
+	cfg := streamConfig(streamLane(t, "tests", config.KindClaude, "real/claude-test-fails", ""),
+		streamLane(t, "denied", config.KindClaude, "real/claude-denied-default", ""))
 	h := startHarness(t, root, cfg)
 	// The denied step fails the run (AGENT_PERMISSION_DENIED); its
 	// summary still says what happened.
@@ -118,7 +120,7 @@ func TestSummaryReadsRealToolResults(t *testing.T) {
 func TestResumedClaudeStepCostsBothProcesses(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	h := startHarness(t, root, streamConfig(streamLane(t, "claude", config.KindClaude, "claude-resume-1", "claude-resume-2")))
+	h := startHarness(t, root, streamConfig(streamLane(t, "claude", config.KindClaude, "real/claude-resume-1", "real/claude-resume-2")))
 	fin := h.finished(h.forward("two parts").Route.TaskID)
 	if fin.Payload.String("status") != ledger.StatusDone {
 		t.Fatalf("run ended %v", fin.Payload)
@@ -146,7 +148,7 @@ func TestResumedClaudeStepCostsBothProcesses(t *testing.T) {
 func TestResumedCodexStepTakesTheThreadDelta(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	h := startHarness(t, root, streamConfig(streamLane(t, "codex", config.KindCodex, "codex-resume-1", "codex-resume-2")))
+	h := startHarness(t, root, streamConfig(streamLane(t, "codex", config.KindCodex, "real/codex-resume-1", "real/codex-resume-2")))
 	if fin := h.finished(h.forward("two parts").Route.TaskID); fin.Payload.String("status") != ledger.StatusDone {
 		t.Fatalf("run ended %v", fin.Payload)
 	}
@@ -166,7 +168,7 @@ func TestResumedCodexStepTakesTheThreadDelta(t *testing.T) {
 func TestBudgetWarnsThenBlocks(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	l := streamLane(t, "claude", config.KindClaude, "claude-resume-1", "") // $0.013424 a step
+	l := streamLane(t, "claude", config.KindClaude, "real/claude-resume-1", "") // $0.013424 a step
 	cfg := streamConfig(l, l, l, l)
 	for i := range cfg.Workflow.Steps {
 		cfg.Workflow.Steps[i].Lane = "claude"
@@ -221,7 +223,7 @@ func TestBudgetWarnsThenBlocks(t *testing.T) {
 func TestCodexThreadTotalSurvivesARestart(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	lane := streamLane(t, "codex", config.KindCodex, "codex-resume-1", "codex-resume-2")
+	lane := streamLane(t, "codex", config.KindCodex, "real/codex-resume-1", "real/codex-resume-2")
 	lane.Command = []string{"sh", "-c", `cat >/dev/null; cat "$FIRST"; exec sleep 30`}
 	h := startHarness(t, root, streamConfig(lane))
 	ack := h.forward("two parts")
@@ -263,7 +265,7 @@ func TestCodexThreadTotalSurvivesARestart(t *testing.T) {
 func TestTaskBudgetSpansItsRuns(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	l := streamLane(t, "claude", config.KindClaude, "claude-resume-1", "") // $0.013424 a step
+	l := streamLane(t, "claude", config.KindClaude, "real/claude-resume-1", "") // $0.013424 a step
 	cfg := streamConfig(l, l)
 	cfg.Lanes = cfg.Lanes[:1]
 	cfg.Workflow.TaskBudgetUSD = 0.03
@@ -310,7 +312,7 @@ func TestTaskBudgetSpansItsRuns(t *testing.T) {
 func TestCodexStderrDenialIsInTheSummary(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
-	h := startHarness(t, root, streamConfig(streamLane(t, "codex", config.KindCodex, "codex-denied-default", "")))
+	h := startHarness(t, root, streamConfig(streamLane(t, "codex", config.KindCodex, "streams-codex-denied-default", "")))
 	fin := h.finished(h.forward("change hello.txt").Route.TaskID)
 	if fin.Payload.String("reason_code") != ReasonAgentDenied {
 		t.Fatalf("run ended %v", fin.Payload)
@@ -338,7 +340,7 @@ func TestFailedEditsAreNotEdits(t *testing.T) {
 	for _, tc := range []struct {
 		kind   config.Kind
 		stream string
-	}{{config.KindClaude, "claude-edit-error"}, {config.KindCodex, "codex-patch-failed"}} {
+	}{{config.KindClaude, "midstream-claude-edit-error"}, {config.KindCodex, "midstream-codex-patch-failed"}} {
 		t.Run(tc.stream, func(t *testing.T) {
 			t.Parallel()
 			root := t.TempDir()
