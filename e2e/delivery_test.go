@@ -98,18 +98,7 @@ func waitStatus(t *testing.T, root, what string, ok func(string) bool) string {
 func TestRetryOfABlockedRunAfterAControllerRestart(t *testing.T) {
 	t.Parallel()
 	marker := filepath.Join(t.TempDir(), "fixed")
-	root := newRoot(t, `
-[controller]
-idle_exit = "0s"
-
-[heartbeat]
-check_interval = "200ms"
-warning_after = "5s"
-stale_after = "10s"
-
-[lease]
-ttl = "1s"
-
+	root := newRoot(t, worktreeTimings+`
 [restart]
 max_restarts = 1
 backoff_base = "100ms"
@@ -159,18 +148,7 @@ stdin = true
 func TestPruneKeepsUncommittedAndIgnoredWorkDespiteAHostileExclude(t *testing.T) {
 	t.Parallel()
 	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n", ".gitignore": "*.log\n"})
-	root := newRoot(t, `
-[controller]
-idle_exit = "0s"
-
-[heartbeat]
-check_interval = "200ms"
-warning_after = "5s"
-stale_after = "10s"
-
-[lease]
-ttl = "1s"
-
+	root := newRoot(t, worktreeTimings+`
 [[lanes]]
 name = "worker"
 kind = "command"

@@ -11,10 +11,10 @@ import (
 	"github.com/daokit/daokit/ledger"
 )
 
-// worktreeConfig is a daokit.toml whose sim lane works in project; the
-// lane's folder is in a repository, so its steps get worktrees.
-func worktreeConfig(project, duration string) string {
-	return `
+// worktreeTimings are the controller, heartbeat and lease of the
+// worktree and delivery tests: steps that take a while are not judged
+// silent, and a dead controller's lease expires at once. Lanes follow.
+const worktreeTimings = `
 [controller]
 idle_exit = "0s"
 
@@ -25,7 +25,12 @@ stale_after = "10s"
 
 [lease]
 ttl = "1s"
+`
 
+// worktreeConfig is a daokit.toml whose sim lane works in project; the
+// lane's folder is in a repository, so its steps get worktrees.
+func worktreeConfig(project, duration string) string {
+	return worktreeTimings + `
 [[lanes]]
 name = "worker"
 kind = "sim"
