@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -228,17 +227,5 @@ func checkAbove(t *testing.T, what, screen string) {
 // openShell runs a shell command line in its own 160×48 tmux server.
 func openShell(t *testing.T, line string) *screen {
 	t.Helper()
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is missing (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed")
-	}
-	s := &screen{t: t, socket: fmt.Sprintf("daokit-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	shell := "env LANG=C.UTF-8 LC_ALL=C.UTF-8 DAOKIT_LANG=en TERM=xterm-256color sh -c " + quoteAll([]string{line})[0]
-	if out, err := exec.Command("tmux", "-L", s.socket, "new-session", "-d", "-x", "160", "-y", "48", shell).CombinedOutput(); err != nil {
-		t.Fatalf("tmux new-session: %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("tmux", "-L", s.socket, "kill-server").Run() })
-	return s
+	return openTmux(t, "sh -c "+quoteAll([]string{line})[0])
 }

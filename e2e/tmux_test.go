@@ -25,6 +25,13 @@ type screen struct {
 // openWindow starts `daokit args…` in a 160×48 tmux window.
 func openWindow(t *testing.T, args ...string) *screen {
 	t.Helper()
+	return openTmux(t, strings.Join(quoteAll(append([]string{daokit}, args...)), " "))
+}
+
+// openTmux runs the shell command line in a 160×48 window of a tmux
+// server of its own, which the test's cleanup kills.
+func openTmux(t *testing.T, line string) *screen {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("tmux is missing (.ci/run installs it)")
@@ -32,9 +39,8 @@ func openWindow(t *testing.T, args ...string) *screen {
 		t.Skip("tmux is not installed")
 	}
 	s := &screen{t: t, socket: fmt.Sprintf("daokit-e2e-%d-%d", os.Getpid(), time.Now().UnixNano())}
-	cmd := append([]string{daokit}, args...)
 	// A UTF-8 locale, or tmux draws wide and box characters as '_'.
-	shell := "env LANG=C.UTF-8 LC_ALL=C.UTF-8 DAOKIT_LANG=en TERM=xterm-256color " + strings.Join(quoteAll(cmd), " ")
+	shell := "env LANG=C.UTF-8 LC_ALL=C.UTF-8 DAOKIT_LANG=en TERM=xterm-256color " + line
 	if out, err := exec.Command("tmux", "-L", s.socket, "new-session", "-d", "-x", "160", "-y", "48", shell).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v %s", err, out)
 	}
