@@ -21,6 +21,9 @@ const OpOrphansKilled = "ORPHANS_KILLED"
 // tool process groups, re-parented to PID 1 when it was SIGKILLed), so
 // that no step of the old controller works on beside the resumed one.
 func (c *Controller) sweepOrphans() {
+	// How this host lets us kill a child's whole tree: an operator reads
+	// it in controller.log when an agent's tool outlived its step.
+	c.log.Info("child process trees", "tracking", proc.Tracking())
 	if n := c.procs.Sweep(); n > 0 {
 		c.log.Warn("killed processes a previous controller left", "killed", n)
 		c.note(c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpOrphansKilled, "killed", n))

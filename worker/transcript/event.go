@@ -68,7 +68,7 @@ type Event struct {
 	// Usage is what the work cost, when the worker says (result events).
 	Usage *Usage
 	// Failure is what an agent CLI said went wrong, as one of the stable
-	// failure kinds (see FailureKinds), on result, error and retry
+	// failure kinds (the Fail constants), on result, error and retry
 	// events; "" when it said nothing daokit can name.
 	Failure string
 	// Retry details a retry event.

@@ -34,11 +34,6 @@ const (
 	FailRefused = "model_refused"
 )
 
-// FailureKinds lists the failure kinds.
-func FailureKinds() []string {
-	return []string{FailAuth, FailNotLoggedIn, FailRateLimited, FailProvider, FailMaxTurns, FailOptionRefused, FailNoAnswer, FailRefused}
-}
-
 // Retry is an agent CLI retrying a request its model provider failed.
 type Retry struct {
 	// Status is the HTTP status of the failed request, 0 when there was
