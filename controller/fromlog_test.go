@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -155,12 +156,36 @@ func lines(t *testing.T, file string) int {
 
 // fromLogConfig is a loop of one iteration whose reviewer approves; the
 // coder runs coder (a shell script) after counting its run in
-// $DAOKIT_ROOT/coder-runs and noting its pid in coder-pid.
+// $DAOKIT_ROOT/coder-runs, keeps a copy of what it printed in coder-out
+// and notes its pid in coder-pid.
 func fromLogConfig(coder string) config.Config {
 	cfg := loopConfig("1", 1)
-	cfg.Lanes[0].Command = []string{"sh", "-c", `cat >/dev/null; echo run >> "$DAOKIT_ROOT/coder-runs"; ` + coder +
-		`; echo $$ > "$DAOKIT_ROOT/coder-pid"`}
+	cfg.Lanes[0].Command = []string{"sh", "-c", `cat >/dev/null; echo run >> "$DAOKIT_ROOT/coder-runs"; { ` + coder +
+		`; } | tee "$DAOKIT_ROOT/coder-out"; echo $$ > "$DAOKIT_ROOT/coder-pid"`}
 	return cfg
+}
+
+// waitLogged waits until the coder's stdout.log ends with all it printed
+// (coder-out): the held controller copies the pipe into the log as it
+// reads it, and these tests are about a result that reached the log, not
+// one still in the pipe when the controller died.
+func waitLogged(t *testing.T, root, taskID, runID string) {
+	t.Helper()
+	dir, err := ledger.Layout{Root: root}.ArtifactDir(taskID, runID, "I1-coder")
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for ; ; time.Sleep(10 * time.Millisecond) { // polling two files; the condition decides
+		out, err1 := os.ReadFile(filepath.Join(root, "coder-out"))
+		log, err2 := os.ReadFile(filepath.Join(dir, "stdout.log"))
+		if err1 == nil && err2 == nil && len(out) > 0 && bytes.HasSuffix(log, out) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the coder's log never held all it printed: %q", log)
+		}
+	}
 }
 
 // crashAfterCoder runs cfg's loop until the coder's worker has exited
@@ -176,6 +201,7 @@ func crashAfterCoder(t *testing.T, cfg config.Config) (string, []ledger.Event) {
 	ack := h.forward("add a --json flag")
 	crash.wait(t)
 	waitExited(t, filepath.Join(root, "coder-pid"))
+	waitLogged(t, root, ack.Route.TaskID, ack.Route.RunID)
 	image := copyRoot(t, root)
 	crash.free()
 	h.finished(ack.Route.TaskID)
