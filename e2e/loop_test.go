@@ -333,7 +333,7 @@ func readRuns(t testing.TB, root string) map[string]map[string]stepRuns {
 // runTally sums stepRuns over a drill: agent and judge processes apart.
 type runTally struct {
 	agentStarts, agentRepeats, agentCut int
-	judgeStarts, judgeRepeats, judgeCut            int
+	judgeStarts, judgeRepeats, judgeCut int
 }
 
 func (t *runTally) add(step string, r stepRuns) {
