@@ -46,16 +46,27 @@ type Options struct {
 	WakeInterval time.Duration
 }
 
-// OpenSQLite opens (creating if needed) the outbox database at path. A
+// OpenSQLite opens the outbox database at path. It never creates one: a
+// missing, empty or corrupt database is an *OpenError (see Init). A
 // process whose environment has WorkerEnv set is always read-only.
 func OpenSQLite(path string, o Options) (*SQLite, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := checkFile(abs); err != nil {
 		return nil, err
 	}
+	// Checked before the pragmas and migrate, which would otherwise
+	// write into any SQLite database the path named.
+	if err := checkSchema(abs); err != nil {
+		return nil, err
+	}
+	return openSQLite(abs, o)
+}
+
+// openSQLite opens abs, a database checked by OpenSQLite or new (Init).
+func openSQLite(abs string, o Options) (*SQLite, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
