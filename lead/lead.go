@@ -78,6 +78,11 @@ type Lead struct {
 	toMe map[int64]bool
 	done chan workerResult
 	wg   sync.WaitGroup
+	// groupLimits are the caps this role shares with other roles
+	// (team.SharedGroups), checked in the transaction that marks an issue
+	// running; capped: the last start waited for one of them.
+	groupLimits []outbox.Limit
+	capped      bool
 }
 
 // New checks the options and reads the Lead's cursor.
@@ -94,6 +99,13 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 	}
 	l := &Lead{o: o, actor: Actor(o.Role), role: r, limit: o.Workflow.Limit(o.Role, o.HardCap), ob: o.Backend,
 		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, toMe: map[int64]bool{}, done: make(chan workerResult, 64)}
+	for _, g := range o.Workflow.SharedGroups(o.Role) {
+		lim := outbox.Limit{Label: LabelRunning, Max: g.MaxConcurrent}
+		for _, r := range g.Roles {
+			lim.Assignees = append(lim.Assignees, Actor(r))
+		}
+		l.groupLimits = append(l.groupLimits, lim)
+	}
 	c, err := l.ob.Cursor(ctx, l.actor)
 	if err != nil {
 		return nil, err

@@ -32,6 +32,9 @@ type RoleView struct {
 	Running []int64            `json:"running"`
 	Queued  []int64            `json:"queued"`
 	Blocked map[string][]int64 `json:"blocked"`
+	// GroupFull: the role's oldest queued issue waits for a group cap it
+	// shares with other roles.
+	GroupFull bool `json:"group_full,omitempty"`
 	// LastExit is why the role's Lead last ended (nil when it never
 	// did); while the Lead is DOWN it is why it is down.
 	LastExit *Exit `json:"last_exit,omitempty"`
@@ -61,7 +64,7 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		st, err := ReadStatus(dir, role)
 		switch {
 		case err == nil:
-			v.PID, v.Limit, v.Running, v.Queued, v.Blocked = st.PID, st.Limit, st.Running, st.Queued, st.Blocked
+			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull
 			age := now.Sub(st.Time)
 			switch {
 			case !alive(st.PID):

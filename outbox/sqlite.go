@@ -147,6 +147,15 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 			return Result{Stale: true}, nil
 		}
 	}
+	for _, lim := range c.Limits {
+		n, err := a.countLimit(lim)
+		if err != nil {
+			return Result{}, err
+		}
+		if n >= lim.Max {
+			return Result{OverLimit: true}, nil
+		}
+	}
 	dups := make([]bool, 0, 1+len(c.Parts))
 	for _, part := range append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...) {
 		dup := false
@@ -183,6 +192,11 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 }
 
 func validateChange(c Change) error {
+	for _, lim := range c.Limits {
+		if lim.Max < 1 || strings.TrimSpace(lim.Label) == "" || len(lim.Assignees) == 0 {
+			return fmt.Errorf("%w: limit %+v", ErrInvalid, lim)
+		}
+	}
 	for _, part := range append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...) {
 		if err := validatePart(c, part); err != nil {
 			return err
@@ -220,6 +234,20 @@ func validatePart(c Change, part Part) error {
 		}
 	}
 	return nil
+}
+
+// countLimit counts the open issues assigned to one of lim's assignees
+// that carry its label (through the label index).
+func (a *applier) countLimit(lim Limit) (int, error) {
+	args := []any{lim.Label}
+	for _, as := range lim.Assignees {
+		args = append(args, as)
+	}
+	q := `SELECT count(*) FROM labels l JOIN issues i ON i.id = l.issue
+		WHERE l.label = ? AND i.closed = 0 AND i.assignee IN (?` + strings.Repeat(",?", len(lim.Assignees)-1) + `)`
+	var n int
+	err := a.tx.QueryRowContext(a.ctx, q, args...).Scan(&n)
+	return n, err
 }
 
 // applier runs the operations of one Change inside its transaction.

@@ -121,6 +121,19 @@ type Change struct {
 	// deduplicated by its own Trigger: a reader catching up on a backlog
 	// answers many events in one commit, and still each exactly once.
 	Parts []Part
+	// Limits are checked in the transaction, before anything of the
+	// change is done: when one is reached, nothing happens and
+	// Result.OverLimit is true. Leads of different processes share a
+	// group's cap this way, with no race between the count and the start.
+	Limits []Limit
+}
+
+// Limit caps the open issues assigned to any of Assignees that carry
+// Label: the change applies only while fewer than Max do.
+type Limit struct {
+	Assignees []string
+	Label     string
+	Max       int
 }
 
 // Part is one effect of a batched Change.
@@ -137,10 +150,12 @@ type Result struct {
 	PartDuplicate []bool
 	// Stale: the reader's cursor was already at or past UpTo; nothing
 	// was done (a replay after a crash that had in fact committed).
-	Stale    bool
-	Issues   []int64
-	Comments []int64
-	Events   []int64
+	Stale bool
+	// OverLimit: one of the change's Limits was reached; nothing was done.
+	OverLimit bool
+	Issues    []int64
+	Comments  []int64
+	Events    []int64
 }
 
 // Query selects issues for List. Zero fields match everything.
