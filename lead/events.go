@@ -22,6 +22,12 @@ func (l *Lead) react(ctx context.Context, ev outbox.Event) (*effect, error) {
 	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == To(l.o.Role) || ev.Kind == outbox.EventAssigned {
 		delete(l.toMe, ev.Issue)
 	}
+	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == LabelAccepted ||
+		ev.Kind == outbox.EventCommented && l.memoryWriter != "" && ev.Actor == l.memoryWriter {
+		l.mu.Lock()
+		l.memoryDirty = true
+		l.mu.Unlock()
+	}
 	switch ev.Kind {
 	case outbox.EventOpened:
 		return l.onAddressed(ctx, ev)

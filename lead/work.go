@@ -98,7 +98,7 @@ func (l *Lead) dispatch(ctx context.Context) error {
 		l.capped = false
 		l.mu.Unlock()
 		l.dequeue(id)
-		if err := l.startWorker(is); err != nil {
+		if err := l.startWorker(ctx, is); err != nil {
 			res := workerResult{issue: id, err: err}
 			if err := l.finish(ctx, res); err != nil {
 				return err
