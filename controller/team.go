@@ -68,6 +68,11 @@ type leadProc struct {
 	// not the signal it died of); stderr is the file it writes to.
 	hung   bool
 	stderr *os.File
+	// outboxRefused: it last died because the outbox database was
+	// missing, empty or corrupt; once daokit outbox init (or a restore)
+	// makes it sound again, a Lead the restart bound gave up on is
+	// started afresh.
+	outboxRefused bool
 }
 
 // startTeam starts a Lead per role when the root has a workflow.toml.
@@ -213,6 +218,7 @@ func (c *Controller) superviseTeam() {
 				c.writeLeasesLocked()
 			}
 			lp.cmd = nil
+			lp.outboxRefused = strings.HasPrefix(ex.Reason, "OUTBOX_")
 			restart := c.scheduleRestartLocked(lp, now)
 			if lp.gaveUp {
 				ex.GaveUp = true
@@ -225,6 +231,10 @@ func (c *Controller) superviseTeam() {
 				c.writeLeasesLocked()
 			}
 		case !lp.gaveUp && !lp.restartAt.IsZero() && !now.Before(lp.restartAt):
+			due = append(due, lp)
+		case lp.gaveUp && lp.outboxRefused && outbox.Check(s.wf.DBPath()) == nil:
+			// The outbox it died for is sound again: not a crash loop.
+			lp.gaveUp, lp.outboxRefused, lp.restarts = false, false, heal.Restarts{}
 			due = append(due, lp)
 		}
 	}

@@ -111,4 +111,25 @@ func TestLeadDeathReasonIsKept(t *testing.T) {
 	if _, ok := findEvent(t, root, func(e ledger.Event) bool { return e.Payload.String("operation") == "OUTBOX_EVENT" }); ok {
 		t.Fatal("events from an outbox that should not exist")
 	}
+
+	// Until the restart bound gives up on them, the Leads keep dying for
+	// the same reason; once the person makes a new outbox, they come back
+	// without a controller restart, and the team works again.
+	waitEvent(t, root, "the controller gives up on the backend Lead", 30*time.Second, leadEvent("LEAD_RESTART_LIMIT", "backend"))
+	if r := run(t, "outbox", "init", "--root", root, "--force"); r.code != 0 || !strings.Contains(r.stdout, ".broken-") {
+		t.Fatalf("outbox init --force: %+v", r)
+	}
+	waitFor(t, 30*time.Second, "both Leads alive", func() bool {
+		r := run(t, "status", "--root", root, "--json")
+		if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil {
+			t.Fatalf("%v\n%s", err, r.stdout)
+		}
+		return len(doc.Roles) == 2 && doc.Roles[0].Health == "ALIVE" && doc.Roles[1].Health == "ALIVE"
+	})
+	if r := run(t, "outbox", "new", "--root", root, "--to", "backend", "after the restore"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	waitFor(t, 30*time.Second, "the new issue done", func() bool {
+		return strings.Contains(run(t, "outbox", "list", "--root", root, "--state", "closed").stdout, "after the restore")
+	})
 }

@@ -179,3 +179,18 @@ func Init(path string, replace bool) (InitResult, error) {
 	}
 	return res, s.Close()
 }
+
+// Check reports whether path is an outbox database every open would
+// accept (an *OpenError when not), without opening it for use: a
+// supervisor waiting for a refused outbox to be restored or made anew
+// looks with it.
+func Check(path string) error {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return err
+	}
+	if err := checkFile(abs); err != nil {
+		return err
+	}
+	return checkSchema(abs)
+}

@@ -54,6 +54,9 @@ func TestOpenRefusesMissingEmptyAndCorrupt(t *testing.T) {
 					t.Fatalf("%+v: %v", o, err)
 				}
 			}
+			if err := Check(c.path); !errors.Is(err, c.want) {
+				t.Fatalf("check: %v", err)
+			}
 			after, _ := os.ReadFile(c.path)
 			if string(before) != string(after) {
 				t.Fatal("the refused file was changed")
@@ -89,6 +92,9 @@ func TestInit(t *testing.T) {
 	}
 	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
 		t.Fatalf("the new database's main file is empty: %v", err)
+	}
+	if err := Check(path); err != nil {
+		t.Fatal(err)
 	}
 	s, err := OpenSQLite(path, Options{})
 	if err != nil {
