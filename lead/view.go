@@ -35,6 +35,9 @@ type RoleView struct {
 	// GroupFull: the role's oldest queued issue waits for a group cap it
 	// shares with other roles.
 	GroupFull bool `json:"group_full,omitempty"`
+	// Memory are the files of the accepted decisions the Lead gives its
+	// Workers, newest first.
+	Memory []string `json:"memory,omitempty"`
 	// LastExit is why the role's Lead last ended (nil when it never
 	// did); while the Lead is DOWN it is why it is down.
 	LastExit *Exit `json:"last_exit,omitempty"`
@@ -64,7 +67,7 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		st, err := ReadStatus(dir, role)
 		switch {
 		case err == nil:
-			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull
+			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull, v.Memory = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull, st.Memory
 			age := now.Sub(st.Time)
 			switch {
 			case !alive(st.PID):
