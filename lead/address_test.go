@@ -159,3 +159,19 @@ func TestGroupCapIsSharedAcrossRoles(t *testing.T) {
 		}
 	}
 }
+
+// Two issues waiting for each other would wait forever as surely as one
+// waiting for itself: the second wait is refused, through any chain of
+// issues the Lead holds blocked.
+func TestWaitLoopIsRefused(t *testing.T) {
+	p := newProject(t, twoRoles, time.Hour)
+	l := p.lead("backend", 1, nil)
+	l.block(1, []int64{2})
+	l.block(2, []int64{3})
+	if ok, refused := l.acceptableDeps(3, []int64{1, 4}); !refused || len(ok) != 1 || ok[0] != 4 {
+		t.Fatalf("%v %v", ok, refused)
+	}
+	if ok, refused := l.acceptableDeps(4, []int64{1}); refused || len(ok) != 1 {
+		t.Fatalf("%v %v", ok, refused)
+	}
+}

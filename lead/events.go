@@ -133,8 +133,9 @@ func (l *Lead) onAddressed(ctx context.Context, ev outbox.Event) (*effect, error
 }
 
 // addressed reports whether issue id carries to:<role> or is assigned to
-// the role, from a cache that the label and assignment events keep current, so that catching up on a long backlog
-// reads each issue once, not once per comment.
+// the role, from a cache that the label and assignment events keep
+// current, so that catching up on a long backlog reads each issue once,
+// not once per comment.
 func (l *Lead) addressed(ctx context.Context, id int64) (bool, error) {
 	if v, ok := l.toMe[id]; ok {
 		return v, nil
@@ -372,7 +373,7 @@ func (l *Lead) acceptableDeps(id int64, deps []int64) (ok []int64, refused bool)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, d := range deps {
-		if d == id || l.waitsFor(d, id, len(l.blocked)) {
+		if d == id || l.waitsFor(d, id) {
 			refused = true
 			continue
 		}
@@ -381,15 +382,22 @@ func (l *Lead) acceptableDeps(id int64, deps []int64) (ok []int64, refused bool)
 	return ok, refused
 }
 
-// waitsFor reports whether issue a is held blocked, directly or through
-// other blocked issues, by b (depth bounds the walk; l.mu is held).
-func (l *Lead) waitsFor(a, b int64, depth int) bool {
-	if depth < 0 {
-		return false
-	}
-	for _, d := range l.blocked[a] {
-		if d == b || l.waitsFor(d, b, depth-1) {
-			return true
+// waitsFor reports whether issue a is held blocked by b, directly or
+// through other blocked issues (each visited once; l.mu is held).
+func (l *Lead) waitsFor(a, b int64) bool {
+	seen := map[int64]bool{a: true}
+	next := []int64{a}
+	for len(next) > 0 {
+		x := next[len(next)-1]
+		next = next[:len(next)-1]
+		for _, d := range l.blocked[x] {
+			if d == b {
+				return true
+			}
+			if !seen[d] {
+				seen[d] = true
+				next = append(next, d)
+			}
 		}
 	}
 	return false

@@ -136,12 +136,12 @@ func (l *Lead) finish(ctx context.Context, res workerResult) error {
 	unlabel := []string{LabelRunning}
 	var ops []outbox.Op
 	var text string
-	var blockedBy []int64
+	var blockedBy, acceptable []int64
 	selfBlocked := false
 	if b := ev[outbox.FieldBlockedBy]; b != "" && res.err == nil {
 		var refused bool
-		blockedBy, refused = l.acceptableDeps(res.issue, outbox.IssueRefs(b))
-		selfBlocked = refused && len(blockedBy) == 0
+		acceptable, refused = l.acceptableDeps(res.issue, outbox.IssueRefs(b))
+		selfBlocked = refused && len(acceptable) == 0
 	}
 	switch {
 	case res.err != nil:
@@ -160,6 +160,7 @@ func (l *Lead) finish(ctx context.Context, res workerResult) error {
 		f[outbox.FieldState], f[outbox.FieldBlockedBy] = LabelFailed, ""
 		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
 	case ev[outbox.FieldBlockedBy] != "":
+		blockedBy = acceptable
 		text = fmt.Sprintf("The Worker stopped: blocked by %s.", ev[outbox.FieldBlockedBy])
 		if len(blockedBy) > 0 {
 			f[outbox.FieldBlockedBy] = outbox.FormatRefs(blockedBy)
