@@ -175,3 +175,41 @@ func TestWaitLoopIsRefused(t *testing.T) {
 		t.Fatalf("%v %v", ok, refused)
 	}
 }
+
+// An issue that mentions two roles is taken by one Lead: the claims race
+// (both Leads read it free before either commits) and the second is
+// lost in the outbox's transaction, so it is never worked twice.
+func TestTwoLeadsOneClaim(t *testing.T) {
+	p := newProject(t, twoRoles, time.Hour)
+	id := p.file("sync", "@backend @qa please look")
+	ctx := context.Background()
+	evs, err := p.ob.Events(ctx, 0, 10)
+	if err != nil || len(evs) != 1 {
+		t.Fatalf("%v %v", evs, err)
+	}
+	a, b := p.lead("backend", 1, nil), p.lead("qa", 1, nil)
+	ea, err := a.react(ctx, evs[0])
+	if err != nil || ea == nil {
+		t.Fatalf("%v %v", ea, err)
+	}
+	eb, err := b.react(ctx, evs[0])
+	if err != nil || eb == nil {
+		t.Fatalf("%v %v", eb, err)
+	}
+	var ba, bb batch
+	bb.add(eb, evs[0])
+	if n, err := b.commit(ctx, &bb); err != nil || n != 1 {
+		t.Fatalf("qa's claim: %d %v", n, err)
+	}
+	ba.add(ea, evs[0])
+	if n, err := a.commit(ctx, &ba); err != nil || n != 0 {
+		t.Fatalf("backend's late claim: %d %v", n, err)
+	}
+	is := p.issue(id)
+	if is.Assignee != Actor("qa") || is.HasLabel(To("backend")) || len(p.comments(id)) != 1 {
+		t.Fatalf("%+v %+v", is, p.comments(id))
+	}
+	if s := a.Snapshot(ctx); len(s.Queued) != 0 || a.Cursor() != evs[0].ID {
+		t.Fatalf("backend queued %v, cursor %d", s.Queued, a.Cursor())
+	}
+}

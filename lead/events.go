@@ -80,7 +80,9 @@ func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
 		labels = append(labels, To(l.o.Role))
 	}
 	ops := []outbox.Op{
-		{Kind: outbox.OpAssign, Issue: is.ID, Assignee: l.actor},
+		// Only while still free: two Leads addressed at once (an issue
+		// mentioning @backend and @qa) race, and the second claim is lost.
+		{Kind: outbox.OpAssign, Issue: is.ID, Assignee: l.actor, IfAssignee: []string{"", l.o.Role, l.actor}},
 		{Kind: outbox.OpLabel, Issue: is.ID, Labels: labels},
 	}
 	var parts []string

@@ -304,11 +304,13 @@ func (l *Lead) commit(ctx context.Context, b *batch) (int, error) {
 	}
 	n := 0
 	for i, e := range b.effs {
-		dup := res.Duplicate
+		dup, lost := res.Duplicate, res.Lost
 		if i > 0 {
-			dup = res.PartDuplicate[i-1]
+			dup, lost = res.PartDuplicate[i-1], res.PartLost[i-1]
 		}
-		if dup {
+		if dup || lost {
+			// Lost: another Lead claimed the issue first; nothing of
+			// this effect was done.
 			continue
 		}
 		n++

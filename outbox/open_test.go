@@ -181,3 +181,31 @@ func TestLimitSharedAcrossAssignees(t *testing.T) {
 		t.Fatalf("a limit of 0: %v", err)
 	}
 }
+
+// An assignment with IfAssignee is a compare-and-swap: when the issue is
+// someone else's, the rest of its part is skipped (its Trigger still
+// recorded) and the other parts of the batch apply.
+func TestIfAssigneeLosesOnlyItsPart(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	r := mustApply(t, s, Change{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "taken"}, {Kind: OpAssign, Issue: -1, Assignee: "lead:qa"}, {Kind: OpOpen, Title: "free"}}})
+	taken, free := r.Issues[0], r.Issues[1]
+	claim := func(id int64) []Op {
+		return []Op{{Kind: OpAssign, Issue: id, Assignee: "lead:backend", IfAssignee: []string{"", "lead:backend"}},
+			{Kind: OpLabel, Issue: id, Labels: []string{"state:queued"}}}
+	}
+	res := mustApply(t, s, Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 1, Trigger: "claim:1", Ops: claim(taken),
+		Parts: []Part{{Trigger: "claim:2", Ops: claim(free)}}})
+	if !res.Lost || len(res.PartLost) != 1 || res.PartLost[0] {
+		t.Fatalf("%+v", res)
+	}
+	if is, _ := s.Issue(ctx, taken); is.Assignee != "lead:qa" || len(is.Labels) != 0 {
+		t.Fatalf("the lost part changed #%d: %+v", taken, is)
+	}
+	if is, _ := s.Issue(ctx, free); is.Assignee != "lead:backend" || !is.HasLabel("state:queued") {
+		t.Fatalf("#%d: %+v", free, is)
+	}
+	if n, _ := s.Triggers(ctx, "lead:backend"); n != 2 {
+		t.Fatalf("%d triggers", n)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -157,6 +158,7 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 		}
 	}
 	dups := make([]bool, 0, 1+len(c.Parts))
+	losts := make([]bool, 0, 1+len(c.Parts))
 	for _, part := range append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...) {
 		dup := false
 		if part.Trigger != "" {
@@ -169,14 +171,19 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 			dup = n == 0
 		}
 		dups = append(dups, dup)
-		if dup {
-			continue
-		}
+		lost := false
 		for _, op := range part.Ops {
-			if err := a.apply(op); err != nil {
+			if dup {
+				break
+			}
+			if err := a.apply(op); errors.Is(err, errLost) {
+				lost = true
+				break
+			} else if err != nil {
 				return Result{}, err
 			}
 		}
+		losts = append(losts, lost)
 	}
 	if c.Reader != "" && c.UpTo > 0 {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO cursors(reader, event) VALUES(?,?)
@@ -188,6 +195,7 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 		return Result{}, err
 	}
 	a.res.Duplicate, a.res.PartDuplicate = dups[0], dups[1:]
+	a.res.Lost, a.res.PartLost = losts[0], losts[1:]
 	return a.res, nil
 }
 
@@ -339,6 +347,10 @@ func (a *applier) target(op Op) (int64, error) {
 	return id, nil
 }
 
+// errLost is an OpAssign whose IfAssignee did not hold: its part is
+// lost, not the change failed.
+var errLost = errors.New("outbox: assignee changed")
+
 func (a *applier) touch(id int64) error {
 	_, err := a.exec(`UPDATE issues SET updated=? WHERE id=?`, a.now, id)
 	return err
@@ -380,6 +392,15 @@ func (a *applier) apply(op Op) error {
 			}
 		}
 	case OpAssign:
+		if op.IfAssignee != nil {
+			var cur string
+			if err := a.queryRow(`SELECT assignee FROM issues WHERE id=?`, id).Scan(&cur); err != nil {
+				return err
+			}
+			if !slices.Contains(op.IfAssignee, cur) {
+				return errLost
+			}
+		}
 		r, err := a.exec(`UPDATE issues SET assignee=? WHERE id=? AND assignee<>?`, op.Assignee, id, op.Assignee)
 		if err != nil {
 			return err

@@ -104,6 +104,13 @@ type Op struct {
 	Body     string   `json:"body,omitempty"`
 	Labels   []string `json:"labels,omitempty"`
 	Assignee string   `json:"assignee,omitempty"`
+	// IfAssignee, when set on an OpAssign, makes it a compare-and-swap:
+	// it applies only while the issue's assignee is one of these ("" is
+	// unassigned). Otherwise the rest of its part is skipped and the part
+	// is lost (Result.Lost, PartLost), so that of two Leads claiming one
+	// issue at once exactly one takes it. Put it first in its part: the
+	// operations before it stay done.
+	IfAssignee []string `json:"if_assignee,omitempty"`
 }
 
 // Change is everything one transaction does. Reader and UpTo, when set,
@@ -148,6 +155,11 @@ type Result struct {
 	Duplicate bool
 	// PartDuplicate[i] is Duplicate for Parts[i].
 	PartDuplicate []bool
+	// Lost: an OpAssign's IfAssignee did not hold; the rest of Ops was
+	// skipped (its Trigger is still recorded). PartLost[i] is Lost for
+	// Parts[i].
+	Lost     bool
+	PartLost []bool
 	// Stale: the reader's cursor was already at or past UpTo; nothing
 	// was done (a replay after a crash that had in fact committed).
 	Stale bool
