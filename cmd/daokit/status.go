@@ -75,9 +75,7 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 		o := statusJSON(p, hb, shown, handoff)
 		// Only a root with a team gets "roles": other roots print
 		// exactly what the Python tool prints.
-		if views := a.roleViews(dir); views != nil {
-			o = o.With("roles", views)
-		}
+		o = a.teamOf(dir).withTeam(o)
 		return a.writeJSON(o)
 	}
 	handoffWord := "no"
@@ -88,7 +86,7 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 		orNone(p.TaskID), orNone(p.RunID), p.Status, orNone(p.CurrentStep), hb.Status, len(shown), handoffWord)
 	a.printStatusDetail(p, hb, shown)
 	a.printKeptWorktrees(dir)
-	a.printRoles(dir)
+	a.printRoles(a.teamOf(dir))
 	return nil
 }
 
