@@ -6,6 +6,7 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/workflow"
 )
 
@@ -13,13 +14,13 @@ import (
 const (
 	// OpBudgetWarning: the run spent budgetWarnAt of its budget (payload:
 	// spent_usd, budget_usd, percent).
-	OpBudgetWarning = "BUDGET_WARNING"
+	OpBudgetWarning = string(vocab.OpBudgetWarning)
 	// OpBudgetExceeded: the run spent its budget; it stops BLOCKED before
 	// its next step (payload: spent_usd, budget_usd, step).
-	OpBudgetExceeded = "BUDGET_EXCEEDED"
+	OpBudgetExceeded = string(vocab.OpBudgetExceeded)
 	// OpBudgetExtended: a person retried a run stopped by its budget; it
 	// may spend budget_usd more (payload: spent_usd, from_usd, to_usd).
-	OpBudgetExtended = "BUDGET_EXTENDED"
+	OpBudgetExtended = string(vocab.OpBudgetExtended)
 )
 
 // budgetWarnAt is the share of the budget spent at which the person is

@@ -9,6 +9,7 @@ import (
 	"github.com/daokit/daokit/controller"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
 
@@ -220,7 +221,7 @@ func (a *app) runEnded(r relay.Route) error {
 		a.println(a.t("cli.send.review", "Task", r.TaskID, "Run", r.RunID))
 		return nil
 	}
-	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", r.NextAction))
+	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", vocab.Next(r.NextAction).Label(a.loc)))
 }
 
 // sendControl forwards a control request (accept, reject, retry, cancel,
