@@ -77,10 +77,12 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			}
 			// Windows get what the line means (a structured line is
 			// described, a heartbeat not shown); the ledger keeps it raw.
+			// The parts go with the controller's wording, for each window
+			// to word in its own language.
 			if shown := transcript.DescribeRecord(c.loc, rec); shown != "" {
 				c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{
 					TaskID: p.TaskID, RunID: p.RunID, StepID: step, Lane: lane,
-					Stream: string(rec.Stream), Line: shown, Truncated: rec.Truncated,
+					Stream: string(rec.Stream), Line: shown, Truncated: rec.Truncated, Parts: transcript.PartsOf(rec),
 				}})
 			}
 			if logged >= outputLinesPerStep {

@@ -164,7 +164,7 @@ func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tre
 			"reason_code", code, "files", files, "error", firstLine(err.Error()), "branch", w.Branch, "base_branch", w.BaseBranch,
 			"committed", d.Committed))
 		c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: p.TaskID, RunID: p.RunID,
-			StepID: step, Stream: "stderr", Line: c.loc.T("controller.reason." + code)}})
+			StepID: step, Stream: "stderr", Line: ReasonText(c.loc, code), Reason: code}})
 		return 0, "", false
 	}
 	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,

@@ -3,7 +3,10 @@ package relay
 import (
 	"strings"
 
+	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Hello is the body of the hello line a server sends first on every
@@ -126,9 +129,32 @@ type OutputLine struct {
 	Lane   string `json:"lane,omitempty"`
 	// Stream is "stdout" or "stderr".
 	Stream string `json:"stream,omitempty"`
-	Line   string `json:"line"`
+	// Line is the line as the controller words it, in its own language:
+	// what a client shows when the line has neither Parts nor Reason (a
+	// plain line the worker printed), and what an older client shows.
+	Line string `json:"line"`
 	// Truncated is set when the server cut Line to fit the line cap.
 	Truncated bool `json:"truncated,omitempty"`
+	// Parts are the events of a structured line (an agent's tool call,
+	// message, session), for the client to word in its reader's language
+	// (transcript.DescribeParts).
+	Parts []transcript.Part `json:"parts,omitempty"`
+	// Reason is a reason code the line reports (an /accept the controller
+	// refused), for the client to word (vocab.Reason).
+	Reason string `json:"reason,omitempty"`
+	// Message is what the controller itself says on the line (a budget
+	// warning): a message id of the catalogs, with Args its template's
+	// arguments, for the client to word.
+	Message string            `json:"message,omitempty"`
+	Args    map[string]string `json:"args,omitempty"`
+}
+
+// Text words o in loc's language (see say.Line): its reason, its
+// message or its parts when it has them, else its line as the controller
+// worded it (also when the reader's catalogs do not know the message,
+// from a newer daokit).
+func (o OutputLine) Text(loc *i18n.Localizer) string {
+	return say.Line{Text: o.Line, Parts: o.Parts, Reason: o.Reason, Message: o.Message, Args: o.Args}.Words(loc)
 }
 
 // NoticeKind says what a notice reports.

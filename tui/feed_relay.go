@@ -127,7 +127,8 @@ func noticeOf(n relay.Notice) live.RelayUpdate {
 		u.Run = &r
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil:
 		o := n.Output
-		u.Output = &live.OutputLine{TaskID: o.TaskID, RunID: o.RunID, StepID: o.StepID, Lane: o.Lane, Stream: o.Stream, Line: o.Line}
+		u.Output = &live.OutputLine{TaskID: o.TaskID, RunID: o.RunID, StepID: o.StepID, Lane: o.Lane, Stream: o.Stream, Line: o.Line,
+			Parts: o.Parts, Reason: o.Reason, Message: o.Message, Args: o.Args}
 	case n.Kind == relay.NoticeController && n.Controller != nil:
 		c := controllerOf(*n.Controller)
 		u.Controller = &c
