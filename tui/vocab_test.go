@@ -96,3 +96,28 @@ func TestRefusedControlIsWorded(t *testing.T) {
 		}
 	}
 }
+
+// TestEveryReasonIsWordedInTheConversation: a run that ended for any
+// reason code of the vocabulary says why in words, in both languages
+// (nine codes once showed raw, "failed (WORKTREE_FAILED)", because the
+// window kept its own list of labels).
+func TestEveryReasonIsWordedInTheConversation(t *testing.T) {
+	t.Parallel()
+	for _, lang := range i18n.Supported() {
+		opts := testOptions(lang)
+		opts.Relay = newFakeRelay()
+		m := newTestModel(t, opts, 240, 60)
+		for _, code := range vocab.Reasons() {
+			_, cmd := m.Update(live.RelayMsg{Update: noticeOf(relay.Notice{Kind: relay.NoticeRunState,
+				Run: &relay.RunState{TaskID: "T", RunID: "R", StepID: "S1", State: string(vocab.StateFailed), Reason: string(code)}})})
+			runQuick(m, cmd)
+			view := m.View()
+			if want := code.Label(m.env.Loc); !strings.Contains(view, want) {
+				t.Errorf("%s: the conversation lacks %q for %s", lang, want, code)
+			}
+			if strings.Contains(view, "("+string(code)+")") || strings.Contains(view, "（"+string(code)+"）") {
+				t.Errorf("%s: the conversation shows %s raw", lang, code)
+			}
+		}
+	}
+}
