@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker/transcript"
 )
@@ -42,16 +43,16 @@ func TestOutputNoticesCarryWhatToWord(t *testing.T) {
 			t.Fatalf("no output notices (session %v, plain %v)", session, plain)
 		}
 	}
-	if want := []transcript.Part{{Type: transcript.EventSession, Detail: "sess-7"}}; len(session.Parts) != 1 || session.Parts[0] != want[0] {
+	if want := []relay.OutputPart{{Type: string(transcript.EventSession), Detail: "sess-7"}}; len(session.Parts) != 1 || session.Parts[0] != want[0] {
 		t.Fatalf("parts %+v, want %+v", session.Parts, want)
 	}
-	if session.Line != session.Text(en) {
-		t.Errorf("the controller (en) worded %q, its parts read %q", session.Line, session.Text(en))
+	if session.Line != say.FromRelay(*session).Words(en) {
+		t.Errorf("the controller (en) worded %q, its parts read %q", session.Line, say.FromRelay(*session).Words(en))
 	}
-	if got, want := session.Text(zh), transcript.EventLabel(zh, transcript.EventSession)+" · sess-7"; got != want {
+	if got, want := say.FromRelay(*session).Words(zh), transcript.EventLabel(zh, transcript.EventSession)+" · sess-7"; got != want {
 		t.Errorf("in Chinese the line reads %q, want %q", got, want)
 	}
-	if plain.Text(zh) != "plain words" {
-		t.Errorf("a plain line reads %q in Chinese", plain.Text(zh))
+	if say.FromRelay(*plain).Words(zh) != "plain words" {
+		t.Errorf("a plain line reads %q in Chinese", say.FromRelay(*plain).Words(zh))
 	}
 }

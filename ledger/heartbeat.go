@@ -3,17 +3,15 @@ package ledger
 import (
 	"strconv"
 	"time"
-
-	"github.com/daokit/daokit/vocab"
 )
 
 // Heartbeat statuses of heartbeat_status.json.
 const (
-	HeartbeatIdle    = string(vocab.HealthIdle)
-	HeartbeatRunning = string(vocab.HealthRunning)
-	HeartbeatWarning = string(vocab.HealthWarning)
-	HeartbeatStale   = string(vocab.HealthStale)
-	HeartbeatBlocked = string(vocab.HealthBlocked)
+	HeartbeatIdle    = "IDLE"
+	HeartbeatRunning = "RUNNING"
+	HeartbeatWarning = "WARNING"
+	HeartbeatStale   = "STALE"
+	HeartbeatBlocked = "BLOCKED"
 )
 
 // HeartbeatStatuses lists the contract's heartbeat statuses in order.

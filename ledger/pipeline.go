@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"time"
-
-	"github.com/daokit/daokit/vocab"
 )
 
 // SchemaVersion is the contract version of every ledger file.
@@ -13,15 +11,15 @@ const SchemaVersion = "1.0.0"
 
 // Pipeline statuses, the orchestrator lifecycle of pipeline_state.json.
 const (
-	StatusPlanning = string(vocab.StatusPlanning)
-	StatusAnalysis = string(vocab.StatusAnalysis)
-	StatusFreeze   = string(vocab.StatusFreeze)
-	StatusExecute  = string(vocab.StatusExecute)
-	StatusAccept   = string(vocab.StatusAccept)
-	StatusDone     = string(vocab.StatusDone)
-	StatusDraining = string(vocab.StatusDraining)
-	StatusBlocked  = string(vocab.StatusBlocked)
-	StatusFailed   = string(vocab.StatusFailed)
+	StatusPlanning = "PLANNING"
+	StatusAnalysis = "ANALYSIS"
+	StatusFreeze   = "FREEZE"
+	StatusExecute  = "EXECUTE"
+	StatusAccept   = "ACCEPT"
+	StatusDone     = "DONE"
+	StatusDraining = "DRAINING"
+	StatusBlocked  = "BLOCKED"
+	StatusFailed   = "FAILED"
 )
 
 // PipelineStatuses lists the contract's pipeline statuses in order.

@@ -3,10 +3,7 @@ package relay
 import (
 	"strings"
 
-	"github.com/daokit/daokit/i18n"
-	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
-	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Hello is the body of the hello line a server sends first on every
@@ -136,9 +133,8 @@ type OutputLine struct {
 	// Truncated is set when the server cut Line to fit the line cap.
 	Truncated bool `json:"truncated,omitempty"`
 	// Parts are the events of a structured line (an agent's tool call,
-	// message, session), for the client to word in its reader's language
-	// (transcript.DescribeParts).
-	Parts []transcript.Part `json:"parts,omitempty"`
+	// message, session), for the client to word in its reader's language.
+	Parts []OutputPart `json:"parts,omitempty"`
 	// Reason is a reason code the line reports (an /accept the controller
 	// refused), for the client to word (vocab.Reason).
 	Reason string `json:"reason,omitempty"`
@@ -149,12 +145,13 @@ type OutputLine struct {
 	Args    map[string]string `json:"args,omitempty"`
 }
 
-// Text words o in loc's language (see say.Line): its reason, its
-// message or its parts when it has them, else its line as the controller
-// worded it (also when the reader's catalogs do not know the message,
-// from a newer daokit).
-func (o OutputLine) Text(loc *i18n.Localizer) string {
-	return say.Line{Text: o.Line, Parts: o.Parts, Reason: o.Reason, Message: o.Message, Args: o.Args}.Words(loc)
+// OutputPart is one event of a worker's structured line before it is
+// worded: its event type (transcript.EventType: "tool", "session", …),
+// its detail as the worker said it, and whether it failed.
+type OutputPart struct {
+	Type   string `json:"type"`
+	Detail string `json:"detail,omitempty"`
+	Failed bool   `json:"failed,omitempty"`
 }
 
 // NoticeKind says what a notice reports.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui/component"
@@ -24,7 +25,7 @@ func TestLiveOutputFollowsTheWindowsLanguage(t *testing.T) {
 	zh := i18n.MustNew(i18n.Chinese)
 	rec := transcript.Record{Events: []transcript.Event{{Type: transcript.EventSession, ID: "sess-42"}}}
 	lines := []relay.OutputLine{
-		{StepID: "S1", Line: transcript.DescribeRecord(zh, rec), Parts: transcript.PartsOf(rec)},
+		{StepID: "S1", Line: transcript.DescribeRecord(zh, rec), Parts: say.ToRelay(transcript.PartsOf(rec))},
 		{StepID: "S1", Line: vocab.ReasonMergeConflict.Label(zh), Reason: string(vocab.ReasonMergeConflict)},
 		{StepID: "S1", Line: zh.T("controller.budget.warning", "Spent", "$1.0000", "Budget", "$1.2500", "Percent", "80"),
 			Message: "controller.budget.warning", Args: map[string]string{"Spent": "$1.0000", "Budget": "$1.2500", "Percent": "80"}},
@@ -44,11 +45,11 @@ func TestLiveOutputFollowsTheWindowsLanguage(t *testing.T) {
 		t.Helper()
 		view := m.View()
 		for i := range lines {
-			want := lines[i].Text(loc)
+			want := say.FromRelay(lines[i]).Words(loc)
 			if !strings.Contains(view, want) {
 				t.Errorf("%s window lacks %q:\n%s", loc.Lang(), want, view)
 			}
-			if gone := lines[i].Text(other); gone != want && strings.Contains(view, gone) {
+			if gone := say.FromRelay(lines[i]).Words(other); gone != want && strings.Contains(view, gone) {
 				t.Errorf("%s window still shows %q", loc.Lang(), gone)
 			}
 		}

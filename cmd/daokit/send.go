@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/controller"
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
@@ -200,7 +201,7 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 	mine := func(t, r string) bool { return t == taskID && r == runID }
 	switch {
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil && mine(n.Output.TaskID, n.Output.RunID):
-		a.printf("  │ %s\n", n.Output.Text(a.loc))
+		a.printf("  │ %s\n", say.FromRelay(*n.Output).Words(a.loc))
 	case n.Kind == relay.NoticeRunState && n.Run != nil && mine(n.Run.TaskID, n.Run.RunID):
 		line := a.t("cli.send.state", "Step", n.Run.StepID, "State", controller.StateText(a.loc, n.Run.State))
 		if n.Run.Reason != "" {

@@ -7,6 +7,7 @@ package say
 
 import (
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker/transcript"
 )
@@ -45,4 +46,29 @@ func (l Line) Words(loc *i18n.Localizer) string {
 		return transcript.DescribeParts(loc, l.Parts)
 	}
 	return l.Text
+}
+
+// FromRelay is the line a relay notice carries.
+func FromRelay(o relay.OutputLine) Line {
+	l := Line{Text: o.Line, Reason: o.Reason, Message: o.Message, Args: o.Args}
+	if len(o.Parts) > 0 {
+		l.Parts = make([]transcript.Part, len(o.Parts))
+		for i, p := range o.Parts {
+			l.Parts[i] = transcript.Part{Type: transcript.EventType(p.Type), Detail: p.Detail, Failed: p.Failed}
+		}
+	}
+	return l
+}
+
+// ToRelay is the parts of a worker's record as a relay notice carries
+// them; nil for a plain line.
+func ToRelay(parts []transcript.Part) []relay.OutputPart {
+	if len(parts) == 0 {
+		return nil
+	}
+	out := make([]relay.OutputPart, len(parts))
+	for i, p := range parts {
+		out[i] = relay.OutputPart{Type: string(p.Type), Detail: p.Detail, Failed: p.Failed}
+	}
+	return out
 }
