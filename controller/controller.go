@@ -398,11 +398,11 @@ func (c *Controller) controllerState() string {
 	if c.journal != nil && c.journal.isFull() {
 		return stateDiskFull
 	}
-	return "ready"
+	return string(vocab.ControllerReady)
 }
 
 // stateDiskFull is the controller state while the ledger's disk is full.
-const stateDiskFull = "disk_full"
+const stateDiskFull = string(vocab.ControllerDiskFull)
 
 // diskFull tells the log and the windows that ledger writes started or
 // stopped failing for lack of space.

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "c4d12e8b313f3ff6f88c0b3221afe9b0ea745b414669f5035b51596a23794f1f"
+const generatedDigest = "91427544bb50bce2a62c070ccbdf7ce5a8410540a8f3a79f18c11e681898bb3e"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -500,10 +500,6 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.conn.connecting", Other: "connecting"},
 	{ID: "tui.conn.disconnected", Other: "disconnected"},
 	{ID: "tui.conn.reconnecting", Other: "reconnecting (attempt {{.N}}, next in {{.D}})"},
-	{ID: "tui.controller.disk_full", Other: "disk full: writes held, new instructions refused"},
-	{ID: "tui.controller.ready", Other: "ready"},
-	{ID: "tui.controller.starting", Other: "starting"},
-	{ID: "tui.controller.stopping", Other: "stopping"},
 	{ID: "tui.conversation.connected", Other: "Connected to the controller."},
 	{ID: "tui.conversation.controller", Other: "controller"},
 	{ID: "tui.conversation.controller_state", Other: "{{.State}} (pid {{.PID}})"},
@@ -760,6 +756,10 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.step.retry_requested", Other: "retry requested"},
 	{ID: "tui.step.verified", Other: "verified"},
 	{ID: "tui.too_small", Other: "The terminal is {{.W}}x{{.H}}; the window needs at least {{.MinW}}x{{.MinH}}. Enlarge it, or press ctrl+c to quit."},
+	{ID: "vocab.controller.disk_full", Other: "disk full: writes held, new instructions refused"},
+	{ID: "vocab.controller.ready", Other: "ready"},
+	{ID: "vocab.controller.starting", Other: "starting"},
+	{ID: "vocab.controller.stopping", Other: "stopping"},
 	{ID: "vocab.health.ACTIVE", Other: "worker alive"},
 	{ID: "vocab.health.BLOCKED", Other: "blocked"},
 	{ID: "vocab.health.IDLE", Other: "nothing running"},
@@ -1448,10 +1448,6 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.conn.connecting", Other: "连接中"},
 	{ID: "tui.conn.disconnected", Other: "已断开"},
 	{ID: "tui.conn.reconnecting", Other: "重连中（第 {{.N}} 次，{{.D}} 后重试）"},
-	{ID: "tui.controller.disk_full", Other: "磁盘已满：写入暂存，拒绝新指令"},
-	{ID: "tui.controller.ready", Other: "就绪"},
-	{ID: "tui.controller.starting", Other: "启动中"},
-	{ID: "tui.controller.stopping", Other: "停止中"},
 	{ID: "tui.conversation.connected", Other: "已连接到控制器。"},
 	{ID: "tui.conversation.controller", Other: "控制器"},
 	{ID: "tui.conversation.controller_state", Other: "{{.State}}（进程 {{.PID}}）"},
@@ -1708,6 +1704,10 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.step.retry_requested", Other: "已请求重试"},
 	{ID: "tui.step.verified", Other: "已验证"},
 	{ID: "tui.too_small", Other: "终端大小为 {{.W}}x{{.H}}，窗口至少需要 {{.MinW}}x{{.MinH}}。请放大终端，或按 ctrl+c 退出。"},
+	{ID: "vocab.controller.disk_full", Other: "磁盘已满：写入暂存，拒绝新指令"},
+	{ID: "vocab.controller.ready", Other: "就绪"},
+	{ID: "vocab.controller.starting", Other: "启动中"},
+	{ID: "vocab.controller.stopping", Other: "停止中"},
 	{ID: "vocab.health.ACTIVE", Other: "活跃"},
 	{ID: "vocab.health.BLOCKED", Other: "已阻塞"},
 	{ID: "vocab.health.IDLE", Other: "空闲"},

@@ -20,13 +20,14 @@ type Kind struct {
 
 // Catalog prefixes of the vocabularies.
 const (
-	ReasonCatalog = "vocab.reason."
-	StateCatalog  = "vocab.state."
-	StatusCatalog = "vocab.status."
-	HealthCatalog = "vocab.health."
-	NextCatalog   = "vocab.next."
-	OpCatalog     = "vocab.op."
-	ResultCatalog = "relay.error."
+	ReasonCatalog     = "vocab.reason."
+	StateCatalog      = "vocab.state."
+	StatusCatalog     = "vocab.status."
+	HealthCatalog     = "vocab.health."
+	NextCatalog       = "vocab.next."
+	OpCatalog         = "vocab.op."
+	ControllerCatalog = "vocab.controller."
+	ResultCatalog     = "relay.error."
 )
 
 // Kinds returns every vocabulary with its values.
@@ -38,6 +39,7 @@ func Kinds() []Kind {
 		{"health", HealthCatalog, strs(Healths())},
 		{"next", NextCatalog, strs(Nexts())},
 		{"op", OpCatalog, strs(Ops())},
+		{"controller", ControllerCatalog, strs(ControllerStates())},
 		{"result", ResultCatalog, strs(Results())},
 	}
 }

@@ -121,3 +121,30 @@ func Nexts() []Next {
 
 // Label returns n in loc's language; an unknown action is shown as it is.
 func (n Next) Label(loc *i18n.Localizer) string { return label(loc, NextCatalog, Nexts(), n) }
+
+// ControllerState is the controller's own state as the windows see it
+// (the relay's controller notice and the window's link to it).
+type ControllerState string
+
+// The controller states.
+const (
+	// ControllerStarting: the window is starting a controller.
+	ControllerStarting ControllerState = "starting"
+	// ControllerReady: the controller answers and records.
+	ControllerReady ControllerState = "ready"
+	// ControllerStopping: the controller is shutting down.
+	ControllerStopping ControllerState = "stopping"
+	// ControllerDiskFull: the ledger's disk is full; the controller holds
+	// its writes and refuses new instructions.
+	ControllerDiskFull ControllerState = "disk_full"
+)
+
+// ControllerStates lists every controller state.
+func ControllerStates() []ControllerState {
+	return []ControllerState{ControllerStarting, ControllerReady, ControllerStopping, ControllerDiskFull}
+}
+
+// Label returns s in loc's language; an unknown state is shown as it is.
+func (s ControllerState) Label(loc *i18n.Localizer) string {
+	return label(loc, ControllerCatalog, ControllerStates(), s)
+}

@@ -66,6 +66,9 @@ func TestLabelsWordEveryValue(t *testing.T) {
 		for _, o := range Ops() {
 			check("op", string(o), o.Label(loc))
 		}
+		for _, c := range ControllerStates() {
+			check("controller", string(c), c.Label(loc))
+		}
 		for _, r := range Results() {
 			check("result", string(r), r.Label(loc, "x"))
 		}

@@ -22,7 +22,7 @@ const (
 	KindReason     = "vocab.reason"
 	KindStep       = "tui.step"
 	KindRun        = "vocab.state"
-	KindController = "tui.controller"
+	KindController = "vocab.controller"
 	KindOperation  = "vocab.op"
 	// KindCriterion labels what a step's acceptance checked (its
 	// ACCEPTANCE_PASSED's criterion).
@@ -44,7 +44,7 @@ var vocabularies = map[string][]string{
 	KindStep: {"owned_by_lane", "lease_released", "lease_expired", "failed_non_adopted_lease", "queued",
 		"dispatched", "completed", "failed", "retry_requested", "accepted", "done", "passed", "verified"},
 	KindRun:        values(vocab.RunStates()),
-	KindController: {"starting", "ready", "stopping", "disk_full"},
+	KindController: values(vocab.ControllerStates()),
 	KindOperation:  values(vocab.Ops()),
 	KindCriterion:  {"exit_code_zero", "result_in_log", "no_change"},
 	KindRelayError: {"bad_version", "malformed", "too_large", "unknown_type", "forbidden_peer",

@@ -7,6 +7,7 @@ import (
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker/transcript"
 )
 
@@ -95,7 +96,7 @@ func (o OutputLine) Text(loc *i18n.Localizer) string {
 
 // ControllerDiskFull is the controller's state while its ledger's disk
 // is full: ledger writes are held and retried, new instructions refused.
-const ControllerDiskFull = "disk_full"
+const ControllerDiskFull = string(vocab.ControllerDiskFull)
 
 // ControllerState is the controller's own state.
 type ControllerState struct {
