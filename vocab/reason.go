@@ -187,35 +187,28 @@ const (
 
 // Reasons lists every reason code without an argument; NoOutput,
 // NoAction and InvalidLease make the others.
-func Reasons() []Reason {
-	return []Reason{
-		ReasonExitNonzero, ReasonKilledSignal, ReasonTimeout, ReasonCancelled, ReasonSpawnFailed,
-		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonInterrupted,
-		ReasonAbandoned, ReasonLedgerWrite, ReasonWorkflowError, ReasonWorkflowInvalid,
-		ReasonRestartLimit, ReasonMaxIterations, ReasonEscalated, ReasonBudgetExceeded,
-		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
-		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused,
-		ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed, ReasonRejected, ReasonMergeConflict,
-		ReasonMergeNotFF, ReasonMergeFailed, ReasonNothingToDeliver, ReasonDiverged,
-		ReasonSessionOtherStep, ReasonSessionOtherFolder,
-		JudgeReviewerApproved, JudgeChangesRequested, JudgeNoVerdict, JudgeCommandPassed, JudgeCommandFailed,
-		JudgeCommandTimedOut, JudgeAgentDone, JudgeAgentContinue, JudgeEscalated,
-		ReasonManualTakeover, ReasonLeaseAdopted, ReasonLeaseNotAdopted, ReasonSuccession, ReasonHandoffApply,
-		ReasonHeartbeatStale, ReasonHeartbeatWarning,
-		LeaseValid, LeaseMissing, LeaseNoneActive, LeaseMalformedExpiry, LeaseExpired,
-	}
-}
+func Reasons() []Reason { return slices.Clone(reasons) }
 
-// BlockReasons lists the reasons a run ends BLOCKED for, waiting for a
-// person: each tells the person something different (another iteration,
-// an answer, a fix, more money), so none may stand in for another.
-func BlockReasons() []Reason {
-	return []Reason{ReasonRestartLimit, ReasonMaxIterations, ReasonEscalated, ReasonBudgetExceeded}
+var reasons = []Reason{
+	ReasonExitNonzero, ReasonKilledSignal, ReasonTimeout, ReasonCancelled, ReasonSpawnFailed,
+	ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonInterrupted,
+	ReasonAbandoned, ReasonLedgerWrite, ReasonWorkflowError, ReasonWorkflowInvalid,
+	ReasonRestartLimit, ReasonMaxIterations, ReasonEscalated, ReasonBudgetExceeded,
+	ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
+	ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused,
+	ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed, ReasonRejected, ReasonMergeConflict,
+	ReasonMergeNotFF, ReasonMergeFailed, ReasonNothingToDeliver, ReasonDiverged,
+	ReasonSessionOtherStep, ReasonSessionOtherFolder,
+	JudgeReviewerApproved, JudgeChangesRequested, JudgeNoVerdict, JudgeCommandPassed, JudgeCommandFailed,
+	JudgeCommandTimedOut, JudgeAgentDone, JudgeAgentContinue, JudgeEscalated,
+	ReasonManualTakeover, ReasonLeaseAdopted, ReasonLeaseNotAdopted, ReasonSuccession, ReasonHandoffApply,
+	ReasonHeartbeatStale, ReasonHeartbeatWarning,
+	LeaseValid, LeaseMissing, LeaseNoneActive, LeaseMalformedExpiry, LeaseExpired,
 }
 
 // Known reports whether r is a reason code this daokit labels.
 func (r Reason) Known() bool {
-	if slices.Contains(Reasons(), r) {
+	if slices.Contains(reasons, r) {
 		return true
 	}
 	code := string(r)
@@ -223,7 +216,7 @@ func (r Reason) Known() bool {
 		return true
 	}
 	rest, ok := strings.CutPrefix(code, InvalidLeasePrefix)
-	return ok && slices.Contains(Reasons(), Reason(rest))
+	return ok && slices.Contains(reasons, Reason(rest))
 }
 
 // NoOutput is the heartbeat's reason for n units of silence: unit is
@@ -250,7 +243,7 @@ var (
 // Label returns r in loc's language. A code this daokit does not know
 // (from a newer daokit, another tool) is shown as it is.
 func (r Reason) Label(loc *i18n.Localizer) string {
-	if s := label(loc, ReasonCatalog, Reasons(), r); s != string(r) || r == "" {
+	if s := label(loc, ReasonCatalog, reasons, r); s != string(r) || r == "" {
 		return s
 	}
 	code := string(r)
@@ -261,7 +254,7 @@ func (r Reason) Label(loc *i18n.Localizer) string {
 		return loc.T(ReasonCatalog+"no_action", "Status", Health(m[1]).Label(loc))
 	}
 	if rest, ok := strings.CutPrefix(code, InvalidLeasePrefix); ok {
-		if inner := Reason(rest); slices.Contains(Reasons(), inner) {
+		if inner := Reason(rest); slices.Contains(reasons, inner) {
 			return loc.T(ReasonCatalog+"invalid_lease", "Reason", inner.Label(loc))
 		}
 	}

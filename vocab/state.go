@@ -57,7 +57,8 @@ const (
 	StatusAccept   Status = "ACCEPT"
 	StatusDone     Status = "DONE"
 	StatusDraining Status = "DRAINING"
-	// StatusBlocked: the run waits for a person (see BlockReasons).
+	// StatusBlocked: the run waits for a person; its reason code says
+	// why (the restart limit, max iterations, an escalation, the budget).
 	StatusBlocked Status = "BLOCKED"
 	StatusFailed  Status = "FAILED"
 )
