@@ -8,26 +8,27 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 var _ relay.Handler = (*Controller)(nil)
 
 // Error codes the controller returns to clients, beyond the relay's own.
 const (
-	codeNoRun       relay.Code = "no_run"
-	codeNotFailed   relay.Code = "not_failed"
-	codeNotRunning  relay.Code = "not_running"
-	codeNotWaiting  relay.Code = "not_waiting"
-	codeEmpty       relay.Code = "empty_instruction"
-	codeLedgerWrite relay.Code = "ledger_write_failed"
-	codeIndexRead   relay.Code = "index_unreadable"
-	codeDiskFull    relay.Code = "disk_full"
+	codeNoRun       = relay.Code(vocab.ResultNoRun)
+	codeNotFailed   = relay.Code(vocab.ResultNotFailed)
+	codeNotRunning  = relay.Code(vocab.ResultNotRunning)
+	codeNotWaiting  = relay.Code(vocab.ResultNotWaiting)
+	codeEmpty       = relay.Code(vocab.ResultEmpty)
+	codeLedgerWrite = relay.Code(vocab.ResultLedgerWrite)
+	codeIndexRead   = relay.Code(vocab.ResultIndexRead)
+	codeDiskFull    = relay.Code(vocab.ResultDiskFull)
 	// codeInvalidID: a task, run or step id does not match
 	// ledger.IDPattern (Detail: which id and its value). Ids become
 	// folder names under artifacts/, so they are refused, never cleaned.
-	codeInvalidID relay.Code = "invalid_id"
+	codeInvalidID = relay.Code(vocab.ResultInvalidID)
 	// codeNoReview: /accept or /reject while no change waits for review.
-	codeNoReview relay.Code = "not_in_review"
+	codeNoReview = relay.Code(vocab.ResultNotInReview)
 )
 
 // checkIDs refuses ids a client chose that do not match ledger.IDPattern;

@@ -19,6 +19,7 @@ import (
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/team"
+	"github.com/daokit/daokit/vocab"
 )
 
 // The role Leads (seed 003, scheme A) are supervised like workers: each is
@@ -32,12 +33,12 @@ const (
 	// TeamTask is the task id of the Leads' leases.
 	TeamTask = "team"
 	// Operations of the Leads' events.
-	OpLeadStarted      = "LEAD_STARTED"
-	OpLeadExited       = "LEAD_EXITED"
-	OpLeadRestartLimit = "LEAD_RESTART_LIMIT"
+	OpLeadStarted      = string(vocab.OpLeadStarted)
+	OpLeadExited       = string(vocab.OpLeadExited)
+	OpLeadRestartLimit = string(vocab.OpLeadRestartLimit)
 	// OpOutboxEvent mirrors one outbox event into the ledger, so that the
 	// window's event pane shows the team's traffic.
-	OpOutboxEvent = "OUTBOX_EVENT"
+	OpOutboxEvent = string(vocab.OpOutboxEvent)
 )
 
 // LeadLane is the lease lane of role's Lead.
@@ -87,7 +88,7 @@ func (c *Controller) startTeam() {
 	}
 	if err != nil {
 		c.log.Error("team not started", "err", err)
-		c.recordTeam(c.events.system(globalID, globalID, "", ledger.SeverityError, OpLeadExited, "reason_code", "WORKFLOW_INVALID", "error", err.Error()))
+		c.recordTeam(c.events.system(globalID, globalID, "", ledger.SeverityError, OpLeadExited, "reason_code", string(vocab.ReasonWorkflowInvalid), "error", err.Error()))
 		return
 	}
 	s := &teamSup{wf: wf, statusDir: lead.StatusDir(wf)}
@@ -185,7 +186,7 @@ func (c *Controller) scheduleRestartLocked(lp *leadProc, now time.Time) []ledger
 	if !ok {
 		lp.gaveUp = true
 		return []ledger.Event{c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError,
-			OpLeadRestartLimit, "role", lp.role, "reason_code", "RESTART_LIMIT_REACHED", "restarts", lp.restarts.Count())}
+			OpLeadRestartLimit, "role", lp.role, "reason_code", ReasonRestartLimit, "restarts", lp.restarts.Count())}
 	}
 	lp.restartAt = now.Add(delay)
 	return nil
@@ -474,16 +475,16 @@ func outboxSummary(e outbox.Event) string {
 // Errors of /issue.
 const (
 	// codeNoTeam: /issue on a root without a workflow.toml.
-	codeNoTeam relay.Code = "no_team"
+	codeNoTeam = relay.Code(vocab.ResultNoTeam)
 	// codeBadIssue: /issue without a known role and a title (Detail: the
 	// roles there are).
-	codeBadIssue relay.Code = "bad_issue"
+	codeBadIssue = relay.Code(vocab.ResultBadIssue)
 	// codeOutbox: the outbox could not be written (Detail: why).
-	codeOutbox relay.Code = "outbox_failed"
+	codeOutbox = relay.Code(vocab.ResultOutbox)
 )
 
 // OpIssueFiled records an issue the person filed from the window.
-const OpIssueFiled = "ISSUE_FILED"
+const OpIssueFiled = string(vocab.OpIssueFiled)
 
 // fileIssue files "/issue ROLE TITLE…" from a window in the outbox, for
 // the person (the window never writes the outbox itself). The request id

@@ -7,14 +7,16 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/controller"
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
 
 // Next actions that end a run (see controller.NextDone and friends).
 // A step waiting for review ends the wait as well: the person acts next.
-var finalNextActions = map[string]bool{"none": true, "retry_or_cancel": true, "await_user": true, "review": true}
+var finalNextActions = map[vocab.Next]bool{vocab.NextDone: true, vocab.NextRetry: true, vocab.NextAwait: true, vocab.NextReview: true}
 
 // sendFlags are send's options.
 type sendFlags struct {
@@ -153,7 +155,7 @@ func (a *app) waitFailed(code string, err error) error {
 // may have ended meanwhile.
 func awaitRunEnd(ctx context.Context, client *relay.Client, taskID, runID string, show func(relay.Notice)) (relay.Route, error) {
 	ended := func(r *relay.Route) bool {
-		return r != nil && r.TaskID == taskID && r.RunID == runID && finalNextActions[r.NextAction]
+		return r != nil && r.TaskID == taskID && r.RunID == runID && finalNextActions[vocab.Next(r.NextAction)]
 	}
 	for {
 		select {
@@ -199,7 +201,7 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 	mine := func(t, r string) bool { return t == taskID && r == runID }
 	switch {
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil && mine(n.Output.TaskID, n.Output.RunID):
-		a.printf("  │ %s\n", n.Output.Line)
+		a.printf("  │ %s\n", say.FromRelay(*n.Output).Words(a.loc))
 	case n.Kind == relay.NoticeRunState && n.Run != nil && mine(n.Run.TaskID, n.Run.RunID):
 		line := a.t("cli.send.state", "Step", n.Run.StepID, "State", controller.StateText(a.loc, n.Run.State))
 		if n.Run.Reason != "" {
@@ -212,15 +214,15 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 }
 
 func (a *app) runEnded(r relay.Route) error {
-	switch r.NextAction {
-	case "none":
+	switch vocab.Next(r.NextAction) {
+	case vocab.NextDone:
 		a.println(a.t("cli.send.done", "Task", r.TaskID, "Run", r.RunID))
 		return nil
-	case "review":
+	case vocab.NextReview:
 		a.println(a.t("cli.send.review", "Task", r.TaskID, "Run", r.RunID))
 		return nil
 	}
-	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", r.NextAction))
+	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", vocab.Next(r.NextAction).Label(a.loc)))
 }
 
 // sendControl forwards a control request (accept, reject, retry, cancel,

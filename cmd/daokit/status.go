@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
 
@@ -152,7 +153,12 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 	if last == "" {
 		last = a.t("cli.status.never")
 	}
-	fmt.Fprintln(w, a.t("cli.status.heartbeat", "Status", hb.Status, "Last", last, "Reason", orDash(hb.ReasonCode)))
+	reason := orDash(hb.ReasonCode)
+	if l := vocab.Reason(hb.ReasonCode).Label(a.loc); l != hb.ReasonCode {
+		// Worded, with the code a person may grep the ledger for.
+		reason = l + " (" + hb.ReasonCode + ")"
+	}
+	fmt.Fprintln(w, a.t("cli.status.heartbeat", "Status", vocab.Health(hb.Status).Label(a.loc), "Last", last, "Reason", reason))
 	if len(leases) == 0 {
 		fmt.Fprintln(w, a.t("cli.status.no_leases"))
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Need is why the window calls for its person.
@@ -215,11 +216,9 @@ func (m *Model) decide(p *ledger.PipelineState, next string, at time.Time) State
 // maxRuns bounds the runs whose reasons the model remembers.
 const maxRuns = 1024
 
-// Next actions of the controller's route (see controller.NextRetry and
-// controller.NextAwait).
+// Next actions of the controller's route that ask for a person.
 const (
-	nextRetry = "retry_or_cancel"
-	nextAwait = "await_user"
-	// nextReview: a step's change waits for the person's verdict.
-	nextReview = "review"
+	nextRetry  = string(vocab.NextRetry)
+	nextAwait  = string(vocab.NextAwait)
+	nextReview = string(vocab.NextReview)
 )
