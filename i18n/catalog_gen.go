@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d0c9ecc7ae217fbd826a7c723c65ebc32e60d96c4b6c396e4fb67e63e5237edb"
+const generatedDigest = "38f1f282e62c708bb3a74fccaf83f287e9f722a279f6428a51171a2cba9639a2"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -266,6 +266,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.send.dropped", Other: "… {{.Count}} lines not shown (they are in the artifacts)"},
 	{ID: "cli.send.error.closed", Other: "the connection to the controller closed"},
 	{ID: "cli.send.error.control_alone", Other: "--cancel, --retry and --abandon take no instruction text, and only one of them"},
+	{ID: "cli.send.error.controller_gone", Other: "the controller (pid {{.PID}}) stopped and no controller took over this ledger within {{.After}}, so the run is not finished: start one (daokit controller, or open the window) and it resumes the run; daokit status shows where it stands"},
 	{ID: "cli.send.error.no_text", Other: "missing the instruction to send"},
 	{ID: "cli.send.failed", Other: "run {{.Task}} {{.Run}} did not finish (next action: {{.Next}})"},
 	{ID: "cli.send.flag.abandon", Other: "drop the current run (or the named one) while it still waits for its lane; it ends FAILED with RUN_ABANDONED"},
@@ -1243,6 +1244,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.send.dropped", Other: "…… 有 {{.Count}} 行未显示（完整内容在产物文件中）"},
 	{ID: "cli.send.error.closed", Other: "与控制器的连接已关闭"},
 	{ID: "cli.send.error.control_alone", Other: "--cancel、--retry 与 --abandon 不带指令文本，且只能选其一"},
+	{ID: "cli.send.error.controller_gone", Other: "控制器（pid {{.PID}}）已停止，{{.After}} 内没有其他控制器接管这个账本，运行尚未结束：启动一个控制器（daokit controller，或打开窗口）即可继续这次运行；daokit status 显示它进行到哪里"},
 	{ID: "cli.send.error.no_text", Other: "缺少要发送的指令"},
 	{ID: "cli.send.failed", Other: "运行 {{.Task}} {{.Run}} 未能完成（下一步：{{.Next}}）"},
 	{ID: "cli.send.flag.abandon", Other: "在当前运行（或指定的运行）仍等待通道时放弃它；它以 FAILED 结束，原因 RUN_ABANDONED"},
