@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "38f1f282e62c708bb3a74fccaf83f287e9f722a279f6428a51171a2cba9639a2"
+const generatedDigest = "80d07ededa79c415e997e0345c26c127524cd433b9581d2e9a96fda60109e2fa"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -841,6 +841,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.reason.no_output.h", Other: "no output for {{.N}} h"},
 	{ID: "tui.reason.no_output.m", Other: "no output for {{.N}} min"},
 	{ID: "tui.reason.no_output.s", Other: "no output for {{.N}} s"},
+	{ID: "tui.recovery.config", Other: "The controller cannot start until daokit.toml is fixed (problems found: {{.N}}; daokit check lists them too). Then press {{.Key}} to start it:"},
 	{ID: "tui.recovery.exited", Other: "The controller exited with status {{.Code}}{{.Said}}."},
 	{ID: "tui.recovery.failed", Other: "Could not start a controller: {{.Why}}."},
 	{ID: "tui.recovery.gave_up", Other: "Gave up after {{.Max}} tries: press {{.Key}} to start a controller."},
@@ -1819,6 +1820,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.reason.no_output.h", Other: "{{.N}} 小时无输出"},
 	{ID: "tui.reason.no_output.m", Other: "{{.N}} 分钟无输出"},
 	{ID: "tui.reason.no_output.s", Other: "{{.N}} 秒无输出"},
+	{ID: "tui.recovery.config", Other: "控制器无法启动：daokit.toml 有 {{.N}} 个问题。改好后（daokit check 也会列出它们）按 {{.Key}} 启动控制器："},
 	{ID: "tui.recovery.exited", Other: "控制器已退出，状态 {{.Code}}{{.Said}}。"},
 	{ID: "tui.recovery.failed", Other: "无法启动控制器：{{.Why}}。"},
 	{ID: "tui.recovery.gave_up", Other: "已尝试 {{.Max}} 次仍未成功：按 {{.Key}} 启动控制器。"},
