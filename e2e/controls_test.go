@@ -86,3 +86,29 @@ func TestSendWaitFollowsASuccessor(t *testing.T) {
 	}
 	next.stop()
 }
+
+// TestSendCancelEndsABlockedRun: `daokit send --cancel` on a run that
+// ended BLOCKED is accepted and ends it FAILED with the cancel's reason.
+func TestSendCancelEndsABlockedRun(t *testing.T) {
+	t.Parallel()
+	cfg := strings.Replace(simConfig("1s"), "max_restarts = 20", "max_restarts = 1", 1)
+	cfg = strings.Replace(cfg, `"--duration", "1s", "--lines", "6"`, `"--hang-after", "1"`, 1)
+	root := newRoot(t, cfg)
+	ctl := startController(t, root)
+	if r := run(t, "send", "--root", root, "--wait", "hang until blocked"); r.code == 0 {
+		t.Fatalf("send --wait of a run that blocks exited 0:\n%s", r.stdout)
+	}
+	waitEvent(t, root, "RUN_FINISHED BLOCKED", 30*time.Second, func(e ledger.Event) bool {
+		return op(e) == "RUN_FINISHED" && e.Payload.String("status") == ledger.StatusBlocked
+	})
+	if r := run(t, "send", "--root", root, "--cancel"); r.code != 0 {
+		t.Fatalf("send --cancel of a BLOCKED run: %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	end := waitEvent(t, root, "the cancel's RUN_FINISHED", 20*time.Second, func(e ledger.Event) bool {
+		return op(e) == "RUN_FINISHED" && e.Payload.String("reason_code") == "WORKER_CANCELLED"
+	})
+	if end.Payload.String("status") != ledger.StatusFailed || end.Payload.String("ended_from") != ledger.StatusBlocked {
+		t.Errorf("the cancel ended the run %v", end.Payload)
+	}
+	ctl.stop()
+}

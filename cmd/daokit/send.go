@@ -228,9 +228,8 @@ const (
 // when none was).
 type controllerGoneError struct{ pid int }
 
-func (e *controllerGoneError) Error() string {
-	return fmt.Sprintf("controller %d is gone and no other holds the root", e.pid)
-}
+// Error is never shown: waitFailed words it in the person's language.
+func (e *controllerGoneError) Error() string { return "controller_gone" }
 
 // noticeRoute returns the route a notice carries, if any.
 func noticeRoute(n relay.Notice) *relay.Route {
