@@ -252,6 +252,31 @@ func TestACancelledBlockedRunStaysClosedForASuccessor(t *testing.T) {
 	}
 }
 
+// TestASuccessorCancelsARunThatBlockedBeforeIt: a run that ended BLOCKED
+// under a previous controller is rebuilt by the next one, which accepts
+// its /cancel and ends it FAILED.
+func TestASuccessorCancelsARunThatBlockedBeforeIt(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cfg := shellConfig(`echo trying; exit 3`)
+	cfg.Restart.MaxRestarts = 1
+	h := startHarness(t, root, cfg)
+	ack := h.forward("block")
+	endsWith(t, h, ack.TaskID, ledger.StatusBlocked)
+	h.stop()
+	h2 := startHarness(t, root, cfg)
+	if _, err := h2.control(relay.Control{Kind: relay.ControlCancel}); err != nil {
+		t.Fatalf("cancel of a run that blocked under the previous controller: %v", err)
+	}
+	end := h2.waitFor("the cancel's RUN_FINISHED", func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && op(e) == OpRunFinished && e.Payload.String("reason_code") == ReasonCancelled
+	})
+	if end.Payload.String("status") != ledger.StatusFailed || end.Payload.String("ended_from") != ledger.StatusBlocked {
+		t.Errorf("RUN_FINISHED payload %v", end.Payload)
+	}
+	waitPipeline(t, root, func(p ledger.PipelineState) bool { return p.Status == ledger.StatusFailed })
+}
+
 // TestAControllerAddsOnlyStateToAProject: a controller started on a
 // person's project folder adds state/ and nothing else (no src, docs,
 // tests, … as `daokit init` makes), even once a run has gone through.
