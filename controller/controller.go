@@ -132,7 +132,7 @@ func open(opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if _, err := ledger.Init(opts.Root, opts.Now()); err != nil {
+	if _, err := ledger.InitState(opts.Root, opts.Now()); err != nil {
 		return nil, fmt.Errorf("controller: prepare ledger: %w", err)
 	}
 	store, fenced, err := openFencing(opts, leaseTTLOf(opts.Config))

@@ -85,6 +85,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 	out := make([]resumed, 0, len(list))
 	for _, f := range list {
 		r := c.newRun(f.in)
+		r.workerRan = f.started
 		res := resumed{r: r, announce: f.started}
 		if c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID {
 			r.pipeline = c.pipeline

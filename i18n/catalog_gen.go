@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "0e1750ea389a6c3586efb12a80572a781a73c2c841a5b9901a74a09c3aa9a1f7"
+const generatedDigest = "be59b603a41114afcea1277710b1d26dfd3cba4b12084e6a566583ea4b464bf2"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -271,6 +271,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.send.dropped", Other: "… {{.Count}} lines not shown (they are in the artifacts)"},
 	{ID: "cli.send.error.closed", Other: "the connection to the controller closed"},
 	{ID: "cli.send.error.control_alone", Other: "--cancel, --retry and --abandon take no instruction text, and only one of them"},
+	{ID: "cli.send.error.controller_gone", Other: "the controller (pid {{.PID}}) stopped and no controller took over this ledger within {{.After}}, so the run is not finished: start one (daokit controller, or open the window) and it resumes the run; daokit status shows where it stands"},
 	{ID: "cli.send.error.no_text", Other: "missing the instruction to send"},
 	{ID: "cli.send.failed", Other: "run {{.Task}} {{.Run}} did not finish (next action: {{.Next}})"},
 	{ID: "cli.send.flag.abandon", Other: "drop the current run (or the named one) while it still waits for its lane; it ends FAILED with RUN_ABANDONED"},
@@ -708,6 +709,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.problem.threshold_order", Other: "is below the warning threshold"},
 	{ID: "tui.problem.type", Other: "has the wrong type"},
 	{ID: "tui.problem.unknown_field", Other: "is not a field of the contract"},
+	{ID: "tui.recovery.config", Other: "The controller cannot start until daokit.toml is fixed (problems found: {{.N}}; daokit check lists them too). Then press {{.Key}} to start it:"},
 	{ID: "tui.recovery.exited", Other: "The controller exited with status {{.Code}}{{.Said}}."},
 	{ID: "tui.recovery.failed", Other: "Could not start a controller: {{.Why}}."},
 	{ID: "tui.recovery.gave_up", Other: "Gave up after {{.Max}} tries: press {{.Key}} to start a controller."},
@@ -1238,6 +1240,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.send.dropped", Other: "…… 有 {{.Count}} 行未显示（完整内容在产物文件中）"},
 	{ID: "cli.send.error.closed", Other: "与控制器的连接已关闭"},
 	{ID: "cli.send.error.control_alone", Other: "--cancel、--retry 与 --abandon 不带指令文本，且只能选其一"},
+	{ID: "cli.send.error.controller_gone", Other: "控制器（pid {{.PID}}）已停止，{{.After}} 内没有其他控制器接管这个账本，运行尚未结束：启动一个控制器（daokit controller，或打开窗口）即可继续这次运行；daokit status 显示它进行到哪里"},
 	{ID: "cli.send.error.no_text", Other: "缺少要发送的指令"},
 	{ID: "cli.send.failed", Other: "运行 {{.Task}} {{.Run}} 未能完成（下一步：{{.Next}}）"},
 	{ID: "cli.send.flag.abandon", Other: "在当前运行（或指定的运行）仍等待通道时放弃它；它以 FAILED 结束，原因 RUN_ABANDONED"},
@@ -1675,6 +1678,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.problem.threshold_order", Other: "低于告警阈值"},
 	{ID: "tui.problem.type", Other: "类型错误"},
 	{ID: "tui.problem.unknown_field", Other: "不是契约中的字段"},
+	{ID: "tui.recovery.config", Other: "控制器无法启动：daokit.toml 有 {{.N}} 个问题。改好后（daokit check 也会列出它们）按 {{.Key}} 启动控制器："},
 	{ID: "tui.recovery.exited", Other: "控制器已退出，状态 {{.Code}}{{.Said}}。"},
 	{ID: "tui.recovery.failed", Other: "无法启动控制器：{{.Why}}。"},
 	{ID: "tui.recovery.gave_up", Other: "已尝试 {{.Max}} 次仍未成功：按 {{.Key}} 启动控制器。"},

@@ -90,6 +90,12 @@ func DefaultConfig() Config {
 const (
 	opRunState     = "RUN_STATE"
 	stateCancelled = "cancelled"
+	// opRunFinished ends a run (controller.OpRunFinished); the reasons
+	// below say a person ended it (controller.ReasonCancelled,
+	// controller.ReasonAbandoned).
+	opRunFinished   = "RUN_FINISHED"
+	reasonCancelled = "WORKER_CANCELLED"
+	reasonAbandoned = "RUN_ABANDONED"
 )
 
 // Model follows the runs of the ledger and decides the State. It is not
@@ -167,6 +173,13 @@ func (m *Model) event(e *ledger.Event) {
 			m.reason[k] = r
 		}
 		m.cancelled[k] = e.Payload.String("to") == stateCancelled
+	case e.EventType == ledger.EventSystem && e.Payload.String("operation") == opRunFinished:
+		// A run cancelled or abandoned after it ended (blocked, failed)
+		// or while its change waited for review has no cancelled
+		// attempt; its end says it.
+		if r := e.Payload.String("reason_code"); r == reasonCancelled || r == reasonAbandoned {
+			m.reason[k], m.cancelled[k] = r, true
+		}
 	case e.EventType == ledger.EventStepFailed:
 		if r := e.Payload.String("reason_code"); r != "" {
 			m.reason[k] = r
