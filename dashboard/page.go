@@ -29,10 +29,13 @@ func parseTemplates() (*template.Template, error) {
 // payloadText is an event's payload as compact JSON, cut at payloadCap
 // characters.
 func payloadText(p ledger.Object) string {
-	b, err := json.Marshal(p)
-	if err != nil || string(b) == "null" {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false) // the template escapes; \u003c would only hide a '<'
+	if err := enc.Encode(p); err != nil || buf.String() == "null\n" {
 		return "{}"
 	}
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	if utf8.RuneCount(b) <= payloadCap {
 		return string(b)
 	}
