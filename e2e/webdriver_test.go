@@ -153,7 +153,9 @@ func (b *browser) call(method, path string, body any, out any) {
 }
 
 // open navigates to url and waits for the page to load.
-func (b *browser) open(url string) { b.call("POST", "/session/"+b.session+"/url", map[string]string{"url": url}, nil) }
+func (b *browser) open(url string) {
+	b.call("POST", "/session/"+b.session+"/url", map[string]string{"url": url}, nil)
+}
 
 // eval runs a script in the page and returns its result.
 func (b *browser) eval(script string, args ...any) any {
