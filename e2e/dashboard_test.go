@@ -3,11 +3,13 @@ package e2e
 import (
 	"bufio"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -182,4 +184,73 @@ func TestDashboardInBrowser(t *testing.T) {
 		}
 		d.stop(t)
 	})
+}
+
+// TestDashboardStartsAController: like the window, a dashboard on a root
+// without a live controller starts one for the first instruction
+// forwarded (the page's POST), and the instruction is carried out; with
+// --no-start it starts none and says no controller answers.
+func TestDashboardStartsAController(t *testing.T) {
+	root := newRoot(t, simConfig("50ms"))
+	noStart := startDashboard(t, root, i18n.English, "--no-start")
+	resp, err := http.Post(strings.Replace(noStart.url, "/?", "/send?", 1), "application/x-www-form-urlencoded", strings.NewReader("text=nobody+answers"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if want := i18n.MustNew(i18n.English).T("tui.relay.error.unavailable"); resp.StatusCode != http.StatusBadGateway || !strings.Contains(string(body), want) {
+		t.Errorf("--no-start without a controller: %s %s, want 502 saying %q", resp.Status, body, want)
+	}
+	if pid := lockHolder(root); pid != 0 {
+		t.Fatalf("--no-start started controller %d", pid)
+	}
+	noStart.stop(t)
+
+	d := startDashboard(t, root, i18n.English)
+	t.Cleanup(func() { killLockHolder(t, root) })
+	resp, err = http.Post(strings.Replace(d.url, "/?", "/send?", 1), "application/x-www-form-urlencoded", strings.NewReader("text=started+for+me"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("forward with a controller to start: %s", resp.Status)
+	}
+	if _, ok := findEvent(t, root, func(e ledger.Event) bool {
+		return op(e) == "INSTRUCTION_RECEIVED" && e.Payload.String("text") == "started for me"
+	}); !ok {
+		t.Fatal("acknowledged, but no INSTRUCTION_RECEIVED in the ledger")
+	}
+	if lockHolder(root) == 0 {
+		t.Error("no controller holds the root after the forward")
+	}
+	d.stop(t)
+}
+
+// lockHolder is the live pid root's lock file names, 0 if none.
+func lockHolder(root string) int {
+	data, err := ledger.Layout{Root: root}.ReadFile(ledger.LockFile)
+	if err != nil {
+		return 0
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil || pid <= 0 || syscall.Kill(pid, 0) != nil {
+		return 0
+	}
+	return pid
+}
+
+// killLockHolder kills the controller a dashboard started (it runs in a
+// session of its own, outliving the dashboard) and waits until it is gone.
+func killLockHolder(t *testing.T, root string) {
+	pid := lockHolder(root)
+	if pid == 0 {
+		return
+	}
+	_ = syscall.Kill(pid, syscall.SIGKILL)
+	deadline := time.Now().Add(10 * time.Second)
+	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 }

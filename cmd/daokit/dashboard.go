@@ -1,10 +1,12 @@
 package main
 
 import (
+	"context"
 	"log/slog"
 	"net"
 	"net/url"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/daokit/daokit/dashboard"
@@ -19,6 +21,7 @@ type dashboardFlags struct {
 	root, host string
 	port       int
 	readOnly   bool
+	noStart    bool
 }
 
 // newDashboardCmd is `daokit dashboard`: the live ledger as a web page on
@@ -32,6 +35,7 @@ func newDashboardCmd(a *app) *cobra.Command {
 	f.StringVar(&o.host, "host", "127.0.0.1", "dashboard.cli.flag.host")
 	f.IntVar(&o.port, "port", 8420, "dashboard.cli.flag.port")
 	f.BoolVar(&o.readOnly, "read-only", false, "dashboard.cli.flag.read_only")
+	f.BoolVar(&o.noStart, "no-start", false, "tui.cli.flag.no_start")
 	return c
 }
 
@@ -81,7 +85,14 @@ func (a *app) runDashboard(c *cobra.Command, o dashboardFlags) error {
 			return failf("E_DASHBOARD_FAILED", err.Error())
 		}
 		defer client.Close()
-		opts.Relay = tui.NewRelayLink(client)
+		// A started controller's reaper stops waiting when the dashboard
+		// ends (first endLife, then the wait: LIFO).
+		var reapers sync.WaitGroup
+		life, endLife := context.WithCancel(a.ctx)
+		defer reapers.Wait()
+		defer endLife()
+		opts.Relay = &startingRelay{a: a, start: !o.noStart, link: tui.NewRelayLink(client), life: life, wg: &reapers,
+			ctl: &processControllers{self: a.self, root: dir, lang: a.loc.Lang()}}
 	}
 	srv, err := dashboard.New(opts)
 	if err != nil {
