@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "cf8cad942e863cb861e50685d78b80aae1cc49abc56c95bbbd060b69c116ac3e"
+const generatedDigest = "b86ee524fe01198a413866d95d60d92e8f69402ce138c876077ad9ce0d9f1649"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -115,6 +115,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.error.invalid_id", Other: "--{{.Flag}} {{.Value}} is not a valid id: use 1 to 128 letters, digits, '.', '_' or '-', not starting with '.' or '-'"},
 	{ID: "cli.error.not_a_ledger", Other: "{{.Root}} is not a daokit ledger (no state/ folder); to make one: daokit init --root {{.Root}}"},
 	{ID: "cli.error.open_ledger", Other: "cannot open the ledger {{.Root}} for writing: {{.Reason}}"},
+	{ID: "cli.error.relay_policy", Other: "--relay-policy must be on or off, not {{.Value}}"},
 	{ID: "cli.error.root_missing", Other: "{{.Path}} does not exist; to start a ledger there: daokit init --root {{.Path}}"},
 	{ID: "cli.error.root_not_dir", Other: "{{.Path}} is a file, not a folder; give --root a folder"},
 	{ID: "cli.error.state_not_dir", Other: "{{.Path}} is not a folder, so this is not a usable ledger; move that file away, then run daokit init"},
@@ -137,6 +138,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.flag.lang", Other: "language of messages: en or zh-CN"},
 	{ID: "cli.flag.lang_default", Other: "DAOKIT_LANG, then the locale"},
 	{ID: "cli.flag.raw", Other: "print agent, worker and issue text byte for byte even to a terminal (a terminal otherwise shows control characters and escape sequences as visible escapes such as \\x1b[1A; a pipe or a file always gets the bytes)"},
+	{ID: "cli.flag.relay_policy", Other: "relay policy for this window: on, or off to never compact its context (overrides [relay] policy of daokit.toml)"},
 	{ID: "cli.flag.root", Other: "ledger root folder (the folder that holds state/)"},
 	{ID: "cli.handoff.error.both", Other: "--create and --apply cannot be used together"},
 	{ID: "cli.handoff.error.mismatch", Other: "{{.Field}} mismatch between ledger ({{.Ledger}}) and handoff package ({{.Package}})"},
@@ -1158,6 +1160,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.error.invalid_id", Other: "--{{.Flag}} {{.Value}} 不是有效的 ID：只能用 1 到 128 个字母、数字、'.'、'_' 或 '-'，且不能以 '.' 或 '-' 开头"},
 	{ID: "cli.error.not_a_ledger", Other: "{{.Root}} 不是 daokit 账本（没有 state/ 目录）；要建立一个：daokit init --root {{.Root}}"},
 	{ID: "cli.error.open_ledger", Other: "无法以写入方式打开账本 {{.Root}}：{{.Reason}}"},
+	{ID: "cli.error.relay_policy", Other: "--relay-policy 只能是 on 或 off，而不是 {{.Value}}"},
 	{ID: "cli.error.root_missing", Other: "{{.Path}} 不存在；要在那里建立账本：daokit init --root {{.Path}}"},
 	{ID: "cli.error.root_not_dir", Other: "{{.Path}} 是文件而不是目录；--root 需要一个目录"},
 	{ID: "cli.error.state_not_dir", Other: "{{.Path}} 不是目录，因此账本无法使用；请先移走该文件，再运行 daokit init"},
@@ -1180,6 +1183,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.flag.lang", Other: "消息语言：en 或 zh-CN"},
 	{ID: "cli.flag.lang_default", Other: "DAOKIT_LANG，其次为系统区域设置"},
 	{ID: "cli.flag.raw", Other: "即使输出到终端，也原样输出代理、工作进程和议题的文本（否则终端上的控制字符和转义序列显示为可见的转义形式，如 \\x1b[1A；管道和文件始终得到原始字节）"},
+	{ID: "cli.flag.relay_policy", Other: "本窗口的中继策略：on，或 off 表示从不压缩其上下文（覆盖 daokit.toml 的 [relay] policy）"},
 	{ID: "cli.flag.root", Other: "账本根目录（包含 state/ 的目录）"},
 	{ID: "cli.handoff.error.both", Other: "--create 与 --apply 不能同时使用"},
 	{ID: "cli.handoff.error.mismatch", Other: "账本（{{.Ledger}}）与交接包（{{.Package}}）的 {{.Field}} 不一致"},
