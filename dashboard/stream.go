@@ -8,6 +8,12 @@ import (
 	"time"
 )
 
+// streamGap is the shortest time between two states sent on one stream:
+// changes that come closer together reach the browser as one, so a
+// controller appending hundreds of events a second costs each open page
+// at most ten re-renders a second.
+const streamGap = 100 * time.Millisecond
+
 // keepAlive is how often an idle stream sends a comment, so that a
 // proxy or the browser does not take a quiet ledger for a dead link.
 const keepAlive = 15 * time.Second
@@ -31,6 +37,7 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 	tick := time.NewTicker(keepAlive)
 	defer tick.Stop()
 	var sent uint64
+	var sentAt time.Time
 	first := true
 	for {
 		if first || st.Version != sent {
@@ -38,13 +45,16 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 			if err := s.sendState(w, r, st); err != nil {
 				return
 			}
-			sent = st.Version
+			sent, sentAt = st.Version, time.Now()
 			if err := rc.Flush(); err != nil {
 				return
 			}
 		}
 		select {
 		case <-wake:
+			if !s.pause(r, streamGap-time.Since(sentAt)) {
+				return
+			}
 		case <-tick.C:
 			if _, err := fmt.Fprint(w, ": keep-alive\n\n"); err != nil || rc.Flush() != nil {
 				return
@@ -58,6 +68,24 @@ func (s *Server) serveStream(w http.ResponseWriter, r *http.Request) {
 		if st, err = s.hub.current(r.Context()); err != nil {
 			return
 		}
+	}
+}
+
+// pause waits d (if positive) before the next state is read, and
+// reports false when the stream should end instead.
+func (s *Server) pause(r *http.Request, d time.Duration) bool {
+	if d <= 0 {
+		return true
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-r.Context().Done():
+		return false
+	case <-s.done:
+		return false
 	}
 }
 

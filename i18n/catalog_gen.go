@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "b86ee524fe01198a413866d95d60d92e8f69402ce138c876077ad9ce0d9f1649"
+const generatedDigest = "e26a5228200284b2b40f78824f9be639a5bd3590902202cea918bac3ba6f2a4a"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -534,7 +534,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "dashboard.pane.pipeline", Other: "Pipeline"},
 	{ID: "dashboard.pane.runs", Other: "Tasks and runs"},
 	{ID: "dashboard.read_only", Other: "Read-only: this page only observes the ledger and forwards nothing."},
-	{ID: "dashboard.root", Other: "Root"},
+	{ID: "dashboard.root", Other: "Root:"},
 	{ID: "dashboard.send.bad_request", Other: "The request could not be read."},
 	{ID: "dashboard.send.button", Other: "Forward"},
 	{ID: "dashboard.send.duplicate", Other: "Already forwarded: task {{.Task}}, run {{.Run}}, next {{.Next}}"},
@@ -1579,7 +1579,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "dashboard.pane.pipeline", Other: "流水线"},
 	{ID: "dashboard.pane.runs", Other: "任务与运行"},
 	{ID: "dashboard.read_only", Other: "只读：此页面只观察账本，不转发任何内容。"},
-	{ID: "dashboard.root", Other: "根目录"},
+	{ID: "dashboard.root", Other: "根目录："},
 	{ID: "dashboard.send.bad_request", Other: "无法读取该请求。"},
 	{ID: "dashboard.send.button", Other: "转发"},
 	{ID: "dashboard.send.duplicate", Other: "此前已转发：任务 {{.Task}}，运行 {{.Run}}，下一步 {{.Next}}"},
