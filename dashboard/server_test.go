@@ -2,10 +2,12 @@ package dashboard
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"net/url"
@@ -105,6 +107,26 @@ func post(t *testing.T, u, text string, header map[string]string) (int, sendAnsw
 	return resp.StatusCode, a
 }
 
+// stateFiles reads every file of root's state folder.
+func stateFiles(t *testing.T, root string) map[string][]byte {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string][]byte{}
+	for _, e := range entries {
+		if e.Type().IsRegular() {
+			b, err := os.ReadFile(filepath.Join(root, "state", e.Name()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[e.Name()] = b
+		}
+	}
+	return out
+}
+
 // Every route refuses a request without the token, or with a wrong one
 // (even one that shares its start), with 403 and nothing of the ledger.
 func TestEveryRouteNeedsTheToken(t *testing.T) {
@@ -134,7 +156,15 @@ func TestEveryRouteNeedsTheToken(t *testing.T) {
 // failed one are not acknowledged.
 func TestSendForwardsThroughTheRelay(t *testing.T) {
 	rec := &recorder{}
-	base, _ := serve(t, Options{Relay: rec, Lang: i18n.English})
+	base, root := serve(t, Options{Relay: rec, Lang: i18n.English})
+	before := stateFiles(t, root)
+	// The page observes and forwards: whatever it is asked, the ledger
+	// is as it was (the controller, not the page, records instructions).
+	defer func() {
+		if after := stateFiles(t, root); !maps.EqualFunc(before, after, bytes.Equal) {
+			t.Errorf("the dashboard changed the ledger")
+		}
+	}()
 	zh := i18n.MustNew(i18n.Chinese)
 	code, a := post(t, base+"/send?token=secret-token&lang=zh-CN", "  修复登录  ", nil)
 	if want := zh.T("dashboard.send.forwarded", "Task", "T-1", "Run", "R-1", "Next", "dispatch"); code != http.StatusOK || !a.OK || a.Message != want {
