@@ -23,7 +23,7 @@ var assets embed.FS
 const payloadCap = 300
 
 func parseTemplates() (*template.Template, error) {
-	return template.New("dashboard").Funcs(template.FuncMap{"payload": payloadText}).ParseFS(assets, "assets/page.html")
+	return template.New("dashboard").Funcs(template.FuncMap{"payload": payloadText, "unixMilli": unixMilli}).ParseFS(assets, "assets/page.html")
 }
 
 // payloadText is an event's payload as compact JSON, cut at payloadCap
@@ -41,6 +41,17 @@ func payloadText(p ledger.Object) string {
 	}
 	r := []rune(string(b))
 	return string(r[:payloadCap]) + "…"
+}
+
+// unixMilli is a ledger timestamp in Unix milliseconds, for the page's
+// script to count the heartbeat's age between ledger changes (0 when the
+// timestamp is null or unreadable).
+func unixMilli(ts string) int64 {
+	t, err := ledger.ParseTime(ts)
+	if err != nil {
+		return 0
+	}
+	return t.UnixMilli()
 }
 
 // pageData is what the templates render: one state, in one language.

@@ -163,6 +163,11 @@ func TestDashboardInBrowser(t *testing.T) {
 		})
 	}
 
+	t.Run("heartbeat", func(t *testing.T) {
+		b := b.in(t)
+		testHeartbeatAge(t, b)
+	})
+
 	t.Run("read-only", func(t *testing.T) {
 		b := b.in(t)
 		l := i18n.MustNew(i18n.English)
@@ -253,4 +258,47 @@ func killLockHolder(t *testing.T, root string) {
 	for syscall.Kill(pid, 0) == nil && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// writeHeartbeat replaces heartbeat_status.json as a writer does (a
+// temporary file renamed over it).
+func writeHeartbeat(t *testing.T, root string, h ledger.HeartbeatStatus) {
+	t.Helper()
+	data, err := h.MarshalJSON()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmp := filepath.Join(root, "state", ".heartbeat.tmp")
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, filepath.Join(root, "state", "heartbeat_status.json")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// testHeartbeatAge: a heartbeat file that says RUNNING but was last
+// written an hour ago is shown past the stale threshold (its writer may
+// be gone), as the window shows it; a fresh beat written beside the
+// page replaces that without a reload.
+func testHeartbeatAge(t *testing.T, b *browser) {
+	root := newRoot(t, "")
+	now := time.Now()
+	hb := ledger.NewHeartbeatStatus(now)
+	hb.Status, hb.WarningAfterSeconds, hb.StaleAfterSeconds = ledger.HeartbeatRunning, 20, 45
+	hb.LastHeartbeatAt = ledger.FormatTime(now.Add(-time.Hour))
+	writeHeartbeat(t, root, hb)
+	l := i18n.MustNew(i18n.Chinese)
+	d := startDashboard(t, root, i18n.Chinese, "--read-only")
+	b.open(d.url)
+	overStale := l.T("tui.heartbeat.over_stale")
+	b.waitText("#hb-age", 10*time.Second, func(s string) bool { return strings.Contains(s, overStale) })
+	b.eval(`window.notReloaded = true`)
+	hb.LastHeartbeatAt = ledger.FormatTime(time.Now())
+	writeHeartbeat(t, root, hb)
+	b.waitText("#hb-age", 10*time.Second, func(s string) bool { return s != "" && !strings.Contains(s, overStale) })
+	if b.eval(`return window.notReloaded === true`) != true {
+		t.Fatal("the page was reloaded to show the heartbeat")
+	}
+	d.stop(t)
 }
