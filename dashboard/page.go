@@ -23,7 +23,7 @@ var assets embed.FS
 const payloadCap = 300
 
 func parseTemplates() (*template.Template, error) {
-	return template.New("dashboard").Funcs(template.FuncMap{"payload": payloadText, "unixMilli": unixMilli}).ParseFS(assets, "assets/page.html")
+	return template.New("dashboard").Funcs(template.FuncMap{"unixMilli": unixMilli}).ParseFS(assets, "assets/page.html")
 }
 
 // payloadText is an event's payload as compact JSON, cut at payloadCap
@@ -86,7 +86,7 @@ func (d pageData) Doc(file string, err, schema error, stale bool) docData {
 }
 
 // NewestFirst lists the events the newest first, as a reader scans them.
-func (d pageData) NewestFirst() []ledger.Event {
+func (d pageData) NewestFirst() []Event {
 	ev := slices.Clone(d.State.Events)
 	slices.Reverse(ev)
 	return ev

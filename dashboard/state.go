@@ -20,7 +20,7 @@ type State struct {
 	// Snapshot holds the three documents (each with its own error).
 	Snapshot ledger.Snapshot
 	// Events are the newest events, oldest first, at most the tail.
-	Events []ledger.Event
+	Events []Event
 	// Runs are the tasks and runs the events seen so far name, the most
 	// recent first.
 	Runs []Run
@@ -28,6 +28,15 @@ type State struct {
 	EventsErr string
 	// Skipped counts lines of events.jsonl that were not events.
 	Skipped int
+}
+
+// Event is one event with its payload as the table shows it, worked out
+// once when the event arrives rather than at every render (a payload of
+// megabytes would otherwise be encoded again ten times a second).
+type Event struct {
+	ledger.Event
+	// PayloadText is the payload as compact JSON, cut at payloadCap.
+	PayloadText string
 }
 
 // Run is one task's run as the events tell it.
@@ -57,7 +66,14 @@ func (s *State) fold(u live.LedgerUpdate, tail int) *State {
 		n.EventsErr = u.EventsErr.Error()
 	}
 	if len(u.Events) > 0 {
-		events := append(slices.Clip(n.Events), u.Events...)
+		fresh := u.Events
+		if cut := len(fresh) - tail; cut > 0 {
+			fresh = fresh[cut:] // never shown: not worth a summary
+		}
+		events := slices.Clip(n.Events)
+		for _, e := range fresh {
+			events = append(events, Event{Event: e, PayloadText: payloadText(e.Payload)})
+		}
 		if cut := len(events) - tail; cut > 0 {
 			events = events[cut:]
 		}
