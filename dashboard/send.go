@@ -27,21 +27,36 @@ type sendAnswer struct {
 // once the controller acknowledged it (it is durable in the ledger) or
 // said why not. The page never acts on the instruction itself.
 func (s *Server) serveSend(w http.ResponseWriter, r *http.Request) {
-	l := s.localizer(r)
-	if s.o.ReadOnly {
-		answer(w, http.StatusForbidden, sendAnswer{Message: l.T("dashboard.error.read_only")})
-		return
-	}
-	if !sameOrigin(r) {
-		answer(w, http.StatusForbidden, sendAnswer{Message: l.T("dashboard.error.forbidden")})
-		return
-	}
 	r.Body = http.MaxBytesReader(w, r.Body, maxSendBytes)
 	if err := r.ParseForm(); err != nil {
-		answer(w, http.StatusBadRequest, sendAnswer{Message: l.T("dashboard.send.bad_request")})
+		answer(w, http.StatusBadRequest, sendAnswer{Message: s.localizer(r).T("dashboard.send.bad_request")})
 		return
 	}
-	text := strings.TrimSpace(r.PostForm.Get("text"))
+	s.forward(w, r, r.PostForm.Get("text"))
+}
+
+// mayPost refuses every POST of a read-only dashboard, and one a browser
+// sent from another site's page, before the body is read.
+func (s *Server) mayPost(next http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		l := s.localizer(r)
+		if s.o.ReadOnly {
+			answer(w, http.StatusForbidden, sendAnswer{Message: l.T("dashboard.error.read_only")})
+			return
+		}
+		if !sameOrigin(r) {
+			answer(w, http.StatusForbidden, sendAnswer{Message: l.T("dashboard.error.forbidden")})
+			return
+		}
+		next(w, r)
+	}
+}
+
+// forward sends text to the controller and answers with its
+// acknowledgement in the page's language.
+func (s *Server) forward(w http.ResponseWriter, r *http.Request, text string) {
+	l := s.localizer(r)
+	text = strings.TrimSpace(text)
 	if text == "" {
 		answer(w, http.StatusBadRequest, sendAnswer{Message: l.T("dashboard.send.empty")})
 		return

@@ -133,8 +133,11 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", s.servePage)
 	mux.HandleFunc("GET /events", s.serveStream)
-	mux.HandleFunc("POST /send", s.serveSend)
+	mux.HandleFunc("POST /send", s.mayPost(s.serveSend))
 	mux.HandleFunc("GET /static/{name}", s.serveAsset)
+	mux.HandleFunc("GET /api/events", s.serveEvents)
+	mux.HandleFunc("GET /api/{doc}", s.serveDocument)
+	mux.HandleFunc("POST /api/message", s.mayPost(s.serveMessage))
 	return s.guard(mux)
 }
 

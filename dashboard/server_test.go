@@ -132,7 +132,7 @@ func stateFiles(t *testing.T, root string) map[string][]byte {
 func TestEveryRouteNeedsTheToken(t *testing.T) {
 	rec := &recorder{}
 	base, _ := serve(t, Options{Relay: rec})
-	for _, path := range []string{"/", "/events", "/static/app.js", "/static/style.css", "/nothing"} {
+	for _, path := range []string{"/", "/events", "/static/app.js", "/static/style.css", "/nothing", "/api/state", "/api/heartbeat", "/api/leases", "/api/events"} {
 		for _, q := range []string{"", "?token=", "?token=secret", "?token=secret-token-and-more", "?token=SECRET-TOKEN"} {
 			code, body := get(t, base+path+q)
 			if code != http.StatusForbidden || strings.Contains(body, "PLANNING") {
@@ -140,8 +140,10 @@ func TestEveryRouteNeedsTheToken(t *testing.T) {
 			}
 		}
 	}
-	if code, _ := post(t, base+"/send", "run this", nil); code != http.StatusForbidden {
-		t.Errorf("POST /send without the token: %d, want 403", code)
+	for _, path := range []string{"/send", "/api/message", "/send?token=secret", "/api/message?token=x"} {
+		if code, _ := post(t, base+path, "run this", nil); code != http.StatusForbidden {
+			t.Errorf("POST %s without the token: %d, want 403", path, code)
+		}
 	}
 	if len(rec.got) != 0 {
 		t.Errorf("forwarded without the token: %q", rec.got)

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "e26a5228200284b2b40f78824f9be639a5bd3590902202cea918bac3ba6f2a4a"
+const generatedDigest = "b8ab2302a9ed649dbcedbe01f9324a347ffa3201d306e16bff8b4e1c960385a2"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -481,6 +481,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.state.requesting", Other: "requesting"},
 	{ID: "controller.state.timedOut", Other: "timed out"},
 	{ID: "controller.state.waiting", Other: "waiting"},
+	{ID: "dashboard.api.bad_limit", Other: "limit must be a whole number, not {{.Value}}"},
 	{ID: "dashboard.cli.error.host", Other: "--host {{.Host}} is not a loopback address: the dashboard serves this machine only (127.0.0.1, ::1 or localhost)"},
 	{ID: "dashboard.cli.error.listen", Other: "cannot listen on {{.Addr}}: {{.Err}}"},
 	{ID: "dashboard.cli.flag.host", Other: "loopback address to listen on"},
@@ -1526,6 +1527,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.state.requesting", Other: "请求中"},
 	{ID: "controller.state.timedOut", Other: "已超时"},
 	{ID: "controller.state.waiting", Other: "排队中"},
+	{ID: "dashboard.api.bad_limit", Other: "limit 必须是整数，而不是 {{.Value}}"},
 	{ID: "dashboard.cli.error.host", Other: "--host {{.Host}} 不是回环地址：仪表板只为本机提供服务（127.0.0.1、::1 或 localhost）"},
 	{ID: "dashboard.cli.error.listen", Other: "无法在 {{.Addr}} 上监听：{{.Err}}"},
 	{ID: "dashboard.cli.flag.host", Other: "监听的回环地址"},
