@@ -113,8 +113,13 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	serveErr := make(chan error, 1)
 	wg.Go(func() { serveErr <- srv.Serve(ln) })
 	<-ctx.Done()
-	grace, stop := context.WithTimeout(context.Background(), 2*time.Second)
-	shutErr := srv.Shutdown(grace)
+	grace, stop := context.WithTimeout(context.Background(), time.Second)
+	if err := srv.Shutdown(grace); err != nil {
+		// A connection the browser opened ahead of need and never used
+		// counts as busy for its first seconds: close what is left.
+		s.o.Logger.Debug("dashboard: closing connections left after the grace", "err", err)
+		_ = srv.Close()
+	}
 	stop()
 	wg.Wait()
 	if err := <-serveErr; err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -123,7 +128,7 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	if followErr != nil && !errors.Is(followErr, context.Canceled) && !errors.Is(followErr, live.ErrClosed) {
 		return fmt.Errorf("dashboard: follow the ledger: %w", followErr)
 	}
-	return shutErr
+	return nil
 }
 
 func (s *Server) shutdown() { s.doneOnce.Do(func() { close(s.done) }) }

@@ -296,3 +296,49 @@ func TestStreamShowsAppendedEvents(t *testing.T) {
 		return
 	}
 }
+
+// A dashboard stops cleanly when asked even while a browser holds a
+// connection it opened ahead of need and never used (Chromium does), and
+// while a page's stream is open.
+func TestStopsWithIdleConnections(t *testing.T) {
+	root := t.TempDir()
+	if _, err := ledger.Init(root, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	feed := tui.NewLedgerSource(root, 50)
+	defer feed.Close()
+	s, err := New(Options{Feed: feed, Token: "tok"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- s.Serve(ctx, ln) }()
+	unused, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unused.Close()
+	resp, err := http.Get("http://" + ln.Addr().String() + "/events?token=tok")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	first := make([]byte, 1)
+	if _, err := resp.Body.Read(first); err != nil {
+		t.Fatalf("stream: %v", err)
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v, want nil after a requested stop", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("Serve did not return within 20s of its context's end")
+	}
+}
