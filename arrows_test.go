@@ -46,12 +46,15 @@ var allowed = map[string][]string{
 	// The window reads diffs through gitwork, words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
 	// lead's view); none of these runs an agent from the window.
-	"tui":      {"termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "internal/say", "vocab", "i18n", "ledger"},
-	"cmd":      {"*"},
-	"bench":    {"ledger"},
-	"e2e":      {},
-	"docs":     {},
-	"examples": {},
+	"tui": {"termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "internal/say", "vocab", "i18n", "ledger"},
+	// The dashboard is a window in a browser: it takes the window's
+	// ledger feed and relay link (tui/live's interfaces), nothing more.
+	"dashboard": {"tui", "vocab", "i18n", "ledger"},
+	"cmd":       {"*"},
+	"bench":     {"ledger"},
+	"e2e":       {},
+	"docs":      {},
+	"examples":  {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
 	"internal/ptytest":                 {},
 	"internal/gittest":                 {},

@@ -94,6 +94,11 @@ var argOrders = []struct {
 		{"handoff", "--root", "/r", "--apply", "--evidence-path", "a", "--evidence-path", "b"},
 		{"handoff", "--evidence-path=a", "--apply", "--evidence-path=b", "--root=/r"},
 	}},
+	{parsed{"dashboard", "port=0 read-only=true root=/r", ""}, [][]string{
+		{"dashboard", "--root", "/r", "--port", "0", "--read-only"},
+		{"dashboard", "--read-only", "--port=0", "--root=/r"},
+		{"--root", "/r", "dashboard", "--port", "0", "--read-only"},
+	}},
 	{parsed{"diff", "root=/r stat=true step-id=S1 task-id=T", ""}, [][]string{
 		{"diff", "--root", "/r", "--task-id", "T", "--step-id", "S1", "--stat"},
 		{"--root", "/r", "diff", "--stat", "--step-id=S1", "--task-id=T"},
