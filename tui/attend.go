@@ -58,6 +58,22 @@ func (m *Model) setTitle(st attention.State) tea.Cmd {
 	return attention.Title(m.opts.Terminal, t)
 }
 
+// resetTitle gives the terminal an empty title on the way out, so that
+// "daokit · needs you" does not stay on a terminal the window left (the
+// shell or the terminal puts its own back).
+func (m *Model) resetTitle() tea.Cmd {
+	if m.title == "" {
+		return nil
+	}
+	m.title = ""
+	return attention.Title(m.opts.Terminal, "")
+}
+
+// titleLeft reports whether the window set a title it has not reset:
+// Run resets it when the program ended without a quit key (a signal,
+// its context).
+func (m *Model) titleLeft() bool { return m.title != "" }
+
 // onNotified reports a notify command that failed (and clears the report
 // when one works).
 func (m *Model) onNotified(msg attention.Msg) tea.Cmd {

@@ -190,6 +190,14 @@ func routeCases(t *testing.T) map[string]routeCase {
 					t.Errorf("relay calls %q", r.Calls())
 				}
 			}},
+		"input.FlushMsg": {setup: func(t *testing.T, m *Model) { typeText(m, "gathered") },
+			msg: input.FlushMsg{}, check: func(t *testing.T, m *Model, _ string) {
+				if m.input.Value() != "gathered" {
+					t.Errorf("input %q", m.input.Value())
+				}
+			}},
+		"input.RefusedMsg": {msg: input.RefusedMsg{Size: 1 << 20, Max: input.MaxMessage},
+			check: viewHas("larger than a message may be")},
 		"memory.LoadedMsg": {msg: memory.LoadedMsg{Snapshot: memory.Snapshot{Version: 1,
 			Conversation: []conversation.Saved{{Kind: conversation.KindUser, Text: "remembered words", Delivery: conversation.Delivered}},
 			History:      []string{"remembered words"}}},
