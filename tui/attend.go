@@ -23,11 +23,22 @@ func (m *Model) onAttention(changed, ring bool) tea.Cmd {
 	if cfg.Bell {
 		cmds = append(cmds, attention.Bell(m.opts.Terminal))
 	}
+	it, _ := banner.AttentionItem(m.env, st)
 	if len(cfg.Notify) > 0 {
-		it, _ := banner.AttentionItem(m.env, st)
 		argv := attention.Argv(cfg.Notify, attention.Vars{Message: it.Text, Task: st.TaskID, Run: st.RunID,
 			Need: st.Need.String(), Root: m.opts.Root})
 		cmds = append(cmds, attention.Notify(m.life, argv))
+	}
+	if cfg.Desktop {
+		title := m.env.T("tui.attention.title_need")
+		if st.Need == attention.Finished {
+			title = m.env.T("tui.attention.title_done")
+		}
+		cmds = append(cmds, attention.Desktop(m.opts.Terminal, title, it.Text, cfg.Tmux))
+		if len(cfg.Notify) == 0 {
+			// A notify command of the person's own replaces notify-send.
+			cmds = append(cmds, attention.NotifySend(m.life, cfg.NotifySend, title, it.Text))
+		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -77,6 +88,9 @@ func (m *Model) titleLeft() bool { return m.title != "" }
 // onNotified reports a notify command that failed (and clears the report
 // when one works).
 func (m *Model) onNotified(msg attention.Msg) tea.Cmd {
+	if d, ok := msg.(attention.DesktopMsg); ok && d.Err != nil {
+		m.opts.Logger.Debug("desktop notification failed", "err", d.Err)
+	}
 	n, ok := msg.(attention.NotifiedMsg)
 	if !ok {
 		return nil
