@@ -59,7 +59,7 @@ func TestDesktopNotificationReachesThePerson(t *testing.T) {
 				t.Errorf("terminal lacks %q in %q", want, written)
 			}
 		}
-		if err != nil || !strings.HasPrefix(string(args), "--app-name=daokit|daokit · needs you|DK-1A2B3C4D is blocked") {
+		if err != nil || !strings.HasPrefix(string(args), "-a|daokit|daokit · needs you|DK-1A2B3C4D is blocked") {
 			t.Errorf("notify-send got %q (%v)", args, err)
 		}
 	}

@@ -219,6 +219,12 @@ func routeCases(t *testing.T) map[string]routeCase {
 			check: func(t *testing.T, m *Model, _ string) {
 				viewHas("Copied the payload of the step failed event")(t, m, "")
 			}},
+		"attention.DesktopMsg": {msg: attention.DesktopMsg{Err: errors.New("no notification daemon")},
+			check: func(t *testing.T, m *Model, log string) {
+				if !strings.Contains(log, "no notification daemon") || strings.Contains(m.View(), "no notification daemon") {
+					t.Errorf("a failed built-in notification must be logged, not shown; log:\n%s", log)
+				}
+			}},
 		"attention.NotifiedMsg": {msg: attention.NotifiedMsg{Err: errors.New("notify-send is missing")},
 			check: viewHas("notify-send is missing")},
 		"attention.StateMsg": {msg: attention.StateMsg{State: attention.State{Need: attention.Blocked, TaskID: "DK-9"}},

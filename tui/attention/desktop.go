@@ -20,6 +20,9 @@ const (
 	oscST  = "\x1b\\"
 )
 
+// appName is the application notify-send names (-a).
+const appName = "daokit"
+
 // DesktopMsg says how the built-in desktop notification (notify-send)
 // ended; a failure is logged, not shown: nobody asked for it by name.
 type DesktopMsg struct {
@@ -79,7 +82,7 @@ func NotifySend(ctx context.Context, path, title, body string) tea.Cmd {
 	return func() tea.Msg {
 		c, cancel := context.WithTimeout(ctx, notifyTimeout)
 		defer cancel()
-		if err := exec.CommandContext(c, path, "--app-name=daokit", title, body).Run(); err != nil {
+		if err := exec.CommandContext(c, path, "-a", appName, title, body).Run(); err != nil {
 			return DesktopMsg{Err: fmt.Errorf("notify-send: %w", err)}
 		}
 		return DesktopMsg{}
