@@ -7,6 +7,7 @@ package banner
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -51,6 +52,10 @@ type Model struct {
 	link  link.State
 	attn  attention.State
 	other map[string]Item
+
+	// cache holds the lines while built says they are current.
+	cache []string
+	built bool
 }
 
 // fileProblem is a ledger file that failed to load.
@@ -72,6 +77,9 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements component.Component; the banner chooses its height
 // (see Height).
 func (m *Model) SetSize(w, _ int) {
+	if w != m.w {
+		m.built = false
+	}
 	m.w = w
 	m.memo.Invalidate()
 }
@@ -115,6 +123,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.memo.Invalidate()
+	m.built = false
 	return m, nil
 }
 
@@ -177,24 +186,34 @@ func (m *Model) Items() []Item {
 }
 
 // Height is the number of lines the banner needs, at most MaxLines.
-func (m *Model) Height() int { return min(len(m.Items()), MaxLines) }
+func (m *Model) Height() int { return len(m.lines()) }
 
 // View implements tea.Model.
 func (m *Model) View() string { return m.memo.Get(m.render) }
 
 func (m *Model) render() string {
-	items := m.Items()
-	if len(items) == 0 {
+	lines := m.lines()
+	if len(lines) == 0 {
 		return ""
 	}
+	return text.Block(lines, m.w, len(lines), m.env.Tail())
+}
+
+// itemLines is the most lines one problem takes: a message that does not
+// fit one line goes on to a second rather than lose its end, which says
+// what to type ("/reject with your reason").
+const itemLines = 2
+
+// lines are the banner's lines, at most MaxLines, built once per change
+// (the root asks for the height after every message).
+func (m *Model) lines() []string {
+	if m.built {
+		return m.cache
+	}
+	m.built, m.cache = true, nil
+	items := m.Items()
 	st := m.env.Styles
-	var lines []string
 	for i, it := range items {
-		if i == MaxLines-1 && len(items) > MaxLines {
-			more := m.env.T("tui.banner.more", "N", strconv.Itoa(len(items)-i))
-			lines = append(lines, st.Banner.Warn.Render(text.Fit(" "+more, m.w, m.env.Tail())))
-			break
-		}
 		style := st.Banner.Info
 		switch it.Level {
 		case Error:
@@ -202,9 +221,38 @@ func (m *Model) render() string {
 		case Warn:
 			style = st.Banner.Warn
 		}
-		lines = append(lines, style.Render(text.Fit(" ! "+it.Text, m.w, m.env.Tail())))
+		wrapped := wrapItem(it.Text, m.w, m.env.Tail())
+		reserve := 0 // a line kept for the next problem, or for "N more"
+		if i < len(items)-1 {
+			reserve = 1
+		}
+		switch {
+		case len(m.cache)+len(wrapped)+reserve <= MaxLines:
+		case len(m.cache)+1+reserve <= MaxLines:
+			wrapped = []string{text.Fit(" ! "+it.Text, m.w, m.env.Tail())}
+		default:
+			more := m.env.T("tui.banner.more", "N", strconv.Itoa(len(items)-i))
+			m.cache = append(m.cache, st.Banner.Warn.Render(text.Fit(" "+more, m.w, m.env.Tail())))
+			return m.cache
+		}
+		for _, l := range wrapped {
+			m.cache = append(m.cache, style.Render(l))
+		}
 	}
-	return text.Block(lines, m.w, len(lines), m.env.Tail())
+	return m.cache
+}
+
+// wrapItem lays a problem out in at most itemLines lines of w cells: the
+// mark, then the text, wrapped under itself.
+func wrapItem(s string, w int, tail string) []string {
+	const mark, indent = " ! ", "   "
+	if text.Width(mark+s) <= w || w <= len(mark)+8 {
+		return []string{text.Fit(mark+s, w, tail)}
+	}
+	parts := text.Wrap(s, w-len(mark))
+	out := []string{text.Fit(mark+parts[0], w, tail)}
+	rest := strings.Join(parts[1:], " ")
+	return append(out, text.Fit(indent+rest, w, tail))
 }
 
 // ShortHelp implements help.KeyMap.
