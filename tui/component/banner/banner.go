@@ -199,11 +199,6 @@ func (m *Model) render() string {
 	return text.Block(lines, m.w, len(lines), m.env.Tail())
 }
 
-// itemLines is the most lines one problem takes: a message that does not
-// fit one line goes on to a second rather than lose its end, which says
-// what to type ("/reject with your reason").
-const itemLines = 2
-
 // lines are the banner's lines, at most MaxLines, built once per change
 // (the root asks for the height after every message).
 func (m *Model) lines() []string {
@@ -242,8 +237,10 @@ func (m *Model) lines() []string {
 	return m.cache
 }
 
-// wrapItem lays a problem out in at most itemLines lines of w cells: the
-// mark, then the text, wrapped under itself.
+// wrapItem lays a problem out in at most two lines of w cells: the mark,
+// then the text, wrapped under itself. A message that does not fit one
+// line goes on to a second rather than lose its end, which says what to
+// type ("/reject with your reason").
 func wrapItem(s string, w int, tail string) []string {
 	const mark, indent = " ! ", "   "
 	if text.Width(mark+s) <= w || w <= len(mark)+8 {
