@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/charmbracelet/bubbles/key"
+	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/tui/text"
 )
@@ -100,6 +101,16 @@ func TestHelpAt80x24ScrollsSearchesAndIsPerView(t *testing.T) {
 				t.Errorf("%s: the end of the help lacks %s:\n%s", lang, c, last)
 			}
 		}
+		for _, w := range []int{60, 100, 160, 240} {
+			m.Update(tea.WindowSizeMsg{Width: w, Height: 30})
+			press(t, m, "end")
+			flat := strings.Join(strings.Fields(m.View()), " ")
+			if !strings.Contains(flat, "/issue") || !strings.Contains(flat, "/help") {
+				t.Errorf("%s %d cols: the commands are cut:\n%s", lang, w, m.View())
+			}
+			checkFrame(t, m.View(), w, 30, lang+" help")
+		}
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 		press(t, m, "/")
 		typeText(m, "filter")
 		press(t, m, "enter")
