@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "8d6e40eeaa0187e210b32ccf6d59052268a9410a8114f41b5f1d33491f305932"
+const generatedDigest = "e04f1ac4e5f7200c997782da60e4970ac4a83b355d0979319cc1f74ed828ac78"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -484,6 +484,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "keys.help.search", Other: "search: {{.Query}}"},
 	{ID: "keys.help.this_view", Other: "Here: {{.View}}"},
 	{ID: "keys.input.held", Other: "pasted text: {{.Size}}, {{.Lines}} lines (sent whole; {{.Key}} drops it)"},
+	{ID: "keys.input.keys_to", Other: "keys with {{.View}} · {{.Key}} to type"},
 	{ID: "keys.key.drop_paste", Other: "drop the pasted text"},
 	{ID: "keys.key.type", Other: "type a message"},
 	{ID: "keys.key.view_keys", Other: "keys to the view"},
@@ -1475,6 +1476,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "keys.help.search", Other: "搜索：{{.Query}}"},
 	{ID: "keys.help.this_view", Other: "当前：{{.View}}"},
 	{ID: "keys.input.held", Other: "粘贴的文本：{{.Size}}，{{.Lines}} 行（整体发送；{{.Key}} 丢弃）"},
+	{ID: "keys.input.keys_to", Other: "按键交给{{.View}} · {{.Key}} 输入消息"},
 	{ID: "keys.key.drop_paste", Other: "丢弃粘贴的文本"},
 	{ID: "keys.key.type", Other: "输入消息"},
 	{ID: "keys.key.view_keys", Other: "按键交给视图"},

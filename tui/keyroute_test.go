@@ -118,12 +118,15 @@ func TestPaneReachedWithTabTakesItsKeys(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, testOptions("en"), 120, 40)
 	focusOn(t, m, "events")
+	if !strings.Contains(m.View(), "keys with Events · esc to type") {
+		t.Fatalf("the message box does not say the events have the keys:\n%s", m.View())
+	}
 	press(t, m, "f")
 	if m.input.Value() != "" || m.Focus() != "events" {
 		t.Fatalf("f in the events: input %q, focus %s", m.input.Value(), m.Focus())
 	}
 	press(t, m, "h")
-	if m.input.Value() != "h" || m.Focus() != "input" {
+	if m.input.Value() != "h" || m.Focus() != "input" || strings.Contains(m.View(), "keys with") {
 		t.Fatalf("h (not an events key): input %q, focus %s", m.input.Value(), m.Focus())
 	}
 	focusOn(t, m, "conversation")

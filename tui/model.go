@@ -225,4 +225,21 @@ func (m *Model) applyFocus() {
 	if m.changes.Visible() {
 		m.changes.SetFocused(view)
 	}
+	m.showKeysTo()
+}
+
+// showKeysTo has the message box's title say which view has the keys
+// while one does, and how to get them back: the mode is on screen.
+func (m *Model) showKeysTo() {
+	k := m.env.Keys
+	switch {
+	case m.opts.ReadOnly:
+		m.input.SetKeysTo("", "")
+	case m.viewHasKeys():
+		m.input.SetKeysTo(m.env.T("tui.pane.changes"), k.TypeTab.Help().Key)
+	case m.focus != focusInput && !m.pointed:
+		m.input.SetKeysTo(m.env.T(paneTitle(m.focus)), k.Type.Help().Key)
+	default:
+		m.input.SetKeysTo("", "")
+	}
 }

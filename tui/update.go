@@ -207,6 +207,7 @@ func (m *Model) switchLanguage() tea.Cmd {
 	}
 	m.env = m.env.WithLanguage(i18n.MustNew(next))
 	cmd := m.broadcast(component.EnvMsg{Env: m.env})
+	m.showKeysTo()
 	return tea.Batch(cmd, m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
 }
 

@@ -39,6 +39,10 @@ type Model struct {
 	// flushes (paste.go).
 	pending strings.Builder
 	gen     int
+
+	// keysTo names the view that has the keys instead of the message
+	// box, and back the key that gives them back; the title says so.
+	keysTo, back string
 }
 
 var (
@@ -124,6 +128,15 @@ func (m *Model) Captures() bool { return m.Focused && !m.Env.ReadOnly }
 
 // Typing implements component.Typist: the focused input takes text.
 func (m *Model) Typing() bool { return m.Captures() }
+
+// SetKeysTo says which view has the keys (its title) and the key that
+// gives them back to the message box; "" when the message box has them.
+func (m *Model) SetKeysTo(view, back string) {
+	if view != m.keysTo || back != m.back {
+		m.keysTo, m.back = view, back
+		m.Memo.Invalidate()
+	}
+}
 
 // Value returns the text typed so far, a held block included. Text still
 // gathered for the text area is put there first.
@@ -303,6 +316,9 @@ func (m *Model) render() string {
 		return component.Frame(env, env.T("tui.pane.input"), "", false, m.Width, m.Height, body)
 	}
 	info := env.T("tui.input.hint")
+	if m.keysTo != "" {
+		info = env.T("keys.input.keys_to", "View", m.keysTo, "Key", m.back)
+	}
 	var body []string
 	if m.Held() {
 		bytes, lines := m.HeldSize()
