@@ -147,3 +147,15 @@ func BenchmarkPaste1MB(b *testing.B) {
 		})
 	}
 }
+
+// TestPastedLineEndsAreNewLines: terminals paste line ends as CR; in the
+// message they are new lines.
+func TestPastedLineEndsAreNewLines(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, testOptions("en"), 80, 24)
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("one\r\ntwo\rthree"), Paste: true})
+	runQuick(m, cmd)
+	if got := m.input.Value(); got != "one\ntwo\nthree" {
+		t.Errorf("input %q", got)
+	}
+}

@@ -162,6 +162,9 @@ func (m *Model) SetValue(s string) {
 	m.ta.CursorEnd()
 }
 
+// pasteNewlines turns a paste's CR and CRLF line ends into new lines.
+var pasteNewlines = strings.NewReplacer("\r\n", "\n", "\r", "\n")
+
 // SubmittedMsg is what the input tells the root when the person sends:
 // the typed text, trimmed. The root decides what it is (an instruction,
 // a command) and forwards it.
@@ -229,6 +232,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		if !msg.Paste {
 			return m.gather(s)
 		}
+		// Terminals paste line ends as CR (tmux's paste-buffer, most
+		// terminal emulators): in a message they are new lines.
+		s = pasteNewlines.Replace(s)
 		flushed := m.flush()
 		m.Memo.Invalidate()
 		return tea.Batch(flushed, m.insert(s, true))
