@@ -78,7 +78,7 @@ func (m *Model) render() string {
 func (m *Model) body() string {
 	l := m.lay
 	if m.showHelp {
-		return helpview.Full(m.env, m.fullHelp(), l.w, l.bodyH, m.contextNote())
+		return m.help.View(m.env, m.fullHelp(), m.helpNotes(), l.w, l.bodyH)
 	}
 	if m.changes.Visible() {
 		return m.changes.View()
@@ -131,7 +131,8 @@ func (m *Model) hiddenNote(shown focus) string {
 // keys. settle calls it after every message; it is drawn again only when
 // what it lists can have changed.
 func (m *Model) shortHelpLine() string {
-	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart()}
+	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(),
+		help: m.showHelp, changes: m.changes.Visible(), viewKeys: m.viewHasKeys(), pointed: m.pointed}
 	if c, ok := m.focused().(component.Capturer); ok {
 		hk.capturing = c.Captures()
 	}
@@ -152,6 +153,10 @@ type helpKey struct {
 	w         int
 	canStart  bool
 	capturing bool
+	help      bool
+	changes   bool
+	viewKeys  bool
+	pointed   bool
 }
 
 // contextNote says how much the relay context keeps for a successor

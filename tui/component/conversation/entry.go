@@ -46,6 +46,13 @@ type entry struct {
 	delivery Delivery
 	note     string // the ack's route or the failure, for KindUser
 
+	// fold is the key of what this line says once (a step's run states,
+	// a step's review; see fold.go), trail the run states it went
+	// through, event the ledger event it came from.
+	fold  string
+	trail []string
+	event string
+
 	lines []string
 	gen   uint64
 }
