@@ -201,7 +201,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		c.transition(r, StateFailed, reason)
 		return outcomeFailed, reason
 	}
-	if out, reason, ok := c.finishFromLog(r, step, lane, laneCfg); ok {
+	if out, reason, ok := c.finishFromLog(r, step, lane, laneCfg, tree); ok {
 		return out, reason // the worker a dead controller left had finished
 	}
 	c.mu.Lock()

@@ -74,7 +74,7 @@ const readBackGoneAfter = 10 * time.Second
 // the step again, as before; a worker that does not die ends the attempt
 // as a hung one's (restarted by the policy, never beside it). ok reports
 // that the attempt ended here.
-func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lane) (out outcome, reason string, ok bool) {
+func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lane, tree *stepTree) (out outcome, reason string, ok bool) {
 	c.mu.Lock()
 	u := r.unended
 	r.unended = nil
@@ -129,8 +129,15 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		decided(readBackFailed)
 		return 0, "", false
 	}
+	// The step ends as if its worker had just exited: where it worked is
+	// what the judge checks and what its session is bound to.
+	dir := laneCfg.WorkDir(c.opts.Root)
+	if tree != nil {
+		dir = tree.dir
+	}
 	c.mu.Lock()
 	r.attempt = u.Attempt
+	r.tree, r.dir = tree, dir
 	r.texts, r.output = r.texts[:0], workflow.Output{}
 	top := r.treeTop()
 	c.mu.Unlock()
