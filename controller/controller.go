@@ -63,6 +63,10 @@ type Controller struct {
 	// docMu serialises document writes; each write takes the latest state
 	// under mu and writes it outside mu (see flushDocs).
 	docMu sync.Mutex
+	// docErrs is the last error each document's write failed with, so
+	// that a write retried at every flush logs a failure once, not five
+	// times a second. Guarded by docMu.
+	docErrs map[docSet]string
 	// docKick wakes the document writer (see writeSoon).
 	docKick chan struct{}
 	// treeMu serialises worktree creation: `git worktree add` names its
