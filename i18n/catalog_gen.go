@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d0c9ecc7ae217fbd826a7c723c65ebc32e60d96c4b6c396e4fb67e63e5237edb"
+const generatedDigest = "5c81cd964975b02f2ae22f4101e8ea15ccc7827420d94111fda6ffdd14f09820"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -422,6 +422,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "controller.budget.retry_unlimited", Other: "Retrying: the run has spent {{.Spent}}; no budget is set any more, so it may spend without limit."},
 	{ID: "controller.budget.warning", Other: "The run has spent {{.Spent}}, {{.Percent}} % of its budget of {{.Budget}}; at 100 % it stops before its next step."},
 	{ID: "controller.error.illegal_transition", Other: "illegal run state change {{.From}} → {{.To}}"},
+	{ID: "controller.followup.note", Other: "The person added, while this task was under way: {{.Text}}"},
 	{ID: "controller.queue.position", Other: "waiting for lane {{.Lane}}: number {{.Position}} in line"},
 	{ID: "controller.reason.AGENT_AUTH_FAILED", Other: "authentication failed"},
 	{ID: "controller.reason.AGENT_ESCALATED", Other: "escalated to a person"},
@@ -1399,6 +1400,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "controller.budget.retry_unlimited", Other: "重试：本次运行已花费 {{.Spent}}；daokit.toml 已不再设预算，花费不再受限。"},
 	{ID: "controller.budget.warning", Other: "本次运行已花费 {{.Spent}}，达到预算 {{.Budget}} 的 {{.Percent}}%；到 100% 时会在下一步开始前停止。"},
 	{ID: "controller.error.illegal_transition", Other: "非法的运行状态变更 {{.From}} → {{.To}}"},
+	{ID: "controller.followup.note", Other: "在这个任务进行期间，使用者补充道：{{.Text}}"},
 	{ID: "controller.queue.position", Other: "等待通道 {{.Lane}}：排在第 {{.Position}} 位"},
 	{ID: "controller.reason.AGENT_AUTH_FAILED", Other: "身份验证失败"},
 	{ID: "controller.reason.AGENT_ESCALATED", Other: "已上交给人处理"},

@@ -1,0 +1,149 @@
+package controller
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
+)
+
+// gatedCoder keeps what each coder was told in coder-<task>-<iteration>.txt
+// and, in iteration 1 of an instruction that says GATED, waits until the
+// test writes a line into the fifo "gate": the test then knows the
+// first iteration's brief was made before its follow-up arrived.
+const gatedCoder = `f="$DAOKIT_ROOT/coder-$DAOKIT_TASK_ID-$DAOKIT_ITERATION.txt"; cat > "$f"; ` +
+	`if [ "$DAOKIT_ITERATION" = 1 ] && grep -q GATED "$f"; then read _ < "$DAOKIT_ROOT/gate"; fi; echo edited`
+
+func followUpConfig() config.Config {
+	cfg := loopConfig("2", 3)
+	cfg.Lanes[0].Command = []string{"sh", "-c", gatedCoder}
+	// The gated coder is silent while it waits: no liveness verdict on it.
+	cfg.Heartbeat.WarningAfter, cfg.Heartbeat.StaleAfter = config.Duration(time.Minute), config.Duration(2*time.Minute)
+	return cfg
+}
+
+// A follow-up sent while a task's first iteration runs reaches the brief
+// of its second iteration through the controller's real loop, and no
+// other task's brief.
+func TestFollowUpReachesTheNextIterationsBrief(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	gate := filepath.Join(root, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startHarness(t, root, followUpConfig())
+	first := h.forward("GATED add a --json flag to status")
+	task := first.Route.TaskID
+	brief1 := filepath.Join(root, "coder-"+task+"-1.txt")
+	h.waitFile(brief1)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ack, err := h.client.FollowUp(ctx, task, "", "also print it sorted by name")
+	if err != nil {
+		t.Fatalf("follow-up: %v", err)
+	}
+	if ack.Route.TaskID != task || ack.Route.RunID != first.Route.RunID {
+		t.Fatalf("follow-up routed to %s/%s, want the task's run %s/%s", ack.Route.TaskID, ack.Route.RunID, task, first.Route.RunID)
+	}
+	other := h.forward("rename the config loader")
+	releaseGate(t, gate)
+
+	fin := h.finished(task)
+	if got := fin.Payload.String("status"); got != ledger.StatusDone {
+		t.Fatalf("run ended %s (%s)", got, fin.Payload.String("reason_code"))
+	}
+	h.finished(other.Route.TaskID)
+	if b := readText(t, brief1); strings.Contains(b, "sorted by name") {
+		t.Errorf("iteration 1 was briefed before the follow-up, yet was told %q", b)
+	}
+	b2 := readText(t, filepath.Join(root, "coder-"+task+"-2.txt"))
+	if !strings.Contains(b2, "also print it sorted by name") || !strings.Contains(b2, "add a --json flag") {
+		t.Errorf("iteration 2 was told %q; want the task and its follow-up", b2)
+	}
+	if b := readText(t, filepath.Join(root, "coder-"+other.Route.TaskID+"-1.txt")); strings.Contains(b, "sorted by name") {
+		t.Errorf("another task was told the follow-up: %q", b)
+	}
+	runs := map[string]bool{}
+	for _, e := range h.events() {
+		if op(e) == OpInstruction && e.TaskID == task {
+			runs[e.RunID] = true
+		}
+		if op(e) == OpInstruction && e.Payload.String("text") == "also print it sorted by name" {
+			if raw, _ := e.Payload.Get("follow_up"); string(raw) != "true" || e.RunID != first.Route.RunID {
+				t.Errorf("the follow-up was recorded as %v on run %s", e.Payload, e.RunID)
+			}
+		}
+	}
+	if len(runs) != 1 {
+		t.Errorf("the task has runs %v; a follow-up of a task in progress starts none", runs)
+	}
+}
+
+// A follow-up of a task that finished starts a new run of the same task,
+// briefed with the task and the follow-up; one of an unknown task is
+// refused.
+func TestFollowUpOfAFinishedTaskRunsItAgain(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	h := startHarness(t, root, followUpConfig())
+	first := h.forward("add a --json flag to status")
+	task := first.Route.TaskID
+	h.finished(task)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	ack, err := h.client.FollowUp(ctx, task, "", "and document it")
+	if err != nil {
+		t.Fatalf("follow-up: %v", err)
+	}
+	if ack.Route.TaskID != task || ack.Route.RunID == first.Route.RunID {
+		t.Fatalf("follow-up routed to %s/%s; want a new run of %s", ack.Route.TaskID, ack.Route.RunID, task)
+	}
+	h.waitFor("the new run's end", func(e ledger.Event) bool { return e.RunID == ack.Route.RunID && op(e) == OpRunFinished })
+	// The new run's first coder overwrote coder-<task>-1.txt.
+	b := readText(t, filepath.Join(root, "coder-"+task+"-1.txt"))
+	if !strings.Contains(b, "add a --json flag") || !strings.Contains(b, "and document it") {
+		t.Errorf("the new run was briefed %q", b)
+	}
+
+	_, err = h.client.FollowUp(ctx, "DK-NOSUCH", "", "x")
+	if relay.CodeOf(err) != codeNoRun {
+		t.Errorf("follow-up of an unknown task: %v, want %s", err, codeNoRun)
+	}
+}
+
+// waitFile polls until path exists, failing after a deadline.
+func (h *harness) waitFile(path string) {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		time.Sleep(20 * time.Millisecond) // polling the file; the condition decides
+	}
+	h.t.Fatalf("%s did not appear within 20s", path)
+}
+
+// releaseGate releases the gated coder: opening the fifo for writing waits for
+// its reader.
+func releaseGate(t *testing.T, fifo string) {
+	t.Helper()
+	f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, err := f.WriteString("go\n"); err != nil {
+		t.Fatal(err)
+	}
+}
