@@ -48,6 +48,17 @@ func (m *Model) fullHelp() [][]key.Binding {
 	if len(more) > 0 {
 		groups = append(groups, titled(m.env.T("tui.help.changes"), more))
 	}
+	var list []key.Binding
+	for _, g := range m.tasks.FullHelp() {
+		for _, b := range g {
+			if fresh(b, seen) {
+				list = append(list, b)
+			}
+		}
+	}
+	if len(list) > 0 {
+		groups = append(groups, titled(m.env.T("tui.tasks.help"), list))
+	}
 	return groups
 }
 
@@ -97,11 +108,14 @@ func paneTitle(f focus) string {
 func (m *Model) shortHelp() []key.Binding {
 	k := m.env.Keys
 	b := append([]key.Binding(nil), m.focused().ShortHelp()...)
+	if m.tasks.Visible() {
+		b = append([]key.Binding(nil), m.tasks.ShortHelp()...)
+	}
 	help, lang := k.Help, k.Language
 	if c, ok := m.focused().(component.Capturer); ok && c.Captures() {
 		help, lang = k.HelpAnyPane, k.LanguageTyping
 	}
-	b = append(b, k.NextPane, lang)
+	b = append(b, k.NextPane, m.tasks.Keys().Open, lang)
 	if m.link.State().CanStart() {
 		b = append(b, k.Controller)
 	}

@@ -22,6 +22,7 @@ import (
 	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/component/routebar"
 	"github.com/daokit/daokit/tui/component/statusbar"
+	"github.com/daokit/daokit/tui/component/tasks"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/memory"
@@ -53,6 +54,10 @@ type Model struct {
 	status *statusbar.Model
 	// changes is the changes view, drawn over the panes while open.
 	changes *changes.Model
+	// tasks is the task list, drawn over the panes while open; steer is
+	// the task the window steers (steer.go).
+	tasks   *tasks.Model
+	steer   tasks.Choice
 	panes   []component.Component // every pane, for broadcasts
 
 	link *link.Model
@@ -117,11 +122,12 @@ func New(ctx context.Context, opts Options) *Model {
 		input:   input.New(env),
 		status:  statusbar.New(env),
 		changes: changes.New(env),
+		tasks:   tasks.New(env),
 		link:    link.New(opts.Controllers, opts.ReadOnly, now),
 		rctx:    relayctx.New(opts.Context, policy, opts.Logger),
 		attn:    attention.New(*opts.Attention),
 	}
-	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes}
+	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes, m.tasks}
 	if opts.ReadOnly {
 		m.focus = focusEvents
 	}

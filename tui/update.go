@@ -180,6 +180,9 @@ func (m *Model) onTick(msg live.TickMsg) tea.Cmd {
 // key handles a key press: global keys first, except that a pane in a
 // mode of its own (typing, a detail view) gets the keys it owns first.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if cmd, ok := m.taskKey(msg); ok {
+		return cmd
+	}
 	k := m.env.Keys
 	if t, ok := m.focused().(component.Typist); ok && t.Typing() && component.IsText(msg) {
 		return m.tell(m.focused(), msg)
@@ -258,6 +261,7 @@ func (m *Model) switchLanguage() tea.Cmd {
 	}
 	m.env = m.env.WithLanguage(i18n.MustNew(next))
 	cmd := m.broadcast(component.EnvMsg{Env: m.env})
+	m.tell(m.input, input.TargetMsg{Info: m.targetInfo()})
 	return tea.Batch(cmd, m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
 }
 

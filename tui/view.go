@@ -33,6 +33,7 @@ func (m *Model) relayout() {
 	m.input.SetSize(l.w, l.inputH)
 	m.status.SetSize(l.w, 1)
 	m.changes.SetSize(l.w, l.bodyH)
+	m.tasks.SetSize(l.w, l.bodyH)
 	switch l.mode {
 	case modeColumns:
 		m.pipe.SetSize(l.leftW, l.pipeH)
@@ -77,6 +78,9 @@ func (m *Model) body() string {
 	l := m.lay
 	if m.showHelp {
 		return helpview.Full(m.env, m.fullHelp(), l.w, l.bodyH, m.contextNote())
+	}
+	if m.tasks.Visible() {
+		return m.tasks.View()
 	}
 	if m.changes.Visible() {
 		return m.changes.View()
@@ -129,7 +133,7 @@ func (m *Model) hiddenNote(shown focus) string {
 // keys. settle calls it after every message; it is drawn again only when
 // what it lists can have changed.
 func (m *Model) shortHelpLine() string {
-	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart()}
+	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(), tasks: m.tasks.Visible()}
 	if c, ok := m.focused().(component.Capturer); ok {
 		hk.capturing = c.Captures()
 	}
@@ -150,6 +154,7 @@ type helpKey struct {
 	w         int
 	canStart  bool
 	capturing bool
+	tasks     bool // the task list is open
 }
 
 // contextNote says how much the relay context keeps for a successor

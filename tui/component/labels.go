@@ -63,7 +63,8 @@ var vocabularies = map[string][]string{
 		"LEDGER_WRITES_HELD"},
 	KindCriterion: {"exit_code_zero", "result_in_log", "no_change"},
 	KindRelayError: {"bad_version", "malformed", "too_large", "unknown_type", "forbidden_peer",
-		"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost"},
+		"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost",
+		"unsupported"},
 }
 
 // Vocabularies returns every labelled kind with its values, for tests

@@ -45,6 +45,12 @@ type entry struct {
 	labeled  []string // argument, label kind pairs: values shown by their label
 	delivery Delivery
 	note     string // the ack's route or the failure, for KindUser
+	// task is the task the entry is about ("" for the window's own
+	// notes): a window focused on a task shows its entries and the
+	// global ones.
+	task string
+	// followUp: a message the person sent to task as a follow-up.
+	followUp bool
 
 	lines []string
 	gen   uint64

@@ -33,7 +33,7 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 		if e.EventType == ledger.EventAcceptancePassed && isTrue(e.Payload, "no_change") {
 			// A step that changed nothing: no /accept is awaited.
 			en := catalogEntry(KindController, "tui.conversation.no_change", "Step", step)
-			en.at = at
+			en.at, en.task = at, e.TaskID
 			m.add(en)
 			changed = true
 			continue
@@ -52,7 +52,7 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 			}
 			en := catalogEntry(KindController, "tui.conversation.summary", "Step", step, "Role", e.Payload.String("role"), "Summary", text)
 			en.labeled = labels("Role", labelRole, "Summary", how)
-			en.at = at
+			en.at, en.task = at, e.TaskID
 			m.add(en)
 		case workflow.OpReviewVerdict:
 			var findings []string
@@ -62,13 +62,13 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 			en := catalogEntry(KindController, "tui.conversation.verdict", "Step", step, "Verdict", e.Payload.String("verdict"),
 				"Reason", e.Payload.String("reason"), "Findings", strings.Join(findings, "\n"))
 			en.labeled = labels("Verdict", labelVerdict)
-			en.at = at
+			en.at, en.task = at, e.TaskID
 			m.add(en)
 		case workflow.OpIterationFinished:
 			en := catalogEntry(KindController, "tui.conversation.iteration", "N", number(e.Payload, "iteration"),
 				"Max", number(e.Payload, "max_iterations"), "Decision", e.Payload.String("decision"), "Why", e.Payload.String("reason_code"))
 			en.labeled = labels("Decision", labelDecision, "Why", labelReason)
-			en.at = at
+			en.at, en.task = at, e.TaskID
 			m.add(en)
 		default:
 			continue

@@ -17,6 +17,7 @@ type Saved struct {
 	Labeled  []string  `json:"labeled,omitempty"`
 	Delivery Delivery  `json:"delivery,omitempty"`
 	Note     string    `json:"note,omitempty"`
+	Task     string    `json:"task,omitempty"`
 }
 
 // RestoreMsg tells the pane the entries of the window's last run, to go
@@ -36,7 +37,7 @@ func (m *Model) Saved() []Saved {
 			d = Unknown
 		}
 		out = append(out, Saved{Kind: e.kind, At: e.at, Text: e.text, ID: e.id, Args: e.args,
-			Labeled: e.labeled, Delivery: d, Note: e.note})
+			Labeled: e.labeled, Delivery: d, Note: e.note, Task: e.task})
 	}
 	return out
 }
@@ -52,7 +53,7 @@ func (m *Model) restore(saved []Saved) {
 			continue
 		}
 		old = append(old, &entry{kind: s.Kind, at: s.At, text: s.Text, id: s.ID, args: s.Args,
-			labeled: s.Labeled, delivery: s.Delivery, note: s.Note})
+			labeled: s.Labeled, delivery: s.Delivery, note: s.Note, task: s.Task})
 	}
 	m.entries = append(old, m.entries...)
 	if len(m.entries) > MaxEntries {

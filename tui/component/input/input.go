@@ -28,6 +28,7 @@ type Model struct {
 	history []string // oldest first
 	hist    int      // position while browsing history; len(history) when not
 	draft   string   // what was typed before browsing history
+	target  string   // where what is typed goes (TargetMsg), "" for the hint
 }
 
 var (
@@ -150,6 +151,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case RestoreMsg:
 		m.restore(msg.History)
 		return m, nil
+	case TargetMsg:
+		m.target = msg.Info
+		m.Memo.Invalidate()
+		return m, nil
 	case tea.KeyMsg:
 		if !m.Focused || m.Env.ReadOnly {
 			return m, nil
@@ -176,6 +181,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, cmd
 	}
 	return m, nil
+}
+
+// TargetMsg tells the input where what is typed goes, shown on its
+// title line in place of the hint (a task it steers); "" shows the hint.
+type TargetMsg struct {
+	Info string
 }
 
 // RestoreMsg tells the input the history of the window's last run, to
@@ -241,6 +252,9 @@ func (m *Model) render() string {
 		return component.Frame(env, env.T("tui.pane.input"), "", false, m.Width, m.Height, body)
 	}
 	info := env.T("tui.input.hint")
+	if m.target != "" {
+		info = m.target
+	}
 	body := strings.Split(m.ta.View(), "\n")
 	return component.Frame(env, env.T("tui.pane.input"), info, m.Focused, m.Width, m.Height, body)
 }

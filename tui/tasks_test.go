@@ -1,0 +1,156 @@
+package tui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/tui/live"
+)
+
+// sys is a SYSTEM event of the controller: operation op with payload kv.
+func sys(at time.Duration, task, run, step, op string, kv ...any) ledger.Event {
+	return ledger.NewEvent(fixedNow.Add(at), task, run, step, ledger.EventSystem, ledger.SeverityInfo,
+		ledger.ObjectOf(append([]any{"operation", op}, kv...)...))
+}
+
+// twoTasks is a ledger with two tasks: DK-A, whose change waits for
+// review after one iteration that cost $0.42, and DK-B, started later
+// and generating.
+func twoTasks() []ledger.Event {
+	return []ledger.Event{
+		sys(-10*time.Minute, "DK-A", "RA", "I1-coder", "INSTRUCTION_RECEIVED", "message_id", "m1", "text", "add a --json flag",
+			"received_at", ts(-10*time.Minute)),
+		sys(-9*time.Minute, "DK-A", "RA", "I1-coder", "RUN_STATE", "from", "waiting", "to", "generating"),
+		sys(-8*time.Minute, "DK-A", "RA", "I1-coder", "STEP_METRICS", "iteration", 1,
+			"run_total", ledger.ObjectOf("cost_usd", 0.42)),
+		sys(-8*time.Minute, "DK-A", "RA", "I1-coder", "WORKTREE_READY", "path", "/w/a", "base", "abc", "branch", "daokit/a", "repo", "/repo"),
+		sys(-7*time.Minute, "DK-A", "RA", "I1-coder", "REVIEW_PENDING", "branch", "daokit/a"),
+		sys(-2*time.Minute, "DK-B", "RB", "coder", "INSTRUCTION_RECEIVED", "message_id", "m2", "text", "rename the config loader",
+			"received_at", ts(-2*time.Minute)),
+		sys(-time.Minute, "DK-B", "RB", "coder", "RUN_STATE", "from", "waiting", "to", "generating"),
+	}
+}
+
+// The task list shows every task with its state, iteration, age, cost
+// and needs-you mark, filters and searches; a second task does not hide
+// the first one's change waiting for review.
+func TestTaskListShowsEveryTask(t *testing.T) {
+	t.Parallel()
+	opts := testOptions("en")
+	opts.Relay = newFakeRelay()
+	m := newTestModel(t, opts, 160, 48)
+	feed(m, live.LedgerUpdate{Events: twoTasks()})
+	press(t, m, "f4")
+	view := m.View()
+	checkFrame(t, view, 160, 48, "task list")
+	rowA, rowB := lineWith(view, "DK-A"), lineWith(view, "DK-B")
+	for _, want := range []string{"!", "review waits", " 1 ", "10m", "$0.42", "add a --json flag"} {
+		if !strings.Contains(rowA, want) {
+			t.Errorf("DK-A's row %q lacks %q", rowA, want)
+		}
+	}
+	for _, want := range []string{"generating", "2m", "rename the config loader"} {
+		if !strings.Contains(rowB, want) {
+			t.Errorf("DK-B's row %q lacks %q", rowB, want)
+		}
+	}
+	if strings.Contains(rowB, "!") || strings.Contains(rowB, "$") {
+		t.Errorf("DK-B's row %q: it neither needs you nor cost anything", rowB)
+	}
+	if strings.Index(view, "DK-B") > strings.Index(view, "DK-A") {
+		t.Error("the newest task is not first")
+	}
+	if !strings.Contains(view, "2 tasks · 1 need you") {
+		t.Errorf("title figures missing:\n%s", view)
+	}
+
+	press(t, m, "!")
+	if v := m.View(); lineWith(v, "DK-B") != "" || lineWith(v, "DK-A") == "" {
+		t.Errorf("the needs-you filter shows:\n%s", v)
+	}
+	press(t, m, "!", "/")
+	typeText(m, "config")
+	if v := m.View(); lineWith(v, "DK-A") != "" || lineWith(v, "DK-B") == "" || !strings.Contains(v, "search: config") {
+		t.Errorf("a search for config shows:\n%s", v)
+	}
+	// Esc drops the search (the list stays open), then closes the list.
+	press(t, m, "esc")
+	if v := m.View(); lineWith(v, "DK-A") == "" {
+		t.Errorf("esc did not drop the search:\n%s", v)
+	}
+	press(t, m, "esc")
+	if m.Tasks().Visible() {
+		t.Error("esc did not close the list")
+	}
+}
+
+// Choosing a task steers it: messages go to it as follow-ups, control
+// requests name it, and the conversation, the events and the worker
+// output show it; the new-task key steers none again.
+func TestChosenTaskIsSteered(t *testing.T) {
+	t.Parallel()
+	r := newFakeRelay()
+	opts := testOptions("en")
+	opts.Relay = r
+	m := newTestModel(t, opts, 160, 48)
+	feed(m, live.LedgerUpdate{Events: twoTasks()})
+	relay := func(u live.RelayUpdate) {
+		_, cmd := m.Update(live.RelayMsg{Update: u})
+		runQuick(m, cmd)
+	}
+	relay(live.RelayUpdate{Route: &live.Route{TaskID: "DK-A", RunID: "RA", ActiveStep: "coder"}})
+	relay(live.RelayUpdate{Output: &live.OutputLine{TaskID: "DK-A", RunID: "RA", StepID: "coder", Line: "A's worker speaks"}})
+	relay(live.RelayUpdate{Route: &live.Route{TaskID: "DK-B", RunID: "RB", ActiveStep: "coder"}})
+	if v := m.View(); strings.Contains(v, "A's worker speaks") {
+		t.Errorf("DK-B's step shows DK-A's output (same step id, another task):\n%s", v)
+	}
+
+	press(t, m, "f4", "down", "enter")
+	if got := m.Steering(); got != "DK-A" {
+		t.Fatalf("steering %q, want DK-A", got)
+	}
+	view := m.View()
+	for _, want := range []string{"→ DK-A (follow-up) · ctrl+n new task", "A's worker speaks", "5 of 7 DK-A"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("a window steering DK-A lacks %q:\n%s", want, view)
+		}
+	}
+	typeText(m, "also sort it by name")
+	press(t, m, "enter")
+	typeText(m, "/accept")
+	press(t, m, "enter")
+	press(t, m, "ctrl+n")
+	typeText(m, "a new thing")
+	press(t, m, "enter")
+	want := []string{"followup:DK-A:also sort it by name", "control:accept@DK-A", "forward:a new thing"}
+	if got := sends(r.Calls()); !slices.Equal(got, want) {
+		t.Errorf("sent %q, want %q", got, want)
+	}
+	if v := m.View(); !strings.Contains(v, "follow-up of DK-A") || !strings.Contains(v, "next message starts a new task") {
+		t.Errorf("the conversation does not say where the messages went:\n%s", v)
+	}
+}
+
+// sends keeps the calls that send something (not observe).
+func sends(calls []string) []string {
+	var out []string
+	for _, c := range calls {
+		if c != "observe" {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// lineWith returns the first line of frame that holds s, or "".
+func lineWith(frame, s string) string {
+	for _, l := range strings.Split(frame, "\n") {
+		if strings.Contains(l, s) {
+			return l
+		}
+	}
+	return ""
+}
