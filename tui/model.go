@@ -56,9 +56,9 @@ type Model struct {
 	changes *changes.Model
 	// tasks is the task list, drawn over the panes while open; steer is
 	// the task the window steers (steer.go).
-	tasks   *tasks.Model
-	steer   tasks.Choice
-	panes   []component.Component // every pane, for broadcasts
+	tasks *tasks.Model
+	steer tasks.Choice
+	panes []component.Component // every pane, for broadcasts
 
 	link *link.Model
 	rctx *relayctx.Model

@@ -29,7 +29,7 @@ type Model struct {
 	// from the pipeline) or, while the window is focused on a task, that
 	// task's (pinned); loaded is what files show.
 	src, loaded, current live.ChangeSource
-	pinned                bool
+	pinned               bool
 	// version is the pipeline's updated_at when src was read, so that a
 	// visible view reloads once per change of the ledger, not per event.
 	version string
