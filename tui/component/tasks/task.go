@@ -56,6 +56,10 @@ type Task struct {
 	Started, Last time.Time
 	// cost is what each run reported it spent, in dollars.
 	cost map[string]float64
+	// line is the task's row as last drawn (not under the cursor), for
+	// the list's generation gen; a change to the task clears gen.
+	line string
+	gen  uint64
 }
 
 // NeedsYou reports whether the task waits for its person: a change to
@@ -121,7 +125,7 @@ func (t *Task) apply(e *ledger.Event, at time.Time) bool {
 	default:
 		return false
 	}
-	t.Last = at
+	t.Last, t.gen = at, 0
 	return true
 }
 
@@ -163,7 +167,7 @@ func (t *Task) applyTyped(e *ledger.Event, at time.Time) bool {
 	default:
 		return false
 	}
-	t.Last = at
+	t.Last, t.gen = at, 0
 	return true
 }
 
@@ -186,6 +190,7 @@ func (t *Task) metrics(e *ledger.Event) bool {
 		t.cost = map[string]float64{}
 	}
 	t.cost[e.RunID] = c
+	t.gen = 0
 	return true
 }
 

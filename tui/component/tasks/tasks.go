@@ -44,6 +44,9 @@ type Model struct {
 	// chosen is the person's choice, until the root takes it.
 	chosen *Choice
 	now    time.Time
+	// gen numbers what every row depends on (width, language, clock,
+	// the steered task); a task's row drawn for another gen is redrawn.
+	gen uint64
 }
 
 // Choice is a task the person chose to steer; an empty TaskID means a
@@ -59,7 +62,7 @@ var (
 
 // New returns an empty, hidden list.
 func New(env *component.Env) *Model {
-	return &Model{Pane: component.Pane{Env: env}, keys: DefaultKeyMap(env.Loc), byID: map[string]*Task{}}
+	return &Model{Pane: component.Pane{Env: env}, keys: DefaultKeyMap(env.Loc), byID: map[string]*Task{}, gen: 1}
 }
 
 // Keys returns the list's key map.
@@ -90,6 +93,7 @@ func (m *Model) Get(id string) *Task { return m.byID[id] }
 // Steer marks task id as the one the window steers ("" for none).
 func (m *Model) Steer(id string) {
 	m.steered = id
+	m.gen++
 	m.Memo.Invalidate()
 }
 
@@ -103,17 +107,28 @@ func (m *Model) Chosen() (Choice, bool) {
 	return *c, true
 }
 
+// SetSize implements component.Component: rows are drawn again for the
+// new width.
+func (m *Model) SetSize(w, h int) {
+	if w != m.Width {
+		m.gen++
+	}
+	m.Pane.SetSize(w, h)
+}
+
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case component.EnvMsg:
 		m.Env, m.keys = msg.Env, DefaultKeyMap(msg.Env.Loc)
+		m.gen++
 	case live.LedgerMsg:
 		if !m.ledger(msg.Update) {
 			return m, nil
 		}
 	case live.TickMsg:
 		m.now = msg.Now
+		m.gen++
 		if !m.visible {
 			return m, nil
 		}

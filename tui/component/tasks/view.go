@@ -83,8 +83,21 @@ func (m *Model) header() string {
 		m.cell(env.T("tui.tasks.col.age"), colAge) + m.cell(env.T("tui.tasks.col.cost"), colCost) + env.T("tui.tasks.col.instruction")
 }
 
-// row draws one task.
+// row draws one task: the row drawn before unless the task, the list's
+// generation or the cursor changed it.
 func (m *Model) row(t *Task, cursor bool) string {
+	if !cursor && t.gen == m.gen {
+		return t.line
+	}
+	line := m.drawRow(t, cursor)
+	if !cursor {
+		t.line, t.gen = line, m.gen
+	}
+	return line
+}
+
+// drawRow draws one task.
+func (m *Model) drawRow(t *Task, cursor bool) string {
 	env := m.Env
 	g := env.Styles.Glyphs
 	mark := " "
