@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "b4248a5911b2ca2ca1f84a6faa5dd4619880592fa418edc6c6f7ee18084c4a7a"
+const generatedDigest = "faa8112910bc83e85dcb774881d43aa546c13f94ea3da2bd324e09bbc6ccd571"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -715,6 +715,22 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.link.starting", Other: "starting"},
 	{ID: "tui.link.waiting", Other: "waiting for its socket"},
 	{ID: "tui.link.watching", Other: "watching"},
+	{ID: "tui.log.empty", Other: "Nothing printed yet ({{.Path}})."},
+	{ID: "tui.log.error", Other: "Cannot read the log: {{.Error}}"},
+	{ID: "tui.log.following", Other: "following"},
+	{ID: "tui.log.help", Other: "Log view"},
+	{ID: "tui.log.hint", Other: "f follow · / search · e stdout/stderr · esc close"},
+	{ID: "tui.log.info", Other: "{{.N}} lines · {{.State}}"},
+	{ID: "tui.log.key.follow", Other: "follow"},
+	{ID: "tui.log.key.next", Other: "next match"},
+	{ID: "tui.log.key.open", Other: "step log"},
+	{ID: "tui.log.key.prev", Other: "previous match"},
+	{ID: "tui.log.key.search", Other: "search the log"},
+	{ID: "tui.log.key.stream", Other: "stdout/stderr"},
+	{ID: "tui.log.no_step", Other: "No step yet: the log of a step shows here once one runs."},
+	{ID: "tui.log.paused", Other: "paused"},
+	{ID: "tui.log.search", Other: "search: {{.Query}} ({{.At}}/{{.N}}) · n next · N previous · esc drops it"},
+	{ID: "tui.log.title", Other: "Log · {{.Task}} · {{.Step}} · {{.Stream}}"},
 	{ID: "tui.next.await_user", Other: "waiting for you: /retry or /cancel"},
 	{ID: "tui.next.complete", Other: "finishing the run"},
 	{ID: "tui.next.dispatch", Other: "starting the step"},
@@ -1720,6 +1736,22 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.link.starting", Other: "启动中"},
 	{ID: "tui.link.waiting", Other: "等待套接字"},
 	{ID: "tui.link.watching", Other: "观察中"},
+	{ID: "tui.log.empty", Other: "尚无输出（{{.Path}}）。"},
+	{ID: "tui.log.error", Other: "无法读取日志：{{.Error}}"},
+	{ID: "tui.log.following", Other: "跟随中"},
+	{ID: "tui.log.help", Other: "日志视图"},
+	{ID: "tui.log.hint", Other: "f 跟随 · / 搜索 · e stdout/stderr · esc 关闭"},
+	{ID: "tui.log.info", Other: "{{.N}} 行 · {{.State}}"},
+	{ID: "tui.log.key.follow", Other: "跟随"},
+	{ID: "tui.log.key.next", Other: "下一个匹配"},
+	{ID: "tui.log.key.open", Other: "步骤日志"},
+	{ID: "tui.log.key.prev", Other: "上一个匹配"},
+	{ID: "tui.log.key.search", Other: "搜索日志"},
+	{ID: "tui.log.key.stream", Other: "stdout/stderr"},
+	{ID: "tui.log.no_step", Other: "还没有步骤：步骤运行后，其日志会显示在这里。"},
+	{ID: "tui.log.paused", Other: "已暂停"},
+	{ID: "tui.log.search", Other: "搜索：{{.Query}}（{{.At}}/{{.N}}）· n 下一个 · N 上一个 · esc 取消"},
+	{ID: "tui.log.title", Other: "日志 · {{.Task}} · {{.Step}} · {{.Stream}}"},
 	{ID: "tui.next.await_user", Other: "等你处理：/retry 或 /cancel"},
 	{ID: "tui.next.complete", Other: "正在结束运行"},
 	{ID: "tui.next.dispatch", Other: "正在启动步骤"},

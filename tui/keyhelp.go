@@ -59,6 +59,17 @@ func (m *Model) fullHelp() [][]key.Binding {
 	if len(list) > 0 {
 		groups = append(groups, titled(m.env.T("tui.tasks.help"), list))
 	}
+	var logs []key.Binding
+	for _, g := range m.logs.FullHelp() {
+		for _, b := range g {
+			if fresh(b, seen) {
+				logs = append(logs, b)
+			}
+		}
+	}
+	if len(logs) > 0 {
+		groups = append(groups, titled(m.env.T("tui.log.help"), logs))
+	}
 	return groups
 }
 
@@ -108,8 +119,11 @@ func paneTitle(f focus) string {
 func (m *Model) shortHelp() []key.Binding {
 	k := m.env.Keys
 	b := append([]key.Binding(nil), m.focused().ShortHelp()...)
-	if m.tasks.Visible() {
+	switch {
+	case m.tasks.Visible():
 		b = append([]key.Binding(nil), m.tasks.ShortHelp()...)
+	case m.logs.Visible():
+		b = append([]key.Binding(nil), m.logs.ShortHelp()...)
 	}
 	help, lang := k.Help, k.Language
 	if c, ok := m.focused().(component.Capturer); ok && c.Captures() {

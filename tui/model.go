@@ -18,6 +18,7 @@ import (
 	"github.com/daokit/daokit/tui/component/heartbeat"
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/leases"
+	"github.com/daokit/daokit/tui/component/logview"
 	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/component/routebar"
@@ -58,6 +59,9 @@ type Model struct {
 	// the task the window steers (steer.go).
 	tasks *tasks.Model
 	steer tasks.Choice
+	// logs is the log view of a step (logs.go), drawn over the panes
+	// while open.
+	logs  *logview.Model
 	panes []component.Component // every pane, for broadcasts
 
 	link *link.Model
@@ -123,11 +127,12 @@ func New(ctx context.Context, opts Options) *Model {
 		status:  statusbar.New(env),
 		changes: changes.New(env),
 		tasks:   tasks.New(env),
+		logs:    logview.New(env),
 		link:    link.New(opts.Controllers, opts.ReadOnly, now),
 		rctx:    relayctx.New(opts.Context, policy, opts.Logger),
 		attn:    attention.New(*opts.Attention),
 	}
-	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes, m.tasks}
+	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes, m.tasks, m.logs}
 	if opts.ReadOnly {
 		m.focus = focusEvents
 	}

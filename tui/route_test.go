@@ -27,6 +27,7 @@ import (
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
+	"github.com/daokit/daokit/tui/component/logview"
 	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
@@ -224,6 +225,10 @@ func routeCases(t *testing.T) map[string]routeCase {
 		}, msg: events.FocusMsg{TaskID: "DK-2"}, check: func(t *testing.T, m *Model, _ string) {
 			viewHas("1 of 2 DK-2")(t, m, "")
 		}},
+		"live.LogMsg": {setup: func(t *testing.T, m *Model) {
+			m.Logs().Open(logview.Source{Task: "DK-1", Run: "R", Step: "S1", Dir: "/demo/x"})
+		}, msg: live.LogMsg{Path: "/demo/x/stdout.log", Size: 19, Data: []byte("hello from the log\n"), Reset: true},
+			check: viewHas("hello from the log")},
 		"input.TargetMsg": {msg: input.TargetMsg{Info: "→ DK-7 (follow-up)"}, check: viewHas("→ DK-7 (follow-up)")},
 		"events.CopyMsg": {msg: events.CopyMsg{Text: `{"reason_code":"X"}`, What: "step failed"},
 			check: func(t *testing.T, m *Model, _ string) {

@@ -1,6 +1,9 @@
 package tui
 
 import (
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -153,4 +156,92 @@ func lineWith(frame, s string) string {
 		}
 	}
 	return ""
+}
+
+// F5 shows the whole log of the steered task's step: it follows what
+// the worker appends, searches it, and switches to stderr.
+func TestStepLogView(t *testing.T) {
+	t.Parallel()
+	opts := testOptions("en")
+	opts.Root = t.TempDir()
+	opts.Relay = newFakeRelay()
+	dir := filepath.Join(opts.Root, "artifacts", "DK-A", "RA", "I1-coder")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	for i := range 300 {
+		if i == 100 {
+			log.WriteString("a needle in the log\n")
+			continue
+		}
+		fmt.Fprintf(&log, "line %d\n", i)
+	}
+	stdout := filepath.Join(dir, "stdout.log")
+	if err := os.WriteFile(stdout, []byte(log.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m := newTestModel(t, opts, 120, 40)
+	feed(m, live.LedgerUpdate{Events: twoTasks()})
+	press(t, m, "f4", "down", "enter", "f5")
+	view := m.View()
+	checkFrame(t, view, 120, 40, "log view")
+	for _, want := range []string{"Log · DK-A · I1-coder · stdout", "300 lines · following", "line 299"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("log view lacks %q:\n%s", want, view)
+		}
+	}
+	f, err := os.OpenFile(stdout, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("the worker goes on\npartial"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	feed(m, live.LedgerUpdate{Events: []ledger.Event{sys(0, "DK-A", "RA", "I1-coder", "WORKER_OUTPUT", "line", "x")}})
+	if v := m.View(); !strings.Contains(v, "the worker goes on") || !strings.Contains(v, "partial") {
+		t.Errorf("the view did not follow the log:\n%s", v)
+	}
+	press(t, m, "/")
+	typeText(m, "needle")
+	press(t, m, "enter")
+	view = m.View()
+	for _, want := range []string{"a needle in the log", "(1/1)", "paused"} {
+		if !strings.Contains(view, want) {
+			t.Errorf("after a search, the view lacks %q:\n%s", want, view)
+		}
+	}
+	if strings.Contains(view, "line 299") {
+		t.Errorf("the search did not move the view:\n%s", view)
+	}
+	press(t, m, "e")
+	if v := m.View(); !strings.Contains(v, "stderr") || !strings.Contains(v, "Nothing printed yet") {
+		t.Errorf("stderr view:\n%s", v)
+	}
+	press(t, m, "esc")
+	if m.Logs().Visible() {
+		t.Error("esc did not close the log view")
+	}
+}
+
+// The task list and the log view fit the terminal at the smallest
+// common size, in both languages.
+func TestTaskViewsFitAt80x24(t *testing.T) {
+	t.Parallel()
+	for _, lang := range []string{"en", "zh-CN"} {
+		opts := testOptions(lang)
+		opts.Relay = newFakeRelay()
+		m := newTestModel(t, opts, 80, 24)
+		feed(m, live.LedgerUpdate{Events: twoTasks()})
+		press(t, m, "f4")
+		checkFrame(t, m.View(), 80, 24, lang+" task list")
+		if lineWith(m.View(), "DK-A") == "" {
+			t.Errorf("%s: the list at 80×24 lacks DK-A:\n%s", lang, m.View())
+		}
+		press(t, m, "down", "enter", "f5")
+		checkFrame(t, m.View(), 80, 24, lang+" log view")
+		press(t, m, "esc", "f1")
+		checkFrame(t, m.View(), 80, 24, lang+" help")
+	}
 }

@@ -128,6 +128,7 @@ func (m *Model) onLedger(msg live.LedgerMsg) tea.Cmd {
 		// command) when the pipeline moved: live while the step works.
 		cmd = tea.Batch(cmd, m.changes.Refresh(m.life, s.Pipeline.Value.UpdatedAt))
 	}
+	cmd = tea.Batch(cmd, m.logs.Refresh())
 	rc := m.withContext(m.rctx.Ledger(m.life, msg.Update))
 	attn := m.onAttention(m.attn.Ledger(msg.Update))
 	if m.opts.Feed == nil {
@@ -170,7 +171,7 @@ func (m *Model) onLink(msg tea.Msg) tea.Cmd {
 // onTick moves the clocks and re-arms the tick.
 func (m *Model) onTick(msg live.TickMsg) tea.Cmd {
 	m.ticks++
-	cmds := []tea.Cmd{m.onLink(msg), m.broadcast(msg), live.Tick(m.opts.Tick)}
+	cmds := []tea.Cmd{m.onLink(msg), m.broadcast(msg), live.Tick(m.opts.Tick), m.logs.Refresh()}
 	if m.ticks%flushEvery == 0 {
 		cmds = append(cmds, m.withContext(m.rctx.Flush(m.life)), m.saveMemory())
 	}
@@ -181,6 +182,9 @@ func (m *Model) onTick(msg live.TickMsg) tea.Cmd {
 // mode of its own (typing, a detail view) gets the keys it owns first.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.taskKey(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.logKey(msg); ok {
 		return cmd
 	}
 	k := m.env.Keys

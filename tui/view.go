@@ -34,6 +34,7 @@ func (m *Model) relayout() {
 	m.status.SetSize(l.w, 1)
 	m.changes.SetSize(l.w, l.bodyH)
 	m.tasks.SetSize(l.w, l.bodyH)
+	m.logs.SetSize(l.w, l.bodyH)
 	switch l.mode {
 	case modeColumns:
 		m.pipe.SetSize(l.leftW, l.pipeH)
@@ -81,6 +82,9 @@ func (m *Model) body() string {
 	}
 	if m.tasks.Visible() {
 		return m.tasks.View()
+	}
+	if m.logs.Visible() {
+		return m.logs.View()
 	}
 	if m.changes.Visible() {
 		return m.changes.View()
@@ -133,7 +137,8 @@ func (m *Model) hiddenNote(shown focus) string {
 // keys. settle calls it after every message; it is drawn again only when
 // what it lists can have changed.
 func (m *Model) shortHelpLine() string {
-	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(), tasks: m.tasks.Visible()}
+	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(), tasks: m.tasks.Visible(),
+		logs: m.logs.Visible()}
 	if c, ok := m.focused().(component.Capturer); ok {
 		hk.capturing = c.Captures()
 	}
@@ -155,6 +160,7 @@ type helpKey struct {
 	canStart  bool
 	capturing bool
 	tasks     bool // the task list is open
+	logs      bool // the log view is open
 }
 
 // contextNote says how much the relay context keeps for a successor

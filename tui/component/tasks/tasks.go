@@ -44,6 +44,9 @@ type Model struct {
 	// chosen is the person's choice, until the root takes it.
 	chosen *Choice
 	now    time.Time
+	// current is the task, run and step of the pipeline file: the
+	// controller's current run.
+	current [3]string
 	// gen numbers what every row depends on (width, language, clock,
 	// the steered task); a task's row drawn for another gen is redrawn.
 	gen uint64
@@ -95,6 +98,12 @@ func (m *Model) Steer(id string) {
 	m.steered = id
 	m.gen++
 	m.Memo.Invalidate()
+}
+
+// Current returns the task, run and step of the controller's current
+// run, as the pipeline file last said.
+func (m *Model) Current() (task, run, step string) {
+	return m.current[0], m.current[1], m.current[2]
 }
 
 // Chosen returns the person's choice once, and whether there was one.
@@ -165,7 +174,9 @@ func (m *Model) ledger(u live.LedgerUpdate) bool {
 		}
 	}
 	if s := u.Snapshot; s != nil && s.Pipeline.HasValue() {
-		changed = m.fromPipeline(&s.Pipeline.Value) || changed
+		p := &s.Pipeline.Value
+		m.current = [3]string{p.TaskID, p.RunID, p.CurrentStep}
+		changed = m.fromPipeline(p) || changed
 	}
 	if !u.ReadAt.IsZero() && u.ReadAt.After(m.now) {
 		m.now = u.ReadAt
