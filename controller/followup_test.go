@@ -147,3 +147,36 @@ func releaseGate(t *testing.T, fifo string) {
 		t.Fatal(err)
 	}
 }
+
+// Runs of different instructions never share an agent session: a
+// second task's step, retried on a lane with a resume_command, starts
+// fresh rather than resume the session the first task's step of the
+// same id, in the same folder, reported.
+func TestRunsOfDifferentTasksShareNoSession(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	script := `read -r first; n=$(cat "$DAOKIT_TASK_ID.n" 2>/dev/null || echo 0); n=$((n+1)); echo $n > "$DAOKIT_TASK_ID.n"
+case "$first.$n" in
+one.1) echo '@daokit {"type":"session","id":"h-one"}'; exit 0 ;;
+two.1) echo 'no handle yet'; exit 3 ;;
+two.*) exit 0 ;;
+esac`
+	cfg := shellConfig(script)
+	cfg.Lanes[0].Dir = dir
+	cfg.Lanes[0].ResumeCommand = []string{"sh", "-c", `echo "resumed {session} for $DAOKIT_TASK_ID" >> resumed.txt`}
+	h := startHarness(t, t.TempDir(), cfg)
+	one := h.forward("one")
+	h.finished(one.Route.TaskID)
+	two := h.forward("two")
+	if end := h.finished(two.Route.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("the second task ended %v", end.Payload)
+	}
+	for _, e := range h.events() {
+		if op(e) == OpSessionResume && e.TaskID == two.Route.TaskID && e.Payload.String("decision") == "resume" {
+			t.Errorf("the second task resumed session %s", e.Payload.String("session_id"))
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "resumed.txt")); err == nil {
+		t.Errorf("a resume ran: %q", b)
+	}
+}
