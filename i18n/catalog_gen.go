@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "faa8112910bc83e85dcb774881d43aa546c13f94ea3da2bd324e09bbc6ccd571"
+const generatedDigest = "e80337955c5eb287a9c189f119b50d4fbd52a30740d1e48439941c8875857ad2"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -947,6 +947,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.step.queued", Other: "queued"},
 	{ID: "tui.step.retry_requested", Other: "retry requested"},
 	{ID: "tui.step.verified", Other: "verified"},
+	{ID: "tui.tasks.banner", Other: "Tasks besides this one need you: {{.N}} ({{.Task}} is the newest); {{.Key}} lists them."},
 	{ID: "tui.tasks.col.age", Other: "age"},
 	{ID: "tui.tasks.col.cost", Other: "cost"},
 	{ID: "tui.tasks.col.instruction", Other: "instruction"},
@@ -1968,6 +1969,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.step.queued", Other: "排队中"},
 	{ID: "tui.step.retry_requested", Other: "已请求重试"},
 	{ID: "tui.step.verified", Other: "已验证"},
+	{ID: "tui.tasks.banner", Other: "除当前任务外还有 {{.N}} 个任务等你处理（最新的是 {{.Task}}）；按 {{.Key}} 查看。"},
 	{ID: "tui.tasks.col.age", Other: "已过"},
 	{ID: "tui.tasks.col.cost", Other: "花费"},
 	{ID: "tui.tasks.col.instruction", Other: "指令"},

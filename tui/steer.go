@@ -1,9 +1,12 @@
 package tui
 
 import (
+	"strconv"
+
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
@@ -89,3 +92,17 @@ func (m *Model) Tasks() *tasks.Model { return m.tasks }
 
 // Steering returns the task the window steers, "" for none.
 func (m *Model) Steering() string { return m.steer.TaskID }
+
+// othersNeedYou keeps a banner line while tasks other than the current
+// run's need the person (a change waiting for review, a blocked or
+// failed run): the attention banner speaks of the current run only, and
+// a second task must not hide the first one's call.
+func (m *Model) othersNeedYou() tea.Cmd {
+	current, _, _ := m.tasks.Current()
+	item := banner.Item{}
+	if n, newest := m.tasks.NeedingYou(current); n > 0 {
+		item = banner.Item{Level: banner.Warn, Text: m.env.T("tui.tasks.banner", "N", strconv.Itoa(n),
+			"Task", m.env.Clean(newest), "Key", m.tasks.Keys().Open.Help().Key)}
+	}
+	return m.tell(m.banner, banner.SetMsg{Key: "tasks", Item: item})
+}

@@ -128,7 +128,7 @@ func (m *Model) onLedger(msg live.LedgerMsg) tea.Cmd {
 		// command) when the pipeline moved: live while the step works.
 		cmd = tea.Batch(cmd, m.changes.Refresh(m.life, s.Pipeline.Value.UpdatedAt))
 	}
-	cmd = tea.Batch(cmd, m.logs.Refresh())
+	cmd = tea.Batch(cmd, m.logs.Refresh(), m.othersNeedYou())
 	rc := m.withContext(m.rctx.Ledger(m.life, msg.Update))
 	attn := m.onAttention(m.attn.Ledger(msg.Update))
 	if m.opts.Feed == nil {
@@ -266,6 +266,7 @@ func (m *Model) switchLanguage() tea.Cmd {
 	m.env = m.env.WithLanguage(i18n.MustNew(next))
 	cmd := m.broadcast(component.EnvMsg{Env: m.env})
 	m.tell(m.input, input.TargetMsg{Info: m.targetInfo()})
+	m.othersNeedYou()
 	return tea.Batch(cmd, m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
 }
 

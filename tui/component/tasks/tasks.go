@@ -106,6 +106,20 @@ func (m *Model) Current() (task, run, step string) {
 	return m.current[0], m.current[1], m.current[2]
 }
 
+// NeedingYou counts the tasks that need the person, but task except,
+// and names the newest of them.
+func (m *Model) NeedingYou(except string) (n int, newest string) {
+	for i := len(m.order) - 1; i >= 0; i-- {
+		if t := m.order[i]; t.ID != except && t.NeedsYou() {
+			if n == 0 {
+				newest = t.ID
+			}
+			n++
+		}
+	}
+	return n, newest
+}
+
 // Chosen returns the person's choice once, and whether there was one.
 func (m *Model) Chosen() (Choice, bool) {
 	c := m.chosen
