@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "e80337955c5eb287a9c189f119b50d4fbd52a30740d1e48439941c8875857ad2"
+const generatedDigest = "6f5fad395b7eabe8f1a8f38a45d073b01945d1e38e8e2a1de86ee14a001f3b04"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -969,6 +969,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.tasks.key.search", Other: "search tasks"},
 	{ID: "tui.tasks.new_task", Other: "The next message starts a new task."},
 	{ID: "tui.tasks.no_match", Other: "No task matches."},
+	{ID: "tui.tasks.pipeline_other", Other: "current run: {{.Task}}"},
 	{ID: "tui.tasks.state.received", Other: "received"},
 	{ID: "tui.tasks.state.review", Other: "review waits"},
 	{ID: "tui.tasks.steered", Other: "Messages now go to {{.Task}} as follow-ups; its conversation is shown. Press {{.Key}} for a new task."},
@@ -1991,6 +1992,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.tasks.key.search", Other: "搜索任务"},
 	{ID: "tui.tasks.new_task", Other: "下一条消息将开始一个新任务。"},
 	{ID: "tui.tasks.no_match", Other: "没有匹配的任务。"},
+	{ID: "tui.tasks.pipeline_other", Other: "当前运行：{{.Task}}"},
 	{ID: "tui.tasks.state.received", Other: "已接收"},
 	{ID: "tui.tasks.state.review", Other: "等待评审"},
 	{ID: "tui.tasks.steered", Other: "消息现在作为追加发给 {{.Task}}；只显示它的对话。按 {{.Key}} 开始新任务。"},

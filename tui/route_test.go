@@ -28,6 +28,7 @@ import (
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/logview"
+	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
@@ -229,6 +230,9 @@ func routeCases(t *testing.T) map[string]routeCase {
 			m.Logs().Open(logview.Source{Task: "DK-1", Run: "R", Step: "S1", Dir: "/demo/x"})
 		}, msg: live.LogMsg{Path: "/demo/x/stdout.log", Size: 19, Data: []byte("hello from the log\n"), Reset: true},
 			check: viewHas("hello from the log")},
+		"pipeline.FocusMsg": {setup: func(t *testing.T, m *Model) {
+			m.Update(live.LedgerMsg{Update: live.LedgerUpdate{Snapshot: fixtureSnapshot()}})
+		}, msg: pipeline.FocusMsg{TaskID: "DK-OTHER"}, check: viewHas("current run: DK-1")},
 		"input.TargetMsg": {msg: input.TargetMsg{Info: "→ DK-7 (follow-up)"}, check: viewHas("→ DK-7 (follow-up)")},
 		"events.CopyMsg": {msg: events.CopyMsg{Text: `{"reason_code":"X"}`, What: "step failed"},
 			check: func(t *testing.T, m *Model, _ string) {

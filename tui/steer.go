@@ -10,6 +10,7 @@ import (
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
+	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/tasks"
 	"github.com/daokit/daokit/tui/live"
 )
@@ -64,6 +65,7 @@ func (m *Model) steerTo(c tasks.Choice) tea.Cmd {
 	m.tell(m.input, input.TargetMsg{Info: m.targetInfo()})
 	m.tell(m.conv, conversation.FocusMsg{TaskID: c.TaskID})
 	m.tell(m.events, events.FocusMsg{TaskID: c.TaskID})
+	m.tell(m.pipe, pipeline.FocusMsg{TaskID: c.TaskID})
 	var src *live.ChangeSource
 	if t := m.tasks.Get(c.TaskID); t != nil && t.Change.Valid() {
 		src = &t.Change
