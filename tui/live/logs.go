@@ -1,6 +1,7 @@
 package live
 
 import (
+	"bytes"
 	"errors"
 	"io"
 	"io/fs"
@@ -60,6 +61,9 @@ func LoadLog(path string, offset int64) tea.Cmd {
 			msg.Err = err
 		}
 		msg.Size = msg.From + int64(n)
+		// A log past its cap has a hole of zero bytes at its head (the
+		// file keeps its length so that offsets stay valid): not output.
+		msg.Data = bytes.TrimLeft(msg.Data, "\x00")
 		return msg
 	}
 }
