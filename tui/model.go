@@ -59,6 +59,9 @@ type Model struct {
 	// the task the window steers (steer.go).
 	tasks *tasks.Model
 	steer tasks.Choice
+	// others is what the banner's line about the other tasks that need
+	// the person says (steer.go).
+	others othersSaid
 	// logs is the log view of a step (logs.go), drawn over the panes
 	// while open.
 	logs  *logview.Model

@@ -6,6 +6,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
@@ -101,10 +102,23 @@ func (m *Model) Steering() string { return m.steer.TaskID }
 // a second task must not hide the first one's call.
 func (m *Model) othersNeedYou() tea.Cmd {
 	current, _, _ := m.tasks.Current()
+	n, newest := m.tasks.NeedingYou(current)
+	said := othersSaid{n: n, newest: newest, env: m.env}
+	if said == m.others {
+		return nil // worded already: no template run per ledger update
+	}
+	m.others = said
 	item := banner.Item{}
-	if n, newest := m.tasks.NeedingYou(current); n > 0 {
+	if n > 0 {
 		item = banner.Item{Level: banner.Warn, Text: m.env.T("tui.tasks.banner", "N", strconv.Itoa(n),
 			"Task", m.env.Clean(newest), "Key", m.tasks.Keys().Open.Help().Key)}
 	}
 	return m.tell(m.banner, banner.SetMsg{Key: "tasks", Item: item})
+}
+
+// othersSaid is what the banner line of othersNeedYou was worded from.
+type othersSaid struct {
+	n      int
+	newest string
+	env    *component.Env
 }

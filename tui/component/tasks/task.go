@@ -60,6 +60,9 @@ type Task struct {
 	// the list's generation gen; a change to the task clears gen.
 	line string
 	gen  uint64
+	// cline is the row under the cursor, for generation cgen.
+	cline string
+	cgen  uint64
 }
 
 // NeedsYou reports whether the task waits for its person: a change to
@@ -125,7 +128,7 @@ func (t *Task) apply(e *ledger.Event, at time.Time) bool {
 	default:
 		return false
 	}
-	t.Last, t.gen = at, 0
+	t.Last, t.gen, t.cgen = at, 0, 0
 	return true
 }
 
@@ -167,7 +170,7 @@ func (t *Task) applyTyped(e *ledger.Event, at time.Time) bool {
 	default:
 		return false
 	}
-	t.Last, t.gen = at, 0
+	t.Last, t.gen, t.cgen = at, 0, 0
 	return true
 }
 
@@ -190,7 +193,7 @@ func (t *Task) metrics(e *ledger.Event) bool {
 		t.cost = map[string]float64{}
 	}
 	t.cost[e.RunID] = c
-	t.gen = 0
+	t.gen, t.cgen = 0, 0
 	return true
 }
 

@@ -176,9 +176,6 @@ func (m *Model) ledger(u live.LedgerUpdate) bool {
 			continue
 		}
 		at, _ := ledger.ParseTime(e.Timestamp)
-		if at.After(m.now) {
-			m.now = at
-		}
 		t := m.byID[e.TaskID]
 		if t == nil {
 			t = m.add(e.TaskID, e.RunID, at)
@@ -192,7 +189,9 @@ func (m *Model) ledger(u live.LedgerUpdate) bool {
 		m.current = [3]string{p.TaskID, p.RunID, p.CurrentStep}
 		changed = m.fromPipeline(p) || changed
 	}
-	if !u.ReadAt.IsZero() && u.ReadAt.After(m.now) {
+	if m.now.IsZero() {
+		// Ages move with the clock tick (every row at once); until the
+		// first tick, with the first read.
 		m.now = u.ReadAt
 	}
 	return changed && m.visible

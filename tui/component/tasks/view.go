@@ -38,23 +38,36 @@ func (m *Model) render() string {
 		}
 	}
 	info := env.T("tui.tasks.info", "N", strconv.Itoa(len(m.order)), "Need", strconv.Itoa(need))
-	body := []string{m.filterLine(len(rows)), env.Styles.Table.Header.Render(text.Fit(m.header(), m.Width, env.Tail()))}
-	room := max(m.Height-1-len(body), 0)
+	if m.Width <= 0 || m.Height <= 0 {
+		return ""
+	}
+	// Every line is made exactly m.Width wide here (the rows when they
+	// are drawn, and kept so), so the frame is a join: no line is
+	// measured again per frame.
+	fit := func(s string) string { return text.Fit(s, m.Width, env.Tail()) }
+	lines := make([]string, 0, m.Height)
+	lines = append(lines, component.TitleLine(env, env.T("tui.tasks.title"), info, true, m.Width),
+		fit(m.filterLine(len(rows))), env.Styles.Table.Header.Render(fit(m.header())))
+	room := max(m.Height-len(lines), 0)
 	if len(rows) == 0 {
 		id := "tui.tasks.empty"
 		if len(m.order) > 0 {
 			id = "tui.tasks.no_match"
 		}
-		body = append(body, " "+env.Styles.Muted.Render(env.T(id)))
+		lines = append(lines, fit(" "+env.Styles.Muted.Render(env.T(id))))
 	}
 	first := 0
 	if m.cursor >= room {
 		first = m.cursor - room + 1
 	}
 	for i := first; i < len(rows) && i < first+room; i++ {
-		body = append(body, m.row(rows[i], i == m.cursor))
+		lines = append(lines, m.row(rows[i], i == m.cursor))
 	}
-	return component.Frame(env, env.T("tui.tasks.title"), info, true, m.Width, m.Height, body)
+	blank := strings.Repeat(" ", m.Width)
+	for len(lines) < m.Height {
+		lines = append(lines, blank)
+	}
+	return strings.Join(lines[:m.Height], "\n")
 }
 
 // filterLine says what the list shows: all tasks or those that need the
@@ -83,17 +96,19 @@ func (m *Model) header() string {
 		m.cell(env.T("tui.tasks.col.age"), colAge) + m.cell(env.T("tui.tasks.col.cost"), colCost) + env.T("tui.tasks.col.instruction")
 }
 
-// row draws one task: the row drawn before unless the task, the list's
-// generation or the cursor changed it.
+// row draws one task: the row drawn before unless the task or the
+// list's generation changed it (the row under the cursor is kept apart).
 func (m *Model) row(t *Task, cursor bool) string {
-	if !cursor && t.gen == m.gen {
-		return t.line
+	if cursor {
+		if t.cgen != m.gen {
+			t.cline, t.cgen = m.drawRow(t, true), m.gen
+		}
+		return t.cline
 	}
-	line := m.drawRow(t, cursor)
-	if !cursor {
-		t.line, t.gen = line, m.gen
+	if t.gen != m.gen {
+		t.line, t.gen = m.drawRow(t, false), m.gen
 	}
-	return line
+	return t.line
 }
 
 // drawRow draws one task.
