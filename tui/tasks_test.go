@@ -254,3 +254,27 @@ func TestTaskViewsFitAt80x24(t *testing.T) {
 		checkFrame(t, m.View(), 80, 24, lang+" help")
 	}
 }
+
+// A failed task that runs again (a retry, or a follow-up that reopened
+// it) no longer shows failed nor needs the person.
+func TestTaskThatRunsAgainIsNoLongerFailed(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, testOptions("en"), 160, 48)
+	feed(m, live.LedgerUpdate{Events: []ledger.Event{
+		sys(-5*time.Minute, "DK-C", "RC", "S1", "INSTRUCTION_RECEIVED", "message_id", "m3", "text", "fix the flaky test"),
+		sys(-4*time.Minute, "DK-C", "RC", "S1", "RUN_STATE", "from", "generating", "to", "failed", "reason_code", "WORKER_EXIT_NONZERO"),
+		sys(-4*time.Minute, "DK-C", "RC", "S1", "RUN_FINISHED", "status", "FAILED", "reason_code", "WORKER_EXIT_NONZERO"),
+	}})
+	press(t, m, "f4")
+	if row := lineWith(m.View(), "DK-C"); !strings.Contains(row, "!") || !strings.Contains(row, "failed") {
+		t.Fatalf("the failed task's row %q", row)
+	}
+	feed(m, live.LedgerUpdate{Events: []ledger.Event{
+		sys(-time.Minute, "DK-C", "RC", "S1", "INSTRUCTION_RECEIVED", "message_id", "m4", "text", "mind the timeout",
+			"attached_to", "m3", "follow_up", true, "reopens", "true"),
+		sys(-time.Minute, "DK-C", "RC", "S1", "RUN_STATE", "from", "failed", "to", "generating"),
+	}})
+	if row := lineWith(m.View(), "DK-C"); strings.Contains(row, "!") || !strings.Contains(row, "generating") || !strings.Contains(row, "fix the flaky test") {
+		t.Errorf("the task running again shows %q", row)
+	}
+}

@@ -103,6 +103,11 @@ func (t *Task) apply(e *ledger.Event, at time.Time) bool {
 		}
 		t.State, t.Step, t.Review = p.String("to"), e.StepID, false
 		t.Cancelled = t.State == stateCancel
+		if !ended(t.State) {
+			// The run goes again (a retry, a follow-up that reopened
+			// it): it has not ended any more.
+			t.Final = ""
+		}
 		if r := p.String("reason_code"); r != "" {
 			t.Reason = r
 		}
@@ -195,6 +200,15 @@ func (t *Task) metrics(e *ledger.Event) bool {
 	t.cost[e.RunID] = c
 	t.gen, t.cgen = 0, 0
 	return true
+}
+
+// ended reports whether a run state is one a step attempt ends in.
+func ended(state string) bool {
+	switch state {
+	case "completed", "failed", stateCancel, "timedOut":
+		return true
+	}
+	return false
 }
 
 // iterationOf reads n from a loop step id "I<n>-…" (0 when none).
