@@ -102,3 +102,31 @@ func taskOf(screen, text string) string {
 	}
 	return ""
 }
+
+// `daokit send --follow-up --task-id` steers a task from a shell: a
+// finished task runs again, briefed with the task and the follow-up;
+// without --task-id the flag is refused.
+func TestSendFollowUpRunsATaskAgain(t *testing.T) {
+	t.Parallel()
+	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
+	cfg := strings.Replace(tasksConfig(project), `dir = "`+project+`"`, `dir = "`+project+`"`+"\nisolation = \"none\"", 1)
+	root := newRoot(t, cfg)
+	ctl := startController(t, root)
+	defer ctl.stop()
+	task := ackTask(t, run(t, "send", "--root", root, "--wait", "add a cache"))
+	r := run(t, "send", "--root", root, "--wait", "--follow-up", "--task-id", task, "and document it")
+	if r.code != 0 || ackTask(t, r) != task {
+		t.Fatalf("send --follow-up: code %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	b, err := os.ReadFile(filepath.Join(root, "briefs-"+task+".txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	briefs := strings.Split(string(b), "---\n")
+	if last := briefs[len(briefs)-2]; !strings.Contains(last, "add a cache") || !strings.Contains(last, "and document it") {
+		t.Errorf("the task's second run was briefed %q", last)
+	}
+	if r := run(t, "send", "--root", root, "--follow-up", "x"); r.code == 0 || !strings.Contains(r.stderr, "--task-id") {
+		t.Errorf("send --follow-up without --task-id: code %d stderr %q", r.code, r.stderr)
+	}
+}

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "6f5fad395b7eabe8f1a8f38a45d073b01945d1e38e8e2a1de86ee14a001f3b04"
+const generatedDigest = "d9f09dfd66cd64aa0736799b38adc182fb73e7a706ad808b38102b824a7ab91a"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -266,11 +266,13 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.send.dropped", Other: "… {{.Count}} lines not shown (they are in the artifacts)"},
 	{ID: "cli.send.error.closed", Other: "the connection to the controller closed"},
 	{ID: "cli.send.error.control_alone", Other: "--cancel, --retry and --abandon take no instruction text, and only one of them"},
+	{ID: "cli.send.error.follow_up_task", Other: "--follow-up needs --task-id: the task the follow-up is for"},
 	{ID: "cli.send.error.no_text", Other: "missing the instruction to send"},
 	{ID: "cli.send.failed", Other: "run {{.Task}} {{.Run}} did not finish (next action: {{.Next}})"},
 	{ID: "cli.send.flag.abandon", Other: "drop the current run (or the named one) while it still waits for its lane; it ends FAILED with RUN_ABANDONED"},
 	{ID: "cli.send.flag.accept", Other: "accept the change waiting for review: the controller merges it into its base branch"},
 	{ID: "cli.send.flag.cancel", Other: "ask the controller to cancel the current run (or the one named by --task-id/--run-id)"},
+	{ID: "cli.send.flag.follow_up", Other: "send the text as a follow-up of the task --task-id names (its next step attempt is briefed with it), not as a new task"},
 	{ID: "cli.send.flag.no_start", Other: "fail instead of starting a controller when none runs (--cancel and --abandon never start one)"},
 	{ID: "cli.send.flag.reject", Other: "reject the change waiting for review; the words after it are the reason"},
 	{ID: "cli.send.flag.retry", Other: "ask the controller to retry the failed step of the current run (or the named one)"},
@@ -1289,11 +1291,13 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.send.dropped", Other: "…… 有 {{.Count}} 行未显示（完整内容在产物文件中）"},
 	{ID: "cli.send.error.closed", Other: "与控制器的连接已关闭"},
 	{ID: "cli.send.error.control_alone", Other: "--cancel、--retry 与 --abandon 不带指令文本，且只能选其一"},
+	{ID: "cli.send.error.follow_up_task", Other: "--follow-up 需要 --task-id：追加消息所属的任务"},
 	{ID: "cli.send.error.no_text", Other: "缺少要发送的指令"},
 	{ID: "cli.send.failed", Other: "运行 {{.Task}} {{.Run}} 未能完成（下一步：{{.Next}}）"},
 	{ID: "cli.send.flag.abandon", Other: "在当前运行（或指定的运行）仍等待通道时放弃它；它以 FAILED 结束，原因 RUN_ABANDONED"},
 	{ID: "cli.send.flag.accept", Other: "接受等待审阅的改动：控制器将其合并到基础分支"},
 	{ID: "cli.send.flag.cancel", Other: "请求控制器取消当前运行（或由 --task-id/--run-id 指定的运行）"},
+	{ID: "cli.send.flag.follow_up", Other: "把文本作为 --task-id 所指任务的追加消息发送（其下一次步骤尝试的说明中会带上它），而不是新任务"},
 	{ID: "cli.send.flag.no_start", Other: "没有控制器运行时直接失败，而不是启动一个（--cancel 和 --abandon 从不启动控制器）"},
 	{ID: "cli.send.flag.reject", Other: "拒绝等待审阅的改动；其后的文字是原因"},
 	{ID: "cli.send.flag.retry", Other: "请求控制器重试当前运行（或指定运行）中失败的步骤"},
