@@ -13,7 +13,8 @@ import (
 // window: more words for that task, not a task of its own. The
 // controller records it (an INSTRUCTION_RECEIVED whose payload says
 // follow_up and which run it attaches to), keeps it in the run's
-// pipeline, and every later step attempt of the task is briefed with it
+// pipeline and in the instruction index (so that a restart keeps it for
+// a run the pipeline file does not show), and every later step attempt of the task is briefed with it
 // (see stepInstruction). A task still in progress goes on and its next
 // step (the next iteration of a loop) reads it; a blocked or failed one
 // is retried with it; a finished one gets a new run of the same task,
@@ -43,6 +44,18 @@ func addFollowUp(p *ledger.PipelineState, text string) int {
 	n := len(followUps(p)) + 1
 	p.RoleLifecycle = p.RoleLifecycle.With(keyFollowUp+strconv.Itoa(n), text)
 	return n
+}
+
+// restoreFollowUps puts into a rebuilt run's pipeline the follow-ups the
+// log says its task got (see indexEntry.FollowUps), when the pipeline
+// (another run's file, or a fresh one) has fewer.
+func restoreFollowUps(p *ledger.PipelineState, list []string) {
+	if len(list) <= len(followUps(p)) {
+		return
+	}
+	for i, t := range list {
+		p.RoleLifecycle = p.RoleLifecycle.With(keyFollowUp+strconv.Itoa(i+1), t)
+	}
 }
 
 // followUpNote is what a step's worker is told of the follow-ups of its
@@ -117,7 +130,8 @@ func (c *Controller) followUpDone(req relay.Request, in relay.Instruction, prev 
 	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
 		"message_id", req.ID, "text", prev.in.Text, "received_at", ledger.FormatTime(at),
 		"route", routePayload(route), "generation", c.generation,
-		"follow_up", true, "follow_up_number", n, "follow_up_text", in.Text, "follows", prev.in.MessageID)
+		"follow_up", true, "follow_up_number", n, "follow_up_text", in.Text, "follows", prev.in.MessageID,
+		"follow_ups", followUps(&r.pipeline))
 	e.DedupKey = dedupInstruction + req.ID
 	c.mu.Unlock()
 	if err := c.journal.appendAck(e); err != nil {

@@ -180,3 +180,39 @@ esac`
 		t.Errorf("a resume ran: %q", b)
 	}
 }
+
+// A follow-up survives a restart of the controller even when the
+// pipeline file shows another run: the instruction index keeps it, and
+// the resumed task's next iteration is briefed with it.
+func TestFollowUpSurvivesARestart(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	gate := filepath.Join(root, "gate")
+	if err := syscall.Mkfifo(gate, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h := startHarness(t, root, followUpConfig())
+	first := h.forward("GATED add a --json flag to status")
+	task := first.Route.TaskID
+	h.waitFile(filepath.Join(root, "coder-"+task+"-1.txt"))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if _, err := h.client.FollowUp(ctx, task, "", "also print it sorted by name"); err != nil {
+		t.Fatalf("follow-up: %v", err)
+	}
+	other := h.forward("rename the config loader")
+	h.waitFor("the other task's instruction", func(e ledger.Event) bool { return e.TaskID == other.Route.TaskID })
+	h.stop()
+	if shown := ledger.LoadSnapshot(root).Pipeline.Value.TaskID; shown == task {
+		t.Fatalf("the pipeline file shows %s: this test needs it to show another run", shown)
+	}
+
+	h = startHarness(t, root, followUpConfig())
+	releaseGate(t, gate)
+	if end := h.finished(task); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("the resumed task ended %v", end.Payload)
+	}
+	if b := readText(t, filepath.Join(root, "coder-"+task+"-2.txt")); !strings.Contains(b, "also print it sorted by name") {
+		t.Errorf("iteration 2 after the restart was told %q; want the follow-up", b)
+	}
+}
