@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -214,5 +215,42 @@ func TestFollowUpSurvivesARestart(t *testing.T) {
 	}
 	if b := readText(t, filepath.Join(root, "coder-"+task+"-2.txt")); !strings.Contains(b, "also print it sorted by name") {
 		t.Errorf("iteration 2 after the restart was told %q; want the follow-up", b)
+	}
+}
+
+// The instruction index keeps a task's follow-ups: those attached to an
+// open run, to a failed run they reopen, and all of them on a finished
+// task's new run.
+func TestIndexKeepsFollowUps(t *testing.T) {
+	t.Parallel()
+	f := eventFactory{now: time.Now}
+	x := newInstrIndex(t.TempDir())
+	attached := func(id, target, text string, reopens bool) ledger.Event {
+		e := f.system(TaskIDFor(target), "run-1", "S1", ledger.SeverityInfo, OpInstruction,
+			"message_id", id, "text", text, "attached_to", target, "follow_up", true)
+		if reopens {
+			e.Payload = e.Payload.With("reopens", "true")
+		}
+		return e
+	}
+	failed := f.system(TaskIDFor("b"), "run-1", "S1", ledger.SeverityInfo, OpRunFinished, "status", ledger.StatusFailed, "message_id", "b")
+	done := f.system(TaskIDFor("c"), "run-2", "S1", ledger.SeverityInfo, OpInstruction, "message_id", "c2", "text", "do c",
+		"route", routePayload(ledger.Route{TaskID: TaskIDFor("c"), RunID: "run-2"}), "follow_up", true, "follows", "c",
+		"follow_ups", []string{"first", "second"})
+	for _, e := range []ledger.Event{instructionEvent(f, "a"), attached("a1", "a", "also this", false),
+		instructionEvent(f, "b"), failed, attached("b1", "b", "try it this way", true), done} {
+		x.fold(&e)
+	}
+	got := map[string][]string{}
+	for _, en := range x.openEntries() {
+		got[en.MessageID] = en.FollowUps
+	}
+	for id, want := range map[string][]string{"a": {"also this"}, "b": {"try it this way"}, "c2": {"first", "second"}} {
+		if !slices.Equal(got[id], want) {
+			t.Errorf("%s keeps follow-ups %q, want %q", id, got[id], want)
+		}
+	}
+	if _, ok := got["a1"]; ok {
+		t.Error("a follow-up became an instruction of its own")
 	}
 }
