@@ -278,3 +278,30 @@ func TestTaskThatRunsAgainIsNoLongerFailed(t *testing.T) {
 		t.Errorf("the task running again shows %q", row)
 	}
 }
+
+// Tasks whose instructions are older than the events the window read
+// come from the controller's answer to observe; what the events say
+// wins.
+func TestTaskListLearnsOlderTasksFromTheController(t *testing.T) {
+	t.Parallel()
+	opts := testOptions("en")
+	opts.Relay = newFakeRelay()
+	m := newTestModel(t, opts, 160, 48)
+	feed(m, live.LedgerUpdate{Events: twoTasks()})
+	_, cmd := m.Update(live.RelayMsg{Update: live.RelayUpdate{Status: &live.Status{Runs: []live.RunState{
+		{TaskID: "DK-OLD", RunID: "RO", StepID: "S1", State: "failed", Reason: "WORKER_EXIT_NONZERO"},
+		{TaskID: "DK-B", RunID: "RB", StepID: "coder", State: "waiting"},
+	}}}})
+	runQuick(m, cmd)
+	press(t, m, "f4")
+	v := m.View()
+	if row := lineWith(v, "DK-OLD"); !strings.Contains(row, "failed") {
+		t.Errorf("the older task's row %q", row)
+	}
+	if row := lineWith(v, "DK-B"); !strings.Contains(row, "generating") {
+		t.Errorf("DK-B's row %q: the status overrode its events", row)
+	}
+	if !strings.Contains(v, "3 tasks") {
+		t.Errorf("title figures:\n%s", v)
+	}
+}

@@ -149,6 +149,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.ledger(msg.Update) {
 			return m, nil
 		}
+	case live.RelayMsg:
+		if msg.Update.Status == nil || !m.fromStatus(msg.Update.Status.Runs) || !m.visible {
+			return m, nil
+		}
 	case live.TickMsg:
 		m.now = msg.Now
 		m.gen++
@@ -214,6 +218,24 @@ func (m *Model) fromPipeline(p *ledger.PipelineState) bool {
 		t.Review = true
 	}
 	return true
+}
+
+// fromStatus adds the tasks of the runs the controller has in memory
+// (its answer to observe) that the events read so far do not tell of:
+// a long ledger's older tasks, whose instructions are before the tail
+// the window read. What the events said stays: they are newer. It
+// reports whether a task was added.
+func (m *Model) fromStatus(runs []live.RunState) bool {
+	added := false
+	for _, r := range runs {
+		if r.TaskID == "" || m.byID[r.TaskID] != nil {
+			continue
+		}
+		t := m.add(r.TaskID, r.RunID, time.Time{})
+		t.State, t.Step, t.Reason = r.State, r.StepID, r.Reason
+		added = true
+	}
+	return added
 }
 
 // add starts keeping task id, forgetting the oldest task that does not
