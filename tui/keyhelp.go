@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"github.com/charmbracelet/bubbles/help"
 	"github.com/charmbracelet/bubbles/key"
 
 	"github.com/daokit/daokit/tui/component"
@@ -37,38 +38,22 @@ func (m *Model) fullHelp() [][]key.Binding {
 			groups = append(groups, titled(m.env.T(paneTitle(f)), keys))
 		}
 	}
-	var more []key.Binding
-	for _, g := range m.changes.FullHelp() {
-		for _, b := range g {
-			if fresh(b, seen) {
-				more = append(more, b)
+	// The views drawn over the panes, each with its keys not listed yet.
+	for _, v := range []struct {
+		title string
+		keys  help.KeyMap
+	}{{"tui.help.changes", m.changes}, {"tui.tasks.help", m.tasks}, {"tui.log.help", m.logs}} {
+		var more []key.Binding
+		for _, g := range v.keys.FullHelp() {
+			for _, b := range g {
+				if fresh(b, seen) {
+					more = append(more, b)
+				}
 			}
 		}
-	}
-	if len(more) > 0 {
-		groups = append(groups, titled(m.env.T("tui.help.changes"), more))
-	}
-	var list []key.Binding
-	for _, g := range m.tasks.FullHelp() {
-		for _, b := range g {
-			if fresh(b, seen) {
-				list = append(list, b)
-			}
+		if len(more) > 0 {
+			groups = append(groups, titled(m.env.T(v.title), more))
 		}
-	}
-	if len(list) > 0 {
-		groups = append(groups, titled(m.env.T("tui.tasks.help"), list))
-	}
-	var logs []key.Binding
-	for _, g := range m.logs.FullHelp() {
-		for _, b := range g {
-			if fresh(b, seen) {
-				logs = append(logs, b)
-			}
-		}
-	}
-	if len(logs) > 0 {
-		groups = append(groups, titled(m.env.T("tui.log.help"), logs))
 	}
 	return groups
 }

@@ -266,8 +266,7 @@ func (m *Model) switchLanguage() tea.Cmd {
 	m.env = m.env.WithLanguage(i18n.MustNew(next))
 	cmd := m.broadcast(component.EnvMsg{Env: m.env})
 	m.tell(m.input, input.TargetMsg{Info: m.targetInfo()})
-	m.othersNeedYou()
-	return tea.Batch(cmd, m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
+	return tea.Batch(cmd, m.othersNeedYou(), m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
 }
 
 // withContext shows any trouble with the relay context's file (or its
