@@ -37,6 +37,10 @@ type Config struct {
 	Window Window `toml:"window"`
 	// Worktrees holds the git worktree settings of isolated lanes.
 	Worktrees Worktrees `toml:"worktrees"`
+	// Relay is the relay policy switch; see Relay.
+	Relay Relay `toml:"relay"`
+	// Compact holds the window's compaction thresholds; see Compact.
+	Compact Compact `toml:"compact"`
 }
 
 // Window is how `daokit ui` calls its person when a run needs them: a run
@@ -293,6 +297,8 @@ func DefaultConfig() Config {
 		Workflow:  defaultWorkflow(DefaultLane),
 		Window:    Window{Bell: true, Title: true, LongRun: Duration(DefaultLongRun)},
 		Worktrees: DefaultWorktrees(),
+		Relay:     Relay{Policy: RelayPolicyOn},
+		Compact:   DefaultCompact(),
 	}
 }
 

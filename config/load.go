@@ -130,6 +130,7 @@ func decodeConfig(t *table, c *Config) {
 		s.duration("long_run", &c.Window.LongRun)
 		s.done()
 	}
+	decodeRelay(t, c)
 	t.done()
 }
 

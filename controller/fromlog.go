@@ -9,6 +9,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
 	"github.com/daokit/daokit/workflow"
@@ -19,7 +20,7 @@ import (
 // why, pid, attempt): finished, the step ends from the worker's logs
 // and its STEP_COMPLETED says from_log; not finished, the step runs
 // again and why says what the logs lacked.
-const OpStepReadBack = "STEP_READ_BACK"
+const OpStepReadBack = string(vocab.OpStepReadBack)
 
 // What a successor found of a left worker (OpStepReadBack's why): only
 // readBackFinished ends the step from the log.

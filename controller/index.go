@@ -277,6 +277,10 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 			delete(x.byRun, [2]string{en.Route.TaskID, en.Route.RunID})
 			delete(x.open, id)
 			x.endLocked(*en, e)
+		} else if en := x.ended[id]; en != nil {
+			// A person cancelled the run after it ended (see closeEnded):
+			// a successor rebuilds it as it ends now.
+			x.endLocked(*en, e)
 		}
 	}
 }

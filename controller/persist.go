@@ -6,11 +6,12 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 // OpRunFinished marks the end of a run in events.jsonl: recovery treats an
 // instruction without one as unfinished.
-const OpRunFinished = "RUN_FINISHED"
+const OpRunFinished = string(vocab.OpRunFinished)
 
 // docSet names the documents that changed since the last flush.
 type docSet uint8

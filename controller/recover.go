@@ -9,6 +9,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // found is an open instruction the index gave back at start.
@@ -86,6 +87,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 	out := make([]resumed, 0, len(list))
 	for _, f := range list {
 		r := c.newRun(f.in)
+		r.workerRan = f.started
 		res := resumed{r: r, announce: f.started}
 		if c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID {
 			r.pipeline = c.pipeline
@@ -189,7 +191,7 @@ func (c *Controller) fenceOrphansLocked() (takeovers []ledger.Event) {
 		takeoverAt := ledger.FormatTime(now)
 		e := c.events.typed(key[0], key[1], "", ledger.EventLeaseTakeover, ledger.SeverityWarn,
 			"takeover_at", takeoverAt, "adopted_step_ids", nonNil(res.AdoptedSteps()), "failed_step_ids", nonNil(res.FailedSteps),
-			"reason_code", "CONTROLLER_SUCCESSION", "generation", c.generation, "superseded_tokens", nonNil(res.Superseded),
+			"reason_code", string(vocab.ReasonSuccession), "generation", c.generation, "superseded_tokens", nonNil(res.Superseded),
 			"successor_pid", c.pid)
 		e.DedupKey = "succession:" + key[0] + ":" + key[1] + ":" + takeoverAt
 		takeovers = append(takeovers, e)

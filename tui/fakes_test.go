@@ -44,6 +44,7 @@ type fakeRelay struct {
 	closed   chan struct{}
 	once     sync.Once
 	forwardE error
+	controlE error         // the controller's refusal of every control request
 	called   chan struct{} // signalled after each call
 }
 
@@ -93,7 +94,7 @@ func (r *fakeRelay) Control(_ context.Context, kind live.ControlKind, reason str
 		return live.Ack{}, nil
 	}
 	r.record("control:" + string(kind))
-	return live.Ack{}, nil
+	return live.Ack{}, r.controlE
 }
 
 // FollowUp implements live.Steering.

@@ -6,6 +6,7 @@ import (
 	"io"
 	"syscall"
 
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui/live"
 )
@@ -149,7 +150,9 @@ func noticeOf(n relay.Notice) live.RelayUpdate {
 		u.Run = &r
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil:
 		o := n.Output
-		u.Output = &live.OutputLine{TaskID: o.TaskID, RunID: o.RunID, StepID: o.StepID, Lane: o.Lane, Stream: o.Stream, Line: o.Line}
+		said := say.FromRelay(*o)
+		u.Output = &live.OutputLine{TaskID: o.TaskID, RunID: o.RunID, StepID: o.StepID, Lane: o.Lane, Stream: o.Stream, Line: o.Line,
+			Parts: said.Parts, Reason: said.Reason, Message: said.Message, Args: said.Args}
 	case n.Kind == relay.NoticeController && n.Controller != nil:
 		c := controllerOf(*n.Controller)
 		u.Controller = &c

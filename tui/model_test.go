@@ -469,7 +469,7 @@ func TestStatusIsAnsweredInTheConversation(t *testing.T) {
 		view := m.View()
 		cancelled := env.T("tui.route.cancelled")
 		for _, s := range []string{env.T("tui.route.field", "Key", env.T("tui.route.next"), "Value", cancelled),
-			env.Labels.Or("tui.run", "cancelled"), "DK-1A2B3C4D"} {
+			env.Labels.Or("vocab.state", "cancelled"), "DK-1A2B3C4D"} {
 			if !strings.Contains(view, s) {
 				t.Errorf("%s: view lacks %q:\n%s", lang, s, view)
 			}
@@ -480,7 +480,7 @@ func TestStatusIsAnsweredInTheConversation(t *testing.T) {
 			}
 		}
 		// The route bar, the pipeline, and the answer's state and next.
-		if n := strings.Count(view, env.Labels.Or("tui.run", "cancelled")); n < 4 {
+		if n := strings.Count(view, env.Labels.Or("vocab.state", "cancelled")); n < 4 {
 			t.Errorf("%s: /status answer lacks the cancelled run (%d mentions):\n%s", lang, n, view)
 		}
 	}

@@ -14,6 +14,8 @@ import (
 // resize lays the window out for a new terminal size.
 func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
+	// The banner's height depends on its width (a whole item wraps).
+	m.banner.SetSize(w, 0)
 	m.relayout()
 }
 

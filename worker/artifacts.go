@@ -9,12 +9,15 @@ import (
 	"github.com/daokit/daokit/ledger"
 )
 
-// openArtifacts opens stdout.log and stderr.log in dir for appending; no
-// dir, no files. With a root, dir must lie beneath it and is reached
-// without following links (see Spec.ArtifactRoot).
+// openArtifacts opens stdout.log and stderr.log in dir for appending:
+// the worker writes its output into them directly. With a root, dir must
+// lie beneath it and is reached without following links (see
+// Spec.ArtifactRoot). No dir, the output goes through two files that have
+// no name: the worker's output takes the same way whether it is kept or
+// not.
 func openArtifacts(root, dir string, closers *closeList) (out, errLog *os.File, err error) {
 	if dir == "" {
-		return nil, nil, nil
+		return unnamedLogs(closers)
 	}
 	var folder *ledger.Dir
 	if root == "" {
@@ -34,7 +37,8 @@ func openArtifacts(root, dir string, closers *closeList) (out, errLog *os.File, 
 	}
 	defer folder.Close()
 	open := func(name string) (*os.File, error) {
-		// Read as well as append: a capped log keeps its own tail.
+		// Read as well as append: the worker appends, and the same open
+		// file is followed (see follow).
 		f, err := folder.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 		if err == nil {
 			closers.add(f)
@@ -65,4 +69,24 @@ func (c *closeList) close() {
 	for _, f := range *c {
 		_ = f.Close()
 	}
+}
+
+// unnamedLogs opens two files in the temporary folder and unlinks them
+// at once: nothing is left behind, whatever becomes of the process.
+func unnamedLogs(closers *closeList) (out, errLog *os.File, err error) {
+	open := func() (*os.File, error) {
+		f, err := os.CreateTemp("", "daokit-worker-*.log")
+		if err != nil {
+			return nil, err
+		}
+		closers.add(f)
+		return f, os.Remove(f.Name())
+	}
+	if out, err = open(); err != nil {
+		return nil, nil, err
+	}
+	if errLog, err = open(); err != nil {
+		return nil, nil, err
+	}
+	return out, errLog, nil
 }

@@ -58,3 +58,10 @@ func (s *splitter) emitBuffered(emit func(line []byte, size int)) {
 		s.buf = s.buf[:0]
 	}
 }
+
+// reset forgets the line so far: the bytes after it were cut (see
+// logCap), so what follows starts a line of its own.
+func (s *splitter) reset() {
+	s.size = 0
+	s.buf = s.buf[:0]
+}

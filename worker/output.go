@@ -2,63 +2,12 @@ package worker
 
 import (
 	"bytes"
-	"os"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/daokit/daokit/worker/transcript"
 )
-
-// read copies one pipe to its artifact file and cuts it into records.
-func (p *Process) read(stream transcript.Stream, f, artifact *os.File, wg *sync.WaitGroup) {
-	defer wg.Done()
-	buf := make([]byte, 64<<10)
-	sp := splitter{limit: p.spec.readLimit()}
-	emit := func(line []byte, size int) { p.handleLine(stream, line, size) }
-	var log *cappedLog
-	if artifact != nil {
-		var err error
-		if log, err = newCappedLog(artifact, p.spec.LogLimit); err != nil {
-			p.artifactFailed(err)
-		}
-	}
-	defer func() {
-		if log != nil {
-			p.mu.Lock()
-			p.stats.LogCutBytes += log.cut
-			if stream == transcript.Stdout {
-				p.stats.StdoutLogBytes = log.size
-			} else {
-				p.stats.StderrLogBytes = log.size
-			}
-			p.mu.Unlock()
-		}
-	}()
-	for {
-		n, err := f.Read(buf)
-		if n > 0 {
-			p.activity.Store(time.Now().UnixNano())
-			p.countBytes(stream, n)
-			// Bytes go to the artifact before anything else, so that the
-			// file has them whatever becomes of the records.
-			// A failed write (a full disk) loses those bytes, counted as
-			// cut, but not the log: later output is written again.
-			if log != nil {
-				if werr := log.Write(buf[:n]); werr != nil {
-					p.artifactFailed(werr)
-					log.cut += int64(n)
-				}
-			}
-			sp.feed(buf[:n], emit)
-		}
-		if err != nil {
-			break
-		}
-	}
-	sp.flush(emit)
-}
 
 func (p *Process) countBytes(stream transcript.Stream, n int) {
 	p.mu.Lock()

@@ -14,7 +14,8 @@ import (
 )
 
 // Process is a running worker: a child process in a process group of its
-// own, whose output is read line by line. Every goroutine it starts ends
+// own, which writes its output into the artifact logs, read back line by
+// line as it comes. Every goroutine it starts ends
 // once the process group is gone and the records are delivered or
 // discarded.
 type Process struct {
@@ -80,29 +81,18 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		closers.close()
 		return nil, spawnErr("artifacts", err)
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		closers.close()
-		return nil, spawnErr("pipe", err)
-	}
-	closers.add(outR, outW)
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		closers.close()
-		return nil, spawnErr("pipe", err)
-	}
-	closers.add(errR, errW)
-
 	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
 	cmd.Dir = spec.Dir
 	cmd.Env = buildEnv(os.Environ(), spec.Env)
-	cmd.Stdout, cmd.Stderr = outW, errW
+	// The worker writes into the logs itself: what it printed is on disk
+	// whatever becomes of the controller (see follow).
+	cmd.Stdout, cmd.Stderr = outLog, errLog
 	if spec.UseStdin {
 		cmd.Stdin = strings.NewReader(spec.Stdin)
 	}
 	// Stdin is copied by a goroutine of exec's; if a descendant that left
 	// the group keeps stdin open without reading, Wait must not hang.
-	cmd.WaitDelay = drainTimeout
+	cmd.WaitDelay = stdinDelay
 	spawned := time.Now()
 	// The runtime gives the worker a group of its own (one signal reaches
 	// it and everything it started; the terminal's Ctrl-C does not), and
@@ -112,10 +102,6 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 		closers.close()
 		return nil, spawnErr("start", err)
 	}
-	// The child has its own copies; ours would keep the pipes from ever
-	// reaching end of file.
-	outW.Close()
-	errW.Close()
 
 	p := &Process{
 		spec:    spec,
@@ -134,14 +120,14 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	p.activity.Store(p.started.UnixNano())
 
-	var readers sync.WaitGroup
-	readers.Add(2)
-	go p.read(transcript.Stdout, outR, outLog, &readers)
-	go p.read(transcript.Stderr, errR, errLog, &readers)
 	exited := make(chan struct{})
+	var followers sync.WaitGroup
+	followers.Add(2)
+	go p.follow(transcript.Stdout, outLog, from.Stdout, exited, &followers)
+	go p.follow(transcript.Stderr, errLog, from.Stderr, exited, &followers)
 	go p.reap(exited)
 	go p.forward()
-	go p.supervise(ctx, exited, &readers, []*os.File{outR, errR}, outLog, errLog)
+	go p.supervise(ctx, exited, &followers, outLog, errLog)
 	return p, nil
 }
 
@@ -193,14 +179,13 @@ func (p *Process) setCause(cause transcript.StopCause) {
 func (p *Process) Cancel() { p.Stop(transcript.StopCancelled) }
 
 // Done is closed when the worker is gone: the process group killed, the
-// leader reaped and the pipes drained, every byte written to the artifact
-// logs. The logs may still be syncing (see LogsDurable).
+// leader reaped and its logs read to their end. The logs may still be syncing (see LogsDurable).
 func (p *Process) Done() <-chan struct{} { return p.done }
 
 // LogsDurable waits until the artifact logs are on disk (synced and
 // closed) and the process tree is released (its cgroup kept or
 // removed), which is after Done, and returns what failed doing so. The
-// sync starts as the pipes are drained, so that a caller need not wait
+// sync starts as the logs are read to their end, so that a caller need not wait
 // for it before it records the worker's end: the Result's Stats say how
 // long each log is, and a reader can tell a log that a power cut
 // shortened.
@@ -210,8 +195,8 @@ func (p *Process) LogsDurable() error {
 }
 
 // Exited reports whether the worker's process (the group leader) has
-// exited. Done may come later: it also waits for the output pipes (up to
-// a drain timeout while a descendant that left the group holds them).
+// exited. Done may come later: it also waits for the logs to be read to
+// their end.
 func (p *Process) Exited() bool {
 	p.mu.Lock()
 	defer p.mu.Unlock()

@@ -280,7 +280,7 @@ func TestLeftoversAreKilledWhenTheLeaderExits(t *testing.T) {
 // timeout) rather than hang.
 func TestEscapedDescendantDoesNotBlockWait(t *testing.T) {
 	if testing.Short() {
-		t.Skip("waits for the drain timeout")
+		t.Skip("waits for the stdin delay")
 	}
 	p := start(t, context.Background(), shSpec(`setsid sleep 1000 & echo $!`))
 	var escaped int
@@ -298,7 +298,7 @@ func TestEscapedDescendantDoesNotBlockWait(t *testing.T) {
 		if !res.Success() {
 			t.Errorf("result: got %+v, want success", res)
 		}
-	case <-time.After(drainTimeout + 10*time.Second):
+	case <-time.After(stdinDelay + 10*time.Second):
 		t.Fatal("Wait blocked by a descendant that left the process group")
 	}
 	collect(t, p)

@@ -6,14 +6,14 @@ import (
 	"github.com/daokit/daokit/worker/transcript"
 )
 
-// recordQueue holds records between the goroutines that read a worker's
-// pipes and the one that hands records to the consumer. It is bounded in
+// recordQueue holds records between the goroutines that follow a worker's
+// logs and the one that hands records to the consumer. It is bounded in
 // lines and bytes. When it is full the oldest ordinary record is dropped
 // (the freshest output is what a person watching wants) and the drop is
 // counted on the record that follows it. Records carrying session, result
 // or error events are never dropped while the worker runs: a push of one
 // into a queue full of such records waits for room, which slows the
-// worker's pipe rather than losing its resume handle or its result. Once
+// reading of the worker's log rather than losing its resume handle or its result. Once
 // the worker is being stopped (relax) or the consumer has gone (discard),
 // nothing waits any more.
 type recordQueue struct {

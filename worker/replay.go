@@ -61,9 +61,10 @@ var ErrLogShrank = errors.New("worker: the log is shorter than where the attempt
 // controller that ran the worker wrote each byte to the log before it
 // read the line, so a killed controller leaves every line it had read.
 //
-// Everything after from is the attempt's own: the logs only grow, except
-// when a LogLimit cut keeps their newest bytes, which are the attempt's
-// (the first line after a cut may be partial and reads as plain text).
+// Everything after from is the attempt's own: the logs only grow. A
+// LogLimit cut punches out their head and keeps their length; reading
+// starts past it, at the newest bytes, which are the attempt's (the first
+// line after a cut may be partial and reads as plain text).
 func Replay(spec Spec, from LogOffsets, emit func(transcript.Record)) (Replayed, error) {
 	spec = spec.withDefaults()
 	var out Replayed
@@ -116,6 +117,8 @@ func replayLog(dir *ledger.Dir, name string, stream transcript.Stream, offset in
 		emit(decodeLine(dec, stream, b, size, spec.LineLimit, &out.Stats, &out.Summary))
 	}
 	buf := make([]byte, 64<<10)
+	// Past the hole a cut of the log's head left (see logCap), if any.
+	offset = dataStart(f, st.Size(), offset)
 	r := io.NewSectionReader(f, offset, st.Size()-offset)
 	for {
 		n, err := r.Read(buf)

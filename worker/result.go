@@ -23,8 +23,9 @@ type Stats struct {
 	// LogCutBytes counts the bytes cut from the head of the artifact logs
 	// to keep them within Spec.LogLimit.
 	LogCutBytes int64
-	// StdoutLogBytes and StderrLogBytes are the artifact logs' sizes once
-	// the pipes were drained (earlier attempts' output included).
+	// StdoutLogBytes and StderrLogBytes are the artifact logs' lengths
+	// once read to their end (earlier attempts' output and a cut head's
+	// hole included).
 	StdoutLogBytes, StderrLogBytes int64
 }
 

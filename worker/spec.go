@@ -20,10 +20,10 @@ const (
 	// their JSON lines carry whole tool outputs and can be far longer than
 	// a line worth showing.
 	agentLineLimit = 8 << 20
-	// drainTimeout bounds the wait for the output pipes to close after
-	// the process group is gone; a descendant that escaped the group
-	// (setsid) could otherwise hold them open for ever.
-	drainTimeout = 2 * time.Second
+	// stdinDelay bounds the wait for exec's copy of the instruction to
+	// the worker's stdin once it has exited: a descendant that escaped
+	// the group (setsid) could hold stdin open without reading for ever.
+	stdinDelay = 2 * time.Second
 )
 
 // Spec says how to run one worker process.
@@ -44,9 +44,10 @@ type Spec struct {
 	// Kind selects the decoder (see NewDecoder): "sim", "command",
 	// "claude", "codex".
 	Kind string
-	// ArtifactDir, if set, receives stdout.log and stderr.log with every
-	// byte the worker wrote (appended, so a restart in the same folder
-	// keeps the earlier attempt). It is created if missing.
+	// ArtifactDir, if set, receives stdout.log and stderr.log, which the
+	// worker writes into itself: every byte it wrote (appended, so a
+	// restart in the same folder keeps the earlier attempt). It is
+	// created if missing.
 	ArtifactDir string
 	// ArtifactRoot, if set, is a folder ArtifactDir must lie beneath:
 	// the folders between them are then opened (and made) one at a time
@@ -55,8 +56,9 @@ type Spec struct {
 	// make the worker's output land outside the ledger root.
 	ArtifactRoot string
 	// LogLimit is the most bytes each of stdout.log and stderr.log keeps;
-	// past it the oldest bytes are cut and the newest half kept (counted
-	// in Stats.LogCutBytes). 0 or less means no limit.
+	// past it the oldest bytes are punched out (the file keeps its length)
+	// and about the newest half kept (counted in Stats.LogCutBytes; see
+	// ReadLog). 0 or less means no limit.
 	LogLimit int64
 	// Timeout stops the worker after this long; 0 means no limit.
 	Timeout time.Duration

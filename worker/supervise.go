@@ -37,8 +37,8 @@ func (p *Process) reap(exited chan<- struct{}) {
 }
 
 // supervise enforces the timeout and stop requests, then waits for the
-// pipes and writes the Result.
-func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers *sync.WaitGroup, pipes []*os.File, outLog, errLog *os.File) {
+// logs to be read to their end and writes the Result.
+func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, followers *sync.WaitGroup, outLog, errLog *os.File) {
 	var timeout <-chan time.Time
 	if p.spec.Timeout > 0 {
 		t := time.NewTimer(p.spec.Timeout)
@@ -56,7 +56,7 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 		p.setCause(transcript.StopTimeout)
 		p.terminate(exited)
 	}
-	p.drain(readers, pipes)
+	followers.Wait()
 	p.finish()
 	// finish readied whoever waits for the worker's end on this
 	// goroutine's P; the fsyncs below would hold it there until the
@@ -78,11 +78,8 @@ func (p *Process) supervise(ctx context.Context, exited <-chan struct{}, readers
 
 // closeLog syncs an artifact log if the attempt wrote to it (wrote
 // counts the bytes; a log it did not write to holds nothing of it to
-// sync) and closes it. A nil log (no artifact folder) is nothing to do.
+// sync) and closes it.
 func closeLog(f *os.File, wrote int64) error {
-	if f == nil {
-		return nil
-	}
 	var err error
 	if wrote > 0 {
 		err = f.Sync()
@@ -93,8 +90,8 @@ func closeLog(f *os.File, wrote int64) error {
 // terminate stops the process tree: SIGTERM, then SIGKILL after the
 // grace period or at a second stop request.
 func (p *Process) terminate(exited <-chan struct{}) {
-	// Output must keep draining or a worker blocked on a full pipe could
-	// never see the signal through.
+	// The records still queued are delivered at once: nobody should wait
+	// on a slow consumer to see the stop through.
 	p.queue.relax()
 	select {
 	case <-exited:
@@ -114,30 +111,6 @@ func (p *Process) terminate(exited <-chan struct{}) {
 	}
 	p.tree.Kill()
 	<-exited
-}
-
-// drain waits for both pipes to reach end of file, for at most
-// drainTimeout after the group is gone: a descendant that left the group
-// could hold them open for ever.
-func (p *Process) drain(readers *sync.WaitGroup, pipes []*os.File) {
-	drained := make(chan struct{})
-	go func() {
-		readers.Wait()
-		close(drained)
-	}()
-	t := time.NewTimer(drainTimeout)
-	defer t.Stop()
-	select {
-	case <-drained:
-	case <-t.C:
-		for _, f := range pipes {
-			_ = f.SetReadDeadline(time.Now())
-		}
-		<-drained
-	}
-	for _, f := range pipes {
-		_ = f.Close()
-	}
 }
 
 // finish records the Result and closes Done.

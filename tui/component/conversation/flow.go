@@ -19,7 +19,6 @@ const (
 	labelVerdict  = "workflow.verdict"
 	labelDecision = "workflow.decision"
 	labelRole     = "workflow.role"
-	labelReason   = "controller.reason"
 )
 
 // flow turns the workflow's events (summaries, verdicts, judge decisions)
@@ -67,7 +66,7 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 		case workflow.OpIterationFinished:
 			en := catalogEntry(KindController, "tui.conversation.iteration", "N", number(e.Payload, "iteration"),
 				"Max", number(e.Payload, "max_iterations"), "Decision", e.Payload.String("decision"), "Why", e.Payload.String("reason_code"))
-			en.labeled = labels("Decision", labelDecision, "Why", labelReason)
+			en.labeled = labels("Decision", labelDecision, "Why", component.KindReason)
 			en.at, en.task = at, e.TaskID
 			m.add(en)
 		default:
@@ -87,7 +86,7 @@ func label(env *component.Env, kind, value string) string {
 			return value
 		}
 		return workflow.RenderFactsIn(env.Loc, f)
-	case labelVerdict, labelDecision, labelRole, labelReason:
+	case labelVerdict, labelDecision, labelRole:
 		if value == "" {
 			return value
 		}

@@ -82,7 +82,7 @@ func (m *Model) digestView(bodyH int) []string {
 	st := env.Styles
 	out := []string{" " + st.Muted.Render(env.T("tui.conversation.worker", "Step", env.Clean(step)))}
 	for _, l := range lines[len(lines)-max:] {
-		out = append(out, " "+st.Conversation.Worker.Render(st.Glyphs.Worker+" "+text.Truncate(env.Clean(l.Line), m.Width-4, env.Tail())))
+		out = append(out, " "+st.Conversation.Worker.Render(st.Glyphs.Worker+" "+text.Truncate(env.Clean(l.Text(env.Loc)), m.Width-4, env.Tail())))
 	}
 	return out
 }
