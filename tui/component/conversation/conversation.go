@@ -147,6 +147,11 @@ func (m *Model) relay(u live.RelayUpdate) bool {
 	switch {
 	case u.Output != nil:
 		k := keyOf(*u.Output)
+		if k.task == "" && k.run == "" {
+			// A line that names no run (a controller that does not say)
+			// is taken for the current run's.
+			k.task, k.run = m.active.task, m.active.run
+		}
 		m.digest.add(k, *u.Output)
 		return m.digest.shown(m.focus, m.active) == k
 	case u.Route != nil:
