@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "f50f658ca8caa83a552cbe4efe18a69e80cd94cc2069f6459824dc95b5ee6bb0"
+const generatedDigest = "0dba4d9d126a90da0edd4fb13b72f14e12f176585320e75891c6c89e88730945"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -505,6 +505,21 @@ var catalogEn = []*goi18n.Message{
 	{ID: "dashboard.thresholds", Other: "warning after {{.Warning}} s, stale after {{.Stale}} s"},
 	{ID: "dashboard.title", Other: "daokit dashboard"},
 	{ID: "dashboard.yes", Other: "yes"},
+	{ID: "keys.help.info", Other: "{{.From}}–{{.To}} of {{.Of}} · / search · esc closes"},
+	{ID: "keys.help.nothing", Other: "No key matches the search; esc clears it."},
+	{ID: "keys.help.search", Other: "search: {{.Query}}"},
+	{ID: "keys.help.this_view", Other: "Here: {{.View}}"},
+	{ID: "keys.input.held", Other: "pasted text: {{.Size}}, {{.Lines}} lines (sent whole; {{.Key}} drops it)"},
+	{ID: "keys.input.keys_to", Other: "keys with {{.View}} · {{.Key}} to type"},
+	{ID: "keys.key.drop_paste", Other: "drop the pasted text"},
+	{ID: "keys.key.type", Other: "type a message"},
+	{ID: "keys.key.view_keys", Other: "keys to the view"},
+	{ID: "keys.paste.refused", Other: "The pasted text ({{.Size}}) is larger than a message may be ({{.Max}}): it was not added. Save it in a file in the project and name the file in your message."},
+	{ID: "keys.paste.refused_dropped", Other: "The pasted text (over {{.Size}}) is larger than a message may be ({{.Max}}): it was dropped from the message box. Save it in a file in the project and name the file in your message."},
+	{ID: "keys.size.b", Other: "{{.N}} B"},
+	{ID: "keys.size.kb", Other: "{{.N}} KB"},
+	{ID: "keys.size.mb", Other: "{{.N}} MB"},
+	{ID: "keys.stray", Other: "“{{.Text}}” was not sent: it looks like {{.Name}} with a stray key before it, and as a message it would start a new task. It is back in the message box: fix it and press enter."},
 	{ID: "relay.error.bad_issue", Other: "write /issue ROLE TITLE with one of the roles: {{.Detail}}"},
 	{ID: "relay.error.bad_request", Other: "the controller refused the request: invalid field {{.Detail}}"},
 	{ID: "relay.error.bad_version", Other: "the controller speaks another relay protocol version ({{.Detail}}); restart it with this build of daokit"},
@@ -1591,6 +1606,21 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "dashboard.thresholds", Other: "{{.Warning}} 秒后警告，{{.Stale}} 秒后判定停滞"},
 	{ID: "dashboard.title", Other: "daokit 仪表板"},
 	{ID: "dashboard.yes", Other: "有"},
+	{ID: "keys.help.info", Other: "第 {{.From}}–{{.To}} 行，共 {{.Of}} 行 · / 搜索 · esc 关闭"},
+	{ID: "keys.help.nothing", Other: "没有按键匹配搜索；按 esc 清除。"},
+	{ID: "keys.help.search", Other: "搜索：{{.Query}}"},
+	{ID: "keys.help.this_view", Other: "当前：{{.View}}"},
+	{ID: "keys.input.held", Other: "粘贴的文本：{{.Size}}，{{.Lines}} 行（整体发送；{{.Key}} 丢弃）"},
+	{ID: "keys.input.keys_to", Other: "按键交给{{.View}} · {{.Key}} 输入消息"},
+	{ID: "keys.key.drop_paste", Other: "丢弃粘贴的文本"},
+	{ID: "keys.key.type", Other: "输入消息"},
+	{ID: "keys.key.view_keys", Other: "按键交给视图"},
+	{ID: "keys.paste.refused", Other: "粘贴的文本（{{.Size}}）超过一条消息的上限（{{.Max}}），未加入。请把它存成项目里的文件，在消息里写出文件名。"},
+	{ID: "keys.paste.refused_dropped", Other: "粘贴的文本（超过 {{.Size}}）超过一条消息的上限（{{.Max}}），已从消息框丢弃。请把它存成项目里的文件，在消息里写出文件名。"},
+	{ID: "keys.size.b", Other: "{{.N}} B"},
+	{ID: "keys.size.kb", Other: "{{.N}} KB"},
+	{ID: "keys.size.mb", Other: "{{.N}} MB"},
+	{ID: "keys.stray", Other: "“{{.Text}}”没有发送：它像是前面多了一个误按键的 {{.Name}}，作为消息发送会新建一个任务。它已放回消息框：改好后按 enter。"},
 	{ID: "relay.error.bad_issue", Other: "请写 /issue 角色 标题，角色为以下之一：{{.Detail}}"},
 	{ID: "relay.error.bad_request", Other: "控制器拒绝了该请求：字段 {{.Detail}} 无效"},
 	{ID: "relay.error.bad_version", Other: "控制器使用的中继协议版本不同（{{.Detail}}）；请用当前版本的 daokit 重启控制器"},

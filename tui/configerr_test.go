@@ -42,9 +42,9 @@ func configProblems(t *testing.T) []live.Problem {
 	return out
 }
 
-// flat joins the screen's lines and collapses runs of blanks, so that a
+// flatText joins the screen's lines and collapses runs of blanks, so that a
 // sentence wrapped over lines reads as one.
-func flat(s string) string { return strings.Join(strings.Fields(s), " ") }
+func flatText(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // TestAConfigErrorIsShownWholeAndNotRetried: a controller that refused
 // to start for a bad daokit.toml: the banner lists every problem in
@@ -67,7 +67,7 @@ func TestAConfigErrorIsShownWholeAndNotRetried(t *testing.T) {
 		loc := i18n.MustNew(lang)
 		v := m.View()
 		for _, p := range problems {
-			if want := flat(p.Localize(loc)); !strings.Contains(flat(v), want) {
+			if want := flatText(p.Localize(loc)); !strings.Contains(flatText(v), want) {
 				t.Errorf("%s: the banner lacks the whole problem %q:\n%s", lang, want, v)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/heartbeat"
+	"github.com/daokit/daokit/tui/component/helpview"
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/leases"
 	"github.com/daokit/daokit/tui/component/logview"
@@ -74,8 +75,18 @@ type Model struct {
 	title string
 	mem   memState
 
-	focus    focus
+	focus focus
+	// pointed says the focus came from the pointer (a click, the
+	// wheel): typed text still goes to the message box.
+	pointed bool
+	// viewKeys says the open changes view has the keys, not the
+	// message box (Tab moves them).
+	viewKeys bool
 	showHelp bool
+	help     helpview.Full
+	// helpFrom is the view the help was opened from: its keys come
+	// first.
+	helpFrom view
 	w, h     int
 	lay      layout
 	seq      int // numbers forwarded messages
@@ -215,11 +226,34 @@ func (m *Model) paneFor(f focus) component.Component {
 	return m.input
 }
 
-// applyFocus tells each focusable pane whether it has the keys.
+// applyFocus tells each focusable pane whether it has the keys: none
+// while the changes view has them; the message box also while a pane
+// has only the pointer's focus (typed text still goes there).
 func (m *Model) applyFocus() {
+	view := m.viewHasKeys()
 	for f := focusInput; f < numFocus; f++ {
 		if fp, ok := m.paneFor(f).(component.Focuser); ok {
-			fp.SetFocused(f == m.focus)
+			fp.SetFocused(!view && (f == m.focus || f == focusInput && m.pointed))
 		}
+	}
+	if m.changes.Visible() {
+		m.changes.SetFocused(view)
+	}
+	m.showKeysTo()
+}
+
+// showKeysTo has the message box's title say which view has the keys
+// while one does, and how to get them back: the mode is on screen.
+func (m *Model) showKeysTo() {
+	k := m.env.Keys
+	switch {
+	case m.opts.ReadOnly:
+		m.input.SetKeysTo("", "")
+	case m.viewHasKeys():
+		m.input.SetKeysTo(m.env.T("tui.pane.changes"), k.TypeTab.Help().Key)
+	case m.focus != focusInput && !m.pointed:
+		m.input.SetKeysTo(m.env.T(paneTitle(m.focus)), k.Type.Help().Key)
+	default:
+		m.input.SetKeysTo("", "")
 	}
 }

@@ -171,10 +171,21 @@ func TestLanguageSwitchRebuildsKeysAndHelp(t *testing.T) {
 func TestHelpOpensAndCloses(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, testOptions("en"), 120, 40)
+	typeText(m, "why")
 	press(t, m, "?")
-	if m.showHelp || m.input.Value() != "?" {
-		t.Fatalf("? in the input must be typed, not open help (help %v, input %q)", m.showHelp, m.input.Value())
+	if m.showHelp || m.input.Value() != "why?" {
+		t.Fatalf("? in a message must be typed, not open help (help %v, input %q)", m.showHelp, m.input.Value())
 	}
+	m.input.SetValue("")
+	press(t, m, "?")
+	if !m.showHelp || m.input.Value() != "" {
+		t.Fatalf("? in an empty message box must open help (help %v, input %q)", m.showHelp, m.input.Value())
+	}
+	press(t, m, "?")
+	if m.showHelp {
+		t.Fatal("? did not close help")
+	}
+	typeText(m, "why")
 	press(t, m, "f1")
 	if !m.showHelp || !strings.Contains(m.View(), "Help") {
 		t.Fatal("F1 did not open help")

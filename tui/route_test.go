@@ -192,6 +192,14 @@ func routeCases(t *testing.T) map[string]routeCase {
 					t.Errorf("relay calls %q", r.Calls())
 				}
 			}},
+		"input.FlushMsg": {setup: func(t *testing.T, m *Model) { typeText(m, "gathered") },
+			msg: input.FlushMsg{}, check: func(t *testing.T, m *Model, _ string) {
+				if m.input.Value() != "gathered" {
+					t.Errorf("input %q", m.input.Value())
+				}
+			}},
+		"input.RefusedMsg": {msg: input.RefusedMsg{Size: 1 << 20, Max: input.MaxMessage},
+			check: viewHas("larger than a message may be")},
 		"memory.LoadedMsg": {msg: memory.LoadedMsg{Snapshot: memory.Snapshot{Version: 1,
 			Conversation: []conversation.Saved{{Kind: conversation.KindUser, Text: "remembered words", Delivery: conversation.Delivered}},
 			History:      []string{"remembered words"}}},
@@ -237,6 +245,12 @@ func routeCases(t *testing.T) map[string]routeCase {
 		"events.CopyMsg": {msg: events.CopyMsg{Text: `{"reason_code":"X"}`, What: "step failed"},
 			check: func(t *testing.T, m *Model, _ string) {
 				viewHas("Copied the payload of the step failed event")(t, m, "")
+			}},
+		"attention.DesktopMsg": {msg: attention.DesktopMsg{Err: errors.New("no notification daemon")},
+			check: func(t *testing.T, m *Model, log string) {
+				if !strings.Contains(log, "no notification daemon") || strings.Contains(m.View(), "no notification daemon") {
+					t.Errorf("a failed built-in notification must be logged, not shown; log:\n%s", log)
+				}
 			}},
 		"attention.NotifiedMsg": {msg: attention.NotifiedMsg{Err: errors.New("notify-send is missing")},
 			check: viewHas("notify-send is missing")},

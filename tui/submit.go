@@ -41,6 +41,9 @@ func (m *Model) submit(text string) tea.Cmd {
 	if strings.HasPrefix(text, commandPrefix) {
 		return m.command(text)
 	}
+	if name := strayCommand(text); name != "" {
+		return m.refuseStray(text, name)
+	}
 	return m.forward(text)
 }
 
@@ -65,7 +68,7 @@ func (m *Model) forward(text string) tea.Cmd {
 func (m *Model) command(text string) tea.Cmd {
 	name := strings.ToLower(strings.Fields(text)[0])
 	if name == "/help" {
-		m.showHelp = true
+		m.openHelp()
 		return nil
 	}
 	if name == "/changes" {

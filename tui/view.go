@@ -80,7 +80,7 @@ func (m *Model) render() string {
 func (m *Model) body() string {
 	l := m.lay
 	if m.showHelp {
-		return helpview.Full(m.env, m.fullHelp(), l.w, l.bodyH, m.contextNote())
+		return m.help.View(m.env, m.fullHelp(), m.helpNotes(), l.w, l.bodyH)
 	}
 	if m.tasks.Visible() {
 		return m.tasks.View()
@@ -139,8 +139,9 @@ func (m *Model) hiddenNote(shown focus) string {
 // keys. settle calls it after every message; it is drawn again only when
 // what it lists can have changed.
 func (m *Model) shortHelpLine() string {
-	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(), tasks: m.tasks.Visible(),
-		logs: m.logs.Visible()}
+	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(),
+		help: m.showHelp, changes: m.changes.Visible(), viewKeys: m.viewHasKeys(), pointed: m.pointed,
+		tasks: m.tasks.Visible(), logs: m.logs.Visible()}
 	if c, ok := m.focused().(component.Capturer); ok {
 		hk.capturing = c.Captures()
 	}
@@ -161,6 +162,10 @@ type helpKey struct {
 	w         int
 	canStart  bool
 	capturing bool
+	help      bool
+	changes   bool
+	viewKeys  bool
+	pointed   bool
 	tasks     bool // the task list is open
 	logs      bool // the log view is open
 }

@@ -75,14 +75,26 @@ type Config struct {
 	// LongRun is how long a run must have taken for its DONE to call
 	// for attention.
 	LongRun time.Duration
+	// Desktop sends a notification that reaches the person off the
+	// terminal on each new moment: OSC 9 and OSC 777 (terminals that show
+	// them as desktop notifications, and ignore the one they lack), and
+	// NotifySend when it is set and Notify is empty.
+	Desktop bool
+	// NotifySend is the path of notify-send, found on PATH when the
+	// window starts with a desktop session; "" runs none.
+	NotifySend string
+	// Tmux wraps the terminal notifications for tmux's passthrough
+	// (tmux drops them unless allow-passthrough is on).
+	Tmux bool
 }
 
 // DefaultLongRun is how long a run takes before its end is worth a bell.
 const DefaultLongRun = 2 * time.Minute
 
-// DefaultConfig is attention on: banner, bell and title, no command.
+// DefaultConfig is attention on: banner, bell, title and terminal
+// notifications, no command.
 func DefaultConfig() Config {
-	return Config{Bell: true, Title: true, LongRun: DefaultLongRun}
+	return Config{Bell: true, Title: true, Desktop: true, LongRun: DefaultLongRun}
 }
 
 // Operation and payload keys of the controller's run-state events (see

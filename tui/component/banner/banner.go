@@ -59,6 +59,13 @@ type Model struct {
 	link  link.State
 	attn  attention.State
 	other map[string]Item
+
+	// cache holds the rows laid out for the height cacheH while built
+	// says they are current: the root asks for the height after every
+	// message.
+	cache  []row
+	cacheH int
+	built  bool
 }
 
 // fileProblem is a ledger file that failed to load.
@@ -80,6 +87,9 @@ func (m *Model) Init() tea.Cmd { return nil }
 // SetSize implements component.Component; the banner chooses its height
 // (see Height).
 func (m *Model) SetSize(w, h int) {
+	if w != m.w || h != m.h {
+		m.built = false
+	}
 	m.w, m.h = w, h
 	m.memo.Invalidate()
 }
@@ -123,6 +133,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.memo.Invalidate()
+	m.built = false
 	return m, nil
 }
 
@@ -186,13 +197,13 @@ func (m *Model) Items() []Item {
 
 // Height is the number of lines the banner needs at its width: at most
 // MaxLines, or MaxHeight while an item must be shown whole.
-func (m *Model) Height() int { return len(m.rows(m.Items(), 0)) }
+func (m *Model) Height() int { return len(m.laidOut(0)) }
 
 // View implements tea.Model.
 func (m *Model) View() string { return m.memo.Get(m.render) }
 
 func (m *Model) render() string {
-	rows := m.rows(m.Items(), m.h)
+	rows := m.laidOut(m.h)
 	if len(rows) == 0 {
 		return ""
 	}
@@ -217,10 +228,21 @@ type row struct {
 	text  string
 }
 
-// rows lays the items out in lines, worst first: one line each (cut to
-// the width), an Item.Whole one wrapped over as many as it needs. Past
-// the limit (MaxLines, MaxHeight with a whole item, and the layout's
-// height when given) the last line counts the problems left out.
+// laidOut is rows of the current items for height, built once per
+// change.
+func (m *Model) laidOut(height int) []row {
+	if !m.built || m.cacheH != height {
+		m.cache, m.cacheH, m.built = m.rows(m.Items(), height), height, true
+	}
+	return m.cache
+}
+
+// rows lays the items out in lines, worst first: one line each, or two
+// when a message does not fit one and there is room (its end says what
+// to type: "/reject with your reason"), an Item.Whole one wrapped over as
+// many as it needs. Past the limit (MaxLines, MaxHeight with a whole
+// item, and the layout's height when given) the last line counts the
+// problems left out.
 func (m *Model) rows(items []Item, height int) []row {
 	limit := MaxLines
 	var out []row
@@ -229,8 +251,19 @@ func (m *Model) rows(items []Item, height int) []row {
 		if it.Whole {
 			limit = MaxHeight
 			out = append(out, m.wholeRows(it)...)
-		} else {
-			out = append(out, row{it.Level, " ! " + it.Text})
+			ends[k] = len(out)
+			continue
+		}
+		lines := wrapItem(it.Text, m.w, m.env.Tail())
+		reserve := 0 // a line kept for the next problem, or for "N more"
+		if k < len(items)-1 {
+			reserve = 1
+		}
+		if len(out)+len(lines)+reserve > MaxLines {
+			lines = lines[:1]
+		}
+		for _, l := range lines {
+			out = append(out, row{it.Level, l})
 		}
 		ends[k] = len(out)
 	}
@@ -248,6 +281,19 @@ func (m *Model) rows(items []Item, height int) []row {
 	}
 	more := m.env.T("tui.banner.more", "N", strconv.Itoa(left))
 	return append(out[:limit-1:limit-1], row{Warn, " " + more})
+}
+
+// wrapItem lays a problem out in at most two lines of w cells: the mark,
+// then the text, wrapped under itself.
+func wrapItem(s string, w int, tail string) []string {
+	const mark, indent = " ! ", "   "
+	if text.Width(mark+s) <= w || w <= len(mark)+8 {
+		return []string{text.Fit(mark+s, w, tail)}
+	}
+	parts := text.Wrap(s, w-len(mark))
+	out := []string{text.Fit(mark+parts[0], w, tail)}
+	rest := strings.Join(parts[1:], " ")
+	return append(out, text.Fit(indent+rest, w, tail))
 }
 
 // wholeRows wraps an Item.Whole to the width: its first line after the

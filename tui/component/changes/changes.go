@@ -287,5 +287,9 @@ func (m *Model) ShortHelp() []key.Binding {
 	return []key.Binding{k.PrevFile, k.NextFile, k.Up, k.Down, k.PageDown, k.Dismiss}
 }
 
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding { return [][]key.Binding{m.ShortHelp()} }
+// FullHelp implements help.KeyMap. It lists every key the view acts
+// on: the root gives the view exactly these.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.Env.Keys
+	return [][]key.Binding{{k.PrevFile, k.NextFile, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Dismiss}}
+}

@@ -30,6 +30,8 @@ type Model struct {
 	active outputKey
 	// focus is the task the window is focused on ("" for all).
 	focus string
+	// seen holds the ids of the ledger events made entries (fold.go).
+	seen map[string]bool
 }
 
 var (
@@ -52,9 +54,16 @@ func (m *Model) SetSize(w, h int) {
 // Len returns the number of entries.
 func (m *Model) Len() int { return len(m.entries) }
 
+// add appends an entry. Its time is never before the one above it: the
+// ledger's time of an event read after a later note is shown as the
+// time the window learned of it, so that the clock only moves forward
+// down the pane.
 func (m *Model) add(e *entry) {
 	if e.at.IsZero() && m.Env.Now != nil {
 		e.at = m.Env.Now()
+	}
+	if n := len(m.entries); n > 0 && e.at.Before(m.entries[n-1].at) {
+		e.at = m.entries[n-1].at
 	}
 	m.entries = append(m.entries, e)
 	if len(m.entries) > MaxEntries {
@@ -143,7 +152,6 @@ func routeNote(a live.Ack) string {
 // relay turns controller notices into entries and the worker digest. It
 // reports whether the pane changed.
 func (m *Model) relay(u live.RelayUpdate) bool {
-	env := m.Env
 	switch {
 	case u.Output != nil:
 		k := keyOf(*u.Output)
@@ -162,16 +170,7 @@ func (m *Model) relay(u live.RelayUpdate) bool {
 	case u.Run != nil:
 		// Stored by catalog id with the raw values, labelled when drawn:
 		// a language switch redraws the line in the new language.
-		r := u.Run
-		e := catalogEntry(KindController, "tui.conversation.run_state", "Step", env.Clean(r.StepID), "State", r.State)
-		e.labeled = labels("State", component.KindRun)
-		if r.Reason != "" {
-			e = catalogEntry(KindController, "tui.conversation.run_state_reason", "Step", env.Clean(r.StepID),
-				"State", r.State, "Reason", r.Reason)
-			e.labeled = labels("State", component.KindRun, "Reason", component.KindReason)
-		}
-		e.task = r.TaskID
-		m.add(e)
+		m.foldRunState(*u.Run)
 	case u.Controller != nil:
 		c := u.Controller
 		e := catalogEntry(KindController, "tui.conversation.controller_state", "State", c.State, "PID", strconv.Itoa(c.PID))

@@ -52,6 +52,13 @@ type entry struct {
 	// followUp: a message the person sent to task as a follow-up.
 	followUp bool
 
+	// fold is the key of what this line says once (a step's run states,
+	// a step's review; see fold.go), trail the run states it went
+	// through, event the ledger event it came from.
+	fold  string
+	trail []string
+	event string
+
 	lines []string
 	gen   uint64
 }
