@@ -46,9 +46,9 @@ const shownTasks = 40
 // tasks (the newest first), picked by i: its run state moves, to a state
 // that depends on n.
 func stateChange(i, n int) ledger.Event {
-	to := "generating"
+	to := "persisting" // the tasks start generating: the first change shows
 	if n%2 == 1 {
-		to = "persisting"
+		to = "generating"
 	}
 	task := fmt.Sprintf("DK-%04d", benchTasks-1-i%shownTasks)
 	return ledger.NewEvent(time.Now(), task, task+"_R", "I1-coder", ledger.EventSystem, ledger.SeverityInfo,
