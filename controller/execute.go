@@ -303,7 +303,8 @@ func (c *Controller) stepInstruction(r *run, step string) string {
 	if why := r.pipeline.RoleLifecycle.Get(keyRejected + step); why != "" && why != "-" {
 		instruction += "\n\n" + c.loc.T("controller.review.rejected_note", "Reason", why)
 	}
-	return instruction
+	// What the person added to the task since it started (followup.go).
+	return instruction + c.followUpNote(&r.pipeline)
 }
 
 // workerSpec builds how to run the step's worker on instruction: in the

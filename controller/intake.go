@@ -55,6 +55,9 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	if ack, ok, err := c.seen(req.ID); ok || err != nil {
 		return ack, err
 	}
+	if in.FollowUp {
+		return c.followUp(req, in)
+	}
 	c.mu.Lock()
 	if existing := c.namedRun(in); existing != nil {
 		c.mu.Unlock()

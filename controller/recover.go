@@ -28,6 +28,8 @@ type found struct {
 	unended *unendedStep
 	// review is the change the log says waits for review, if any.
 	review *reviewMark
+	// followUps are the task's follow-ups the log holds.
+	followUps []string
 	// tree is the worktree the run last readied, and unreviewed says
 	// that its step completed without being put to the person.
 	tree       *reviewMark
@@ -52,7 +54,7 @@ func (c *Controller) recover() []found {
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
 			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended, review: en.Review,
-			tree: en.Tree, unreviewed: en.Unreviewed})
+			tree: en.Tree, unreviewed: en.Unreviewed, followUps: en.FollowUps})
 	}
 	return out
 }
@@ -109,6 +111,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 			}
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
+		restoreFollowUps(&r.pipeline, f.followUps)
 		restoreTree(&r.pipeline, f.tree)
 		restoreReview(&r.pipeline, f.review)
 		if f.unreviewed {

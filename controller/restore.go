@@ -94,6 +94,7 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 				MarkStepCompleted(&r.pipeline, step)
 			}
 			applyRecords(&r.pipeline, en.Records, en.DoneThrough)
+			restoreFollowUps(&r.pipeline, en.FollowUps)
 			step := en.FinalStep
 			if step == "" {
 				step = r.pipeline.CurrentStep

@@ -29,6 +29,11 @@ type Instruction struct {
 	// becomes (`daokit run --task-id`); empty lets the controller choose.
 	TaskID string `json:"task_id,omitempty"`
 	RunID  string `json:"run_id,omitempty"`
+	// FollowUp makes the text a follow-up of the task TaskID names (its
+	// latest run when RunID is empty) instead of a task of its own: the
+	// controller records it and hands it to that task's next step
+	// attempt, and starts nothing new while the task is in progress.
+	FollowUp bool `json:"follow_up,omitempty"`
 }
 
 // ControlKind names a control request. The set is closed on purpose: an

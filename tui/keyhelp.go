@@ -42,6 +42,10 @@ func (m *Model) fullHelp() []helpview.Group {
 		add(m.viewTitle(view{focus: f}), append(flat(m.paneFor(f).FullHelp()), m.modeKeys(view{focus: f})...))
 	}
 	add(m.viewTitle(view{changes: true}), append(flat(m.changes.FullHelp()), m.modeKeys(view{changes: true})...))
+	// The task list and the log view (drawn over the panes, with keys
+	// of their own while open).
+	add(m.env.T("tui.tasks.help"), flat(m.tasks.FullHelp()))
+	add(m.env.T("tui.log.help"), flat(m.logs.FullHelp()))
 	return groups
 }
 
@@ -148,6 +152,13 @@ func (m *Model) shortHelp() []key.Binding {
 	var b []key.Binding
 	help, lang := k.Help, k.Language
 	switch {
+	case m.tasks.Visible():
+		// The open list has every key but F1, F2 and quit.
+		b = append(b, m.tasks.ShortHelp()...)
+		help, lang = k.HelpAnyPane, k.LanguageTyping
+	case m.logs.Visible():
+		b = append(b, m.logs.ShortHelp()...)
+		help, lang = k.HelpAnyPane, k.LanguageTyping
 	case m.changes.Visible() && m.viewHasKeys():
 		if !m.opts.ReadOnly {
 			b = append(b, k.TypeTab)
@@ -167,7 +178,7 @@ func (m *Model) shortHelp() []key.Binding {
 		}
 		b = append(b, k.NextPane)
 	}
-	b = append(b, lang)
+	b = append(b, m.tasks.Keys().Open, lang)
 	if m.link.State().CanStart() {
 		b = append(b, k.Controller)
 	}

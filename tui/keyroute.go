@@ -30,6 +30,14 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if m.showHelp {
 		return m.onHelpKey(msg)
 	}
+	// The task list and the log view, while open, have every key but
+	// quit, F1 and F2; their own keys open them from anywhere.
+	if cmd, ok := m.taskKey(msg); ok {
+		return cmd
+	}
+	if cmd, ok := m.logKey(msg); ok {
+		return cmd
+	}
 	if t, ok := m.focused().(component.Typist); ok && t.Typing() && component.IsText(msg) && !m.viewHasKeys() {
 		if m.focus == focusInput && m.helpOnEmpty(msg) {
 			return nil

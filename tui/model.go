@@ -19,10 +19,12 @@ import (
 	"github.com/daokit/daokit/tui/component/helpview"
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/leases"
+	"github.com/daokit/daokit/tui/component/logview"
 	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/component/routebar"
 	"github.com/daokit/daokit/tui/component/statusbar"
+	"github.com/daokit/daokit/tui/component/tasks"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/memory"
@@ -54,7 +56,17 @@ type Model struct {
 	status *statusbar.Model
 	// changes is the changes view, drawn over the panes while open.
 	changes *changes.Model
-	panes   []component.Component // every pane, for broadcasts
+	// tasks is the task list, drawn over the panes while open; steer is
+	// the task the window steers (steer.go).
+	tasks *tasks.Model
+	steer tasks.Choice
+	// others is what the banner's line about the other tasks that need
+	// the person says (steer.go).
+	others othersSaid
+	// logs is the log view of a step (logs.go), drawn over the panes
+	// while open.
+	logs  *logview.Model
+	panes []component.Component // every pane, for broadcasts
 
 	link *link.Model
 	rctx *relayctx.Model
@@ -128,11 +140,13 @@ func New(ctx context.Context, opts Options) *Model {
 		input:   input.New(env),
 		status:  statusbar.New(env),
 		changes: changes.New(env),
+		tasks:   tasks.New(env),
+		logs:    logview.New(env),
 		link:    link.New(opts.Controllers, opts.ReadOnly, now),
 		rctx:    relayctx.New(opts.Context, policy, opts.Logger),
 		attn:    attention.New(*opts.Attention),
 	}
-	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes}
+	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes, m.tasks, m.logs}
 	if opts.ReadOnly {
 		m.focus = focusEvents
 	}

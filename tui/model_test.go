@@ -428,7 +428,7 @@ func TestWorkerDigestAndRunStates(t *testing.T) {
 	send(live.RelayUpdate{Route: &live.Route{TaskID: "T", RunID: "R", ActiveLane: "worker", ActiveStep: "S1", NextAction: "wait_for_worker"}})
 	send(live.RelayUpdate{Run: &live.RunState{StepID: "S1", State: "generating"}})
 	for i := range 10 {
-		send(live.RelayUpdate{Output: &live.OutputLine{StepID: "S1", Line: fmt.Sprintf("line %d \x1b[31mred\x1b[0m", i)}})
+		send(live.RelayUpdate{Output: &live.OutputLine{TaskID: "T", RunID: "R", StepID: "S1", Line: fmt.Sprintf("line %d \x1b[31mred\x1b[0m", i)}})
 	}
 	view := m.View()
 	for _, s := range []string{"step S1: generating", "worker output, step S1", `line 9 \x1b[31mred\x1b[0m`, "next: waiting for the worker"} {

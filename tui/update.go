@@ -129,6 +129,7 @@ func (m *Model) onLedger(msg live.LedgerMsg) tea.Cmd {
 		// command) when the pipeline moved: live while the step works.
 		cmd = tea.Batch(cmd, m.changes.Refresh(m.life, s.Pipeline.Value.UpdatedAt))
 	}
+	cmd = tea.Batch(cmd, m.logs.Refresh(), m.othersNeedYou())
 	rc := m.withContext(m.rctx.Ledger(m.life, msg.Update))
 	attn := m.onAttention(m.attn.Ledger(msg.Update))
 	if m.opts.Feed == nil {
@@ -171,7 +172,7 @@ func (m *Model) onLink(msg tea.Msg) tea.Cmd {
 // onTick moves the clocks and re-arms the tick.
 func (m *Model) onTick(msg live.TickMsg) tea.Cmd {
 	m.ticks++
-	cmds := []tea.Cmd{m.onLink(msg), m.broadcast(msg), live.Tick(m.opts.Tick)}
+	cmds := []tea.Cmd{m.onLink(msg), m.broadcast(msg), live.Tick(m.opts.Tick), m.logs.Refresh()}
 	if m.ticks%flushEvery == 0 {
 		cmds = append(cmds, m.withContext(m.rctx.Flush(m.life)), m.saveMemory())
 	}
@@ -208,7 +209,8 @@ func (m *Model) switchLanguage() tea.Cmd {
 	m.env = m.env.WithLanguage(i18n.MustNew(next))
 	cmd := m.broadcast(component.EnvMsg{Env: m.env})
 	m.showKeysTo()
-	return tea.Batch(cmd, m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
+	m.tell(m.input, input.TargetMsg{Info: m.targetInfo()})
+	return tea.Batch(cmd, m.othersNeedYou(), m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
 }
 
 // withContext shows any trouble with the relay context's file (or its

@@ -35,6 +35,8 @@ func (m *Model) relayout() {
 	m.input.SetSize(l.w, l.inputH)
 	m.status.SetSize(l.w, 1)
 	m.changes.SetSize(l.w, l.bodyH)
+	m.tasks.SetSize(l.w, l.bodyH)
+	m.logs.SetSize(l.w, l.bodyH)
 	switch l.mode {
 	case modeColumns:
 		m.pipe.SetSize(l.leftW, l.pipeH)
@@ -79,6 +81,12 @@ func (m *Model) body() string {
 	l := m.lay
 	if m.showHelp {
 		return m.help.View(m.env, m.fullHelp(), m.helpNotes(), l.w, l.bodyH)
+	}
+	if m.tasks.Visible() {
+		return m.tasks.View()
+	}
+	if m.logs.Visible() {
+		return m.logs.View()
 	}
 	if m.changes.Visible() {
 		return m.changes.View()
@@ -132,7 +140,8 @@ func (m *Model) hiddenNote(shown focus) string {
 // what it lists can have changed.
 func (m *Model) shortHelpLine() string {
 	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(),
-		help: m.showHelp, changes: m.changes.Visible(), viewKeys: m.viewHasKeys(), pointed: m.pointed}
+		help: m.showHelp, changes: m.changes.Visible(), viewKeys: m.viewHasKeys(), pointed: m.pointed,
+		tasks: m.tasks.Visible(), logs: m.logs.Visible()}
 	if c, ok := m.focused().(component.Capturer); ok {
 		hk.capturing = c.Captures()
 	}
@@ -157,6 +166,8 @@ type helpKey struct {
 	changes   bool
 	viewKeys  bool
 	pointed   bool
+	tasks     bool // the task list is open
+	logs      bool // the log view is open
 }
 
 // contextNote says how much the relay context keeps for a successor

@@ -25,6 +25,8 @@ type sendFlags struct {
 	wait, asJSON, noStart, cancelRun, retryRun, initLedger bool
 	abandonRun                                             bool
 	accept, reject                                         bool
+	// followUp sends the text as a follow-up of task taskID.
+	followUp bool
 }
 
 // newSendCmd is `daokit send [options] TEXT...`: the words are joined
@@ -46,6 +48,7 @@ func newSendCmd(a *app) *cobra.Command {
 	f.BoolVar(&o.reject, "reject", false, "cli.send.flag.reject")
 	f.StringVar(&o.taskID, "task-id", "", "cli.send.flag.task_id")
 	f.StringVar(&o.runID, "run-id", "", "cli.send.flag.run_id")
+	f.BoolVar(&o.followUp, "follow-up", false, "cli.send.flag.follow_up")
 	f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
 	c.RunE = func(c *cobra.Command, args []string) error { return a.runSend(c, o, args) }
 	return c
@@ -89,6 +92,9 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 	if text == "" {
 		return a.usage(c, a.t("cli.send.error.no_text"))
 	}
+	if o.followUp && o.taskID == "" {
+		return a.usage(c, a.t("cli.send.error.follow_up_task"))
+	}
 	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_SEND_FAILED", err.Error())
@@ -109,7 +115,13 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 			return a.relayFail("E_SEND_FAILED", err)
 		}
 	}
-	ack, err := client.Forward(a.ctx, text)
+	var ack relay.Ack
+	if o.followUp {
+		// More words for a task, briefed to its next step attempt.
+		ack, err = client.FollowUp(a.ctx, o.taskID, o.runID, text)
+	} else {
+		ack, err = client.Forward(a.ctx, text)
+	}
 	if err != nil {
 		return a.relayFail("E_SEND_FAILED", err)
 	}

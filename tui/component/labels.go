@@ -48,7 +48,8 @@ var vocabularies = map[string][]string{
 	KindOperation:  values(vocab.Ops()),
 	KindCriterion:  {"exit_code_zero", "result_in_log", "no_change"},
 	KindRelayError: {"bad_version", "malformed", "too_large", "unknown_type", "forbidden_peer",
-		"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost"},
+		"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost",
+		"unsupported"},
 }
 
 func values[T ~string](vs []T) []string {

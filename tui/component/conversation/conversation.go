@@ -25,7 +25,11 @@ type Model struct {
 	changes uint64 // counts changes to the entries, for saving
 	scroll  int    // lines scrolled up from the bottom
 	digest  digest
-	step    string // the active step, whose output the digest shows
+	// active is the step of the controller's current run, whose output
+	// the digest shows unless a task is in focus.
+	active outputKey
+	// focus is the task the window is focused on ("" for all).
+	focus string
 	// seen holds the ids of the ledger events made entries (fold.go).
 	seen map[string]bool
 }
@@ -80,7 +84,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case RestoreMsg:
 		m.restore(msg.Entries)
 	case SentMsg:
-		m.add(&entry{kind: KindUser, seq: msg.Seq, at: msg.At, text: msg.Text})
+		m.add(&entry{kind: KindUser, seq: msg.Seq, at: msg.At, text: msg.Text, task: msg.Task, followUp: msg.FollowUp})
+	case FocusMsg:
+		m.focus, m.scroll = msg.TaskID, 0
 	case live.ForwardedMsg:
 		m.delivered(msg.Seq, msg.Ack, msg.Err)
 	case live.ControlledMsg:
@@ -119,6 +125,12 @@ func (m *Model) delivered(seq int, ack live.Ack, err error) {
 		}
 		e.delivery = Delivered
 		e.note = routeNote(ack)
+		if e.followUp {
+			e.note = m.Env.T("tui.tasks.follow_up_of", "Task", m.Env.Clean(ack.TaskID)) + " " + e.note
+		}
+		if e.task == "" {
+			e.task = ack.TaskID
+		}
 		if ack.Duplicate {
 			e.note += " " + m.Env.T("tui.conversation.duplicate")
 		}
@@ -142,12 +154,19 @@ func routeNote(a live.Ack) string {
 func (m *Model) relay(u live.RelayUpdate) bool {
 	switch {
 	case u.Output != nil:
-		m.digest.add(*u.Output)
-		return u.Output.StepID == m.step || m.step == ""
+		k := keyOf(*u.Output)
+		if k.task == "" && k.run == "" {
+			// A line that names no run (a controller that does not say)
+			// is taken for the current run's.
+			k.task, k.run = m.active.task, m.active.run
+		}
+		m.digest.add(k, *u.Output)
+		return m.digest.shown(m.focus, m.active) == k
 	case u.Route != nil:
-		m.step = u.Route.ActiveStep
+		m.active = outputKey{task: u.Route.TaskID, run: u.Route.RunID, step: u.Route.ActiveStep}
 	case u.Status != nil:
-		m.step = u.Status.Route.ActiveStep
+		r := u.Status.Route
+		m.active = outputKey{task: r.TaskID, run: r.RunID, step: r.ActiveStep}
 	case u.Run != nil:
 		// Stored by catalog id with the raw values, labelled when drawn:
 		// a language switch redraws the line in the new language.

@@ -35,7 +35,7 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 		if e.EventType == ledger.EventAcceptancePassed && isTrue(e.Payload, "no_change") {
 			// A step that changed nothing: no /accept is awaited.
 			en := catalogEntry(KindController, "tui.conversation.no_change", "Step", step)
-			en.at = at
+			en.at, en.task = at, e.TaskID
 			m.add(en)
 			changed = true
 			continue
@@ -54,7 +54,7 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 			}
 			en := catalogEntry(KindController, "tui.conversation.summary", "Step", step, "Role", e.Payload.String("role"), "Summary", text)
 			en.labeled = labels("Role", labelRole, "Summary", how)
-			en.at, en.event = at, e.EventID
+			en.at, en.event, en.task = at, e.EventID, e.TaskID
 			if isReviewerSummary(e) {
 				if m.find(reviewKey(e)) >= 0 {
 					continue // the verdict said it
@@ -70,7 +70,7 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 			en := catalogEntry(KindController, "tui.conversation.verdict", "Step", step, "Verdict", e.Payload.String("verdict"),
 				"Reason", e.Payload.String("reason"), "Findings", strings.Join(findings, "\n"))
 			en.labeled = labels("Verdict", labelVerdict)
-			en.at, en.event, en.fold = at, e.EventID, reviewKey(e)
+			en.at, en.event, en.fold, en.task = at, e.EventID, reviewKey(e), e.TaskID
 			if i := m.find(en.fold); i >= 0 {
 				// The reviewer's summary came first: the verdict says it
 				// with the decision, in its place.
@@ -84,7 +84,7 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 			en := catalogEntry(KindController, "tui.conversation.iteration", "N", number(e.Payload, "iteration"),
 				"Max", number(e.Payload, "max_iterations"), "Decision", e.Payload.String("decision"), "Why", e.Payload.String("reason_code"))
 			en.labeled = labels("Decision", labelDecision, "Why", component.KindReason)
-			en.at = at
+			en.at, en.task = at, e.TaskID
 			m.add(en)
 		default:
 			continue

@@ -62,7 +62,7 @@ func (m *Model) foldRunState(r live.RunState) {
 			"State", strings.Join(shown, " "), "Reason", r.Reason)
 		e.labeled = labels("State", labelTrail, "Reason", component.KindReason)
 	}
-	e.fold, e.trail = key, trail
+	e.fold, e.trail, e.task = key, trail, r.TaskID
 	m.add(e)
 }
 

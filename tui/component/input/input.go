@@ -29,6 +29,7 @@ type Model struct {
 	history []string // oldest first
 	hist    int      // position while browsing history; len(history) when not
 	draft   string   // what was typed before browsing history
+	target  string   // where what is typed goes (TargetMsg), "" for the hint
 
 	// held is a long text kept beside the text area (paste.go);
 	// refused says the text arriving now was refused, until a key
@@ -205,6 +206,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case RestoreMsg:
 		m.restore(msg.History)
 		return m, nil
+	case TargetMsg:
+		m.target = msg.Info
+		m.Memo.Invalidate()
+		return m, nil
 	case FlushMsg:
 		if msg.gen != m.gen {
 			return m, nil
@@ -257,6 +262,12 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	var cmd tea.Cmd
 	m.ta, cmd = m.ta.Update(msg)
 	return tea.Batch(flushed, cmd)
+}
+
+// TargetMsg tells the input where what is typed goes, shown on its
+// title line in place of the hint (a task it steers); "" shows the hint.
+type TargetMsg struct {
+	Info string
 }
 
 // RestoreMsg tells the input the history of the window's last run, to
@@ -322,6 +333,9 @@ func (m *Model) render() string {
 		return component.Frame(env, env.T("tui.pane.input"), "", false, m.Width, m.Height, body)
 	}
 	info := env.T("tui.input.hint")
+	if m.target != "" {
+		info = m.target
+	}
 	if m.keysTo != "" {
 		info = env.T("keys.input.keys_to", "View", m.keysTo, "Key", m.back)
 	}
