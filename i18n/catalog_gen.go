@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d0c9ecc7ae217fbd826a7c723c65ebc32e60d96c4b6c396e4fb67e63e5237edb"
+const generatedDigest = "21eff74b3694997b55939e47c90f17510383c071fbf52b3c8be5e6da6796859a"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -35,11 +35,13 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.check.note_bad_lines", Other: "note: {{.Count}} of the last {{.Lines}} lines of {{.Path}} are not readable events (skipped)"},
 	{ID: "cli.check.note_events", Other: "note: events not checked: {{.Reason}}"},
 	{ID: "cli.check.note_extra_field", Other: "note: {{.Path}}: {{.Field}} is outside the contract (kept as written)"},
-	{ID: "cli.check.note_journal", Other: "note: {{.Path}} holds a takeover or handoff cut short; the next command that writes (or the controller) completes it"},
+	{ID: "cli.check.note_journal", Other: "note: {{.Path}} holds a takeover or handoff cut short; the next command that writes (or the controller) completes it if the files are still as it found them, or discards it with a warning event if another writer changed them"},
 	{ID: "cli.check.note_outside_contract", Other: "note: {{.Count}} recent events of {{.Path}} are outside the contract (other event types or fields)"},
 	{ID: "cli.check.summary", Other: "validate the ledger and judge heartbeat health (exit 2 when STALE)"},
+	{ID: "cli.commit.conflict", Other: "nothing was changed: {{.File}} was changed by another writer while daokit was writing; run the command again to act on the new version"},
 	{ID: "cli.commit.failed", Other: "nothing was changed: writing the ledger failed: {{.Reason}}"},
 	{ID: "cli.commit.invalid", Other: "nothing was written: the new {{.File}} would break the contract: {{.Reason}}"},
+	{ID: "cli.commit.pending", Other: "the change was cut short and the files could not all be put back: {{.Reason}}; {{.Path}} stays: the next daokit command that writes this root completes it if no other writer has changed the files since, or discards it with a warning event"},
 	{ID: "cli.compact.args", Other: "[FILE]   (a relay context as JSON; standard input when FILE is absent or -)"},
 	{ID: "cli.compact.default.ledger", Other: "with --root: <root>/state/pipeline_state.json"},
 	{ID: "cli.compact.error.ledger", Other: "cannot use the ledger {{.Path}}: {{.Detail}}"},
@@ -1012,11 +1014,13 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.check.note_bad_lines", Other: "提示：{{.Path}} 最后 {{.Lines}} 行中有 {{.Count}} 行不是可读事件（已跳过）"},
 	{ID: "cli.check.note_events", Other: "提示：未检查事件：{{.Reason}}"},
 	{ID: "cli.check.note_extra_field", Other: "提示：{{.Path}}：{{.Field}} 超出契约范围（按原样保留）"},
-	{ID: "cli.check.note_journal", Other: "注意：{{.Path}} 中有一次中途中断的接管或交接；下一个写入的命令（或控制器）会将其补完"},
+	{ID: "cli.check.note_journal", Other: "注意：{{.Path}} 中有一次中途中断的接管或交接；若文件仍是它当时看到的版本，下一个写入的命令（或控制器）会将其补完；若另一个写入方已修改这些文件，则丢弃它并记录一条警告事件"},
 	{ID: "cli.check.note_outside_contract", Other: "提示：{{.Path}} 中有 {{.Count}} 个近期事件超出契约范围（其他事件类型或字段）"},
 	{ID: "cli.check.summary", Other: "校验账本并评估心跳健康（STALE 时退出码为 2）"},
+	{ID: "cli.commit.conflict", Other: "未做任何更改：daokit 写入期间 {{.File}} 被另一个写入方修改；请重新执行该命令，以便基于新版本操作"},
 	{ID: "cli.commit.failed", Other: "未做任何更改：写入账本失败：{{.Reason}}"},
 	{ID: "cli.commit.invalid", Other: "未写入任何内容：新的 {{.File}} 会违反契约：{{.Reason}}"},
+	{ID: "cli.commit.pending", Other: "更改中途中断，且未能把所有文件恢复原样：{{.Reason}}；{{.Path}} 保留：下一个写入该根目录的 daokit 命令会在其他写入方未改动这些文件时将其补完，否则丢弃它并记录一条警告事件"},
 	{ID: "cli.compact.args", Other: "[FILE]   （JSON 格式的中继上下文；省略 FILE 或写 - 时读取标准输入）"},
 	{ID: "cli.compact.default.ledger", Other: "有 --root 时：<root>/state/pipeline_state.json"},
 	{ID: "cli.compact.error.ledger", Other: "无法使用账本 {{.Path}}：{{.Detail}}"},

@@ -108,7 +108,8 @@ func openStateDir(root string, create bool) (*Dir, error) {
 
 // prepare runs the crash recovery that must happen before the first
 // write: leftover temp files go, the event log's tail is made whole, and
-// a Commit cut short after its commit point is finished.
+// a Commit cut short after its commit point is finished, or discarded if
+// another writer changed its files since (see recoverCommit).
 func (s *Store) prepare() error {
 	removed, err := removeTempFiles(s.dir)
 	if err != nil {
@@ -118,7 +119,7 @@ func (s *Store) prepare() error {
 	if err != nil {
 		return err
 	}
-	if repair.FinishedCommit, err = s.finishCommit(); err != nil {
+	if repair.FinishedCommit, repair.DiscardedCommit, err = s.recoverCommit(); err != nil {
 		return err
 	}
 	repair.TempFiles = removed
