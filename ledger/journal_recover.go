@@ -69,7 +69,7 @@ func (s *Store) recoverCommit() (finished bool, discarded *DiscardedCommit, err 
 	defer s.docMu.Unlock()
 	var j journal
 	if err == nil {
-		err = json.Unmarshal(data, &j)
+		err = parseJournal(data, &j)
 	} else if !errors.Is(err, ErrTooLarge) {
 		return false, nil, fmt.Errorf("read journal: %w", err)
 	}
@@ -104,6 +104,30 @@ func (s *Store) recoverCommit() (finished bool, discarded *DiscardedCommit, err 
 		}
 	}
 	return true, nil, s.endJournal()
+}
+
+// parseJournal decodes a journal and refuses one that names any file but
+// the documents a Commit writes: recovery replaces the files a journal
+// names, and a journal is only a file in state/ that anything could have
+// put there.
+func parseJournal(data []byte, j *journal) error {
+	if err := json.Unmarshal(data, j); err != nil {
+		return err
+	}
+	seen := map[string]bool{}
+	for _, d := range j.Docs {
+		switch {
+		case d.Name != PipelineFile && d.Name != LeasesFile && d.Name != HeartbeatFile:
+			return fmt.Errorf("journal names %q, which no commit writes", d.Name)
+		case seen[d.Name]:
+			return fmt.Errorf("journal names %q twice", d.Name)
+		}
+		seen[d.Name] = true
+	}
+	if j.EventsOffset < 0 {
+		return fmt.Errorf("journal has a negative events offset")
+	}
+	return nil
 }
 
 // journalStates classifies every file j covers, and returns the documents
