@@ -107,7 +107,7 @@ func repairTail(f *os.File) (Repair, int64, error) {
 // a complete JSON object. A line too long to hold is treated as torn.
 func readFragment(f io.ReaderAt, start, end int64) (complete bool, head string, err error) {
 	n := end - start
-	if n > MaxLineBytes {
+	if n > MaxReadLineBytes {
 		buf := make([]byte, repairFragmentMax)
 		if _, err := f.ReadAt(buf, start); err != nil {
 			return false, "", err
