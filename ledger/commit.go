@@ -50,6 +50,17 @@ const maxJournalBytes = MaxDocumentBytes * 4
 // journal is removed.
 const stepCommitted = "committed"
 
+// taskRun names the task and run of b's change, for a conflict warning.
+func (b Changes) taskRun() (string, string) {
+	if b.Pipeline != nil {
+		return b.Pipeline.TaskID, b.Pipeline.RunID
+	}
+	for _, e := range b.Events {
+		return e.TaskID, e.RunID
+	}
+	return "", ""
+}
+
 // commitStep is called before each write of a Commit with what is about
 // to be written; the tests make it fail or stop the process there.
 var commitStep = func(string) error { return nil }
@@ -131,6 +142,12 @@ func (s *Store) Commit(b Changes) error {
 			return fmt.Errorf("commit: read %s: %w", d.Name, err)
 		}
 		d.Old, d.Existed, d.Before = old, id.Exists, &id
+		// The command built its change on what it read after Open; a
+		// save by another writer since would be erased.
+		if k, tracked := s.guard.known[d.Name]; tracked && !id.same(k.id) {
+			taskID, runID := b.taskRun()
+			return s.conflict(d.Name, k.id, id, taskID, runID)
+		}
 	}
 	s.evMu.Lock()
 	j.EventsOffset = s.size
@@ -188,7 +205,7 @@ func (s *Store) apply(j journal) error {
 		if d.Before != nil && !cur.same(*d.Before) {
 			return &ConflictError{File: d.Name, Expected: *d.Before, Found: cur}
 		}
-		if err := replaceFile(s.dir, d.Name, d.New); err != nil {
+		if err := s.replaceKnown(d.Name, d.New); err != nil {
 			return fmt.Errorf("write %s: %w", d.Name, err)
 		}
 	}
@@ -225,9 +242,12 @@ func (s *Store) rollBack(j journal) error {
 			continue
 		}
 		if d.Existed {
-			err = replaceFile(s.dir, d.Name, d.Old)
-		} else if err = s.dir.Remove(d.Name); errors.Is(err, fs.ErrNotExist) {
+			err = s.replaceKnown(d.Name, d.Old)
+		} else if err = s.dir.Remove(d.Name); errors.Is(err, fs.ErrNotExist) || err == nil {
 			err = nil
+			if _, tracked := s.guard.known[d.Name]; tracked {
+				s.guard.known[d.Name] = version{}
+			}
 		}
 		errs = append(errs, err)
 	}
