@@ -172,12 +172,16 @@ func waitForName(t *testing.T, fd int, name string, exited <-chan struct{}, limi
 // runPython runs the Python DAOKit's CLI from the checkout at src.
 func runPython(t *testing.T, src string, args ...string) {
 	t.Helper()
+	runPythonCode(t, src, 0, args...)
+}
+
+// pythonCmd is the Python DAOKit's CLI (daokit-cli) from the checkout at
+// src.
+func pythonCmd(src string, args ...string) *exec.Cmd {
 	cmd := exec.Command("python3", append([]string{"-m", "cli"}, args...)...)
 	cmd.Env = append(os.Environ(), "PYTHONPATH="+filepath.Join(src, "src"))
 	cmd.Dir = src
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("python daokit-cli %v: %v\n%s", args, err, out)
-	}
+	return cmd
 }
 
 func readFixture(t *testing.T, dir, ledgerName, file string) []byte {
