@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "21eff74b3694997b55939e47c90f17510383c071fbf52b3c8be5e6da6796859a"
+const generatedDigest = "ee2ca1b91e29dcef4bb50831b393d6e7e40f661e20f702c82e1aa7e385a0712e"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -727,10 +727,12 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.next.wait_for_worker", Other: "waiting for the worker"},
 	{ID: "tui.none", Other: "-"},
 	{ID: "tui.operation.AGENT_RETRY", Other: "agent retrying"},
+	{ID: "tui.operation.COMMIT_JOURNAL_DISCARDED", Other: "cut-short takeover discarded: files changed since"},
 	{ID: "tui.operation.CONTROLLER_FENCED", Other: "hung controller fenced"},
 	{ID: "tui.operation.CONTROLLER_STARTED", Other: "controller started"},
 	{ID: "tui.operation.CONTROLLER_STOPPED", Other: "controller stopped"},
 	{ID: "tui.operation.CONTROL_RECEIVED", Other: "control request received"},
+	{ID: "tui.operation.FOREIGN_PIPELINE_REPLACED", Other: "another tool's ended run replaced"},
 	{ID: "tui.operation.HANDOFF_APPLIED", Other: "handoff applied"},
 	{ID: "tui.operation.HANDOFF_APPLY_FAILED", Other: "handoff failed"},
 	{ID: "tui.operation.HOOK_RAN", Other: "hook ran"},
@@ -743,11 +745,13 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.operation.LEAD_EXITED", Other: "Lead exited"},
 	{ID: "tui.operation.LEAD_RESTART_LIMIT", Other: "Lead restarts exhausted"},
 	{ID: "tui.operation.LEAD_STARTED", Other: "Lead started"},
+	{ID: "tui.operation.LEASES_MERGED", Other: "another tool's leases kept"},
 	{ID: "tui.operation.LEASES_PRUNED", Other: "old leases pruned"},
 	{ID: "tui.operation.LEASE_ADOPTED", Other: "lease adopted"},
 	{ID: "tui.operation.LEASE_RENEW_FAILED", Other: "lease renewal failed; registered afresh"},
 	{ID: "tui.operation.LEDGER_REPAIRED", Other: "ledger repaired"},
 	{ID: "tui.operation.LEDGER_WRITES_HELD", Other: "ledger writes held while the disk was full"},
+	{ID: "tui.operation.LEDGER_WRITE_CONFLICT", Other: "not written: another tool changed the file"},
 	{ID: "tui.operation.MERGE_REFUSED", Other: "merge refused"},
 	{ID: "tui.operation.ORPHANS_KILLED", Other: "leftover processes killed"},
 	{ID: "tui.operation.OUTBOX_EVENT", Other: "outbox"},
@@ -1706,10 +1710,12 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.next.wait_for_worker", Other: "等待工作进程"},
 	{ID: "tui.none", Other: "-"},
 	{ID: "tui.operation.AGENT_RETRY", Other: "代理正在重试"},
+	{ID: "tui.operation.COMMIT_JOURNAL_DISCARDED", Other: "已丢弃中断的接管：文件此后已被改动"},
 	{ID: "tui.operation.CONTROLLER_FENCED", Other: "已隔离挂起的控制器"},
 	{ID: "tui.operation.CONTROLLER_STARTED", Other: "控制器已启动"},
 	{ID: "tui.operation.CONTROLLER_STOPPED", Other: "控制器已停止"},
 	{ID: "tui.operation.CONTROL_RECEIVED", Other: "收到控制请求"},
+	{ID: "tui.operation.FOREIGN_PIPELINE_REPLACED", Other: "已替换另一个工具已结束的运行"},
 	{ID: "tui.operation.HANDOFF_APPLIED", Other: "交接包已应用"},
 	{ID: "tui.operation.HANDOFF_APPLY_FAILED", Other: "交接失败"},
 	{ID: "tui.operation.HOOK_RAN", Other: "钩子已运行"},
@@ -1722,11 +1728,13 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.operation.LEAD_EXITED", Other: "Lead 已退出"},
 	{ID: "tui.operation.LEAD_RESTART_LIMIT", Other: "Lead 重启次数已用尽"},
 	{ID: "tui.operation.LEAD_STARTED", Other: "Lead 已启动"},
+	{ID: "tui.operation.LEASES_MERGED", Other: "已保留另一个工具的租约"},
 	{ID: "tui.operation.LEASES_PRUNED", Other: "已清理旧租约"},
 	{ID: "tui.operation.LEASE_ADOPTED", Other: "租约已接管"},
 	{ID: "tui.operation.LEASE_RENEW_FAILED", Other: "租约续期失败；已重新登记"},
 	{ID: "tui.operation.LEDGER_REPAIRED", Other: "账本已修复"},
 	{ID: "tui.operation.LEDGER_WRITES_HELD", Other: "磁盘已满期间暂存的账本写入"},
+	{ID: "tui.operation.LEDGER_WRITE_CONFLICT", Other: "未写入：另一个工具改动了该文件"},
 	{ID: "tui.operation.MERGE_REFUSED", Other: "合并被拒绝"},
 	{ID: "tui.operation.ORPHANS_KILLED", Other: "已清理遗留进程"},
 	{ID: "tui.operation.OUTBOX_EVENT", Other: "outbox"},
