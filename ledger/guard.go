@@ -232,7 +232,9 @@ func (s *Store) readForeignLeases() (int, error) {
 		return 0, nil
 	}
 	disk, cur, err := s.dir.readVersion(LeasesFile, MaxDocumentBytes)
-	if err == nil && cur.same(k.id) {
+	if (err == nil && cur.same(k.id)) || errors.Is(err, ErrNotRegular) {
+		// Unchanged; or a link or folder planted in its place, which
+		// the write replaces (never follows) or refuses, as always.
 		return 0, nil
 	}
 	var theirs Leases

@@ -3,6 +3,7 @@ package ledger
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -192,5 +193,47 @@ func TestCommitStopsAtASaveSinceOpen(t *testing.T) {
 	}
 	if _, err := os.Stat(statePath(root, JournalFile)); !os.IsNotExist(err) {
 		t.Errorf("journal: %v", err)
+	}
+}
+
+// TestGuardedWritesNeverFollowFilesPlantedAfterOpen: a link or FIFO put
+// in place of a guarded document while the store is open is replaced,
+// never followed, as one planted before Open is (and a folder refused).
+func TestGuardedWritesNeverFollowFilesPlantedAfterOpen(t *testing.T) {
+	t.Parallel()
+	writers := map[string]func(s *Store) error{
+		PipelineFile: func(s *Store) error {
+			_, err := s.WritePipeline(NewPipelineState(testNow))
+			return err
+		},
+		LeasesFile: func(s *Store) error {
+			_, err := s.WriteLeases(NewLeases(testNow))
+			return err
+		},
+	}
+	for name, write := range writers {
+		for _, p := range planters {
+			t.Run(name+"/"+p.kind, func(t *testing.T) {
+				root := initRoot(t)
+				s := openStore(t, root)
+				victim := filepath.Join(t.TempDir(), "victim")
+				writeFile(t, victim, victimBytes)
+				if err := os.Remove(statePath(root, name)); err != nil {
+					t.Fatal(err)
+				}
+				p.plant(t, statePath(root, name), victim)
+				err := write(s)
+				if p.kind == "folder" {
+					if err == nil {
+						t.Fatalf("a write over a folder succeeded")
+					}
+				} else if err != nil {
+					t.Fatalf("write: %v", err)
+				} else if st, err := os.Lstat(statePath(root, name)); err != nil || !st.Mode().IsRegular() {
+					t.Fatalf("%s after the write: %v, %v; want a regular file", name, st, err)
+				}
+				checkVictim(t, victim)
+			})
+		}
 	}
 }
