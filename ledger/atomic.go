@@ -39,7 +39,7 @@ func writeTempPerm(dir *Dir, name string, data []byte, perm os.FileMode) (string
 
 // writeTempID is writeTempPerm that also returns the identity of the
 // written file, which a rename keeps (it changes no modification time).
-func writeTempID(dir *Dir, name string, data []byte, perm os.FileMode) (string, fileIdentity, error) {
+func writeTempID(dir *Dir, name string, data []byte, perm os.FileMode) (string, FileIdentity, error) {
 	var (
 		f   *os.File
 		tmp string
@@ -55,7 +55,7 @@ func writeTempID(dir *Dir, name string, data []byte, perm os.FileMode) (string, 
 		}
 	}
 	if err != nil {
-		return "", fileIdentity{}, fmt.Errorf("create temp file: %w", err)
+		return "", FileIdentity{}, fmt.Errorf("create temp file: %w", err)
 	}
 	_, err = f.Write(data)
 	if err == nil {
@@ -70,9 +70,9 @@ func writeTempID(dir *Dir, name string, data []byte, perm os.FileMode) (string, 
 	}
 	if err != nil {
 		_ = dir.Remove(tmp)
-		return "", fileIdentity{}, fmt.Errorf("write temp file: %w", err)
+		return "", FileIdentity{}, fmt.Errorf("write temp file: %w", err)
 	}
-	return tmp, fileIdentity{Exists: true, Size: int64(len(data)), MtimeNS: st.ModTime().UnixNano(), SHA256: hashHex(data)}, nil
+	return tmp, FileIdentity{Exists: true, Size: int64(len(data)), MtimeNS: st.ModTime().UnixNano(), SHA256: hashHex(data)}, nil
 }
 
 // replaceFile atomically replaces dir/name with data: a reader sees the
@@ -85,7 +85,7 @@ func replaceFile(dir *Dir, name string, data []byte) error {
 
 // replaceFileID is replaceFile that returns the new file's identity, and
 // whether it is in place (it is after a rename whose folder sync failed).
-func replaceFileID(dir *Dir, name string, data []byte) (fileIdentity, bool, error) {
+func replaceFileID(dir *Dir, name string, data []byte) (FileIdentity, bool, error) {
 	tmp, id, err := writeTempID(dir, name, data, 0o644)
 	if err != nil {
 		return id, false, err

@@ -39,7 +39,7 @@ type journalDoc struct {
 	New     []byte        `json:"new"`
 	Old     []byte        `json:"old,omitempty"`
 	Existed bool          `json:"existed"`
-	Before  *fileIdentity `json:"before,omitempty"`
+	Before  *FileIdentity `json:"before,omitempty"`
 }
 
 // maxJournalBytes bounds the journal a writer reads: three documents,

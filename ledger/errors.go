@@ -131,8 +131,8 @@ func (e *kindError) Unwrap() error { return e.kind }
 // it: writing on would erase that change, so nothing was written.
 type ConflictError struct {
 	File     string       // the state file, e.g. pipeline_state.json
-	Expected fileIdentity // the version daokit read
-	Found    fileIdentity // the version on disk
+	Expected FileIdentity // the version daokit read
+	Found    FileIdentity // the version on disk
 }
 
 // Error implements error.

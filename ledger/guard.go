@@ -24,7 +24,7 @@ const OpLeasesMerged = "LEASES_MERGED"
 
 // version is what the store last read or wrote of a document.
 type version struct {
-	id   fileIdentity
+	id   FileIdentity
 	data []byte
 }
 
@@ -141,7 +141,7 @@ func (s *Store) replaceKnown(name string, data []byte) error {
 
 // conflict reports a foreign change of name (once per foreign version)
 // and returns the *ConflictError.
-func (s *Store) conflict(name string, expected, found fileIdentity, taskID, runID string) error {
+func (s *Store) conflict(name string, expected, found FileIdentity, taskID, runID string) error {
 	cerr := &ConflictError{File: name, Expected: expected, Found: found}
 	if s.guard.reported[name] == found.SHA256 {
 		return cerr

@@ -10,13 +10,13 @@ import (
 	"os"
 )
 
-// fileIdentity is what a writer remembers of one version of a file: its
+// FileIdentity is what a writer remembers of one version of a file: its
 // size, modification time and content hash. Another writer's save, even
 // one of the same length within the same second, changes the hash; a
 // rewrite of the same bytes changes the time. Neither tool ever sets a
 // file's time back, so a file whose three values match is the version
 // that was remembered.
-type fileIdentity struct {
+type FileIdentity struct {
 	Exists  bool   `json:"exists"`
 	Size    int64  `json:"size"`
 	MtimeNS int64  `json:"mtime_ns"`
@@ -24,7 +24,7 @@ type fileIdentity struct {
 }
 
 // same reports whether two identities name the same version.
-func (a fileIdentity) same(b fileIdentity) bool {
+func (a FileIdentity) same(b FileIdentity) bool {
 	if !a.Exists || !b.Exists {
 		return a.Exists == b.Exists
 	}
@@ -32,7 +32,7 @@ func (a fileIdentity) same(b fileIdentity) bool {
 }
 
 // String is a short form for warnings and errors.
-func (a fileIdentity) String() string {
+func (a FileIdentity) String() string {
 	if !a.Exists {
 		return "absent"
 	}
@@ -48,24 +48,24 @@ func hashHex(data []byte) string {
 // readVersion reads the regular file name in d (at most limit bytes) and
 // its identity, both from one open descriptor. A missing file is no
 // error: its identity says it does not exist.
-func (d *Dir) readVersion(name string, limit int64) ([]byte, fileIdentity, error) {
+func (d *Dir) readVersion(name string, limit int64) ([]byte, FileIdentity, error) {
 	f, err := d.OpenFile(name, os.O_RDONLY, 0)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fileIdentity{}, nil
+		return nil, FileIdentity{}, nil
 	}
 	if err != nil {
-		return nil, fileIdentity{}, err
+		return nil, FileIdentity{}, err
 	}
 	defer f.Close()
 	data, err := readLimited(f, limit)
 	if err != nil {
-		return nil, fileIdentity{}, err
+		return nil, FileIdentity{}, err
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return nil, fileIdentity{}, err
+		return nil, FileIdentity{}, err
 	}
-	return data, fileIdentity{Exists: true, Size: int64(len(data)), MtimeNS: st.ModTime().UnixNano(), SHA256: hashHex(data)}, nil
+	return data, FileIdentity{Exists: true, Size: int64(len(data)), MtimeNS: st.ModTime().UnixNano(), SHA256: hashHex(data)}, nil
 }
 
 // eventsTailWindow is how much of events.jsonl before a commit's offset
