@@ -111,21 +111,31 @@ func (s *Store) guardedWrite(name string, data []byte, taskID, runID string, rep
 }
 
 // endedForeignRun is the rule by which WritePipeline replaces another
-// writer's pipeline: only when it holds another run than ours, and that
-// run has ended (DONE or FAILED). A run of ours that another tool changed
-// (a Python takeover of daokit's step) and another tool's run in progress
-// stop the write instead. The ended run's record stays in its own logs
+// writer's pipeline: only when it holds another run than ours and that
+// run has ended (DONE or FAILED), or when it holds no pipeline at all (an
+// empty or torn file, which a writer that truncates and rewrites in place
+// left behind: nothing in it can be read, and waiting for it would stop
+// daokit's writes for good). A run of ours that another tool changed (a
+// Python takeover of daokit's step) and another tool's run in progress
+// stop the write instead. An ended run's record stays in its own logs
 // (the Python tool's checkpoints and snapshots, and events.jsonl).
 func (s *Store) endedForeignRun(ours PipelineState) func([]byte) *Event {
 	return func(foreign []byte) *Event {
 		p, err := ParsePipelineState(foreign)
-		if err != nil || (p.TaskID == ours.TaskID && p.RunID == ours.RunID) ||
-			(p.Status != StatusDone && p.Status != StatusFailed) {
+		reason := "RUN_ENDED"
+		switch {
+		case err != nil:
+			reason = "UNREADABLE"
+		case (p.TaskID == ours.TaskID && p.RunID == ours.RunID) || (p.Status != StatusDone && p.Status != StatusFailed):
 			return nil
 		}
 		e := NewEvent(s.now(), ours.TaskID, ours.RunID, "", EventSystem, SeverityInfo, ObjectOf(
-			"operation", OpForeignPipelineReplaced, "file", PipelineFile, "replaced_task_id", p.TaskID,
-			"replaced_run_id", p.RunID, "replaced_status", p.Status, "replaced_sha256", hashHex(foreign)))
+			"operation", OpForeignPipelineReplaced, "file", PipelineFile, "reason_code", reason,
+			"replaced_task_id", p.TaskID, "replaced_run_id", p.RunID, "replaced_status", p.Status,
+			"replaced_sha256", hashHex(foreign)))
+		if ours.TaskID == "" || ours.RunID == "" {
+			e.TaskID, e.RunID = "daokit", "daokit"
+		}
 		return &e
 	}
 }

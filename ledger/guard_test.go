@@ -126,8 +126,8 @@ func TestLeaseWritesKeepAnotherWritersRecords(t *testing.T) {
 // holds the store's own run (a Python takeover of daokit's step) or a run
 // still under way (a Python run beside the controller): the write fails
 // with a *ConflictError, and one warning event says so however often the
-// write is tried. A run of another's that has ended is replaced, and an
-// event names it.
+// write is tried. A run of another's that has ended, or a torn save that
+// holds none, is replaced, and an event names it.
 func TestPipelineWriteStopsAtAnotherWritersSave(t *testing.T) {
 	t.Parallel()
 	ours := NewPipelineState(testNow)
@@ -140,6 +140,7 @@ func TestPipelineWriteStopsAtAnotherWritersSave(t *testing.T) {
 		{"a takeover of our run", []byte(strings.Replace(pythonPipeline, `"last_takeover_at": null`, `"last_takeover_at": "2026-11-22T01:50:00+00:00"`, 1)), false},
 		{"a run under way", pythonState(t, "interrupted", PipelineFile), false},
 		{"a run that ended", pythonState(t, "done", PipelineFile), true},
+		{"a torn save", []byte(`{"schema_version": "1.0.0", "task_id": "DK-`), true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -162,7 +163,7 @@ func TestPipelineWriteStopsAtAnotherWritersSave(t *testing.T) {
 			}
 			conflicts, replaced := eventsWith(t, root, OpWriteConflict), eventsWith(t, root, OpForeignPipelineReplaced)
 			switch {
-			case c.written && (len(conflicts) != 0 || len(replaced) != 1 || replaced[0].Payload.String("replaced_status") != StatusDone):
+			case c.written && (len(conflicts) != 0 || len(replaced) != 1 || replaced[0].Payload.String("replaced_sha256") != hashHex(c.foreign)):
 				t.Errorf("events: %d conflicts, replaced %+v", len(conflicts), replaced)
 			case !c.written && (len(conflicts) != 1 || conflicts[0].Severity != SeverityWarn || conflicts[0].Payload.String("file") != PipelineFile || len(replaced) != 0):
 				t.Errorf("events: conflicts %+v, %d replaced", conflicts, len(replaced))

@@ -210,7 +210,8 @@ func (s *Store) Close() error {
 // (the Python tool beside a controller) is not erased: the write fails
 // with a *ConflictError and a LEDGER_WRITE_CONFLICT warning event (once
 // per foreign version), unless that save holds another run that has
-// ended, which is replaced with a FOREIGN_PIPELINE_REPLACED event.
+// ended, or nothing readable (a torn save), which is replaced with a
+// FOREIGN_PIPELINE_REPLACED event.
 func (s *Store) WritePipeline(p PipelineState) (PipelineState, error) {
 	p.UpdatedAt = FormatTime(s.now())
 	if err := s.writable(PipelineFile, p.Validate()); err != nil {
