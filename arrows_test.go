@@ -24,13 +24,15 @@ const module = "github.com/daokit/daokit"
 //
 // A new package needs one line here, with the fewest arrows it needs.
 var allowed = map[string][]string{
-	"ledger":            {},
-	"i18n":              {},
+	"ledger": {},
+	"i18n":   {},
+	// The vocabulary of stored values and their labels, beside i18n.
+	"vocab":             {"i18n"},
 	"config":            {"i18n", "ledger"},
 	"worker/transcript": {"i18n"},
 	"worker":            {"internal/proc", "worker/transcript", "gitwork", "i18n", "ledger"},
-	"relay":             {"backoff", "i18n", "ledger"},
-	"heal":              {"backoff", "i18n", "ledger"},
+	"relay":             {"backoff", "vocab", "i18n", "ledger"},
+	"heal":              {"backoff", "vocab", "i18n", "ledger"},
 	"hooks":             {"internal/proc", "config"},
 	"backoff":           {},
 	"termsafe":          {},
@@ -38,18 +40,21 @@ var allowed = map[string][]string{
 	"gitwork":           {"internal/proc", "i18n", "ledger"},
 	"outbox":            {"i18n", "ledger"},
 	"team":              {"config", "i18n", "ledger"},
-	"workflow":          {"internal/proc", "config", "i18n", "ledger"},
+	"workflow":          {"internal/proc", "config", "vocab", "i18n", "ledger"},
 	"lead":              {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
-	"controller":        {"internal/proc", "relay", "heal", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "i18n", "ledger"},
+	"controller":        {"internal/proc", "relay", "heal", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork, words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
 	// lead's view); none of these runs an agent from the window.
-	"tui":      {"termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "i18n", "ledger"},
-	"cmd":      {"*"},
-	"bench":    {"ledger"},
-	"e2e":      {},
-	"docs":     {},
-	"examples": {},
+	"tui": {"termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "internal/say", "vocab", "i18n", "ledger"},
+	// The dashboard is a window in a browser: it takes the window's
+	// ledger feed and relay link (tui/live's interfaces), nothing more.
+	"dashboard": {"tui", "vocab", "i18n", "ledger"},
+	"cmd":       {"*"},
+	"bench":     {"ledger"},
+	"e2e":       {},
+	"docs":      {},
+	"examples":  {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
 	"internal/ptytest":                 {},
 	"internal/gittest":                 {},
@@ -57,6 +62,8 @@ var allowed = map[string][]string{
 	"internal/fakemodel/cmd/fakemodel": {"internal/fakemodel"},
 	// The one process runtime: every child daokit starts goes through it.
 	"internal/proc": {},
+	// The wording of a run's output lines, shared by the window and send.
+	"internal/say": {"relay", "worker/transcript", "vocab", "i18n"},
 }
 
 // keyOf returns the allow-list key covering pkg (relative to the

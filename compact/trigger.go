@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/compact/internal/rawjson"
+	"github.com/daokit/daokit/config"
 )
 
 // Triggers are the thresholds that make the window compact its context.
@@ -186,4 +187,10 @@ func statusOf(raw []byte) ([6]string, bool) {
 		}
 	}
 	return key, textStatus
+}
+
+// TriggersOf reads the thresholds of daokit.toml's [compact] (validated
+// by config with the rules of Validate).
+func TriggersOf(c config.Compact) Triggers {
+	return Triggers{MaxEntries: c.MaxEntries, MaxBytes: c.MaxBytes, RepeatedStatus: c.RepeatedStatus}
 }

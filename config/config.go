@@ -37,6 +37,10 @@ type Config struct {
 	Window Window `toml:"window"`
 	// Worktrees holds the git worktree settings of isolated lanes.
 	Worktrees Worktrees `toml:"worktrees"`
+	// Relay is the relay policy switch; see Relay.
+	Relay Relay `toml:"relay"`
+	// Compact holds the window's compaction thresholds; see Compact.
+	Compact Compact `toml:"compact"`
 }
 
 // Window is how `daokit ui` calls its person when a run needs them: a run
@@ -56,6 +60,11 @@ type Window struct {
 	// LongRun is how long a run must have lasted for its DONE to call the
 	// person. Default 2m; "0" calls at every finished run.
 	LongRun Duration `toml:"long_run"`
+	// Desktop sends a notification that reaches the person off the
+	// terminal on those moments: OSC 9 and OSC 777 terminal
+	// notifications, and notify-send when it is on PATH in a desktop
+	// session and Notify is empty. Default true.
+	Desktop bool `toml:"desktop"`
 }
 
 // WindowPlaceholders are the placeholders of Window.Notify: the banner's
@@ -291,8 +300,10 @@ func DefaultConfig() Config {
 		},
 		Lanes:     []Lane{DefaultLaneConfig(DefaultLane, KindSim)},
 		Workflow:  defaultWorkflow(DefaultLane),
-		Window:    Window{Bell: true, Title: true, LongRun: Duration(DefaultLongRun)},
+		Window:    Window{Bell: true, Title: true, Desktop: true, LongRun: Duration(DefaultLongRun)},
 		Worktrees: DefaultWorktrees(),
+		Relay:     Relay{Policy: RelayPolicyOn},
+		Compact:   DefaultCompact(),
 	}
 }
 

@@ -278,14 +278,14 @@ func allCodes() []Code {
 // TestWindowSection: the [window] keys load over their defaults, and a
 // notify command with an unknown placeholder or no program is refused.
 func TestWindowSection(t *testing.T) {
-	c, err := Parse([]byte("[window]\nbell = false\nnotify = [\"notify-send\", \"{message}\", \"{task}\"]\nlong_run = \"0\"\n"), "daokit.toml", "/r")
+	c, err := Parse([]byte("[window]\nbell = false\nnotify = [\"notify-send\", \"{message}\", \"{task}\"]\nlong_run = \"0\"\ndesktop = false\n"), "daokit.toml", "/r")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Window.Bell || !c.Window.Title || len(c.Window.Notify) != 3 || c.Window.LongRun != 0 {
+	if c.Window.Bell || !c.Window.Title || len(c.Window.Notify) != 3 || c.Window.LongRun != 0 || c.Window.Desktop {
 		t.Errorf("window %+v", c.Window)
 	}
-	if d := DefaultConfig().Window; !d.Bell || !d.Title || d.Notify != nil || d.LongRun.Std() != DefaultLongRun {
+	if d := DefaultConfig().Window; !d.Bell || !d.Title || !d.Desktop || d.Notify != nil || d.LongRun.Std() != DefaultLongRun {
 		t.Errorf("default window %+v", d)
 	}
 	for _, bad := range []string{`notify = ["notify-send", "{mesage}"]`, `notify = [""]`, `long_run = "-1s"`} {

@@ -128,8 +128,10 @@ func decodeConfig(t *table, c *Config) {
 		s.boolean("title", &c.Window.Title)
 		s.strings("notify", &c.Window.Notify)
 		s.duration("long_run", &c.Window.LongRun)
+		s.boolean("desktop", &c.Window.Desktop)
 		s.done()
 	}
+	decodeRelay(t, c)
 	t.done()
 }
 

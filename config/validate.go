@@ -32,6 +32,7 @@ func (c *Config) validate(file string) error {
 	c.validateTeam(p)
 	c.validateWindow(p)
 	c.validateWorktrees(p)
+	c.validateRelay(p)
 	return p.err()
 }
 

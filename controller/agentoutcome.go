@@ -8,6 +8,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
 )
@@ -17,7 +18,7 @@ import (
 // and stopping:true when daokit stops the CLI because the retry cannot
 // succeed). Recorded once for each different retry, so that a CLI waiting
 // for the network does not fill the ledger.
-const OpAgentRetry = "AGENT_RETRY"
+const OpAgentRetry = string(vocab.OpAgentRetry)
 
 // Lifecycle keys of a step's agent, each followed by the step id: what
 // its CLI retries now ("401 authentication_failed, 2/10"), cleared when

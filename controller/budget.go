@@ -6,6 +6,7 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/workflow"
 )
 
@@ -13,13 +14,13 @@ import (
 const (
 	// OpBudgetWarning: the run spent budgetWarnAt of its budget (payload:
 	// spent_usd, budget_usd, percent).
-	OpBudgetWarning = "BUDGET_WARNING"
+	OpBudgetWarning = string(vocab.OpBudgetWarning)
 	// OpBudgetExceeded: the run spent its budget; it stops BLOCKED before
 	// its next step (payload: spent_usd, budget_usd, step).
-	OpBudgetExceeded = "BUDGET_EXCEEDED"
+	OpBudgetExceeded = string(vocab.OpBudgetExceeded)
 	// OpBudgetExtended: a person retried a run stopped by its budget; it
 	// may spend budget_usd more (payload: spent_usd, from_usd, to_usd).
-	OpBudgetExtended = "BUDGET_EXTENDED"
+	OpBudgetExtended = string(vocab.OpBudgetExtended)
 )
 
 // budgetWarnAt is the share of the budget spent at which the person is
@@ -104,9 +105,8 @@ func (c *Controller) spend(r *run, u workflow.Usage) {
 	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpBudgetWarning,
 		"spent_usd", after, "budget_usd", budget, "percent", percent))
 	c.budgetState(r, "warning")
-	c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: p.TaskID, RunID: p.RunID,
-		StepID: step, Stream: "stderr", Line: c.loc.T("controller.budget.warning",
-			"Spent", usd(after), "Budget", usd(budget), "Percent", percent)}})
+	c.say(p.TaskID, p.RunID, step, "controller.budget.warning",
+		"Spent", usd(after), "Budget", usd(budget), "Percent", strconv.Itoa(percent))
 }
 
 // overBudget stops r before step when it spent its budget: the run ends
@@ -162,12 +162,28 @@ func (c *Controller) extendBudget(r *run) {
 	c.mu.Unlock()
 	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpBudgetExtended,
 		"spent_usd", spent, "from_usd", from, "to_usd", to))
-	line := c.loc.T("controller.budget.retry_unlimited", "Spent", usd(spent))
 	if to > 0 {
-		line = c.loc.T("controller.budget.retry", "Spent", usd(spent), "More", usd(to-spent), "Budget", usd(to))
+		c.say(taskID, runID, step, "controller.budget.retry", "Spent", usd(spent), "More", usd(to-spent), "Budget", usd(to))
+	} else {
+		c.say(taskID, runID, step, "controller.budget.retry_unlimited", "Spent", usd(spent))
+	}
+}
+
+// say tells the windows something of a run's step on its output: the
+// message id and its arguments, which each window words in its reader's
+// language, and the controller's own wording for older clients. args
+// alternate name and value.
+func (c *Controller) say(taskID, runID, step, message string, args ...string) {
+	kv := make([]any, len(args))
+	named := make(map[string]string, len(args)/2)
+	for i, a := range args {
+		kv[i] = a
+		if i%2 == 1 {
+			named[args[i-1]] = a
+		}
 	}
 	c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: taskID, RunID: runID,
-		StepID: step, Stream: "stderr", Line: line}})
+		StepID: step, Stream: "stderr", Line: c.loc.T(message, kv...), Message: message, Args: named}})
 }
 
 // usd shows a dollar amount as the window and status do.

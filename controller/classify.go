@@ -4,122 +4,57 @@ import (
 	"errors"
 	"io/fs"
 	"os/exec"
-	"slices"
 	"syscall"
 
-	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Reason codes: why a run ended other than completed, or why it moved.
-// They are stable strings carried by ledger events ("reason_code") and
-// relay messages; the window shows them with the message
-// "controller.reason.<code>" in the reader's language.
+// They are declared in package vocab, with their labels; these names
+// stay for the controller's code and its callers. They are stable strings
+// carried by ledger events ("reason_code") and relay messages.
 const (
-	// ReasonExitNonzero: the worker exited on its own with a non-zero code.
-	ReasonExitNonzero = "WORKER_EXIT_NONZERO"
-	// ReasonKilledSignal: a signal daokit did not send ended the worker
-	// (the OOM killer, a person's kill).
-	ReasonKilledSignal = "WORKER_KILLED_SIGNAL"
-	// ReasonTimeout: the lane's time limit ran out and daokit stopped it.
-	ReasonTimeout = "WORKER_TIMEOUT"
-	// ReasonCancelled: a person or the run's owner cancelled it.
-	ReasonCancelled = "WORKER_CANCELLED"
-	// ReasonSpawnFailed: the worker could not be started (no such
-	// program, no permission, bad directory).
-	ReasonSpawnFailed = "WORKER_SPAWN_FAILED"
-	// ReasonOutputInvalid: the worker exited 0 but its structured output
-	// never delivered a result (a broken agent CLI stream).
-	ReasonOutputInvalid = "WORKER_OUTPUT_INVALID"
-	// ReasonReportedFailure: the worker exited 0 but its own result says
-	// the work failed.
-	ReasonReportedFailure = "WORKER_REPORTED_FAILURE"
-	// ReasonHung: the heartbeat found the worker STALE and daokit stopped
-	// it.
-	ReasonHung = "WORKER_HUNG"
-	// ReasonLeaseLost: another controller took the step over; this one
-	// stopped its worker.
-	ReasonLeaseLost = "LEASE_LOST"
-	// ReasonRestartLimit: the step failed again after the restart policy's
-	// last restart.
-	ReasonRestartLimit = heal.ReasonRestartLimit
-	// ReasonInterrupted: the controller shut down under the run; not a
-	// verdict on the work, which the next controller resumes.
-	ReasonInterrupted = "RUN_INTERRUPTED"
-	// ReasonAbandoned: a person dropped the run while it waited for its
-	// lane (/abandon, daokit send --abandon); it never started.
-	ReasonAbandoned = "RUN_ABANDONED"
-	// ReasonLedgerWrite: the outcome could not be written to the ledger.
-	ReasonLedgerWrite = "LEDGER_WRITE_FAILED"
-	// ReasonWorktree: the step's git worktree could not be made (no
-	// repository, no base branch, a folder in the way).
-	ReasonWorktree = "WORKTREE_FAILED"
-	// ReasonSetupFailed: the repository's set-up script failed or timed
-	// out in the step's new worktree.
-	ReasonSetupFailed = "WORKTREE_SETUP_FAILED"
-	// ReasonSetupNotAllowed: the repository has a set-up script that the
-	// person has not allowed; it was not run.
-	ReasonSetupNotAllowed = "WORKTREE_SETUP_NOT_ALLOWED"
-	// ReasonRejected: the person rejected the step's change.
-	ReasonRejected = "CHANGE_REJECTED"
-	// ReasonMergeConflict: accepting would conflict with the base branch;
-	// nothing was merged.
-	ReasonMergeConflict = "MERGE_CONFLICT"
-	// ReasonMergeNotFF: merge mode ff-only, and the base branch moved.
-	ReasonMergeNotFF = "MERGE_NOT_FAST_FORWARD"
-	// ReasonMergeFailed: git refused the merge for another reason (for
-	// example uncommitted changes in the base's work tree).
-	ReasonMergeFailed = "MERGE_FAILED"
-	// ReasonNothingToDeliver: an accept found no change in the step's
-	// worktree that its base branch does not already hold; nothing was
-	// recorded as merged.
-	ReasonNothingToDeliver = "NOTHING_TO_DELIVER"
-	// ReasonDiverged: the worktree's HEAD and the step's branch went
-	// separate ways (the agent switched branches and committed); nothing
-	// was merged, the person picks.
-	ReasonDiverged = "WORKTREE_DIVERGED"
-	// ReasonSessionOtherStep and ReasonSessionOtherFolder: a recorded
-	// resume handle was not used because it belongs to another step or
-	// another folder; the worker started fresh.
-	ReasonSessionOtherStep   = "SESSION_OTHER_STEP"
-	ReasonSessionOtherFolder = "SESSION_OTHER_FOLDER"
-	// ReasonAgentDenied: the agent's own permissions (Claude Code's
-	// permission mode, the Codex sandbox) refused some of its edits or
-	// commands; the step does not pass, whatever the agent said after.
-	// The refused calls are in the step's end ("denied").
-	ReasonAgentDenied = "AGENT_PERMISSION_DENIED"
-	// ReasonAgentAuth: the model provider refused the agent's credentials
-	// (HTTP 401 or 403).
-	ReasonAgentAuth = "AGENT_AUTH_FAILED"
-	// ReasonAgentNotLoggedIn: the agent CLI has no credentials at all.
-	ReasonAgentNotLoggedIn = "AGENT_NOT_LOGGED_IN"
-	// ReasonAgentRateLimited: the provider said too many requests or that
-	// it is overloaded, after the CLI's own retries.
-	ReasonAgentRateLimited = "AGENT_RATE_LIMITED"
-	// ReasonAgentProvider: another error of the model provider (5xx, a
-	// request or model it refused).
-	ReasonAgentProvider = "AGENT_PROVIDER_ERROR"
-	// ReasonAgentMaxTurns: the agent used up its turn limit.
-	ReasonAgentMaxTurns = "AGENT_MAX_TURNS"
-	// ReasonAgentOptionRefused: the agent CLI refused its command line (an
-	// unknown option, bypassPermissions as root, Codex outside a git
-	// repository without --skip-git-repo-check).
-	ReasonAgentOptionRefused = "AGENT_OPTION_REFUSED"
-	// ReasonBudgetExceeded: the run spent its budget ([workflow]
-	// budget_usd); it stopped BLOCKED before its next step. A retry
-	// grants it another budget_usd.
-	ReasonBudgetExceeded = "BUDGET_EXCEEDED"
-	// ReasonAgentNoAnswer: the agent CLI said it succeeded, but its model
-	// answered nothing at all (no text, no tool call): nothing was done.
-	ReasonAgentNoAnswer = "AGENT_NO_ANSWER"
-	// ReasonAgentRefused: the model's safeguards refused the request; the
-	// same instruction would be refused again.
-	ReasonAgentRefused = "AGENT_MODEL_REFUSED"
+	ReasonExitNonzero        = string(vocab.ReasonExitNonzero)
+	ReasonKilledSignal       = string(vocab.ReasonKilledSignal)
+	ReasonTimeout            = string(vocab.ReasonTimeout)
+	ReasonCancelled          = string(vocab.ReasonCancelled)
+	ReasonSpawnFailed        = string(vocab.ReasonSpawnFailed)
+	ReasonOutputInvalid      = string(vocab.ReasonOutputInvalid)
+	ReasonReportedFailure    = string(vocab.ReasonReportedFailure)
+	ReasonHung               = string(vocab.ReasonHung)
+	ReasonLeaseLost          = string(vocab.ReasonLeaseLost)
+	ReasonRestartLimit       = string(vocab.ReasonRestartLimit)
+	ReasonInterrupted        = string(vocab.ReasonInterrupted)
+	ReasonAbandoned          = string(vocab.ReasonAbandoned)
+	ReasonLedgerWrite        = string(vocab.ReasonLedgerWrite)
+	ReasonWorktree           = string(vocab.ReasonWorktree)
+	ReasonSetupFailed        = string(vocab.ReasonSetupFailed)
+	ReasonSetupNotAllowed    = string(vocab.ReasonSetupNotAllowed)
+	ReasonRejected           = string(vocab.ReasonRejected)
+	ReasonMergeConflict      = string(vocab.ReasonMergeConflict)
+	ReasonMergeNotFF         = string(vocab.ReasonMergeNotFF)
+	ReasonMergeFailed        = string(vocab.ReasonMergeFailed)
+	ReasonNothingToDeliver   = string(vocab.ReasonNothingToDeliver)
+	ReasonDiverged           = string(vocab.ReasonDiverged)
+	ReasonSessionOtherStep   = string(vocab.ReasonSessionOtherStep)
+	ReasonSessionOtherFolder = string(vocab.ReasonSessionOtherFolder)
+	ReasonAgentDenied        = string(vocab.ReasonAgentDenied)
+	ReasonAgentAuth          = string(vocab.ReasonAgentAuth)
+	ReasonAgentNotLoggedIn   = string(vocab.ReasonAgentNotLoggedIn)
+	ReasonAgentRateLimited   = string(vocab.ReasonAgentRateLimited)
+	ReasonAgentProvider      = string(vocab.ReasonAgentProvider)
+	ReasonAgentMaxTurns      = string(vocab.ReasonAgentMaxTurns)
+	ReasonAgentOptionRefused = string(vocab.ReasonAgentOptionRefused)
+	ReasonBudgetExceeded     = string(vocab.ReasonBudgetExceeded)
+	ReasonAgentNoAnswer      = string(vocab.ReasonAgentNoAnswer)
+	ReasonAgentRefused       = string(vocab.ReasonAgentRefused)
 )
 
-// Reasons lists every reason code.
+// Reasons lists the reason codes of a worker's or a step's end that the
+// controller gives (vocab.Reasons has every reason code).
 func Reasons() []string {
 	return []string{ReasonExitNonzero, ReasonKilledSignal, ReasonTimeout, ReasonCancelled, ReasonSpawnFailed,
 		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
@@ -232,16 +167,10 @@ func TerminalState(reason string) string {
 // ReasonText returns the label of a reason code in loc's language; an
 // unknown code (from a newer daokit) is shown as it is.
 func ReasonText(loc *i18n.Localizer, reason string) string {
-	if !slices.Contains(Reasons(), reason) {
-		return reason
-	}
-	return loc.T("controller.reason." + reason)
+	return vocab.Reason(reason).Label(loc)
 }
 
 // StateText returns the label of a run state in loc's language.
 func StateText(loc *i18n.Localizer, state string) string {
-	if !IsState(state) {
-		return state
-	}
-	return loc.T("controller.state." + state)
+	return vocab.RunState(state).Label(loc)
 }

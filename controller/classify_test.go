@@ -10,6 +10,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
 )
@@ -148,7 +149,7 @@ func TestEveryCodeAndStateIsTranslated(t *testing.T) {
 		seen := map[string]string{}
 		for _, r := range Reasons() {
 			got := ReasonText(loc, r)
-			if got == "controller.reason."+r || got == "" {
+			if got == vocab.ReasonCatalog+r || got == "" {
 				t.Errorf("%s: reason %s has no label", lang, r)
 			}
 			if prev, dup := seen[got]; dup {
@@ -157,7 +158,7 @@ func TestEveryCodeAndStateIsTranslated(t *testing.T) {
 			seen[got] = r
 		}
 		for _, s := range States() {
-			if got := StateText(loc, s); got == "controller.state."+s || got == "" {
+			if got := StateText(loc, s); got == vocab.StateCatalog+s || got == "" {
 				t.Errorf("%s: state %s has no label", lang, s)
 			}
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Options configure a controller.
@@ -62,6 +63,10 @@ type Controller struct {
 	// docMu serialises document writes; each write takes the latest state
 	// under mu and writes it outside mu (see flushDocs).
 	docMu sync.Mutex
+	// docErrs is the last error each document's write failed with, so
+	// that a write retried at every flush logs a failure once, not five
+	// times a second. Guarded by docMu.
+	docErrs map[docSet]string
 	// docKick wakes the document writer (see writeSoon).
 	docKick chan struct{}
 	// treeMu serialises worktree creation: `git worktree add` names its
@@ -102,7 +107,7 @@ type Controller struct {
 const keptFinishedLeases = 50
 
 // OpLeasesPruned records how many finished leases a start pruned.
-const OpLeasesPruned = "LEASES_PRUNED"
+const OpLeasesPruned = string(vocab.OpLeasesPruned)
 
 // ErrLocked is returned by Run when another controller holds the root.
 var ErrLocked = ledger.ErrLocked
@@ -131,7 +136,7 @@ func open(opts Options) (*Controller, error) {
 	if opts.Logger == nil {
 		opts.Logger = slog.New(slog.DiscardHandler)
 	}
-	if _, err := ledger.Init(opts.Root, opts.Now()); err != nil {
+	if _, err := ledger.InitState(opts.Root, opts.Now()); err != nil {
 		return nil, fmt.Errorf("controller: prepare ledger: %w", err)
 	}
 	store, fenced, err := openFencing(opts, leaseTTLOf(opts.Config))
@@ -397,11 +402,11 @@ func (c *Controller) controllerState() string {
 	if c.journal != nil && c.journal.isFull() {
 		return stateDiskFull
 	}
-	return "ready"
+	return string(vocab.ControllerReady)
 }
 
 // stateDiskFull is the controller state while the ledger's disk is full.
-const stateDiskFull = "disk_full"
+const stateDiskFull = string(vocab.ControllerDiskFull)
 
 // diskFull tells the log and the windows that ledger writes started or
 // stopped failing for lack of space.

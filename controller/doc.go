@@ -18,7 +18,8 @@
 // tells a waiting run its place in line.
 //
 // How a worker run ended is mapped to one of a small set of stable reason
-// codes (classify.go), such as WORKER_TIMEOUT or WORKER_HUNG. Events carry
-// the code; the window shows it in the reader's language with the message
-// "controller.reason.<code>".
+// codes (classify.go), such as WORKER_TIMEOUT or WORKER_HUNG. The codes,
+// like the run states, operations and control results, are declared in
+// package vocab with their labels; events and relay messages carry the
+// code, and each reader words it in its own language.
 package controller

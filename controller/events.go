@@ -4,27 +4,28 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Operations of the SYSTEM events the controller writes. Event types stay
 // within the contract's enum; what happened is the payload's "operation".
 const (
-	OpControllerStarted = "CONTROLLER_STARTED"
-	OpControllerStopped = "CONTROLLER_STOPPED"
-	OpInstruction       = "INSTRUCTION_RECEIVED"
-	OpControl           = "CONTROL_RECEIVED"
-	OpResumed           = "INSTRUCTION_RESUMED"
-	OpRunState          = "RUN_STATE"
-	OpWorkerOutput      = "WORKER_OUTPUT"
-	OpLedgerRepaired    = "LEDGER_REPAIRED"
+	OpControllerStarted = string(vocab.OpControllerStarted)
+	OpControllerStopped = string(vocab.OpControllerStopped)
+	OpInstruction       = string(vocab.OpInstruction)
+	OpControl           = string(vocab.OpControl)
+	OpResumed           = string(vocab.OpResumed)
+	OpRunState          = string(vocab.OpRunState)
+	OpWorkerOutput      = string(vocab.OpWorkerOutput)
+	OpLedgerRepaired    = string(vocab.OpLedgerRepaired)
 	// OpLeaseRenewFailed: a lease could not be renewed (its holder's
 	// checks stopped for longer than the TTL, or the register lost it);
 	// it was registered afresh.
-	OpLeaseRenewFailed = "LEASE_RENEW_FAILED"
+	OpLeaseRenewFailed = string(vocab.OpLeaseRenewFailed)
 	// OpLedgerWritesHeld: events could not be written for lack of space
 	// and were held, in order, until the disk had room; written after
 	// them, with when the stall began and how many writes were tried.
-	OpLedgerWritesHeld = "LEDGER_WRITES_HELD"
+	OpLedgerWritesHeld = string(vocab.OpLedgerWritesHeld)
 )
 
 // Dedup key prefixes. An instruction's key carries the client's message

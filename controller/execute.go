@@ -201,7 +201,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		c.transition(r, StateFailed, reason)
 		return outcomeFailed, reason
 	}
-	if out, reason, ok := c.finishFromLog(r, step, lane, laneCfg); ok {
+	if out, reason, ok := c.finishFromLog(r, step, lane, laneCfg, tree); ok {
 		return out, reason // the worker a dead controller left had finished
 	}
 	c.mu.Lock()
@@ -272,11 +272,16 @@ func (c *Controller) settleLogs(r *run) {
 func (c *Controller) stopped(r *run, reason string) (outcome, string) {
 	c.mu.Lock()
 	stopping, cancelled := c.stopping, r.cancelled
+	state, _ := r.runState()
 	c.mu.Unlock()
 	if stopping && !cancelled {
 		return outcomeInterrupted, ""
 	}
-	c.transition(r, StateCancelled, reason)
+	if !IsTerminal(state) {
+		// A change waiting for review has a completed attempt: the
+		// run's RUN_FINISHED says it was cancelled.
+		c.transition(r, StateCancelled, reason)
+	}
 	return outcomeCancelled, reason
 }
 
@@ -298,7 +303,8 @@ func (c *Controller) stepInstruction(r *run, step string) string {
 	if why := r.pipeline.RoleLifecycle.Get(keyRejected + step); why != "" && why != "-" {
 		instruction += "\n\n" + c.loc.T("controller.review.rejected_note", "Reason", why)
 	}
-	return instruction
+	// What the person added to the task since it started (followup.go).
+	return instruction + c.followUpNote(&r.pipeline)
 }
 
 // workerSpec builds how to run the step's worker on instruction: in the
@@ -375,7 +381,7 @@ func (c *Controller) queued(r *run, step, lane string, position int) {
 // can depend on it.
 func (c *Controller) started(r *run, step, lane string, proc *worker.Process, spec worker.Spec) {
 	c.mu.Lock()
-	r.proc = proc
+	r.proc, r.workerRan = proc, true
 	c.releaseSuccessorsLocked(r)
 	p := &r.pipeline
 	c.takeLeasesLocked(r, step, lane, proc.PID())
@@ -564,8 +570,9 @@ func (c *Controller) stepFailed(r *run, step, lane, reason string, detail ledger
 }
 
 // finish ends a run with a pipeline status and records RUN_FINISHED, the
-// marker recovery looks for.
-func (c *Controller) finish(r *run, status, reason string) {
+// marker recovery looks for; extra (key, value pairs) goes into its
+// payload.
+func (c *Controller) finish(r *run, status, reason string, extra ...any) {
 	c.mu.Lock()
 	p := &r.pipeline
 	switch status {
@@ -576,7 +583,7 @@ func (c *Controller) finish(r *run, status, reason string) {
 	case ledger.StatusBlocked:
 		MarkStepFailed(p, p.CurrentStep, reason, true)
 	}
-	r.final = status
+	r.final, r.endReason = status, reason
 	if len(r.successors) > 0 {
 		c.releaseSuccessorsLocked(r)
 		c.writeLeasesLocked()
@@ -590,7 +597,7 @@ func (c *Controller) finish(r *run, status, reason string) {
 	c.touch(r)
 	c.flushDocs()
 	c.settleLogs(r)
-	c.recordFinished(r, status, reason)
+	c.recordFinished(r, status, reason, extra...)
 	c.mu.Lock()
 	c.writeHeartbeatLocked(c.focusLocked(), c.now(), c.thresholds())
 	c.mu.Unlock()
@@ -599,14 +606,14 @@ func (c *Controller) finish(r *run, status, reason string) {
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
 }
 
-func (c *Controller) recordFinished(r *run, status, reason string) {
+func (c *Controller) recordFinished(r *run, status, reason string, extra ...any) {
 	severity := ledger.SeverityInfo
 	if status != ledger.StatusDone {
 		severity = ledger.SeverityError
 	}
 	p := r.pipeline
-	c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, severity, OpRunFinished,
-		"status", status, "reason_code", reason, "message_id", r.in.MessageID))
+	kv := append([]any{"status", status, "reason_code", reason, "message_id", r.in.MessageID}, extra...)
+	c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, severity, OpRunFinished, kv...))
 }
 
 // abandon drops r while it waits for its lane slot, at a person's
@@ -637,7 +644,7 @@ func (c *Controller) retry(r *run) {
 	step := r.pipeline.CurrentStep
 	reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)
 	MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
-	r.final, r.cancelled, r.attempt, r.tree, r.inFolder = "", false, 0, nil, nil
+	r.final, r.endReason, r.cancelled, r.attempt, r.tree, r.inFolder = "", "", false, 0, nil, nil
 	r.restarts = heal.Restarts{}
 	r.done = make(chan struct{})
 	c.current = r

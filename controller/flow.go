@@ -12,6 +12,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/workflow"
 )
 
@@ -37,7 +38,7 @@ const (
 
 // ReasonWorkflowError ends a run whose workflow could not go on for a
 // reason that is not a worker's (its memory could not be written).
-const ReasonWorkflowError = "WORKFLOW_ERROR"
+const ReasonWorkflowError = string(vocab.ReasonWorkflowError)
 
 // flowSteps returns the step templates a run starts with: the configured
 // steps, the single pass, or the first step of a loop (a loop adds the
@@ -181,7 +182,7 @@ const outputKeep = 400
 // record) when no STEP_COMPLETED carries it: a built-in judge's decision,
 // an agent judge's decision after its step. The instruction index keeps
 // it for a restart.
-const OpStepRecorded = "STEP_RECORDED"
+const OpStepRecorded = string(vocab.OpStepRecorded)
 
 // Remember implements workflow.Memory: the step's record is in the log
 // when it returns (in its STEP_COMPLETED, or in STEP_RECORDED), durable

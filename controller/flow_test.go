@@ -83,6 +83,26 @@ func TestLoopBlocksAtMaxIterations(t *testing.T) {
 	if fin.Payload.String("status") != ledger.StatusBlocked || fin.Payload.String("reason_code") != workflow.ReasonMaxIterations {
 		t.Fatalf("run ended %v", fin.Payload)
 	}
+	// The heartbeat says the same as the run's end (it once said
+	// RESTART_LIMIT_REACHED for every block).
+	if got := h.blockedHeartbeat(); got != workflow.ReasonMaxIterations {
+		t.Fatalf("heartbeat of a run blocked at max iterations says %q", got)
+	}
+}
+
+// blockedHeartbeat waits for heartbeat_status.json to say BLOCKED and
+// returns its reason code.
+func (h *harness) blockedHeartbeat() string {
+	h.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for time.Now().Before(deadline) {
+		if hb := ledger.LoadSnapshot(h.root).Heartbeat; hb.OK() && hb.Value.Status == ledger.HeartbeatBlocked {
+			return hb.Value.ReasonCode
+		}
+		time.Sleep(20 * time.Millisecond) // polling the file; the condition decides
+	}
+	h.t.Fatalf("heartbeat not BLOCKED within 20s: %+v", ledger.LoadSnapshot(h.root).Heartbeat.Value)
+	return ""
 }
 
 func TestLoopJudgeCommandAndEscalation(t *testing.T) {
@@ -111,6 +131,9 @@ func TestLoopJudgeCommandAndEscalation(t *testing.T) {
 	fin = h.finished(h.forward("x").Route.TaskID)
 	if fin.Payload.String("status") != ledger.StatusBlocked || fin.Payload.String("reason_code") != workflow.ReasonEscalated {
 		t.Fatalf("escalated run ended %v", fin.Payload)
+	}
+	if got := h.blockedHeartbeat(); got != workflow.ReasonEscalated {
+		t.Fatalf("heartbeat of an escalated run says %q", got)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
 	"github.com/daokit/daokit/workflow"
@@ -19,7 +20,7 @@ import (
 // why, pid, attempt): finished, the step ends from the worker's logs
 // and its STEP_COMPLETED says from_log; not finished, the step runs
 // again and why says what the logs lacked.
-const OpStepReadBack = "STEP_READ_BACK"
+const OpStepReadBack = string(vocab.OpStepReadBack)
 
 // What a successor found of a left worker (OpStepReadBack's why): only
 // readBackFinished ends the step from the log.
@@ -73,7 +74,7 @@ const readBackGoneAfter = 10 * time.Second
 // the step again, as before; a worker that does not die ends the attempt
 // as a hung one's (restarted by the policy, never beside it). ok reports
 // that the attempt ended here.
-func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lane) (out outcome, reason string, ok bool) {
+func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lane, tree *stepTree) (out outcome, reason string, ok bool) {
 	c.mu.Lock()
 	u := r.unended
 	r.unended = nil
@@ -128,8 +129,15 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		decided(readBackFailed)
 		return 0, "", false
 	}
+	// The step ends as if its worker had just exited: where it worked is
+	// what the judge checks and what its session is bound to.
+	dir := laneCfg.WorkDir(c.opts.Root)
+	if tree != nil {
+		dir = tree.dir
+	}
 	c.mu.Lock()
 	r.attempt = u.Attempt
+	r.tree, r.dir = tree, dir
 	r.texts, r.output = r.texts[:0], workflow.Output{}
 	top := r.treeTop()
 	c.mu.Unlock()

@@ -14,12 +14,13 @@ import (
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/hooks"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Operations of the SYSTEM event that records each run of a hook.
 const (
-	OpHookRan     = "HOOK_RAN"
-	OpHookSkipped = "HOOK_SKIPPED"
+	OpHookRan     = string(vocab.OpHookRan)
+	OpHookSkipped = string(vocab.OpHookSkipped)
 )
 
 // controllerPoints are the hook points the controller runs; pre-compact

@@ -69,6 +69,11 @@ type indexEntry struct {
 	Records map[string]json.RawMessage `json:"records,omitempty"`
 	// DoneThrough is the last iteration whose judge said to go on.
 	DoneThrough int `json:"done_through,omitempty"`
+	// FollowUps are the person's follow-ups of the instruction's task
+	// (see followup.go), oldest first: the pipeline file shows one run
+	// only, and a restart must still brief the others' steps with them.
+	// Never changed in place, like Completed.
+	FollowUps []string `json:"follow_ups,omitempty"`
 	// Review is the change that waits for the person's verdict
 	// (REVIEW_PENDING not yet followed by an accept or reject): the
 	// pipeline file shows one run only, and a restart must not lose the
@@ -130,6 +135,17 @@ func (e indexEntry) ack() relay.Ack {
 func (e indexEntry) instruction() Instruction {
 	at, _ := ledger.ParseTime(e.ReceivedAt)
 	return Instruction{MessageID: e.MessageID, Text: e.Text, At: at, TaskID: e.Route.TaskID, RunID: e.Route.RunID}
+}
+
+// isTrue reports whether payload key holds JSON true.
+func isTrue(payload ledger.Object, key string) bool {
+	return string(rawOf(payload, key)) == "true"
+}
+
+// rawOf is payload key's JSON, nil when absent.
+func rawOf(payload ledger.Object, key string) json.RawMessage {
+	raw, _ := payload.Get(key)
+	return raw
 }
 
 func newInstrIndex(dir string) *instrIndex {
@@ -216,8 +232,13 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 			if e.Payload.String("reopens") == "true" {
 				x.reopenLocked(target)
 			}
+			if t := x.open[target]; t != nil && isTrue(e.Payload, "follow_up") {
+				t.FollowUps = append(slices.Clip(t.FollowUps), e.Payload.String("text"))
+			}
 			return
 		}
+		// A finished task's new run carries all the task's follow-ups.
+		_ = json.Unmarshal(rawOf(e.Payload, "follow_ups"), &en.FollowUps)
 		if _, dup := x.open[id]; dup {
 			return
 		}
@@ -255,6 +276,10 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 		if en := x.open[id]; en != nil {
 			delete(x.byRun, [2]string{en.Route.TaskID, en.Route.RunID})
 			delete(x.open, id)
+			x.endLocked(*en, e)
+		} else if en := x.ended[id]; en != nil {
+			// A person cancelled the run after it ended (see closeEnded):
+			// a successor rebuilds it as it ends now.
 			x.endLocked(*en, e)
 		}
 	}

@@ -8,26 +8,27 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 var _ relay.Handler = (*Controller)(nil)
 
 // Error codes the controller returns to clients, beyond the relay's own.
 const (
-	codeNoRun       relay.Code = "no_run"
-	codeNotFailed   relay.Code = "not_failed"
-	codeNotRunning  relay.Code = "not_running"
-	codeNotWaiting  relay.Code = "not_waiting"
-	codeEmpty       relay.Code = "empty_instruction"
-	codeLedgerWrite relay.Code = "ledger_write_failed"
-	codeIndexRead   relay.Code = "index_unreadable"
-	codeDiskFull    relay.Code = "disk_full"
+	codeNoRun       = relay.Code(vocab.ResultNoRun)
+	codeNotFailed   = relay.Code(vocab.ResultNotFailed)
+	codeNotRunning  = relay.Code(vocab.ResultNotRunning)
+	codeNotWaiting  = relay.Code(vocab.ResultNotWaiting)
+	codeEmpty       = relay.Code(vocab.ResultEmpty)
+	codeLedgerWrite = relay.Code(vocab.ResultLedgerWrite)
+	codeIndexRead   = relay.Code(vocab.ResultIndexRead)
+	codeDiskFull    = relay.Code(vocab.ResultDiskFull)
 	// codeInvalidID: a task, run or step id does not match
 	// ledger.IDPattern (Detail: which id and its value). Ids become
 	// folder names under artifacts/, so they are refused, never cleaned.
-	codeInvalidID relay.Code = "invalid_id"
+	codeInvalidID = relay.Code(vocab.ResultInvalidID)
 	// codeNoReview: /accept or /reject while no change waits for review.
-	codeNoReview relay.Code = "not_in_review"
+	codeNoReview = relay.Code(vocab.ResultNotInReview)
 )
 
 // checkIDs refuses ids a client chose that do not match ledger.IDPattern;
@@ -53,6 +54,9 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	}
 	if ack, ok, err := c.seen(req.ID); ok || err != nil {
 		return ack, err
+	}
+	if in.FollowUp {
+		return c.followUp(req, in)
 	}
 	c.mu.Lock()
 	if existing := c.namedRun(in); existing != nil {
@@ -163,8 +167,10 @@ func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (re
 	return ack, nil
 }
 
-// HandleControl records a control request and decides it: cancel the
-// active run, retry a failed step, or report the route.
+// HandleControl records a control request and decides it: cancel or
+// abandon a run (live, waiting, in review, or ended BLOCKED or FAILED:
+// see closeended.go), retry a failed step, answer a review, or report
+// the route.
 func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl relay.Control) (relay.Ack, error) {
 	if err := checkIDs("task_id", ctl.TaskID, "run_id", ctl.RunID, "step_id", ctl.StepID); err != nil {
 		return relay.Ack{}, err
@@ -196,7 +202,7 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	}
 	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, OpControl,
 		"message_id", req.ID, "kind", string(ctl.Kind), "target_message_id", target, "route", routePayload(route))
-	if ctl.Kind == relay.ControlReject || ctl.Kind == relay.ControlAbandon {
+	if ctl.Kind == relay.ControlReject || ctl.Kind == relay.ControlAbandon || ctl.Kind == relay.ControlCancel {
 		e.Payload = e.Payload.With("reason", ctl.Reason)
 	}
 	e.DedupKey = dedupControl + req.ID
@@ -212,12 +218,10 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 		c.mu.Lock()
 		r.deliver(verdict{accept: ctl.Kind == relay.ControlAccept, reason: strings.TrimSpace(ctl.Reason)})
 		c.mu.Unlock()
-	case relay.ControlCancel:
-		c.cancel(r)
+	case relay.ControlCancel, relay.ControlAbandon:
+		c.stopRun(r, ctl.Kind == relay.ControlAbandon, strings.TrimSpace(ctl.Reason))
 	case relay.ControlRetry:
 		c.retry(r)
-	case relay.ControlAbandon:
-		c.abandon(r)
 	}
 	return ack, nil
 }
@@ -227,7 +231,7 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 	switch kind {
 	case relay.ControlCancel:
-		if r.finished() {
+		if !cancellable(r) {
 			return &relay.Error{Code: codeNotRunning, Detail: r.pipeline.Status}
 		}
 	case relay.ControlRetry:
@@ -239,7 +243,8 @@ func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 			return &relay.Error{Code: codeNoReview, Detail: r.pipeline.Status}
 		}
 	case relay.ControlAbandon:
-		if state, _ := r.runState(); r.finished() || (state != StateIdle && state != StateWaiting) {
+		if !abandonable(r) {
+			state, _ := r.runState()
 			return &relay.Error{Code: codeNotWaiting, Detail: state}
 		}
 	}

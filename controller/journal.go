@@ -187,6 +187,17 @@ func (j *journal) loop() {
 	open := true
 	var closedAt time.Time
 	for open || len(pending) > 0 {
+		if len(pending) == 0 && stall.attempts > 0 {
+			// Only acknowledgements were refused: nothing is held, yet
+			// until a write succeeds every instruction is refused. The
+			// stall's own record probes whether the disk has room again.
+			if j.recovered(&stall) == nil {
+				continue
+			}
+			stall.attempts++
+			pending, open = j.wait(pending, open, heal.Backoff(diskFullBackoff, stall.attempts-1, nil))
+			continue
+		}
 		if len(pending) == 0 {
 			req, ok := <-j.reqs
 			if !ok {
@@ -210,7 +221,10 @@ func (j *journal) loop() {
 			j.reply(pending, nil)
 			pending = nil
 			if stall.attempts > 0 {
-				j.recovered(&stall)
+				if err := j.recovered(&stall); err != nil {
+					// Tried again once nothing else waits (see above).
+					j.onErr(fmt.Errorf("record the end of a full disk: %w", err))
+				}
 			}
 			continue
 		case !isNoSpace(err):
@@ -378,17 +392,20 @@ func (j *journal) write(pending []*appendReq) error {
 }
 
 // recovered records, once the disk has room again, how long writes were
-// held and how often they were tried: the ledger says what happened.
-func (j *journal) recovered(s *stall) {
+// held and how often they were tried: the ledger says what happened. The
+// stall ends once that record is written; a write that fails leaves it
+// on, to be tried again.
+func (j *journal) recovered(s *stall) error {
 	e := ledger.NewEvent(j.now(), globalID, globalID, "", ledger.EventSystem, ledger.SeverityWarn, ledger.ObjectOf(
 		"operation", OpLedgerWritesHeld, "since", ledger.FormatTime(s.since), "attempts", s.attempts,
 		"held_events", s.held))
 	if err := j.write(j.encode([]*appendReq{{events: []ledger.Event{e}}})); err != nil {
-		j.onErr(fmt.Errorf("record the end of a full disk: %w", err))
+		return err
 	}
 	*s = stall{}
 	j.full.Store(false)
 	j.onFull(false)
+	return nil
 }
 
 func (j *journal) reply(reqs []*appendReq, err error) {

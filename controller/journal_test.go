@@ -320,3 +320,50 @@ func fillDisk(t *testing.T, path string) {
 		}
 	}
 }
+
+// TestARefusedAcknowledgementAloneEndsItsStall: on a full disk with
+// nothing else to write, an acknowledgement is refused; once there is
+// room again the journal must notice by itself (nothing else may ever
+// be written to tell it), say so, and take instructions again.
+func TestARefusedAcknowledgementAloneEndsItsStall(t *testing.T) {
+	root := smallDisk(t, "4m")
+	if _, err := ledger.Init(root, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c, j, ears := journalOn(t, root)
+	filler := filepath.Join(root, "filler")
+	fillDisk(t, filler)
+	// Longer than a page: it needs one the disk no longer has.
+	ack := c.events.system("DK-2", "run-1", "S1", ledger.SeverityInfo, OpInstruction, "message_id", "refused",
+		"text", strings.Repeat("x", 8192))
+	if err := j.appendAck(ack); !errors.Is(err, ErrDiskFull) {
+		t.Fatalf("an acknowledgement on a full disk: %v, want ErrDiskFull", err)
+	}
+	if !j.isFull() {
+		t.Fatal("the journal does not say the disk is full")
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []bool{true, false} {
+		select {
+		case full := <-ears.full:
+			if full != want {
+				t.Fatalf("the journal said full=%v, want %v", full, want)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("the journal did not say full=%v within 20s", want)
+		}
+	}
+	ack = c.events.system("DK-3", "run-1", "S1", ledger.SeverityInfo, OpInstruction, "message_id", "taken")
+	if err := j.appendAck(ack); err != nil {
+		t.Fatalf("an acknowledgement once there is room: %v", err)
+	}
+	j.close()
+	if ids := logIDs(t, root, OpLedgerWritesHeld); len(ids) != 1 {
+		t.Errorf("%d LEDGER_WRITES_HELD events, want 1", len(ids))
+	}
+	if ids := logIDs(t, root, OpInstruction); len(ids) != 1 {
+		t.Errorf("instructions in the log %v, want only the one taken after the stall", ids)
+	}
+}

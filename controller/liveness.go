@@ -221,11 +221,11 @@ func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thr
 	}
 	if focus == nil {
 		if c.current != nil && c.current.final == ledger.StatusBlocked {
-			hb.Status, hb.ReasonCode = ledger.HeartbeatBlocked, heal.ReasonRestartLimit
+			hb.Status, hb.ReasonCode = ledger.HeartbeatBlocked, blockReason(&c.current.pipeline)
 		} else {
 			hb.Status, hb.ReasonCode = ledger.HeartbeatIdle, ""
 		}
-		if hb.Status == c.hb.Status && c.hb.WarningAfterSeconds == th.WarningAfter {
+		if hb.Status == c.hb.Status && hb.ReasonCode == c.hb.ReasonCode && c.hb.WarningAfterSeconds == th.WarningAfter {
 			return // nothing new to say
 		}
 	} else {
@@ -236,6 +236,19 @@ func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thr
 	}
 	c.hb = hb
 	c.dirty |= docHeartbeat
+}
+
+// blockReason is why a blocked run waits for a person, as finish
+// recorded it (see MarkStepFailed): the loop's last iteration, an
+// escalation, the budget or the restart limit each say something
+// different to the person. A pipeline that names no reason (written by
+// an older daokit) was blocked by the restart limit, the only block
+// there was.
+func blockReason(p *ledger.PipelineState) string {
+	if r := strings.ToUpper(p.RoleLifecycle.Get("route:last_reason")); r != "" {
+		return r
+	}
+	return ReasonRestartLimit
 }
 
 // cpuWatch remembers a process's CPU time between checks, the second

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/worker"
@@ -77,10 +78,12 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			}
 			// Windows get what the line means (a structured line is
 			// described, a heartbeat not shown); the ledger keeps it raw.
+			// The parts go with the controller's wording, for each window
+			// to word in its own language.
 			if shown := transcript.DescribeRecord(c.loc, rec); shown != "" {
 				c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{
 					TaskID: p.TaskID, RunID: p.RunID, StepID: step, Lane: lane,
-					Stream: string(rec.Stream), Line: shown, Truncated: rec.Truncated,
+					Stream: string(rec.Stream), Line: shown, Truncated: rec.Truncated, Parts: say.ToRelay(transcript.PartsOf(rec)),
 				}})
 			}
 			if logged >= outputLinesPerStep {

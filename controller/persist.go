@@ -6,11 +6,12 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 // OpRunFinished marks the end of a run in events.jsonl: recovery treats an
 // instruction without one as unfinished.
-const OpRunFinished = "RUN_FINISHED"
+const OpRunFinished = string(vocab.OpRunFinished)
 
 // docSet names the documents that changed since the last flush.
 type docSet uint8
@@ -122,20 +123,18 @@ func (c *Controller) flush(which docSet) {
 	c.mu.Unlock()
 	var failed docSet
 	if dirty&docPipeline != 0 {
-		if _, err := c.store.WritePipeline(p); err != nil {
-			c.log.Error("write pipeline", "task_id", p.TaskID, "err", err)
+		err := c.wrote(docPipeline, "write pipeline", func() error { _, err := c.store.WritePipeline(p); return err }, "task_id", p.TaskID)
+		if err != nil {
 			failed |= docPipeline
 		}
 	}
 	if dirty&docLeases != 0 {
-		if _, err := c.store.WriteLeases(leases); err != nil {
-			c.log.Error("write leases", "err", err)
+		if err := c.wrote(docLeases, "write leases", func() error { _, err := c.store.WriteLeases(leases); return err }); err != nil {
 			failed |= docLeases
 		}
 	}
 	if dirty&docHeartbeat != 0 {
-		if _, err := c.store.WriteHeartbeat(hb); err != nil {
-			c.log.Error("write heartbeat", "err", err)
+		if err := c.wrote(docHeartbeat, "write heartbeat", func() error { _, err := c.store.WriteHeartbeat(hb); return err }); err != nil {
 			failed |= docHeartbeat
 		}
 	}
@@ -149,6 +148,25 @@ func (c *Controller) flush(which docSet) {
 	if rest {
 		c.writeSoon()
 	}
+}
+
+// wrote runs write, one document's write, and logs its failure once
+// until it fails otherwise or succeeds (a failed write is tried again at
+// every flush). Called with c.docMu held.
+func (c *Controller) wrote(doc docSet, what string, write func() error, attrs ...any) error {
+	err := write()
+	switch {
+	case err == nil && c.docErrs[doc] != "":
+		delete(c.docErrs, doc)
+		c.log.Info(what+": written again", attrs...)
+	case err != nil && c.docErrs[doc] != err.Error():
+		if c.docErrs == nil {
+			c.docErrs = map[docSet]string{}
+		}
+		c.docErrs[doc] = err.Error()
+		c.log.Error(what, append(attrs, "err", err)...)
+	}
+	return err
 }
 
 // clonePipeline returns a copy of p that shares nothing it could mutate.

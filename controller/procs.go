@@ -8,13 +8,14 @@ import (
 
 	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/workflow"
 )
 
 // OpOrphansKilled records that a starting controller killed processes an
 // earlier controller of the root left running (payload: killed).
-const OpOrphansKilled = "ORPHANS_KILLED"
+const OpOrphansKilled = string(vocab.OpOrphansKilled)
 
 // sweepOrphans kills what a previous controller of this root left
 // running: the cgroups and marked processes of its steps (an agent's own

@@ -9,6 +9,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // found is an open instruction the index gave back at start.
@@ -27,6 +28,8 @@ type found struct {
 	unended *unendedStep
 	// review is the change the log says waits for review, if any.
 	review *reviewMark
+	// followUps are the task's follow-ups the log holds.
+	followUps []string
 	// tree is the worktree the run last readied, and unreviewed says
 	// that its step completed without being put to the person.
 	tree       *reviewMark
@@ -51,7 +54,7 @@ func (c *Controller) recover() []found {
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
 			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended, review: en.Review,
-			tree: en.Tree, unreviewed: en.Unreviewed})
+			tree: en.Tree, unreviewed: en.Unreviewed, followUps: en.FollowUps})
 	}
 	return out
 }
@@ -84,6 +87,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 	out := make([]resumed, 0, len(list))
 	for _, f := range list {
 		r := c.newRun(f.in)
+		r.workerRan = f.started
 		res := resumed{r: r, announce: f.started}
 		if c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID {
 			r.pipeline = c.pipeline
@@ -107,6 +111,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 			}
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
+		restoreFollowUps(&r.pipeline, f.followUps)
 		restoreTree(&r.pipeline, f.tree)
 		restoreReview(&r.pipeline, f.review)
 		if f.unreviewed {
@@ -186,7 +191,7 @@ func (c *Controller) fenceOrphansLocked() (takeovers []ledger.Event) {
 		takeoverAt := ledger.FormatTime(now)
 		e := c.events.typed(key[0], key[1], "", ledger.EventLeaseTakeover, ledger.SeverityWarn,
 			"takeover_at", takeoverAt, "adopted_step_ids", nonNil(res.AdoptedSteps()), "failed_step_ids", nonNil(res.FailedSteps),
-			"reason_code", "CONTROLLER_SUCCESSION", "generation", c.generation, "superseded_tokens", nonNil(res.Superseded),
+			"reason_code", string(vocab.ReasonSuccession), "generation", c.generation, "superseded_tokens", nonNil(res.Superseded),
 			"successor_pid", c.pid)
 		e.DedupKey = "succession:" + key[0] + ":" + key[1] + ":" + takeoverAt
 		takeovers = append(takeovers, e)

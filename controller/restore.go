@@ -94,13 +94,14 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 				MarkStepCompleted(&r.pipeline, step)
 			}
 			applyRecords(&r.pipeline, en.Records, en.DoneThrough)
+			restoreFollowUps(&r.pipeline, en.FollowUps)
 			step := en.FinalStep
 			if step == "" {
 				step = r.pipeline.CurrentStep
 			}
 			MarkStepFailed(&r.pipeline, step, en.FinalReason, en.Final == ledger.StatusBlocked)
 		}
-		r.final = r.pipeline.Status
+		r.final, r.endReason, r.workerRan = r.pipeline.Status, en.FinalReason, en.Started
 		r.quiet = true
 		// Its last attempt failed: that is what the window shows.
 		r.life = c.newLifecycle(r, r.pipeline.CurrentStep)

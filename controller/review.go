@@ -7,17 +7,18 @@ import (
 	"github.com/daokit/daokit/gitwork"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Operations of the review SYSTEM events.
 const (
 	// OpReviewPending: a step in a worktree finished and waits for the
 	// person's /accept or /reject.
-	OpReviewPending = "REVIEW_PENDING"
+	OpReviewPending = string(vocab.OpReviewPending)
 	// OpMergeRefused: an accept could not merge (reason_code MERGE_CONFLICT
 	// with the files, or MERGE_FAILED); nothing was forced, and the step
 	// still waits for review.
-	OpMergeRefused = "MERGE_REFUSED"
+	OpMergeRefused = string(vocab.OpMergeRefused)
 )
 
 // Lifecycle values and keys of a review.
@@ -163,7 +164,7 @@ func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tre
 			"reason_code", code, "files", files, "error", firstLine(err.Error()), "branch", w.Branch, "base_branch", w.BaseBranch,
 			"committed", d.Committed))
 		c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: p.TaskID, RunID: p.RunID,
-			StepID: step, Stream: "stderr", Line: c.loc.T("controller.reason." + code)}})
+			StepID: step, Stream: "stderr", Line: ReasonText(c.loc, code), Reason: code}})
 		return 0, "", false
 	}
 	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,

@@ -8,18 +8,19 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Next actions a route summary names. They are stored in the ledger as
 // they are and labelled in the person's language by the window.
 const (
-	NextDispatch = "dispatch"        // the step is about to start
-	NextQueued   = "wait_for_lane"   // the lane is busy; the step waits its turn
-	NextWorking  = "wait_for_worker" // a worker is on the step
-	NextDone     = "none"            // the run is finished
-	NextRetry    = "retry_or_cancel" // the step failed; a person decides
-	NextAwait    = "await_user"      // the run is blocked and waits for a person
-	NextReview   = "review"          // a step's change waits for /accept or /reject
+	NextDispatch = string(vocab.NextDispatch) // the step is about to start
+	NextQueued   = string(vocab.NextQueued)   // the lane is busy; the step waits its turn
+	NextWorking  = string(vocab.NextWorking)  // a worker is on the step
+	NextDone     = string(vocab.NextDone)     // the run is finished
+	NextRetry    = string(vocab.NextRetry)    // the step failed; a person decides
+	NextAwait    = string(vocab.NextAwait)    // the run is blocked and waits for a person
+	NextReview   = string(vocab.NextReview)   // a step's change waits for /accept or /reject
 )
 
 // Lifecycle keys daokit adds under the Python tool's route: prefix.

@@ -88,9 +88,15 @@ type run struct {
 	inFolder map[string]bool
 	// review receives the person's verdict while a step waits for one.
 	review chan verdict
-	// final is the pipeline status the run ended with ("" while active).
-	final string
-	done  chan struct{}
+	// final is the pipeline status the run ended with ("" while active),
+	// endReason the reason code it ended with.
+	final     string
+	endReason string
+	// workerRan: a worker was started for the run (in any attempt, by
+	// this controller or, as the log says, a previous one). A run that
+	// ended before any did can still be abandoned.
+	workerRan bool
+	done      chan struct{}
 }
 
 func (r *run) finished() bool { return r.final != "" }

@@ -8,37 +8,27 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/vocab"
 )
 
-// The run states. Every worker run goes
+// The run states (see vocab.RunState, where they are declared with their
+// labels). Every worker run goes
 //
 //	idle → waiting → requesting → generating → persisting → completed
 //
 // or leaves that path for failed, cancelled or timedOut; those four are
 // terminal. The values are stored in ledger payloads and relay messages as
-// they are (plain strings, like http.Method*), and the window labels them
-// with the message "controller.state.<state>".
+// they are (plain strings, like http.Method*).
 const (
-	// StateIdle: the run exists but has not asked for a lane slot.
-	StateIdle = "idle"
-	// StateWaiting: queued for a slot of its lane (see LaneScheduler).
-	StateWaiting = "waiting"
-	// StateRequesting: holds a slot; the controller is taking the lease
-	// and starting the worker.
-	StateRequesting = "requesting"
-	// StateGenerating: the worker is running.
-	StateGenerating = "generating"
-	// StatePersisting: the worker has ended; its outcome is being
-	// recorded.
-	StatePersisting = "persisting"
-	// StateCompleted: the worker did the work and it was recorded.
-	StateCompleted = "completed"
-	// StateFailed: the run failed; a reason code says why.
-	StateFailed = "failed"
-	// StateCancelled: a person, the owner or a shutdown stopped the run.
-	StateCancelled = "cancelled"
-	// StateTimedOut: the lane's time limit ended the worker.
-	StateTimedOut = "timedOut"
+	StateIdle       = string(vocab.StateIdle)
+	StateWaiting    = string(vocab.StateWaiting)
+	StateRequesting = string(vocab.StateRequesting)
+	StateGenerating = string(vocab.StateGenerating)
+	StatePersisting = string(vocab.StatePersisting)
+	StateCompleted  = string(vocab.StateCompleted)
+	StateFailed     = string(vocab.StateFailed)
+	StateCancelled  = string(vocab.StateCancelled)
+	StateTimedOut   = string(vocab.StateTimedOut)
 )
 
 // States lists every run state in path order, terminal states last.

@@ -3,6 +3,7 @@ package controller
 import (
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Operations of the session SYSTEM events.
@@ -10,10 +11,10 @@ const (
 	// OpSessionBound: a worker reported its resume handle (payload:
 	// session_id, lane, dir, worktree). Recorded at once, not when the
 	// worker ends, so that a crash does not lose it.
-	OpSessionBound = "SESSION_BOUND"
+	OpSessionBound = string(vocab.OpSessionBound)
 	// OpSessionResume: how a step with a resume_command starts: "resume"
 	// with the handle, or "fresh" with the reason_code why not.
-	OpSessionResume = "SESSION_RESUME"
+	OpSessionResume = string(vocab.OpSessionResume)
 )
 
 // Lifecycle keys of a lane's latest resume handle and its owner, each

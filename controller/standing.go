@@ -11,6 +11,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 // The controller's standing lease names no run: it says "this controller
@@ -21,7 +22,7 @@ const (
 	standingTask = "controller"
 	standingStep = "controller"
 	// OpControllerFenced records that a hung controller was killed.
-	OpControllerFenced = "CONTROLLER_FENCED"
+	OpControllerFenced = string(vocab.OpControllerFenced)
 	// fenceWait bounds the wait for a killed holder's lock to go.
 	fenceWait = 10 * time.Second
 )

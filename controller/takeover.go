@@ -5,12 +5,13 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Operations recorded around a takeover.
 const (
-	OpHandoffApplied     = "HANDOFF_APPLIED"
-	OpHandoffApplyFailed = "HANDOFF_APPLY_FAILED"
+	OpHandoffApplied     = string(vocab.OpHandoffApplied)
+	OpHandoffApplyFailed = string(vocab.OpHandoffApplyFailed)
 )
 
 // takeOver adopts the step of a worker that was stopped as stale (or
@@ -70,7 +71,7 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 	if pkgErr != nil {
 		c.log.Error("handoff after takeover", "step", step, "err", pkgErr)
 		c.record(c.events.system(taskID, runID, step, ledger.SeverityError, OpHandoffApplyFailed,
-			"reason_code", "HANDOFF_APPLY_ERROR", "error", pkgErr.Error(), "takeover_at", takeoverAt))
+			"reason_code", string(vocab.ReasonHandoffApply), "error", pkgErr.Error(), "takeover_at", takeoverAt))
 	} else {
 		applied := c.events.system(taskID, runID, plan.ResumeStepID, ledger.SeverityInfo, OpHandoffApplied,
 			"takeover_at", takeoverAt, "resume_step_id", plan.ResumeStepID, "next_action", plan.NextAction,

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"slices"
@@ -18,6 +19,7 @@ import (
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/team"
+	"github.com/daokit/daokit/vocab"
 )
 
 // The role Leads (seed 003, scheme A) are supervised like workers: each is
@@ -31,12 +33,12 @@ const (
 	// TeamTask is the task id of the Leads' leases.
 	TeamTask = "team"
 	// Operations of the Leads' events.
-	OpLeadStarted      = "LEAD_STARTED"
-	OpLeadExited       = "LEAD_EXITED"
-	OpLeadRestartLimit = "LEAD_RESTART_LIMIT"
+	OpLeadStarted      = string(vocab.OpLeadStarted)
+	OpLeadExited       = string(vocab.OpLeadExited)
+	OpLeadRestartLimit = string(vocab.OpLeadRestartLimit)
 	// OpOutboxEvent mirrors one outbox event into the ledger, so that the
 	// window's event pane shows the team's traffic.
-	OpOutboxEvent = "OUTBOX_EVENT"
+	OpOutboxEvent = string(vocab.OpOutboxEvent)
 )
 
 // LeadLane is the lease lane of role's Lead.
@@ -63,6 +65,15 @@ type leadProc struct {
 	restartAt time.Time // when a restart is due; zero when none is
 	gaveUp    bool
 	health    string
+	// hung: the controller killed it as STALE (its exit says LEAD_HUNG,
+	// not the signal it died of); stderr is the file it writes to.
+	hung   bool
+	stderr *os.File
+	// outboxRefused: it last died because the outbox database was
+	// missing, empty or corrupt; once daokit outbox init (or a restore)
+	// makes it sound again, a Lead the restart bound gave up on is
+	// started afresh.
+	outboxRefused bool
 }
 
 // startTeam starts a Lead per role when the root has a workflow.toml.
@@ -77,7 +88,7 @@ func (c *Controller) startTeam() {
 	}
 	if err != nil {
 		c.log.Error("team not started", "err", err)
-		c.recordTeam(c.events.system(globalID, globalID, "", ledger.SeverityError, OpLeadExited, "reason_code", "WORKFLOW_INVALID", "error", err.Error()))
+		c.recordTeam(c.events.system(globalID, globalID, "", ledger.SeverityError, OpLeadExited, "reason_code", string(vocab.ReasonWorkflowInvalid), "error", err.Error()))
 		return
 	}
 	s := &teamSup{wf: wf, statusDir: lead.StatusDir(wf)}
@@ -113,11 +124,30 @@ func (c *Controller) startLead(lp *leadProc) {
 	cmd := exec.Command(c.opts.Self, "lead", "--role", lp.role, "--root", c.opts.Root)
 	cmd.Env = append(os.Environ(), "DAOKIT_ROOT="+c.opts.Root, "DAOKIT_TASK_ID="+TeamTask, "DAOKIT_LANG="+c.opts.Lang)
 	cmd.SysProcAttr = leadSysProcAttr()
+	// The Lead's stderr goes to a file of its own, emptied at each start:
+	// its last line is the error of a Lead that dies without an Exit
+	// record of its own (see leadExit).
+	c.mu.Lock()
+	statusDir := c.team.statusDir
+	c.mu.Unlock()
+	if err := os.MkdirAll(statusDir, 0o755); err == nil {
+		if f, err := os.Create(lead.StderrPath(statusDir, lp.role)); err == nil {
+			cmd.Stderr = f
+			lp.stderr = f
+		}
+	}
 	now := c.now()
 	tree, err := proc.Start(proc.WithStep(proc.WithScope(context.Background(), c.procs), "lead-"+lp.role), cmd)
+	if lp.stderr != nil {
+		// The child holds its own copy; ours is not needed past the start.
+		lp.stderr.Close()
+		lp.stderr = nil
+	}
 	if err != nil {
+		_ = lead.WriteExit(statusDir, lead.Exit{Role: lp.role, Reason: lead.ExitStartFailed, Detail: err.Error(), Time: now,
+			Restarts: lp.restarts.Count()})
 		c.recordTeam(c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError, OpLeadExited,
-			"role", lp.role, "reason_code", "LEAD_START_FAILED", "error", err.Error()))
+			"role", lp.role, "reason_code", lead.ExitStartFailed, "error", err.Error()))
 		c.mu.Lock()
 		limit := c.scheduleRestartLocked(lp, now)
 		c.mu.Unlock()
@@ -136,7 +166,7 @@ func (c *Controller) startLead(lp *leadProc) {
 	}()
 	c.mu.Lock()
 	lp.tree = tree
-	lp.cmd, lp.done, lp.started, lp.restartAt, lp.health = cmd, done, now, time.Time{}, heal.HealthActive
+	lp.cmd, lp.done, lp.started, lp.restartAt, lp.health, lp.hung = cmd, done, now, time.Time{}, heal.HealthActive, false
 	h, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: LeadLane(lp.role), TaskID: TeamTask, RunID: LeadLane(lp.role), StepID: lp.role,
 		Holder: heal.Holder{ThreadID: LeadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
 	if err == nil {
@@ -156,7 +186,7 @@ func (c *Controller) scheduleRestartLocked(lp *leadProc, now time.Time) []ledger
 	if !ok {
 		lp.gaveUp = true
 		return []ledger.Event{c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError,
-			OpLeadRestartLimit, "role", lp.role, "reason_code", "RESTART_LIMIT_REACHED", "restarts", lp.restarts.Count())}
+			OpLeadRestartLimit, "role", lp.role, "reason_code", ReasonRestartLimit, "restarts", lp.restarts.Count())}
 	}
 	lp.restartAt = now.Add(delay)
 	return nil
@@ -179,21 +209,33 @@ func (c *Controller) superviseTeam() {
 		switch {
 		case lp.cmd != nil && exited(lp.done):
 			code := lp.cmd.ProcessState.ExitCode()
+			ex := c.leadExit(s, lp, now)
 			events = append(events, c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityWarn, OpLeadExited,
-				"role", lp.role, "pid", lp.cmd.Process.Pid, "exit_code", code, "health", lp.health))
+				"role", lp.role, "pid", lp.cmd.Process.Pid, "exit_code", code, "health", lp.health,
+				"reason_code", ex.Reason, "error", ex.Detail))
 			if lp.held != nil {
 				_ = lp.held.Release(&c.leases, now)
 				lp.held = nil
 				c.writeLeasesLocked()
 			}
 			lp.cmd = nil
-			events = append(events, c.scheduleRestartLocked(lp, now)...)
+			lp.outboxRefused = strings.HasPrefix(ex.Reason, "OUTBOX_")
+			restart := c.scheduleRestartLocked(lp, now)
+			if lp.gaveUp {
+				ex.GaveUp = true
+			}
+			_ = lead.WriteExit(s.statusDir, ex)
+			events = append(events, restart...)
 		case lp.cmd != nil:
 			c.judgeLeadLocked(s, lp, now, &events)
 			if lp.held != nil && lp.held.Renew(&c.leases, now) == nil {
 				c.writeLeasesLocked()
 			}
 		case !lp.gaveUp && !lp.restartAt.IsZero() && !now.Before(lp.restartAt):
+			due = append(due, lp)
+		case lp.gaveUp && lp.outboxRefused && outbox.Check(s.wf.DBPath()) == nil:
+			// The outbox it died for is sound again: not a crash loop.
+			lp.gaveUp, lp.outboxRefused, lp.restarts = false, false, heal.Restarts{}
 			due = append(due, lp)
 		}
 	}
@@ -240,7 +282,8 @@ func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, ev
 			"role", lp.role, "silent_seconds", silent.Seconds()))
 	case heal.HealthStale:
 		*events = append(*events, c.events.typed(TeamTask, LeadLane(lp.role), lp.role, ledger.EventHeartbeatStale, ledger.SeverityError,
-			"role", lp.role, "silent_seconds", silent.Seconds(), "reason_code", "LEAD_HUNG"))
+			"role", lp.role, "silent_seconds", silent.Seconds(), "reason_code", lead.ExitHung))
+		lp.hung = true
 		lp.tree.Kill()
 	}
 }
@@ -279,8 +322,65 @@ func (c *Controller) stopTeam() {
 			_ = lp.held.Release(&c.leases, now)
 			c.writeLeasesLocked()
 		}
+		ex := c.leadExit(s, lp, now)
+		if ex.Reason == lead.ExitSignal || ex.Reason == lead.ExitNonzero || ex.Reason == lead.ExitStopped {
+			// Our SIGTERM (or the kill after the grace): a stop, not a death.
+			ex.Reason, ex.Detail, ex.Signal = lead.ExitStopped, "", ""
+		}
+		_ = lead.WriteExit(s.statusDir, ex)
 		c.mu.Unlock()
 	}
+}
+
+// leadExit is why lp's Lead process (which has exited) ended: its own
+// Exit record when it wrote one (an outbox it refused, an error), with
+// the exit status added; else what the controller knows: it killed a hung
+// Lead, a signal it did not send, or a non-zero exit with the last line
+// the Lead wrote to stderr.
+func (c *Controller) leadExit(s *teamSup, lp *leadProc, now time.Time) lead.Exit {
+	pid := lp.cmd.Process.Pid
+	ex := lead.Exit{Role: lp.role, PID: pid, Time: now, Restarts: lp.restarts.Count()}
+	if st := lp.cmd.ProcessState; st != nil {
+		ex.ExitCode = st.ExitCode()
+		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+			ex.Signal = ws.Signal().String()
+		}
+	}
+	own, err := lead.ReadExit(s.statusDir, lp.role)
+	switch {
+	case lp.hung:
+		ex.Reason = lead.ExitHung
+	case err == nil && own.PID == pid && own.Reason != "":
+		ex.Reason, ex.Detail = own.Reason, own.Detail
+	case ex.Signal != "":
+		ex.Reason = lead.ExitSignal
+	case ex.ExitCode != 0:
+		ex.Reason, ex.Detail = lead.ExitNonzero, lastLine(lead.StderrPath(s.statusDir, lp.role))
+	default:
+		ex.Reason = lead.ExitStopped
+	}
+	return ex
+}
+
+// lastLine is the last non-blank line of the end of a file ("" when
+// there is none), at most 512 bytes of it.
+func lastLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const tail = 4096
+	if st, err := f.Stat(); err == nil && st.Size() > tail {
+		_, _ = f.Seek(-tail, io.SeekEnd)
+	}
+	data, _ := io.ReadAll(io.LimitReader(f, tail))
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	last := strings.TrimSpace(lines[len(lines)-1])
+	if len(last) > 512 {
+		last = last[:512]
+	}
+	return last
 }
 
 // leadStopGrace bounds a Lead's clean stop.
@@ -298,32 +398,28 @@ func (c *Controller) teamActive() bool {
 // OUTBOX_EVENT system events (from the head at start: history stays in
 // the outbox), woken by the outbox's change notification.
 func (c *Controller) followOutbox(ctx context.Context, wf *team.Workflow) {
-	// Opened for writing only so that the schema exists before the first
-	// Lead creates it; the follower itself never writes.
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
-	if err != nil {
-		c.log.Error("follow the outbox", "err", err)
-		return
-	}
-	defer ob.Close()
-	after, _ := ob.Head(ctx)
 	// pause waits a second after a failed read (a busy or locked
 	// database), so that a lasting failure is logged once a second
 	// instead of spinning; it reports whether to go on.
 	pause := func(what string, err error) bool {
-		if ctx.Err() != nil {
-			return false
+		return c.pauseFollow(ctx, what, err, time.Second)
+	}
+	// A missing, emptied or corrupt outbox is refused, never made anew
+	// (daokit outbox init does that); the Leads die saying why, and the
+	// follower waits for the outbox to be there, re-checking every
+	// second at first, then every 30 s.
+	var ob *outbox.SQLite
+	for delay := time.Second; ; delay = min(2*delay, 30*time.Second) {
+		var err error
+		if ob, err = outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true}); err == nil {
+			break
 		}
-		c.log.Warn(what, "err", err)
-		t := time.NewTimer(time.Second)
-		defer t.Stop()
-		select {
-		case <-ctx.Done():
-			return false
-		case <-t.C:
-			return true
+		if !c.pauseFollow(ctx, "follow the outbox", err, delay) {
+			return
 		}
 	}
+	defer ob.Close()
+	after, _ := ob.Head(ctx)
 	for ctx.Err() == nil {
 		if err := ob.Wait(ctx, after); err != nil && !pause("outbox wait", err) {
 			return
@@ -348,6 +444,24 @@ func (c *Controller) followOutbox(ctx context.Context, wf *team.Workflow) {
 	}
 }
 
+// pauseFollow logs why the outbox follower waits, then waits d (a busy
+// or locked database, an outbox not there yet), so that a lasting
+// failure never spins; it reports whether to go on.
+func (c *Controller) pauseFollow(ctx context.Context, what string, err error, d time.Duration) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	c.log.Warn(what, "err", err)
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
+
 // outboxSummary is a one-line description of an outbox event for the
 // event pane: "#3 commented by lead:qa".
 func outboxSummary(e outbox.Event) string {
@@ -361,16 +475,16 @@ func outboxSummary(e outbox.Event) string {
 // Errors of /issue.
 const (
 	// codeNoTeam: /issue on a root without a workflow.toml.
-	codeNoTeam relay.Code = "no_team"
+	codeNoTeam = relay.Code(vocab.ResultNoTeam)
 	// codeBadIssue: /issue without a known role and a title (Detail: the
 	// roles there are).
-	codeBadIssue relay.Code = "bad_issue"
+	codeBadIssue = relay.Code(vocab.ResultBadIssue)
 	// codeOutbox: the outbox could not be written (Detail: why).
-	codeOutbox relay.Code = "outbox_failed"
+	codeOutbox = relay.Code(vocab.ResultOutbox)
 )
 
 // OpIssueFiled records an issue the person filed from the window.
-const OpIssueFiled = "ISSUE_FILED"
+const OpIssueFiled = string(vocab.OpIssueFiled)
 
 // fileIssue files "/issue ROLE TITLE…" from a window in the outbox, for
 // the person (the window never writes the outbox itself). The request id

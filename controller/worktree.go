@@ -10,20 +10,21 @@ import (
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/gitwork"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Operations of the worktree SYSTEM events.
 const (
 	// OpWorktreeReady: a step's worktree exists (payload: path, branch,
 	// base, base_branch, repo, dir, reused).
-	OpWorktreeReady = "WORKTREE_READY"
+	OpWorktreeReady = string(vocab.OpWorktreeReady)
 	// OpWorktreeSetup: the repository's set-up script ran, or was skipped
 	// because the person has not allowed it (reason_code).
-	OpWorktreeSetup = "WORKTREE_SETUP"
+	OpWorktreeSetup = string(vocab.OpWorktreeSetup)
 	// OpWorktreeRemoved: an accepted step's worktree was removed; or kept
 	// (kept = the reasons), when removing it would lose work.
-	OpWorktreeRemoved = "WORKTREE_REMOVED"
-	OpWorktreeKept    = "WORKTREE_KEPT"
+	OpWorktreeRemoved = string(vocab.OpWorktreeRemoved)
+	OpWorktreeKept    = string(vocab.OpWorktreeKept)
 )
 
 // WorktreesDir is the folder under the ledger root that holds the steps'

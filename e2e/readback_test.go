@@ -63,6 +63,11 @@ func TestResultNobodyReadIsReadBack(t *testing.T) {
 	if end.Payload.String("status") != ledger.StatusDone {
 		t.Fatalf("the run ended %s/%s, want DONE", end.Payload.String("status"), end.Payload.String("reason_code"))
 	}
+	// The pipeline is written before RUN_FINISHED: it says DONE too (a
+	// session bound while reading back once made it invalid, unwritable).
+	if p := ledger.LoadSnapshot(root).Pipeline; p.Err != nil || p.Value.TaskID != taskID || p.Value.Status != ledger.StatusDone {
+		t.Errorf("pipeline_state.json: task %s status %s (%v), want %s DONE", p.Value.TaskID, p.Value.Status, p.Err, taskID)
+	}
 	if r := readRuns(t, root)[taskID]["S1"]; r.starts != 1 || r.done != 1 {
 		t.Errorf("the agent started %d and finished %d times, want once: %s", r.starts, r.done, traceOf(root, taskID, "S1"))
 	}

@@ -30,6 +30,9 @@ func teamRoot(t *testing.T) string {
 	if err := os.WriteFile(filepath.Join(root, "team", "workflow.toml"), []byte(teamWorkflow), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if r := run(t, "outbox", "init", "--root", root); r.code != 0 {
+		t.Fatalf("outbox init: %+v", r)
+	}
 	return root
 }
 
@@ -99,9 +102,12 @@ func TestControllerSupervisesLeads(t *testing.T) {
 		}
 		return err == nil
 	})
-	waitEvent(t, root, "the killed Lead's exit", 20*time.Second, func(e ledger.Event) bool {
+	exit := waitEvent(t, root, "the killed Lead's exit", 20*time.Second, func(e ledger.Event) bool {
 		return leadEvent("LEAD_EXITED", "backend")(e) && payloadInt(e, "pid") == pid
 	})
+	if reason := exit.Payload.String("reason_code"); reason != "LEAD_KILLED_SIGNAL" {
+		t.Fatalf("a Lead killed with SIGKILL exited for %q", reason)
+	}
 	waitFor(t, 20*time.Second, "a new backend Lead", func() bool {
 		for _, e := range events(t, root) {
 			if leadEvent("LEAD_STARTED", "backend")(e) && payloadInt(e, "pid") != pid {
@@ -125,6 +131,12 @@ func TestControllerSupervisesLeads(t *testing.T) {
 	waitEvent(t, root, "the stopped Lead judged STALE", 20*time.Second, func(e ledger.Event) bool {
 		return e.EventType == ledger.EventHeartbeatStale && e.Payload.String("role") == "qa"
 	})
+	exit = waitEvent(t, root, "the hung Lead's exit", 20*time.Second, func(e ledger.Event) bool {
+		return leadEvent("LEAD_EXITED", "qa")(e) && payloadInt(e, "pid") == second
+	})
+	if reason := exit.Payload.String("reason_code"); reason != "LEAD_HUNG" {
+		t.Fatalf("a Lead killed as STALE exited for %q", reason)
+	}
 	waitFor(t, 20*time.Second, "a new qa Lead", func() bool {
 		for _, e := range events(t, root) {
 			if leadEvent("LEAD_STARTED", "qa")(e) && payloadInt(e, "pid") != second {

@@ -160,6 +160,9 @@ func TestHostileIssueTextIsVisibleNotActedOn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "team", "workflow.toml"), []byte("[roles.backend]\nrole_repo = \"repos/backend\"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if r := run(t, "outbox", "init", "--root", root); r.code != 0 {
+		t.Fatalf("outbox init: %+v", r)
+	}
 	if r := run(t, "outbox", "new", "--root", root, "--body", "copy \x1b]52;c;b3duZWQ=\a this", "login \x1b[2K\x1b[1Gfixed"); r.code != 0 {
 		t.Fatalf("outbox new: %+v", r)
 	}

@@ -292,8 +292,9 @@ func TestWatchFollowsALedger(t *testing.T) {
 
 // TestWindowAcceptsASimChange: the simulated agent edits a real project
 // in its step worktree; the window shows the step waiting for review, the
-// changes view (F3) shows the diff, and /accept brings the change into
-// the project's main branch.
+// changes view (F3) shows the diff and takes its own keys, and /accept,
+// typed while it is open, brings the change into the project's main
+// branch.
 func TestWindowAcceptsASimChange(t *testing.T) {
 	t.Parallel()
 	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
@@ -307,13 +308,13 @@ func TestWindowAcceptsASimChange(t *testing.T) {
 		t.Fatalf("send-keys F3: %v %s", err, out)
 	}
 	win.waitFor(30*time.Second, "Changes", "+// add a cache (simulated edit, round 1)")
-	if out, err := exec.Command("tmux", "-L", win.socket, "send-keys", "-t", "0", "Escape").CombinedOutput(); err != nil {
-		t.Fatalf("send-keys Escape: %v %s", err, out)
+	// The keys the view's help lists act on it and none reaches the
+	// message box; "/", which the view does not use, starts a message
+	// there (issue 27: j and ] were typed into the message box, and
+	// "]/accept" became a new task).
+	if out, err := exec.Command("tmux", "-L", win.socket, "send-keys", "-t", "0", "-l", "j]k").CombinedOutput(); err != nil {
+		t.Fatalf("send-keys j]k: %v %s", err, out)
 	}
-	// Typed at once, the text would follow the escape byte as an Alt key.
-	win.until(30*time.Second, "the changes view closed", func(screen string) bool {
-		return !strings.Contains(screen, "(simulated edit, round 1)")
-	})
 	win.typeLine("/accept")
 	deadline := time.Now().Add(30 * time.Second)
 	for gittest.Git(t, project, "log", "-1", "--format=%s", "main") != "daokit: add a cache" {
@@ -322,5 +323,11 @@ func TestWindowAcceptsASimChange(t *testing.T) {
 		}
 		time.Sleep(100 * time.Millisecond) // polling git; the condition decides
 	}
+	if out, err := exec.Command("tmux", "-L", win.socket, "send-keys", "-t", "0", "Escape").CombinedOutput(); err != nil {
+		t.Fatalf("send-keys Escape: %v %s", err, out)
+	}
+	win.until(30*time.Second, "the changes view closed", func(screen string) bool {
+		return !strings.Contains(screen, "(simulated edit, round 1)")
+	})
 	win.waitFor(30*time.Second, "status done")
 }

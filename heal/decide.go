@@ -7,15 +7,16 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Controller lease verdicts, the Python self-healing cycle's codes.
 const (
-	LeaseValid           = "VALID_ACTIVE_LEASE"
-	LeaseMissing         = "MISSING_CONTROLLER_LEASE"
-	LeaseNoneActive      = "NON_ACTIVE_CONTROLLER_LEASE"
-	LeaseMalformedExpiry = "MALFORMED_LEASE_EXPIRY"
-	LeaseExpiredCode     = "EXPIRED_CONTROLLER_LEASE"
+	LeaseValid           = string(vocab.LeaseValid)
+	LeaseMissing         = string(vocab.LeaseMissing)
+	LeaseNoneActive      = string(vocab.LeaseNoneActive)
+	LeaseMalformedExpiry = string(vocab.LeaseMalformedExpiry)
+	LeaseExpiredCode     = string(vocab.LeaseExpired)
 )
 
 // Decision actions.
@@ -89,12 +90,12 @@ func Decide(heartbeatStatus, leaseVerdict string) Decision {
 	}
 	switch {
 	case status == ledger.HeartbeatStale:
-		return Decision{ActionTakeover, "HEARTBEAT_STALE"}
+		return Decision{ActionTakeover, string(vocab.ReasonHeartbeatStale)}
 	case leaseVerdict != LeaseValid:
-		return Decision{ActionTakeover, "INVALID_LEASE_" + leaseVerdict}
+		return Decision{ActionTakeover, string(vocab.InvalidLease(vocab.Reason(leaseVerdict)))}
 	case status == ledger.HeartbeatWarning:
-		return Decision{ActionObserve, "HEARTBEAT_WARNING_OBSERVE_ONLY"}
+		return Decision{ActionObserve, string(vocab.ReasonHeartbeatWarning)}
 	default:
-		return Decision{ActionObserve, "HEARTBEAT_" + status + "_NO_ACTION"}
+		return Decision{ActionObserve, string(vocab.NoAction(status))}
 	}
 }

@@ -2,17 +2,18 @@ package heal
 
 import (
 	"fmt"
-	"strconv"
 	"time"
+
+	"github.com/daokit/daokit/vocab"
 )
 
 // Evaluated health states. Active is the evaluator's word for a live
 // execution; the ledger stores it as RUNNING (ledger.HeartbeatRunning).
 const (
-	HealthIdle    = "IDLE"
-	HealthActive  = "ACTIVE"
-	HealthWarning = "WARNING"
-	HealthStale   = "STALE"
+	HealthIdle    = string(vocab.HealthIdle)
+	HealthActive  = string(vocab.HealthActive)
+	HealthWarning = string(vocab.HealthWarning)
+	HealthStale   = string(vocab.HealthStale)
 )
 
 // Thresholds are the heartbeat limits, in whole seconds as in the ledger.
@@ -114,10 +115,10 @@ func Evaluate(now time.Time, t Thresholds, s Signals) Health {
 func ReasonCode(seconds int) string {
 	switch {
 	case seconds > 0 && seconds%3600 == 0:
-		return "NO_OUTPUT_" + strconv.Itoa(seconds/3600) + "H"
+		return string(vocab.NoOutput(seconds/3600, 'H'))
 	case seconds > 0 && seconds%60 == 0:
-		return "NO_OUTPUT_" + strconv.Itoa(seconds/60) + "M"
+		return string(vocab.NoOutput(seconds/60, 'M'))
 	default:
-		return "NO_OUTPUT_" + strconv.Itoa(seconds) + "S"
+		return string(vocab.NoOutput(seconds, 'S'))
 	}
 }

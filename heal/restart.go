@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/backoff"
+	"github.com/daokit/daokit/vocab"
 )
 
 // RestartPolicy bounds automatic worker restarts: exponential backoff with
@@ -25,7 +26,7 @@ func DefaultRestartPolicy() RestartPolicy {
 
 // ReasonRestartLimit is the stable reason code of a step given up after
 // too many restarts.
-const ReasonRestartLimit = "RESTART_LIMIT_REACHED"
+const ReasonRestartLimit = string(vocab.ReasonRestartLimit)
 
 // Restarts tracks the restarts of one step. The zero value is ready.
 type Restarts struct {

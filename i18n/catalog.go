@@ -140,3 +140,13 @@ func (e *lazyLocalizer) Localize(cfg *goi18n.LocalizeConfig) (string, error) {
 	}
 	return e.loc.Localize(cfg)
 }
+
+// Has reports whether l's own catalog holds message id, without the
+// English fallback of T: a test of a vocabulary uses it to tell a label
+// missing from one language from one that reads the same in both.
+func (l *Localizer) Has(id string) bool {
+	_, ok := slices.BinarySearchFunc(generatedCatalog(l.lang), id, func(m *goi18n.Message, id string) int {
+		return strings.Compare(m.ID, id)
+	})
+	return ok
+}

@@ -7,7 +7,7 @@
 // they are labelled with translated text instead.
 //
 // Catalogs live in locales/<area>.<lang>.toml. Each area (cli, tui, ledger,
-// relay, controller, heal, compact) has one file per language with the same
+// relay, controller, heal, compact, vocab) has one file per language with the same
 // message ids, so that parallel work on different areas never edits the same
 // file. A test checks that both languages carry the same ids and the same
 // template variables, and that every message has a description.

@@ -19,12 +19,23 @@ type effect struct {
 // react decides the effect of one event, or nil when the event needs
 // none. It reads the outbox but writes nothing.
 func (l *Lead) react(ctx context.Context, ev outbox.Event) (*effect, error) {
-	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == To(l.o.Role) {
+	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == To(l.o.Role) || ev.Kind == outbox.EventAssigned {
 		delete(l.toMe, ev.Issue)
+	}
+	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == LabelAccepted ||
+		ev.Kind == outbox.EventCommented && l.memoryWriter != "" && ev.Actor == l.memoryWriter {
+		l.mu.Lock()
+		l.memoryDirty = true
+		l.mu.Unlock()
 	}
 	switch ev.Kind {
 	case outbox.EventOpened:
 		return l.onAddressed(ctx, ev)
+	case outbox.EventAssigned:
+		// An assignment to the role (not the Lead's own claim).
+		if ev.Actor != l.actor && l.assignedToRole(ev.Value) {
+			return l.onAddressed(ctx, ev)
+		}
 	case outbox.EventLabeled:
 		switch {
 		case ev.Value == To(l.o.Role):
@@ -45,10 +56,14 @@ func (l *Lead) react(ctx context.Context, ev outbox.Event) (*effect, error) {
 	return nil, nil
 }
 
-// claimable: open, addressed to the role, and not someone else's.
-func (l *Lead) claimable(is outbox.Issue) bool {
-	return !is.Closed && is.HasLabel(To(l.o.Role)) && (is.Assignee == "" || is.Assignee == l.actor) &&
-		is.LabelWithPrefix("state:") == ""
+// claimable: open, not someone else's, not under way, and addressed to
+// the role: its to:<role> label, an assignment to the role, or (mentioned)
+// an @<role> mention on an issue no to: label gives to another role.
+func (l *Lead) claimable(is outbox.Issue, mentioned bool) bool {
+	if is.Closed || is.LabelWithPrefix("state:") != "" || (is.Assignee != "" && !l.assignedToRole(is.Assignee)) {
+		return false
+	}
+	return is.HasLabel(To(l.o.Role)) || l.assignedToRole(is.Assignee) || (mentioned && is.LabelWithPrefix("to:") == "")
 }
 
 // claimOps set the assignee (the claim) and queue the issue. An issue
@@ -58,9 +73,17 @@ func (l *Lead) claimable(is outbox.Issue) bool {
 func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
 	m := outbox.Mailbox{Text: fmt.Sprintf("%s claims #%d and queues it for a Worker.", l.actor, is.ID), Fields: map[string]string{
 		outbox.FieldState: LabelQueued, outbox.FieldReadUpTo: strconv.FormatInt(readUpTo, 10)}}
+	labels := []string{LabelQueued}
+	if !is.HasLabel(To(l.o.Role)) {
+		// Taken by an assignment or a mention: the label makes it the
+		// role's in every list (and for depends_on) from now on.
+		labels = append(labels, To(l.o.Role))
+	}
 	ops := []outbox.Op{
-		{Kind: outbox.OpAssign, Issue: is.ID, Assignee: l.actor},
-		{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{LabelQueued}},
+		// Only while still free: two Leads addressed at once (an issue
+		// mentioning @backend and @qa) race, and the second claim is lost.
+		{Kind: outbox.OpAssign, Issue: is.ID, Assignee: l.actor, IfAssignee: []string{"", l.o.Role, l.actor}},
+		{Kind: outbox.OpLabel, Issue: is.ID, Labels: labels},
 	}
 	var parts []string
 	for _, p := range strings.Split(outbox.ParseMailbox(is.Body).Fields[outbox.FieldSplit], ";") {
@@ -102,7 +125,7 @@ func (l *Lead) onAddressed(ctx context.Context, ev outbox.Event) (*effect, error
 	if err != nil {
 		return nil, err
 	}
-	if !l.claimable(is) {
+	if !l.claimable(is, Mentions(is.Body, l.o.Role)) {
 		return nil, nil
 	}
 	return &effect{
@@ -111,9 +134,10 @@ func (l *Lead) onAddressed(ctx context.Context, ev outbox.Event) (*effect, error
 	}, nil
 }
 
-// addressed reports whether issue id carries to:<role>, from a cache that
-// the label events keep current, so that catching up on a long backlog
-// reads each issue once, not once per comment.
+// addressed reports whether issue id carries to:<role> or is assigned to
+// the role, from a cache that the label and assignment events keep
+// current, so that catching up on a long backlog reads each issue once,
+// not once per comment.
 func (l *Lead) addressed(ctx context.Context, id int64) (bool, error) {
 	if v, ok := l.toMe[id]; ok {
 		return v, nil
@@ -125,7 +149,7 @@ func (l *Lead) addressed(ctx context.Context, id int64) (bool, error) {
 		}
 		return false, err
 	}
-	v := is.HasLabel(To(l.o.Role))
+	v := is.HasLabel(To(l.o.Role)) || l.assignedToRole(is.Assignee)
 	if len(l.toMe) >= addressedCacheSize {
 		clear(l.toMe)
 	}
@@ -141,7 +165,7 @@ const addressedCacheSize = 1 << 16
 // in the comment blocks the issue (stopping its Worker) until those close.
 func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) {
 	c := outbox.Comment{ID: ev.Comment, Issue: ev.Issue, Body: ev.Body}
-	mentioned := strings.Contains(c.Body, "@"+l.o.Role)
+	mentioned := Mentions(c.Body, l.o.Role)
 	if !mentioned {
 		addressed, err := l.addressed(ctx, ev.Issue)
 		if err != nil || !addressed {
@@ -162,7 +186,7 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 	eff := &effect{change: outbox.Change{Trigger: trigger}}
 	var afters []func()
 	switch {
-	case l.claimable(is):
+	case l.claimable(is, mentioned || Mentions(is.Body, l.o.Role)):
 		eff.change.Ops = append(eff.change.Ops, l.claimOps(is, ev.ID)...)
 		afters = append(afters, func() { l.enqueue(is.ID) })
 	case wantsRetry(m.Text) && l.retryable(is):
@@ -174,7 +198,13 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 		ack.Fields[outbox.FieldState] = LabelQueued
 		afters = append(afters, func() { l.enqueue(is.ID) })
 	}
-	if deps := outbox.IssueRefs(m.Fields[outbox.FieldDependsOn]); len(deps) > 0 && is.Assignee == l.actor && !is.Closed {
+	if asked := outbox.IssueRefs(m.Fields[outbox.FieldDependsOn]); len(asked) > 0 && is.Assignee == l.actor && !is.Closed {
+		deps, refused := l.acceptableDeps(is.ID, asked)
+		if refused {
+			// An issue waiting for itself (or for an issue that waits
+			// for it) would wait forever: refused, said in the ack.
+			ack.Text += "\n" + fmt.Sprintf("Refused: #%d cannot wait for itself (%s).", is.ID, outbox.FormatRefs(asked))
+		}
 		unmet, err := l.openOf(ctx, deps)
 		if err != nil {
 			return nil, err
@@ -305,6 +335,7 @@ func (l *Lead) implicitDeps(ctx context.Context, is outbox.Issue) ([]int64, erro
 	if err != nil {
 		return nil, err
 	}
+	out = withoutID(out, is.ID) // a parent:<own id> label must not block it forever
 	for _, d := range l.role.DependsOn {
 		list, err := l.ob.List(ctx, outbox.Query{Label: To(d), State: "open"})
 		if err != nil {
@@ -319,7 +350,57 @@ func (l *Lead) implicitDeps(ctx context.Context, is outbox.Issue) ([]int64, erro
 	return out, nil
 }
 
-// explicitDeps are the DependsOn of the issue's body.
+// explicitDeps are the DependsOn of the issue's body, without the issue
+// itself (which would block it forever).
 func explicitDeps(is outbox.Issue) []int64 {
-	return outbox.IssueRefs(outbox.ParseMailbox(is.Body).Fields[outbox.FieldDependsOn])
+	return withoutID(outbox.IssueRefs(outbox.ParseMailbox(is.Body).Fields[outbox.FieldDependsOn]), is.ID)
+}
+
+// withoutID is ids without id.
+func withoutID(ids []int64, id int64) []int64 {
+	out := ids[:0:0]
+	for _, x := range ids {
+		if x != id {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// acceptableDeps are the blockers of issue id that may block it: not id
+// itself, and not an issue that this Lead holds blocked by id (a loop of
+// two would wait forever as surely). refused reports that some were
+// dropped.
+func (l *Lead) acceptableDeps(id int64, deps []int64) (ok []int64, refused bool) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, d := range deps {
+		if d == id || l.waitsFor(d, id) {
+			refused = true
+			continue
+		}
+		ok = append(ok, d)
+	}
+	return ok, refused
+}
+
+// waitsFor reports whether issue a is held blocked by b, directly or
+// through other blocked issues (each visited once; l.mu is held).
+func (l *Lead) waitsFor(a, b int64) bool {
+	seen := map[int64]bool{a: true}
+	next := []int64{a}
+	for len(next) > 0 {
+		x := next[len(next)-1]
+		next = next[:len(next)-1]
+		for _, d := range l.blocked[x] {
+			if d == b {
+				return true
+			}
+			if !seen[d] {
+				seen[d] = true
+				next = append(next, d)
+			}
+		}
+	}
+	return false
 }

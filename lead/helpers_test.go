@@ -31,6 +31,9 @@ func newProject(t testing.TB, workflow string, wake time.Duration) *project {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if _, err := outbox.Init(wf.DBPath(), false); err != nil {
+		t.Fatal(err)
+	}
 	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{WakeInterval: wake})
 	if err != nil {
 		t.Fatal(err)

@@ -78,6 +78,20 @@ type Lead struct {
 	toMe map[int64]bool
 	done chan workerResult
 	wg   sync.WaitGroup
+	// groupLimits are the caps this role shares with other roles
+	// (team.SharedGroups), checked in the transaction that marks an issue
+	// running; capped: the last start waited for one of them.
+	groupLimits []outbox.Limit
+	capped      bool
+	// memory caches the parsed memory files (Run's goroutine only);
+	// memoryFiles are the decisions given to the role, newest first, and
+	// memoryDirty says an event may have changed them.
+	memory      memoryCache
+	memoryFiles []string
+	memoryDirty bool
+	// memoryWriter is the actor of the Lead that records decisions ("":
+	// none may): its comment says a memory file was written.
+	memoryWriter string
 }
 
 // New checks the options and reads the Lead's cursor.
@@ -93,7 +107,18 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 		o.HardCap = 1
 	}
 	l := &Lead{o: o, actor: Actor(o.Role), role: r, limit: o.Workflow.Limit(o.Role, o.HardCap), ob: o.Backend,
-		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, toMe: map[int64]bool{}, done: make(chan workerResult, 64)}
+		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, toMe: map[int64]bool{}, done: make(chan workerResult, 64),
+		memory: memoryCache{}}
+	if w := MemoryWriter(o.Workflow); w != "" {
+		l.memoryWriter = Actor(w)
+	}
+	for _, g := range o.Workflow.SharedGroups(o.Role) {
+		lim := outbox.Limit{Label: LabelRunning, Max: g.MaxConcurrent}
+		for _, r := range g.Roles {
+			lim.Assignees = append(lim.Assignees, Actor(r))
+		}
+		l.groupLimits = append(l.groupLimits, lim)
+	}
 	c, err := l.ob.Cursor(ctx, l.actor)
 	if err != nil {
 		return nil, err
@@ -119,6 +144,9 @@ func (l *Lead) Run(ctx context.Context) error {
 	if err := l.Recover(ctx); err != nil {
 		return err
 	}
+	if _, err := l.refreshMemory(ctx); err != nil {
+		return err
+	}
 	wake := make(chan struct{})
 	wctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
@@ -134,6 +162,14 @@ func (l *Lead) Run(ctx context.Context) error {
 				return nil
 			}
 			return err
+		}
+		if l.memoryIsDirty() {
+			// A decision was stamped, unstamped or recorded: the Lead's
+			// own view of the memory follows at once, not at the next
+			// Worker's start.
+			if _, err := l.refreshMemory(ctx); err != nil && ctx.Err() == nil {
+				return err
+			}
 		}
 		if err := l.dispatch(ctx); err != nil {
 			return err
@@ -268,11 +304,13 @@ func (l *Lead) commit(ctx context.Context, b *batch) (int, error) {
 	}
 	n := 0
 	for i, e := range b.effs {
-		dup := res.Duplicate
+		dup, lost := res.Duplicate, res.Lost
 		if i > 0 {
-			dup = res.PartDuplicate[i-1]
+			dup, lost = res.PartDuplicate[i-1], res.PartLost[i-1]
 		}
-		if dup {
+		if dup || lost {
+			// Lost: another Lead claimed the issue first; nothing of
+			// this effect was done.
 			continue
 		}
 		n++
@@ -315,4 +353,10 @@ func ensureDir(dir string) error { return os.MkdirAll(dir, 0o755) }
 // interval only bounds a lost notification and keeps idle Leads cheap.
 func WakeFor(warning time.Duration) time.Duration {
 	return min(max(warning/4, 100*time.Millisecond), 5*time.Second)
+}
+
+func (l *Lead) memoryIsDirty() bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.memoryDirty
 }

@@ -2,6 +2,7 @@ package lead
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/signal"
 	"syscall"
@@ -34,6 +35,13 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		case "lead":
 			os.Exit(runLeadProcess(os.Args[2], os.Args[3]))
+		case "briefworker":
+			// A Worker that keeps the brief it was given.
+			data, _ := io.ReadAll(os.Stdin)
+			if err := os.WriteFile(os.Args[2], data, 0o644); err != nil {
+				os.Exit(1)
+			}
+			os.Exit(0)
 		}
 	}
 	os.Exit(m.Run())

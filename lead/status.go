@@ -22,7 +22,13 @@ type Status struct {
 	Queued  []int64            `json:"queued"`
 	Blocked map[string][]int64 `json:"blocked"`
 	Guarded bool               `json:"guarded"`
-	Time    time.Time          `json:"time"`
+	// GroupFull: the oldest queued issue waits because a group cap this
+	// role shares with other roles is reached.
+	GroupFull bool `json:"group_full,omitempty"`
+	// Memory are the files of the accepted decisions the Lead gives its
+	// Workers, newest first (its context from the project memory).
+	Memory []string  `json:"memory,omitempty"`
+	Time   time.Time `json:"time"`
 }
 
 // StatusPath is where role's Lead publishes its Status.
@@ -44,7 +50,7 @@ func (l *Lead) Snapshot(ctx context.Context) Status {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	s := Status{Role: l.o.Role, PID: os.Getpid(), Cursor: l.cursor, Limit: l.limit,
-		Queued: append([]int64{}, l.queued...), Blocked: map[string][]int64{}, Guarded: len(l.o.Guard) > 0, Time: now()}
+		Queued: append([]int64{}, l.queued...), Blocked: map[string][]int64{}, Guarded: len(l.o.Guard) > 0, GroupFull: l.capped && len(l.queued) > 0, Memory: slices.Clone(l.memoryFiles), Time: now()}
 	for id := range l.running {
 		s.Running = append(s.Running, id)
 	}

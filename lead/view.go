@@ -32,18 +32,32 @@ type RoleView struct {
 	Running []int64            `json:"running"`
 	Queued  []int64            `json:"queued"`
 	Blocked map[string][]int64 `json:"blocked"`
+	// GroupFull: the role's oldest queued issue waits for a group cap it
+	// shares with other roles.
+	GroupFull bool `json:"group_full,omitempty"`
+	// Memory are the files of the accepted decisions the Lead gives its
+	// Workers, newest first.
+	Memory []string `json:"memory,omitempty"`
+	// LastExit is why the role's Lead last ended (nil when it never
+	// did); while the Lead is DOWN it is why it is down.
+	LastExit *Exit `json:"last_exit,omitempty"`
 }
 
 // Views reads every role's status file and the outbox (cursors, claimed
 // issues). warn and stale are the heartbeat thresholds of daokit.toml.
+// ob may be nil (the outbox was refused): the roles are then shown from
+// their status and exit files alone, with no lag or claims.
 func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stale time.Duration, now time.Time) ([]RoleView, error) {
-	head, err := ob.Head(ctx)
-	if err != nil {
-		return nil, err
-	}
-	cursors, err := ob.Cursors(ctx)
-	if err != nil {
-		return nil, err
+	var head int64
+	cursors := map[string]int64{}
+	if ob != nil {
+		var err error
+		if head, err = ob.Head(ctx); err != nil {
+			return nil, err
+		}
+		if cursors, err = ob.Cursors(ctx); err != nil {
+			return nil, err
+		}
 	}
 	dir := StatusDir(wf)
 	out := make([]RoleView, 0, len(wf.Names))
@@ -53,7 +67,7 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		st, err := ReadStatus(dir, role)
 		switch {
 		case err == nil:
-			v.PID, v.Limit, v.Running, v.Queued, v.Blocked = st.PID, st.Limit, st.Running, st.Queued, st.Blocked
+			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull, v.Memory = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull, st.Memory
 			age := now.Sub(st.Time)
 			switch {
 			case !alive(st.PID):
@@ -68,11 +82,16 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		case !errors.Is(err, fs.ErrNotExist):
 			v.Health = HealthStale
 		}
-		claimed, err := ob.List(ctx, outbox.Query{Assignee: Actor(role), State: "open"})
-		if err != nil {
-			return nil, err
+		if e, err := ReadExit(dir, role); err == nil {
+			v.LastExit = &e
 		}
-		v.Claimed = len(claimed)
+		if ob != nil {
+			claimed, err := ob.List(ctx, outbox.Query{Assignee: Actor(role), State: "open"})
+			if err != nil {
+				return nil, err
+			}
+			v.Claimed = len(claimed)
+		}
 		out = append(out, v)
 	}
 	return out, nil

@@ -78,14 +78,27 @@ func (l *Lead) dispatch(ctx context.Context) error {
 			l.block(id, unmet)
 			continue
 		}
-		if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: []outbox.Op{
+		res, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Limits: l.groupLimits, Ops: []outbox.Op{
 			{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelQueued}},
 			{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelRunning}},
-		}}); err != nil {
+		}})
+		if err != nil {
 			return err
 		}
+		if res.OverLimit {
+			// A group this role shares is full with other roles' Workers:
+			// the issue stays queued, and the Lead tries again when the
+			// outbox changes (their Workers end with an event).
+			l.mu.Lock()
+			l.capped = true
+			l.mu.Unlock()
+			return nil
+		}
+		l.mu.Lock()
+		l.capped = false
+		l.mu.Unlock()
 		l.dequeue(id)
-		if err := l.startWorker(is); err != nil {
+		if err := l.startWorker(ctx, is); err != nil {
 			res := workerResult{issue: id, err: err}
 			if err := l.finish(ctx, res); err != nil {
 				return err
@@ -123,7 +136,13 @@ func (l *Lead) finish(ctx context.Context, res workerResult) error {
 	unlabel := []string{LabelRunning}
 	var ops []outbox.Op
 	var text string
-	var blockedBy []int64
+	var blockedBy, acceptable []int64
+	selfBlocked := false
+	if b := ev[outbox.FieldBlockedBy]; b != "" && res.err == nil {
+		var refused bool
+		acceptable, refused = l.acceptableDeps(res.issue, outbox.IssueRefs(b))
+		selfBlocked = refused && len(acceptable) == 0
+	}
 	switch {
 	case res.err != nil:
 		text = fmt.Sprintf("The Worker for #%d could not start: %v", res.issue, res.err)
@@ -133,9 +152,19 @@ func (l *Lead) finish(ctx context.Context, res workerResult) error {
 		text = fmt.Sprintf("The Worker proposes a breaking interface change (%s): not merged; a decision is needed (contracts + Accepted Gate).", ev[outbox.FieldBreaking])
 		f[outbox.FieldBreaking], f[outbox.FieldState] = ev[outbox.FieldBreaking], LabelReview
 		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelNeeded, LabelReview}})
+	case selfBlocked:
+		// Blocked by itself (or by what waits for it) is blocked forever:
+		// refused, and the issue fails so that a person sees it.
+		text = fmt.Sprintf("Refused: the Worker reported #%d blocked by itself (%s); an issue cannot wait for itself. It failed instead.",
+			res.issue, ev[outbox.FieldBlockedBy])
+		f[outbox.FieldState], f[outbox.FieldBlockedBy] = LabelFailed, ""
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
 	case ev[outbox.FieldBlockedBy] != "":
-		blockedBy = outbox.IssueRefs(ev[outbox.FieldBlockedBy])
+		blockedBy = acceptable
 		text = fmt.Sprintf("The Worker stopped: blocked by %s.", ev[outbox.FieldBlockedBy])
+		if len(blockedBy) > 0 {
+			f[outbox.FieldBlockedBy] = outbox.FormatRefs(blockedBy)
+		}
 		f[outbox.FieldState] = LabelBlocked
 		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelBlocked}})
 	case res.exit == 0:

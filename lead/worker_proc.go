@@ -80,9 +80,18 @@ func (l *Lead) workerEnv(is outbox.Issue) []string {
 	return append(env, outbox.WorkerEnv+"="+l.o.Role, "DAOKIT_ISSUE="+strconv.FormatInt(is.ID, 10))
 }
 
-// startWorker runs a Worker for is in the role's repo, the issue's title
-// and body on its stdin; its result arrives on l.done.
-func (l *Lead) startWorker(is outbox.Issue) error {
+// startWorker runs a Worker for is in the role's repo with its brief on
+// stdin (the issue's title and body, and the digest of the accepted
+// decisions given to the role); its result arrives on l.done.
+func (l *Lead) startWorker(ctx context.Context, is outbox.Issue) error {
+	ds, err := l.refreshMemory(ctx)
+	if err != nil {
+		return err
+	}
+	return l.spawnWorker(is, Brief(is, Digest(ds, l.o.Role)))
+}
+
+func (l *Lead) spawnWorker(is outbox.Issue, brief string) error {
 	argv := l.workerArgv(is)
 	if len(argv) == 0 {
 		return fmt.Errorf("no worker command for role %s", l.o.Role)
@@ -94,7 +103,7 @@ func (l *Lead) startWorker(is outbox.Issue) error {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Dir = repo
 	cmd.Env = l.workerEnv(is)
-	cmd.Stdin = strings.NewReader(is.Title + "\n\n" + is.Body + "\n")
+	cmd.Stdin = strings.NewReader(brief)
 	cmd.Stderr = io.Discard
 	cmd.SysProcAttr = workerSysProcAttr(len(l.o.Guard) > 0)
 	out, err := cmd.StdoutPipe()
@@ -112,7 +121,7 @@ func (l *Lead) startWorker(is outbox.Issue) error {
 		l.mu.Lock()
 		l.o.Guard = nil
 		l.mu.Unlock()
-		return l.startWorker(is)
+		return l.spawnWorker(is, brief)
 	}
 	w := &workerRun{issue: is.ID, cmd: cmd, tree: tree, started: time.Now()}
 	l.mu.Lock()

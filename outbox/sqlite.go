@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -46,16 +47,27 @@ type Options struct {
 	WakeInterval time.Duration
 }
 
-// OpenSQLite opens (creating if needed) the outbox database at path. A
+// OpenSQLite opens the outbox database at path. It never creates one: a
+// missing, empty or corrupt database is an *OpenError (see Init). A
 // process whose environment has WorkerEnv set is always read-only.
 func OpenSQLite(path string, o Options) (*SQLite, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+	if err := checkFile(abs); err != nil {
 		return nil, err
 	}
+	// Checked before the pragmas and migrate, which would otherwise
+	// write into any SQLite database the path named.
+	if err := checkSchema(abs); err != nil {
+		return nil, err
+	}
+	return openSQLite(abs, o)
+}
+
+// openSQLite opens abs, a database checked by OpenSQLite or new (Init).
+func openSQLite(abs string, o Options) (*SQLite, error) {
 	q := url.Values{}
 	q.Add("_pragma", "busy_timeout(10000)")
 	q.Add("_pragma", "journal_mode(WAL)")
@@ -136,7 +148,17 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 			return Result{Stale: true}, nil
 		}
 	}
+	for _, lim := range c.Limits {
+		n, err := a.countLimit(lim)
+		if err != nil {
+			return Result{}, err
+		}
+		if n >= lim.Max {
+			return Result{OverLimit: true}, nil
+		}
+	}
 	dups := make([]bool, 0, 1+len(c.Parts))
+	losts := make([]bool, 0, 1+len(c.Parts))
 	for _, part := range append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...) {
 		dup := false
 		if part.Trigger != "" {
@@ -149,14 +171,19 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 			dup = n == 0
 		}
 		dups = append(dups, dup)
-		if dup {
-			continue
-		}
+		lost := false
 		for _, op := range part.Ops {
-			if err := a.apply(op); err != nil {
+			if dup {
+				break
+			}
+			if err := a.apply(op); errors.Is(err, errLost) {
+				lost = true
+				break
+			} else if err != nil {
 				return Result{}, err
 			}
 		}
+		losts = append(losts, lost)
 	}
 	if c.Reader != "" && c.UpTo > 0 {
 		if _, err := tx.ExecContext(ctx, `INSERT INTO cursors(reader, event) VALUES(?,?)
@@ -168,10 +195,16 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 		return Result{}, err
 	}
 	a.res.Duplicate, a.res.PartDuplicate = dups[0], dups[1:]
+	a.res.Lost, a.res.PartLost = losts[0], losts[1:]
 	return a.res, nil
 }
 
 func validateChange(c Change) error {
+	for _, lim := range c.Limits {
+		if lim.Max < 1 || strings.TrimSpace(lim.Label) == "" || len(lim.Assignees) == 0 {
+			return fmt.Errorf("%w: limit %+v", ErrInvalid, lim)
+		}
+	}
 	for _, part := range append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...) {
 		if err := validatePart(c, part); err != nil {
 			return err
@@ -209,6 +242,20 @@ func validatePart(c Change, part Part) error {
 		}
 	}
 	return nil
+}
+
+// countLimit counts the open issues assigned to one of lim's assignees
+// that carry its label (through the label index).
+func (a *applier) countLimit(lim Limit) (int, error) {
+	args := []any{lim.Label}
+	for _, as := range lim.Assignees {
+		args = append(args, as)
+	}
+	q := `SELECT count(*) FROM labels l JOIN issues i ON i.id = l.issue
+		WHERE l.label = ? AND i.closed = 0 AND i.assignee IN (?` + strings.Repeat(",?", len(lim.Assignees)-1) + `)`
+	var n int
+	err := a.tx.QueryRowContext(a.ctx, q, args...).Scan(&n)
+	return n, err
 }
 
 // applier runs the operations of one Change inside its transaction.
@@ -300,6 +347,10 @@ func (a *applier) target(op Op) (int64, error) {
 	return id, nil
 }
 
+// errLost is an OpAssign whose IfAssignee did not hold: its part is
+// lost, not the change failed.
+var errLost = errors.New("outbox: assignee changed")
+
 func (a *applier) touch(id int64) error {
 	_, err := a.exec(`UPDATE issues SET updated=? WHERE id=?`, a.now, id)
 	return err
@@ -341,6 +392,15 @@ func (a *applier) apply(op Op) error {
 			}
 		}
 	case OpAssign:
+		if op.IfAssignee != nil {
+			var cur string
+			if err := a.queryRow(`SELECT assignee FROM issues WHERE id=?`, id).Scan(&cur); err != nil {
+				return err
+			}
+			if !slices.Contains(op.IfAssignee, cur) {
+				return errLost
+			}
+		}
 		r, err := a.exec(`UPDATE issues SET assignee=? WHERE id=? AND assignee<>?`, op.Assignee, id, op.Assignee)
 		if err != nil {
 			return err

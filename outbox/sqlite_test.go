@@ -10,9 +10,20 @@ import (
 	"time"
 )
 
+// newDB makes a new outbox database (daokit outbox init) and returns its
+// path.
+func newDB(t testing.TB) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "outbox.db")
+	if _, err := Init(path, false); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 func openTest(t testing.TB) *SQLite {
 	t.Helper()
-	s, err := OpenSQLite(filepath.Join(t.TempDir(), "outbox.db"), Options{WakeInterval: 50 * time.Millisecond})
+	s, err := OpenSQLite(newDB(t), Options{WakeInterval: 50 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,8 +131,7 @@ func TestTriggerOnceAndCursorNeverBack(t *testing.T) {
 // Two writers racing on the same trigger: exactly one effect (the bug of
 // "70+ duplicate comments" in a hash-based dedup).
 func TestTriggerRaceOneEffect(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "outbox.db")
+	path := newDB(t)
 	var bs []*SQLite
 	for range 4 {
 		s, err := OpenSQLite(path, Options{})
@@ -182,7 +192,7 @@ func TestEventIDsIncrease(t *testing.T) {
 }
 
 func TestWorkerIsReadOnly(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "outbox.db")
+	path := newDB(t)
 	s, err := OpenSQLite(path, Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -217,7 +227,7 @@ func TestInvalidChanges(t *testing.T) {
 // Wait wakes on a commit of another connection well before its bounded
 // interval, and returns after the interval when nothing happens.
 func TestWaitWakesOnCommit(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "outbox.db")
+	path := newDB(t)
 	r, err := OpenSQLite(path, Options{WakeInterval: time.Hour})
 	if err != nil {
 		t.Fatal(err)

@@ -104,6 +104,13 @@ type Op struct {
 	Body     string   `json:"body,omitempty"`
 	Labels   []string `json:"labels,omitempty"`
 	Assignee string   `json:"assignee,omitempty"`
+	// IfAssignee, when set on an OpAssign, makes it a compare-and-swap:
+	// it applies only while the issue's assignee is one of these ("" is
+	// unassigned). Otherwise the rest of its part is skipped and the part
+	// is lost (Result.Lost, PartLost), so that of two Leads claiming one
+	// issue at once exactly one takes it. Put it first in its part: the
+	// operations before it stay done.
+	IfAssignee []string `json:"if_assignee,omitempty"`
 }
 
 // Change is everything one transaction does. Reader and UpTo, when set,
@@ -121,6 +128,19 @@ type Change struct {
 	// deduplicated by its own Trigger: a reader catching up on a backlog
 	// answers many events in one commit, and still each exactly once.
 	Parts []Part
+	// Limits are checked in the transaction, before anything of the
+	// change is done: when one is reached, nothing happens and
+	// Result.OverLimit is true. Leads of different processes share a
+	// group's cap this way, with no race between the count and the start.
+	Limits []Limit
+}
+
+// Limit caps the open issues assigned to any of Assignees that carry
+// Label: the change applies only while fewer than Max do.
+type Limit struct {
+	Assignees []string
+	Label     string
+	Max       int
 }
 
 // Part is one effect of a batched Change.
@@ -135,12 +155,19 @@ type Result struct {
 	Duplicate bool
 	// PartDuplicate[i] is Duplicate for Parts[i].
 	PartDuplicate []bool
+	// Lost: an OpAssign's IfAssignee did not hold; the rest of Ops was
+	// skipped (its Trigger is still recorded). PartLost[i] is Lost for
+	// Parts[i].
+	Lost     bool
+	PartLost []bool
 	// Stale: the reader's cursor was already at or past UpTo; nothing
 	// was done (a replay after a crash that had in fact committed).
-	Stale    bool
-	Issues   []int64
-	Comments []int64
-	Events   []int64
+	Stale bool
+	// OverLimit: one of the change's Limits was reached; nothing was done.
+	OverLimit bool
+	Issues    []int64
+	Comments  []int64
+	Events    []int64
 }
 
 // Query selects issues for List. Zero fields match everything.

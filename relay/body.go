@@ -29,6 +29,11 @@ type Instruction struct {
 	// becomes (`daokit run --task-id`); empty lets the controller choose.
 	TaskID string `json:"task_id,omitempty"`
 	RunID  string `json:"run_id,omitempty"`
+	// FollowUp makes the text a follow-up of the task TaskID names (its
+	// latest run when RunID is empty) instead of a task of its own: the
+	// controller records it and hands it to that task's next step
+	// attempt, and starts nothing new while the task is in progress.
+	FollowUp bool `json:"follow_up,omitempty"`
 }
 
 // ControlKind names a control request. The set is closed on purpose: an
@@ -126,9 +131,32 @@ type OutputLine struct {
 	Lane   string `json:"lane,omitempty"`
 	// Stream is "stdout" or "stderr".
 	Stream string `json:"stream,omitempty"`
-	Line   string `json:"line"`
+	// Line is the line as the controller words it, in its own language:
+	// what a client shows when the line has neither Parts nor Reason (a
+	// plain line the worker printed), and what an older client shows.
+	Line string `json:"line"`
 	// Truncated is set when the server cut Line to fit the line cap.
 	Truncated bool `json:"truncated,omitempty"`
+	// Parts are the events of a structured line (an agent's tool call,
+	// message, session), for the client to word in its reader's language.
+	Parts []OutputPart `json:"parts,omitempty"`
+	// Reason is a reason code the line reports (an /accept the controller
+	// refused), for the client to word (vocab.Reason).
+	Reason string `json:"reason,omitempty"`
+	// Message is what the controller itself says on the line (a budget
+	// warning): a message id of the catalogs, with Args its template's
+	// arguments, for the client to word.
+	Message string            `json:"message,omitempty"`
+	Args    map[string]string `json:"args,omitempty"`
+}
+
+// OutputPart is one event of a worker's structured line before it is
+// worded: its event type (transcript.EventType: "tool", "session", …),
+// its detail as the worker said it, and whether it failed.
+type OutputPart struct {
+	Type   string `json:"type"`
+	Detail string `json:"detail,omitempty"`
+	Failed bool   `json:"failed,omitempty"`
 }
 
 // NoticeKind says what a notice reports.

@@ -124,6 +124,25 @@ func (c *Client) Forward(ctx context.Context, text string) (Ack, error) {
 	return c.sendAck(ctx, env)
 }
 
+// FollowUp sends text as a follow-up of task taskID (of its run runID,
+// or its latest run when runID is empty): the controller hands it to the
+// task's next step attempt instead of starting a task of its own. The
+// Ack comes once the follow-up is durable; a task the controller does
+// not know is refused.
+func (c *Client) FollowUp(ctx context.Context, taskID, runID, text string) (Ack, error) {
+	if strings.TrimSpace(text) == "" {
+		return Ack{}, &Error{Code: CodeBadRequest, Detail: "text"}
+	}
+	if strings.TrimSpace(taskID) == "" {
+		return Ack{}, &Error{Code: CodeBadRequest, Detail: "task_id"}
+	}
+	env := Envelope{Type: TypeInstruction, Action: ActionForward}
+	if err := env.SetBody(Instruction{Text: text, TaskID: taskID, RunID: runID, FollowUp: true}); err != nil {
+		return Ack{}, err
+	}
+	return c.sendAck(ctx, env)
+}
+
 // Control forwards a control request (cancel, retry, status) for the
 // controller to decide, and returns its Ack.
 func (c *Client) Control(ctx context.Context, ctl Control) (Ack, error) {

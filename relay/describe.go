@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Describe returns what err means for a person, in loc's language: the
@@ -21,6 +22,11 @@ func Describe(loc *i18n.Localizer, err error) string {
 	code, detail := CodeOf(err), detailOf(err)
 	if code == CodeForbiddenAction {
 		return loc.T("relay.error.forbidden_action", "Action", detail)
+	}
+	if r := vocab.Result(code); r.Known() {
+		// The controller's own answers: their detail may be a stored
+		// word (a pipeline status, a run state), worded here too.
+		return r.Label(loc, detail)
 	}
 	id := "relay.error." + string(code)
 	if s := loc.T(id, "Detail", detail); s != id {

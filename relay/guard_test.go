@@ -67,7 +67,7 @@ func TestForbiddenActionText(t *testing.T) {
 // one taking an action string is Send, which the next test shows refuses.
 func TestClientHasNoForbiddenVerbs(t *testing.T) {
 	t.Parallel()
-	want := []string{"Close", "Control", "Forward", "Notices", "Observe", "Ping", "Send", "State", "States"}
+	want := []string{"Close", "Control", "FollowUp", "Forward", "Notices", "Observe", "Ping", "Send", "State", "States"}
 	typ := reflect.TypeFor[*Client]()
 	var got []string
 	for i := range typ.NumMethod() {

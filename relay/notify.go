@@ -12,7 +12,7 @@ import (
 // notices, and is told how many with a NoticeDropped notice.
 //
 // A worker output line too long for one protocol line is cut to fit and
-// marked Truncated. Notify returns an *Error (bad_request) for a notice
+// marked Truncated (without its Parts). Notify returns an *Error (bad_request) for a notice
 // whose Kind does not match its fields, and too_large for any other notice
 // over the line cap.
 func (s *Server) Notify(n Notice) error {
@@ -49,7 +49,9 @@ func noticeLine(n Notice, maxLine int) ([]byte, error) {
 	text := n.Output.Line
 	out := *n.Output
 	out.Truncated = true
-	out.Line = ""
+	// A line too long for the cap goes as the controller's wording, cut:
+	// its parts would have to be cut one by one.
+	out.Line, out.Parts = "", nil
 	n.Output = &out
 	empty, err := encodeNotice(n)
 	if err != nil {

@@ -35,6 +35,25 @@ func TestParseValid(t *testing.T) {
 	}
 }
 
+// A group that names several roles is shared by them; a group of one
+// role is that role's own cap.
+func TestSharedGroups(t *testing.T) {
+	data, _ := os.ReadFile("testdata/valid.toml")
+	w, err := Parse(data, "workflow.toml", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := w.SharedGroups("qa"); len(g) != 1 || g[0].Name != "checks" || g[0].MaxConcurrent != 1 {
+		t.Fatalf("qa: %+v", g)
+	}
+	if g := w.SharedGroups("backend"); len(g) != 1 || g[0].Name != "checks" {
+		t.Fatalf("backend: %+v", g)
+	}
+	if g := w.SharedGroups("integrator"); len(g) != 0 {
+		t.Fatalf("integrator: %+v", g)
+	}
+}
+
 // min(soft 4, hard 2) is 2, the case of the concurrency test.
 func TestLimitIsMinOfSoftAndHard(t *testing.T) {
 	w, err := Parse([]byte("[roles.b]\n[groups.b]\nmax_concurrent = 4\n"), "", "/p")

@@ -56,7 +56,8 @@ type Role struct {
 	Accepts bool
 }
 
-// Group is one [groups.<name>] section: a soft cap on each of its roles.
+// Group is one [groups.<name>] section: a soft cap on the Workers of its
+// roles together (one role's Lead never runs more than it either).
 type Group struct {
 	Name string
 	// MaxConcurrent is the soft cap, 1 to MaxCap.
@@ -108,4 +109,19 @@ func (w *Workflow) abs(p string) string {
 		return filepath.Clean(p)
 	}
 	return filepath.Join(w.Dir, p)
+}
+
+// SharedGroups are the groups that name role together with other roles:
+// each such cap bounds the Workers of all its roles together, so their
+// Leads (separate processes) count one another's running issues in the
+// outbox before they start one (outbox.Limit).
+func (w *Workflow) SharedGroups(role string) []Group {
+	var out []Group
+	for _, n := range slices.Sorted(maps.Keys(w.Groups)) {
+		g := w.Groups[n]
+		if len(g.Roles) > 1 && slices.Contains(g.Roles, role) {
+			out = append(out, g)
+		}
+	}
+	return out
 }

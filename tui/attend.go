@@ -23,11 +23,22 @@ func (m *Model) onAttention(changed, ring bool) tea.Cmd {
 	if cfg.Bell {
 		cmds = append(cmds, attention.Bell(m.opts.Terminal))
 	}
+	it, _ := banner.AttentionItem(m.env, st)
 	if len(cfg.Notify) > 0 {
-		it, _ := banner.AttentionItem(m.env, st)
 		argv := attention.Argv(cfg.Notify, attention.Vars{Message: it.Text, Task: st.TaskID, Run: st.RunID,
 			Need: st.Need.String(), Root: m.opts.Root})
 		cmds = append(cmds, attention.Notify(m.life, argv))
+	}
+	if cfg.Desktop {
+		title := m.env.T("tui.attention.title_need")
+		if st.Need == attention.Finished {
+			title = m.env.T("tui.attention.title_done")
+		}
+		cmds = append(cmds, attention.Desktop(m.opts.Terminal, title, it.Text, cfg.Tmux))
+		if len(cfg.Notify) == 0 {
+			// A notify command of the person's own replaces notify-send.
+			cmds = append(cmds, attention.NotifySend(m.life, cfg.NotifySend, title, it.Text))
+		}
 	}
 	return tea.Batch(cmds...)
 }
@@ -58,9 +69,28 @@ func (m *Model) setTitle(st attention.State) tea.Cmd {
 	return attention.Title(m.opts.Terminal, t)
 }
 
+// resetTitle gives the terminal an empty title on the way out, so that
+// "daokit · needs you" does not stay on a terminal the window left (the
+// shell or the terminal puts its own back).
+func (m *Model) resetTitle() tea.Cmd {
+	if m.title == "" {
+		return nil
+	}
+	m.title = ""
+	return attention.Title(m.opts.Terminal, "")
+}
+
+// titleLeft reports whether the window set a title it has not reset:
+// Run resets it when the program ended without a quit key (a signal,
+// its context).
+func (m *Model) titleLeft() bool { return m.title != "" }
+
 // onNotified reports a notify command that failed (and clears the report
 // when one works).
 func (m *Model) onNotified(msg attention.Msg) tea.Cmd {
+	if d, ok := msg.(attention.DesktopMsg); ok && d.Err != nil {
+		m.opts.Logger.Debug("desktop notification failed", "err", d.Err)
+	}
 	n, ok := msg.(attention.NotifiedMsg)
 	if !ok {
 		return nil

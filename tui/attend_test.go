@@ -149,3 +149,52 @@ func TestCancelledRunIsNoCall(t *testing.T) {
 		t.Error("the done banner stays after the person sent something")
 	}
 }
+
+// runFinished is the controller's RUN_FINISHED event of the fixture run.
+func runFinished(status, reason string, kv ...any) ledger.Event {
+	p := fixturePipeline()
+	return ledger.NewEvent(fixedNow, p.TaskID, p.RunID, "S2", ledger.EventSystem, ledger.SeverityError,
+		ledger.ObjectOf(append([]any{"operation", "RUN_FINISHED", "status", status, "reason_code", reason}, kv...)...))
+}
+
+// TestCancelOfABlockedRunClearsTheCall: a BLOCKED run that the person
+// cancels (the controller ends it FAILED/WORKER_CANCELLED with a second
+// RUN_FINISHED, no cancelled attempt) stops calling: the banner goes and
+// the title is set back, without a bell; the same for a change that
+// waited for review and for an abandoned run.
+func TestCancelOfABlockedRunClearsTheCall(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, status, next, reason, called string
+	}{
+		{"blocked", ledger.StatusBlocked, "await_user", "WORKER_CANCELLED", "is blocked"},
+		{"review", ledger.StatusAccept, "review", "WORKER_CANCELLED", "waiting for your review"},
+		{"failed, abandoned", ledger.StatusFailed, "retry_or_cancel", "RUN_ABANDONED", "to run it again"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			term := &bellTerm{}
+			opts := testOptions("en")
+			opts.Terminal = term
+			m := newTestModel(t, opts, 160, 48)
+			feed(m, pipelineAt(ledger.StatusExecute, "wait_for_worker", 0))
+			feed(m, pipelineAt(c.status, c.next, time.Minute, runFinished(c.status, "RESTART_LIMIT_REACHED")))
+			if !strings.Contains(m.View(), c.called) {
+				t.Fatalf("no call before the cancel:\n%s", m.View())
+			}
+			bells := term.bells()
+			feed(m, pipelineAt(ledger.StatusFailed, "retry_or_cancel", 2*time.Minute,
+				runFinished(ledger.StatusFailed, c.reason, "ended_from", c.status)))
+			v := m.View()
+			if strings.Contains(v, c.called) || strings.Contains(v, "/retry") {
+				t.Errorf("the banner still calls after the cancel:\n%s", v)
+			}
+			if got := term.titles(); len(got) < 2 || got[len(got)-1] != "daokit" {
+				t.Errorf("titles %q, want the idle title last", got)
+			}
+			if term.bells() != bells {
+				t.Errorf("the cancel rang the bell")
+			}
+		})
+	}
+}

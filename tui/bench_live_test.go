@@ -120,6 +120,13 @@ func liveWindow(tb testing.TB, root string, opts Options, out io.Writer, ticker 
 // liveOnDemand is liveWindow painting on demand, as Run does by default.
 func liveOnDemand(tb testing.TB, root string, opts Options, out io.Writer) (stop func()) {
 	tb.Helper()
+	return liveOnDemandThen(tb, root, opts, out)
+}
+
+// liveOnDemandThen is liveOnDemand with msgs sent to the window after its
+// size (keys that open a view, say).
+func liveOnDemandThen(tb testing.TB, root string, opts Options, out io.Writer, msgs ...tea.Msg) (stop func()) {
+	tb.Helper()
 	src := NewLedgerSource(root, 5000)
 	opts.Feed, opts.Lang, opts.Tick = src, "en", time.Second
 	ctx, cancel := context.WithCancel(context.Background())
@@ -127,7 +134,11 @@ func liveOnDemand(tb testing.TB, root string, opts Options, out io.Writer) (stop
 	opts.Terminal = w
 	p := tea.NewProgram(&onDemand{Model: New(ctx, opts), w: w},
 		tea.WithInput(nil), tea.WithOutput(io.Discard), tea.WithoutSignals(), tea.WithContext(ctx), tea.WithoutRenderer())
-	return startProgram(p, cancel, w.wait, func() { src.Close() })
+	stop = startProgram(p, cancel, w.wait, func() { src.Close() })
+	for _, msg := range msgs {
+		p.Send(msg)
+	}
+	return stop
 }
 
 // startProgram runs p on a goroutine of its own in a 200×60 window and

@@ -205,7 +205,7 @@ func TestRelayBoundary(t *testing.T) {
 // forward and observe methods, and the interface the window consumes has
 // no method that could execute, route, take over or release.
 func TestRelayBoundaryInCode(t *testing.T) {
-	allowed := map[string]bool{"Forward": true, "Control": true, "Observe": true, "Notices": true, "States": true}
+	allowed := map[string]bool{"Forward": true, "FollowUp": true, "Control": true, "Observe": true, "Notices": true, "States": true}
 	_, files := parseCode(t)
 	for _, cf := range files {
 		path, f := cf.path, cf.file
@@ -246,6 +246,14 @@ func TestRelayBoundaryInCode(t *testing.T) {
 	}
 	if want := []string{"Control", "Forward", "Next", "Observe"}; !slices.Equal(methods, want) {
 		t.Errorf("live.Relay has methods %v, want exactly %v", methods, want)
+	}
+	methods = methods[:0]
+	st := reflect.TypeOf((*live.Steering)(nil)).Elem()
+	for i := range st.NumMethod() {
+		methods = append(methods, st.Method(i).Name)
+	}
+	if want := []string{"ControlTask", "FollowUp"}; !slices.Equal(methods, want) {
+		t.Errorf("live.Steering has methods %v, want exactly %v", methods, want)
 	}
 	for _, k := range live.ControlKinds() {
 		if !relay.ControlKind(k).Valid() {

@@ -44,6 +44,7 @@ type fakeRelay struct {
 	closed   chan struct{}
 	once     sync.Once
 	forwardE error
+	controlE error         // the controller's refusal of every control request
 	called   chan struct{} // signalled after each call
 }
 
@@ -93,7 +94,19 @@ func (r *fakeRelay) Control(_ context.Context, kind live.ControlKind, reason str
 		return live.Ack{}, nil
 	}
 	r.record("control:" + string(kind))
-	return live.Ack{}, nil
+	return live.Ack{}, r.controlE
+}
+
+// FollowUp implements live.Steering.
+func (r *fakeRelay) FollowUp(_ context.Context, taskID, runID, text string) (live.Ack, error) {
+	r.record("followup:" + taskID + ":" + text)
+	return live.Ack{Route: live.Route{TaskID: taskID, RunID: taskID + "_R", ActiveStep: "I2-coder"}}, nil
+}
+
+// ControlTask implements live.Steering.
+func (r *fakeRelay) ControlTask(_ context.Context, kind live.ControlKind, taskID, runID, reason string) (live.Ack, error) {
+	r.record("control:" + string(kind) + "@" + taskID)
+	return live.Ack{Route: live.Route{TaskID: taskID}}, nil
 }
 
 func (r *fakeRelay) Observe(context.Context) error {

@@ -6,12 +6,13 @@ import (
 	"io"
 	"syscall"
 
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui/live"
 )
 
 // This is the only file of the window that talks to the relay package.
-// The window forwards (Forward, Control) and observes (Observe, Notices,
+// The window forwards (Forward, FollowUp, Control) and observes (Observe, Notices,
 // States); nothing else of the client is reachable from here, and the
 // client itself refuses any action but forward, observe and visualize
 // (relay.Guard). TestRelayBoundary checks both.
@@ -19,6 +20,7 @@ import (
 // relayClient is what the window uses of *relay.Client.
 type relayClient interface {
 	Forward(ctx context.Context, text string) (relay.Ack, error)
+	FollowUp(ctx context.Context, taskID, runID, text string) (relay.Ack, error)
 	Control(ctx context.Context, c relay.Control) (relay.Ack, error)
 	Observe(ctx context.Context) (relay.Status, error)
 	Notices() <-chan relay.Notice
@@ -32,7 +34,10 @@ type RelayLink struct {
 	client relayClient
 }
 
-var _ live.Relay = (*RelayLink)(nil)
+var (
+	_ live.Relay    = (*RelayLink)(nil)
+	_ live.Steering = (*RelayLink)(nil)
+)
 
 // NewRelayLink wraps c. The caller keeps ownership of c and closes it
 // after the window has ended.
@@ -50,6 +55,24 @@ func (l *RelayLink) Forward(ctx context.Context, text string) (live.Ack, error) 
 // Control implements live.Relay.
 func (l *RelayLink) Control(ctx context.Context, kind live.ControlKind, reason string) (live.Ack, error) {
 	ack, err := l.client.Control(ctx, relay.Control{Kind: relay.ControlKind(kind), Reason: reason})
+	if err != nil {
+		return live.Ack{}, relayError(err)
+	}
+	return ackOf(ack), nil
+}
+
+// FollowUp implements live.Steering.
+func (l *RelayLink) FollowUp(ctx context.Context, taskID, runID, text string) (live.Ack, error) {
+	ack, err := l.client.FollowUp(ctx, taskID, runID, text)
+	if err != nil {
+		return live.Ack{}, relayError(err)
+	}
+	return ackOf(ack), nil
+}
+
+// ControlTask implements live.Steering.
+func (l *RelayLink) ControlTask(ctx context.Context, kind live.ControlKind, taskID, runID, reason string) (live.Ack, error) {
+	ack, err := l.client.Control(ctx, relay.Control{Kind: relay.ControlKind(kind), TaskID: taskID, RunID: runID, Reason: reason})
 	if err != nil {
 		return live.Ack{}, relayError(err)
 	}
@@ -127,7 +150,9 @@ func noticeOf(n relay.Notice) live.RelayUpdate {
 		u.Run = &r
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil:
 		o := n.Output
-		u.Output = &live.OutputLine{TaskID: o.TaskID, RunID: o.RunID, StepID: o.StepID, Lane: o.Lane, Stream: o.Stream, Line: o.Line}
+		said := say.FromRelay(*o)
+		u.Output = &live.OutputLine{TaskID: o.TaskID, RunID: o.RunID, StepID: o.StepID, Lane: o.Lane, Stream: o.Stream, Line: o.Line,
+			Parts: said.Parts, Reason: said.Reason, Message: said.Message, Args: said.Args}
 	case n.Kind == relay.NoticeController && n.Controller != nil:
 		c := controllerOf(*n.Controller)
 		u.Controller = &c

@@ -31,6 +31,12 @@ func keyMsg(s string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyF1}
 	case "f2":
 		return tea.KeyMsg{Type: tea.KeyF2}
+	case "f3":
+		return tea.KeyMsg{Type: tea.KeyF3}
+	case "f4":
+		return tea.KeyMsg{Type: tea.KeyF4}
+	case "ctrl+n":
+		return tea.KeyMsg{Type: tea.KeyCtrlN}
 	case "ctrl+r":
 		return tea.KeyMsg{Type: tea.KeyCtrlR}
 	case "ctrl+c":

@@ -1,5 +1,7 @@
 package tui
 
+import "github.com/daokit/daokit/tui/component/banner"
+
 // Minimum terminal size for the layout; below it the window shows a
 // message instead of panes.
 const (
@@ -57,7 +59,7 @@ func computeLayout(w, h, bannerH, pipeWant int, readOnly bool) layout {
 	}
 	// The banner may take a line of the body even at the minimum height:
 	// a problem must show.
-	l.bannerH = min(bannerH, max(h-minHeight, 0)+1, 3)
+	l.bannerH = min(bannerH, max(h-minHeight, 0)+1, banner.MaxHeight)
 	l.bodyH = h - oneLiners - l.bannerH - l.inputH
 	if w >= 72 && l.bodyH >= 12 {
 		l.columns(pipeWant)

@@ -16,12 +16,15 @@ import (
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/heartbeat"
+	"github.com/daokit/daokit/tui/component/helpview"
 	"github.com/daokit/daokit/tui/component/input"
 	"github.com/daokit/daokit/tui/component/leases"
+	"github.com/daokit/daokit/tui/component/logview"
 	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/component/routebar"
 	"github.com/daokit/daokit/tui/component/statusbar"
+	"github.com/daokit/daokit/tui/component/tasks"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/memory"
@@ -53,7 +56,17 @@ type Model struct {
 	status *statusbar.Model
 	// changes is the changes view, drawn over the panes while open.
 	changes *changes.Model
-	panes   []component.Component // every pane, for broadcasts
+	// tasks is the task list, drawn over the panes while open; steer is
+	// the task the window steers (steer.go).
+	tasks *tasks.Model
+	steer tasks.Choice
+	// others is what the banner's line about the other tasks that need
+	// the person says (steer.go).
+	others othersSaid
+	// logs is the log view of a step (logs.go), drawn over the panes
+	// while open.
+	logs  *logview.Model
+	panes []component.Component // every pane, for broadcasts
 
 	link *link.Model
 	rctx *relayctx.Model
@@ -62,8 +75,18 @@ type Model struct {
 	title string
 	mem   memState
 
-	focus    focus
+	focus focus
+	// pointed says the focus came from the pointer (a click, the
+	// wheel): typed text still goes to the message box.
+	pointed bool
+	// viewKeys says the open changes view has the keys, not the
+	// message box (Tab moves them).
+	viewKeys bool
 	showHelp bool
+	help     helpview.Full
+	// helpFrom is the view the help was opened from: its keys come
+	// first.
+	helpFrom view
 	w, h     int
 	lay      layout
 	seq      int // numbers forwarded messages
@@ -117,11 +140,13 @@ func New(ctx context.Context, opts Options) *Model {
 		input:   input.New(env),
 		status:  statusbar.New(env),
 		changes: changes.New(env),
+		tasks:   tasks.New(env),
+		logs:    logview.New(env),
 		link:    link.New(opts.Controllers, opts.ReadOnly, now),
 		rctx:    relayctx.New(opts.Context, policy, opts.Logger),
 		attn:    attention.New(*opts.Attention),
 	}
-	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes}
+	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes, m.tasks, m.logs}
 	if opts.ReadOnly {
 		m.focus = focusEvents
 	}
@@ -201,11 +226,34 @@ func (m *Model) paneFor(f focus) component.Component {
 	return m.input
 }
 
-// applyFocus tells each focusable pane whether it has the keys.
+// applyFocus tells each focusable pane whether it has the keys: none
+// while the changes view has them; the message box also while a pane
+// has only the pointer's focus (typed text still goes there).
 func (m *Model) applyFocus() {
+	view := m.viewHasKeys()
 	for f := focusInput; f < numFocus; f++ {
 		if fp, ok := m.paneFor(f).(component.Focuser); ok {
-			fp.SetFocused(f == m.focus)
+			fp.SetFocused(!view && (f == m.focus || f == focusInput && m.pointed))
 		}
+	}
+	if m.changes.Visible() {
+		m.changes.SetFocused(view)
+	}
+	m.showKeysTo()
+}
+
+// showKeysTo has the message box's title say which view has the keys
+// while one does, and how to get them back: the mode is on screen.
+func (m *Model) showKeysTo() {
+	k := m.env.Keys
+	switch {
+	case m.opts.ReadOnly:
+		m.input.SetKeysTo("", "")
+	case m.viewHasKeys():
+		m.input.SetKeysTo(m.env.T("tui.pane.changes"), k.TypeTab.Help().Key)
+	case m.focus != focusInput && !m.pointed:
+		m.input.SetKeysTo(m.env.T(paneTitle(m.focus)), k.Type.Help().Key)
+	default:
+		m.input.SetKeysTo("", "")
 	}
 }

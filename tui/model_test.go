@@ -171,10 +171,21 @@ func TestLanguageSwitchRebuildsKeysAndHelp(t *testing.T) {
 func TestHelpOpensAndCloses(t *testing.T) {
 	t.Parallel()
 	m := newTestModel(t, testOptions("en"), 120, 40)
+	typeText(m, "why")
 	press(t, m, "?")
-	if m.showHelp || m.input.Value() != "?" {
-		t.Fatalf("? in the input must be typed, not open help (help %v, input %q)", m.showHelp, m.input.Value())
+	if m.showHelp || m.input.Value() != "why?" {
+		t.Fatalf("? in a message must be typed, not open help (help %v, input %q)", m.showHelp, m.input.Value())
 	}
+	m.input.SetValue("")
+	press(t, m, "?")
+	if !m.showHelp || m.input.Value() != "" {
+		t.Fatalf("? in an empty message box must open help (help %v, input %q)", m.showHelp, m.input.Value())
+	}
+	press(t, m, "?")
+	if m.showHelp {
+		t.Fatal("? did not close help")
+	}
+	typeText(m, "why")
 	press(t, m, "f1")
 	if !m.showHelp || !strings.Contains(m.View(), "Help") {
 		t.Fatal("F1 did not open help")
@@ -417,7 +428,7 @@ func TestWorkerDigestAndRunStates(t *testing.T) {
 	send(live.RelayUpdate{Route: &live.Route{TaskID: "T", RunID: "R", ActiveLane: "worker", ActiveStep: "S1", NextAction: "wait_for_worker"}})
 	send(live.RelayUpdate{Run: &live.RunState{StepID: "S1", State: "generating"}})
 	for i := range 10 {
-		send(live.RelayUpdate{Output: &live.OutputLine{StepID: "S1", Line: fmt.Sprintf("line %d \x1b[31mred\x1b[0m", i)}})
+		send(live.RelayUpdate{Output: &live.OutputLine{TaskID: "T", RunID: "R", StepID: "S1", Line: fmt.Sprintf("line %d \x1b[31mred\x1b[0m", i)}})
 	}
 	view := m.View()
 	for _, s := range []string{"step S1: generating", "worker output, step S1", `line 9 \x1b[31mred\x1b[0m`, "next: waiting for the worker"} {
@@ -469,7 +480,7 @@ func TestStatusIsAnsweredInTheConversation(t *testing.T) {
 		view := m.View()
 		cancelled := env.T("tui.route.cancelled")
 		for _, s := range []string{env.T("tui.route.field", "Key", env.T("tui.route.next"), "Value", cancelled),
-			env.Labels.Or("tui.run", "cancelled"), "DK-1A2B3C4D"} {
+			env.Labels.Or("vocab.state", "cancelled"), "DK-1A2B3C4D"} {
 			if !strings.Contains(view, s) {
 				t.Errorf("%s: view lacks %q:\n%s", lang, s, view)
 			}
@@ -480,7 +491,7 @@ func TestStatusIsAnsweredInTheConversation(t *testing.T) {
 			}
 		}
 		// The route bar, the pipeline, and the answer's state and next.
-		if n := strings.Count(view, env.Labels.Or("tui.run", "cancelled")); n < 4 {
+		if n := strings.Count(view, env.Labels.Or("vocab.state", "cancelled")); n < 4 {
 			t.Errorf("%s: /status answer lacks the cancelled run (%d mentions):\n%s", lang, n, view)
 		}
 	}

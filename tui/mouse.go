@@ -8,7 +8,9 @@ import (
 const wheelLines = 3
 
 // mouse handles a click (it focuses the pane under it) and the wheel (it
-// focuses the pane under it and scrolls it as the arrow keys do).
+// focuses the pane under it and scrolls it as the arrow keys do). The
+// pointer's focus is not the keys': text typed next still goes to the
+// message box (see keyroute.go), so a click never swallows a message.
 func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	if msg.Action != tea.MouseActionPress {
 		return nil
@@ -20,7 +22,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	var k tea.KeyType
 	switch msg.Button {
 	case tea.MouseButtonLeft:
-		m.setFocus(f)
+		m.point(f)
 		return nil
 	case tea.MouseButtonWheelUp:
 		k = tea.KeyUp
@@ -32,7 +34,7 @@ func (m *Model) mouse(msg tea.MouseMsg) tea.Cmd {
 	if f == focusInput {
 		return nil // the wheel does not browse the input's history
 	}
-	m.setFocus(f)
+	m.point(f)
 	cmds := make([]tea.Cmd, 0, wheelLines)
 	for range wheelLines {
 		cmds = append(cmds, m.tell(m.focused(), tea.KeyMsg{Type: k}))

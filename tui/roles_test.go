@@ -28,11 +28,9 @@ func teamRoot(t *testing.T) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
-	if err != nil {
+	if _, err := outbox.Init(wf.DBPath(), false); err != nil {
 		t.Fatal(err)
 	}
-	ob.Close()
 	st := lead.Status{Role: "backend", PID: os.Getpid(), Limit: 2, Running: []int64{1}, Queued: []int64{}, Time: time.Now(),
 		Blocked: map[string][]int64{"#3": {1}}}
 	data, _ := json.Marshal(st)
@@ -68,6 +66,46 @@ func TestRolesPaneShowsTheTeam(t *testing.T) {
 			}
 		}
 		checkFrame(t, frame, 160, 48, tc.lang)
+	}
+}
+
+// The roles pane says why a Lead is down (its exit record), and why the
+// team is off: a broken workflow.toml (every problem), a refused outbox.
+func TestRolesPaneSaysWhy(t *testing.T) {
+	root := teamRoot(t)
+	wf, err := team.Load(filepath.Join(root, "team"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := lead.WriteExit(lead.StatusDir(wf), lead.Exit{Role: "qa", PID: 1 << 30, Reason: "OUTBOX_EMPTY", Detail: wf.DBPath()}); err != nil {
+		t.Fatal(err)
+	}
+	frame := func(lang string) string {
+		opts := testOptions(lang)
+		opts.Root = root
+		m := New(context.Background(), opts)
+		m.Update(tea.WindowSizeMsg{Width: 200, Height: 48})
+		_, cmd := m.roles.Update(live.TickMsg{Now: time.Now()})
+		m.Update(cmd())
+		f := m.View()
+		checkFrame(t, f, 200, 48, lang)
+		return f
+	}
+	if f := frame("en"); !strings.Contains(f, "down: the outbox database") {
+		t.Fatalf("no reason for the down Lead:\n%s", f)
+	}
+	if f := frame("zh-CN"); !strings.Contains(f, "未运行：outbox 数据库是空的") {
+		t.Fatalf("no reason for the down Lead (zh-CN):\n%s", f)
+	}
+	os.WriteFile(filepath.Join(root, "team", team.FileName), []byte("[roles.backend]\nrole_rep = 1\n[roles.qa]\ndepends_on = [\"x\"]\n"), 0o644)
+	if f := frame("en"); !strings.Contains(f, "team off:") || !strings.Contains(f, "workflow.toml: unknown setting roles.backend") ||
+		!strings.Contains(f, "workflow.toml: roles.qa.depends_on[0]") {
+		t.Fatalf("no workflow problems:\n%s", f)
+	}
+	os.WriteFile(filepath.Join(root, "team", team.FileName), []byte("[roles.backend]\n[roles.qa]\n"), 0o644)
+	os.Truncate(wf.DBPath(), 0)
+	if f := frame("en"); !strings.Contains(f, "team off: the outbox database is empty (0 bytes)") {
+		t.Fatalf("no outbox problem:\n%s", f)
 	}
 }
 

@@ -27,6 +27,8 @@ import (
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
+	"github.com/daokit/daokit/tui/component/logview"
+	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/roles"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
@@ -190,6 +192,14 @@ func routeCases(t *testing.T) map[string]routeCase {
 					t.Errorf("relay calls %q", r.Calls())
 				}
 			}},
+		"input.FlushMsg": {setup: func(t *testing.T, m *Model) { typeText(m, "gathered") },
+			msg: input.FlushMsg{}, check: func(t *testing.T, m *Model, _ string) {
+				if m.input.Value() != "gathered" {
+					t.Errorf("input %q", m.input.Value())
+				}
+			}},
+		"input.RefusedMsg": {msg: input.RefusedMsg{Size: 1 << 20, Max: input.MaxMessage},
+			check: viewHas("larger than a message may be")},
 		"memory.LoadedMsg": {msg: memory.LoadedMsg{Snapshot: memory.Snapshot{Version: 1,
 			Conversation: []conversation.Saved{{Kind: conversation.KindUser, Text: "remembered words", Delivery: conversation.Delivered}},
 			History:      []string{"remembered words"}}},
@@ -207,9 +217,40 @@ func routeCases(t *testing.T) map[string]routeCase {
 					t.Errorf("history %q", h)
 				}
 			}},
+		"conversation.FocusMsg": {setup: func(t *testing.T, m *Model) {
+			m.Update(conversation.RestoreMsg{Entries: []conversation.Saved{{Kind: conversation.KindUser, Text: "about DK-1", Task: "DK-1"},
+				{Kind: conversation.KindUser, Text: "about DK-2", Task: "DK-2"}}})
+		}, msg: conversation.FocusMsg{TaskID: "DK-2"}, check: func(t *testing.T, m *Model, _ string) {
+			viewHas("about DK-2")(t, m, "")
+			if strings.Contains(m.View(), "about DK-1") {
+				t.Errorf("a window focused on DK-2 shows DK-1's entry:\n%s", m.View())
+			}
+		}},
+		"events.FocusMsg": {setup: func(t *testing.T, m *Model) {
+			m.Update(live.LedgerMsg{Update: live.LedgerUpdate{Events: []ledger.Event{
+				ledger.NewEvent(fixedNow, "DK-1", "R", "S1", ledger.EventStepStarted, ledger.SeverityInfo, ledger.ObjectOf("marker", "one")),
+				ledger.NewEvent(fixedNow, "DK-2", "R", "S1", ledger.EventStepStarted, ledger.SeverityInfo, ledger.ObjectOf("marker", "two")),
+			}}})
+		}, msg: events.FocusMsg{TaskID: "DK-2"}, check: func(t *testing.T, m *Model, _ string) {
+			viewHas("1 of 2 DK-2")(t, m, "")
+		}},
+		"live.LogMsg": {setup: func(t *testing.T, m *Model) {
+			m.Logs().Open(logview.Source{Task: "DK-1", Run: "R", Step: "S1", Dir: "/demo/x"})
+		}, msg: live.LogMsg{Path: "/demo/x/stdout.log", Size: 19, Data: []byte("hello from the log\n"), Reset: true},
+			check: viewHas("hello from the log")},
+		"pipeline.FocusMsg": {setup: func(t *testing.T, m *Model) {
+			m.Update(live.LedgerMsg{Update: live.LedgerUpdate{Snapshot: fixtureSnapshot()}})
+		}, msg: pipeline.FocusMsg{TaskID: "DK-OTHER"}, check: viewHas("current run: DK-1")},
+		"input.TargetMsg": {msg: input.TargetMsg{Info: "→ DK-7 (follow-up)"}, check: viewHas("→ DK-7 (follow-up)")},
 		"events.CopyMsg": {msg: events.CopyMsg{Text: `{"reason_code":"X"}`, What: "step failed"},
 			check: func(t *testing.T, m *Model, _ string) {
 				viewHas("Copied the payload of the step failed event")(t, m, "")
+			}},
+		"attention.DesktopMsg": {msg: attention.DesktopMsg{Err: errors.New("no notification daemon")},
+			check: func(t *testing.T, m *Model, log string) {
+				if !strings.Contains(log, "no notification daemon") || strings.Contains(m.View(), "no notification daemon") {
+					t.Errorf("a failed built-in notification must be logged, not shown; log:\n%s", log)
+				}
 			}},
 		"attention.NotifiedMsg": {msg: attention.NotifiedMsg{Err: errors.New("notify-send is missing")},
 			check: viewHas("notify-send is missing")},

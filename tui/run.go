@@ -10,6 +10,8 @@ import (
 	"syscall"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/daokit/daokit/tui/attention"
 )
 
 // RunOptions are the terminal side of running a window.
@@ -78,7 +80,9 @@ func Run(ctx context.Context, opts Options, ro RunOptions) error {
 		if ro.AltScreen {
 			popts = append(popts, tea.WithAltScreen())
 		}
-		_, err = tea.NewProgram(New(life, opts), append(popts, tea.WithFPS(fps))...).Run()
+		m := New(life, opts)
+		_, err = tea.NewProgram(m, append(popts, tea.WithFPS(fps))...).Run()
+		resetTitle(m, out)
 	} else {
 		err = runOnDemand(ctx, life, opts, ro, out, popts)
 	}
@@ -89,4 +93,14 @@ func Run(ctx context.Context, opts Options, ro RunOptions) error {
 		return fmt.Errorf("window: %w", err)
 	}
 	return nil
+}
+
+// resetTitle clears a title the window left on the terminal, once its
+// program returned (no Update runs any more, so reading m is safe).
+func resetTitle(m *Model, out io.Writer) {
+	if m.titleLeft() {
+		if cmd := attention.Title(out, ""); cmd != nil {
+			cmd()
+		}
+	}
 }

@@ -45,6 +45,7 @@ func runOnDemand(ctx, life context.Context, opts Options, ro RunOptions, out io.
 		defer func() { stop(); <-done }()
 	}
 	_, err := p.Run()
+	resetTitle(m.Model, w)
 	return err
 }
 

@@ -41,16 +41,25 @@ func (m *Model) submit(text string) tea.Cmd {
 	if strings.HasPrefix(text, commandPrefix) {
 		return m.command(text)
 	}
+	if name := strayCommand(text); name != "" {
+		return m.refuseStray(text, name)
+	}
 	return m.forward(text)
 }
 
 // forward sends an instruction.
 func (m *Model) forward(text string) tea.Cmd {
 	m.seq++
-	sent := m.tell(m.conv, conversation.SentMsg{Seq: m.seq, At: m.opts.Now(), Text: text})
+	task := m.steer.TaskID
+	sent := m.tell(m.conv, conversation.SentMsg{Seq: m.seq, At: m.opts.Now(), Text: text, Task: task,
+		FollowUp: task != "" && m.opts.Relay != nil})
 	rc := m.withContext(m.rctx.Instruction(m.life, text))
-	if m.opts.Relay == nil {
+	switch {
+	case m.opts.Relay == nil:
 		return tea.Batch(sent, rc, m.undeliverable(m.seq, text))
+	case task != "":
+		// A follow-up of the steered task, not a task of its own.
+		return tea.Batch(sent, rc, live.FollowUp(m.life, m.opts.Relay, m.seq, task, "", text, m.opts.ForwardTimeout))
 	}
 	return tea.Batch(sent, rc, live.Forward(m.life, m.opts.Relay, m.seq, text, m.opts.ForwardTimeout))
 }
@@ -59,7 +68,7 @@ func (m *Model) forward(text string) tea.Cmd {
 func (m *Model) command(text string) tea.Cmd {
 	name := strings.ToLower(strings.Fields(text)[0])
 	if name == "/help" {
-		m.showHelp = true
+		m.openHelp()
 		return nil
 	}
 	if name == "/changes" {
@@ -70,7 +79,7 @@ func (m *Model) command(text string) tea.Cmd {
 		return m.note(conversation.KindError, "tui.conversation.unknown_command", "Name", m.env.Clean(name))
 	}
 	m.seq++
-	sent := m.tell(m.conv, conversation.SentMsg{Seq: m.seq, At: m.opts.Now(), Text: text})
+	sent := m.tell(m.conv, conversation.SentMsg{Seq: m.seq, At: m.opts.Now(), Text: text, Task: m.steer.TaskID})
 	if m.opts.Relay == nil {
 		return tea.Batch(sent, m.undeliverable(m.seq, text))
 	}
@@ -80,7 +89,9 @@ func (m *Model) command(text string) tea.Cmd {
 	if kind == live.ControlReject || kind == live.ControlIssue {
 		reason = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), strings.Fields(text)[0]))
 	}
-	return tea.Batch(sent, live.Control(m.life, m.opts.Relay, m.seq, kind, reason, m.opts.ForwardTimeout))
+	// A steered task is the one the request is about; otherwise the
+	// controller's current run.
+	return tea.Batch(sent, live.ControlTask(m.life, m.opts.Relay, m.seq, kind, m.steer.TaskID, "", reason, m.opts.ForwardTimeout))
 }
 
 // undeliverable answers a message at once when the window has no relay.

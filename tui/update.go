@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 
-	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/i18n"
@@ -78,6 +77,8 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return m.withContext(m.rctx.Update(m.life, msg))
 	case input.SubmittedMsg:
 		return tea.Batch(m.dismiss(), m.submit(msg.Text))
+	case input.RefusedMsg:
+		return m.onRefused(msg)
 	case attention.Msg:
 		return m.onNotified(msg)
 	case memory.Msg:
@@ -128,6 +129,7 @@ func (m *Model) onLedger(msg live.LedgerMsg) tea.Cmd {
 		// command) when the pipeline moved: live while the step works.
 		cmd = tea.Batch(cmd, m.changes.Refresh(m.life, s.Pipeline.Value.UpdatedAt))
 	}
+	cmd = tea.Batch(cmd, m.logs.Refresh(), m.othersNeedYou())
 	rc := m.withContext(m.rctx.Ledger(m.life, msg.Update))
 	attn := m.onAttention(m.attn.Ledger(msg.Update))
 	if m.opts.Feed == nil {
@@ -170,73 +172,21 @@ func (m *Model) onLink(msg tea.Msg) tea.Cmd {
 // onTick moves the clocks and re-arms the tick.
 func (m *Model) onTick(msg live.TickMsg) tea.Cmd {
 	m.ticks++
-	cmds := []tea.Cmd{m.onLink(msg), m.broadcast(msg), live.Tick(m.opts.Tick)}
+	cmds := []tea.Cmd{m.onLink(msg), m.broadcast(msg), live.Tick(m.opts.Tick), m.logs.Refresh()}
 	if m.ticks%flushEvery == 0 {
 		cmds = append(cmds, m.withContext(m.rctx.Flush(m.life)), m.saveMemory())
 	}
 	return tea.Batch(cmds...)
 }
 
-// key handles a key press: global keys first, except that a pane in a
-// mode of its own (typing, a detail view) gets the keys it owns first.
-func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
-	k := m.env.Keys
-	if t, ok := m.focused().(component.Typist); ok && t.Typing() && component.IsText(msg) {
-		return m.tell(m.focused(), msg)
-	}
-	capturing := false
-	if c, ok := m.focused().(component.Capturer); ok {
-		capturing = c.Captures()
-	}
-	if !capturing && msg.Type == tea.KeyRunes && len(msg.Runes) > 1 && !msg.Paste {
-		// Bubble Tea delivers letters that arrive in one read as one
-		// message ("kk"); outside a text field each is a key of its own.
-		return m.eachRune(msg)
-	}
-	switch {
-	case key.Matches(msg, k.Quit):
-		// What was said since the last save reaches the file first.
-		return tea.Sequence(m.saveMemory(), tea.Quit)
-	case key.Matches(msg, k.HelpAnyPane), !capturing && key.Matches(msg, k.Help):
-		m.showHelp = !m.showHelp
-	case m.showHelp && key.Matches(msg, k.Dismiss):
-		m.showHelp = false
-	case key.Matches(msg, k.Changes), m.changes.Visible() && key.Matches(msg, k.Dismiss):
-		return m.toggleChanges()
-	case key.Matches(msg, k.LanguageTyping), !capturing && key.Matches(msg, k.Language):
-		return m.switchLanguage()
-	case key.Matches(msg, k.NextPane):
-		m.setFocus(m.focus.cycle(1, m.opts.ReadOnly))
-	case key.Matches(msg, k.PrevPane):
-		m.setFocus(m.focus.cycle(-1, m.opts.ReadOnly))
-	case key.Matches(msg, k.Controller) && m.link.State().CanStart():
-		return m.onLinkStart()
-	case m.changes.Visible():
-		return m.tell(m.changes, msg)
-	default:
-		return m.tell(m.focused(), msg)
-	}
-	return nil
-}
-
-// toggleChanges opens or closes the changes view; opening reads the
-// current step's change (in a command).
+// toggleChanges opens or closes the changes view; opening gives it the
+// keys and reads the current step's change (in a command).
 func (m *Model) toggleChanges() tea.Cmd {
-	return m.changes.SetVisible(m.life, !m.changes.Visible())
-}
-
-// eachRune handles the letters of msg one by one.
-func (m *Model) eachRune(msg tea.KeyMsg) tea.Cmd {
-	cmds := make([]tea.Cmd, 0, len(msg.Runes))
-	for _, r := range msg.Runes {
-		cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
-	}
-	return tea.Batch(cmds...)
-}
-
-func (m *Model) setFocus(f focus) {
-	m.focus = f
+	open := !m.changes.Visible()
+	cmd := m.changes.SetVisible(m.life, open)
+	m.viewKeys = open
 	m.applyFocus()
+	return cmd
 }
 
 // onLinkStart starts a new controller at the person's request.
@@ -258,7 +208,9 @@ func (m *Model) switchLanguage() tea.Cmd {
 	}
 	m.env = m.env.WithLanguage(i18n.MustNew(next))
 	cmd := m.broadcast(component.EnvMsg{Env: m.env})
-	return tea.Batch(cmd, m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
+	m.showKeysTo()
+	m.tell(m.input, input.TargetMsg{Info: m.targetInfo()})
+	return tea.Batch(cmd, m.othersNeedYou(), m.setTitle(m.attn.State()), m.note(kindSystem, "tui.conversation.language"))
 }
 
 // withContext shows any trouble with the relay context's file (or its

@@ -14,6 +14,8 @@ import (
 // resize lays the window out for a new terminal size.
 func (m *Model) resize(w, h int) {
 	m.w, m.h = w, h
+	// The banner's height depends on its width (a whole item wraps).
+	m.banner.SetSize(w, 0)
 	m.relayout()
 }
 
@@ -33,6 +35,8 @@ func (m *Model) relayout() {
 	m.input.SetSize(l.w, l.inputH)
 	m.status.SetSize(l.w, 1)
 	m.changes.SetSize(l.w, l.bodyH)
+	m.tasks.SetSize(l.w, l.bodyH)
+	m.logs.SetSize(l.w, l.bodyH)
 	switch l.mode {
 	case modeColumns:
 		m.pipe.SetSize(l.leftW, l.pipeH)
@@ -76,7 +80,13 @@ func (m *Model) render() string {
 func (m *Model) body() string {
 	l := m.lay
 	if m.showHelp {
-		return helpview.Full(m.env, m.fullHelp(), l.w, l.bodyH, m.contextNote())
+		return m.help.View(m.env, m.fullHelp(), m.helpNotes(), l.w, l.bodyH)
+	}
+	if m.tasks.Visible() {
+		return m.tasks.View()
+	}
+	if m.logs.Visible() {
+		return m.logs.View()
 	}
 	if m.changes.Visible() {
 		return m.changes.View()
@@ -129,7 +139,9 @@ func (m *Model) hiddenNote(shown focus) string {
 // keys. settle calls it after every message; it is drawn again only when
 // what it lists can have changed.
 func (m *Model) shortHelpLine() string {
-	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart()}
+	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(),
+		help: m.showHelp, changes: m.changes.Visible(), viewKeys: m.viewHasKeys(), pointed: m.pointed,
+		tasks: m.tasks.Visible(), logs: m.logs.Visible()}
 	if c, ok := m.focused().(component.Capturer); ok {
 		hk.capturing = c.Captures()
 	}
@@ -150,6 +162,12 @@ type helpKey struct {
 	w         int
 	canStart  bool
 	capturing bool
+	help      bool
+	changes   bool
+	viewKeys  bool
+	pointed   bool
+	tasks     bool // the task list is open
+	logs      bool // the log view is open
 }
 
 // contextNote says how much the relay context keeps for a successor

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/daokit/daokit/internal/proc"
@@ -88,9 +87,6 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	// The worker writes into the logs itself: what it printed is on disk
 	// whatever becomes of the controller (see follow).
 	cmd.Stdout, cmd.Stderr = outLog, errLog
-	// A worker does not outlive the controller that runs it: its
-	// successor reads back what it wrote and runs the step on.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	if spec.UseStdin {
 		cmd.Stdin = strings.NewReader(spec.Stdin)
 	}

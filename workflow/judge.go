@@ -9,26 +9,27 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/internal/proc"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Reason codes of judge decisions and of how a flow stopped. They are
 // stored in the ledger and labelled in the reader's language.
 const (
-	JudgeReviewerApproved = "JUDGE_REVIEWER_APPROVED" // the reviewer approved
-	JudgeChangesRequested = "JUDGE_CHANGES_REQUESTED" // the reviewer asked for changes
-	JudgeNoVerdict        = "JUDGE_NO_VERDICT"        // no verdict could be read
-	JudgeCommandPassed    = "JUDGE_COMMAND_PASSED"    // the judge command exited 0
-	JudgeCommandFailed    = "JUDGE_COMMAND_FAILED"    // it exited non-zero (or did not start)
-	JudgeCommandTimedOut  = "JUDGE_COMMAND_TIMED_OUT" // it ran past judge_timeout; its tree was killed
-	JudgeAgentDone        = "JUDGE_AGENT_DONE"        // the judge agent approved
-	JudgeAgentContinue    = "JUDGE_AGENT_CONTINUE"    // the judge agent wants another round
-	JudgeEscalated        = "JUDGE_ESCALATED"         // an agent or the judge handed the run to a person
+	JudgeReviewerApproved = string(vocab.JudgeReviewerApproved) // the reviewer approved
+	JudgeChangesRequested = string(vocab.JudgeChangesRequested) // the reviewer asked for changes
+	JudgeNoVerdict        = string(vocab.JudgeNoVerdict)        // no verdict could be read
+	JudgeCommandPassed    = string(vocab.JudgeCommandPassed)    // the judge command exited 0
+	JudgeCommandFailed    = string(vocab.JudgeCommandFailed)    // it exited non-zero (or did not start)
+	JudgeCommandTimedOut  = string(vocab.JudgeCommandTimedOut)  // it ran past judge_timeout; its tree was killed
+	JudgeAgentDone        = string(vocab.JudgeAgentDone)        // the judge agent approved
+	JudgeAgentContinue    = string(vocab.JudgeAgentContinue)    // the judge agent wants another round
+	JudgeEscalated        = string(vocab.JudgeEscalated)        // an agent or the judge handed the run to a person
 
 	// ReasonMaxIterations ends a loop that used all its iterations: the
 	// run is BLOCKED, waiting for a person.
-	ReasonMaxIterations = "MAX_ITERATIONS_REACHED"
+	ReasonMaxIterations = string(vocab.ReasonMaxIterations)
 	// ReasonEscalated ends a flow in which an agent escalated: BLOCKED.
-	ReasonEscalated = "AGENT_ESCALATED"
+	ReasonEscalated = string(vocab.ReasonEscalated)
 )
 
 // JudgeDecision is the judge's answer to shouldContinue, with its reason.

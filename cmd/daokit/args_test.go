@@ -94,6 +94,11 @@ var argOrders = []struct {
 		{"handoff", "--root", "/r", "--apply", "--evidence-path", "a", "--evidence-path", "b"},
 		{"handoff", "--evidence-path=a", "--apply", "--evidence-path=b", "--root=/r"},
 	}},
+	{parsed{"dashboard", "port=0 read-only=true root=/r", ""}, [][]string{
+		{"dashboard", "--root", "/r", "--port", "0", "--read-only"},
+		{"dashboard", "--read-only", "--port=0", "--root=/r"},
+		{"--root", "/r", "dashboard", "--port", "0", "--read-only"},
+	}},
 	{parsed{"diff", "root=/r stat=true step-id=S1 task-id=T", ""}, [][]string{
 		{"diff", "--root", "/r", "--task-id", "T", "--step-id", "S1", "--stat"},
 		{"--root", "/r", "diff", "--stat", "--step-id=S1", "--task-id=T"},
@@ -144,6 +149,7 @@ var argOrders = []struct {
 	{parsed{"lead sim-worker", "issue=3", ""}, [][]string{{"lead", "sim-worker", "--issue", "3"}, {"lead", "sim-worker", "--issue=3"}}},
 	{parsed{"lead guard", "ro=[/a,/b]", "sh|-c|x"}, [][]string{{"lead", "guard", "--ro", "/a", "--ro", "/b", "--", "sh", "-c", "x"}}},
 	{parsed{"outbox show", "outbox=/o", "2"}, [][]string{{"outbox", "show", "2", "--outbox", "/o"}, {"outbox", "show", "--outbox=/o", "2"}}},
+	{parsed{"outbox init", "force=true root=/r", ""}, [][]string{{"outbox", "init", "--force", "--root", "/r"}, {"outbox", "init", "--root=/r", "--force"}}},
 }
 
 // TestArgumentOrders: every command parses its flags wherever they are,

@@ -67,8 +67,12 @@ func (a *app) runCheck(cf checkFlags) error {
 	// daokit.toml is part of a daokit root: its problems are listed too,
 	// after the state files', and fail the check as they would fail the
 	// controller.
-	if _, err := a.loadConfig(dir); err != nil {
+	if cfg, err := a.loadConfig(dir); err != nil {
 		fmt.Fprintln(a.io.err, err.Error())
+		docsErr = &exitError{code: exitFailure}
+	} else if !a.checkTeam(dir, cfg) {
+		// So is the team's workflow.toml and outbox: a broken one
+		// turns the team off, which the check must not call PASS.
 		docsErr = &exitError{code: exitFailure}
 	}
 	if docsErr != nil {

@@ -35,6 +35,7 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newReplayCmd,
 	newTakeoverCmd,
 	newHandoffCmd,
+	newDashboardCmd,
 	newSendCmd,
 	newControllerCmd,
 	newWorkerCmd,

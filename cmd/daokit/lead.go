@@ -32,13 +32,19 @@ func newLeadCmd(a *app) *cobra.Command {
 		// The Lead re-checks (and beats) four times within the
 		// controller's warning_after, so a live Lead is never judged silent.
 		wake := lead.WakeFor(env.cfg.Heartbeat.WarningAfter.Std())
+		// A Lead that stops on an error says why in its Exit record, which
+		// daokit status and the roles pane show while it is down.
+		dead := func(err error, cliErr error) error {
+			_ = lead.WriteExit(lead.StatusDir(env.wf), lead.ExitOf(*role, os.Getpid(), err))
+			return cliErr
+		}
 		ob, err := outbox.OpenSQLite(env.wf.DBPath(), outbox.Options{WakeInterval: wake})
 		if err != nil {
-			return failf("E_OUTBOX", err.Error())
+			return dead(err, a.outboxFailure(err))
 		}
 		defer ob.Close()
 		if err := os.MkdirAll(env.wf.MemoryPath(), 0o755); err != nil {
-			return failf("E_LEAD", err.Error())
+			return dead(err, failf("E_LEAD", err.Error()))
 		}
 		o := lead.Options{Role: *role, Workflow: env.wf, HardCap: env.cfg.Team.HardCap(*role), Backend: ob,
 			WorkerArgv: []string{a.self, "lead", "sim-worker", "--issue", lead.PlaceholderIssue},
@@ -48,10 +54,10 @@ func newLeadCmd(a *app) *cobra.Command {
 		}
 		l, err := lead.New(a.ctx, o)
 		if err != nil {
-			return failf("E_LEAD", err.Error())
+			return dead(err, failf("E_LEAD", err.Error()))
 		}
 		if err := l.Run(a.ctx); err != nil {
-			return failf("E_LEAD", err.Error())
+			return dead(err, failf("E_LEAD", err.Error()))
 		}
 		return nil
 	}

@@ -48,6 +48,7 @@ func TestNoSilentCreation(t *testing.T) {
 		{[]string{"handoff"}, "", "E_HANDOFF_FAILED"},
 		{[]string{"controller"}, "", "E_CONTROLLER_FAILED"},
 		{[]string{"watch"}, "", "E_UI_FAILED"},
+		{[]string{"dashboard", "--port", "0"}, "", "E_DASHBOARD_FAILED"},
 		{[]string{"ui"}, "n\n", "E_UI_FAILED"},
 		{[]string{"ui"}, "", "E_UI_FAILED"},
 		{[]string{}, "\n", "E_UI_FAILED"},

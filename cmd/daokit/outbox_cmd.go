@@ -2,11 +2,11 @@ package main
 
 import (
 	"encoding/json"
-
 	"errors"
-	"github.com/spf13/cobra"
 	"strconv"
 	"strings"
+
+	"github.com/spf13/cobra"
 
 	"github.com/daokit/daokit/outbox"
 )
@@ -26,6 +26,7 @@ func newOutboxCmd(a *app) *cobra.Command {
 		{"close", "cli.outbox.close.summary", "cli.outbox.close.args", (*outboxCmd).closeIssue},
 		{"list", "cli.outbox.list.summary", "", (*outboxCmd).list},
 		{"show", "cli.outbox.show.summary", "cli.outbox.show.args", (*outboxCmd).show},
+		{"init", "cli.outbox.init.summary", "", (*outboxCmd).initDB},
 	} {
 		sub := a.command(s.name, s.summary, nil)
 		if s.argsID != "" {
@@ -81,7 +82,7 @@ func (o *outboxCmd) open(args []string, minArgs int) error {
 	}
 	ob, err := env.open()
 	if err != nil {
-		return failf("E_OUTBOX", err.Error())
+		return o.a.outboxFailure(err)
 	}
 	o.ob, o.env = ob, env
 	return nil

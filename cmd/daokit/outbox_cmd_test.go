@@ -19,6 +19,9 @@ func teamRoot(t *testing.T) string {
 	os.MkdirAll(filepath.Join(root, "team"), 0o755)
 	os.WriteFile(filepath.Join(root, "team", "workflow.toml"), []byte(
 		"[roles.backend]\nrole_repo = \"repos/backend\"\n[roles.qa]\nrole_repo = \"repos/qa\"\ndepends_on = [\"backend\"]\n[groups.backend]\nmax_concurrent = 4\n"), 0o644)
+	if r := runCLI(t, nil, "outbox", "init", "--root", root); r.code != 0 {
+		t.Fatalf("outbox init: %d %s", r.code, r.stderr)
+	}
 	return root
 }
 

@@ -137,3 +137,35 @@ func (o *outboxCmd) show() func(args []string) error {
 		return nil
 	})
 }
+
+// initDB is "daokit outbox init": the one way an outbox database comes
+// to be. Every other command refuses a missing, emptied or corrupt one
+// instead of making a new, empty outbox over the team's lost issues.
+// --force moves a refused database aside (kept, never deleted) and makes
+// a new one.
+func (o *outboxCmd) initDB() func(args []string) error {
+	force := o.c.Flags().Bool("force", false, "cli.outbox.init.flag.force")
+	return func([]string) error {
+		env, err := o.a.loadTeam(*o.root, *o.dir)
+		if err != nil {
+			return err
+		}
+		path := env.wf.DBPath()
+		res, err := outbox.Init(path, *force)
+		if err != nil {
+			return o.a.outboxFailure(err)
+		}
+		if *o.asJSON {
+			return o.printJSON(map[string]any{"path": path, "created": res.Created, "moved_aside": res.MovedAside})
+		}
+		if res.MovedAside != "" {
+			o.a.println(o.a.t("cli.outbox.init.moved_aside", "Path", res.MovedAside))
+		}
+		if res.Created {
+			o.a.println(o.a.t("cli.outbox.init.created", "Path", path))
+		} else {
+			o.a.println(o.a.t("cli.outbox.init.exists", "Path", path))
+		}
+		return nil
+	}
+}

@@ -77,7 +77,7 @@ func (a *app) runRun(root, taskID, goal, runID string, interrupt, initLedger boo
 	if interrupt {
 		return a.simulateInterruption(a.ctx, client, dir, ack)
 	}
-	if _, err := awaitRunEnd(a.ctx, client, ack.TaskID, ack.RunID, nil); err != nil {
+	if _, err := awaitRunEnd(a.ctx, client, dir, ack.TaskID, ack.RunID, nil); err != nil {
 		return a.waitFailed("E_RUN_FAILED", err)
 	}
 	p := ledger.LoadSnapshot(dir).Pipeline.Value

@@ -5,16 +5,19 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/daokit/daokit/controller"
+	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
 
 // Next actions that end a run (see controller.NextDone and friends).
 // A step waiting for review ends the wait as well: the person acts next.
-var finalNextActions = map[string]bool{"none": true, "retry_or_cancel": true, "await_user": true, "review": true}
+var finalNextActions = map[vocab.Next]bool{vocab.NextDone: true, vocab.NextRetry: true, vocab.NextAwait: true, vocab.NextReview: true}
 
 // sendFlags are send's options.
 type sendFlags struct {
@@ -22,6 +25,8 @@ type sendFlags struct {
 	wait, asJSON, noStart, cancelRun, retryRun, initLedger bool
 	abandonRun                                             bool
 	accept, reject                                         bool
+	// followUp sends the text as a follow-up of task taskID.
+	followUp bool
 }
 
 // newSendCmd is `daokit send [options] TEXT...`: the words are joined
@@ -43,6 +48,7 @@ func newSendCmd(a *app) *cobra.Command {
 	f.BoolVar(&o.reject, "reject", false, "cli.send.flag.reject")
 	f.StringVar(&o.taskID, "task-id", "", "cli.send.flag.task_id")
 	f.StringVar(&o.runID, "run-id", "", "cli.send.flag.run_id")
+	f.BoolVar(&o.followUp, "follow-up", false, "cli.send.flag.follow_up")
 	f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
 	c.RunE = func(c *cobra.Command, args []string) error { return a.runSend(c, o, args) }
 	return c
@@ -86,6 +92,9 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 	if text == "" {
 		return a.usage(c, a.t("cli.send.error.no_text"))
 	}
+	if o.followUp && o.taskID == "" {
+		return a.usage(c, a.t("cli.send.error.follow_up_task"))
+	}
 	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_SEND_FAILED", err.Error())
@@ -106,7 +115,13 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 			return a.relayFail("E_SEND_FAILED", err)
 		}
 	}
-	ack, err := client.Forward(a.ctx, text)
+	var ack relay.Ack
+	if o.followUp {
+		// More words for a task, briefed to its next step attempt.
+		ack, err = client.FollowUp(a.ctx, o.taskID, o.runID, text)
+	} else {
+		ack, err = client.Forward(a.ctx, text)
+	}
 	if err != nil {
 		return a.relayFail("E_SEND_FAILED", err)
 	}
@@ -122,13 +137,13 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 	if !o.wait {
 		return nil
 	}
-	return a.follow(a.ctx, client, ack.TaskID, ack.RunID)
+	return a.follow(a.ctx, client, dir, ack.TaskID, ack.RunID)
 }
 
 // follow streams a run's worker output and state changes to stdout until
 // the run ends, and fails when it did not end DONE.
-func (a *app) follow(ctx context.Context, client *relay.Client, taskID, runID string) error {
-	route, err := awaitRunEnd(ctx, client, taskID, runID, func(n relay.Notice) { a.showNotice(n, taskID, runID) })
+func (a *app) follow(ctx context.Context, client *relay.Client, root, taskID, runID string) error {
+	route, err := awaitRunEnd(ctx, client, root, taskID, runID, func(n relay.Notice) { a.showNotice(n, taskID, runID) })
 	if err != nil {
 		return a.waitFailed("E_SEND_FAILED", err)
 	}
@@ -144,6 +159,10 @@ func (a *app) waitFailed(code string, err error) error {
 	case errors.Is(err, relay.ErrClosed):
 		return failf(code, a.t("cli.send.error.closed"))
 	}
+	var gone *controllerGoneError
+	if errors.As(err, &gone) {
+		return failf(code, a.t("cli.send.error.controller_gone", "PID", gone.pid, "After", deadAfter.String()))
+	}
 	return a.relayFail(code, err)
 }
 
@@ -151,17 +170,43 @@ func (a *app) waitFailed(code string, err error) error {
 // returns it, handing every notice to show (if set) on the way. After a
 // reconnection (a restarted controller) it observes again, since the run
 // may have ended meanwhile.
-func awaitRunEnd(ctx context.Context, client *relay.Client, taskID, runID string, show func(relay.Notice)) (relay.Route, error) {
+//
+// While the connection is down it looks every deadPoll whether any live
+// process holds root's lock: after deadAfter without one, the controller
+// is dead and nobody resumes the run, and the wait fails with
+// *controllerGoneError instead of waiting for ever. A successor that
+// takes the root meanwhile is followed.
+func awaitRunEnd(ctx context.Context, client *relay.Client, root, taskID, runID string, show func(relay.Notice)) (relay.Route, error) {
 	ended := func(r *relay.Route) bool {
-		return r != nil && r.TaskID == taskID && r.RunID == runID && finalNextActions[r.NextAction]
+		return r != nil && r.TaskID == taskID && r.RunID == runID && finalNextActions[vocab.Next(r.NextAction)]
 	}
+	poll := time.NewTicker(deadPoll)
+	defer poll.Stop()
+	var lost time.Time // since when no live controller was seen; zero while connected
+	lastPID, _ := lockPID(root)
 	for {
 		select {
 		case <-ctx.Done():
 			return relay.Route{}, ctx.Err()
+		case <-poll.C:
+			if lost.IsZero() {
+				continue
+			}
+			if pid, live := lockPID(root); live {
+				lost, lastPID = time.Now(), pid // a controller holds the root: give it time to answer
+			} else if time.Since(lost) >= deadAfter {
+				return relay.Route{}, &controllerGoneError{pid: lastPID}
+			}
 		case st := <-client.States():
 			if st.State != relay.StateConnected {
+				if lost.IsZero() {
+					lost = time.Now()
+				}
 				continue
+			}
+			lost = time.Time{}
+			if pid, live := lockPID(root); live {
+				lastPID = pid
 			}
 			// Ask where things stand after a (re)connection. The answer
 			// is queued as a status notice behind the notices sent before
@@ -183,6 +228,23 @@ func awaitRunEnd(ctx context.Context, client *relay.Client, taskID, runID string
 	}
 }
 
+// A wait for a run's end gives up on a controller that is gone: no live
+// process has held the root's lock for deadAfter (looked at every
+// deadPoll) since the connection dropped. A window starts a successor
+// within a second or two of a crash; deadAfter leaves it that time.
+const (
+	deadPoll  = 250 * time.Millisecond
+	deadAfter = 3 * time.Second
+)
+
+// controllerGoneError ends a wait whose controller died with nobody to
+// resume the run; pid is the last controller seen holding the root (0
+// when none was).
+type controllerGoneError struct{ pid int }
+
+// Error is never shown: waitFailed words it in the person's language.
+func (e *controllerGoneError) Error() string { return "controller_gone" }
+
 // noticeRoute returns the route a notice carries, if any.
 func noticeRoute(n relay.Notice) *relay.Route {
 	switch {
@@ -199,7 +261,7 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 	mine := func(t, r string) bool { return t == taskID && r == runID }
 	switch {
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil && mine(n.Output.TaskID, n.Output.RunID):
-		a.printf("  │ %s\n", n.Output.Line)
+		a.printf("  │ %s\n", say.FromRelay(*n.Output).Words(a.loc))
 	case n.Kind == relay.NoticeRunState && n.Run != nil && mine(n.Run.TaskID, n.Run.RunID):
 		line := a.t("cli.send.state", "Step", n.Run.StepID, "State", controller.StateText(a.loc, n.Run.State))
 		if n.Run.Reason != "" {
@@ -212,15 +274,15 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 }
 
 func (a *app) runEnded(r relay.Route) error {
-	switch r.NextAction {
-	case "none":
+	switch vocab.Next(r.NextAction) {
+	case vocab.NextDone:
 		a.println(a.t("cli.send.done", "Task", r.TaskID, "Run", r.RunID))
 		return nil
-	case "review":
+	case vocab.NextReview:
 		a.println(a.t("cli.send.review", "Task", r.TaskID, "Run", r.RunID))
 		return nil
 	}
-	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", r.NextAction))
+	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", vocab.Next(r.NextAction).Label(a.loc)))
 }
 
 // sendControl forwards a control request (accept, reject, retry, cancel,

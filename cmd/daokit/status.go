@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
 
@@ -75,9 +76,7 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 		o := statusJSON(p, hb, shown, handoff)
 		// Only a root with a team gets "roles": other roots print
 		// exactly what the Python tool prints.
-		if views := a.roleViews(dir); views != nil {
-			o = o.With("roles", views)
-		}
+		o = a.teamOf(dir).withTeam(o)
 		return a.writeJSON(o)
 	}
 	handoffWord := "no"
@@ -88,7 +87,7 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 		orNone(p.TaskID), orNone(p.RunID), p.Status, orNone(p.CurrentStep), hb.Status, len(shown), handoffWord)
 	a.printStatusDetail(p, hb, shown)
 	a.printKeptWorktrees(dir)
-	a.printRoles(dir)
+	a.printRoles(a.teamOf(dir))
 	return nil
 }
 
@@ -154,7 +153,12 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 	if last == "" {
 		last = a.t("cli.status.never")
 	}
-	fmt.Fprintln(w, a.t("cli.status.heartbeat", "Status", hb.Status, "Last", last, "Reason", orDash(hb.ReasonCode)))
+	reason := orDash(hb.ReasonCode)
+	if l := vocab.Reason(hb.ReasonCode).Label(a.loc); l != hb.ReasonCode {
+		// Worded, with the code a person may grep the ledger for.
+		reason = l + " (" + hb.ReasonCode + ")"
+	}
+	fmt.Fprintln(w, a.t("cli.status.heartbeat", "Status", vocab.Health(hb.Status).Label(a.loc), "Last", last, "Reason", reason))
 	if len(leases) == 0 {
 		fmt.Fprintln(w, a.t("cli.status.no_leases"))
 		return

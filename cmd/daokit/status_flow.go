@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/workflow"
 )
 
@@ -45,7 +46,7 @@ func (a *app) printFlow(w io.Writer, p ledger.PipelineState) {
 	if prog.Decision != "" {
 		reason := prog.DecisionReason
 		if reason == "" && prog.DecisionCode != "" {
-			reason = a.t("controller.reason." + prog.DecisionCode)
+			reason = vocab.Reason(prog.DecisionCode).Label(a.loc)
 		}
 		fmt.Fprintln(w, a.t("cli.status.flow.decision", "Judge", prog.Judge, "Decision", a.t("workflow.decision."+prog.Decision), "Reason", reason))
 	}

@@ -9,50 +9,106 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
 
-// roleViews reads the team of the root: nil when it has no
-// workflow.toml (or it cannot be read; check and the CLI's outbox
-// commands say why).
-func (a *app) roleViews(dir string) []lead.RoleView {
+// teamStatus is the team of a root as status shows it.
+type teamStatus struct {
+	// has: the root has a team (a workflow.toml, or an outbox_root
+	// daokit.toml names).
+	has   bool
+	views []lead.RoleView
+	// problems say why the team is off or blind: workflow.toml's errors,
+	// a refused outbox, one line each in the reader's language.
+	problems []string
+}
+
+// teamOf reads the team of the root: its roles (each Lead's health, lag,
+// work and last exit) and its problems.
+func (a *app) teamOf(dir string) teamStatus {
 	cfg, err := config.Load(dir)
-	if err != nil || !team.Exists(cfg.Team.OutboxDir(dir)) {
-		return nil
-	}
-	wf, err := team.Load(cfg.Team.OutboxDir(dir))
 	if err != nil {
-		return nil
+		return teamStatus{}
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
+	odir := cfg.Team.OutboxDir(dir)
+	if !team.Exists(odir) && cfg.Team.OutboxRoot == "" {
+		return teamStatus{}
+	}
+	ts := teamStatus{has: true}
+	wf, err := team.Load(odir)
 	if err != nil {
-		return nil
+		if es, ok := err.(team.Errors); ok {
+			for _, e := range es {
+				ts.problems = append(ts.problems, e.Localize(a.loc))
+			}
+		} else {
+			ts.problems = append(ts.problems, err.Error())
+		}
+		return ts
 	}
-	defer ob.Close()
+	var ob outbox.Backend
+	if s, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true}); err != nil {
+		ts.problems = append(ts.problems, a.outboxProblem(err))
+	} else {
+		defer s.Close()
+		ob = s
+	}
 	views, err := lead.Views(a.ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), time.Now())
 	if err != nil {
-		return nil
+		ts.problems = append(ts.problems, err.Error())
+		return ts
 	}
-	return views
+	ts.views = views
+	return ts
+}
+
+// withTeam adds the team to status --json: "roles" (each with its
+// "last_exit") and, when the team is off or blind, "team_problems". A
+// root without a team gets neither: it prints what the Python tool does.
+func (ts teamStatus) withTeam(o ledger.Object) ledger.Object {
+	if !ts.has {
+		return o
+	}
+	views := ts.views
+	if views == nil {
+		views = []lead.RoleView{}
+	}
+	o = o.With("roles", views)
+	if len(ts.problems) > 0 {
+		o = o.With("team_problems", ts.problems)
+	}
+	return o
 }
 
 // printRoles lists the team's roles after the status (nothing when the
-// root has no workflow.toml): each Lead's health, cursor lag and work.
-func (a *app) printRoles(dir string) {
-	views := a.roleViews(dir)
-	if views == nil {
+// root has no team): each Lead's health, cursor lag and work, then why
+// each Lead that is down ended, and the team's problems.
+func (a *app) printRoles(ts teamStatus) {
+	if !ts.has {
 		return
 	}
 	w := a.io.out
 	fmt.Fprintln(w, a.t("cli.status.roles"))
-	rows := make([][]string, 0, len(views))
-	for _, v := range views {
+	for _, p := range ts.problems {
+		fmt.Fprintln(w, "  "+a.t("cli.status.team_problem", "Problem", p))
+	}
+	if len(ts.views) == 0 {
+		return
+	}
+	rows := make([][]string, 0, len(ts.views))
+	for _, v := range ts.views {
 		rows = append(rows, []string{v.Role, a.t("cli.status.lead." + strings.ToLower(v.Health)), strconv.FormatInt(v.Lag, 10),
 			strconv.Itoa(v.Claimed), refs(v.Running), refs(v.Queued), blockedText(v.Blocked)})
 	}
 	writeTable(w, "  ", []string{a.t("cli.status.col.role"), a.t("cli.status.col.lead"), a.t("cli.status.col.lag"),
 		a.t("cli.status.col.claimed"), a.t("cli.status.col.running"), a.t("cli.status.col.queued"), a.t("cli.status.col.blocked")}, rows)
+	for _, v := range ts.views {
+		if v.Health == lead.HealthDown && v.LastExit != nil {
+			fmt.Fprintln(w, "  "+a.t("cli.status.lead_exit", "Role", v.Role, "Reason", v.LastExit.Text(a.t)))
+		}
+	}
 }
 
 func refs(ids []int64) string {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
 
@@ -106,18 +107,18 @@ func (a *app) recordTakeover(store *ledger.Store, p *ledger.PipelineState, lease
 	}
 	e := ledger.NewEvent(now, taskID, runID, "", ledger.EventLeaseTakeover, ledger.SeverityInfo, ledger.ObjectOf(
 		"takeover_at", at, "adopted_step_ids", nonNilStrings(res.AdoptedSteps()), "failed_step_ids", nonNilStrings(res.FailedSteps),
-		"reason_code", "MANUAL_TAKEOVER", "superseded_tokens", nonNilStrings(res.Superseded)))
+		"reason_code", string(vocab.ReasonManualTakeover), "superseded_tokens", nonNilStrings(res.Superseded)))
 	e.DedupKey = "succession:" + taskID + ":" + runID + ":" + at
 	events := []ledger.Event{e}
 	for _, s := range res.AdoptedSteps() {
 		adopted := ledger.NewEvent(now, taskID, runID, s, ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf(
-			"operation", "LEASE_ADOPTED", "reason_code", "VALID_UNEXPIRED_LEASE", "takeover_at", at))
+			"operation", string(vocab.OpLeaseAdopted), "reason_code", string(vocab.ReasonLeaseAdopted), "takeover_at", at))
 		adopted.DedupKey = "lease-adopted:" + taskID + ":" + runID + ":" + s + ":" + at
 		events = append(events, adopted)
 	}
 	for _, s := range res.FailedSteps {
 		failed := ledger.NewEvent(now, taskID, runID, s, ledger.EventStepFailed, ledger.SeverityError, ledger.ObjectOf(
-			"reason_code", "LEASE_NOT_ADOPTED", "takeover_at", at))
+			"reason_code", string(vocab.ReasonLeaseNotAdopted), "takeover_at", at))
 		failed.DedupKey = "step-failed:" + taskID + ":" + runID + ":" + s + ":" + at
 		events = append(events, failed)
 	}

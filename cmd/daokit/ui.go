@@ -36,12 +36,14 @@ func newWatchCmd(a *app) *cobra.Command {
 type windowFlags struct {
 	root, logPath       string
 	noStart, initLedger bool
+	// relayPolicy overrides [relay] policy of daokit.toml ("" keeps it).
+	relayPolicy string
 }
 
 // windowCommand is ui, watch, or the bare daokit (the root command).
 func (a *app) windowCommand(name, summary string, readOnly bool) *cobra.Command {
 	var o windowFlags
-	c := a.command(name, summary, func(c *cobra.Command, _ []string) error { return a.runWindow(c.Name(), o, readOnly) })
+	c := a.command(name, summary, func(c *cobra.Command, _ []string) error { return a.runWindow(c, o, readOnly) })
 	c.Annotations = map[string]string{annotDraws: "window"}
 	f := c.Flags()
 	f.StringVar(&o.root, "root", ".", "cli.flag.root")
@@ -49,11 +51,16 @@ func (a *app) windowCommand(name, summary string, readOnly bool) *cobra.Command 
 	if !readOnly {
 		f.BoolVar(&o.noStart, "no-start", false, "tui.cli.flag.no_start")
 		f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
+		f.StringVar(&o.relayPolicy, "relay-policy", "", "cli.flag.relay_policy")
 	}
 	return c
 }
 
-func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
+func (a *app) runWindow(c *cobra.Command, o windowFlags, readOnly bool) error {
+	name := c.Name()
+	if o.relayPolicy != "" && o.relayPolicy != config.RelayPolicyOn && o.relayPolicy != config.RelayPolicyOff {
+		return a.usage(c, a.t("cli.error.relay_policy", "Value", o.relayPolicy))
+	}
 	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_UI_FAILED", err.Error())
@@ -92,7 +99,7 @@ func (a *app) runWindow(name string, o windowFlags, readOnly bool) error {
 		opts.Relay = tui.NewRelayLink(client)
 		opts.Context = relayctx.FileStore{Path: filepath.Join(dir, "state", relayctx.FileName)}
 		opts.Memory = relayctx.FileStore{Path: filepath.Join(dir, "state", memory.FileName)}
-		policy := windowPolicy(dir, logger)
+		policy := windowPolicy(dir, o.relayPolicy, logger)
 		opts.ContextPolicy = &policy
 		if !o.noStart {
 			opts.Controllers = &processControllers{self: a.self, root: dir, lang: a.loc.Lang()}
@@ -158,17 +165,24 @@ func (a *app) windowLedger(dir string, o windowFlags, readOnly bool) error {
 	return nil
 }
 
-// windowPolicy is how the window compacts its relay context: compact's
-// shipped triggers, the built-in compaction, then the pre-compact hooks
-// of daokit.toml. A configuration that does not load only costs the
-// configured hooks (the controller reports the configuration error).
-func windowPolicy(root string, logger *slog.Logger) relayctx.Policy {
+// windowPolicy is how the window compacts its relay context: the
+// thresholds of daokit.toml's [compact], the built-in compaction, then
+// its pre-compact hooks; with the relay policy off (override, else
+// [relay] policy) it never compacts. A configuration that does not load
+// costs the configured thresholds and hooks (the controller reports the
+// configuration error), not the override.
+func windowPolicy(root, override string, logger *slog.Logger) relayctx.Policy {
 	p := relayctx.DefaultPolicy()
 	p.Hooks = compact.NewHooks()
+	p.Manual = override == config.RelayPolicyOff
 	cfg, err := config.Load(root)
 	if err != nil {
 		logger.Warn("configuration not loaded; no pre-compact hooks", "err", err)
 		return p
+	}
+	p.Triggers = compact.TriggersOf(cfg.Compact)
+	if override == "" {
+		p.Manual = cfg.Relay.Policy == config.RelayPolicyOff
 	}
 	for _, h := range cfg.HookSpecsAt(config.HookPreCompact) {
 		if err := p.Hooks.AddCommand(hooks.SpecOf(h)); err != nil {

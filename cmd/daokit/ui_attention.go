@@ -2,6 +2,8 @@ package main
 
 import (
 	"log/slog"
+	"os"
+	"os/exec"
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/tui/attention"
@@ -19,6 +21,24 @@ func windowAttention(root string, logger *slog.Logger) *attention.Config {
 		return &c
 	}
 	w := cfg.Window
-	c.Bell, c.Title, c.Notify, c.LongRun = w.Bell, w.Title, w.Notify, w.LongRun.Std()
+	c.Bell, c.Title, c.Notify, c.LongRun, c.Desktop = w.Bell, w.Title, w.Notify, w.LongRun.Std(), w.Desktop
+	desktopNotifications(&c)
 	return &c
+}
+
+// desktopNotifications finds what the platform has for notifications
+// that reach the person off the terminal: notify-send on PATH when a
+// desktop session is there to show it (over ssh it would only fail), and
+// tmux, whose passthrough the terminal notifications need.
+func desktopNotifications(c *attention.Config) {
+	c.Tmux = os.Getenv("TMUX") != ""
+	if !c.Desktop {
+		return
+	}
+	if os.Getenv("DISPLAY") == "" && os.Getenv("WAYLAND_DISPLAY") == "" && os.Getenv("DBUS_SESSION_BUS_ADDRESS") == "" {
+		return
+	}
+	if p, err := exec.LookPath("notify-send"); err == nil {
+		c.NotifySend = p
+	}
 }

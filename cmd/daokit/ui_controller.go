@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -16,6 +17,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui/live"
@@ -108,13 +110,14 @@ func (c *processControllers) Start(context.Context) (live.Process, error) {
 		_ = out.Close()
 		return nil, fmt.Errorf("start controller: %w", err)
 	}
-	return &childController{pid: cmd.Process.Pid, out: out}, nil
+	return &childController{pid: cmd.Process.Pid, out: out, root: c.root}, nil
 }
 
 // childController is a controller the window started.
 type childController struct {
-	pid int
-	out *os.File
+	pid  int
+	out  *os.File
+	root string
 }
 
 // PID implements live.Process.
@@ -139,6 +142,11 @@ func (p *childController) Wait(ctx context.Context) (live.Exit, error) {
 			e := live.Exit{Code: ws.ExitStatus(), Output: lastLine(p.out)}
 			if ws.Signaled() {
 				e.Code, e.Signal = -1, unix.SignalName(ws.Signal())
+			} else if e.Code != 0 {
+				// Its stderr names the problems of daokit.toml in the
+				// language it started with; the window words them in its
+				// own, every one of them.
+				e.Config = configProblems(p.root)
 			}
 			_ = p.out.Close()
 			return e, nil
@@ -149,6 +157,23 @@ func (p *childController) Wait(ctx context.Context) (live.Exit, error) {
 		case <-t.C:
 		}
 	}
+}
+
+// configProblems returns every problem of root's daokit.toml (none when
+// it loads), each naming the file by its base name: the window shows
+// them whole, and the full path would eat a banner line's width.
+func configProblems(root string) []live.Problem {
+	_, err := config.Load(root)
+	es := config.AsErrors(err)
+	out := make([]live.Problem, 0, len(es))
+	for _, e := range es {
+		short := *e
+		if short.File != "" {
+			short.File = filepath.Base(short.File)
+		}
+		out = append(out, &short)
+	}
+	return out
 }
 
 // lastLine returns the last non-blank line of what the child printed.

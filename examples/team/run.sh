@@ -46,6 +46,9 @@ frontend = 2
 qa = 1
 integrator = 1
 TOML
+# The outbox database is made once, explicitly: daokit never makes a new,
+# empty one over a lost or damaged outbox.
+"$daokit" outbox init --root "$root"
 echo "root: $root"
 
 step "2. Start the controller: it starts one Lead per role"

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Need is why the window calls for its person.
@@ -74,14 +75,26 @@ type Config struct {
 	// LongRun is how long a run must have taken for its DONE to call
 	// for attention.
 	LongRun time.Duration
+	// Desktop sends a notification that reaches the person off the
+	// terminal on each new moment: OSC 9 and OSC 777 (terminals that show
+	// them as desktop notifications, and ignore the one they lack), and
+	// NotifySend when it is set and Notify is empty.
+	Desktop bool
+	// NotifySend is the path of notify-send, found on PATH when the
+	// window starts with a desktop session; "" runs none.
+	NotifySend string
+	// Tmux wraps the terminal notifications for tmux's passthrough
+	// (tmux drops them unless allow-passthrough is on).
+	Tmux bool
 }
 
 // DefaultLongRun is how long a run takes before its end is worth a bell.
 const DefaultLongRun = 2 * time.Minute
 
-// DefaultConfig is attention on: banner, bell and title, no command.
+// DefaultConfig is attention on: banner, bell, title and terminal
+// notifications, no command.
 func DefaultConfig() Config {
-	return Config{Bell: true, Title: true, LongRun: DefaultLongRun}
+	return Config{Bell: true, Title: true, Desktop: true, LongRun: DefaultLongRun}
 }
 
 // Operation and payload keys of the controller's run-state events (see
@@ -89,6 +102,12 @@ func DefaultConfig() Config {
 const (
 	opRunState     = "RUN_STATE"
 	stateCancelled = "cancelled"
+	// opRunFinished ends a run (controller.OpRunFinished); the reasons
+	// below say a person ended it (controller.ReasonCancelled,
+	// controller.ReasonAbandoned).
+	opRunFinished   = "RUN_FINISHED"
+	reasonCancelled = "WORKER_CANCELLED"
+	reasonAbandoned = "RUN_ABANDONED"
 )
 
 // Model follows the runs of the ledger and decides the State. It is not
@@ -166,6 +185,13 @@ func (m *Model) event(e *ledger.Event) {
 			m.reason[k] = r
 		}
 		m.cancelled[k] = e.Payload.String("to") == stateCancelled
+	case e.EventType == ledger.EventSystem && e.Payload.String("operation") == opRunFinished:
+		// A run cancelled or abandoned after it ended (blocked, failed)
+		// or while its change waited for review has no cancelled
+		// attempt; its end says it.
+		if r := e.Payload.String("reason_code"); r == reasonCancelled || r == reasonAbandoned {
+			m.reason[k], m.cancelled[k] = r, true
+		}
 	case e.EventType == ledger.EventStepFailed:
 		if r := e.Payload.String("reason_code"); r != "" {
 			m.reason[k] = r
@@ -215,11 +241,9 @@ func (m *Model) decide(p *ledger.PipelineState, next string, at time.Time) State
 // maxRuns bounds the runs whose reasons the model remembers.
 const maxRuns = 1024
 
-// Next actions of the controller's route (see controller.NextRetry and
-// controller.NextAwait).
+// Next actions of the controller's route that ask for a person.
 const (
-	nextRetry = "retry_or_cancel"
-	nextAwait = "await_user"
-	// nextReview: a step's change waits for the person's verdict.
-	nextReview = "review"
+	nextRetry  = string(vocab.NextRetry)
+	nextAwait  = string(vocab.NextAwait)
+	nextReview = string(vocab.NextReview)
 )

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/vocab"
 )
 
 // KindRelayError labels the relay's error codes.
@@ -18,6 +19,10 @@ func ErrorText(env *Env, err error) string {
 	switch {
 	case err == nil:
 		return ""
+	case errors.As(err, &re) && vocab.Result(re.Code).Known():
+		// The controller's answer: worded with its detail, itself worded
+		// when it is a stored value (not_running of a BLOCKED run).
+		return env.Clean(vocab.Result(re.Code).Label(env.Loc, re.Detail))
 	case errors.As(err, &re):
 		s := env.Labels.Or(KindRelayError, re.Code)
 		if re.Detail != "" {

@@ -35,7 +35,7 @@ func TestParametricReasons(t *testing.T) {
 		{"NO_OUTPUT_15M", "no output for 15 min", "15 分钟无输出"},
 		{"NO_OUTPUT_1H", "no output for 1 h", "1 小时无输出"},
 		{"NO_OUTPUT_45S", "no output for 45 s", "45 秒无输出"},
-		{"HEARTBEAT_RUNNING_NO_ACTION", "heartbeat RUNNING, no action", "心跳 RUNNING，无需处理"},
+		{"HEARTBEAT_RUNNING_NO_ACTION", "heartbeat says worker alive: no action", "心跳为“运行中”：无需处理"},
 		{"INVALID_LEASE_EXPIRED_CONTROLLER_LEASE", "invalid lease: controller lease expired", "租约无效：控制器租约已过期"},
 	}
 	for _, tt := range tests {

@@ -24,6 +24,13 @@ type KeyMap struct {
 	Dismiss        key.Binding // close help, detail, or a banner
 	Changes        key.Binding // F3: open or close the changes view
 
+	// Where keys go (see tui/keyroute.go): a pane that has the keys
+	// gives them back to the message box with Type; the changes view
+	// takes them with ViewKeys and gives them back with TypeTab.
+	Type     key.Binding
+	ViewKeys key.Binding
+	TypeTab  key.Binding
+
 	// Changes view.
 	PrevFile key.Binding
 	NextFile key.Binding
@@ -33,6 +40,7 @@ type KeyMap struct {
 	Newline     key.Binding
 	HistoryPrev key.Binding
 	HistoryNext key.Binding
+	DropPaste   key.Binding // drop a pasted text held as a block
 
 	// Scrolling panes.
 	Up       key.Binding
@@ -73,6 +81,9 @@ func DefaultKeyMap(loc *i18n.Localizer) *KeyMap {
 		Controller:     b("ctrl+r", "tui.key.controller", "ctrl+r"),
 		Dismiss:        b("esc", "tui.key.dismiss", "esc"),
 		Changes:        b("f3", "tui.key.changes", "f3"),
+		Type:           b("esc", "keys.key.type", "esc"),
+		ViewKeys:       b("tab", "keys.key.view_keys", "tab"),
+		TypeTab:        b("tab", "keys.key.type", "tab"),
 		PrevFile:       b("←/[", "tui.key.prev_file", "left", "["),
 		NextFile:       b("→/]", "tui.key.next_file", "right", "]"),
 
@@ -80,6 +91,7 @@ func DefaultKeyMap(loc *i18n.Localizer) *KeyMap {
 		Newline:     b("alt+enter/ctrl+j", "tui.key.newline", "alt+enter", "shift+enter", "ctrl+j"),
 		HistoryPrev: b("up", "tui.key.history_prev", "up"),
 		HistoryNext: b("down", "tui.key.history_next", "down"),
+		DropPaste:   b("backspace", "keys.key.drop_paste", "backspace"),
 
 		Up:       b("up/k", "tui.key.up", "up", "k"),
 		Down:     b("down/j", "tui.key.down", "down", "j"),

@@ -134,6 +134,11 @@ func (s State) CanStart() bool {
 	return false
 }
 
+// ConfigBroken reports that the controller exited for problems of
+// daokit.toml: starting another cannot help until the person fixes the
+// file (and presses the start key).
+func (s State) ConfigBroken() bool { return s.Phase == Exited && len(s.Exit.Config) > 0 }
+
 // Elapsed is how long the phase has lasted.
 func (s State) Elapsed() time.Duration {
 	if s.Since.IsZero() || s.Now.Before(s.Since) {

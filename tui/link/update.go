@@ -37,7 +37,7 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) (changed bool, cmd tea.
 
 func sameState(a, b State) bool {
 	return a.Phase == b.Phase && a.PID == b.PID && a.Controller == b.Controller && a.Startable == b.Startable &&
-		a.Since == b.Since && a.Conn == b.Conn && a.Exit == b.Exit && a.Err == b.Err &&
+		a.Since == b.Since && a.Conn == b.Conn && a.Exit.Same(b.Exit) && a.Err == b.Err &&
 		a.Retry == b.Retry && a.Tries == b.Tries && a.GaveUp == b.GaveUp
 }
 
@@ -54,7 +54,7 @@ func (m *Model) enter(p Phase) {
 // plan schedules the next automatic start after the controller went
 // away, or gives up when the starts are used up.
 func (m *Model) plan() {
-	if !m.st.Startable || m.ctrl == nil || !m.st.Retry.IsZero() {
+	if !m.st.Startable || m.ctrl == nil || !m.st.Retry.IsZero() || m.st.ConfigBroken() {
 		return
 	}
 	if m.st.Tries >= MaxAutoStarts {

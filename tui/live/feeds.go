@@ -3,8 +3,10 @@ package live
 import (
 	"context"
 	"errors"
+	"slices"
 	"time"
 
+	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
 )
 
@@ -89,4 +91,21 @@ type Exit struct {
 	Signal string // the signal's name, if any
 	// Output is the last line the child printed, to say why.
 	Output string
+	// Config lists every problem of daokit.toml when the controller
+	// refused to start for them: no restart helps until the person
+	// fixes the file, so none is made by itself. Each problem is worded
+	// in the window's language when shown (a language switch rewords
+	// it).
+	Config []Problem
+}
+
+// Problem is one thing wrong, worded in the language asked for.
+type Problem interface {
+	Localize(loc *i18n.Localizer) string
+}
+
+// Same reports whether e and o describe the same exit (Exit holds a
+// list, so == cannot tell).
+func (e Exit) Same(o Exit) bool {
+	return e.Code == o.Code && e.Signal == o.Signal && e.Output == o.Output && slices.Equal(e.Config, o.Config)
 }

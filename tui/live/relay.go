@@ -2,8 +2,13 @@ package live
 
 import (
 	"context"
-	"github.com/daokit/daokit/ledger"
 	"time"
+
+	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/internal/say"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Relay is the window's link to the controller. Its methods are the whole
@@ -67,16 +72,31 @@ type RunState struct {
 	TaskID, RunID, StepID, Lane, State, Reason string
 }
 
-// OutputLine is one line a worker printed.
+// OutputLine is one line a worker printed, or the controller said on
+// its behalf.
 type OutputLine struct {
 	TaskID, RunID, StepID, Lane string
 	Stream                      string // stdout or stderr
-	Line                        string
+	// Line is the line as the controller worded it; Parts, Reason,
+	// Message and Args are what it said before wording, which the window
+	// words in its current language (see Text).
+	Line    string
+	Parts   []transcript.Part
+	Reason  string
+	Message string
+	Args    map[string]string
+}
+
+// Text words the line in loc's language (see say.Line). The window
+// draws it with its current language, so that a language switch reaches
+// the lines already shown.
+func (o OutputLine) Text(loc *i18n.Localizer) string {
+	return say.Line{Text: o.Line, Parts: o.Parts, Reason: o.Reason, Message: o.Message, Args: o.Args}.Words(loc)
 }
 
 // ControllerDiskFull is the controller's state while its ledger's disk
 // is full: ledger writes are held and retried, new instructions refused.
-const ControllerDiskFull = "disk_full"
+const ControllerDiskFull = string(vocab.ControllerDiskFull)
 
 // ControllerState is the controller's own state.
 type ControllerState struct {

@@ -53,40 +53,101 @@ func Notes(loc *i18n.Localizer, r Record) []string {
 	return notes
 }
 
+// Part is one event of a structured line as a person reads it, before
+// it is worded: its type and its detail as the worker said it. The
+// controller sends parts rather than its own wording, so that each reader
+// words them in its own language (see Part.Describe).
+type Part struct {
+	Type EventType `json:"type"`
+	// Detail is what the event says: the text of progress and messages,
+	// the tool and its argument, the session id, the retry's status and
+	// attempt.
+	Detail string `json:"detail,omitempty"`
+	// Failed marks a failed tool call or result.
+	Failed bool `json:"failed,omitempty"`
+}
+
+// PartOf returns what ev shows a person, or false for events with
+// nothing to show (heartbeats).
+func PartOf(ev Event) (Part, bool) {
+	p := Part{Type: ev.Type, Detail: ev.Text}
+	switch ev.Type {
+	case EventHeartbeat:
+		return Part{}, false
+	case EventRetry:
+		if ev.Retry != nil {
+			p.Detail = RetryDetail(*ev.Retry)
+		} else {
+			p.Detail = OneLine(ev.Text, maxDetail)
+		}
+	case EventDenied:
+		p.Detail = strings.TrimSpace(ev.Tool + " " + ev.Text)
+	case EventTool, EventToolResult:
+		p.Detail, p.Failed = strings.TrimSpace(ev.Tool+" "+ev.Text), ev.Failed
+	case EventSession:
+		p.Detail = ev.ID
+	case EventResult:
+		p.Failed = ev.Failed
+	}
+	return p, true
+}
+
+// PartsOf returns the parts of a structured record, or nil for a plain
+// line (whose text is shown as it is).
+func PartsOf(r Record) []Part {
+	if len(r.Events) == 0 {
+		return nil
+	}
+	parts := make([]Part, 0, len(r.Events))
+	for _, ev := range r.Events {
+		if p, ok := PartOf(ev); ok {
+			parts = append(parts, p)
+		}
+	}
+	return parts
+}
+
+// Describe words p in loc's language: the text of progress and messages
+// as it is, other events labelled ("tool · edit main.go").
+func (p Part) Describe(loc *i18n.Localizer) string {
+	switch p.Type {
+	case EventProgress, EventMessage:
+		return p.Detail
+	case EventRetry:
+		return loc.T("worker.describe.retry", "Detail", p.Detail)
+	}
+	detail := p.Detail
+	if p.Failed {
+		detail = loc.T("worker.describe.failed", "Detail", detail)
+	}
+	label := EventLabel(loc, p.Type)
+	if detail == "" {
+		return label
+	}
+	return label + " · " + detail
+}
+
+// DescribeParts words the parts of one line, joined.
+func DescribeParts(loc *i18n.Localizer, parts []Part) string {
+	words := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if s := p.Describe(loc); s != "" {
+			words = append(words, s)
+		}
+	}
+	return strings.Join(words, " · ")
+}
+
 // Describe renders what a worker said as one line for a person: the text
 // of progress and messages as they are, other events labelled ("tool ·
 // edit main.go"). It returns "" for events with nothing to show
 // (heartbeats), so that callers can skip them.
 func Describe(loc *i18n.Localizer, ev Event) string {
-	switch ev.Type {
-	case EventHeartbeat:
+	p, ok := PartOf(ev)
+	if !ok {
 		return ""
-	case EventProgress, EventMessage:
-		return ev.Text
-	case EventRetry:
-		return describeRetry(loc, ev)
 	}
-	detail := ev.Text
-	switch ev.Type {
-	case EventDenied:
-		detail = strings.TrimSpace(ev.Tool + " " + ev.Text)
-	case EventTool, EventToolResult:
-		detail = strings.TrimSpace(ev.Tool + " " + ev.Text)
-		if ev.Failed {
-			detail = loc.T("worker.describe.failed", "Detail", detail)
-		}
-	case EventSession:
-		detail = ev.ID
-	case EventResult:
-		if ev.Failed {
-			detail = loc.T("worker.describe.failed", "Detail", detail)
-		}
-	}
-	label := EventLabel(loc, ev.Type)
-	if detail == "" {
-		return label
-	}
-	return label + " · " + detail
+	return p.Describe(loc)
 }
 
 // DescribeRecord renders a record for a person: its events when the line
@@ -96,11 +157,5 @@ func DescribeRecord(loc *i18n.Localizer, r Record) string {
 	if len(r.Events) == 0 {
 		return r.Text
 	}
-	var parts []string
-	for _, ev := range r.Events {
-		if s := Describe(loc, ev); s != "" {
-			parts = append(parts, s)
-		}
-	}
-	return strings.Join(parts, " · ")
+	return DescribeParts(loc, PartsOf(r))
 }

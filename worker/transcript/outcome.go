@@ -4,8 +4,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-
-	"github.com/daokit/daokit/i18n"
 )
 
 // Failure kinds: what an agent CLI said went wrong, in words that do not
@@ -85,16 +83,6 @@ func textStatus(msg string) int {
 		return n
 	}
 	return 0
-}
-
-// describeRetry renders a retry as the state a person watches: "retrying
-// (401 authentication_failed, 2/10)".
-func describeRetry(loc *i18n.Localizer, ev Event) string {
-	r := ev.Retry
-	if r == nil {
-		return loc.T("worker.describe.retry", "Detail", OneLine(ev.Text, maxDetail))
-	}
-	return loc.T("worker.describe.retry", "Detail", RetryDetail(*r))
 }
 
 // RetryDetail is what a retry says in any language: the status, the

@@ -7,6 +7,7 @@ package banner
 import (
 	"sort"
 	"strconv"
+	"strings"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
@@ -35,22 +36,36 @@ const (
 type Item struct {
 	Level Level
 	Text  string
+	// Whole: Text may hold several lines and every one is shown in full,
+	// wrapped to the width rather than cut (the problems of daokit.toml).
+	Whole bool
 }
 
-// MaxLines is the most lines the banner takes; further problems are
-// counted on the last line.
+// MaxLines is the most lines the banner takes for one-line items;
+// further problems are counted on the last line.
 const MaxLines = 3
+
+// MaxHeight is the most lines the banner takes when an item must be
+// shown whole (see Item.Whole).
+const MaxHeight = 12
 
 // Model is the banner.
 type Model struct {
 	env  *component.Env
-	w    int
+	w, h int // h: the lines the layout gave it, 0 before it did
 	memo component.Memo
 
 	files map[string]fileProblem // by file name
 	link  link.State
 	attn  attention.State
 	other map[string]Item
+
+	// cache holds the rows laid out for the height cacheH while built
+	// says they are current: the root asks for the height after every
+	// message.
+	cache  []row
+	cacheH int
+	built  bool
 }
 
 // fileProblem is a ledger file that failed to load.
@@ -71,8 +86,11 @@ func (m *Model) Init() tea.Cmd { return nil }
 
 // SetSize implements component.Component; the banner chooses its height
 // (see Height).
-func (m *Model) SetSize(w, _ int) {
-	m.w = w
+func (m *Model) SetSize(w, h int) {
+	if w != m.w || h != m.h {
+		m.built = false
+	}
+	m.w, m.h = w, h
 	m.memo.Invalidate()
 }
 
@@ -115,6 +133,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, nil
 	}
 	m.memo.Invalidate()
+	m.built = false
 	return m, nil
 }
 
@@ -176,35 +195,125 @@ func (m *Model) Items() []Item {
 	return items
 }
 
-// Height is the number of lines the banner needs, at most MaxLines.
-func (m *Model) Height() int { return min(len(m.Items()), MaxLines) }
+// Height is the number of lines the banner needs at its width: at most
+// MaxLines, or MaxHeight while an item must be shown whole.
+func (m *Model) Height() int { return len(m.laidOut(0)) }
 
 // View implements tea.Model.
 func (m *Model) View() string { return m.memo.Get(m.render) }
 
 func (m *Model) render() string {
-	items := m.Items()
-	if len(items) == 0 {
+	rows := m.laidOut(m.h)
+	if len(rows) == 0 {
 		return ""
 	}
 	st := m.env.Styles
-	var lines []string
-	for i, it := range items {
-		if i == MaxLines-1 && len(items) > MaxLines {
-			more := m.env.T("tui.banner.more", "N", strconv.Itoa(len(items)-i))
-			lines = append(lines, st.Banner.Warn.Render(text.Fit(" "+more, m.w, m.env.Tail())))
-			break
-		}
+	lines := make([]string, len(rows))
+	for i, r := range rows {
 		style := st.Banner.Info
-		switch it.Level {
+		switch r.level {
 		case Error:
 			style = st.Banner.Error
 		case Warn:
 			style = st.Banner.Warn
 		}
-		lines = append(lines, style.Render(text.Fit(" ! "+it.Text, m.w, m.env.Tail())))
+		lines[i] = style.Render(text.Fit(r.text, m.w, m.env.Tail()))
 	}
 	return text.Block(lines, m.w, len(lines), m.env.Tail())
+}
+
+// row is one line of the banner before it is styled.
+type row struct {
+	level Level
+	text  string
+}
+
+// laidOut is rows of the current items for height, built once per
+// change.
+func (m *Model) laidOut(height int) []row {
+	if !m.built || m.cacheH != height {
+		m.cache, m.cacheH, m.built = m.rows(m.Items(), height), height, true
+	}
+	return m.cache
+}
+
+// rows lays the items out in lines, worst first: one line each, or two
+// when a message does not fit one and there is room (its end says what
+// to type: "/reject with your reason"), an Item.Whole one wrapped over as
+// many as it needs. Past the limit (MaxLines, MaxHeight with a whole
+// item, and the layout's height when given) the last line counts the
+// problems left out.
+func (m *Model) rows(items []Item, height int) []row {
+	limit := MaxLines
+	var out []row
+	ends := make([]int, len(items)) // where each item's lines end in out
+	for k, it := range items {
+		if it.Whole {
+			limit = MaxHeight
+			out = append(out, m.wholeRows(it)...)
+			ends[k] = len(out)
+			continue
+		}
+		lines := wrapItem(it.Text, m.w, m.env.Tail())
+		reserve := 0 // a line kept for the next problem, or for "N more"
+		if k < len(items)-1 {
+			reserve = 1
+		}
+		if len(out)+len(lines)+reserve > MaxLines {
+			lines = lines[:1]
+		}
+		for _, l := range lines {
+			out = append(out, row{it.Level, l})
+		}
+		ends[k] = len(out)
+	}
+	if height > 0 {
+		limit = min(limit, height)
+	}
+	if len(out) <= limit {
+		return out
+	}
+	left := 0
+	for _, end := range ends {
+		if end > limit-1 {
+			left++
+		}
+	}
+	more := m.env.T("tui.banner.more", "N", strconv.Itoa(left))
+	return append(out[:limit-1:limit-1], row{Warn, " " + more})
+}
+
+// wrapItem lays a problem out in at most two lines of w cells: the mark,
+// then the text, wrapped under itself.
+func wrapItem(s string, w int, tail string) []string {
+	const mark, indent = " ! ", "   "
+	if text.Width(mark+s) <= w || w <= len(mark)+8 {
+		return []string{text.Fit(mark+s, w, tail)}
+	}
+	parts := text.Wrap(s, w-len(mark))
+	out := []string{text.Fit(mark+parts[0], w, tail)}
+	rest := strings.Join(parts[1:], " ")
+	return append(out, text.Fit(indent+rest, w, tail))
+}
+
+// wholeRows wraps an Item.Whole to the width: its first line after the
+// mark, each further line as a point of its own.
+func (m *Model) wholeRows(it Item) []row {
+	var out []row
+	for i, line := range strings.Split(it.Text, "\n") {
+		lead := " ! "
+		if i > 0 {
+			lead = "   · "
+		}
+		pad := strings.Repeat(" ", text.Width(lead))
+		for j, part := range text.Wrap(line, max(m.w-text.Width(lead), 1)) {
+			if j > 0 {
+				lead = pad
+			}
+			out = append(out, row{it.Level, lead + part})
+		}
+	}
+	return out
 }
 
 // ShortHelp implements help.KeyMap.

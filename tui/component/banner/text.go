@@ -3,6 +3,7 @@ package banner
 import (
 	"errors"
 	"strconv"
+	"strings"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/component"
@@ -64,6 +65,9 @@ func linkItem(env *component.Env, s link.State) (Item, bool) {
 	case link.Lost:
 		return Item{Level: Error, Text: env.T("tui.recovery.lost", "Why", why) + successor(env, s, key)}, true
 	case link.Exited:
+		if s.ConfigBroken() {
+			return configItem(env, s.Exit.Config, key), true
+		}
 		return Item{Level: Error, Text: exitText(env, s.Exit) + successor(env, s, key)}, true
 	case link.Failed:
 		return Item{Level: Error, Text: env.T("tui.recovery.failed", "Why", why) + successor(env, s, key)}, true
@@ -83,6 +87,17 @@ func linkItem(env *component.Env, s link.State) (Item, bool) {
 		}
 	}
 	return Item{}, false
+}
+
+// configItem lists every problem of daokit.toml, each on a line of its
+// own and shown whole, under what to do: fix them (daokit check lists
+// them too), then start a controller with key.
+func configItem(env *component.Env, problems []live.Problem, key string) Item {
+	lines := []string{env.T("tui.recovery.config", "N", len(problems), "Key", key)}
+	for _, p := range problems {
+		lines = append(lines, env.Clean(p.Localize(env.Loc)))
+	}
+	return Item{Level: Error, Text: strings.Join(lines, "\n"), Whole: true}
 }
 
 func itoa(n int) string { return strconv.Itoa(n) }

@@ -25,8 +25,11 @@ import (
 type Model struct {
 	component.Pane
 
-	// src is the current step's change; loaded is what files show.
-	src, loaded live.ChangeSource
+	// src is the change the view reads: the current step's (current,
+	// from the pipeline) or, while the window is focused on a task, that
+	// task's (pinned); loaded is what files show.
+	src, loaded, current live.ChangeSource
+	pinned               bool
 	// version is the pipeline's updated_at when src was read, so that a
 	// visible view reloads once per change of the ledger, not per event.
 	version string
@@ -76,7 +79,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.Env = msg.Env
 	case live.LedgerMsg:
 		if s := msg.Update.Snapshot; s != nil && s.Pipeline.HasValue() {
-			m.src = live.ChangeSourceOf(&s.Pipeline.Value)
+			m.current = live.ChangeSourceOf(&s.Pipeline.Value)
+			if !m.pinned {
+				m.src = m.current
+			}
 		}
 		return m, nil
 	case live.ChangesMsg:
@@ -97,6 +103,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	m.scroll = m.first()
 	m.Memo.Invalidate()
 	return m, nil
+}
+
+// Focus makes the view show src, a task's change, instead of the
+// current step's (nil goes back to the current step's); shown, it
+// returns the command that reads it.
+func (m *Model) Focus(ctx context.Context, src *live.ChangeSource) tea.Cmd {
+	m.pinned, m.src = src != nil, m.current
+	if src != nil {
+		m.src = *src
+	}
+	m.Memo.Invalidate()
+	if !m.visible || !m.src.Valid() {
+		return nil
+	}
+	return live.LoadChanges(ctx, m.src)
 }
 
 // Refresh returns the command that reads the change again when the view
@@ -266,5 +287,9 @@ func (m *Model) ShortHelp() []key.Binding {
 	return []key.Binding{k.PrevFile, k.NextFile, k.Up, k.Down, k.PageDown, k.Dismiss}
 }
 
-// FullHelp implements help.KeyMap.
-func (m *Model) FullHelp() [][]key.Binding { return [][]key.Binding{m.ShortHelp()} }
+// FullHelp implements help.KeyMap. It lists every key the view acts
+// on: the root gives the view exactly these.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.Env.Keys
+	return [][]key.Binding{{k.PrevFile, k.NextFile, k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Dismiss}}
+}

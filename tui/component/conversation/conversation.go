@@ -25,7 +25,13 @@ type Model struct {
 	changes uint64 // counts changes to the entries, for saving
 	scroll  int    // lines scrolled up from the bottom
 	digest  digest
-	step    string // the active step, whose output the digest shows
+	// active is the step of the controller's current run, whose output
+	// the digest shows unless a task is in focus.
+	active outputKey
+	// focus is the task the window is focused on ("" for all).
+	focus string
+	// seen holds the ids of the ledger events made entries (fold.go).
+	seen map[string]bool
 }
 
 var (
@@ -48,9 +54,16 @@ func (m *Model) SetSize(w, h int) {
 // Len returns the number of entries.
 func (m *Model) Len() int { return len(m.entries) }
 
+// add appends an entry. Its time is never before the one above it: the
+// ledger's time of an event read after a later note is shown as the
+// time the window learned of it, so that the clock only moves forward
+// down the pane.
 func (m *Model) add(e *entry) {
 	if e.at.IsZero() && m.Env.Now != nil {
 		e.at = m.Env.Now()
+	}
+	if n := len(m.entries); n > 0 && e.at.Before(m.entries[n-1].at) {
+		e.at = m.entries[n-1].at
 	}
 	m.entries = append(m.entries, e)
 	if len(m.entries) > MaxEntries {
@@ -71,7 +84,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case RestoreMsg:
 		m.restore(msg.Entries)
 	case SentMsg:
-		m.add(&entry{kind: KindUser, seq: msg.Seq, at: msg.At, text: msg.Text})
+		m.add(&entry{kind: KindUser, seq: msg.Seq, at: msg.At, text: msg.Text, task: msg.Task, followUp: msg.FollowUp})
+	case FocusMsg:
+		m.focus, m.scroll = msg.TaskID, 0
 	case live.ForwardedMsg:
 		m.delivered(msg.Seq, msg.Ack, msg.Err)
 	case live.ControlledMsg:
@@ -110,6 +125,12 @@ func (m *Model) delivered(seq int, ack live.Ack, err error) {
 		}
 		e.delivery = Delivered
 		e.note = routeNote(ack)
+		if e.followUp {
+			e.note = m.Env.T("tui.tasks.follow_up_of", "Task", m.Env.Clean(ack.TaskID)) + " " + e.note
+		}
+		if e.task == "" {
+			e.task = ack.TaskID
+		}
 		if ack.Duplicate {
 			e.note += " " + m.Env.T("tui.conversation.duplicate")
 		}
@@ -131,27 +152,25 @@ func routeNote(a live.Ack) string {
 // relay turns controller notices into entries and the worker digest. It
 // reports whether the pane changed.
 func (m *Model) relay(u live.RelayUpdate) bool {
-	env := m.Env
 	switch {
 	case u.Output != nil:
-		m.digest.add(*u.Output)
-		return u.Output.StepID == m.step || m.step == ""
+		k := keyOf(*u.Output)
+		if k.task == "" && k.run == "" {
+			// A line that names no run (a controller that does not say)
+			// is taken for the current run's.
+			k.task, k.run = m.active.task, m.active.run
+		}
+		m.digest.add(k, *u.Output)
+		return m.digest.shown(m.focus, m.active) == k
 	case u.Route != nil:
-		m.step = u.Route.ActiveStep
+		m.active = outputKey{task: u.Route.TaskID, run: u.Route.RunID, step: u.Route.ActiveStep}
 	case u.Status != nil:
-		m.step = u.Status.Route.ActiveStep
+		r := u.Status.Route
+		m.active = outputKey{task: r.TaskID, run: r.RunID, step: r.ActiveStep}
 	case u.Run != nil:
 		// Stored by catalog id with the raw values, labelled when drawn:
 		// a language switch redraws the line in the new language.
-		r := u.Run
-		e := catalogEntry(KindController, "tui.conversation.run_state", "Step", env.Clean(r.StepID), "State", r.State)
-		e.labeled = labels("State", component.KindRun)
-		if r.Reason != "" {
-			e = catalogEntry(KindController, "tui.conversation.run_state_reason", "Step", env.Clean(r.StepID),
-				"State", r.State, "Reason", r.Reason)
-			e.labeled = labels("State", component.KindRun, "Reason", component.KindReason)
-		}
-		m.add(e)
+		m.foldRunState(*u.Run)
 	case u.Controller != nil:
 		c := u.Controller
 		e := catalogEntry(KindController, "tui.conversation.controller_state", "State", c.State, "PID", strconv.Itoa(c.PID))

@@ -45,6 +45,19 @@ type entry struct {
 	labeled  []string // argument, label kind pairs: values shown by their label
 	delivery Delivery
 	note     string // the ack's route or the failure, for KindUser
+	// task is the task the entry is about ("" for the window's own
+	// notes): a window focused on a task shows its entries and the
+	// global ones.
+	task string
+	// followUp: a message the person sent to task as a follow-up.
+	followUp bool
+
+	// fold is the key of what this line says once (a step's run states,
+	// a step's review; see fold.go), trail the run states it went
+	// through, event the ledger event it came from.
+	fold  string
+	trail []string
+	event string
 
 	lines []string
 	gen   uint64

@@ -19,7 +19,6 @@ const (
 	labelVerdict  = "workflow.verdict"
 	labelDecision = "workflow.decision"
 	labelRole     = "workflow.role"
-	labelReason   = "controller.reason"
 )
 
 // flow turns the workflow's events (summaries, verdicts, judge decisions)
@@ -28,12 +27,15 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 	changed := false
 	for i := range u.Events {
 		e := &u.Events[i]
+		if m.seenEvent(e.EventID) {
+			continue // read again: a re-scan, or a restored conversation
+		}
 		at, _ := ledger.ParseTime(e.Timestamp)
 		step := e.StepID
 		if e.EventType == ledger.EventAcceptancePassed && isTrue(e.Payload, "no_change") {
 			// A step that changed nothing: no /accept is awaited.
 			en := catalogEntry(KindController, "tui.conversation.no_change", "Step", step)
-			en.at = at
+			en.at, en.task = at, e.TaskID
 			m.add(en)
 			changed = true
 			continue
@@ -52,7 +54,13 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 			}
 			en := catalogEntry(KindController, "tui.conversation.summary", "Step", step, "Role", e.Payload.String("role"), "Summary", text)
 			en.labeled = labels("Role", labelRole, "Summary", how)
-			en.at = at
+			en.at, en.event, en.task = at, e.EventID, e.TaskID
+			if isReviewerSummary(e) {
+				if m.find(reviewKey(e)) >= 0 {
+					continue // the verdict said it
+				}
+				en.fold = reviewKey(e)
+			}
 			m.add(en)
 		case workflow.OpReviewVerdict:
 			var findings []string
@@ -62,13 +70,21 @@ func (m *Model) flow(u live.LedgerUpdate) bool {
 			en := catalogEntry(KindController, "tui.conversation.verdict", "Step", step, "Verdict", e.Payload.String("verdict"),
 				"Reason", e.Payload.String("reason"), "Findings", strings.Join(findings, "\n"))
 			en.labeled = labels("Verdict", labelVerdict)
-			en.at = at
+			en.at, en.event, en.fold, en.task = at, e.EventID, reviewKey(e), e.TaskID
+			if i := m.find(en.fold); i >= 0 {
+				// The reviewer's summary came first: the verdict says it
+				// with the decision, in its place.
+				en.at = m.entries[i].at
+				m.entries[i] = en
+				m.changes++
+				break
+			}
 			m.add(en)
 		case workflow.OpIterationFinished:
 			en := catalogEntry(KindController, "tui.conversation.iteration", "N", number(e.Payload, "iteration"),
 				"Max", number(e.Payload, "max_iterations"), "Decision", e.Payload.String("decision"), "Why", e.Payload.String("reason_code"))
-			en.labeled = labels("Decision", labelDecision, "Why", labelReason)
-			en.at = at
+			en.labeled = labels("Decision", labelDecision, "Why", component.KindReason)
+			en.at, en.task = at, e.TaskID
 			m.add(en)
 		default:
 			continue
@@ -87,7 +103,9 @@ func label(env *component.Env, kind, value string) string {
 			return value
 		}
 		return workflow.RenderFactsIn(env.Loc, f)
-	case labelVerdict, labelDecision, labelRole, labelReason:
+	case labelTrail:
+		return labelTrailOf(env, value)
+	case labelVerdict, labelDecision, labelRole:
 		if value == "" {
 			return value
 		}

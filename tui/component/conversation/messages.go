@@ -22,4 +22,16 @@ type SentMsg struct {
 	Seq  int
 	At   time.Time
 	Text string
+	// Task is the task the message was about (the steered task); ""
+	// for a new task (its entry joins the task its answer names).
+	Task string
+	// FollowUp: the message went to Task as a follow-up.
+	FollowUp bool
+}
+
+// FocusMsg tells the pane which task the window is focused on: the pane
+// then shows that task's entries and output, and the window's own notes;
+// an empty TaskID shows everything.
+type FocusMsg struct {
+	TaskID string
 }

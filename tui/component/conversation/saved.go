@@ -17,6 +17,11 @@ type Saved struct {
 	Labeled  []string  `json:"labeled,omitempty"`
 	Delivery Delivery  `json:"delivery,omitempty"`
 	Note     string    `json:"note,omitempty"`
+	// Event is the ledger event the entry came from, so that the same
+	// event read again after a restart makes no second entry.
+	Event string `json:"event,omitempty"`
+	// Task is the task the entry is about ("" for the window's own).
+	Task string `json:"task,omitempty"`
 }
 
 // RestoreMsg tells the pane the entries of the window's last run, to go
@@ -36,7 +41,7 @@ func (m *Model) Saved() []Saved {
 			d = Unknown
 		}
 		out = append(out, Saved{Kind: e.kind, At: e.at, Text: e.text, ID: e.id, Args: e.args,
-			Labeled: e.labeled, Delivery: d, Note: e.note})
+			Labeled: e.labeled, Delivery: d, Note: e.note, Event: e.event, Task: e.task})
 	}
 	return out
 }
@@ -52,7 +57,8 @@ func (m *Model) restore(saved []Saved) {
 			continue
 		}
 		old = append(old, &entry{kind: s.Kind, at: s.At, text: s.Text, id: s.ID, args: s.Args,
-			labeled: s.Labeled, delivery: s.Delivery, note: s.Note})
+			labeled: s.Labeled, delivery: s.Delivery, note: s.Note, event: s.Event, task: s.Task})
+		m.seenEvent(s.Event)
 	}
 	m.entries = append(old, m.entries...)
 	if len(m.entries) > MaxEntries {

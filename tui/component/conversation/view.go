@@ -36,6 +36,9 @@ func (m *Model) scrollback(h int) []string {
 	n := 0
 	for i := len(m.entries) - 1; i >= 0 && n < need; i-- {
 		e := m.entries[i]
+		if m.focus != "" && e.task != "" && e.task != m.focus {
+			continue
+		}
 		if e.gen != m.gen {
 			e.lines, e.gen = e.render(m.Env, w), m.gen
 		}
@@ -69,7 +72,8 @@ func (m *Model) emptyID() string {
 // digestView draws the worker output digest of the active step, at most a
 // third of the pane.
 func (m *Model) digestView(bodyH int) []string {
-	step, lines := m.digest.of(m.step)
+	k := m.digest.shown(m.focus, m.active)
+	step, lines := k.step, m.digest.of(k)
 	max := min(len(lines), bodyH/3-1)
 	if max <= 0 {
 		return nil
@@ -78,7 +82,7 @@ func (m *Model) digestView(bodyH int) []string {
 	st := env.Styles
 	out := []string{" " + st.Muted.Render(env.T("tui.conversation.worker", "Step", env.Clean(step)))}
 	for _, l := range lines[len(lines)-max:] {
-		out = append(out, " "+st.Conversation.Worker.Render(st.Glyphs.Worker+" "+text.Truncate(env.Clean(l.Line), m.Width-4, env.Tail())))
+		out = append(out, " "+st.Conversation.Worker.Render(st.Glyphs.Worker+" "+text.Truncate(env.Clean(l.Text(env.Loc)), m.Width-4, env.Tail())))
 	}
 	return out
 }

@@ -114,6 +114,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if !m.ingest(msg.Update) {
 			return m, nil
 		}
+	case FocusMsg:
+		if m.filter.task == msg.TaskID {
+			return m, nil
+		}
+		f := m.filter
+		f.task = msg.TaskID
+		m.setFilter(f)
+		m.settle()
 	case tea.KeyMsg:
 		if !m.Focused {
 			return m, nil

@@ -14,6 +14,9 @@ type filter struct {
 	text   string // text the event must contain (any case), from a search
 	minSev int    // 0 all, 1 WARN and ERROR, 2 ERROR
 	step   string
+	// task is the task the window is focused on (FocusMsg): the pane's
+	// own filters narrow within it, and clearing them keeps it.
+	task string
 }
 
 func (f filter) active() bool { return f != filter{} }
@@ -26,6 +29,9 @@ func (f filter) match(ev *ledger.Event) bool {
 		return false
 	}
 	if f.step != "" && ev.StepID != f.step {
+		return false
+	}
+	if f.task != "" && ev.TaskID != f.task {
 		return false
 	}
 	return severityRank(ev.Severity) >= f.minSev

@@ -40,13 +40,19 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	case key.Matches(msg, k.Detail):
 		m.openDetail()
 	case key.Matches(msg, k.FilterType):
-		m.setFilter(filter{typ: m.types.after(m.filter.typ), minSev: m.filter.minSev, step: m.filter.step})
+		f := m.filter
+		f.typ = m.types.after(f.typ)
+		m.setFilter(f)
 	case key.Matches(msg, k.FilterSeverity):
-		m.setFilter(filter{typ: m.filter.typ, minSev: (m.filter.minSev + 1) % 3, step: m.filter.step})
+		f := m.filter
+		f.minSev = (f.minSev + 1) % 3
+		m.setFilter(f)
 	case key.Matches(msg, k.FilterStep):
-		m.setFilter(filter{typ: m.filter.typ, minSev: m.filter.minSev, step: m.steps.after(m.filter.step)})
+		f := m.filter
+		f.step = m.steps.after(f.step)
+		m.setFilter(f)
 	case key.Matches(msg, k.FilterClear):
-		m.setFilter(filter{})
+		m.setFilter(filter{task: m.filter.task})
 	case key.Matches(msg, k.Search):
 		m.searching, m.query = true, m.filter.text
 	case key.Matches(msg, k.Copy):
@@ -143,4 +149,10 @@ func (m *Model) setFilter(f filter) {
 		m.cursor = i
 	}
 	m.unseen = 0
+}
+
+// FocusMsg tells the pane which task the window is focused on: the pane
+// then lists only that task's events; an empty TaskID lists them all.
+type FocusMsg struct {
+	TaskID string
 }

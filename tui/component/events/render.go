@@ -73,20 +73,37 @@ func renderRow(env *component.Env, ev *ledger.Event, w int) string {
 }
 
 // truncateWords fits s into w cells without cutting a value in the
-// middle ("lane=wor…") where a shorter form fits: the key= labels go
-// (the values say enough in a row) before anything is cut.
+// middle ("lane=wor…") where a shorter form fits: the key= labels of
+// words go (a word says enough in a row: lane=worker is "worker") before
+// anything is cut. A number keeps its label: bare, "3023 3023199 15 1"
+// says nothing.
 func truncateWords(s string, w int, tail string) string {
 	if text.Width(s) <= w {
 		return s
 	}
 	words := strings.Split(s, " ")
 	for i, t := range words {
-		if k, v, ok := strings.Cut(t, "="); ok && k != "" && v != "" {
+		if k, v, ok := strings.Cut(t, "="); ok && k != "" && v != "" && !isNumber(v) {
 			words[i] = v
 		}
 	}
-	// Neither fits: the values without their labels, cut at the end.
-	return text.Truncate(strings.Join(words, " "), w, tail)
+	// Still too wide: labelled numbers at the end go whole (a cut label,
+	// "sile…", says nothing either), then the rest is cut at the end.
+	cut := ""
+	for len(words) > 1 && text.Width(strings.Join(words, " ")+cut) > w {
+		k, v, ok := strings.Cut(words[len(words)-1], "=")
+		if !ok || k == "" || !isNumber(v) {
+			break
+		}
+		words, cut = words[:len(words)-1], tail
+	}
+	return text.Truncate(strings.Join(words, " ")+cut, w, tail)
+}
+
+// isNumber reports whether v is a JSON number.
+func isNumber(v string) bool {
+	_, err := strconv.ParseFloat(v, 64)
+	return err == nil
 }
 
 // isDefault reports a payload value that says nothing: empty, zero,

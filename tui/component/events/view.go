@@ -86,6 +86,9 @@ func (m *Model) info() string {
 		if s := severityOf(m.filter.minSev); s != "" {
 			parts = append(parts, s+"+")
 		}
+		if m.filter.task != "" {
+			parts = append(parts, env.Clean(m.filter.task))
+		}
 		if m.filter.step != "" {
 			parts = append(parts, env.Clean(m.filter.step))
 		}

@@ -6,6 +6,7 @@
 package input
 
 import (
+	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/bubbles/cursor"
@@ -28,6 +29,21 @@ type Model struct {
 	history []string // oldest first
 	hist    int      // position while browsing history; len(history) when not
 	draft   string   // what was typed before browsing history
+	target  string   // where what is typed goes (TargetMsg), "" for the hint
+
+	// held is a long text kept beside the text area (paste.go);
+	// refused says the text arriving now was refused, until a key
+	// that is not text.
+	held    block
+	refused bool
+	// pending is typed text not yet in the text area; gen numbers its
+	// flushes (paste.go).
+	pending strings.Builder
+	gen     int
+
+	// keysTo names the view that has the keys instead of the message
+	// box, and back the key that gives them back; the title says so.
+	keysTo, back string
 }
 
 var (
@@ -82,7 +98,18 @@ func (m *Model) configure() {
 func (m *Model) SetSize(w, h int) {
 	m.Pane.SetSize(w, h)
 	m.ta.SetWidth(max(w, 4))
-	m.ta.SetHeight(max(h-1, 1))
+	m.fit()
+}
+
+// fit gives the text area the rows under the title and the held
+// block's line.
+func (m *Model) fit() {
+	rows := m.Height - 1
+	if m.Held() {
+		rows--
+	}
+	m.ta.SetHeight(max(rows, 1))
+	m.Memo.Invalidate()
 }
 
 // SetFocused implements component.Focuser. The text area takes the keys
@@ -103,15 +130,41 @@ func (m *Model) Captures() bool { return m.Focused && !m.Env.ReadOnly }
 // Typing implements component.Typist: the focused input takes text.
 func (m *Model) Typing() bool { return m.Captures() }
 
-// Value returns the text typed so far.
-func (m *Model) Value() string { return m.ta.Value() }
+// SetKeysTo says which view has the keys (its title) and the key that
+// gives them back to the message box; "" when the message box has them.
+func (m *Model) SetKeysTo(view, back string) {
+	if view != m.keysTo || back != m.back {
+		m.keysTo, m.back = view, back
+		m.Memo.Invalidate()
+	}
+}
 
-// SetValue replaces the text (to put back a message that failed).
+// Value returns the text typed so far, a held block included. Text still
+// gathered for the text area is put there first.
+func (m *Model) Value() string {
+	m.flush()
+	return m.value()
+}
+
+// SetValue replaces the text (to put back a message that failed); a
+// long one is held as a block.
 func (m *Model) SetValue(s string) {
 	m.Memo.Invalidate()
+	m.pending.Reset()
+	m.held = block{}
+	m.ta.Reset()
+	if len(s) > InlineMax {
+		m.held.add(s)
+		m.fit()
+		return
+	}
+	m.fit()
 	m.ta.SetValue(s)
 	m.ta.CursorEnd()
 }
+
+// pasteNewlines turns a paste's CR and CRLF line ends into new lines.
+var pasteNewlines = strings.NewReplacer("\r\n", "\n", "\r", "\n")
 
 // SubmittedMsg is what the input tells the root when the person sends:
 // the typed text, trimmed. The root decides what it is (an instruction,
@@ -123,11 +176,13 @@ type SubmittedMsg struct {
 // submit takes the typed text for sending: it returns it trimmed,
 // remembers it in the history and clears the area. Blank text gives "".
 func (m *Model) submit() string {
-	text := strings.TrimSpace(m.ta.Value())
+	text := strings.TrimSpace(m.value())
 	if text == "" {
 		return ""
 	}
-	if n := len(m.history); n == 0 || m.history[n-1] != text {
+	// A held block is not kept in the history, which is saved with the
+	// window's memory.
+	if n := len(m.history); len(text) <= InlineMax && (n == 0 || m.history[n-1] != text) {
 		m.history = append(m.history, text)
 		if len(m.history) > MaxHistory {
 			m.history = m.history[len(m.history)-MaxHistory:]
@@ -135,7 +190,8 @@ func (m *Model) submit() string {
 	}
 	m.hist, m.draft = len(m.history), ""
 	m.ta.Reset()
-	m.Memo.Invalidate()
+	m.held, m.refused = block{}, false
+	m.fit()
 	return text
 }
 
@@ -150,32 +206,68 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case RestoreMsg:
 		m.restore(msg.History)
 		return m, nil
+	case TargetMsg:
+		m.target = msg.Info
+		m.Memo.Invalidate()
+		return m, nil
+	case FlushMsg:
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.flush()
 	case tea.KeyMsg:
 		if !m.Focused || m.Env.ReadOnly {
 			return m, nil
 		}
-		m.Memo.Invalidate()
-		if component.IsText(msg) {
-			// Inserted as it came, never matched against the text
-			// area's bindings: "alt+enter" typed is not a new line.
-			s := string(msg.Runes)
-			if s == "" && msg.Type == tea.KeySpace {
-				s = " "
-			}
-			m.ta.InsertString(s)
-			return m, nil
-		}
-		if key.Matches(msg, m.Env.Keys.Send) {
-			return m, submitted(m.submit())
-		}
-		if m.browse(msg) {
-			return m, nil
-		}
-		var cmd tea.Cmd
-		m.ta, cmd = m.ta.Update(msg)
-		return m, cmd
+		return m, m.key(msg)
 	}
 	return m, nil
+}
+
+// key handles a key of the focused input. Text is gathered (or, pasted
+// in one piece, put in at once), never matched against the text area's
+// bindings: "alt+enter" typed is not a new line. Any other key puts the
+// gathered text in first, so keys act in the order they came.
+func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+	if component.IsText(msg) {
+		s := string(msg.Runes)
+		if s == "" && msg.Type == tea.KeySpace {
+			s = " "
+		}
+		if !msg.Paste {
+			return m.gather(s)
+		}
+		// Terminals paste line ends as CR (tmux's paste-buffer, most
+		// terminal emulators): in a message they are new lines.
+		s = pasteNewlines.Replace(s)
+		flushed := m.flush()
+		m.Memo.Invalidate()
+		return tea.Batch(flushed, m.insert(s, true))
+	}
+	if key.Matches(msg, m.Env.Keys.Newline) {
+		return m.gather("\n") // a new line is text, gathered with the rest
+	}
+	flushed := m.flush()
+	m.Memo.Invalidate()
+	m.refused = false
+	if key.Matches(msg, m.Env.Keys.DropPaste) && m.dropHeld() {
+		return flushed
+	}
+	if key.Matches(msg, m.Env.Keys.Send) {
+		return tea.Batch(flushed, submitted(m.submit()))
+	}
+	if m.browse(msg) {
+		return flushed
+	}
+	var cmd tea.Cmd
+	m.ta, cmd = m.ta.Update(msg)
+	return tea.Batch(flushed, cmd)
+}
+
+// TargetMsg tells the input where what is typed goes, shown on its
+// title line in place of the hint (a task it steers); "" shows the hint.
+type TargetMsg struct {
+	Info string
 }
 
 // RestoreMsg tells the input the history of the window's last run, to
@@ -241,7 +333,20 @@ func (m *Model) render() string {
 		return component.Frame(env, env.T("tui.pane.input"), "", false, m.Width, m.Height, body)
 	}
 	info := env.T("tui.input.hint")
-	body := strings.Split(m.ta.View(), "\n")
+	if m.target != "" {
+		info = m.target
+	}
+	if m.keysTo != "" {
+		info = env.T("keys.input.keys_to", "View", m.keysTo, "Key", m.back)
+	}
+	var body []string
+	if m.Held() {
+		bytes, lines := m.HeldSize()
+		note := env.T("keys.input.held", "Size", component.Bytes(env, bytes), "Lines", strconv.Itoa(lines),
+			"Key", env.Keys.DropPaste.Help().Key)
+		body = append(body, " "+env.Styles.Input.Placeholder.Render(text.Fit(note, max(m.Width-2, 1), env.Tail())))
+	}
+	body = append(body, strings.Split(m.ta.View(), "\n")...)
 	return component.Frame(env, env.T("tui.pane.input"), info, m.Focused, m.Width, m.Height, body)
 }
 
@@ -254,5 +359,5 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp implements help.KeyMap.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.Env.Keys
-	return [][]key.Binding{{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext}, {k.HelpAnyPane, k.LanguageTyping}}
+	return [][]key.Binding{{k.Send, k.Newline, k.HistoryPrev, k.HistoryNext}}
 }

@@ -23,6 +23,15 @@ type Model struct {
 	stale  bool
 	scroll int // first step row shown
 	attn   attention.State
+	// focus is the task the window is focused on ("" for none): the
+	// pipeline file holds the current run only, so the pane says when
+	// that is another task.
+	focus string
+}
+
+// FocusMsg tells the pane which task the window is focused on.
+type FocusMsg struct {
+	TaskID string
 }
 
 var (
@@ -49,6 +58,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.has, m.p, m.stale = s.Pipeline.HasValue(), s.Pipeline.Value, s.Pipeline.Stale
 	case attention.StateMsg:
 		m.attn = msg.State
+	case FocusMsg:
+		m.focus = msg.TaskID
 	case tea.KeyMsg:
 		if !m.Focused || !m.ScrollKey(msg, &m.scroll, len(m.p.Steps)) {
 			return m, nil
@@ -66,7 +77,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *Model) View() string { return m.Memo.Get(m.render) }
 
 func (m *Model) render() string {
-	return m.Frame("tui.pane.pipeline", "", m.stale, m.body())
+	info := ""
+	if m.focus != "" && m.has && m.p.TaskID != m.focus {
+		info = m.Env.T("tui.tasks.pipeline_other", "Task", m.Env.Clean(m.p.TaskID))
+	}
+	return m.Frame("tui.pane.pipeline", info, m.stale, m.body())
 }
 
 func (m *Model) body() []string {

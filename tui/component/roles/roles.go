@@ -8,6 +8,7 @@ package roles
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strconv"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
@@ -27,22 +29,25 @@ import (
 )
 
 // LoadedMsg carries the roles read from the root (Has: the root has a
-// team at all).
+// team at all). Problems say why the team is off or blind (workflow.toml
+// errors, a refused outbox), one line each in the reader's language.
 type LoadedMsg struct {
-	Views []lead.RoleView
-	Has   bool
-	Err   error
+	Views    []lead.RoleView
+	Problems []string
+	Has      bool
+	Err      error
 }
 
 // Model is the roles pane.
 type Model struct {
 	component.Pane
 
-	root  string
-	life  context.Context
-	views []lead.RoleView
-	has   bool
-	stale bool
+	root     string
+	life     context.Context
+	views    []lead.RoleView
+	problems []string
+	has      bool
+	stale    bool
 }
 
 var _ component.Component = (*Model)(nil)
@@ -65,9 +70,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		if m.root == "" {
 			return m, nil
 		}
-		return m, Load(m.life, m.root, msg.Now)
+		return m, Load(m.life, m.root, msg.Now, m.Env.Loc)
 	case LoadedMsg:
-		m.has = msg.Has
+		m.has, m.problems = msg.Has, msg.Problems
 		if msg.Err != nil {
 			m.stale = true
 		} else {
@@ -81,24 +86,45 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 // Load reads the team of root: daokit.toml, workflow.toml, the Leads'
-// status files and the outbox.
-func Load(ctx context.Context, root string, now time.Time) tea.Cmd {
+// status and exit files and the outbox. A broken workflow.toml or a
+// refused outbox is shown, not hidden: the team is off, and the pane
+// says why (loc renders the problems).
+func Load(ctx context.Context, root string, now time.Time, loc *i18n.Localizer) tea.Cmd {
 	return func() tea.Msg {
 		cfg, err := config.Load(root)
-		if err != nil || !team.Exists(cfg.Team.OutboxDir(root)) {
+		if err != nil || (!team.Exists(cfg.Team.OutboxDir(root)) && cfg.Team.OutboxRoot == "") {
 			return LoadedMsg{}
 		}
 		wf, err := team.Load(cfg.Team.OutboxDir(root))
 		if err != nil {
-			return LoadedMsg{Has: true, Err: err}
+			var problems []string
+			if es, ok := err.(team.Errors); ok {
+				for _, e := range es {
+					// The file's name, not its whole path: the pane is narrow.
+					short := *e
+					short.File = team.FileName
+					problems = append(problems, short.Localize(loc))
+				}
+			} else {
+				problems = append(problems, err.Error())
+			}
+			return LoadedMsg{Has: true, Problems: problems}
 		}
-		ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
-		if err != nil {
-			return LoadedMsg{Has: true, Err: err}
+		var problems []string
+		var ob outbox.Backend
+		if s, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true}); err != nil {
+			var oe *outbox.OpenError
+			if errors.As(err, &oe) {
+				problems = append(problems, lead.ExitOf("", 0, err).Text(loc.T))
+			} else {
+				return LoadedMsg{Has: true, Err: err}
+			}
+		} else {
+			defer s.Close()
+			ob = s
 		}
-		defer ob.Close()
 		views, err := lead.Views(ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), now)
-		return LoadedMsg{Views: views, Has: true, Err: err}
+		return LoadedMsg{Views: views, Problems: problems, Has: true, Err: err}
 	}
 }
 
@@ -116,12 +142,20 @@ func (m *Model) render() string {
 func (m *Model) body() []string {
 	env := m.Env
 	st := env.Styles
-	if len(m.views) == 0 {
-		return []string{" " + st.Muted.Render(env.T("tui.roles.none"))}
-	}
 	w := max(m.Width-2, 10)
-	lines := make([]string, 0, len(m.views))
 	room := m.Height - 1
+	lines := make([]string, 0, len(m.views)+len(m.problems))
+	for _, p := range m.problems {
+		if len(lines) < room {
+			lines = append(lines, " "+st.Paint(theme.ToneBad).Apply(text.Fit(env.T("tui.roles.problem", "Problem", env.Clean(p)), w, env.Tail())))
+		}
+	}
+	if len(m.views) == 0 {
+		if len(lines) == 0 {
+			return []string{" " + st.Muted.Render(env.T("tui.roles.none"))}
+		}
+		return lines
+	}
 	for _, v := range m.views {
 		if len(lines) >= room {
 			break
@@ -132,6 +166,11 @@ func (m *Model) body() []string {
 			"Queued", strconv.Itoa(len(v.Queued)))
 		lines = append(lines, " "+st.Paint(tone(v.Health)).Apply(text.Fit(health, 8, env.Tail()))+" "+
 			st.TextPaint.Apply(text.Fit(line, w-9, env.Tail())))
+		if v.Health == lead.HealthDown && v.LastExit != nil && len(lines) < room {
+			// Why a Lead is down: "down" alone sends a person to the logs.
+			lines = append(lines, strings.Repeat(" ", 10)+st.Paint(theme.ToneBad).Apply(
+				text.Fit(env.T("tui.roles.exit", "Reason", env.Clean(v.LastExit.Text(env.T))), w-9, env.Tail())))
+		}
 		if b := blocked(v.Blocked); b != "" && len(lines) < room {
 			// What blocks a role's work gets a line of its own: it is what
 			// a person looks for.

@@ -1,0 +1,211 @@
+package outbox
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// A lost or damaged database is refused by every open, read-only or not,
+// and left as it was: the issue's "emptied to 0 bytes and silently
+// recreated empty, 3 issues gone".
+func TestOpenRefusesMissingEmptyAndCorrupt(t *testing.T) {
+	dir := t.TempDir()
+	foreign := filepath.Join(dir, "foreign.db")
+	db, err := sql.Open("sqlite", "file:"+foreign)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Exec(`CREATE TABLE notes(x)`); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	cases := []struct {
+		name, path string
+		setup      func(string)
+		want       error
+		code       string
+	}{
+		{"missing", filepath.Join(dir, "none.db"), nil, ErrMissing, "OUTBOX_MISSING"},
+		{"emptied", filepath.Join(dir, "empty.db"), func(p string) { os.WriteFile(p, nil, 0o644) }, ErrEmpty, "OUTBOX_EMPTY"},
+		{"garbage", filepath.Join(dir, "garbage.db"), func(p string) { os.WriteFile(p, []byte("not a database at all"), 0o644) }, ErrCorrupt, "OUTBOX_CORRUPT"},
+		{"a folder", filepath.Join(dir, "folder.db"), func(p string) { os.Mkdir(p, 0o755) }, ErrCorrupt, "OUTBOX_CORRUPT"},
+		{"another program's database", foreign, nil, ErrCorrupt, "OUTBOX_CORRUPT"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if c.setup != nil {
+				c.setup(c.path)
+			}
+			before, _ := os.ReadFile(c.path)
+			for _, o := range []Options{{}, {ReadOnly: true}} {
+				s, err := OpenSQLite(c.path, o)
+				if err == nil {
+					s.Close()
+					t.Fatalf("opened (%+v)", o)
+				}
+				var oe *OpenError
+				if !errors.Is(err, c.want) || !errors.As(err, &oe) || oe.Code() != c.code || !strings.Contains(err.Error(), c.path) {
+					t.Fatalf("%+v: %v", o, err)
+				}
+			}
+			if err := Check(c.path); !errors.Is(err, c.want) {
+				t.Fatalf("check: %v", err)
+			}
+			after, _ := os.ReadFile(c.path)
+			if string(before) != string(after) {
+				t.Fatal("the refused file was changed")
+			}
+			if _, err := os.Stat(c.path); c.want == ErrMissing && err == nil {
+				t.Fatal("a missing database was created")
+			}
+			// Init refuses it too, unless told to replace it.
+			if c.want != ErrMissing {
+				if _, err := Init(c.path, false); !errors.Is(err, c.want) {
+					t.Fatalf("init: %v", err)
+				}
+			}
+		})
+	}
+	// The foreign database did not get the outbox's tables.
+	db, _ = sql.Open("sqlite", "file:"+foreign)
+	defer db.Close()
+	var n int
+	db.QueryRow(`SELECT count(*) FROM sqlite_master WHERE name = 'issues'`).Scan(&n)
+	if n != 0 {
+		t.Fatal("open wrote the outbox schema into another database")
+	}
+}
+
+// Init creates a database once, keeps an existing one with its issues,
+// and replaces a refused one only when asked, keeping the old bytes.
+func TestInit(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "sub", "outbox.db")
+	res, err := Init(path, false)
+	if err != nil || !res.Created {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if st, err := os.Stat(path); err != nil || st.Size() == 0 {
+		t.Fatalf("the new database's main file is empty: %v", err)
+	}
+	if err := Check(path); err != nil {
+		t.Fatal(err)
+	}
+	s, err := OpenSQLite(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustApply(t, s, Change{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "keep me"}}})
+	s.Close()
+	if res, err := Init(path, true); err != nil || res.Created || res.MovedAside != "" {
+		t.Fatalf("second init: %+v %v", res, err)
+	}
+	s, err = OpenSQLite(path, Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if is, err := s.Issue(context.Background(), 1); err != nil || is.Title != "keep me" {
+		t.Fatalf("%+v %v", is, err)
+	}
+	s.Close()
+	if err := os.Truncate(path, 0); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(path + "-wal")
+	res, err = Init(path, true)
+	if err != nil || !res.Created || !strings.HasPrefix(res.MovedAside, path+".broken-") {
+		t.Fatalf("replace: %+v %v", res, err)
+	}
+	if st, err := os.Stat(res.MovedAside); err != nil || st.Size() != 0 {
+		t.Fatalf("the emptied file was not kept aside: %v", err)
+	}
+	s, err = OpenSQLite(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if h, err := s.Head(context.Background()); err != nil || h != 0 {
+		t.Fatalf("head %d %v", h, err)
+	}
+}
+
+// A Limit is counted in the change's own transaction: two writers racing
+// for the last place of a cap shared by two assignees get one place.
+func TestLimitSharedAcrossAssignees(t *testing.T) {
+	path := newDB(t)
+	a, err := OpenSQLite(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenSQLite(path, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	r := mustApply(t, a, Change{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "one", Labels: []string{"state:running"}},
+		{Kind: OpAssign, Issue: -1, Assignee: "lead:qa"}, {Kind: OpOpen, Title: "two"}, {Kind: OpOpen, Title: "three"}}})
+	lim := []Limit{{Assignees: []string{"lead:qa", "lead:backend"}, Label: "state:running", Max: 2}}
+	start := func(s *SQLite, id int64, who string) Result {
+		return mustApply(t, s, Change{Actor: who, Limits: lim, Ops: []Op{{Kind: OpAssign, Issue: id, Assignee: who},
+			{Kind: OpLabel, Issue: id, Labels: []string{"state:running"}}}})
+	}
+	var wg sync.WaitGroup
+	res := make([]Result, 2)
+	wg.Add(2)
+	go func() { defer wg.Done(); res[0] = start(a, r.Issues[1], "lead:backend") }()
+	go func() { defer wg.Done(); res[1] = start(b, r.Issues[2], "lead:qa") }()
+	wg.Wait()
+	if res[0].OverLimit == res[1].OverLimit {
+		t.Fatalf("both or neither got the last place: %+v %+v", res[0], res[1])
+	}
+	running, err := a.List(context.Background(), Query{Label: "state:running", State: "open"})
+	if err != nil || len(running) != 2 {
+		t.Fatalf("%d running, %v", len(running), err)
+	}
+	// A closed issue frees its place.
+	mustApply(t, a, Change{Actor: "ann", Ops: []Op{{Kind: OpClose, Issue: r.Issues[0]}}})
+	loser := r.Issues[1]
+	if res[1].OverLimit {
+		loser = r.Issues[2]
+	}
+	if res := start(a, loser, "lead:qa"); res.OverLimit {
+		t.Fatal("a closed issue still counted")
+	}
+	if _, err := a.Apply(context.Background(), Change{Actor: "x", Limits: []Limit{{Label: "l", Max: 0, Assignees: []string{"a"}}}}); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("a limit of 0: %v", err)
+	}
+}
+
+// An assignment with IfAssignee is a compare-and-swap: when the issue is
+// someone else's, the rest of its part is skipped (its Trigger still
+// recorded) and the other parts of the batch apply.
+func TestIfAssigneeLosesOnlyItsPart(t *testing.T) {
+	s := openTest(t)
+	ctx := context.Background()
+	r := mustApply(t, s, Change{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "taken"}, {Kind: OpAssign, Issue: -1, Assignee: "lead:qa"}, {Kind: OpOpen, Title: "free"}}})
+	taken, free := r.Issues[0], r.Issues[1]
+	claim := func(id int64) []Op {
+		return []Op{{Kind: OpAssign, Issue: id, Assignee: "lead:backend", IfAssignee: []string{"", "lead:backend"}},
+			{Kind: OpLabel, Issue: id, Labels: []string{"state:queued"}}}
+	}
+	res := mustApply(t, s, Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 1, Trigger: "claim:1", Ops: claim(taken),
+		Parts: []Part{{Trigger: "claim:2", Ops: claim(free)}}})
+	if !res.Lost || len(res.PartLost) != 1 || res.PartLost[0] {
+		t.Fatalf("%+v", res)
+	}
+	if is, _ := s.Issue(ctx, taken); is.Assignee != "lead:qa" || len(is.Labels) != 0 {
+		t.Fatalf("the lost part changed #%d: %+v", taken, is)
+	}
+	if is, _ := s.Issue(ctx, free); is.Assignee != "lead:backend" || !is.HasLabel("state:queued") {
+		t.Fatalf("#%d: %+v", free, is)
+	}
+	if n, _ := s.Triggers(ctx, "lead:backend"); n != 2 {
+		t.Fatalf("%d triggers", n)
+	}
+}

@@ -1,0 +1,79 @@
+package vocab
+
+import "github.com/daokit/daokit/i18n"
+
+// Op is the operation of a SYSTEM event (its payload's "operation"): what
+// the controller, a hook, a Lead or a person's command did. The event
+// types stay the contract's; the operation says which of many things a
+// SYSTEM event reports.
+type Op string
+
+// The operations.
+const (
+	OpControllerStarted  Op = "CONTROLLER_STARTED"
+	OpControllerStopped  Op = "CONTROLLER_STOPPED"
+	OpControllerFenced   Op = "CONTROLLER_FENCED"
+	OpInstruction        Op = "INSTRUCTION_RECEIVED"
+	OpControl            Op = "CONTROL_RECEIVED"
+	OpResumed            Op = "INSTRUCTION_RESUMED"
+	OpRunState           Op = "RUN_STATE"
+	OpRunFinished        Op = "RUN_FINISHED"
+	OpWorkerOutput       Op = "WORKER_OUTPUT"
+	OpLedgerRepaired     Op = "LEDGER_REPAIRED"
+	OpLedgerWritesHeld   Op = "LEDGER_WRITES_HELD"
+	OpLeaseAdopted       Op = "LEASE_ADOPTED"
+	OpLeaseRenewFailed   Op = "LEASE_RENEW_FAILED"
+	OpLeasesPruned       Op = "LEASES_PRUNED"
+	OpHandoffApplied     Op = "HANDOFF_APPLIED"
+	OpHandoffApplyFailed Op = "HANDOFF_APPLY_FAILED"
+	OpHookRan            Op = "HOOK_RAN"
+	OpHookSkipped        Op = "HOOK_SKIPPED"
+	OpOrphansKilled      Op = "ORPHANS_KILLED"
+	OpLeadStarted        Op = "LEAD_STARTED"
+	OpLeadExited         Op = "LEAD_EXITED"
+	OpLeadRestartLimit   Op = "LEAD_RESTART_LIMIT"
+	OpOutboxEvent        Op = "OUTBOX_EVENT"
+	OpIssueFiled         Op = "ISSUE_FILED"
+	OpIterationStarted   Op = "ITERATION_STARTED"
+	OpReviewVerdict      Op = "REVIEW_VERDICT"
+	OpIterationFinished  Op = "ITERATION_FINISHED"
+	OpStepSummary        Op = "STEP_SUMMARY"
+	OpStepMetrics        Op = "STEP_METRICS"
+	OpStepRecorded       Op = "STEP_RECORDED"
+	OpStepReadBack       Op = "STEP_READ_BACK"
+	OpWorktreeReady      Op = "WORKTREE_READY"
+	OpWorktreeSetup      Op = "WORKTREE_SETUP"
+	OpWorktreeRemoved    Op = "WORKTREE_REMOVED"
+	OpWorktreeKept       Op = "WORKTREE_KEPT"
+	OpReviewPending      Op = "REVIEW_PENDING"
+	OpMergeRefused       Op = "MERGE_REFUSED"
+	OpSessionBound       Op = "SESSION_BOUND"
+	OpSessionResume      Op = "SESSION_RESUME"
+	OpAgentRetry         Op = "AGENT_RETRY"
+	OpBudgetWarning      Op = "BUDGET_WARNING"
+	OpBudgetExceeded     Op = "BUDGET_EXCEEDED"
+	OpBudgetExtended     Op = "BUDGET_EXTENDED"
+	// The ledger's own (see ledger.OpCommitDiscarded and the others): a
+	// writer that does not erase what another tool wrote says so.
+	OpCommitDiscarded         Op = "COMMIT_JOURNAL_DISCARDED"
+	OpWriteConflict           Op = "LEDGER_WRITE_CONFLICT"
+	OpLeasesMerged            Op = "LEASES_MERGED"
+	OpForeignPipelineReplaced Op = "FOREIGN_PIPELINE_REPLACED"
+)
+
+// Ops lists every operation.
+func Ops() []Op {
+	return []Op{OpControllerStarted, OpControllerStopped, OpControllerFenced, OpInstruction, OpControl,
+		OpResumed, OpRunState, OpRunFinished, OpWorkerOutput, OpLedgerRepaired, OpLedgerWritesHeld,
+		OpLeaseAdopted, OpLeaseRenewFailed, OpLeasesPruned, OpHandoffApplied, OpHandoffApplyFailed,
+		OpHookRan, OpHookSkipped, OpOrphansKilled, OpLeadStarted, OpLeadExited, OpLeadRestartLimit,
+		OpOutboxEvent, OpIssueFiled, OpIterationStarted, OpReviewVerdict, OpIterationFinished,
+		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
+		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpSessionBound,
+		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
+		OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
+}
+
+// Label returns o in loc's language; an unknown operation is shown as it
+// is.
+func (o Op) Label(loc *i18n.Localizer) string { return label(loc, OpCatalog, Ops(), o) }
