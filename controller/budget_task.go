@@ -23,7 +23,9 @@ func (c *Controller) taskSpent(taskID, runID string) float64 {
 	op, task := []byte(`"`+OpStepMetrics+`"`), []byte(`"`+taskID+`"`)
 	last := map[string]float64{}
 	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 16<<20)
+	// As long a line as any reader holds: a longer one would end the scan
+	// and hide the costs recorded after it.
+	sc.Buffer(nil, ledger.MaxReadLineBytes)
 	for sc.Scan() {
 		line := sc.Bytes()
 		if !bytes.Contains(line, op) || !bytes.Contains(line, task) {

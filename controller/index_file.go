@@ -262,22 +262,41 @@ func replay(path string, offset int64, fold func(*ledger.Event)) (int, int64, er
 	if _, err := f.Seek(offset, io.SeekStart); err != nil {
 		return 0, offset, fmt.Errorf("read %s: %w", ledger.EventsFile, err)
 	}
-	r := bufio.NewReaderSize(f, 1<<20)
+	return replayLines(f, offset, fold, 1<<20, ledger.MaxLineBytes)
+}
+
+// replayLines is replay over the log's bytes from offset on, read through
+// a buffer of bufSize bytes, holding lines of up to maxLine bytes (the
+// tests make both small).
+func replayLines(src io.Reader, offset int64, fold func(*ledger.Event), bufSize int, maxLine int64) (int, int64, error) {
+	r := bufio.NewReaderSize(src, bufSize)
 	n := 0
+	var long []byte // a line longer than r's buffer, gathered
 	for {
 		line, err := r.ReadSlice('\n')
+		size := int64(len(line))
 		if errors.Is(err, bufio.ErrBufferFull) {
-			// A line longer than the buffer: no event the index needs is
-			// that long (the store caps lines; instructions are short).
-			long := len(line)
+			// An instruction's text makes its line as long as the relay
+			// lets it be (about 3 MiB of escaped text for a 1 MiB
+			// protocol line), and an acknowledged instruction must be
+			// found again after a crash. Lines up to the store's cap are
+			// gathered; a longer one is no event daokit wrote (the
+			// store refuses it before acknowledging anything), and is
+			// skipped without being held.
+			long = append(long[:0], line...)
+			fits := true
 			for errors.Is(err, bufio.ErrBufferFull) {
 				line, err = r.ReadSlice('\n')
-				long += len(line)
+				size += int64(len(line))
+				if fits = fits && size <= maxLine; fits {
+					long = append(long, line...)
+				}
 			}
-			if err == nil {
-				offset += int64(long)
+			if !fits && err == nil {
+				offset += size
 				continue
 			}
+			line = long
 		}
 		if errors.Is(err, io.EOF) {
 			return n, offset, nil // a partial last line is not an event yet
@@ -285,7 +304,7 @@ func replay(path string, offset int64, fold func(*ledger.Event)) (int, int64, er
 		if err != nil {
 			return n, offset, fmt.Errorf("read %s: %w", ledger.EventsFile, err)
 		}
-		offset += int64(len(line))
+		offset += size
 		if !slices.ContainsFunc(indexMarkers, func(m []byte) bool { return bytes.Contains(line, m) }) {
 			continue
 		}

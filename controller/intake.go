@@ -89,10 +89,16 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 
 // ackWriteError is what a client hears when its request could not be
 // recorded: the disk is full (and nothing was recorded), or another
-// write error.
+// write error, or a request too large to record.
 func ackWriteError(err error) error {
 	if errors.Is(err, ErrDiskFull) {
 		return &relay.Error{Code: codeDiskFull, Detail: ledger.EventsFile}
+	}
+	if errors.Is(err, ledger.ErrTooLarge) {
+		// Its ledger line would pass the store's cap: refused, and so
+		// never acknowledged, rather than written where recovery could
+		// not read it back.
+		return &relay.Error{Code: relay.CodeTooLarge, Detail: fmt.Sprint(ledger.MaxLineBytes)}
 	}
 	return &relay.Error{Code: codeLedgerWrite, Detail: ledger.EventsFile}
 }

@@ -61,14 +61,20 @@ func TaskIDFor(messageID string) string {
 	return "DK-" + strings.ToUpper(hex.EncodeToString(sum[:4]))
 }
 
+// MaxGoalRunes is the longest goal kept whole: as long as the goals the
+// Python tool keeps. A longer instruction's goal is cut there (its last
+// character an ellipsis); the full text stays in the instruction event.
+const MaxGoalRunes = 300
+
 // goalOf turns an instruction into the goal (steps require a
 // non-empty goal; the full text stays in the instruction event).
 func goalOf(text string) string {
 	// Verbatim, newlines and tabs included, as the Python tool keeps
-	// --goal: only the length is bounded.
+	// --goal: only the length is bounded, since the goal is copied into
+	// every step of the pipeline document.
 	goal := text
-	if r := []rune(goal); len(r) > 240 {
-		goal = string(r[:239]) + "…"
+	if r := []rune(goal); len(r) > MaxGoalRunes {
+		goal = string(r[:MaxGoalRunes-1]) + "…"
 	}
 	if strings.TrimSpace(goal) == "" {
 		goal = "(empty instruction)"

@@ -95,8 +95,14 @@ func TestFailBlockAndRetry(t *testing.T) {
 func TestLongInstructionGoalIsBounded(t *testing.T) {
 	t.Parallel()
 	p := NewRun(Instruction{MessageID: "m", Text: strings.Repeat("字", 1000), At: at}, nil, 1)
-	if n := len([]rune(p.Goal)); n != 240 {
-		t.Errorf("goal has %d runes, want 240", n)
+	if n := len([]rune(p.Goal)); n != MaxGoalRunes || !strings.HasSuffix(p.Goal, "…") {
+		t.Errorf("goal has %d runes, want %d ending in an ellipsis", n, MaxGoalRunes)
+	}
+	// A goal as long as the Python tool keeps is kept whole.
+	for _, text := range []string{strings.Repeat("字", MaxGoalRunes), strings.Repeat("g", MaxGoalRunes)} {
+		if g := NewRun(Instruction{MessageID: "m", Text: text, At: at}, nil, 1).Goal; g != text {
+			t.Errorf("a goal of %d runes was cut to %d", MaxGoalRunes, len([]rune(g)))
+		}
 	}
 	verbatim := NewRun(Instruction{MessageID: "m", Text: "line one\n\tline two", At: at}, nil, 1)
 	if verbatim.Goal != "line one\n\tline two" {

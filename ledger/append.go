@@ -8,9 +8,17 @@ import (
 )
 
 // MaxLineBytes is the largest events.jsonl line, newline included, that
-// the store writes and that readers hold in memory. Longer lines written
-// by other tools are skipped (and counted) by readers.
+// the store writes: an event whose line would be longer is refused.
 const MaxLineBytes = 8 << 20
+
+// MaxReadLineBytes is the longest events.jsonl line readers hold and
+// decode. Other tools write longer lines than the store does (the Python
+// tool's LLM path logs whole tool-call transcripts; a 9 MiB event was
+// seen), and each is read like any other. The bound is far above any
+// event a tool writes and only keeps a file that is no log at all (a
+// gigabyte without a newline) from costing its size in memory: a longer
+// line is skipped and counted, never held.
+const MaxReadLineBytes = 256 << 20
 
 // AppendEvent appends one event to events.jsonl and syncs it to disk
 // before returning: once it returns nil, the event survives a crash of

@@ -33,6 +33,13 @@ func writeTemp(dir *Dir, name string, data []byte) (string, error) {
 
 // writeTempPerm is writeTemp with the file's mode.
 func writeTempPerm(dir *Dir, name string, data []byte, perm os.FileMode) (string, error) {
+	tmp, _, err := writeTempID(dir, name, data, perm)
+	return tmp, err
+}
+
+// writeTempID is writeTempPerm that also returns the identity of the
+// written file, which a rename keeps (it changes no modification time).
+func writeTempID(dir *Dir, name string, data []byte, perm os.FileMode) (string, FileIdentity, error) {
 	var (
 		f   *os.File
 		tmp string
@@ -48,20 +55,24 @@ func writeTempPerm(dir *Dir, name string, data []byte, perm os.FileMode) (string
 		}
 	}
 	if err != nil {
-		return "", fmt.Errorf("create temp file: %w", err)
+		return "", FileIdentity{}, fmt.Errorf("create temp file: %w", err)
 	}
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Sync()
+	}
+	var st os.FileInfo
+	if err == nil {
+		st, err = f.Stat()
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
 		_ = dir.Remove(tmp)
-		return "", fmt.Errorf("write temp file: %w", err)
+		return "", FileIdentity{}, fmt.Errorf("write temp file: %w", err)
 	}
-	return tmp, nil
+	return tmp, FileIdentity{Exists: true, Size: int64(len(data)), MtimeNS: st.ModTime().UnixNano(), SHA256: hashHex(data)}, nil
 }
 
 // replaceFile atomically replaces dir/name with data: a reader sees the
@@ -70,6 +81,20 @@ func writeTempPerm(dir *Dir, name string, data []byte, perm os.FileMode) (string
 // link at name is replaced, not followed.
 func replaceFile(dir *Dir, name string, data []byte) error {
 	return replaceFilePerm(dir, name, data, 0o644)
+}
+
+// replaceFileID is replaceFile that returns the new file's identity, and
+// whether it is in place (it is after a rename whose folder sync failed).
+func replaceFileID(dir *Dir, name string, data []byte) (FileIdentity, bool, error) {
+	tmp, id, err := writeTempID(dir, name, data, 0o644)
+	if err != nil {
+		return id, false, err
+	}
+	if err := dir.Rename(tmp, name); err != nil {
+		_ = dir.Remove(tmp)
+		return id, false, fmt.Errorf("rename into place: %w", err)
+	}
+	return id, true, dir.Sync()
 }
 
 // replaceFilePerm is replaceFile with the new file's mode.

@@ -21,20 +21,44 @@ type Changes struct {
 	Events    []Event
 }
 
-// journal is the commit journal's content: each document's new content
-// and its old one (absent when the file did not exist), and the events
-// with the size of events.jsonl before them.
+// journal is the commit journal's content: each document's new content,
+// its old one (absent when the file did not exist) and the identity of
+// that old version, and the events with events.jsonl's size and identity
+// before them. The identities let a later writer tell whether the files
+// are still as the commit found them (see recoverCommit); a journal of an
+// older daokit has none, and is then judged by the old contents alone.
 type journal struct {
-	Docs         []journalDoc `json:"docs"`
-	EventsOffset int64        `json:"events_offset"`
-	Events       []byte       `json:"events"`
+	Docs         []journalDoc    `json:"docs"`
+	EventsOffset int64           `json:"events_offset"`
+	Events       []byte          `json:"events"`
+	EventsBefore *eventsIdentity `json:"events_before,omitempty"`
 }
 
 type journalDoc struct {
-	Name    string `json:"name"`
-	New     []byte `json:"new"`
-	Old     []byte `json:"old,omitempty"`
-	Existed bool   `json:"existed"`
+	Name    string        `json:"name"`
+	New     []byte        `json:"new"`
+	Old     []byte        `json:"old,omitempty"`
+	Existed bool          `json:"existed"`
+	Before  *FileIdentity `json:"before,omitempty"`
+}
+
+// maxJournalBytes bounds the journal a writer reads: three documents,
+// new and old, base64-encoded, and the events.
+const maxJournalBytes = MaxDocumentBytes * 4
+
+// stepCommitted is the commitStep after the last write, before the
+// journal is removed.
+const stepCommitted = "committed"
+
+// taskRun names the task and run of b's change, for a conflict warning.
+func (b Changes) taskRun() (string, string) {
+	if b.Pipeline != nil {
+		return b.Pipeline.TaskID, b.Pipeline.RunID
+	}
+	for _, e := range b.Events {
+		return e.TaskID, e.RunID
+	}
+	return "", ""
 }
 
 // commitStep is called before each write of a Commit with what is about
@@ -44,12 +68,20 @@ var commitStep = func(string) error { return nil }
 // Commit writes b all or nothing. Every document is stamped (updated_at),
 // validated (see WritePipeline) and encoded, and every event validated,
 // before anything is written: one problem and no file changes. Then the
-// journal, holding the new and the old contents, is written atomically:
-// that is the commit point. The documents are replaced, the events
-// appended, and the journal removed. A write that fails puts every file
-// back as it was; a process that dies after the commit point leaves the
-// journal, from which the next Open finishes the writes. Readers between
-// the two see the files as they are on disk.
+// journal, holding the new and the old contents and the identity (size,
+// time, hash) of every file it covers, is written atomically: that is the
+// commit point. The documents are replaced, each only if it is still the
+// version the journal recorded (another writer's save in between stops
+// the commit with a *ConflictError), the events appended, and the journal
+// removed.
+//
+// A write that fails puts back the documents the commit replaced and
+// removes the journal: nothing changed. Only when putting them back fails
+// too does the journal stay, and the error is a *PendingCommitError: the
+// next writer finishes the commit, as it does for a process that died
+// after the commit point, provided no other writer changed the files
+// since (see recoverCommit). Readers between the two see the files as
+// they are on disk.
 func (s *Store) Commit(b Changes) error {
 	var j journal
 	add := func(name string, v any) error {
@@ -105,17 +137,26 @@ func (s *Store) Commit(b Changes) error {
 	}
 	for i := range j.Docs {
 		d := &j.Docs[i]
-		old, err := s.dir.ReadFile(d.Name, MaxDocumentBytes)
-		switch {
-		case err == nil:
-			d.Old, d.Existed = old, true
-		case !errors.Is(err, fs.ErrNotExist):
+		old, id, err := s.dir.readVersion(d.Name, MaxDocumentBytes)
+		if err != nil {
 			return fmt.Errorf("commit: read %s: %w", d.Name, err)
+		}
+		d.Old, d.Existed, d.Before = old, id.Exists, &id
+		// The command built its change on what it read after Open; a
+		// save by another writer since would be erased.
+		if k, tracked := s.guard.known[d.Name]; tracked && !id.same(k.id) {
+			taskID, runID := b.taskRun()
+			return s.conflict(d.Name, k.id, id, taskID, runID)
 		}
 	}
 	s.evMu.Lock()
 	j.EventsOffset = s.size
+	evID, err := identifyEvents(s.events, s.size)
 	s.evMu.Unlock()
+	if err != nil {
+		return fmt.Errorf("commit: read %s: %w", EventsFile, err)
+	}
+	j.EventsBefore = &evID
 	data, err := json.Marshal(j)
 	if err != nil {
 		return fmt.Errorf("commit: encode journal: %w", err)
@@ -124,74 +165,92 @@ func (s *Store) Commit(b Changes) error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	if err := replaceFile(s.dir, JournalFile, data); err != nil {
+		// The journal may be in place all the same (the rename went
+		// through, the folder's sync failed). The command reports that
+		// nothing changed, so no later writer may finish it.
+		if rerr := s.endJournal(); rerr != nil {
+			return &PendingCommitError{Err: fmt.Errorf("write journal: %w", err), Undo: rerr}
+		}
 		return fmt.Errorf("commit: write journal: %w", err)
 	}
 	if err := s.apply(j); err != nil {
 		if rerr := s.rollBack(j); rerr != nil {
-			// The journal stays: the next Open finishes the commit.
-			return fmt.Errorf("commit: %w (and putting the files back failed: %v)", err, rerr)
+			return &PendingCommitError{Err: err, Undo: rerr}
 		}
 		return fmt.Errorf("commit: %w", err)
 	}
-	return s.endJournal()
+	if err := commitStep(stepCommitted); err != nil {
+		return fmt.Errorf("commit: %w", err)
+	}
+	// Every file holds the commit now. A journal that cannot be removed
+	// is harmless: the next writer finds every file in its new version
+	// and only removes it (or, if another tool wrote in between, discards
+	// it with a warning that names the files as committed).
+	_ = s.endJournal()
+	return nil
 }
 
-// apply performs a journal's writes. The caller holds docMu.
+// apply performs a journal's writes in this process, refusing to replace
+// a document that is no longer the version the journal recorded. The
+// caller holds docMu.
 func (s *Store) apply(j journal) error {
 	for _, d := range j.Docs {
 		if err := commitStep(d.Name); err != nil {
 			return err
 		}
-		if err := replaceFile(s.dir, d.Name, d.New); err != nil {
+		_, cur, err := s.dir.readVersion(d.Name, MaxDocumentBytes)
+		if err != nil {
+			return fmt.Errorf("read %s: %w", d.Name, err)
+		}
+		if d.Before != nil && !cur.same(*d.Before) {
+			return &ConflictError{File: d.Name, Expected: *d.Before, Found: cur}
+		}
+		if err := s.replaceKnown(d.Name, d.New); err != nil {
 			return fmt.Errorf("write %s: %w", d.Name, err)
 		}
 	}
+	return s.appendJournalEvents(j)
+}
+
+// appendJournalEvents appends the journal's events at the end of
+// events.jsonl. They are never placed by cutting the file back: whatever
+// follows the offset the journal recorded is another writer's, and stays.
+func (s *Store) appendJournalEvents(j journal) error {
 	if len(j.Events) == 0 {
 		return nil
 	}
 	if err := commitStep(EventsFile); err != nil {
 		return err
 	}
-	return s.appendAt(j.EventsOffset, j.Events)
+	return s.appendBytes(j.Events, nil)
 }
 
-// appendAt appends buf to events.jsonl after cutting it back to offset:
-// whatever follows offset is an earlier attempt at these same lines.
-func (s *Store) appendAt(offset int64, buf []byte) error {
-	s.evMu.Lock()
-	if s.size > offset {
-		if err := s.events.Truncate(offset); err != nil {
-			s.evMu.Unlock()
-			return fmt.Errorf("cut events back: %w", err)
-		}
-		s.size = offset
-	}
-	s.evMu.Unlock()
-	return s.appendBytes(buf, nil)
-}
-
-// rollBack puts the documents of j back as they were and cuts the events
-// it may have appended.
+// rollBack puts back the documents of j that hold its new version, and
+// removes the journal. A document in any other version was not written
+// by this commit (or was written since by someone else) and stays as it
+// is. The events need nothing: they are the last write, and an append
+// that fails cuts its own bytes off (appendBytes).
 func (s *Store) rollBack(j journal) error {
 	var errs []error
 	for _, d := range j.Docs {
-		var err error
+		_, cur, err := s.dir.readVersion(d.Name, MaxDocumentBytes)
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		if !cur.Exists || cur.SHA256 != hashHex(d.New) {
+			continue
+		}
 		if d.Existed {
-			err = replaceFile(s.dir, d.Name, d.Old)
-		} else if err = s.dir.Remove(d.Name); errors.Is(err, fs.ErrNotExist) {
+			err = s.replaceKnown(d.Name, d.Old)
+		} else if err = s.dir.Remove(d.Name); errors.Is(err, fs.ErrNotExist) || err == nil {
 			err = nil
+			if _, tracked := s.guard.known[d.Name]; tracked {
+				s.guard.known[d.Name] = version{}
+			}
 		}
 		errs = append(errs, err)
 	}
-	s.evMu.Lock()
-	if s.size > j.EventsOffset {
-		if err := s.events.Truncate(j.EventsOffset); err != nil {
-			errs = append(errs, err)
-		} else {
-			s.size = j.EventsOffset
-		}
-	}
-	s.evMu.Unlock()
 	if err := errors.Join(errs...); err != nil {
 		return err
 	}
@@ -207,28 +266,6 @@ func (s *Store) endJournal() error {
 		return fmt.Errorf("commit: %w", err)
 	}
 	return nil
-}
-
-// finishCommit completes a commit that a dead process left after its
-// commit point (Open runs it, with the events file open).
-func (s *Store) finishCommit() (bool, error) {
-	data, err := s.dir.ReadFile(JournalFile, MaxDocumentBytes*4)
-	if errors.Is(err, fs.ErrNotExist) {
-		return false, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("read journal: %w", err)
-	}
-	var j journal
-	if err := json.Unmarshal(data, &j); err != nil {
-		return false, fmt.Errorf("read journal: %w", err)
-	}
-	s.docMu.Lock()
-	defer s.docMu.Unlock()
-	if err := s.apply(j); err != nil {
-		return false, fmt.Errorf("finish commit: %w", err)
-	}
-	return true, s.endJournal()
 }
 
 // writable is a document's validation result as a write sees it: a

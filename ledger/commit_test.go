@@ -172,7 +172,7 @@ func TestCommitIsAllOrNothingUnderSIGKILL(t *testing.T) {
 	if testing.Short() {
 		rounds = 5
 	}
-	points := []string{JournalFile, PipelineFile, LeasesFile, EventsFile, "random"}
+	points := []string{JournalFile, PipelineFile, LeasesFile, EventsFile, stepCommitted, "random"}
 	for i := range rounds {
 		point := points[i%len(points)]
 		root := commitRoot(t)

@@ -125,3 +125,34 @@ type kindError struct {
 
 func (e *kindError) Error() string { return e.msg }
 func (e *kindError) Unwrap() error { return e.kind }
+
+// ConflictError is returned by a write that found its file changed by
+// another writer (the Python tool, a person's editor) since daokit read
+// it: writing on would erase that change, so nothing was written.
+type ConflictError struct {
+	File     string       // the state file, e.g. pipeline_state.json
+	Expected FileIdentity // the version daokit read
+	Found    FileIdentity // the version on disk
+}
+
+// Error implements error.
+func (e *ConflictError) Error() string {
+	return fmt.Sprintf("%s was changed by another writer (expected %s, found %s)", e.File, e.Expected, e.Found)
+}
+
+// PendingCommitError is returned by Commit when a write failed after the
+// commit point and putting the files back failed too: the journal stays,
+// and the next writer finishes the commit if the files it covers are
+// still as the commit left them, or discards it with a warning event.
+type PendingCommitError struct {
+	Err  error // the write that failed
+	Undo error // why the files could not be put back
+}
+
+// Error implements error.
+func (e *PendingCommitError) Error() string {
+	return fmt.Sprintf("commit: %v (and putting the files back failed: %v); %s stays for the next writer", e.Err, e.Undo, JournalFile)
+}
+
+// Unwrap returns the failed write.
+func (e *PendingCommitError) Unwrap() error { return e.Err }

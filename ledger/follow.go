@@ -10,8 +10,9 @@ import (
 	"syscall"
 )
 
-// followMaxRead bounds the bytes one Follower.Next reads, and so the
-// memory it uses; Batch.More says when to call again.
+// followMaxRead bounds the bytes one Follower.Next reads past a partial
+// line, and so the memory it uses (a partial line is read again, see
+// readFrom); Batch.More says when to call again.
 const followMaxRead = 4 << 20
 
 // FromEnd as a starting offset makes a Follower (or a Watcher) skip what
@@ -56,12 +57,13 @@ type Follower struct {
 	// next read reaches that much further so a line longer than one read
 	// still completes.
 	pending int64
-	// skipping is set inside a line longer than MaxLineBytes, which is
+	// skipping is set inside a line longer than maxLine, which is
 	// dropped without being held; skipTo is how far it was scanned.
 	skipping bool
 	skipTo   int64
 	started  bool // opened the file at least once
 	maxRead  int
+	maxLine  int64 // MaxReadLineBytes; tests lower it
 	closed   bool
 }
 
@@ -69,7 +71,7 @@ type Follower struct {
 // offset (normally TailResult.Offset), or at the current end with
 // FromEnd. It opens nothing until the first Next.
 func NewFollower(path string, offset int64) *Follower {
-	return &Follower{path: path, offset: offset, maxRead: followMaxRead}
+	return &Follower{path: path, offset: offset, maxRead: followMaxRead, maxLine: MaxReadLineBytes}
 }
 
 // Offset returns where the next Next resumes: the end of the last
@@ -209,7 +211,11 @@ func (f *Follower) readFrom(r io.ReaderAt, size int64, b Batch) (Batch, error) {
 	if f.skipping && size < f.skipTo {
 		f.skipping = false // the long line was cut: read it again
 	}
-	start, limit := f.offset, int64(f.maxRead)+f.pending
+	// A partial line is read again from its start, and each read reaches
+	// twice as far past it: a line of any length completes after a
+	// number of reads that grows with the log of its length, and the
+	// bytes read again stay within twice the line.
+	start, limit := f.offset, int64(f.maxRead)+2*f.pending
 	if f.skipping {
 		start, limit = f.skipTo, int64(f.maxRead)
 	}
@@ -245,9 +251,9 @@ func (f *Follower) scan(buf []byte, start int64, b *Batch) {
 	switch {
 	case f.skipping:
 		f.skipTo = start + int64(len(buf))
-	case rest >= MaxLineBytes:
-		// Longer than any line the store writes: stop reading it again
-		// and skip to its newline.
+	case rest >= f.maxLine:
+		// Longer than any line a tool writes: stop reading it again and
+		// skip to its newline.
 		f.skipping, f.skipTo, f.pending = true, start+int64(len(buf)), 0
 	default:
 		f.pending = rest
@@ -256,7 +262,7 @@ func (f *Follower) scan(buf []byte, start int64, b *Batch) {
 
 // take counts or parses one complete line.
 func (f *Follower) take(line []byte, b *Batch) {
-	if f.skipping || len(line) >= MaxLineBytes {
+	if f.skipping || int64(len(line)) >= f.maxLine {
 		f.skipping = false
 		b.Skipped++
 		return

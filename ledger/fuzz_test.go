@@ -165,7 +165,7 @@ func FuzzFollower(f *testing.F) {
 		// a large input are quadratic; scaled steps keep the fuzzer fast
 		// while 1-byte steps remain possible.
 		piece, maxRead := int(pieceArg)*4+1, int(maxReadArg)*4+1
-		fl := &Follower{maxRead: maxRead}
+		fl := &Follower{maxRead: maxRead, maxLine: MaxReadLineBytes}
 		var got Batch
 		for k := 0; k < len(data); {
 			k = min(len(data), k+piece)

@@ -41,11 +41,17 @@ type Repair struct {
 	// FinishedCommit is set when Open completed the writes of a Commit
 	// whose process died after the commit point.
 	FinishedCommit bool
+	// DiscardedCommit is set when Open found a commit journal that it
+	// must not finish, because another writer changed one of its files
+	// since (or the journal is not readable): the journal was removed,
+	// nothing else was touched, and a SYSTEM warning event with the
+	// operation OpCommitDiscarded was appended.
+	DiscardedCommit *DiscardedCommit
 }
 
 // Repaired reports whether Open changed anything.
 func (r Repair) Repaired() bool {
-	return (r.Action != RepairNone && r.Action != "") || len(r.TempFiles) > 0 || r.FinishedCommit
+	return (r.Action != RepairNone && r.Action != "") || len(r.TempFiles) > 0 || r.FinishedCommit || r.DiscardedCommit != nil
 }
 
 // repairTail makes events.jsonl end with a newline: a complete last
@@ -101,7 +107,7 @@ func repairTail(f *os.File) (Repair, int64, error) {
 // a complete JSON object. A line too long to hold is treated as torn.
 func readFragment(f io.ReaderAt, start, end int64) (complete bool, head string, err error) {
 	n := end - start
-	if n > MaxLineBytes {
+	if n > MaxReadLineBytes {
 		buf := make([]byte, repairFragmentMax)
 		if _, err := f.ReadAt(buf, start); err != nil {
 			return false, "", err

@@ -54,6 +54,10 @@ type Store struct {
 	// that (see cutBack), and writes only once the cut is durable.
 	broken error
 	closed bool
+	// guard remembers the documents' versions, so that a write never
+	// replaces another writer's save unseen (see guardedWrite). Guarded
+	// by docMu.
+	guard guard
 	// fdatasync makes events.jsonl's data durable; a field so that a test
 	// can make one store's syncs fail.
 	fdatasync func(*os.File) error
@@ -108,7 +112,8 @@ func openStateDir(root string, create bool) (*Dir, error) {
 
 // prepare runs the crash recovery that must happen before the first
 // write: leftover temp files go, the event log's tail is made whole, and
-// a Commit cut short after its commit point is finished.
+// a Commit cut short after its commit point is finished, or discarded if
+// another writer changed its files since (see recoverCommit).
 func (s *Store) prepare() error {
 	removed, err := removeTempFiles(s.dir)
 	if err != nil {
@@ -118,12 +123,12 @@ func (s *Store) prepare() error {
 	if err != nil {
 		return err
 	}
-	if repair.FinishedCommit, err = s.finishCommit(); err != nil {
+	if repair.FinishedCommit, repair.DiscardedCommit, err = s.recoverCommit(); err != nil {
 		return err
 	}
 	repair.TempFiles = removed
 	s.repair = repair
-	return nil
+	return s.remember()
 }
 
 // openEvents opens (creating if needed) events.jsonl for appending and
@@ -200,12 +205,19 @@ func (s *Store) Close() error {
 // the error then holds the *ValidationError of each problem. Problems the
 // file on disk already has at the same place (fields another tool wrote)
 // are kept as they are rather than refused; see Commit.
+//
+// A pipeline another writer saved since the store last read or wrote it
+// (the Python tool beside a controller) is not erased: the write fails
+// with a *ConflictError and a LEDGER_WRITE_CONFLICT warning event (once
+// per foreign version), unless that save holds another run that has
+// ended, or nothing readable (a torn save), which is replaced with a
+// FOREIGN_PIPELINE_REPLACED event.
 func (s *Store) WritePipeline(p PipelineState) (PipelineState, error) {
 	p.UpdatedAt = FormatTime(s.now())
 	if err := s.writable(PipelineFile, p.Validate()); err != nil {
 		return p, fmt.Errorf("write pipeline state: %w", err)
 	}
-	if err := s.writeDoc(PipelineFile, p); err != nil {
+	if err := s.writeGuarded(PipelineFile, p, p.TaskID, p.RunID, s.endedForeignRun(p)); err != nil {
 		return p, fmt.Errorf("write pipeline state: %w", err)
 	}
 	return p, nil
@@ -218,6 +230,9 @@ func (s *Store) WriteHeartbeat(h HeartbeatStatus) (HeartbeatStatus, error) {
 	if err := s.writable(HeartbeatFile, h.Validate()); err != nil {
 		return h, fmt.Errorf("write heartbeat status: %w", err)
 	}
+	// Not guarded: the heartbeat is a liveness signal that each writer
+	// states afresh, and a controller that could no longer state it
+	// would be judged dead.
 	if err := s.writeDoc(HeartbeatFile, h); err != nil {
 		return h, fmt.Errorf("write heartbeat status: %w", err)
 	}
@@ -227,18 +242,57 @@ func (s *Store) WriteHeartbeat(h HeartbeatStatus) (HeartbeatStatus, error) {
 // WriteLeases replaces process_leases.json, stamping the register's
 // updated_at (each record's own timestamps are the caller's). An empty
 // schema_version defaults to "1.0.0", as the Python save_leases does.
+// Records another writer added or changed since the store last read or
+// wrote the file are kept (see mergeLeases, and the LEASES_MERGED event);
+// the register written is returned.
 func (s *Store) WriteLeases(l Leases) (Leases, error) {
 	if l.SchemaVersion == "" {
 		l.SchemaVersion = SchemaVersion
 	}
 	l.UpdatedAt = FormatTime(s.now())
-	if err := s.writable(LeasesFile, l.Validate()); err != nil {
+	s.docMu.Lock()
+	defer s.docMu.Unlock()
+	if s.closed {
+		return l, ErrClosed
+	}
+	merged, taken, err := s.mergeLeases(l)
+	if err != nil {
 		return l, fmt.Errorf("write leases: %w", err)
 	}
-	if err := s.writeDoc(LeasesFile, l); err != nil {
+	if err := s.writable(LeasesFile, merged.Validate()); err != nil {
 		return l, fmt.Errorf("write leases: %w", err)
 	}
-	return l, nil
+	data, err := MarshalDocument(merged)
+	if err != nil {
+		return l, fmt.Errorf("write leases: encode: %w", err)
+	}
+	if err := s.replaceKnown(LeasesFile, data); err != nil {
+		return l, fmt.Errorf("write leases: %w", err)
+	}
+	if taken > 0 {
+		taskID, runID := "daokit", "daokit"
+		if o := s.guard.overrides; len(o) > 0 && o[len(o)-1].lease.TaskID != "" && o[len(o)-1].lease.RunID != "" {
+			taskID, runID = o[len(o)-1].lease.TaskID, o[len(o)-1].lease.RunID
+		}
+		e := NewEvent(s.now(), taskID, runID, "", EventSystem, SeverityInfo, ObjectOf(
+			"operation", OpLeasesMerged, "file", LeasesFile, "records", taken))
+		if line, err := encodeEvent(&e); err == nil {
+			_ = s.appendBytes(line, nil) // a note: the register itself is written
+		}
+	}
+	return merged, nil
+}
+
+// writeGuarded encodes v and writes it as name unless another writer
+// changed name since the store last read or wrote it (guardedWrite).
+func (s *Store) writeGuarded(name string, v any, taskID, runID string, replaceable func([]byte) *Event) error {
+	data, err := MarshalDocument(v)
+	if err != nil {
+		return fmt.Errorf("encode: %w", err)
+	}
+	s.docMu.Lock()
+	defer s.docMu.Unlock()
+	return s.guardedWrite(name, data, taskID, runID, replaceable)
 }
 
 // validator is implemented by documents that can check themselves.

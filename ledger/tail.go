@@ -55,7 +55,7 @@ func tailFile(path string, n int, needle []byte) (TailResult, error) {
 	if err != nil {
 		return TailResult{}, fileErr(path, err)
 	}
-	res, err := tailWith(f, st.Size(), n, scanChunk, needle)
+	res, err := tailWith(f, st.Size(), n, scanChunk, MaxReadLineBytes, needle)
 	if err != nil {
 		return res, fileErr(path, fmt.Errorf("tail: %w", err))
 	}
@@ -78,12 +78,13 @@ func fileErr(path string, err error) error {
 // tailEvents is TailEvents over any reader, with the chunk size as a
 // parameter so that tests can put chunk boundaries everywhere.
 func tailEvents(r io.ReaderAt, size int64, n, chunk int) (TailResult, error) {
-	return tailWith(r, size, n, chunk, nil)
+	return tailWith(r, size, n, chunk, MaxReadLineBytes, nil)
 }
 
 // tailWith is tailEvents, or with a needle TailMatching: n then counts
-// the lines examined, and only those holding needle are decoded.
-func tailWith(r io.ReaderAt, size int64, n, chunk int, needle []byte) (TailResult, error) {
+// the lines examined, and only those holding needle are decoded. Lines
+// longer than maxLine are skipped without being held.
+func tailWith(r io.ReaderAt, size int64, n, chunk, maxLine int, needle []byte) (TailResult, error) {
 	var res TailResult
 	end, err := lineStartChunk(r, size, chunk)
 	if err != nil {
@@ -93,7 +94,7 @@ func tailWith(r io.ReaderAt, size int64, n, chunk int, needle []byte) (TailResul
 	if n <= 0 {
 		return res, nil
 	}
-	t := tailer{r: r, pos: end, chunk: chunk, want: n, needle: needle}
+	t := tailer{r: r, pos: end, chunk: chunk, want: n, needle: needle, maxLine: maxLine}
 	if err := t.run(); err != nil {
 		return res, err
 	}
@@ -125,6 +126,7 @@ type tailer struct {
 	// limits decoding to the lines that contain it.
 	needle   []byte
 	examined int
+	maxLine  int // longer lines are skipped, not held
 }
 
 // done reports whether the tailer has what it was asked for.
@@ -151,7 +153,7 @@ func (t *tailer) run() error {
 		if t.pos == 0 {
 			return nil
 		}
-		if t.end-t.off > MaxLineBytes {
+		if t.end-t.off > t.maxLine {
 			if err := t.skipLongLine(); err != nil {
 				return err
 			}
@@ -174,7 +176,7 @@ func (t *tailer) take(line []byte) {
 			return
 		}
 	}
-	if len(line) >= MaxLineBytes {
+	if len(line) >= t.maxLine {
 		t.skipped++
 		return
 	}
@@ -208,7 +210,7 @@ func (t *tailer) readChunk() error {
 	return nil
 }
 
-// skipLongLine drops a line longer than MaxLineBytes without holding it.
+// skipLongLine drops a line longer than maxLine without holding it.
 func (t *tailer) skipLongLine() error {
 	start, err := lineStartChunk(t.r, t.pos, t.chunk)
 	if err != nil {

@@ -42,7 +42,7 @@ func TailObjects(path string, n int) (ObjectTail, error) {
 		}
 		length := end - 1 - start
 		end = start
-		if length > MaxLineBytes {
+		if length > MaxReadLineBytes {
 			res.Skipped++
 			continue
 		}

@@ -94,9 +94,10 @@ func TestTailEventsChunkBoundaries(t *testing.T) {
 
 func TestTailEventsSkipsOverlongLine(t *testing.T) {
 	t.Parallel()
-	long := []byte(`{"x":"` + strings.Repeat("y", MaxLineBytes) + `"}` + "\n")
+	const maxLine = 3 << 20
+	long := []byte(`{"x":"` + strings.Repeat("y", maxLine) + `"}` + "\n")
 	content := concat(testLines(t, 0, 2), long, testLines(t, 2, 3))
-	got, err := tailEvents(bytes.NewReader(content), int64(len(content)), 10, 1<<20)
+	got, err := tailWith(bytes.NewReader(content), int64(len(content)), 10, 1<<20, maxLine, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -142,5 +143,76 @@ func TestTailMatching(t *testing.T) {
 				t.Errorf("offset = %d, want %d", got.Offset, len(tt.content))
 			}
 		})
+	}
+}
+
+// bigPythonEvent is an events.jsonl line of size bytes or more as the
+// Python tool writes it: a SYSTEM dispatch event whose payload carries a
+// long tool-call log (its LLM path), compact JSON, one line.
+func bigPythonEvent(t testing.TB, size int) []byte {
+	t.Helper()
+	e := NewEvent(testNow, "DKT-900", "RUN-900", "S1", EventSystem, SeverityInfo,
+		ObjectOf("node", "dispatch", "tool_call_log", strings.Repeat("tool output 工具 ", size/16)))
+	e.EventID = "evt_big"
+	line, err := MarshalLine(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(line) < size {
+		t.Fatalf("line of %d bytes, want %d or more", len(line), size)
+	}
+	return line
+}
+
+// TestLongPythonEventsAreRead: events longer than any daokit writes
+// (9 MiB, as seen from the Python tool, and 20 MiB) are read by the
+// tail, by a follower that meets them growing, and by TailObjects.
+func TestLongPythonEventsAreRead(t *testing.T) {
+	t.Parallel()
+	for _, size := range []int{9 << 20, 20 << 20} {
+		big := bigPythonEvent(t, size)
+		path := filepath.Join(t.TempDir(), EventsFile)
+		writeFile(t, path, testLines(t, 0, 2))
+		f := NewFollower(path, 0)
+		checkBatch(t, next(t, f), seqRange(0, 2), 0, false)
+		// The Python writer's line arrives in pieces, then its newline.
+		for off := 0; off < len(big)-1; off += 3 << 20 {
+			appendFile(t, path, big[off:min(off+3<<20, len(big)-1)])
+			for b := next(t, f); ; b = next(t, f) {
+				if len(b.Events) != 0 || b.Skipped != 0 {
+					t.Fatalf("a partial line gave %d events, %d skipped", len(b.Events), b.Skipped)
+				}
+				if !b.More {
+					break
+				}
+			}
+		}
+		appendFile(t, path, concat([]byte("\n"), testLine(t, 2)))
+		var got []Event
+		skipped := 0
+		for b := next(t, f); ; b = next(t, f) {
+			got, skipped = append(got, b.Events...), skipped+b.Skipped
+			if !b.More {
+				break
+			}
+		}
+		_ = f.Close()
+		if len(got) != 2 || got[0].EventID != "evt_big" || skipped != 0 || len(got[0].Payload.String("tool_call_log")) < size/2 {
+			t.Errorf("%d MiB: the follower read %d events (%d skipped)", size>>20, len(got), skipped)
+		}
+		tail, err := TailEvents(path, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(tail.Events) != 2 || tail.Events[0].EventID != "evt_big" || tail.Skipped != 0 {
+			t.Errorf("%d MiB: the tail read %d events (%d skipped)", size>>20, len(tail.Events), tail.Skipped)
+		}
+		objs, err := TailObjects(path, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(objs.Objects) != 2 || objs.Skipped != 0 {
+			t.Errorf("%d MiB: TailObjects read %d (%d skipped)", size>>20, len(objs.Objects), objs.Skipped)
+		}
 	}
 }

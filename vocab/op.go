@@ -53,6 +53,12 @@ const (
 	OpBudgetWarning      Op = "BUDGET_WARNING"
 	OpBudgetExceeded     Op = "BUDGET_EXCEEDED"
 	OpBudgetExtended     Op = "BUDGET_EXTENDED"
+	// The ledger's own (see ledger.OpCommitDiscarded and the others): a
+	// writer that does not erase what another tool wrote says so.
+	OpCommitDiscarded         Op = "COMMIT_JOURNAL_DISCARDED"
+	OpWriteConflict           Op = "LEDGER_WRITE_CONFLICT"
+	OpLeasesMerged            Op = "LEASES_MERGED"
+	OpForeignPipelineReplaced Op = "FOREIGN_PIPELINE_REPLACED"
 )
 
 // Ops lists every operation.
@@ -64,7 +70,8 @@ func Ops() []Op {
 		OpOutboxEvent, OpIssueFiled, OpIterationStarted, OpReviewVerdict, OpIterationFinished,
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
 		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpSessionBound,
-		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended}
+		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
+		OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
 }
 
 // Label returns o in loc's language; an unknown operation is shown as it

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"path/filepath"
 	"time"
 
 	"github.com/daokit/daokit/ledger"
@@ -45,12 +46,22 @@ func (a *app) loadPipeline(dir, code string) (ledger.PipelineState, ledger.Lease
 }
 
 // commitProblem says why a write to the ledger failed: the first field
-// outside the contract, in words, or the system's reason. Nothing was
-// written (see ledger.Store.Commit).
+// outside the contract, in words, another writer's save it stopped at,
+// or the system's reason. Nothing was written, unless the files could not
+// be put back, which it then says (see ledger.Store.Commit).
 func (a *app) commitProblem(err error) string {
 	if problems := ledger.Problems(err); len(problems) > 0 {
 		p := problems[0]
 		return a.t("cli.commit.invalid", "File", p.File, "Reason", a.problem(p))
+	}
+	var pending *ledger.PendingCommitError
+	if errors.As(err, &pending) {
+		return a.t("cli.commit.pending", "Reason", a.osReason(errors.Join(pending.Err, pending.Undo)),
+			"Path", filepath.Join(ledger.StateDir, ledger.JournalFile))
+	}
+	var conflict *ledger.ConflictError
+	if errors.As(err, &conflict) {
+		return a.t("cli.commit.conflict", "File", conflict.File)
 	}
 	return a.t("cli.commit.failed", "Reason", a.osReason(err))
 }
