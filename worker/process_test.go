@@ -191,8 +191,6 @@ func TestStopKillsTheWholeGroup(t *testing.T) {
 
 func TestTimeoutStopsTheWorker(t *testing.T) {
 	spec := helperSpec(t, "sim", &SimOptions{Silent: true})
-	// Long enough for the helper to install its SIGTERM handler even on a
-	// loaded machine; before that, SIGTERM's default action would end it.
 	spec.Timeout = time.Second
 	p := start(t, context.Background(), spec)
 	collect(t, p)
@@ -203,9 +201,12 @@ func TestTimeoutStopsTheWorker(t *testing.T) {
 	if r.Duration() < spec.Timeout {
 		t.Errorf("duration: got %v, want at least the timeout %v", r.Duration(), spec.Timeout)
 	}
-	// The helper handles SIGTERM by returning the cancelled exit code.
-	if r.ExitCode != SimCancelledCode {
-		t.Errorf("exit code: got %d (signal %v), want %d", r.ExitCode, r.Signal, SimCancelledCode)
+	// SIGTERM first, not SIGKILL: the helper handles it by returning the
+	// cancelled exit code, or, on a machine so loaded that the helper had
+	// not installed its handler within the timeout, SIGTERM's default
+	// action ends it.
+	if r.ExitCode != SimCancelledCode && r.Signal != syscall.SIGTERM {
+		t.Errorf("exit code: got %d (signal %v), want %d or SIGTERM", r.ExitCode, r.Signal, SimCancelledCode)
 	}
 	assertGroupEnded(t, p.PID())
 }
