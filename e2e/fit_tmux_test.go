@@ -9,8 +9,6 @@ import (
 	"unicode"
 
 	"github.com/charmbracelet/lipgloss"
-
-	"github.com/daokit/daokit/internal/gittest"
 )
 
 // TestWindowFitsEveryViewAtEverySize: with two tasks (one waiting for
@@ -21,15 +19,7 @@ import (
 // too wide shows as one) and no view has more rows than the pane.
 func TestWindowFitsEveryViewAtEverySize(t *testing.T) {
 	t.Parallel()
-	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
-	root := newRoot(t, tasksConfig(project))
-	t.Cleanup(func() { stopRootController(t, root) })
-	win := openWindow(t, "--root", root)
-	win.waitFor(30*time.Second, "Connected to the controller")
-	win.typeLine("add a cache")
-	win.waitFor(60*time.Second, "has a change waiting for your review")
-	win.typeLine("slow: rename the loader")
-	win.waitFor(30*time.Second, "generating")
+	win, _ := openTwoTasks(t)
 
 	views := [][]string{{"F4"}, {"F1"}, {"F3"}, {"F5"}}
 	chinese := false

@@ -35,15 +35,7 @@ command = ["sh", "-c", "printf '%s\\n---\\n' \"$1\" >> \"$DAOKIT_ROOT/briefs-$DA
 // the running task is left alone.
 func TestWindowSteersATaskWithAFollowUp(t *testing.T) {
 	t.Parallel()
-	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
-	root := newRoot(t, tasksConfig(project))
-	t.Cleanup(func() { stopRootController(t, root) })
-	win := openWindow(t, "--root", root)
-	win.waitFor(30*time.Second, "Connected to the controller")
-	win.typeLine("add a cache")
-	win.waitFor(60*time.Second, "has a change waiting for your review")
-	win.typeLine("slow: rename the loader")
-	win.waitFor(30*time.Second, "generating")
+	win, root := openTwoTasks(t)
 
 	win.keys("F4")
 	screen := win.waitFor(30*time.Second, "Tasks", "2 tasks · 1 need you", "review waits")
@@ -76,6 +68,23 @@ func TestWindowSteersATaskWithAFollowUp(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "briefs-"+slow+".txt")); strings.Contains(string(b), "cache misses") {
 		t.Errorf("the other task was told the follow-up:\n%s", b)
 	}
+}
+
+// openTwoTasks opens the window on a root of tasksConfig with two tasks:
+// "add a cache", whose change waits for review, and "slow: rename the
+// loader", which runs.
+func openTwoTasks(t *testing.T) (win *screen, root string) {
+	t.Helper()
+	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
+	root = newRoot(t, tasksConfig(project))
+	t.Cleanup(func() { stopRootController(t, root) })
+	win = openWindow(t, "--root", root)
+	win.waitFor(30*time.Second, "Connected to the controller")
+	win.typeLine("add a cache")
+	win.waitFor(60*time.Second, "has a change waiting for your review")
+	win.typeLine("slow: rename the loader")
+	win.waitFor(30*time.Second, "generating")
+	return win, root
 }
 
 // keys sends tmux key names (F4, Down, Enter) to the window.
