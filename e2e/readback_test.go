@@ -18,7 +18,7 @@ var readBackConfig = drillTimings + `
 [[lanes]]
 name = "worker"
 kind = "sim"
-command = ["{daokit}", "worker", "sim", "--duration", "1500ms", "--lines", "3", "--trace", "{root}/runs.trace", "--", "{instruction}"]
+command = ["{daokit}", "worker", "sim", "--duration", "3s", "--lines", "3", "--trace", "{root}/runs.trace", "--", "{instruction}"]
 stop_grace = "200ms"
 `
 
@@ -35,6 +35,11 @@ func TestResultNobodyReadIsReadBack(t *testing.T) {
 	taskID := ackTask(t, run(t, "send", "--root", root, "--no-start", "finish while nobody reads"))
 	trace := filepath.Join(root, "runs.trace")
 	started := waitTrace(t, trace, "start "+taskID)
+	// Frozen once its STEP_STARTED is durable: before it, a successor
+	// knows nothing of the attempt and rightly runs the step again.
+	waitEvent(t, root, "STEP_STARTED", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && e.EventType == ledger.EventStepStarted
+	})
 	if err := syscall.Kill(ctl.pid(), syscall.SIGSTOP); err != nil {
 		t.Fatal(err)
 	}
