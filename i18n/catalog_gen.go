@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "135d9cd14d9d3fe80ad9c82c93b62cc31ee6d049748228de06287e31fbc5da71"
+const generatedDigest = "2fccbde70939fe89071daac9fe8070b21541d281676c417d4365235807845cbc"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -34,7 +34,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "bundle.error.not_text", Other: "{{.Path}} is not UTF-8 text"},
 	{ID: "bundle.error.overlap", Other: "the bundle at {{.Dest}} would replace its own source {{.Source}}; choose a --bundle-root outside the source"},
 	{ID: "bundle.error.source_missing", Other: "bundle source directory does not exist: {{.Path}}"},
-	{ID: "bundle.error.two_modes", Other: "{{.Second}} cannot be used with {{.First}}"},
+	{ID: "bundle.error.two_modes", Other: "{{.First}} and {{.Second}} cannot be used together"},
 	{ID: "bundle.error.unreadable", Other: "cannot read {{.Path}}: {{.Error}}"},
 	{ID: "bundle.error.unwritable", Other: "cannot write {{.Path}}: {{.Error}}"},
 	{ID: "cli.check.default.from_ledger", Other: "the ledger's, else {{.Value}}"},
@@ -1152,7 +1152,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "bundle.error.not_text", Other: "{{.Path}} 不是 UTF-8 文本"},
 	{ID: "bundle.error.overlap", Other: "位于 {{.Dest}} 的证据包会覆盖它自己的源 {{.Source}}；请把 --bundle-root 设在源之外"},
 	{ID: "bundle.error.source_missing", Other: "证据包的源文件夹不存在：{{.Path}}"},
-	{ID: "bundle.error.two_modes", Other: "{{.Second}} 不能与 {{.First}} 同时使用"},
+	{ID: "bundle.error.two_modes", Other: "{{.First}} 和 {{.Second}} 不能同时使用"},
 	{ID: "bundle.error.unreadable", Other: "无法读取 {{.Path}}：{{.Error}}"},
 	{ID: "bundle.error.unwritable", Other: "无法写入 {{.Path}}：{{.Error}}"},
 	{ID: "cli.check.default.from_ledger", Other: "账本中的值，否则 {{.Value}}"},
