@@ -94,6 +94,11 @@ var argOrders = []struct {
 		{"handoff", "--root", "/r", "--apply", "--evidence-path", "a", "--evidence-path", "b"},
 		{"handoff", "--evidence-path=a", "--apply", "--evidence-path=b", "--root=/r"},
 	}},
+	{parsed{"bundle", "bundle-root=b json=true reverify=true root=/r", ""}, [][]string{
+		{"bundle", "--root", "/r", "--reverify", "--bundle-root", "b", "--json"},
+		{"bundle", "--json", "--bundle-root=b", "--reverify", "--root=/r"},
+		{"--root", "/r", "bundle", "--reve", "--bun", "b", "--js"},
+	}},
 	{parsed{"dashboard", "port=0 read-only=true root=/r", ""}, [][]string{
 		{"dashboard", "--root", "/r", "--port", "0", "--read-only"},
 		{"dashboard", "--read-only", "--port=0", "--root=/r"},

@@ -11,7 +11,7 @@ import (
 // commandConstructors is the one place where commands are registered, in
 // the order `daokit --help` lists them: the window first, then the Python
 // DAOKit's commands in its order (init, check, run, status, replay,
-// takeover, handoff), then daokit's own.
+// takeover, handoff, bundle, dashboard), then daokit's own.
 //
 // To add a command: write cmd/daokit/<name>.go with a constructor
 //
@@ -35,6 +35,7 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newReplayCmd,
 	newTakeoverCmd,
 	newHandoffCmd,
+	newBundleCmd,
 	newDashboardCmd,
 	newSendCmd,
 	newControllerCmd,
