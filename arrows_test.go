@@ -50,11 +50,14 @@ var allowed = map[string][]string{
 	// The dashboard is a window in a browser: it takes the window's
 	// ledger feed and relay link (tui/live's interfaces), nothing more.
 	"dashboard": {"tui", "vocab", "i18n", "ledger"},
-	"cmd":       {"*"},
-	"bench":     {"ledger"},
-	"e2e":       {},
-	"docs":      {},
-	"examples":  {},
+	// The release evidence bundle copies and hashes files; it writes its
+	// summaries as the ledger writes JSON.
+	"bundle":   {"ledger"},
+	"cmd":      {"*"},
+	"bench":    {"ledger"},
+	"e2e":      {},
+	"docs":     {},
+	"examples": {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
 	"internal/ptytest":                 {},
 	"internal/gittest":                 {},
