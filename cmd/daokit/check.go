@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +89,7 @@ func (a *app) runCheck(cf checkFlags) error {
 	if !filepath.IsAbs(artifacts) {
 		artifacts = filepath.Join(dir, artifacts)
 	}
-	health := heal.JudgeLedger(now, th, &p, &hb, &leases, newestOutput(artifacts, p.TaskID, p.RunID))
+	health := heal.JudgeLedger(now, th, &p, &hb, &leases, heal.NewestOutput(artifacts, p.TaskID, p.RunID))
 	verdict := "PASS"
 	if health.Status == heal.HealthStale {
 		verdict = "WARN"
@@ -228,27 +227,4 @@ func (a *app) thresholdProblem(err error) string {
 		return a.t("cli.check.error.threshold_positive", "Name", te.Name)
 	}
 	return err.Error()
-}
-
-// newestOutput is the implicit heartbeat: the newest modification time of
-// any file under the run's artifact folder (or the whole artifact root
-// when the run has none), zero when there is nothing.
-func newestOutput(artifactRoot, taskID, runID string) time.Time {
-	root := artifactRoot
-	if ledger.ValidID(taskID) && ledger.ValidID(runID) { // never a path from an id that could climb out
-		if st, err := os.Stat(filepath.Join(artifactRoot, taskID, runID)); err == nil && st.IsDir() {
-			root = filepath.Join(artifactRoot, taskID, runID)
-		}
-	}
-	var newest time.Time
-	_ = filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return nil
-		}
-		if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
-			newest = info.ModTime()
-		}
-		return nil
-	})
-	return newest
 }
