@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "0dba4d9d126a90da0edd4fb13b72f14e12f176585320e75891c6c89e88730945"
+const generatedDigest = "5bec7af058cef79e625cea972167a124cac4e6e6ece23b4205645a53622691a1"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -324,6 +324,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.status.goal", Other: "Goal: {{.Goal}}"},
 	{ID: "cli.status.handoff_invalid", Other: "warning: the handoff package is not usable: {{.Reason}}"},
 	{ID: "cli.status.heartbeat", Other: "Heartbeat: {{.Status}}  last beat: {{.Last}}  reason: {{.Reason}}"},
+	{ID: "cli.status.judged", Other: "  judged now: {{.Status}} after {{.Silence}} s of silence (as daokit check judges it)"},
 	{ID: "cli.status.kept_worktrees", Other: "Kept worktrees:"},
 	{ID: "cli.status.lead.alive", Other: "alive"},
 	{ID: "cli.status.lead.down", Other: "down"},
@@ -1425,6 +1426,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.status.goal", Other: "目标：{{.Goal}}"},
 	{ID: "cli.status.handoff_invalid", Other: "警告：交接包不可用：{{.Reason}}"},
 	{ID: "cli.status.heartbeat", Other: "心跳：{{.Status}}  最近心跳：{{.Last}}  原因：{{.Reason}}"},
+	{ID: "cli.status.judged", Other: "  当前判定：{{.Status}}，已静默 {{.Silence}} 秒（与 daokit check 的判定一致）"},
 	{ID: "cli.status.kept_worktrees", Other: "保留的工作树："},
 	{ID: "cli.status.lead.alive", Other: "存活"},
 	{ID: "cli.status.lead.down", Other: "未运行"},

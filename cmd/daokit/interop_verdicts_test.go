@@ -106,3 +106,28 @@ func TestLedgerVerdictOverTime(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusShowsCheckVerdict: status keeps the stored heartbeat word on
+// its first line, as the Python tool prints it, and its details add the
+// verdict check gives where the two differ (a run killed mid-step: the
+// file says IDLE, check says STALE after a silence of 1200 s), and
+// nothing where they agree.
+func TestStatusShowsCheckVerdict(t *testing.T) {
+	t.Parallel()
+	r := runCLI(t, nil, "status", "--root", pythonRoot(t, "killed"))
+	if r.code != 0 || !strings.Contains(r.stdout, "heartbeat=IDLE") || !strings.Contains(r.stdout, "judged now:") || !strings.Contains(r.stdout, "after 1200 s of silence") {
+		t.Errorf("status on a killed run: code %d\n%s", r.code, r.stdout)
+	}
+	c := runCLI(t, nil, "check", "--root", pythonRoot(t, "killed"))
+	if c.code != exitStale {
+		t.Errorf("check on a killed run: code %d %q", c.code, c.stdout)
+	}
+	zh := runCLI(t, nil, "status", "--lang", "zh-CN", "--root", pythonRoot(t, "killed"))
+	if !strings.Contains(zh.stdout, "当前判定") {
+		t.Errorf("status in Chinese:\n%s", zh.stdout)
+	}
+	d := runCLI(t, nil, "status", "--root", pythonRoot(t, "done"))
+	if d.code != 0 || strings.Contains(d.stdout, "judged now:") {
+		t.Errorf("status on a finished run: code %d\n%s", d.code, d.stdout)
+	}
+}
