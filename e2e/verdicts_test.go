@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestCheckAgreesWithPythonThroughTheBinary runs the built daokit check
@@ -46,4 +47,21 @@ func TestCheckAgreesWithPythonThroughTheBinary(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestWindowJudgesLikeCheck: `daokit watch` on the run the Python tool
+// left killed mid-step (its heartbeat file says IDLE, with no reason)
+// shows the verdict check gives, STALE for NO_OUTPUT_20M, in the
+// heartbeat pane.
+func TestWindowJudgesLikeCheck(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	if err := os.CopyFS(root, os.DirFS(filepath.Join("..", "cmd", "daokit", "testdata", "python", "killed"))); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, "check", "--root", root); r.code != 2 || !strings.Contains(r.stdout, "heartbeat=STALE") {
+		t.Fatalf("check: code %d %q", r.code, r.stdout)
+	}
+	win := openWindow(t, "watch", "--root", root)
+	win.waitFor(20*time.Second, "Killed mid-step", "STALE", "NO_OUTPUT_20M")
 }
