@@ -8,8 +8,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/tui/live"
 )
 
@@ -195,7 +195,7 @@ func (s *LedgerSource) reload(u *live.LedgerUpdate) {
 	}
 	s.prev, s.loaded = snap, true
 	u.Snapshot = &snap
-	u.Output = heal.NewestOutput(ledger.Layout{Root: s.root}.Artifacts(), snap.Pipeline.Value.TaskID, snap.Pipeline.Value.RunID)
+	u.Output = liveness.NewestOutput(ledger.Layout{Root: s.root}.Artifacts(), snap.Pipeline.Value.TaskID, snap.Pipeline.Value.RunID)
 	if u.EventsErr == nil {
 		u.EventsErr = eventsProblem(ledger.Layout{Root: s.root}.Events())
 	}

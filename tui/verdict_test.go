@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/tui/component/componenttest"
 	"github.com/daokit/daokit/tui/component/heartbeat"
 	"github.com/daokit/daokit/tui/live"
@@ -18,7 +18,7 @@ import (
 // (cmd/daokit/testdata/python, see interop_verdicts_test.go there)
 // through the window's own feed and ticks the heartbeat pane to moments
 // after the run's lease beat: the pane's word is check's verdict
-// (heal.LedgerSignals), not the IDLE the Python tool leaves in
+// (liveness.LedgerSignals), not the IDLE the Python tool leaves in
 // heartbeat_status.json. An interrupted run reads WARNING at 1000 s
 // where the pane said IDLE, and a run killed mid-step reads STALE.
 func TestHeartbeatPaneJudgesLikeCheck(t *testing.T) {
@@ -28,13 +28,13 @@ func TestHeartbeatPaneJudgesLikeCheck(t *testing.T) {
 		after time.Duration
 		want  string
 	}{
-		{"interrupted-ttl1200", 10 * time.Second, heal.HealthActive},
-		{"interrupted-ttl1200", 1000 * time.Second, heal.HealthWarning},
-		{"interrupted-ttl1200", 1300 * time.Second, heal.HealthStale},
-		{"killed", 10 * time.Second, heal.HealthStale},
-		{"stale-beside-lease", 0, heal.HealthStale},
-		{"llm", 10 * time.Second, heal.HealthIdle},
-		{"done", 10 * time.Second, heal.HealthIdle},
+		{"interrupted-ttl1200", 10 * time.Second, liveness.HealthActive},
+		{"interrupted-ttl1200", 1000 * time.Second, liveness.HealthWarning},
+		{"interrupted-ttl1200", 1300 * time.Second, liveness.HealthStale},
+		{"killed", 10 * time.Second, liveness.HealthStale},
+		{"stale-beside-lease", 0, liveness.HealthStale},
+		{"llm", 10 * time.Second, liveness.HealthIdle},
+		{"done", 10 * time.Second, liveness.HealthIdle},
 	} {
 		t.Run(tc.name+"/"+tc.after.String(), func(t *testing.T) {
 			t.Parallel()

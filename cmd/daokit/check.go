@@ -10,6 +10,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/spf13/cobra"
 )
 
@@ -89,7 +90,7 @@ func (a *app) runCheck(cf checkFlags) error {
 	if !filepath.IsAbs(artifacts) {
 		artifacts = filepath.Join(dir, artifacts)
 	}
-	health := heal.JudgeLedger(now, th, &p, &hb, &leases, heal.NewestOutput(artifacts, p.TaskID, p.RunID))
+	health := liveness.JudgeLedger(now, th, &p, &hb, &leases, liveness.NewestOutput(artifacts, p.TaskID, p.RunID))
 	verdict := "PASS"
 	if health.Status == heal.HealthStale {
 		verdict = "WARN"

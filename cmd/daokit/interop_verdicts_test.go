@@ -8,6 +8,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 )
 
 // The ledgers testdata/python/{killed,interrupted-ttl1200,
@@ -99,7 +100,7 @@ func TestLedgerVerdictOverTime(t *testing.T) {
 			}
 			for i, after := range []int{0, 600, 900, 1199, 1200, 1300, 86400} {
 				now := beat.Add(time.Duration(after) * time.Second)
-				if got := heal.JudgeLedger(now, th, &p, &hb, &reg, time.Time{}).Status; got != tc.want[i] {
+				if got := liveness.JudgeLedger(now, th, &p, &hb, &reg, time.Time{}).Status; got != tc.want[i] {
 					t.Errorf("%d s after the beat: %s, want %s", after, got, tc.want[i])
 				}
 			}

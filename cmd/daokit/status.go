@@ -9,6 +9,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
@@ -89,7 +90,7 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 	// The first line keeps the stored word, as the Python tool prints
 	// it; the details add the verdict check gives now, by the same rule.
 	now := time.Now()
-	health := heal.JudgeLedger(now, heal.LedgerThresholds(&hb), &p, &hb, &leases, heal.NewestOutput(layout.Artifacts(), p.TaskID, p.RunID))
+	health := liveness.JudgeLedger(now, liveness.LedgerThresholds(&hb), &p, &hb, &leases, liveness.NewestOutput(layout.Artifacts(), p.TaskID, p.RunID))
 	judged := ""
 	if health.Status != hb.Status && (health.Status != heal.HealthActive || hb.Status != ledger.HeartbeatRunning) {
 		judged = a.t("cli.status.judged", "Status", vocab.Health(health.Status).Label(a.loc), "Silence", health.Silence)

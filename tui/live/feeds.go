@@ -54,7 +54,7 @@ type LedgerUpdate struct {
 	// Output is the newest output under the root's artifacts folder when
 	// Snapshot was read (zero if none): the implicit heartbeat that
 	// `daokit check` also weighs, so that the window judges liveness by
-	// the same evidence (heal.LedgerSignals).
+	// the same evidence (liveness.LedgerSignals).
 	Output time.Time
 }
 

@@ -1,5 +1,5 @@
 // Package heartbeat is the heartbeat pane: the ledger's liveness judged
-// by the rule `daokit check` uses (heal.LedgerSignals) in its colour, the
+// by the rule `daokit check` uses (liveness.LedgerSignals) in its colour, the
 // age of the last sign of life against the warning and stale thresholds,
 // and the reason code. Ages and the verdict move with the window's one
 // 1 Hz tick.
@@ -12,8 +12,8 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/text"
@@ -55,24 +55,24 @@ func (m *Model) Status() string {
 }
 
 // judge is the ledger's liveness now, by the rule check uses.
-func (m *Model) judge() heal.Health {
+func (m *Model) judge() liveness.Health {
 	if !m.judged || m.now.IsZero() {
-		return heal.Health{Status: m.hb.Status}
+		return liveness.Health{Status: m.hb.Status}
 	}
-	return heal.JudgeLedger(m.now, heal.LedgerThresholds(&m.hb), &m.pipeline, &m.hb, &m.leases, m.output)
+	return liveness.JudgeLedger(m.now, liveness.LedgerThresholds(&m.hb), &m.pipeline, &m.hb, &m.leases, m.output)
 }
 
 // shown is the word the pane shows for a verdict: check's word, except
 // that a live run keeps the ledger's RUNNING when the file says so (the
 // same state in the contract's vocabulary) and a run that waits for a
 // person keeps the controller's BLOCKED.
-func (m *Model) shown(h heal.Health) string {
+func (m *Model) shown(h liveness.Health) string {
 	switch {
 	case !m.judged:
 		return m.hb.Status
 	case m.hb.Status == ledger.HeartbeatBlocked:
 		return ledger.HeartbeatBlocked
-	case h.Status == heal.HealthActive && m.hb.Status == ledger.HeartbeatRunning:
+	case h.Status == liveness.HealthActive && m.hb.Status == ledger.HeartbeatRunning:
 		return ledger.HeartbeatRunning
 	}
 	return h.Status
@@ -174,7 +174,7 @@ func (m *Model) body() []string {
 // age is the time since the last sign of life the verdict weighed (a
 // beat, an interrupted run's lease beat, an output), else since the beat
 // the file names, if any.
-func (m *Model) age(h heal.Health) (time.Duration, bool) {
+func (m *Model) age(h liveness.Health) (time.Duration, bool) {
 	if m.now.IsZero() {
 		return 0, false
 	}
