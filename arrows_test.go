@@ -19,8 +19,9 @@ const module = "github.com/daokit/daokit"
 // Packages under one key may import each other. The arrows follow
 // DESIGN.md: cmd → tui, relay, heal, compact → ledger, i18n, and ledger
 // imports nothing of ours. The window (tui) observes and relays: it may
-// label worker output (worker/transcript) but must never reach the
-// process runtime (worker), the controller or the healing loop.
+// label worker output (worker/transcript) and judge liveness by check's
+// rule (liveness) but must never reach the process runtime (worker), the
+// controller or the healing loop.
 //
 // A new package needs one line here, with the fewest arrows it needs.
 var allowed = map[string][]string{
@@ -32,21 +33,23 @@ var allowed = map[string][]string{
 	"worker/transcript": {"i18n"},
 	"worker":            {"internal/proc", "worker/transcript", "gitwork", "i18n", "ledger"},
 	"relay":             {"backoff", "vocab", "i18n", "ledger"},
-	"heal":              {"backoff", "vocab", "i18n", "ledger"},
-	"hooks":             {"internal/proc", "config"},
-	"backoff":           {},
-	"termsafe":          {},
-	"compact":           {"hooks", "config", "i18n", "ledger"},
-	"gitwork":           {"internal/proc", "i18n", "ledger"},
-	"outbox":            {"i18n", "ledger"},
-	"team":              {"config", "i18n", "ledger"},
-	"workflow":          {"internal/proc", "config", "vocab", "i18n", "ledger"},
-	"lead":              {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
-	"controller":        {"internal/proc", "relay", "heal", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
+	"heal":              {"liveness", "backoff", "vocab", "i18n", "ledger"},
+	// The one liveness rule, shared by heal, check and the window.
+	"liveness":   {"vocab", "ledger"},
+	"hooks":      {"internal/proc", "config"},
+	"backoff":    {},
+	"termsafe":   {},
+	"compact":    {"hooks", "config", "i18n", "ledger"},
+	"gitwork":    {"internal/proc", "i18n", "ledger"},
+	"outbox":     {"i18n", "ledger"},
+	"team":       {"config", "i18n", "ledger"},
+	"workflow":   {"internal/proc", "config", "vocab", "i18n", "ledger"},
+	"lead":       {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
+	"controller": {"internal/proc", "relay", "heal", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork, words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
 	// lead's view); none of these runs an agent from the window.
-	"tui": {"termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "internal/say", "vocab", "i18n", "ledger"},
+	"tui": {"liveness", "termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The dashboard is a window in a browser: it takes the window's
 	// ledger feed and relay link (tui/live's interfaces), nothing more.
 	"dashboard": {"tui", "vocab", "i18n", "ledger"},

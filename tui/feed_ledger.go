@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/tui/live"
 )
 
@@ -194,6 +195,7 @@ func (s *LedgerSource) reload(u *live.LedgerUpdate) {
 	}
 	s.prev, s.loaded = snap, true
 	u.Snapshot = &snap
+	u.Output = liveness.NewestOutput(ledger.Layout{Root: s.root}.Artifacts(), snap.Pipeline.Value.TaskID, snap.Pipeline.Value.RunID)
 	if u.EventsErr == nil {
 		u.EventsErr = eventsProblem(ledger.Layout{Root: s.root}.Events())
 	}

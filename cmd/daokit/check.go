@@ -3,7 +3,6 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,19 +10,13 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/spf13/cobra"
 )
 
 // checkedEventLines is how many of the newest events check validates: the
 // check must stay fast on a ledger of any size.
 const checkedEventLines = 100
-
-// activeStatuses are the pipeline statuses during which an execution is
-// under way (the Python tool's set).
-var activeStatuses = map[string]bool{
-	"ANALYSIS": true, "FREEZE": true, "EXECUTE": true, "ACCEPT": true, "DRAINING": true,
-	"BLOCKED": true, "RUNNING": true, "WARNING": true, "STALE": true,
-}
 
 type checkFlags struct {
 	root, artifactRoot                   *string
@@ -83,9 +76,8 @@ func (a *app) runCheck(cf checkFlags) error {
 	if err := th.Validate(); err != nil {
 		return failf("E_CHECK_HEARTBEAT_INVALID", a.thresholdProblem(err))
 	}
-	var explicit time.Time
 	if hb.LastHeartbeatAt != "" {
-		if explicit, err = ledger.ParseTime(hb.LastHeartbeatAt); err != nil {
+		if _, err = ledger.ParseTime(hb.LastHeartbeatAt); err != nil {
 			return failf("E_CHECK_HEARTBEAT_INVALID", a.t("cli.check.error.heartbeat_time", "Value", hb.LastHeartbeatAt))
 		}
 	}
@@ -98,15 +90,7 @@ func (a *app) runCheck(cf checkFlags) error {
 	if !filepath.IsAbs(artifacts) {
 		artifacts = filepath.Join(dir, artifacts)
 	}
-	active, leaseBeat := executionActive(p, leases, now)
-	if leaseBeat.After(explicit) {
-		explicit = leaseBeat
-	}
-	health := heal.Evaluate(now, th, heal.Signals{
-		Active:   active,
-		Explicit: explicit,
-		Implicit: newestOutput(artifacts, p.TaskID, p.RunID),
-	})
+	health := liveness.JudgeLedger(now, th, &p, &hb, &leases, liveness.NewestOutput(artifacts, p.TaskID, p.RunID))
 	verdict := "PASS"
 	if health.Status == heal.HealthStale {
 		verdict = "WARN"
@@ -171,8 +155,13 @@ func (a *app) checkDocuments(l ledger.Layout, s ledger.Snapshot) error {
 			// role_lifecycle values (handoff_skipped_steps ""), against
 			// its contract's minLength; it reads them back, so they are
 			// kept as written like its extra fields.
-			pythonEmpty := path == l.Pipeline() && p.Code == ledger.ProblemEmpty && strings.HasPrefix(p.Path, "$.role_lifecycle.")
-			if p.Code == ledger.ProblemUnknownField || pythonEmpty {
+			// Its LLM mode stores an object in
+			// role_lifecycle.analysis_result and reads it back the
+			// same way: such a value is kept as written too.
+			lifecycle := path == l.Pipeline() && strings.HasPrefix(p.Path, "$.role_lifecycle.")
+			pythonEmpty := lifecycle && p.Code == ledger.ProblemEmpty
+			pythonObject := lifecycle && p.Code == ledger.ProblemType
+			if p.Code == ledger.ProblemUnknownField || pythonEmpty || pythonObject {
 				fmt.Fprintln(a.io.err, a.t("cli.check.note_extra_field", "Path", path, "Field", a.where(p.Path)))
 				continue
 			}
@@ -239,49 +228,4 @@ func (a *app) thresholdProblem(err error) string {
 		return a.t("cli.check.error.threshold_positive", "Name", te.Name)
 	}
 	return err.Error()
-}
-
-// executionActive reports whether work is under way: the pipeline is in
-// an active status, or an unexpired ACTIVE lease of its run exists. The
-// second rule is daokit's: the Python tool calls an interrupted run
-// (PLANNING with a live lease) idle and so never notices its silence.
-// It also returns the newest heartbeat of those leases: a lease that beat
-// recently is a sign of life, so an interrupted run becomes STALE only
-// after stale_after seconds of silence, not at once.
-func executionActive(p ledger.PipelineState, reg ledger.Leases, now time.Time) (bool, time.Time) {
-	active := activeStatuses[p.Status]
-	var newest time.Time
-	for i := range reg.Leases {
-		l := &reg.Leases[i]
-		if l.Status == ledger.LeaseActive && l.TaskID == p.TaskID && l.RunID == p.RunID && p.TaskID != "" && !l.Expired(now) {
-			active = true
-			if t, err := ledger.ParseTime(l.LastHeartbeatAt); err == nil && t.After(newest) {
-				newest = t
-			}
-		}
-	}
-	return active, newest
-}
-
-// newestOutput is the implicit heartbeat: the newest modification time of
-// any file under the run's artifact folder (or the whole artifact root
-// when the run has none), zero when there is nothing.
-func newestOutput(artifactRoot, taskID, runID string) time.Time {
-	root := artifactRoot
-	if ledger.ValidID(taskID) && ledger.ValidID(runID) { // never a path from an id that could climb out
-		if st, err := os.Stat(filepath.Join(artifactRoot, taskID, runID)); err == nil && st.IsDir() {
-			root = filepath.Join(artifactRoot, taskID, runID)
-		}
-	}
-	var newest time.Time
-	_ = filepath.WalkDir(root, func(_ string, d fs.DirEntry, err error) error {
-		if err != nil || !d.Type().IsRegular() {
-			return nil
-		}
-		if info, err := d.Info(); err == nil && info.ModTime().After(newest) {
-			newest = info.ModTime()
-		}
-		return nil
-	})
-	return newest
 }

@@ -22,13 +22,8 @@ func newRunCmd(a *app) *cobra.Command {
 	taskID := f.String("task-id", "", "cli.run.flag.task_id")
 	goal := f.String("goal", "", "cli.run.flag.goal")
 	runID := f.String("run-id", "", "cli.run.flag.run_id")
-	// Accepted for compatibility: the controller owns steps, lanes and
-	// leases, so these name nothing it would take from a client.
-	f.String("step-id", "S1", "cli.run.flag.compat")
-	f.String("lane", "default", "cli.run.flag.compat")
-	f.String("thread-id", "", "cli.run.flag.compat")
-	f.Int("lease-ttl", 1200, "cli.run.flag.compat")
-	f.Bool("no-lease", false, "cli.run.flag.compat")
+	leaseFlags := addRunLeaseFlags(c)
+	a.describeRunLeaseFlags(c)
 	interrupt := f.Bool("simulate-interruption", false, "cli.run.flag.interrupt")
 	initLedger := f.Bool("init", false, "cli.flag.init")
 	a.defaultText(f, "run-id", "cli.run.default.run_id")
@@ -37,6 +32,9 @@ func newRunCmd(a *app) *cobra.Command {
 			return a.usage(c, a.t("cli.run.error.required"))
 		}
 		if err := a.checkIDFlags(c, "task-id", *taskID, "run-id", *runID); err != nil {
+			return err
+		}
+		if err := a.checkRunLeaseFlags(c, leaseFlags, *root); err != nil {
 			return err
 		}
 		return a.runRun(*root, *taskID, *goal, *runID, *interrupt, *initLedger)

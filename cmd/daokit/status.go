@@ -7,7 +7,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
@@ -85,7 +87,15 @@ func (a *app) runStatus(root, taskID, runID string, asJSON bool, set func(string
 	}
 	a.printf("task_id=%s run_id=%s status=%s current_step=%s heartbeat=%s leases=%d handoff=%s\n",
 		orNone(p.TaskID), orNone(p.RunID), p.Status, orNone(p.CurrentStep), hb.Status, len(shown), handoffWord)
-	a.printStatusDetail(p, hb, shown)
+	// The first line keeps the stored word, as the Python tool prints
+	// it; the details add the verdict check gives now, by the same rule.
+	now := time.Now()
+	health := liveness.JudgeLedger(now, liveness.LedgerThresholds(&hb), &p, &hb, &leases, liveness.NewestOutput(layout.Artifacts(), p.TaskID, p.RunID))
+	judged := ""
+	if health.Status != hb.Status && (health.Status != heal.HealthActive || hb.Status != ledger.HeartbeatRunning) {
+		judged = a.t("cli.status.judged", "Status", vocab.Health(health.Status).Label(a.loc), "Silence", health.Silence)
+	}
+	a.printStatusDetail(p, hb, shown, judged)
 	a.printKeptWorktrees(dir)
 	a.printRoles(a.teamOf(dir))
 	return nil
@@ -129,7 +139,9 @@ func statusJSON(p ledger.PipelineState, hb ledger.HeartbeatStatus, leases []ledg
 
 // printStatusDetail is the part of status written for people: the goal,
 // the steps, the heartbeat and a lease table, with translated labels.
-func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatus, leases []ledger.Lease) {
+// judged, when not empty, is check's verdict where it differs from the
+// stored heartbeat word.
+func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatus, leases []ledger.Lease, judged string) {
 	w := a.io.out
 	fmt.Fprintln(w)
 	if p.Goal != "" {
@@ -159,6 +171,9 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 		reason = l + " (" + hb.ReasonCode + ")"
 	}
 	fmt.Fprintln(w, a.t("cli.status.heartbeat", "Status", vocab.Health(hb.Status).Label(a.loc), "Last", last, "Reason", reason))
+	if judged != "" {
+		fmt.Fprintln(w, judged)
+	}
 	if len(leases) == 0 {
 		fmt.Fprintln(w, a.t("cli.status.no_leases"))
 		return

@@ -51,6 +51,11 @@ type LedgerUpdate struct {
 	WatchErr error
 	// ReadAt is when the feed read the update, for latency figures.
 	ReadAt time.Time
+	// Output is the newest output under the root's artifacts folder when
+	// Snapshot was read (zero if none): the implicit heartbeat that
+	// `daokit check` also weighs, so that the window judges liveness by
+	// the same evidence (liveness.LedgerSignals).
+	Output time.Time
 }
 
 // Controllers finds and starts the controller of the window's root.

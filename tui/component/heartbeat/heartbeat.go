@@ -1,7 +1,8 @@
-// Package heartbeat is the heartbeat pane: the status word of
-// heartbeat_status.json in its colour, the age of the last beat against
-// the warning and stale thresholds, and the reason code. Ages move with
-// the window's one 1 Hz tick.
+// Package heartbeat is the heartbeat pane: the ledger's liveness judged
+// by the rule `daokit check` uses (liveness.LedgerSignals) in its colour, the
+// age of the last sign of life against the warning and stale thresholds,
+// and the reason code. Ages and the verdict move with the window's one
+// 1 Hz tick.
 package heartbeat
 
 import (
@@ -12,6 +13,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/text"
@@ -26,6 +28,14 @@ type Model struct {
 	has   bool
 	stale bool // the file failed to load; hb is the last good value
 	now   time.Time
+
+	// The rest of the evidence check weighs: the pipeline (is a run
+	// under way), the leases (an interrupted run's) and the newest
+	// artifact output. judged is false before a pipeline was read.
+	pipeline ledger.PipelineState
+	leases   ledger.Leases
+	output   time.Time
+	judged   bool
 }
 
 var (
@@ -37,7 +47,36 @@ var (
 func New(env *component.Env) *Model { return &Model{Pane: component.Pane{Env: env}} }
 
 // Status returns the status word shown ("" before the first load).
-func (m *Model) Status() string { return m.hb.Status }
+func (m *Model) Status() string {
+	if !m.has {
+		return ""
+	}
+	return m.shown(m.judge())
+}
+
+// judge is the ledger's liveness now, by the rule check uses.
+func (m *Model) judge() liveness.Health {
+	if !m.judged || m.now.IsZero() {
+		return liveness.Health{Status: m.hb.Status}
+	}
+	return liveness.JudgeLedger(m.now, liveness.LedgerThresholds(&m.hb), &m.pipeline, &m.hb, &m.leases, m.output)
+}
+
+// shown is the word the pane shows for a verdict: check's word, except
+// that a live run keeps the ledger's RUNNING when the file says so (the
+// same state in the contract's vocabulary) and a run that waits for a
+// person keeps the controller's BLOCKED.
+func (m *Model) shown(h liveness.Health) string {
+	switch {
+	case !m.judged:
+		return m.hb.Status
+	case m.hb.Status == ledger.HeartbeatBlocked:
+		return ledger.HeartbeatBlocked
+	case h.Status == liveness.HealthActive && m.hb.Status == ledger.HeartbeatRunning:
+		return ledger.HeartbeatRunning
+	}
+	return h.Status
+}
 
 // Update implements tea.Model.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -56,6 +95,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 		m.has = s.Heartbeat.HasValue()
 		m.hb, m.stale = s.Heartbeat.Value, s.Heartbeat.Stale
+		m.pipeline, m.leases, m.output = s.Pipeline.Value, s.Leases.Value, msg.Update.Output
+		m.judged = s.Pipeline.HasValue()
 	default:
 		return m, nil
 	}
@@ -77,8 +118,10 @@ func (m *Model) body() []string {
 		return []string{" " + st.Muted.Render(env.T("tui.heartbeat.none"))}
 	}
 	hb := m.hb
-	age, known := m.age()
-	word := st.ToneStyle(component.HeartbeatTone(hb.Status)).Render(env.Clean(hb.Status))
+	h := m.judge()
+	shown := m.shown(h)
+	age, known := m.age(h)
+	word := st.ToneStyle(component.HeartbeatTone(shown)).Render(env.Clean(shown))
 	status := " " + word
 	unwritten := known && m.unwritten(age)
 	switch {
@@ -89,7 +132,7 @@ func (m *Model) body() []string {
 		word = st.Muted.Render(env.Clean(hb.Status))
 		status = " " + word + " " + st.ToneStyle(theme.ToneBad).Render(env.T("tui.heartbeat.unwritten", "Age", env.Duration(age)))
 	default:
-		if l := env.Labels.Get(component.KindHeartbeat, hb.Status); l != "" && m.verdict(age) == "" {
+		if l := env.Labels.Get(component.KindHeartbeat, shown); l != "" && m.verdict(age) == "" {
 			status += " " + st.Muted.Render(l)
 		}
 	}
@@ -108,26 +151,38 @@ func (m *Model) body() []string {
 	if hb.WarningAfterSeconds > 0 || hb.StaleAfterSeconds > 0 {
 		lines = append(lines, m.gauge(age, known))
 	}
-	if hb.ReasonCode == "" {
+	code := hb.ReasonCode
+	if shown != hb.Status && shown != ledger.HeartbeatBlocked {
+		code = h.ReasonCode // the verdict's own reason, not the file's
+	}
+	if code == "" {
 		return lines
 	}
 	if len(lines) >= m.Height-1 {
 		// No row for the reason: it replaces the status label, which it
 		// explains better.
-		lines[0] = " " + word + " " + st.Muted.Render(env.Clean(hb.ReasonCode))
+		lines[0] = " " + word + " " + st.Muted.Render(env.Clean(code))
 		return lines
 	}
-	reason := " " + st.Muted.Render(env.T("tui.heartbeat.reason")+" ") + env.Clean(hb.ReasonCode)
-	if l := env.Labels.Get(component.KindReason, hb.ReasonCode); l != "" {
+	reason := " " + st.Muted.Render(env.T("tui.heartbeat.reason")+" ") + env.Clean(code)
+	if l := env.Labels.Get(component.KindReason, code); l != "" {
 		reason += " " + st.Muted.Render(l)
 	}
 	return append(lines, reason)
 }
 
-// age is the time since the last beat, if the file names one.
-func (m *Model) age() (time.Duration, bool) {
+// age is the time since the last sign of life the verdict weighed (a
+// beat, an interrupted run's lease beat, an output), else since the beat
+// the file names, if any.
+func (m *Model) age(h liveness.Health) (time.Duration, bool) {
+	if m.now.IsZero() {
+		return 0, false
+	}
+	if !h.SignalAt.IsZero() {
+		return max(m.now.Sub(h.SignalAt), 0), true
+	}
 	t, err := ledger.ParseTime(m.hb.LastHeartbeatAt)
-	if err != nil || m.now.IsZero() {
+	if err != nil {
 		return 0, false
 	}
 	return max(m.now.Sub(t), 0), true
@@ -175,7 +230,7 @@ func (m *Model) gauge(age time.Duration, known bool) string {
 	room := m.Width - 4 - text.Width(thresholds)
 	barW := min(room, 24)
 	// The gauge means something only while a worker should be beating.
-	if barW < 6 || !known || hb.StaleAfterSeconds <= 0 || hb.Status == ledger.HeartbeatIdle {
+	if barW < 6 || !known || hb.StaleAfterSeconds <= 0 || m.Status() == ledger.HeartbeatIdle {
 		return " " + st.Muted.Render(thresholds)
 	}
 	limit := secs(hb.StaleAfterSeconds)
