@@ -54,7 +54,8 @@ type Model struct {
 
 	open   int64 // the issue whose thread is shown; 0: the list
 	thread *Thread
-	top    int // first thread line shown
+	top    int  // first thread line shown
+	follow bool // the thread shows its end, the newest comment, as it grows
 }
 
 var _ component.Component = (*Model)(nil)
@@ -179,11 +180,11 @@ func (m *Model) key(msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.Back):
 		m.Close()
 	case m.open != 0 && key.Matches(msg, k.Up):
-		m.top = max(m.top-1, 0)
+		m.top, m.follow = max(m.top-1, 0), false
 	case m.open != 0 && key.Matches(msg, k.Down):
-		m.top++
+		m.top++ // the view follows again when this reaches the end
 	case m.open != 0 && key.Matches(msg, k.PageUp):
-		m.top = max(m.top-page, 0)
+		m.top, m.follow = max(m.top-page, 0), false
 	case m.open != 0 && key.Matches(msg, k.PageDown):
 		m.top += page
 	case key.Matches(msg, k.Up):
@@ -195,7 +196,7 @@ func (m *Model) key(msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.PageDown):
 		m.cursor = min(m.cursor+page, max(len(m.issues)-1, 0))
 	case key.Matches(msg, k.Read) && m.cursor < len(m.issues):
-		m.open, m.thread, m.top = m.issues[m.cursor].ID, nil, 0
+		m.open, m.thread, m.top, m.follow = m.issues[m.cursor].ID, nil, 0, true
 		// The thread is read by the next load (the root issues it).
 	default:
 		return false

@@ -159,6 +159,9 @@ func (m *Model) threadLines() []string {
 		"Labels", env.Clean(orDash(strings.Join(is.Labels, " "))), "Assignee", env.Clean(orDash(is.Assignee))), w, env.Tail())))
 	entry := func(author, at, said string) {
 		body = append(body, " "+env.Styles.Bold.Render(text.Truncate(env.T("tui.issues.comment_head", "Author", env.Clean(author), "Time", at), w, env.Tail())))
+		if strings.TrimSpace(said) == "" {
+			return
+		}
 		for _, l := range wrapClean(env, said, w-2) {
 			body = append(body, "   "+l)
 		}
@@ -168,7 +171,12 @@ func (m *Model) threadLines() []string {
 		entry(c.Author, env.Clock(c.Created), c.Body)
 	}
 	room := max(m.Height-2, 0)
-	m.top = min(m.top, max(len(body)-room, 0))
+	// A thread opens on its end (the newest comment, which is what
+	// changed) and stays there as comments arrive, until scrolled up.
+	last := max(len(body)-room, 0)
+	if m.follow || m.top >= last {
+		m.top, m.follow = last, true
+	}
 	return append([]string{head}, body[m.top:min(len(body), m.top+room)]...)
 }
 
