@@ -145,8 +145,12 @@ func (m *Model) hiddenNote(shown focus) string {
 func (m *Model) shortHelpLine() string {
 	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(),
 		help: m.showHelp, changes: m.changes.Visible(), viewKeys: m.viewHasKeys(), pointed: m.pointed,
-		tasks: m.tasks.Visible(), logs: m.logs.Visible(), issues: m.issues.Visible(), reading: m.issues.Reading(),
-		typed: !m.input.Empty(), team: m.roles.Has()}
+		tasks: m.tasks.Visible(), logs: m.logs.Visible(), issues: m.issues.Visible(), team: m.roles.Has()}
+	if hk.issues {
+		// Only then: reading the message box's text costs a copy, on
+		// every message.
+		hk.reading, hk.typed = m.issues.Reading(), !m.input.Empty()
+	}
 	if c, ok := m.focused().(component.Capturer); ok {
 		hk.capturing = c.Captures()
 	}
