@@ -42,7 +42,8 @@ type IssueView struct {
 	Assignee string `json:"assignee,omitempty"`
 	// BlockedBy are the issues a blocked issue waits for: what its Lead
 	// reports in its status file, else the BlockedBy of the Lead's newest
-	// comment that names some (a Lead that is down still says why).
+	// comment that names some (a Lead that is down still says why),
+	// without those closed since.
 	BlockedBy []int64  `json:"blocked_by,omitempty"`
 	Labels    []string `json:"labels"`
 }
@@ -82,6 +83,18 @@ func Issues(ctx context.Context, ob outbox.Backend, roles []RoleView) ([]IssueVi
 			}
 		}
 		out = append(out, v)
+	}
+	// A blocker that has closed since blocks nothing: the view says what
+	// blocks an issue now (all of them while the Lead has yet to see the
+	// last one close).
+	closed := map[int64]bool{}
+	for _, is := range all {
+		closed[is.ID] = is.Closed
+	}
+	for i := range out {
+		if open := slices.DeleteFunc(slices.Clone(out[i].BlockedBy), func(id int64) bool { return closed[id] }); len(open) > 0 {
+			out[i].BlockedBy = open
+		}
 	}
 	order := map[string]int{}
 	for i, s := range IssueStates() {
