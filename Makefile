@@ -7,7 +7,7 @@ DEMO_ROOT ?= $(CURDIR)/.demo
 # semantic version).
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: all build run review team test test-short test-agents agents bench lint fmt vet drill fuzz clean
+.PHONY: all build run review team team-script test test-short test-agents agents bench lint fmt vet drill fuzz clean
 
 all: build
 
@@ -34,9 +34,17 @@ review: build
 	@test -d $(REVIEW_ROOT)/project/.git || examples/review/init-project.sh $(REVIEW_ROOT)/project
 	$(BIN) --root $(REVIEW_ROOT)
 
-# The example team (examples/team): a Lead per role, three issues, one
-# blocked and then unblocked by event, all closed with evidence; no key.
+# The example team (examples/team) in the window: a Lead per role, three
+# issues, qa's blocked by backend's for 30 s and then unblocked by event,
+# all closed with evidence; no key. F6 shows the issues (an existing
+# team root is kept: delete it to start over).
+TEAM_ROOT ?= $(CURDIR)/.demo-team
 team: build
+	DAOKIT=$(CURDIR)/$(BIN) examples/team/window.sh $(TEAM_ROOT)
+
+# The same example as a script that checks each step and exits non-zero
+# if the team did not get there (CI runs it; e2e TestTeamExampleScript).
+team-script: build
 	DAOKIT=$(CURDIR)/$(BIN) examples/team/run.sh
 
 # Every test, with the race detector, in a shuffled order; then the window

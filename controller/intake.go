@@ -181,6 +181,9 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	if ctl.Kind == relay.ControlIssue {
 		return c.fileIssue(req, ctl) // team.go: no run involved
 	}
+	if ctl.Kind.OnIssue() {
+		return c.changeIssue(req, ctl) // issuechange.go
+	}
 	c.mu.Lock()
 	r := c.findRun(ctl.TaskID, ctl.RunID)
 	if r == nil && ctl.Kind != relay.ControlStatus {

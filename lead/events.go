@@ -224,10 +224,15 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 	return eff, nil
 }
 
-// wantsRetry: a comment whose text starts with /retry.
+// RetryCommand starts a comment that sends a failed (or held for
+// review) issue back to a Worker: the Lead's protocol, which the window's
+// /retry #N writes for the person.
+const RetryCommand = "/retry"
+
+// wantsRetry: a comment whose text starts with RetryCommand.
 func wantsRetry(text string) bool {
 	f := strings.Fields(text)
-	return len(f) > 0 && f[0] == "/retry"
+	return len(f) > 0 && f[0] == RetryCommand
 }
 
 // retryable: the Lead's own open issue that failed or waits for review.

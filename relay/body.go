@@ -57,12 +57,25 @@ const (
 	// ControlIssue files an issue in the team's outbox (seed 003): Reason
 	// holds "ROLE TITLE…", and the controller writes it for the person.
 	ControlIssue ControlKind = "issue"
+	// ControlComment, ControlLabel and ControlClose change an issue of
+	// the team's outbox for the person (the window's issues view): Reason
+	// holds "#N TEXT" (the comment; "/retry" asks the issue's Lead to run
+	// it again), "#N LABEL" ("-LABEL" takes one off), "#N [WHY]".
+	ControlComment ControlKind = "comment"
+	ControlLabel   ControlKind = "label"
+	ControlClose   ControlKind = "close"
 )
+
+// OnIssue reports whether k changes an issue of the team's outbox.
+func (k ControlKind) OnIssue() bool {
+	return k == ControlComment || k == ControlLabel || k == ControlClose
+}
 
 // Valid reports whether k is one of the known control kinds.
 func (k ControlKind) Valid() bool {
 	switch k {
-	case ControlCancel, ControlRetry, ControlStatus, ControlAccept, ControlReject, ControlAbandon, ControlIssue:
+	case ControlCancel, ControlRetry, ControlStatus, ControlAccept, ControlReject, ControlAbandon, ControlIssue,
+		ControlComment, ControlLabel, ControlClose:
 		return true
 	}
 	return false

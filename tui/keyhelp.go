@@ -46,6 +46,7 @@ func (m *Model) fullHelp() []helpview.Group {
 	// of their own while open).
 	add(m.env.T("tui.tasks.help"), flat(m.tasks.FullHelp()))
 	add(m.env.T("tui.log.help"), flat(m.logs.FullHelp()))
+	add(m.env.T("tui.issues.help"), flat(m.issues.FullHelp()))
 	return groups
 }
 
@@ -159,6 +160,13 @@ func (m *Model) shortHelp() []key.Binding {
 	case m.logs.Visible():
 		b = append(b, m.logs.ShortHelp()...)
 		help, lang = k.HelpAnyPane, k.LanguageTyping
+	case m.issues.Visible() && m.input.Empty():
+		b = append(b, m.issues.ShortHelp()...)
+	case m.issues.Visible():
+		// Text in the message box has the keys; the view's come back
+		// when it is sent or cleared.
+		b = append(b, m.input.ShortHelp()...)
+		help, lang = k.HelpAnyPane, k.LanguageTyping
 	case m.changes.Visible() && m.viewHasKeys():
 		if !m.opts.ReadOnly {
 			b = append(b, k.TypeTab)
@@ -178,7 +186,11 @@ func (m *Model) shortHelp() []key.Binding {
 		}
 		b = append(b, k.NextPane)
 	}
-	b = append(b, m.tasks.Keys().Open, lang)
+	b = append(b, m.tasks.Keys().Open)
+	if m.roles.Has() {
+		b = append(b, m.issues.Keys().Open)
+	}
+	b = append(b, lang)
 	if m.link.State().CanStart() {
 		b = append(b, k.Controller)
 	}

@@ -38,6 +38,9 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.logKey(msg); ok {
 		return cmd
 	}
+	if cmd, ok := m.issueKey(msg); ok {
+		return cmd
+	}
 	if t, ok := m.focused().(component.Typist); ok && t.Typing() && component.IsText(msg) && !m.viewHasKeys() {
 		if m.focus == focusInput && m.helpOnEmpty(msg) {
 			return nil

@@ -18,6 +18,7 @@ import (
 	"github.com/daokit/daokit/tui/component/heartbeat"
 	"github.com/daokit/daokit/tui/component/helpview"
 	"github.com/daokit/daokit/tui/component/input"
+	"github.com/daokit/daokit/tui/component/issues"
 	"github.com/daokit/daokit/tui/component/leases"
 	"github.com/daokit/daokit/tui/component/logview"
 	"github.com/daokit/daokit/tui/component/pipeline"
@@ -65,8 +66,11 @@ type Model struct {
 	others othersSaid
 	// logs is the log view of a step (logs.go), drawn over the panes
 	// while open.
-	logs  *logview.Model
-	panes []component.Component // every pane, for broadcasts
+	logs *logview.Model
+	// issues is the issues view (F6), over the panes like the log view;
+	// unlike it, letters stay with the message box (see issues.go).
+	issues *issues.Model
+	panes  []component.Component // every pane, for broadcasts
 
 	link *link.Model
 	rctx *relayctx.Model
@@ -142,11 +146,12 @@ func New(ctx context.Context, opts Options) *Model {
 		changes: changes.New(env),
 		tasks:   tasks.New(env),
 		logs:    logview.New(env),
+		issues:  issues.New(ctx, env, opts.Root),
 		link:    link.New(opts.Controllers, opts.ReadOnly, now),
 		rctx:    relayctx.New(opts.Context, policy, opts.Logger),
 		attn:    attention.New(*opts.Attention),
 	}
-	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes, m.tasks, m.logs}
+	m.panes = []component.Component{m.route, m.banner, m.conv, m.pipe, m.hb, m.leases, m.roles, m.events, m.input, m.status, m.changes, m.tasks, m.logs, m.issues}
 	if opts.ReadOnly {
 		m.focus = focusEvents
 	}

@@ -27,6 +27,7 @@ import (
 	"github.com/daokit/daokit/tui/component/conversation"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
+	"github.com/daokit/daokit/tui/component/issues"
 	"github.com/daokit/daokit/tui/component/logview"
 	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/roles"
@@ -256,6 +257,12 @@ func routeCases(t *testing.T) map[string]routeCase {
 			check: viewHas("notify-send is missing")},
 		"attention.StateMsg": {msg: attention.StateMsg{State: attention.State{Need: attention.Blocked, TaskID: "DK-9"}},
 			check: viewHas("DK-9 is blocked")},
+		"issues.LoadedMsg": {setup: func(t *testing.T, m *Model) { m.issues.Show() }, msg: issues.LoadedMsg{Has: true, Issues: []lead.IssueView{
+			{ID: 4, Title: "Login API", Role: "backend", State: lead.IssueRunning},
+			{ID: 6, Title: "Test login", Role: "qa", State: lead.IssueBlocked, BlockedBy: []int64{4}},
+		}}, check: func(t *testing.T, m *Model, _ string) {
+			viewHas("Test login  ← #4")(t, m, "")
+		}},
 		"roles.LoadedMsg": {msg: roles.LoadedMsg{Has: true, Views: []lead.RoleView{
 			{Role: "backend", Health: lead.HealthAlive, Lag: 3, Claimed: 2, Running: []int64{4}, Limit: 2, Queued: []int64{5}},
 			{Role: "qa", Health: lead.HealthStale, Blocked: map[string][]int64{"#6": {4}}},

@@ -74,24 +74,38 @@ func (m *Model) command(text string) tea.Cmd {
 	if name == "/changes" {
 		return m.toggleChanges()
 	}
+	if kind, reason, ok := m.issueCommand(name, text); ok {
+		return m.sendControl(text, kind, "", reason)
+	}
 	kind, ok := controlOf(name)
 	if !ok {
 		return m.note(conversation.KindError, "tui.conversation.unknown_command", "Name", m.env.Clean(name))
-	}
-	m.seq++
-	sent := m.tell(m.conv, conversation.SentMsg{Seq: m.seq, At: m.opts.Now(), Text: text, Task: m.steer.TaskID})
-	if m.opts.Relay == nil {
-		return tea.Batch(sent, m.undeliverable(m.seq, text))
 	}
 	// The words after the command are its reason (a reject's why); the
 	// controller records them, the window only forwards.
 	reason := ""
 	if kind == live.ControlReject || kind == live.ControlIssue {
-		reason = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), strings.Fields(text)[0]))
+		reason = commandArgs(text)
 	}
 	// A steered task is the one the request is about; otherwise the
 	// controller's current run.
-	return tea.Batch(sent, live.ControlTask(m.life, m.opts.Relay, m.seq, kind, m.steer.TaskID, "", reason, m.opts.ForwardTimeout))
+	return m.sendControl(text, kind, m.steer.TaskID, reason)
+}
+
+// sendControl forwards a control request about task (empty: the
+// controller's current run, or none) and shows text as sent.
+func (m *Model) sendControl(text string, kind live.ControlKind, task, reason string) tea.Cmd {
+	m.seq++
+	sent := m.tell(m.conv, conversation.SentMsg{Seq: m.seq, At: m.opts.Now(), Text: text, Task: task})
+	if m.opts.Relay == nil {
+		return tea.Batch(sent, m.undeliverable(m.seq, text))
+	}
+	return tea.Batch(sent, live.ControlTask(m.life, m.opts.Relay, m.seq, kind, task, "", reason, m.opts.ForwardTimeout))
+}
+
+// commandArgs is what follows a command's name.
+func commandArgs(text string) string {
+	return strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(text), strings.Fields(text)[0]))
 }
 
 // undeliverable answers a message at once when the window has no relay.

@@ -70,7 +70,9 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return m.onTick(msg)
 	case live.AnswerMsg:
 		ack, err := msg.Answer()
-		return tea.Batch(m.broadcast(msg), m.withContext(m.rctx.Answer(m.life, ack, err)), m.answerStatus(msg))
+		// An open issues view reads the outbox again: a change the
+		// person sent shows as soon as the controller wrote it.
+		return tea.Batch(m.broadcast(msg), m.withContext(m.rctx.Answer(m.life, ack, err)), m.answerStatus(msg), m.issues.Refresh())
 	case live.LinkMsg:
 		return m.onLink(msg)
 	case relayctx.Msg:

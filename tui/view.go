@@ -37,6 +37,7 @@ func (m *Model) relayout() {
 	m.changes.SetSize(l.w, l.bodyH)
 	m.tasks.SetSize(l.w, l.bodyH)
 	m.logs.SetSize(l.w, l.bodyH)
+	m.issues.SetSize(l.w, l.bodyH)
 	switch l.mode {
 	case modeColumns:
 		m.pipe.SetSize(l.leftW, l.pipeH)
@@ -87,6 +88,9 @@ func (m *Model) body() string {
 	}
 	if m.logs.Visible() {
 		return m.logs.View()
+	}
+	if m.issues.Visible() {
+		return m.issues.View()
 	}
 	if m.changes.Visible() {
 		return m.changes.View()
@@ -141,7 +145,12 @@ func (m *Model) hiddenNote(shown focus) string {
 func (m *Model) shortHelpLine() string {
 	hk := helpKey{env: m.env, focus: m.focus, w: m.lay.w, canStart: m.link.State().CanStart(),
 		help: m.showHelp, changes: m.changes.Visible(), viewKeys: m.viewHasKeys(), pointed: m.pointed,
-		tasks: m.tasks.Visible(), logs: m.logs.Visible()}
+		tasks: m.tasks.Visible(), logs: m.logs.Visible(), issues: m.issues.Visible(), team: m.roles.Has()}
+	if hk.issues {
+		// Only then: reading the message box's text costs a copy, on
+		// every message.
+		hk.reading, hk.typed = m.issues.Reading(), !m.input.Empty()
+	}
 	if c, ok := m.focused().(component.Capturer); ok {
 		hk.capturing = c.Captures()
 	}
@@ -168,6 +177,10 @@ type helpKey struct {
 	pointed   bool
 	tasks     bool // the task list is open
 	logs      bool // the log view is open
+	issues    bool // the issues view is open
+	reading   bool // it shows a thread
+	typed     bool // the message box has text (the issues view's keys go to it)
+	team      bool // the root has a team (F6 is listed)
 }
 
 // contextNote says how much the relay context keeps for a successor

@@ -34,6 +34,7 @@ const (
 	OpLeadRestartLimit   Op = "LEAD_RESTART_LIMIT"
 	OpOutboxEvent        Op = "OUTBOX_EVENT"
 	OpIssueFiled         Op = "ISSUE_FILED"
+	OpIssueChanged       Op = "ISSUE_CHANGED"
 	OpIterationStarted   Op = "ITERATION_STARTED"
 	OpReviewVerdict      Op = "REVIEW_VERDICT"
 	OpIterationFinished  Op = "ITERATION_FINISHED"
@@ -67,7 +68,7 @@ func Ops() []Op {
 		OpResumed, OpRunState, OpRunFinished, OpWorkerOutput, OpLedgerRepaired, OpLedgerWritesHeld,
 		OpLeaseAdopted, OpLeaseRenewFailed, OpLeasesPruned, OpHandoffApplied, OpHandoffApplyFailed,
 		OpHookRan, OpHookSkipped, OpOrphansKilled, OpLeadStarted, OpLeadExited, OpLeadRestartLimit,
-		OpOutboxEvent, OpIssueFiled, OpIterationStarted, OpReviewVerdict, OpIterationFinished,
+		OpOutboxEvent, OpIssueFiled, OpIssueChanged, OpIterationStarted, OpReviewVerdict, OpIterationFinished,
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
 		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpSessionBound,
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,

@@ -48,6 +48,12 @@ const (
 	// ResultBadIssue: /issue without a known role and a title (Detail:
 	// the roles).
 	ResultBadIssue Result = "bad_issue"
+	// ResultBadIssueChange: /comment, /label or /close without an issue
+	// number and what to do (Detail: the command).
+	ResultBadIssueChange Result = "bad_issue_change"
+	// ResultNoIssue: the issue to change is not in the outbox (Detail:
+	// its number).
+	ResultNoIssue Result = "no_issue"
 	// ResultOutbox: the outbox could not be written (Detail: why).
 	ResultOutbox Result = "outbox_failed"
 )
@@ -56,7 +62,7 @@ const (
 func Results() []Result {
 	return []Result{ResultNoRun, ResultNotFailed, ResultNotRunning, ResultNotWaiting, ResultEmpty,
 		ResultLedgerWrite, ResultIndexRead, ResultDiskFull, ResultInvalidID, ResultNotInReview,
-		ResultNoTeam, ResultBadIssue, ResultOutbox}
+		ResultNoTeam, ResultBadIssue, ResultBadIssueChange, ResultNoIssue, ResultOutbox}
 }
 
 // Known reports whether r is one of the control results.

@@ -20,6 +20,9 @@ type teamStatus struct {
 	// daokit.toml names).
 	has   bool
 	views []lead.RoleView
+	// issues are the outbox's issues by role and state (nil when the
+	// outbox was refused).
+	issues []lead.IssueView
 	// problems say why the team is off or blind: workflow.toml's errors,
 	// a refused outbox, one line each in the reader's language.
 	problems []string
@@ -61,11 +64,17 @@ func (a *app) teamOf(dir string) teamStatus {
 		return ts
 	}
 	ts.views = views
+	if ob != nil {
+		if ts.issues, err = lead.Issues(a.ctx, ob, views); err != nil {
+			ts.problems = append(ts.problems, err.Error())
+		}
+	}
 	return ts
 }
 
 // withTeam adds the team to status --json: "roles" (each with its
-// "last_exit") and, when the team is off or blind, "team_problems". A
+// "last_exit"), "issues" (the issues view of the window: role, state,
+// what blocks the blocked ones) and, when the team is off or blind, "team_problems". A
 // root without a team gets neither: it prints what the Python tool does.
 func (ts teamStatus) withTeam(o ledger.Object) ledger.Object {
 	if !ts.has {
@@ -76,6 +85,11 @@ func (ts teamStatus) withTeam(o ledger.Object) ledger.Object {
 		views = []lead.RoleView{}
 	}
 	o = o.With("roles", views)
+	issues := ts.issues
+	if issues == nil {
+		issues = []lead.IssueView{}
+	}
+	o = o.With("issues", issues)
 	if len(ts.problems) > 0 {
 		o = o.With("team_problems", ts.problems)
 	}

@@ -50,11 +50,19 @@ const (
 	ControlReject ControlKind = "reject"
 	// ControlIssue files an issue in the team's outbox: "/issue ROLE TITLE".
 	ControlIssue ControlKind = "issue"
+	// ControlComment, ControlLabel and ControlClose change an issue of
+	// the team's outbox: "/comment #N TEXT", "/label #N [-]LABEL",
+	// "/close #N [WHY]" (#N may be left out while the issues view shows
+	// an issue). "/retry #N" is a "/retry" comment: the Lead's protocol.
+	ControlComment ControlKind = "comment"
+	ControlLabel   ControlKind = "label"
+	ControlClose   ControlKind = "close"
 )
 
 // ControlKinds lists the control requests in the order help shows them.
 func ControlKinds() []ControlKind {
-	return []ControlKind{ControlAccept, ControlReject, ControlCancel, ControlRetry, ControlAbandon, ControlStatus, ControlIssue}
+	return []ControlKind{ControlAccept, ControlReject, ControlCancel, ControlRetry, ControlAbandon, ControlStatus, ControlIssue,
+		ControlComment, ControlLabel, ControlClose}
 }
 
 // Route is the controller's route summary: the ledger's one route type.
