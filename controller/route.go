@@ -221,8 +221,9 @@ func LaneOfStep(p *ledger.PipelineState, id string) string {
 }
 
 // MarkStepFailed records a failed step. blocked marks the run BLOCKED
-// (waiting for a person, for example after too many restarts) instead of
-// FAILED.
+// instead of FAILED: it waits for a person, and reason says why (the
+// restart limit, a loop's max iterations, an escalation, the budget),
+// each a code of its own that status and the window word differently.
 func MarkStepFailed(p *ledger.PipelineState, step, reason string, blocked bool) {
 	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "failed:"+strings.ToLower(reason)).
 		With("route:last_node", "accept").With("route:last_reason", strings.ToLower(reason)).
