@@ -160,7 +160,7 @@ func (m runMemory) Recall(stepID string) (workflow.Record, bool) {
 	m.c.mu.Lock()
 	defer m.c.mu.Unlock()
 	lc := m.r.pipeline.RoleLifecycle
-	if lc.Get("step:"+stepID) != "completed" {
+	if lc.Get("step:"+stepID) != stepCompleted {
 		done, _ := strconv.Atoi(lc.Get(keyDoneThrough))
 		if n := iterationOf(stepID); n == 0 || n >= done {
 			return workflow.Record{}, false
@@ -216,7 +216,7 @@ func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec
 	out := recordOut(raw, rec.Output.Text != "" || rec.Output.Verdict != nil || rec.Decision != nil)
 	c.mu.Lock()
 	p := &r.pipeline
-	if p.RoleLifecycle.Get("step:"+stepID) == "completed" && p.RoleLifecycle.Get(keyOutput+stepID) == out {
+	if p.RoleLifecycle.Get("step:"+stepID) == stepCompleted && p.RoleLifecycle.Get(keyOutput+stepID) == out {
 		// Recorded already (by the step's worker, before STEP_COMPLETED).
 		c.mu.Unlock()
 		return raw, false, nil
@@ -261,14 +261,14 @@ func applyRecords(p *ledger.PipelineState, records map[string]json.RawMessage, d
 		if n := iterationOf(step); n > 0 && n < done {
 			continue
 		}
-		if p.RoleLifecycle.Get("step:"+step) == "completed" && p.RoleLifecycle.Get(keyOutput+step) != "" {
+		if p.RoleLifecycle.Get("step:"+step) == stepCompleted && p.RoleLifecycle.Get(keyOutput+step) != "" {
 			continue
 		}
 		var rec stepRecord
 		if err := json.Unmarshal(records[step], &rec); err != nil {
 			continue
 		}
-		if p.RoleLifecycle.Get("step:"+step) != "completed" {
+		if p.RoleLifecycle.Get("step:"+step) != stepCompleted {
 			MarkStepCompleted(p, step)
 		}
 		if out := recordOut(records[step], rec.Text != "" || rec.Verdict != nil || rec.Decision != nil); out != "" {
@@ -366,7 +366,7 @@ func reopenLoop(p *ledger.PipelineState, max int) {
 		n := iterationOf(p.CurrentStep)
 		for _, s := range p.Steps {
 			if n > 0 && iterationOf(s.ID) == n {
-				p.RoleLifecycle = p.RoleLifecycle.With("step:"+s.ID, "retry_requested")
+				p.RoleLifecycle = p.RoleLifecycle.With("step:"+s.ID, stepRetryRequested)
 			}
 		}
 	}

@@ -33,18 +33,18 @@ const (
 )
 
 // The acceptance criteria of a step that ends without a review: stable
-// codes (ACCEPTANCE_PASSED's criterion, labelled tui.criterion.<code> in
+// codes (ACCEPTANCE_PASSED's criterion, labelled by vocab.Criterion in
 // the reader's language) and the English text of its criteria list.
 const (
 	// CriterionExitZero: the worker was seen to exit 0.
-	CriterionExitZero = "exit_code_zero"
+	CriterionExitZero = string(vocab.CriterionExitZero)
 	// CriterionResultInLog: a step finished from its log (see
 	// finishFromLog): its exit status died with the controller that
 	// started it, and what was checked is the result line its log holds.
-	CriterionResultInLog = "result_in_log"
+	CriterionResultInLog = string(vocab.CriterionResultInLog)
 	// CriterionNoChange: the step's worktree held no change to review
 	// (see Controller.unchanged).
-	CriterionNoChange = "no_change"
+	CriterionNoChange = string(vocab.CriterionNoChange)
 )
 
 // stepCriterion is what the acceptance of a step that ended well

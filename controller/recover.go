@@ -106,7 +106,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 		for _, step := range f.completed {
 			// A step whose change waits for review completed its work,
 			// but not its review: it stays waiting (see restoreReview).
-			if st := r.pipeline.RoleLifecycle.Get("step:" + step); st != "completed" && st != stepReviewPending {
+			if st := r.pipeline.RoleLifecycle.Get("step:" + step); st != stepCompleted && st != stepReviewPending {
 				MarkStepCompleted(&r.pipeline, step)
 			}
 		}

@@ -23,7 +23,7 @@ const (
 
 // Lifecycle values and keys of a review.
 const (
-	stepReviewPending = "review_pending"
+	stepReviewPending = string(vocab.StepReviewPending)
 	// runTreeKey stands for a step id where a whole run shares one
 	// worktree (a single pass or a loop: the reviewer reads the coder's
 	// change, the next iteration builds on it) and is reviewed once, after

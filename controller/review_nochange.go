@@ -67,7 +67,7 @@ func (c *Controller) settleNoChange(r *run, step, key string) {
 		lc = lc.With(workflow.KeyNoChange, strings.Join(append(steps, step), ","))
 	}
 	if lc.Get("step:"+step) == stepReviewPending {
-		lc = lc.With("step:"+step, "completed")
+		lc = lc.With("step:"+step, stepCompleted)
 	}
 	p.RoleLifecycle = lc.Without(keyReview+key).Without(keyRejected+key).
 		With("route:last_node", "accept").With("route:last_reason", "no_change")

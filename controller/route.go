@@ -142,10 +142,19 @@ func setRoute(p *ledger.PipelineState, step, lane, next string) {
 	p.RoleLifecycle = p.RoleLifecycle.With(keyActiveLane, lane).With(keyNextAction, next)
 }
 
+// The step states the controller stores under role_lifecycle
+// "step:<id>": vocab's, stored as the Python tool stores them.
+const (
+	stepQueued         = string(vocab.StepQueued)
+	stepCompleted      = string(vocab.StepCompleted)
+	stepRetryRequested = string(vocab.StepRetryRequested)
+	stepNonAdopted     = string(vocab.StepFailedNonAdopted)
+)
+
 // MarkQueued records that the step waits for a free slot on its lane.
 func MarkQueued(p *ledger.PipelineState, step, lane string) {
 	setRoute(p, step, lane, NextQueued)
-	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "queued")
+	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, stepQueued)
 }
 
 // MarkDispatched records that a worker started on step.
@@ -154,7 +163,7 @@ func MarkDispatched(p *ledger.PipelineState, step, lane string) {
 	setRoute(p, step, lane, NextWorking)
 	p.RoleLifecycle = p.RoleLifecycle.
 		With("lane:"+lane, "active_step:"+step).
-		With("step:"+step, "dispatched:"+lane).
+		With("step:"+step, string(vocab.StepDispatched.With(lane))).
 		With("route:last_node", "dispatch").
 		With("route:last_reason", "dispatch_started")
 }
@@ -163,7 +172,7 @@ func MarkDispatched(p *ledger.PipelineState, step, lane string) {
 // the workflow starts the next one (EnsureStep) or the run ends
 // (MarkRunDone).
 func MarkStepCompleted(p *ledger.PipelineState, step string) {
-	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "completed").
+	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, stepCompleted).
 		With("route:last_node", "accept").With("route:last_reason", "step_completed")
 	p.RoleLifecycle = p.RoleLifecycle.With(keyNextAction, NextDispatch)
 }
@@ -227,10 +236,11 @@ func LaneOfStep(p *ledger.PipelineState, id string) string {
 }
 
 // MarkStepFailed records a failed step. blocked marks the run BLOCKED
-// (waiting for a person, for example after too many restarts) instead of
-// FAILED.
+// instead of FAILED: it waits for a person, and reason says why (the
+// restart limit, a loop's max iterations, an escalation, the budget),
+// each a code of its own that status and the window word differently.
 func MarkStepFailed(p *ledger.PipelineState, step, reason string, blocked bool) {
-	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "failed:"+strings.ToLower(reason)).
+	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, string(vocab.StepFailed.With(reason))).
 		With("route:last_node", "accept").With("route:last_reason", strings.ToLower(reason)).
 		With("controller_ownership", "controller:unassigned")
 	if blocked {
@@ -245,10 +255,10 @@ func MarkStepFailed(p *ledger.PipelineState, step, reason string, blocked bool) 
 // MarkRetry puts a failed or blocked step back on the route.
 func MarkRetry(p *ledger.PipelineState, step, lane string) {
 	p.Status = ledger.StatusExecute
-	if p.RoleLifecycle.Get("step:"+step) != "completed" {
+	if p.RoleLifecycle.Get("step:"+step) != stepCompleted {
 		// A completed step stays completed: the workflow goes on after it
 		// and never runs it again.
-		p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, "retry_requested")
+		p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, stepRetryRequested)
 	}
 	p.RoleLifecycle = p.RoleLifecycle.
 		With("controller_ownership", "controller:"+step).

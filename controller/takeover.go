@@ -40,9 +40,9 @@ func (c *Controller) takeOver(r *run, step, reason string) {
 	takeoverAt := ledger.FormatTime(now)
 	p.Succession.LastTakeoverAt = takeoverAt
 	p.RoleLifecycle = p.RoleLifecycle.With(fenceKey(step), strconv.Itoa(fence)).
-		With("step:"+step, "taken_over:"+reason)
+		With("step:"+step, string(vocab.StepTakenOver.With(reason)))
 	for _, s := range res.FailedSteps {
-		p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, "failed_non_adopted_lease")
+		p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, stepNonAdopted)
 	}
 	c.writeLeasesLocked()
 	pkg, pkgErr := heal.CreateHandoff(p, now, heal.HandoffOptions{Keep: heal.KeepSet{

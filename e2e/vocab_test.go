@@ -4,6 +4,9 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/vocab"
 )
 
 // TestMaxIterationsBlockSaysSo: a loop that used its iterations ends
@@ -38,6 +41,14 @@ func TestMaxIterationsBlockSaysSo(t *testing.T) {
 		st := run(t, "status", "--root", root, "--lang", lang)
 		if strings.Contains(st.stdout, "RESTART_LIMIT_REACHED") || !strings.Contains(st.stdout, "(MAX_ITERATIONS_REACHED)") {
 			t.Errorf("%s: status does not say max iterations:\n%s", lang, st.stdout)
+		}
+		// The step table words the blocked step's state (once shown raw,
+		// failed:max_iterations_reached) in the reader's language, with
+		// the stored value beside it.
+		stored := vocab.StepFailed.With(string(vocab.ReasonMaxIterations))
+		want := stored.Label(i18n.MustNew(lang)) + " (" + string(stored) + ")"
+		if !strings.Contains(st.stdout, want) {
+			t.Errorf("%s: the step table lacks %q:\n%s", lang, want, st.stdout)
 		}
 	}
 	if st := run(t, "status", "--root", root, "--lang", "en"); !strings.Contains(st.stdout, "max iterations reached (MAX_ITERATIONS_REACHED)") {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // ControllerLane is the lane of the controller's own lease; "default" and
@@ -247,11 +248,13 @@ func SyncLifecycle(p *ledger.PipelineState, l ledger.Lease) bool {
 		}
 		lc = lc.With("controller_ownership", owner).
 			With("lane:"+l.Lane, "active_step:"+l.StepID).
-			With("step:"+l.StepID, "owned_by_lane:"+l.Lane)
+			With("step:"+l.StepID, string(vocab.StepOwnedByLane.With(l.Lane)))
 		if p.CurrentStep == "" {
 			p.CurrentStep = l.StepID
 		}
 	} else {
+		// lease_released, lease_expired or lease_taken_over, as the
+		// Python registry writes them.
 		lc = lc.With("step:"+l.StepID, "lease_"+strings.ToLower(l.Status)+":"+l.Lane)
 		if lc.Get("controller_ownership") == owner {
 			lc = lc.With("controller_ownership", l.Lane+":unassigned")

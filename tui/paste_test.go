@@ -159,3 +159,157 @@ func TestPastedLineEndsAreNewLines(t *testing.T) {
 		t.Errorf("input %q", got)
 	}
 }
+
+// unbracketed returns the key messages Bubble Tea v1 makes of s read in
+// one piece from a terminal without bracketed paste: runs of letters as
+// one KeyRunes, a space as KeySpace, CR as KeyEnter, a tab as KeyTab.
+func unbracketed(s string) []tea.KeyMsg {
+	var out []tea.KeyMsg
+	var run []rune
+	end := func() {
+		if len(run) > 0 {
+			out = append(out, tea.KeyMsg{Type: tea.KeyRunes, Runes: run})
+			run = nil
+		}
+	}
+	for _, r := range s {
+		switch r {
+		case '\r':
+			end()
+			out = append(out, tea.KeyMsg{Type: tea.KeyEnter})
+		case '\t':
+			end()
+			out = append(out, tea.KeyMsg{Type: tea.KeyTab})
+		case ' ':
+			end()
+			out = append(out, tea.KeyMsg{Type: tea.KeySpace, Runes: []rune{' '}})
+		default:
+			run = append(run, r)
+		}
+	}
+	end()
+	return out
+}
+
+// asBracketed returns what the message box holds after a bracketed paste
+// of s (line ends made new lines, tabs as the text area keeps them): what
+// the same text pasted without bracketed paste must give.
+func asBracketed(t *testing.T, s string) string {
+	m := newTestModel(t, testOptions("en"), 120, 40)
+	_, cmd := m.Update(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune(s), Paste: true})
+	runQuick(m, cmd)
+	return m.input.Value()
+}
+
+// burst delivers keys back to back, as the program does with what one
+// read held, and only then runs their commands (the flush ticks, which
+// fire later).
+func burst(m *Model, keys []tea.KeyMsg) {
+	cmds := make([]tea.Cmd, 0, len(keys))
+	for _, k := range keys {
+		_, cmd := m.Update(k)
+		cmds = append(cmds, cmd)
+	}
+	runQuick(m, tea.Batch(cmds...))
+}
+
+// TestUnbracketedPasteKeepsItsLinesAndTabs: lines pasted without
+// bracketed paste arrive with CR as Enter and tabs as Tab; they stay in
+// the message (not one message a line, not a focus move), and the
+// person's Enter afterwards sends it whole.
+func TestUnbracketedPasteKeepsItsLinesAndTabs(t *testing.T) {
+	t.Parallel()
+	r := newFakeRelay()
+	opts := testOptions("en")
+	opts.Relay = r
+	m := newTestModel(t, opts, 120, 40)
+	burst(m, unbracketed("first line\rsecond\tcolumn\r\rthird 步骤"))
+	if calls := r.Calls(); slices.ContainsFunc(calls, func(c string) bool { return strings.HasPrefix(c, "forward:") }) {
+		t.Fatalf("a line of the paste was sent on its own: %q", calls)
+	}
+	if m.focus != focusInput {
+		t.Fatalf("the pasted tab moved the focus to %v", m.focus)
+	}
+	want := asBracketed(t, "first line\rsecond\tcolumn\r\rthird 步骤")
+	if !strings.Contains(want, "\n\nthird") {
+		t.Fatalf("a bracketed paste reads %q", want)
+	}
+	if got := m.input.Value(); got != want {
+		t.Fatalf("message box %q, want %q", got, want)
+	}
+	press(t, m, "enter")
+	if !slices.Contains(r.Calls(), "forward:"+want) {
+		t.Fatalf("not sent whole: %q", r.Calls())
+	}
+}
+
+// TestBurstEndingInEnterSends: a paste whose last line ends with CR, or a
+// sentence a program types with its Enter, is sent whole once the keys
+// stop: the last Enter is the key it is. So is a Tab that ends one.
+func TestBurstEndingInEnterSends(t *testing.T) {
+	t.Parallel()
+	r := newFakeRelay()
+	opts := testOptions("en")
+	opts.Relay = r
+	m := newTestModel(t, opts, 120, 40)
+	burst(m, unbracketed("one\rtwo\r"))
+	var forwards []string
+	for _, c := range r.Calls() {
+		if strings.HasPrefix(c, "forward:") {
+			forwards = append(forwards, c)
+		}
+	}
+	if !slices.Equal(forwards, []string{"forward:one\ntwo"}) {
+		t.Fatalf("forwarded %q, want the two lines as one message", forwards)
+	}
+	burst(m, unbracketed("draft\t"))
+	if m.focus == focusInput {
+		t.Error("a Tab after typed text did not move the focus")
+	}
+	if got := m.input.Value(); got != "draft" {
+		t.Errorf("message box %q", got)
+	}
+}
+
+// TestUnbracketedCRPasteThroughTheTerminal writes lines with CR line ends
+// and a tab (tmux's paste-buffer, a terminal without bracketed paste) to
+// a real program: Bubble Tea's own parser makes the keys, and the text
+// is forwarded as one message.
+func TestUnbracketedCRPasteThroughTheTerminal(t *testing.T) {
+	r := newFakeRelay()
+	opts := testOptions("en")
+	opts.Relay = r
+	pr, pw := io.Pipe()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	p := tea.NewProgram(New(ctx, opts), tea.WithInput(pr), tea.WithOutput(io.Discard), tea.WithContext(ctx), tea.WithoutSignals())
+	done := make(chan error, 1)
+	go func() {
+		_, err := p.Run()
+		done <- err
+	}()
+	p.Send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	pasted := "fix these:\r\tlogin layout\r\tlogout button\r"
+	go func() { _, _ = io.WriteString(pw, pasted) }()
+	want := "forward:" + strings.TrimSpace(asBracketed(t, pasted))
+	deadline := time.Now().Add(10 * time.Second)
+	for !slices.Contains(r.Calls(), want) {
+		select {
+		case err := <-done:
+			t.Fatalf("the program ended (%v) before forwarding", err)
+		default:
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not forwarded whole in 10 s; calls %q", r.Calls())
+		}
+		r.wait(50 * time.Millisecond)
+	}
+	for _, c := range r.Calls() {
+		if strings.HasPrefix(c, "forward:") && c != want {
+			t.Errorf("a part was sent on its own: %q", c)
+		}
+	}
+	p.Quit()
+	_ = pw.Close()
+	<-done
+}

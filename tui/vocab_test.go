@@ -122,3 +122,35 @@ func TestEveryReasonIsWordedInTheConversation(t *testing.T) {
 		}
 	}
 }
+
+// TestStepAndLeaseWordsFollowTheWindow: a step blocked by a loop's last
+// iteration (stored failed:max_iterations_reached) and an active lease
+// (stored ACTIVE) read in the window's words from package vocab, never as
+// "too many restarts", and F2 rewords them.
+func TestStepAndLeaseWordsFollowTheWindow(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, testOptions("en"), 200, 48)
+	stored := vocab.StepFailed.With(string(vocab.ReasonMaxIterations))
+	u := pipelineAt(ledger.StatusBlocked, string(vocab.NextAwait), time.Minute)
+	u.Snapshot.Pipeline.Value.RoleLifecycle = u.Snapshot.Pipeline.Value.RoleLifecycle.With("step:S2", string(stored))
+	feed(m, u)
+	check := func(loc, other *i18n.Localizer) {
+		t.Helper()
+		view := m.View()
+		for _, want := range []string{stored.Label(loc), vocab.LeaseStatusActive.Label(loc)} {
+			if !strings.Contains(view, want) {
+				t.Errorf("%s window lacks %q:\n%s", loc.Lang(), want, view)
+			}
+		}
+		if gone := stored.Label(other); strings.Contains(view, gone) {
+			t.Errorf("%s window still shows %q", loc.Lang(), gone)
+		}
+		if strings.Contains(view, vocab.ReasonRestartLimit.Label(loc)) {
+			t.Errorf("%s window says the restart limit for a max-iterations block:\n%s", loc.Lang(), view)
+		}
+	}
+	en, zh := i18n.MustNew(i18n.English), i18n.MustNew(i18n.Chinese)
+	check(en, zh)
+	press(t, m, "f2")
+	check(zh, en)
+}

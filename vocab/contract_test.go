@@ -20,9 +20,28 @@ func TestContractWords(t *testing.T) {
 	if len(vocab.Statuses()) != len(ledger.PipelineStatuses()) {
 		t.Errorf("the vocabulary has %d pipeline statuses, the contract %d", len(vocab.Statuses()), len(ledger.PipelineStatuses()))
 	}
+	for _, e := range ledger.EventTypes() {
+		if !vocab.EventType(e).Known() {
+			t.Errorf("event type %s is not in the vocabulary", e)
+		}
+	}
+	if !slices.Equal(strs(vocab.Severities()), ledger.Severities()) {
+		t.Errorf("severities: the vocabulary has %v, the contract %v", vocab.Severities(), ledger.Severities())
+	}
+	if !slices.Equal(strs(vocab.LeaseStatuses()), ledger.LeaseStatuses()) {
+		t.Errorf("lease statuses: the vocabulary has %v, the contract %v", vocab.LeaseStatuses(), ledger.LeaseStatuses())
+	}
 	for _, s := range ledger.HeartbeatStatuses() {
 		if !slices.Contains(vocab.Healths(), vocab.Health(s)) {
 			t.Errorf("heartbeat status %s is not in the vocabulary", s)
 		}
 	}
+}
+
+func strs[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }

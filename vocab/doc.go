@@ -1,6 +1,7 @@
 // Package vocab declares daokit's vocabulary of stored values once: the
 // reason codes, run states, pipeline statuses, health words, next
-// actions, ledger operations and control results that the controller
+// actions, ledger operations, control results, step states, lease
+// statuses, event types, severities and acceptance criteria that the controller
 // writes into the ledger and sends over the relay, and that the window,
 // the CLI and the tests read back.
 //

@@ -41,6 +41,11 @@ func Kinds() []Kind {
 		{"op", OpCatalog, strs(Ops())},
 		{"controller", ControllerCatalog, strs(ControllerStates())},
 		{"result", ResultCatalog, strs(Results())},
+		{"step", StepCatalog, strs(StepStates())},
+		{"lease", LeaseCatalog, strs(LeaseStatuses())},
+		{"event", EventCatalog, strs(EventTypes())},
+		{"severity", SeverityCatalog, strs(Severities())},
+		{"criterion", CriterionCatalog, strs(Criteria())},
 	}
 }
 

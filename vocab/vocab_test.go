@@ -29,9 +29,10 @@ func TestEveryValueHasBothLabels(t *testing.T) {
 				}
 			}
 		}
-		for _, id := range []string{"no_output.h", "no_output.m", "no_output.s", "no_action", "invalid_lease"} {
-			if !loc.Has(ReasonCatalog + id) {
-				t.Errorf("%s: no label %s%s", lang, ReasonCatalog, id)
+		for _, id := range []string{ReasonCatalog + "no_output.h", ReasonCatalog + "no_output.m", ReasonCatalog + "no_output.s",
+			ReasonCatalog + "no_action", ReasonCatalog + "invalid_lease", StepCatalog + "because"} {
+			if !loc.Has(id) {
+				t.Errorf("%s: no label %s", lang, id)
 			}
 		}
 	}
@@ -71,6 +72,21 @@ func TestLabelsWordEveryValue(t *testing.T) {
 		}
 		for _, r := range Results() {
 			check("result", string(r), r.Label(loc, "x"))
+		}
+		for _, s := range StepStates() {
+			check("step", string(s), s.Label(loc))
+		}
+		for _, s := range LeaseStatuses() {
+			check("lease", string(s), s.Label(loc))
+		}
+		for _, e := range EventTypes() {
+			check("event", string(e), e.Label(loc))
+		}
+		for _, s := range Severities() {
+			check("severity", string(s), s.Label(loc))
+		}
+		for _, c := range Criteria() {
+			check("criterion", string(c), c.Label(loc))
 		}
 		for _, r := range []Reason{NoOutput(30, 'S'), NoOutput(2, 'M'), NoOutput(1, 'H'), NoAction("IDLE"), InvalidLease(LeaseExpired)} {
 			if !r.Known() {
@@ -140,6 +156,38 @@ func TestResultWordsItsDetail(t *testing.T) {
 		got = ResultNotWaiting.Label(loc, string(StateCompleted))
 		if !strings.Contains(got, StateCompleted.Label(loc)) || (lang != i18n.English && strings.Contains(got, "completed")) {
 			t.Errorf("%s: not_waiting(completed) = %q", lang, got)
+		}
+	}
+}
+
+// TestStepStateWordsItsArgument: a step blocked by a loop's last
+// iteration is stored failed:max_iterations_reached; it reads as a failed
+// step and why, in the reader's language. A lane is left to the stored
+// value shown beside the label.
+func TestStepStateWordsItsArgument(t *testing.T) {
+	for _, lang := range i18n.Supported() {
+		loc := i18n.MustNew(lang)
+		stored := StepFailed.With(string(ReasonMaxIterations))
+		if string(stored) != "failed:max_iterations_reached" {
+			t.Fatalf("stored as %q", stored)
+		}
+		got := stored.Label(loc)
+		for _, want := range []string{StepFailed.Label(loc), ReasonMaxIterations.Label(loc)} {
+			if !strings.Contains(got, want) {
+				t.Errorf("%s: %s reads %q, want it to contain %q", lang, stored, got, want)
+			}
+		}
+		if strings.Contains(got, "max_iterations") || strings.Contains(got, "restart") {
+			t.Errorf("%s: %s reads %q", lang, stored, got)
+		}
+		if got := StepState("taken_over:HEARTBEAT_STALE").Label(loc); !strings.Contains(got, ReasonHeartbeatStale.Label(loc)) {
+			t.Errorf("%s: taken_over:HEARTBEAT_STALE reads %q", lang, got)
+		}
+		if got := StepDispatched.With("coder").Label(loc); got != StepDispatched.Label(loc) {
+			t.Errorf("%s: dispatched:coder reads %q", lang, got)
+		}
+		if got := StepState("someday:x").Label(loc); got != "someday:x" {
+			t.Errorf("%s: an unknown step state reads %q", lang, got)
 		}
 	}
 }

@@ -155,7 +155,8 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 			if s.ID == p.CurrentStep {
 				marker = "▶"
 			}
-			rows = append(rows, []string{marker + " " + s.ID, s.Title, orDash(p.RoleLifecycle.Get("step:" + s.ID))})
+			state := vocab.StepState(p.RoleLifecycle.Get("step:" + s.ID))
+			rows = append(rows, []string{marker + " " + s.ID, s.Title, orDash(worded(state.Label(a.loc), string(state)))})
 		}
 		writeTable(w, "  ", []string{"  " + a.t("cli.status.col.step"), a.t("cli.status.col.title"), a.t("cli.status.col.state")}, rows)
 	}
@@ -165,11 +166,7 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 	if last == "" {
 		last = a.t("cli.status.never")
 	}
-	reason := orDash(hb.ReasonCode)
-	if l := vocab.Reason(hb.ReasonCode).Label(a.loc); l != hb.ReasonCode {
-		// Worded, with the code a person may grep the ledger for.
-		reason = l + " (" + hb.ReasonCode + ")"
-	}
+	reason := orDash(worded(vocab.Reason(hb.ReasonCode).Label(a.loc), hb.ReasonCode))
 	fmt.Fprintln(w, a.t("cli.status.heartbeat", "Status", vocab.Health(hb.Status).Label(a.loc), "Last", last, "Reason", reason))
 	if judged != "" {
 		fmt.Fprintln(w, judged)
@@ -182,7 +179,8 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 	now := time.Now()
 	rows := make([][]string, 0, len(leases))
 	for _, l := range leases {
-		rows = append(rows, []string{l.Lane, l.StepID, strconv.Itoa(l.PID), l.ThreadID, l.Status, a.expiresIn(l, now)})
+		status := worded(vocab.LeaseStatus(l.Status).Label(a.loc), l.Status)
+		rows = append(rows, []string{l.Lane, l.StepID, strconv.Itoa(l.PID), l.ThreadID, status, a.expiresIn(l, now)})
 	}
 	writeTable(w, "  ", []string{
 		a.t("cli.status.col.lane"), a.t("cli.status.col.step"), a.t("cli.status.col.pid"),
@@ -205,4 +203,15 @@ func (a *app) expiresIn(l ledger.Lease, now time.Time) string {
 		return a.t("cli.status.expired_ago", "Duration", (-d).String())
 	}
 	return d.String()
+}
+
+// worded shows a stored value in the reader's words with the value
+// itself, which a person may grep the ledger for ("failed: max iterations
+// reached (failed:max_iterations_reached)"); a value vocab does not know
+// (label == stored) shows as it is.
+func worded(label, stored string) string {
+	if label == stored {
+		return stored
+	}
+	return label + " (" + stored + ")"
 }

@@ -101,7 +101,7 @@ func (a *app) recordTakeover(store *ledger.Store, p *ledger.PipelineState, lease
 			heal.SyncLifecycle(p, l)
 		}
 		for _, s := range res.FailedSteps {
-			p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, "failed_non_adopted_lease")
+			p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, string(vocab.StepFailedNonAdopted))
 		}
 		changes.Pipeline = p
 	}

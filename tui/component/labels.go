@@ -1,8 +1,6 @@
 package component
 
 import (
-	"strings"
-
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/vocab"
 )
@@ -15,38 +13,36 @@ import (
 const (
 	KindPipeline   = "vocab.status"
 	KindHeartbeat  = "vocab.health"
-	KindLease      = "tui.status.lease"
-	KindSeverity   = "tui.severity"
-	KindEvent      = "tui.event"
+	KindLease      = "vocab.lease"
+	KindSeverity   = "vocab.severity"
+	KindEvent      = "vocab.event"
 	KindNext       = "vocab.next"
 	KindReason     = "vocab.reason"
-	KindStep       = "tui.step"
+	KindStep       = "vocab.step"
 	KindRun        = "vocab.state"
 	KindController = "vocab.controller"
 	KindOperation  = "vocab.op"
 	// KindCriterion labels what a step's acceptance checked (its
 	// ACCEPTANCE_PASSED's criterion).
-	KindCriterion = "tui.criterion"
+	KindCriterion = "vocab.criterion"
 )
 
 // vocabularies lists the stored values the catalogs label. Values stay on
 // screen as they are stored; the label is extra text in the person's
 // language. A value missing here (written by another tool) shows raw.
 var vocabularies = map[string][]string{
-	KindPipeline:  values(vocab.Statuses()),
-	KindHeartbeat: values(vocab.Healths()),
-	KindLease:     {"ACTIVE", "RELEASED", "EXPIRED", "TAKEN_OVER"},
-	KindSeverity:  {"INFO", "WARN", "ERROR"},
-	KindEvent: {"STEP_STARTED", "STEP_COMPLETED", "STEP_FAILED", "ACCEPTANCE_PASSED", "ACCEPTANCE_FAILED",
-		"HEARTBEAT_WARNING", "HEARTBEAT_STALE", "LEASE_TAKEOVER", "SYSTEM", "AGENT", "HUMAN"},
-	KindNext:   values(vocab.Nexts()),
-	KindReason: values(vocab.Reasons()),
-	KindStep: {"owned_by_lane", "lease_released", "lease_expired", "failed_non_adopted_lease", "queued",
-		"dispatched", "completed", "failed", "retry_requested", "accepted", "done", "passed", "verified"},
+	KindPipeline:   values(vocab.Statuses()),
+	KindHeartbeat:  values(vocab.Healths()),
+	KindLease:      values(vocab.LeaseStatuses()),
+	KindSeverity:   values(vocab.Severities()),
+	KindEvent:      values(vocab.EventTypes()),
+	KindNext:       values(vocab.Nexts()),
+	KindReason:     values(vocab.Reasons()),
+	KindStep:       values(vocab.StepStates()),
 	KindRun:        values(vocab.RunStates()),
 	KindController: values(vocab.ControllerStates()),
 	KindOperation:  values(vocab.Ops()),
-	KindCriterion:  {"exit_code_zero", "result_in_log", "no_change"},
+	KindCriterion:  values(vocab.Criteria()),
 	KindRelayError: {"bad_version", "malformed", "too_large", "unknown_type", "forbidden_peer",
 		"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost",
 		"unsupported"},
@@ -105,8 +101,10 @@ func (l *Labels) Get(kind, value string) string {
 		return l.reason(value)
 	}
 	if kind == KindStep {
-		if prefix, _, ok := strings.Cut(value, ":"); ok {
-			return l.m[kind+"."+prefix]
+		// A state with its argument (failed:max_iterations_reached,
+		// dispatched:coder): vocab words both.
+		if st := vocab.StepState(value); st.Known() {
+			return st.Label(l.loc)
 		}
 	}
 	return ""

@@ -1,9 +1,11 @@
 package component
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/vocab"
 )
 
 // TestEveryStoredValueHasALabel checks that both catalogs label every
@@ -48,5 +50,37 @@ func TestParametricReasons(t *testing.T) {
 	}
 	if got := en.Get(KindStep, "dispatched:worker"); got != "running" {
 		t.Errorf("step state with a lane: %q", got)
+	}
+	if got := en.Get(KindStep, "failed:max_iterations_reached"); got != "failed: max iterations reached" {
+		t.Errorf("step state with a reason: %q", got)
+	}
+	if got := zh.Get(KindStep, "failed:max_iterations_reached"); got != "失败：已达最大迭代次数" {
+		t.Errorf("zh step state with a reason: %q", got)
+	}
+}
+
+// TestVocabulariesAreVocab: the window keeps no list of stored values of
+// its own. Every kind it labels (but the relay's error codes, which are
+// the window's link's, not the ledger's) is one of package vocab's, with
+// its catalog and exactly its values, so that a value vocab adds is
+// labelled in the window at once.
+func TestVocabulariesAreVocab(t *testing.T) {
+	t.Parallel()
+	kinds := map[string][]string{}
+	for _, k := range vocab.Kinds() {
+		kinds[k.Catalog] = k.Values
+	}
+	for kind, values := range Vocabularies() {
+		if kind == KindRelayError {
+			continue
+		}
+		want, ok := kinds[kind+"."]
+		if !ok {
+			t.Errorf("kind %s is not a vocab catalog", kind)
+			continue
+		}
+		if !slices.Equal(values, want) {
+			t.Errorf("kind %s: the window labels %v, vocab declares %v", kind, values, want)
+		}
 	}
 }

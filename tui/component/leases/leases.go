@@ -143,7 +143,7 @@ func (m *Model) widest(leases []ledger.Lease) map[string]int {
 		grow("tui.leases.step", env.Clean(l.StepID))
 		grow("tui.leases.pid", strconv.Itoa(l.PID))
 		grow("tui.leases.thread", env.Clean(l.ThreadID))
-		grow("tui.leases.status", env.Clean(l.Status))
+		grow("tui.leases.status", m.status(l))
 		e, _ := m.expiry(l)
 		grow("tui.leases.expiry", e)
 	}
@@ -267,7 +267,7 @@ func (m *Model) row(l *ledger.Lease, cols []column) string {
 		case "tui.leases.thread":
 			cell, paint = env.Clean(l.ThreadID), st.MutedPaint
 		case "tui.leases.status":
-			cell, paint = env.Clean(l.Status), st.Paint(component.LeaseTone(l.Status))
+			cell, paint = m.status(l), st.Paint(component.LeaseTone(l.Status))
 		case "tui.leases.expiry":
 			cell, paint = m.expiry(l)
 		}
@@ -297,6 +297,12 @@ func midFit(s string, w int, tail string) string {
 		right--
 	}
 	return text.Fit(string(rs[:left])+tail+string(rs[right:]), w, tail)
+}
+
+// status words the lease's status in the person's language (the stored
+// ACTIVE reads "held"); a status of another tool shows as it is stored.
+func (m *Model) status(l *ledger.Lease) string {
+	return m.Env.Clean(m.Env.Labels.Or(component.KindLease, l.Status))
 }
 
 // expiry says how long the lease has left, or how long ago it ran out.

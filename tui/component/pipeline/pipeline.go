@@ -158,21 +158,26 @@ func (m *Model) stepLine(s *ledger.Step) string {
 		cur = g.Current
 	}
 	head := " " + cur + st.ToneStyle(phase.Tone()).Render(mark) + " " + st.Bold.Render(env.Clean(s.ID)) + " "
-	var right string
-	if state != "" {
-		// Wide panes show the stored value and its label; narrow ones the
-		// label alone.
-		right = env.Labels.Or(component.KindStep, state)
-		if right != state && m.Width >= 56 {
-			right = state + " " + right
-		}
-		right = st.ToneStyle(phase.Tone()).Render(env.Clean(right))
-	}
 	room := m.Width - text.Width(head) - 1
-	rightW := text.Width(right)
-	if rightW > room/2 {
-		right = text.Truncate(right, room/2, env.Tail())
+	var right string
+	rightW := 0
+	if state != "" {
+		// The state's words take up to half the row, more when they need
+		// it (a failed step's reason) but never all of the title; the
+		// stored value (its lane or reason code, as status shows it)
+		// follows when it fits whole.
+		words := env.Clean(env.Labels.Or(component.KindStep, state))
+		limit := room / 2
+		if w := text.Width(words); w > limit {
+			limit = min(w, room*2/3)
+		}
+		right = words
+		if withCode := words + " (" + env.Clean(state) + ")"; words != state && text.Width(withCode) <= limit {
+			right = withCode
+		}
+		right = text.Truncate(right, max(limit, 0), env.Tail())
 		rightW = text.Width(right)
+		right = st.ToneStyle(phase.Tone()).Render(right)
 	}
 	title := text.Truncate(env.Clean(s.Title), max(room-rightW-1, 0), env.Tail())
 	gap := max(room-text.Width(title)-rightW, 1)
