@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
@@ -36,7 +38,7 @@ func TestRunKeepsThePythonRecoveryFlow(t *testing.T) {
 	}
 	r = run(t, "run", "--root", root, "--task-id", "DKT-300", "--run-id", "RUN-A", "--goal", "Interrupted goal")
 	if r.code != 0 || !strings.Contains(r.stdout, "task_id=DKT-300 run_id=RUN-A status=DONE") {
-		t.Fatalf("run after the interruption: %+v", r)
+		t.Fatalf("run after the interruption: %+v\ncontroller log (warnings and errors):\n%s\nevents:\n%s", r, controllerProblems(root), eventSummary(t, root))
 	}
 	takeovers := 0
 	for _, e := range events(t, root) {
@@ -63,4 +65,27 @@ func stopRootController(t *testing.T, root string) {
 		}
 	}
 	syscall.Kill(pid, syscall.SIGKILL)
+}
+
+// controllerProblems returns the warnings and errors of root's
+// controller log, for a failure's message.
+func controllerProblems(root string) string {
+	data, _ := os.ReadFile(filepath.Join(root, "state", "controller.log"))
+	var out []string
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.Contains(l, "level=WARN") || strings.Contains(l, "level=ERROR") {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
+}
+
+// eventSummary lists root's events one line each, for a failure's
+// message.
+func eventSummary(t *testing.T, root string) string {
+	var out []string
+	for _, e := range events(t, root) {
+		out = append(out, e.Timestamp+" "+e.EventType+" "+e.TaskID+" "+e.StepID+" "+op(e)+" "+e.Payload.String("status")+" "+e.Payload.String("why"))
+	}
+	return strings.Join(out, "\n")
 }
