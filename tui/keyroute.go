@@ -24,8 +24,6 @@ import (
 //     letters: what is typed next still goes to the message box.
 //   - "?" opens the help from an empty message box (in a message it is
 //     text); F1 opens it always.
-//   - Enter and Tab amid a paste that came without bracketed paste are
-//     text (input.Hold), not a send and a focus move.
 
 // key handles a key press.
 func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
@@ -43,30 +41,6 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 	if cmd, ok := m.issueKey(msg); ok {
 		return cmd
 	}
-	// An Enter or Tab amid text arriving faster than anyone types may be
-	// a pasted line end or tab (no bracketed paste): the input holds it
-	// until text after it makes it part of the message, or the burst ends
-	// and gives it back (input.ReleasedMsg). Any other key acts after the
-	// keys held before it.
-	if m.input.Hold(msg) {
-		return nil
-	}
-	if component.IsText(msg) {
-		return m.routeKey(msg)
-	}
-	held := m.input.Release()
-	if len(held) == 0 {
-		return m.routeKey(msg)
-	}
-	cmds := make([]tea.Cmd, 0, len(held)+1)
-	for _, k := range append(held, msg) {
-		cmds = append(cmds, m.routeKey(k))
-	}
-	return tea.Batch(cmds...)
-}
-
-// routeKey sends a key that is not held for a paste where it goes.
-func (m *Model) routeKey(msg tea.KeyMsg) tea.Cmd {
 	if t, ok := m.focused().(component.Typist); ok && t.Typing() && component.IsText(msg) && !m.viewHasKeys() {
 		if m.focus == focusInput && m.helpOnEmpty(msg) {
 			return nil

@@ -199,12 +199,6 @@ func routeCases(t *testing.T) map[string]routeCase {
 					t.Errorf("input %q", m.input.Value())
 				}
 			}},
-		"input.ReleasedMsg": {setup: func(t *testing.T, m *Model) { typeText(m, "released at last") },
-			msg: input.ReleasedMsg{Keys: []tea.KeyMsg{{Type: tea.KeyEnter}}}, check: func(t *testing.T, m *Model, _ string) {
-				if r := m.opts.Relay.(*fakeRelay); !slices.Contains(r.Calls(), "forward:released at last") {
-					t.Errorf("the released enter did not send: relay calls %q", r.Calls())
-				}
-			}},
 		"input.RefusedMsg": {msg: input.RefusedMsg{Size: 1 << 20, Max: input.MaxMessage},
 			check: viewHas("larger than a message may be")},
 		"memory.LoadedMsg": {msg: memory.LoadedMsg{Snapshot: memory.Snapshot{Version: 1,

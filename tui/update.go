@@ -81,13 +81,6 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return tea.Batch(m.dismiss(), m.submit(msg.Text))
 	case input.RefusedMsg:
 		return m.onRefused(msg)
-	case input.ReleasedMsg:
-		// Enter or Tab at the end of a burst of text: the keys they are.
-		cmds := make([]tea.Cmd, 0, len(msg.Keys))
-		for _, k := range msg.Keys {
-			cmds = append(cmds, m.key(k))
-		}
-		return tea.Batch(cmds...)
 	case attention.Msg:
 		return m.onNotified(msg)
 	case memory.Msg:

@@ -37,17 +37,9 @@ type Model struct {
 	held    block
 	refused bool
 	// pending is typed text not yet in the text area; gen numbers its
-	// flushes. quietGen numbers the quiet ticks, watching says one is on
-	// its way, typed that text arrived in the current one and recent
-	// that a burst goes on; burst counts its bytes, quiet the quiet ticks
-	// since its last text; heldKeys are the Enter and Tab keys held amid
-	// a paste (paste.go).
-	pending       strings.Builder
-	gen, quietGen int
-	watching      bool
-	typed, recent bool
-	burst, quiet  int
-	heldKeys      []tea.KeyMsg
+	// flushes (paste.go).
+	pending strings.Builder
+	gen     int
 
 	// keysTo names the view that has the keys instead of the message
 	// box, and back the key that gives them back; the title says so.
@@ -219,7 +211,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.Memo.Invalidate()
 		return m, nil
 	case FlushMsg:
-		return m, m.onFlushMsg(msg)
+		if msg.gen != m.gen {
+			return m, nil
+		}
+		return m, m.flush()
 	case tea.KeyMsg:
 		if !m.Focused || m.Env.ReadOnly {
 			return m, nil
@@ -244,7 +239,7 @@ func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
 		}
 		// Terminals paste line ends as CR (tmux's paste-buffer, most
 		// terminal emulators): in a message they are new lines.
-		s = m.heldText() + pasteNewlines.Replace(s)
+		s = pasteNewlines.Replace(s)
 		flushed := m.flush()
 		m.Memo.Invalidate()
 		return tea.Batch(flushed, m.insert(s, true))
