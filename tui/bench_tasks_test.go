@@ -2,7 +2,6 @@ package tui
 
 import (
 	"fmt"
-	"runtime"
 	"strconv"
 	"testing"
 	"time"
@@ -130,19 +129,5 @@ func appendToTaskFrame(b *testing.B, root string, st *ledger.Store, open bool) {
 		}
 		tick.Stop()
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		frames, _ := clock.samples()
-		if len(frames) >= b.N*rate*seconds*95/100 || time.Now().After(deadline) {
-			break
-		}
-		runtime.Gosched()
-	}
-	b.StopTimer()
-	frames, views := clock.samples()
-	b.ReportMetric(float64(len(frames)), "events-seen")
-	b.ReportMetric(ms(percentile(frames, 0.5)), "ms-median")
-	b.ReportMetric(ms(percentile(frames, 0.99)), "ms-p99")
-	b.ReportMetric(ms(percentile(views, 0.5)), "ms-view-median")
-	b.ReportMetric(ms(percentile(views, 0.99)), "ms-view-p99")
+	reportFrames(b, clock, b.N*rate*seconds)
 }
