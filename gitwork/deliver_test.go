@@ -20,11 +20,7 @@ func deliverOpts() DeliverOptions {
 func TestDeliverCommitsUncommittedWork(t *testing.T) {
 	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "*.log\n"})
-	r := openT(t, dir)
-	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, wt := stepWorktree(t, dir)
 	gittest.WriteFile(t, filepath.Join(wt.Path, "a.txt"), "edited\n")
 	gittest.WriteFile(t, filepath.Join(wt.Path, "new/b.txt"), "new\n")
 	gittest.WriteFile(t, filepath.Join(wt.Path, "debug.log"), "noise\n")
@@ -52,11 +48,7 @@ func TestDeliverCommitsUncommittedWork(t *testing.T) {
 func TestDeliverTakesADetachedHead(t *testing.T) {
 	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
-	r := openT(t, dir)
-	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, wt := stepWorktree(t, dir)
 	gittest.Git(t, wt.Path, "checkout", "--quiet", "--detach")
 	c := commitIn(t, wt.Path, "a.txt", "on a detached head\n")
 	gittest.WriteFile(t, filepath.Join(wt.Path, "b.txt"), "and left over\n")
@@ -83,11 +75,7 @@ func TestDeliverTakesADetachedHead(t *testing.T) {
 func TestDeliverNothingMovesNothing(t *testing.T) {
 	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
-	r := openT(t, dir)
-	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, wt := stepWorktree(t, dir)
 	main := gittest.Git(t, dir, "rev-parse", "main")
 	if _, err := r.Deliver(ctx, wt, deliverOpts()); !errors.Is(err, ErrNothingToDeliver) {
 		t.Fatalf("empty delivery: %v", err)
@@ -156,11 +144,7 @@ func TestDeliverWithoutAnIdentity(t *testing.T) {
 	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
 	gittest.Git(t, dir, "config", "--unset", "user.name")
 	gittest.Git(t, dir, "config", "--unset", "user.email")
-	r := openT(t, dir)
-	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, wt := stepWorktree(t, dir)
 	gittest.WriteFile(t, filepath.Join(wt.Path, "a.txt"), "edited\n")
 	o := deliverOpts()
 	o.Author = Author{}

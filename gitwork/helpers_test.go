@@ -37,3 +37,15 @@ func readFile(tb testing.TB, path string) string {
 	}
 	return string(b)
 }
+
+// stepWorktree opens the repository in dir and makes step S1's worktree
+// of its main branch, as the controller does for a step.
+func stepWorktree(tb testing.TB, dir string) (*Repo, Worktree) {
+	tb.Helper()
+	r := openT(tb, dir)
+	wt, err := r.Ensure(context.Background(), filepath.Join(tb.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return r, wt
+}

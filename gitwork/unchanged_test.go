@@ -66,11 +66,7 @@ func TestUnchangedAgreesWithDeliver(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ctx := context.Background()
 			dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "build/\n"})
-			r := openT(t, dir)
-			wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-			if err != nil {
-				t.Fatal(err)
-			}
+			r, wt := stepWorktree(t, dir)
 			tc.do(t, dir, wt.Path)
 			got, err := r.Unchanged(ctx, wt)
 			if err != nil || got != tc.want {
@@ -89,11 +85,7 @@ func TestUnchangedAgreesWithDeliver(t *testing.T) {
 func TestUnchangedWithoutABase(t *testing.T) {
 	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n"})
-	r := openT(t, dir)
-	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, wt := stepWorktree(t, dir)
 	wt.Base = ""
 	if got, err := r.Unchanged(ctx, wt); got || err != nil {
 		t.Fatalf("Unchanged = %v, %v", got, err)
@@ -108,11 +100,7 @@ func TestUnchangedWithoutABase(t *testing.T) {
 func TestUnchangedSeesFilesTheSharedExcludeHides(t *testing.T) {
 	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", ".gitignore": "build/\n"})
-	r := openT(t, dir)
-	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, wt := stepWorktree(t, dir)
 	exclude := filepath.Join(gittest.Git(t, wt.Path, "rev-parse", "--path-format=absolute", "--git-common-dir"), "info", "exclude")
 	gittest.WriteFile(t, exclude, "*\n")
 	gittest.WriteFile(t, filepath.Join(wt.Path, "build/out"), "built\n")
@@ -135,11 +123,7 @@ func TestUnchangedSeesFilesTheSharedExcludeHides(t *testing.T) {
 func TestUnchangedStartsNoGitForAnUntouchedTree(t *testing.T) {
 	ctx := context.Background()
 	dir := gittest.NewRepo(t, map[string]string{"a.txt": "a\n", "d/b.txt": "b\n"})
-	r := openT(t, dir)
-	wt, err := r.Ensure(ctx, filepath.Join(t.TempDir(), "S1"), BranchName("daokit", "T", "R", "S1"), "main")
-	if err != nil {
-		t.Fatal(err)
-	}
+	r, wt := stepWorktree(t, dir)
 	gittest.Git(t, wt.Path, "status") // refreshes the index: no racily clean entry
 	t.Setenv("PATH", t.TempDir())
 	if got, err := r.Unchanged(ctx, wt); !got || err != nil {
