@@ -74,18 +74,7 @@ func TestAChangeSurvivesACrashBeforeItsReview(t *testing.T) {
 					t.Errorf("%d REVIEW_PENDING for a step that changed nothing", n)
 				}
 			} else {
-				next.waitFor("REVIEW_PENDING or RUN_FINISHED", func(e ledger.Event) bool {
-					return e.TaskID == ack.TaskID && (op(e) == OpReviewPending || op(e) == OpRunFinished)
-				})
-				if n := count(next.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpRunFinished }); n != 0 {
-					t.Fatalf("the successor ended the run without a review: %s", next.finished(ack.TaskID).Payload.String("status"))
-				}
-				if _, err := next.control(relay.Control{Kind: relay.ControlAccept, TaskID: ack.TaskID, RunID: ack.RunID}); err != nil {
-					t.Fatalf("accept after the crash: %v", err)
-				}
-				if end := next.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
-					t.Fatalf("run ended %v", end.Payload)
-				}
+				acceptAfterCrash(t, next, ack)
 				if got := gittest.Git(t, repo, "show", "main:notes.txt"); got != "start\na change" {
 					t.Errorf("main's notes.txt %q", got)
 				}
@@ -141,18 +130,7 @@ func TestALoopsChangeSurvivesACrashBeforeItsReview(t *testing.T) {
 			h.stop()
 
 			next := startHarness(t, image, cfg)
-			next.waitFor("REVIEW_PENDING or RUN_FINISHED", func(e ledger.Event) bool {
-				return e.TaskID == ack.TaskID && (op(e) == OpReviewPending || op(e) == OpRunFinished)
-			})
-			if n := count(next.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpRunFinished }); n != 0 {
-				t.Fatalf("the successor ended the run without a review: %s", next.finished(ack.TaskID).Payload.String("status"))
-			}
-			if _, err := next.control(relay.Control{Kind: relay.ControlAccept, TaskID: ack.TaskID, RunID: ack.RunID}); err != nil {
-				t.Fatalf("accept after the crash: %v", err)
-			}
-			if end := next.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
-				t.Fatalf("run ended %v", end.Payload)
-			}
+			acceptAfterCrash(t, next, ack)
 			if got := gittest.Git(t, repo, "show", "main:notes.txt"); got != "start\nmore" {
 				t.Errorf("main's notes.txt %q", got)
 			}
@@ -223,5 +201,24 @@ func TestADeliveredLoopIsNotReviewedAgainAfterACrash(t *testing.T) {
 	}
 	if got := gittest.Git(t, repo, "show", "main:notes.txt"); got != "start\nmore" {
 		t.Errorf("main's notes.txt %q", got)
+	}
+}
+
+// acceptAfterCrash: the successor shows the change waiting for review
+// again (it must not end the run without one), and a person's /accept
+// ends the run DONE.
+func acceptAfterCrash(t *testing.T, next *harness, ack relay.Ack) {
+	t.Helper()
+	next.waitFor("REVIEW_PENDING or RUN_FINISHED", func(e ledger.Event) bool {
+		return e.TaskID == ack.TaskID && (op(e) == OpReviewPending || op(e) == OpRunFinished)
+	})
+	if n := count(next.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpRunFinished }); n != 0 {
+		t.Fatalf("the successor ended the run without a review: %s", next.finished(ack.TaskID).Payload.String("status"))
+	}
+	if _, err := next.control(relay.Control{Kind: relay.ControlAccept, TaskID: ack.TaskID, RunID: ack.RunID}); err != nil {
+		t.Fatalf("accept after the crash: %v", err)
+	}
+	if end := next.finished(ack.TaskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("run ended %v", end.Payload)
 	}
 }
