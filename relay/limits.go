@@ -2,9 +2,11 @@ package relay
 
 import (
 	"container/list"
+	"context"
 	"errors"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"syscall"
 	"time"
 )
@@ -48,16 +50,65 @@ func (s *Server) admit() bool {
 // hands their memory back to the system at once.
 const floodChurn = 2048
 
-// floodOver reports, once per flood, that a burst of at least floodChurn
-// connections has gone again (a handful remain, such as the windows):
-// the memory it took is then returned at once rather than over minutes
-// by the runtime's scavenger. Called with s.mu held.
-func (s *Server) floodOver() bool {
-	if s.churn < floodChurn || s.live > 16 {
-		return false
+// maxWinding is how many evicted connections may still be winding down
+// (their goroutines not yet returned) before the server accepts another.
+// Without it a flood on a loaded machine outpaces the exits: goroutines
+// pile up without bound, and the runtime never frees a goroutine's
+// descriptor, so the memory of the worst moment stays for good.
+const maxWinding = 64
+
+// waitWinding holds the accept loop while maxWinding evicted connections
+// are still winding down; new clients wait in the listen backlog for
+// that moment. It reports false when ctx ends first.
+func (s *Server) waitWinding(ctx context.Context) bool {
+	for {
+		s.mu.Lock()
+		winding := len(s.conns) - s.live
+		s.mu.Unlock()
+		if winding < maxWinding {
+			return true
+		}
+		select {
+		case <-s.gone:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// floodQuiet is how long no connection may close before the memory a
+// flood took is handed back: the flood's last goroutines and buffers must
+// be gone when the collector runs, or the heap goal stays high and the
+// scavenger keeps pages for the garbage they leave.
+const floodQuiet = 250 * time.Millisecond
+
+// floodOver hands the memory of a burst of at least floodChurn
+// connections back to the system at once, rather than over minutes by
+// the runtime's scavenger, once the burst has gone again (a handful
+// remain, such as the windows) and connections stopped closing for
+// floodQuiet. Each close in the tail of the flood pushes the release
+// back. Called with s.mu held.
+func (s *Server) floodOver() {
+	if s.churn < floodChurn || s.live > 16 || s.closing {
+		return
+	}
+	if s.release == nil {
+		s.release = time.AfterFunc(floodQuiet, s.releaseMemory)
+		return
+	}
+	s.release.Reset(floodQuiet)
+}
+
+// releaseMemory runs once the flood's tail is quiet.
+func (s *Server) releaseMemory() {
+	s.mu.Lock()
+	if s.closing || s.live > 16 {
+		s.mu.Unlock()
+		return
 	}
 	s.churn = 0
-	return true
+	s.mu.Unlock()
+	debug.FreeOSMemory()
 }
 
 // spoke records that c sent a complete line: it is no longer a

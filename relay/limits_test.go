@@ -1,6 +1,7 @@
 package relay
 
 import (
+	"context"
 	"net"
 	"testing"
 	"time"
@@ -95,5 +96,43 @@ func TestConnCapKeepsAReserve(t *testing.T) {
 	got := connCap(cfg)
 	if got >= 1<<20 || got < 1 {
 		t.Fatalf("connCap = %d, want the rlimit minus the reserve", got)
+	}
+}
+
+// While maxWinding evicted connections are still winding down the accept
+// loop waits, and the first one to finish lets it go on: a flood cannot
+// pile up goroutines faster than they end.
+func TestAcceptWaitsForEvictedConnectionsToWindDown(t *testing.T) {
+	s, err := NewServer(newFakeHandler(), ServerConfig{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var winding []*conn
+	s.mu.Lock()
+	for i := range maxWinding {
+		c := newConn(s, uint64(i), nil)
+		c.evicted = true
+		s.conns[c] = struct{}{}
+		winding = append(winding, c)
+	}
+	s.mu.Unlock()
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	admitted := make(chan bool, 1)
+	go func() { admitted <- s.waitWinding(ctx) }()
+	select {
+	case <-admitted:
+		t.Fatalf("accepted with %d connections winding down", maxWinding)
+	case <-time.After(50 * time.Millisecond):
+	}
+	s.untrack(winding[0])
+	select {
+	case ok := <-admitted:
+		if !ok {
+			t.Fatal("waitWinding gave up although a connection ended")
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("still waiting after a winding connection ended")
 	}
 }

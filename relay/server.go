@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net"
 	"os"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -22,10 +21,12 @@ type Server struct {
 
 	mu       sync.RWMutex
 	conns    map[*conn]struct{}
-	live     int        // conns not evicted
-	silent   silentList // conns without a complete line yet, oldest first
-	connCap  int        // see connCap
-	churn    int        // connections opened since memory was last handed back
+	live     int           // conns not evicted
+	silent   silentList    // conns without a complete line yet, oldest first
+	connCap  int           // see connCap
+	churn    int           // connections opened since memory was last handed back
+	release  *time.Timer   // armed while a flood's last connections leave; see floodOver
+	gone     chan struct{} // a tracked connection's goroutines ended; see waitWinding
 	serving  bool
 	closing  bool // no new connections are tracked
 	nextConn uint64
@@ -55,6 +56,7 @@ func NewServer(h Handler, cfg ServerConfig) (*Server, error) {
 		connCap: connCap(cfg),
 		uid:     uint32(os.Getuid()),
 		conns:   make(map[*conn]struct{}),
+		gone:    make(chan struct{}, 1),
 		stop:    make(chan struct{}),
 		done:    make(chan struct{}),
 	}, nil
@@ -98,6 +100,9 @@ func (s *Server) Serve(ctx context.Context, l net.Listener) error {
 func (s *Server) acceptLoop(ctx context.Context, l net.Listener, wg *sync.WaitGroup) error {
 	var delay time.Duration
 	for {
+		if !s.waitWinding(ctx) {
+			return nil
+		}
 		nc, err := l.Accept()
 		if err != nil {
 			if ctx.Err() != nil {
@@ -139,6 +144,9 @@ func (s *Server) Close() error {
 	s.mu.Lock()
 	serving := s.serving
 	s.closing = true
+	if s.release != nil {
+		s.release.Stop()
+	}
 	s.mu.Unlock()
 	if serving {
 		<-s.done
@@ -176,10 +184,11 @@ func (s *Server) untrack(c *conn) {
 	if !c.evicted {
 		s.live--
 	}
-	release := s.floodOver()
+	s.floodOver()
 	s.mu.Unlock()
-	if release {
-		debug.FreeOSMemory()
+	select {
+	case s.gone <- struct{}{}:
+	default:
 	}
 }
 
