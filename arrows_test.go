@@ -55,18 +55,18 @@ var allowed = map[string][]string{
 	"dashboard": {"tui", "vocab", "i18n", "ledger"},
 	// The release evidence bundle copies and hashes files; it writes its
 	// summaries as the ledger writes JSON.
-	"bundle":   {"ledger"},
+	"bundle": {"ledger"},
 	// The hub runs the embedded NATS server and nothing of ours; the
 	// names of a root's subjects and streams are a leaf of their own, so
 	// that a client-only build (agent hosts) names them without the
 	// server.
 	"hub":        {},
 	"hub/naming": {},
-	"cmd":      {"*"},
-	"bench":    {"ledger"},
-	"e2e":      {},
-	"docs":     {},
-	"examples": {},
+	"cmd":        {"*"},
+	"bench":      {"ledger"},
+	"e2e":        {},
+	"docs":       {},
+	"examples":   {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
 	"internal/ptytest":                 {},
 	"internal/gittest":                 {},
