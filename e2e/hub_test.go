@@ -217,3 +217,53 @@ func TestHubKeepsEveryAcknowledgedMessageAcrossSIGKILL(t *testing.T) {
 		t.Errorf("after SIGTERM: exit %d, output:\n%s", code, h.out.String())
 	}
 }
+
+// hubDeps are the modules the hub brings into daokit (go.mod), as
+// package path prefixes.
+var hubDeps = []string{"github.com/nats-io/", "github.com/klauspost/compress", "github.com/minio/highwayhash",
+	"github.com/google/go-tpm", "github.com/antithesishq/", "golang.org/x/crypto", "golang.org/x/time"}
+
+// TestHubCostsHelpNoHeavyInit: what the hub's packages do at every
+// daokit start, before main, is small (their package initialisation
+// allocates under 1 MB; it is about 250 kB, mostly nats-server's tables),
+// and `daokit --help` starts no hub: it creates no data directory. The
+// start-up time itself is measured by bench/hub.sh (make bench), not
+// asserted here.
+func TestHubCostsHelpNoHeavyInit(t *testing.T) {
+	home := t.TempDir()
+	cmd := exec.Command(daokit, "--help")
+	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("daokit --help: %v\n%s", err, stderr.String())
+	}
+	var bytes, pkgs int
+	for _, line := range strings.Split(stderr.String(), "\n") {
+		// init github.com/nats-io/nuid @3.8 ms, 0.089 ms clock, 896 bytes, 19 allocs
+		f := strings.Fields(line)
+		if len(f) < 9 || f[0] != "init" || f[8] != "bytes," {
+			continue
+		}
+		for _, dep := range hubDeps {
+			if strings.HasPrefix(f[1], dep) {
+				n, err := strconv.Atoi(f[7])
+				if err != nil {
+					t.Fatalf("inittrace line %q: %v", line, err)
+				}
+				bytes += n
+				pkgs++
+			}
+		}
+	}
+	if pkgs == 0 {
+		t.Fatalf("no package of the hub's dependencies in the init trace: is the hub still in the build?\n%s", stderr.String())
+	}
+	t.Logf("the hub's dependencies: %d packages allocate %d bytes at init", pkgs, bytes)
+	if bytes > 1<<20 {
+		t.Errorf("the hub's dependencies allocate %d bytes at every daokit start, want under 1 MB", bytes)
+	}
+	if entries, _ := os.ReadDir(home); len(entries) != 0 {
+		t.Errorf("daokit --help created %v under HOME", entries)
+	}
+}
