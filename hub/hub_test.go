@@ -24,6 +24,7 @@ import (
 	"github.com/daokit/daokit/hub/naming"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/nats-io/nkeys"
 )
 
 // startHub starts a hub on a free loopback port in dir; the cleanup stops it.
@@ -88,13 +89,11 @@ func TestHubKeepsWhatItAcknowledgedAndKnowsOnlyItsKeyHolders(t *testing.T) {
 		t.Errorf("client without credentials: %v, want an authorization violation", err)
 	}
 	// A key the hub did not generate is refused as well.
-	other := filepath.Join(t.TempDir(), "other.nk")
-	if err := os.WriteFile(other, []byte("SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	if nc, err := connect(h.ClientURL(), other); err == nil {
+	if nc, err := connect(h.ClientURL(), foreignKey(t)); err == nil {
 		nc.Close()
 		t.Fatal("a client with a foreign key was let in")
+	} else if !errors.Is(err, nats.ErrAuthorization) {
+		t.Errorf("client with a foreign key: %v, want an authorization violation", err)
 	}
 
 	nc, err := connect(h.ClientURL(), h.CredentialsFile())
@@ -194,7 +193,8 @@ func TestHubRefusesWhatItCannotServeSafely(t *testing.T) {
 	_, otherKey := writeCert(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	goodCert, _ := writeCert(t, time.Now().Add(-time.Hour), time.Now().Add(time.Hour))
 	loose := t.TempDir()
-	if err := os.WriteFile(filepath.Join(loose, hub.CredentialsFile), []byte("SUAMLK2ZNL35WSMW37E7UD4VZ7ELPKW7DHC3BWBSD2GCZ7IUQQXZIORRBU\n"), 0o644); err != nil {
+	seed, _ := os.ReadFile(foreignKey(t))
+	if err := os.WriteFile(filepath.Join(loose, hub.CredentialsFile), seed, 0o644); err != nil {
 		t.Fatal(err)
 	}
 
@@ -287,6 +287,22 @@ func TestHubAnonymousOnLoopbackWhenAsked(t *testing.T) {
 		t.Fatalf("client with the key on an anonymous hub: %v", err)
 	}
 	nc.Close()
+}
+
+// foreignKey writes a valid user nkey seed the hub never saw and
+// returns its path.
+func foreignKey(t *testing.T) string {
+	t.Helper()
+	kp, err := nkeys.CreateUser()
+	if err != nil {
+		t.Fatal(err)
+	}
+	seed, _ := kp.Seed()
+	path := filepath.Join(t.TempDir(), "foreign.nk")
+	if err := os.WriteFile(path, seed, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
 }
 
 type answer struct {

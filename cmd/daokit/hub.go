@@ -8,10 +8,10 @@ import (
 
 // hubFlags are `daokit hub`'s options.
 type hubFlags struct {
-	listen, data     string
-	tlsCert, tlsKey  string
-	monitor          string
-	anonymous, debug bool
+	listen, data       string
+	tlsCert, tlsKey    string
+	monitor            string
+	anonymous, verbose bool
 }
 
 // Defaults of hub's addresses, both loopback: a hub reaches other hosts
@@ -37,7 +37,7 @@ func newHubCmd(a *app) *cobra.Command {
 	f.StringVar(&o.tlsKey, "tls-key", "", "hub.cli.flag.tls_key")
 	f.StringVar(&o.monitor, "monitor", hubDefaultMonitor, "hub.cli.flag.monitor")
 	f.BoolVar(&o.anonymous, "anonymous", false, "hub.cli.flag.anonymous")
-	f.BoolVar(&o.debug, "verbose", false, "hub.cli.flag.verbose")
+	f.BoolVar(&o.verbose, "verbose", false, "hub.cli.flag.verbose")
 	return c
 }
 

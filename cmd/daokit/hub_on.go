@@ -23,7 +23,7 @@ const hubStopWait = 5 * time.Second
 // either way, a SIGKILL included).
 func (a *app) runHub(c *cobra.Command, o hubFlags) error {
 	level := slog.LevelWarn
-	if o.debug {
+	if o.verbose {
 		level = slog.LevelDebug
 	}
 	dir := a.hubDataDir(o.data)

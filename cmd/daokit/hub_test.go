@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/daokit/daokit/hub"
 )
 
 // TestHubSaysWhatToFixInBothLanguages: a start that cannot be safe or
@@ -55,5 +57,13 @@ func TestHubSaysWhatToFixInBothLanguages(t *testing.T) {
 				t.Errorf("%q: code %d stdout %q stderr %q; want code %d, stderr starting %q", args, r.code, r.stdout, r.stderr, c.code, want)
 			}
 		}
+	}
+}
+
+// The command's defaults are the hub's (the command keeps copies so
+// that a build without the hub shows the same help).
+func TestHubCommandDefaultsAreTheHubs(t *testing.T) {
+	if hubDefaultListen != hub.DefaultListen || hubDefaultMonitor != hub.DefaultMonitor {
+		t.Errorf("command defaults %s, %s; hub's %s, %s", hubDefaultListen, hubDefaultMonitor, hub.DefaultListen, hub.DefaultMonitor)
 	}
 }
