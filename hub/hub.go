@@ -156,7 +156,12 @@ func Start(o Options) (*Hub, error) {
 	}
 	h.srv, h.log = srv, &serverLog{log: logger}
 	srv.SetLoggerV2(h.log, false, false, false)
+	// Start returns once JetStream has recovered its store and the client
+	// port is bound, or as soon as either failed (a fatal log line).
 	srv.Start()
+	if err := h.log.fatalErr(); err != nil {
+		return nil, &Error{Kind: KindStart, Subject: o.Listen, Err: err}
+	}
 	if !srv.ReadyForConnections(readyWait) {
 		err := h.log.fatalErr()
 		if err == nil {

@@ -198,11 +198,18 @@ func TestHubRefusesWhatItCannotServeSafely(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A store JetStream cannot open: nats-server says so only in its log.
+	broken := t.TempDir()
+	if err := os.WriteFile(filepath.Join(broken, hub.StoreSubdir), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
 	for _, c := range []struct {
 		name string
 		o    hub.Options
 		want hub.Kind
 	}{
+		{"store that is a file", hub.Options{DataDir: broken}, hub.KindStart},
 		{"busy client port", hub.Options{Listen: busy.Addr().String()}, hub.KindPortBusy},
 		{"busy monitor port", hub.Options{Monitor: busy.Addr().String()}, hub.KindPortBusy},
 		{"address of no interface here", hub.Options{Listen: "192.0.2.1:4222"}, hub.KindListen},
