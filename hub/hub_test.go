@@ -242,6 +242,26 @@ func TestHubRefusesWhatItCannotServeSafely(t *testing.T) {
 	}
 }
 
+// A directory the hub's user may not write is refused before anything
+// listens (root writes anywhere, so this runs only as another user).
+func TestHubRefusesADataDirItCannotWrite(t *testing.T) {
+	if os.Geteuid() == 0 {
+		t.Skip("root can write a 0500 directory")
+	}
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = os.Chmod(dir, 0o700) })
+	for _, d := range []string{dir, filepath.Join(dir, "hub")} {
+		_, err := hub.Start(hub.Options{Listen: "127.0.0.1:0", DataDir: d})
+		var he *hub.Error
+		if !errors.As(err, &he) || he.Kind != hub.KindDataDir {
+			t.Errorf("data dir %s: %v, want %s", d, err, hub.KindDataDir)
+		}
+	}
+}
+
 // Two hubs on one store would corrupt it: the second is refused, and
 // the directory is free again once the first stops.
 func TestHubHoldsItsDataDir(t *testing.T) {
