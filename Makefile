@@ -7,7 +7,7 @@ DEMO_ROOT ?= $(CURDIR)/.demo
 # semantic version).
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: all build run review team team-script test test-short test-agents agents bench lint fmt vet drill fuzz clean
+.PHONY: all build build-nohub run review team team-script test test-short test-agents agents bench lint fmt vet drill fuzz clean
 
 all: build
 
@@ -15,6 +15,11 @@ all: build
 # starts faster (no dynamic loader) and runs anywhere.
 build:
 	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/daokit
+
+# daokit without the hub (`daokit hub` says so): about 15 MB smaller, for
+# hosts that only connect to a hub (agent hosts, windows).
+build-nohub:
+	CGO_ENABLED=0 $(GO) build -tags nohub -o bin/daokit-nohub ./cmd/daokit
 
 # Open daokit on a demo root with a team of simulated agents: a coder and
 # a reviewer in a loop (examples/demo/daokit.toml; an existing
@@ -71,14 +76,18 @@ test-short:
 
 # Benchmarks behind the issues' speed and memory goals: one pass over every
 # benchmark, then the compaction budget properly (five runs, on one core and
-# on two).
+# on two); then what the hub costs a build (bench/hub.sh: binary size and
+# --help start-up with and without it).
 bench: build
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=1x -count=1 ./... | tee bench/last-go-bench.txt
 	$(GO) test -run='^$$' -bench='^BenchmarkCompact' -benchmem -count=5 -cpu=1,2 ./compact/ | tee bench/last-compact-bench.txt
 	./bench/run.sh
+	./bench/hub.sh
 
+# The build without the hub is vetted too, so that it keeps compiling.
 vet:
 	$(GO) vet ./...
+	$(GO) vet -tags nohub ./cmd/daokit/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -60,12 +60,18 @@ var allowed = map[string][]string{
 	"dashboard": {"tui", "relay", "backoff", "internal/say", "worker/transcript", "gitwork", "internal/proc", "vocab", "i18n", "ledger"},
 	// The release evidence bundle copies and hashes files; it writes its
 	// summaries as the ledger writes JSON.
-	"bundle":   {"ledger"},
-	"cmd":      {"*"},
-	"bench":    {"ledger"},
-	"e2e":      {},
-	"docs":     {},
-	"examples": {},
+	"bundle": {"ledger"},
+	// The hub runs the embedded NATS server and nothing of ours; the
+	// names of a root's subjects and streams are a leaf of their own, so
+	// that a client-only build (agent hosts) names them without the
+	// server.
+	"hub":        {},
+	"hub/naming": {},
+	"cmd":        {"*"},
+	"bench":      {"ledger"},
+	"e2e":        {},
+	"docs":       {},
+	"examples":   {},
 	// Test helpers: importable by any package's tests, importing nothing of ours.
 	"internal/ptytest":                 {},
 	"internal/gittest":                 {},

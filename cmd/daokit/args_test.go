@@ -154,6 +154,10 @@ var argOrders = []struct {
 	{parsed{"lead sim-worker", "issue=3", ""}, [][]string{{"lead", "sim-worker", "--issue", "3"}, {"lead", "sim-worker", "--issue=3"}}},
 	{parsed{"lead guard", "ro=[/a,/b]", "sh|-c|x"}, [][]string{{"lead", "guard", "--ro", "/a", "--ro", "/b", "--", "sh", "-c", "x"}}},
 	{parsed{"outbox show", "outbox=/o", "2"}, [][]string{{"outbox", "show", "2", "--outbox", "/o"}, {"outbox", "show", "--outbox=/o", "2"}}},
+	{parsed{"hub", "anonymous=true data=/d listen=127.0.0.1:0 monitor=", ""}, [][]string{
+		{"hub", "--listen", "127.0.0.1:0", "--data", "/d", "--anonymous", "--monitor", ""},
+		{"hub", "--anonymous", "--monitor=", "--data=/d", "--listen=127.0.0.1:0"},
+	}},
 	{parsed{"outbox init", "force=true root=/r", ""}, [][]string{{"outbox", "init", "--force", "--root", "/r"}, {"outbox", "init", "--root=/r", "--force"}}},
 }
 

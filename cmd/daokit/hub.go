@@ -1,0 +1,54 @@
+package main
+
+import (
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+)
+
+// hubFlags are `daokit hub`'s options.
+type hubFlags struct {
+	listen, data       string
+	tlsCert, tlsKey    string
+	monitor            string
+	anonymous, verbose bool
+}
+
+// Defaults of hub's addresses, both loopback: a hub reaches other hosts
+// only when told to (they match hub.DefaultListen and hub.DefaultMonitor;
+// this file is built without the hub package too, see hub_off.go).
+const (
+	hubDefaultListen  = "127.0.0.1:4222"
+	hubDefaultMonitor = "127.0.0.1:8222"
+)
+
+// newHubCmd is `daokit hub`: the embedded NATS JetStream server that
+// roots on several hosts share (docs/deployment.en.md). Its flags are
+// the same in a build without the hub (-tags nohub), which refuses to
+// run it.
+func newHubCmd(a *app) *cobra.Command {
+	var o hubFlags
+	c := a.command("hub", "hub.cli.summary", func(c *cobra.Command, _ []string) error { return a.runHub(c, o) })
+	f := c.Flags()
+	f.StringVar(&o.listen, "listen", hubDefaultListen, "hub.cli.flag.listen")
+	f.StringVar(&o.data, "data", "", "hub.cli.flag.data")
+	a.defaultText(f, "data", "hub.cli.flag.data_default")
+	f.StringVar(&o.tlsCert, "tls-cert", "", "hub.cli.flag.tls_cert")
+	f.StringVar(&o.tlsKey, "tls-key", "", "hub.cli.flag.tls_key")
+	f.StringVar(&o.monitor, "monitor", hubDefaultMonitor, "hub.cli.flag.monitor")
+	f.BoolVar(&o.anonymous, "anonymous", false, "hub.cli.flag.anonymous")
+	f.BoolVar(&o.verbose, "verbose", false, "hub.cli.flag.verbose")
+	return c
+}
+
+// hubDataDir is --data, or by default daokit/hub under the XDG data
+// directory ($XDG_DATA_HOME, else ~/.local/share).
+func (a *app) hubDataDir(flag string) string {
+	if flag != "" {
+		return flag
+	}
+	if x := a.getenv("XDG_DATA_HOME"); x != "" {
+		return filepath.Join(x, "daokit", "hub")
+	}
+	return filepath.Join(a.getenv("HOME"), ".local", "share", "daokit", "hub")
+}

@@ -1,0 +1,69 @@
+//go:build !nohub
+
+package main
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/daokit/daokit/hub"
+)
+
+// TestHubSaysWhatToFixInBothLanguages: a start that cannot be safe or
+// cannot happen fails before anything listens, with E_HUB_FAILED and a
+// message that names the address, directory or file to fix, in the
+// reader's language; anonymous access beyond loopback is a usage error.
+func TestHubSaysWhatToFixInBothLanguages(t *testing.T) {
+	t.Parallel()
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer busy.Close()
+	addr := busy.Addr().String()
+	file := filepath.Join(t.TempDir(), "a-file")
+	if err := os.WriteFile(file, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	underFile := filepath.Join(file, "hub")
+	for _, c := range []struct {
+		args   []string
+		code   int
+		en, zh string
+	}{
+		{[]string{"--listen", addr}, exitFailure,
+			"E_HUB_FAILED: " + addr + " is already in use by another process: stop it, or give the hub another address",
+			"E_HUB_FAILED: " + addr + " 已被其他进程占用"},
+		{[]string{"--monitor", addr}, exitFailure,
+			"E_HUB_FAILED: " + addr + " is already in use by another process",
+			"E_HUB_FAILED: " + addr + " 已被其他进程占用"},
+		{[]string{"--data", underFile}, exitFailure,
+			"E_HUB_FAILED: the data directory " + underFile + " cannot be created or written: ",
+			"E_HUB_FAILED: 无法创建或写入数据目录 " + underFile},
+		{[]string{"--tls-cert", file, "--tls-key", file}, exitFailure,
+			"E_HUB_FAILED: the TLS certificate " + file + " cannot be used: ",
+			"E_HUB_FAILED: TLS 证书 " + file + " 无法使用"},
+		{[]string{"--listen", "0.0.0.0:0", "--anonymous"}, exitUsage,
+			"daokit hub: error: --anonymous is allowed only on a loopback --listen address",
+			"daokit hub：错误：--anonymous 只允许用于回环 --listen 地址"},
+	} {
+		for lang, want := range map[string]string{"en": c.en, "zh-CN": c.zh} {
+			args := append([]string{"hub", "--lang", lang, "--listen", "127.0.0.1:0", "--monitor", "127.0.0.1:0", "--data", t.TempDir()}, c.args...)
+			r := runCLI(t, nil, args...)
+			if r.code != c.code || !strings.HasPrefix(r.stderr, want) || r.stdout != "" {
+				t.Errorf("%q: code %d stdout %q stderr %q; want code %d, stderr starting %q", args, r.code, r.stdout, r.stderr, c.code, want)
+			}
+		}
+	}
+}
+
+// The command's defaults are the hub's (the command keeps copies so
+// that a build without the hub shows the same help).
+func TestHubCommandDefaultsAreTheHubs(t *testing.T) {
+	if hubDefaultListen != hub.DefaultListen || hubDefaultMonitor != hub.DefaultMonitor {
+		t.Errorf("command defaults %s, %s; hub's %s, %s", hubDefaultListen, hubDefaultMonitor, hub.DefaultListen, hub.DefaultMonitor)
+	}
+}
