@@ -60,6 +60,8 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyMsg:
 		return m.key(msg)
+	case BurstTickMsg:
+		return m.onBurstTick(msg)
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case live.LedgerMsg:
