@@ -51,8 +51,10 @@ func TestPasteAsKeysIsOneMessage(t *testing.T) {
 	if calls := r.Calls(); slices.ContainsFunc(calls, func(c string) bool { return strings.HasPrefix(c, "forward:") }) {
 		t.Fatalf("a line was sent amid the paste: %q", calls)
 	}
-	runQuick(m, tea.Batch(cmds...))                     // the burst's ticks: the keys stopped
-	want := "forward:first line\nsecond line    tabbed" // the text area writes a tab as spaces
+	// The burst's ticks: the keys stopped. The text area writes a tab
+	// as spaces.
+	runQuick(m, tea.Batch(cmds...))
+	want := "forward:first line\nsecond line    tabbed"
 	if calls := r.Calls(); !slices.Contains(calls, want) || countPrefix(calls, "forward:") != 1 {
 		t.Fatalf("the paste was not sent as one message %q: calls %q", want, calls)
 	}
