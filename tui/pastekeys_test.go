@@ -136,3 +136,24 @@ func countPrefix(calls []string, prefix string) int {
 	}
 	return n
 }
+
+// TestTooLargePasteAsKeysIsRefusedWhole: a paste over the message cap
+// that arrives as keys is refused with a note, and no line of it is
+// sent, not even by the Enter of its last line end.
+func TestTooLargePasteAsKeysIsRefusedWhole(t *testing.T) {
+	t.Parallel()
+	r := newFakeRelay()
+	opts := testOptions("en")
+	opts.Relay = r
+	m := newTestModel(t, opts, 120, 40)
+	runQuick(m, tea.Batch(sendBurst(m, pasteKeys(pasteOf(600<<10)))...))
+	if n := countPrefix(r.Calls(), "forward:"); n != 0 {
+		t.Errorf("%d messages sent from a paste over the cap", n)
+	}
+	if v := m.View(); !strings.Contains(v, "larger than a message") {
+		t.Errorf("no note of the refusal:\n%s", v)
+	}
+	if !m.input.Empty() {
+		t.Errorf("the message box kept %d bytes of the refused paste", len(m.input.Value()))
+	}
+}
