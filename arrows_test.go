@@ -15,7 +15,10 @@ import (
 const module = "github.com/daokit/daokit"
 
 // allowed lists, for each package of ours (or folder of packages: the key
-// covers everything below it), the packages of ours it may import.
+// covers everything below it), the packages of ours it may reach: import
+// directly or through others. A package that imports X must list what it
+// reaches through X too, so an arrow that would pull a forbidden package
+// in fails where it is added.
 // Packages under one key may import each other. The arrows follow
 // DESIGN.md: cmd → tui, relay, heal, compact → ledger, i18n, and ledger
 // imports nothing of ours. The window (tui) observes and relays: it may
@@ -35,24 +38,26 @@ var allowed = map[string][]string{
 	"relay":             {"backoff", "vocab", "i18n", "ledger"},
 	"heal":              {"liveness", "backoff", "vocab", "i18n", "ledger"},
 	// The one liveness rule, shared by heal, check and the window.
-	"liveness":   {"vocab", "ledger"},
-	"hooks":      {"internal/proc", "config"},
+	"liveness":   {"vocab", "i18n", "ledger"},
+	"hooks":      {"internal/proc", "config", "i18n", "ledger"},
 	"backoff":    {},
 	"termsafe":   {},
-	"compact":    {"hooks", "config", "i18n", "ledger"},
+	"compact":    {"hooks", "internal/proc", "config", "i18n", "ledger"},
 	"gitwork":    {"internal/proc", "i18n", "ledger"},
 	"outbox":     {"i18n", "ledger"},
 	"team":       {"config", "i18n", "ledger"},
 	"workflow":   {"internal/proc", "config", "vocab", "i18n", "ledger"},
 	"lead":       {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
-	"controller": {"internal/proc", "relay", "heal", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
-	// The window reads diffs through gitwork, words workflow verdicts and
+	"controller": {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
+	// The window reads diffs through gitwork (which runs git read-only
+	// through internal/proc), words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
 	// lead's view); none of these runs an agent from the window.
-	"tui": {"liveness", "termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "internal/say", "vocab", "i18n", "ledger"},
+	"tui": {"internal/proc", "liveness", "termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The dashboard is a window in a browser: it takes the window's
-	// ledger feed and relay link (tui/live's interfaces), nothing more.
-	"dashboard": {"tui", "vocab", "i18n", "ledger"},
+	// ledger feed and relay link (tui/live's interfaces) and what they
+	// reach, nothing more.
+	"dashboard": {"tui", "relay", "backoff", "internal/say", "worker/transcript", "gitwork", "internal/proc", "vocab", "i18n", "ledger"},
 	// The release evidence bundle copies and hashes files; it writes its
 	// summaries as the ledger writes JSON.
 	"bundle":   {"ledger"},
@@ -69,7 +74,7 @@ var allowed = map[string][]string{
 	// The one process runtime: every child daokit starts goes through it.
 	"internal/proc": {},
 	// The wording of a run's output lines, shared by the window and send.
-	"internal/say": {"relay", "worker/transcript", "vocab", "i18n"},
+	"internal/say": {"relay", "backoff", "worker/transcript", "vocab", "i18n", "ledger"},
 }
 
 // keyOf returns the allow-list key covering pkg (relative to the
@@ -84,44 +89,78 @@ func keyOf(pkg string) (string, bool) {
 	return best, best != ""
 }
 
+// TestImportArrows checks every package's transitive imports, not only
+// its direct ones: a window that imports a package which imports the
+// process runtime reaches the runtime all the same.
 func TestImportArrows(t *testing.T) {
-	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
+	out, err := exec.Command("go", "list", "-deps", "-f", `{{.ImportPath}} {{join .Imports " "}}`, "./...").Output()
 	if err != nil {
 		t.Fatalf("go list: %v", err)
 	}
-	var problems []string
+	imports := map[string][]string{} // our packages, relative to the module
 	sc := bufio.NewScanner(bytes.NewReader(out))
+	sc.Buffer(nil, 1<<20)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
-		pkg, ok := strings.CutPrefix(fields[0], module)
-		if !ok {
-			continue
+		pkg, ok := ours(fields[0])
+		if !ok || pkg == "" {
+			continue // not ours, or this test's own package
 		}
-		pkg = strings.TrimPrefix(pkg, "/")
-		if pkg == "" {
-			continue // this test's own package
+		for _, imp := range fields[1:] {
+			if rel, ok := ours(imp); ok {
+				imports[pkg] = append(imports[pkg], rel)
+			}
 		}
+		if _, ok := imports[pkg]; !ok {
+			imports[pkg] = nil
+		}
+	}
+	var problems []string
+	for pkg := range imports {
 		key, known := keyOf(pkg)
 		if !known {
 			problems = append(problems, "package "+pkg+" is not in the allow-list of arrows_test.go: add one line for it, with the fewest arrows it needs (DESIGN.md: cmd → tui, relay, heal, compact → ledger, i18n)")
 			continue
 		}
-		for _, imp := range fields[1:] {
-			rel, ours := strings.CutPrefix(imp, module+"/")
-			if !ours {
-				continue
-			}
-			to, _ := keyOf(rel)
+		for dep, path := range reach(imports, pkg) {
+			to, _ := keyOf(dep)
 			if to == key || slices.Contains(allowed[key], "*") || slices.Contains(allowed[key], to) {
 				continue
 			}
-			problems = append(problems, pkg+" imports "+rel+": not an allowed arrow from "+key+" (allowed: "+strings.Join(allowed[key], ", ")+")")
+			problems = append(problems, pkg+" reaches "+dep+" ("+strings.Join(path, " → ")+"): not an allowed arrow from "+key+" (allowed: "+strings.Join(allowed[key], ", ")+")")
 		}
 	}
 	sort.Strings(problems)
 	for _, p := range problems {
 		t.Error(p)
 	}
+}
+
+// ours returns the path of one of our packages relative to the module.
+func ours(importPath string) (string, bool) {
+	if importPath == module {
+		return "", true
+	}
+	return strings.CutPrefix(importPath, module+"/")
+}
+
+// reach returns every package from reaches through imports, each with
+// one shortest import path to it, for the error message.
+func reach(imports map[string][]string, from string) map[string][]string {
+	paths := map[string][]string{from: {from}}
+	queue := []string{from}
+	for len(queue) > 0 {
+		pkg := queue[0]
+		queue = queue[1:]
+		for _, dep := range imports[pkg] {
+			if _, seen := paths[dep]; !seen {
+				paths[dep] = append(slices.Clone(paths[pkg]), dep)
+				queue = append(queue, dep)
+			}
+		}
+	}
+	delete(paths, from)
+	return paths
 }
 
 // The test must be able to fail: a window importing the worker runtime,
@@ -136,5 +175,17 @@ func TestArrowRulesRefuseKnownBadArrows(t *testing.T) {
 	}
 	if k, _ := keyOf("worker/transcript"); k != "worker/transcript" {
 		t.Errorf("worker/transcript is covered by %q, want its own key", k)
+	}
+}
+
+// Reaching through a package in between counts: tui → lead → worker
+// reaches worker.
+func TestReachFollowsImportsThroughOthers(t *testing.T) {
+	got := reach(map[string][]string{"tui": {"lead"}, "lead": {"worker"}, "worker": {"internal/proc"}}, "tui")
+	if p := got["worker"]; strings.Join(p, " ") != "tui lead worker" {
+		t.Fatalf("path to worker = %v, want tui lead worker", p)
+	}
+	if _, ok := got["internal/proc"]; !ok || len(got) != 3 {
+		t.Fatalf("reach = %v, want lead, worker and internal/proc", got)
 	}
 }

@@ -111,3 +111,44 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestArchitectureNamesEveryPackage keeps the package table of the
+// architecture documents whole: every top-level package (a folder of
+// non-test Go files, beside cmd and the test-only folders) has a row in
+// both languages.
+func TestArchitectureNamesEveryPackage(t *testing.T) {
+	entries, err := os.ReadDir("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notPackages := map[string]bool{"cmd": true, "e2e": true, "bench": true, "examples": true, "docs": true, "internal": true}
+	for _, doc := range []string{"architecture.en.md", "architecture.zh-CN.md"} {
+		data, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			if !e.IsDir() || notPackages[e.Name()] || !hasGoSource(t, filepath.Join("..", e.Name())) {
+				continue
+			}
+			if !strings.Contains(string(data), "| `"+e.Name()+"` |") {
+				t.Errorf("%s: no row for package %s in the package table", doc, e.Name())
+			}
+		}
+	}
+}
+
+// hasGoSource reports whether dir holds a Go file that is not a test.
+func hasGoSource(t *testing.T, dir string) bool {
+	t.Helper()
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if !strings.HasSuffix(f, "_test.go") {
+			return true
+		}
+	}
+	return false
+}

@@ -22,9 +22,6 @@ const (
 	MergeNoFF MergeMode = "no-ff"
 )
 
-// MergeModes lists the modes in documentation order.
-func MergeModes() []MergeMode { return []MergeMode{MergeFF, MergeFFOnly, MergeNoFF} }
-
 // ErrNotFastForward is returned in MergeFFOnly mode when the base branch
 // moved since the step started.
 var ErrNotFastForward = errors.New("gitwork: base branch moved; not a fast-forward")

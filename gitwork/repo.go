@@ -118,9 +118,3 @@ func BranchName(prefix, task, run, step string) string {
 	prefix = strings.Trim(prefix, "/")
 	return prefix + "/" + task + "/" + run + "/" + step
 }
-
-// ValidBranch reports whether name is a branch name git accepts.
-func ValidBranch(ctx context.Context, name string) bool {
-	_, err := run(ctx, ".", "check-ref-format", "--branch", name)
-	return err == nil
-}

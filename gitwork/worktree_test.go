@@ -119,10 +119,16 @@ func TestEnsureUnknownBase(t *testing.T) {
 }
 
 func TestValidBranch(t *testing.T) {
-	if !ValidBranch(context.Background(), BranchName("daokit", "T-1", "R.2", "S_3")) {
+	if !validBranch(context.Background(), BranchName("daokit", "T-1", "R.2", "S_3")) {
 		t.Error("a plain name is refused")
 	}
-	if ValidBranch(context.Background(), BranchName("daokit", "a..b", "R", "S")) {
+	if validBranch(context.Background(), BranchName("daokit", "a..b", "R", "S")) {
 		t.Error("'..' is accepted")
 	}
+}
+
+// validBranch reports whether name is a branch name git accepts.
+func validBranch(ctx context.Context, name string) bool {
+	_, err := run(ctx, ".", "check-ref-format", "--branch", name)
+	return err == nil
 }

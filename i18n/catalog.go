@@ -14,8 +14,8 @@ import (
 //
 // go-i18n renders the messages (templates, plural forms). Start-up still matters more than anything here,
 // since every command pays it: the messages are Go data generated from the
-// TOML files (catalog_gen.go, checked against them by a test, not at
-// start), a go-i18n bundle holds the language in use only and is built the
+// TOML files (one catalog_<area>_gen.go per area, checked against them by a test,
+// not at start), a go-i18n bundle holds the language in use only and is built the
 // first time a message of that language is rendered, and a message joins
 // the bundle (and go-i18n parses its template) the first time it is
 // rendered.
@@ -78,12 +78,12 @@ func (l *Localizer) T(id string, kv ...any) string {
 // wraps every message it is given (a template and a map each), and a
 // command renders a few dozen of a catalog's hundreds, so adding them all
 // up front would cost more than the rest of start-up. A message is added
-// the first time it is asked for, found by binary search in the generated
-// catalog, which is sorted by id.
+// the first time it is asked for, found by binary search in each area of
+// the generated catalog, each sorted by id.
 type lazyLocalizer struct {
 	once   sync.Once
 	tag    language.Tag
-	msgs   []*goi18n.Message // the generated catalog of the language
+	msgs   [][]*goi18n.Message // the generated catalog of the language, by area
 	bundle *goi18n.Bundle
 	loc    *goi18n.Localizer
 	// mu guards bundle and added: go-i18n bundles may not be modified
@@ -107,7 +107,7 @@ func localizer(lang string) *lazyLocalizer {
 		// nothing else is loaded: a missing message is a
 		// *goi18n.MessageNotFoundErr, which T turns into the English text.
 		e.tag = language.Make(lang)
-		e.msgs = generatedCatalog(lang)
+		e.msgs = generatedAreas(lang)
 		e.bundle = goi18n.NewBundle(e.tag)
 		e.loc = goi18n.NewLocalizer(e.bundle, lang)
 		e.added = map[string]struct{}{}
@@ -128,13 +128,11 @@ func (e *lazyLocalizer) Localize(cfg *goi18n.LocalizeConfig) (string, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if _, ok := e.added[cfg.MessageID]; !ok {
-		i, found := slices.BinarySearchFunc(e.msgs, cfg.MessageID, func(m *goi18n.Message, id string) int {
-			return strings.Compare(m.ID, id)
-		})
+		m := find(e.msgs, cfg.MessageID)
 		// AddMessages fails only for a language without plural rules;
 		// en and zh have them (a test renders both). Were it to fail,
 		// the message stays missing: English shows, then the id.
-		if found && e.bundle.AddMessages(e.tag, e.msgs[i]) == nil {
+		if m != nil && e.bundle.AddMessages(e.tag, m) == nil {
 			e.added[cfg.MessageID] = struct{}{}
 		}
 	}
@@ -145,8 +143,23 @@ func (e *lazyLocalizer) Localize(cfg *goi18n.LocalizeConfig) (string, error) {
 // English fallback of T: a test of a vocabulary uses it to tell a label
 // missing from one language from one that reads the same in both.
 func (l *Localizer) Has(id string) bool {
-	_, ok := slices.BinarySearchFunc(generatedCatalog(l.lang), id, func(m *goi18n.Message, id string) int {
-		return strings.Compare(m.ID, id)
-	})
-	return ok
+	return find(generatedAreas(l.lang), id) != nil
+}
+
+// find looks id up in every area: a message is looked up once per
+// process, when it is first rendered, so a search per area (about 20
+// of them, a few microseconds) costs less than merging the areas at
+// start-up would.
+func find(areas [][]*goi18n.Message, id string) *goi18n.Message {
+	for _, msgs := range areas {
+		if len(msgs) == 0 || id < msgs[0].ID || id > msgs[len(msgs)-1].ID {
+			continue
+		}
+		if i, ok := slices.BinarySearchFunc(msgs, id, func(m *goi18n.Message, id string) int {
+			return strings.Compare(m.ID, id)
+		}); ok {
+			return msgs[i]
+		}
+	}
+	return nil
 }

@@ -1,9 +1,12 @@
 package i18n
 
 import (
+	"bytes"
 	"embed"
 	"io/fs"
+	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -17,7 +20,7 @@ import (
 )
 
 // locales are the catalog sources; only the tests read them, the binary
-// carries the generated catalog_gen.go.
+// carries the generated catalog files.
 //
 //go:embed locales/*.toml
 var locales embed.FS
@@ -138,33 +141,56 @@ func TestCatalogsLoadAndRender(t *testing.T) {
 	}
 }
 
-// TestGeneratedCatalogIsCurrent keeps catalog_gen.go in step with the
-// TOML files, so that the fast start-up path shows the current texts.
+// TestGeneratedCatalogIsCurrent keeps the generated catalog files in
+// step with the TOML files, so that the fast start-up path shows the
+// current texts: every file is rendered again and compared, and no
+// generated file of a removed area is left behind.
 func TestGeneratedCatalogIsCurrent(t *testing.T) {
 	files, err := catalog.Files(locales, "locales")
 	if err != nil {
 		t.Fatal(err)
 	}
-	digest, err := catalog.Digest(locales, files)
+	want, err := catalog.Render(locales, "i18n", files)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if digest != generatedDigest {
-		t.Fatalf("catalog_gen.go is out of date with i18n/locales: run `go generate ./i18n`")
+	for name, src := range want {
+		got, err := os.ReadFile(name)
+		if err != nil || !bytes.Equal(got, src) {
+			t.Errorf("%s is out of date with i18n/locales: run `go generate ./i18n`", name)
+		}
+	}
+	onDisk, err := filepath.Glob(catalog.AreaFile("*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range onDisk {
+		if _, ok := want[name]; !ok {
+			t.Errorf("%s belongs to no catalog area: run `go generate ./i18n`", name)
+		}
 	}
 	msgs, err := catalog.Load(locales, files)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for lang, entries := range msgs {
-		// The run time finds a message by binary search.
-		if !slices.IsSortedFunc(generatedCatalog(lang), func(a, b *goi18n.Message) int { return strings.Compare(a.ID, b.ID) }) {
-			t.Errorf("%s: generated messages are not sorted by id", lang)
+		// The run time finds a message by binary search in each area.
+		for _, area := range generatedAreas(lang) {
+			if !slices.IsSortedFunc(area, func(a, b *goi18n.Message) int { return strings.Compare(a.ID, b.ID) }) {
+				t.Errorf("%s: generated messages are not sorted by id", lang)
+			}
 		}
-		if len(generatedCatalog(lang)) != len(entries) {
-			t.Errorf("%s: %d generated messages, %d in the catalogs", lang, len(generatedCatalog(lang)), len(entries))
+		if n := len(allGenerated(lang)); n != len(entries) {
+			t.Errorf("%s: %d generated messages, %d in the catalogs", lang, n, len(entries))
 		}
 	}
+}
+
+// allGenerated is every generated message of lang, sorted by id.
+func allGenerated(lang string) []*goi18n.Message {
+	all := slices.Concat(generatedAreas(lang)...)
+	slices.SortFunc(all, func(a, b *goi18n.Message) int { return strings.Compare(a.ID, b.ID) })
+	return all
 }
 
 // TestOnlyLanguageInUseIsLoaded keeps start-up cheap: rendering Chinese
@@ -200,9 +226,9 @@ func TestMissingMessageFallsBackToEnglish(t *testing.T) {
 	localizers = [2]lazyLocalizer{}
 	t.Cleanup(func() { localizers = [2]lazyLocalizer{} })
 	zh := localizer(Chinese)
-	zh.msgs = slices.DeleteFunc(slices.Clone(zh.msgs), func(m *goi18n.Message) bool {
+	zh.msgs = [][]*goi18n.Message{slices.DeleteFunc(allGenerated(Chinese), func(m *goi18n.Message) bool {
 		return m.ID == "workflow.role.judge"
-	})
+	})}
 	if got := MustNew(Chinese).T("workflow.role.judge"); got != "judge" {
 		t.Fatalf("T = %q, want the English text", got)
 	}
@@ -217,7 +243,7 @@ func TestMissingMessageFallsBackToEnglish(t *testing.T) {
 func TestConcurrentFirstUse(t *testing.T) {
 	localizers = [2]lazyLocalizer{}
 	t.Cleanup(func() { localizers = [2]lazyLocalizer{} })
-	msgs := generatedCatalog(English)[:60]
+	msgs := allGenerated(English)[:60]
 	var wg sync.WaitGroup
 	for g := range 8 {
 		wg.Go(func() {
@@ -267,7 +293,7 @@ func BenchmarkT(b *testing.B) {
 // (what `daokit --help` or the window's first frame pays).
 func BenchmarkFirstScreen(b *testing.B) {
 	ids := make([]string, 0, 120)
-	for _, m := range generatedCatalog(English)[:120] {
+	for _, m := range allGenerated(English)[:120] {
 		ids = append(ids, m.ID)
 	}
 	for _, lang := range Supported() {

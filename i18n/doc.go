@@ -12,10 +12,12 @@
 // file. A test checks that both languages carry the same ids and the same
 // template variables, and that every message has a description.
 //
-// go generate turns the catalogs into Go data (catalog_gen.go: one sorted
-// slice of go-i18n messages per language, and the digest of the TOML files,
-// which a test compares with them), so the binary parses no TOML and hashes
-// nothing at start. go-i18n renders the messages: on the first message of
+// go generate turns the catalogs into Go data (catalog_<area>_gen.go: one
+// sorted slice of go-i18n messages per language of that area; and
+// catalog_gen.go, which lists the areas), so the binary parses no TOML at
+// start. A test renders them again and compares. One generated file per
+// area, without a digest line, means two branches that change strings
+// merge cleanly, as their TOML files do. go-i18n renders the messages: on the first message of
 // a language, a go-i18n bundle is made holding that language alone, and
 // each message joins it the first time it is rendered, since a command
 // shows a few dozen of the catalog's hundreds. English is loaded next to

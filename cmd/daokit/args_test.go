@@ -272,3 +272,12 @@ func TestCompletionScripts(t *testing.T) {
 		}
 	}
 }
+
+// commandName is the command path without the program name.
+func commandName(c *cobra.Command) string {
+	p := c.CommandPath()
+	if i := strings.IndexByte(p, ' '); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}

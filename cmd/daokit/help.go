@@ -94,15 +94,6 @@ func (a *app) usage(c *cobra.Command, detail string) error {
 	return usageError(a.t("cli.error.usage", "Command", c.CommandPath(), "Detail", detail))
 }
 
-// commandName is the command path without the program name.
-func commandName(c *cobra.Command) string {
-	p := c.CommandPath()
-	if i := strings.IndexByte(p, ' '); i >= 0 {
-		return p[i+1:]
-	}
-	return p
-}
-
 // flagError turns pflag's English parse errors into a usage error in the
 // reader's language, with the flag as it was typed.
 func (a *app) flagError(c *cobra.Command, err error) error {

@@ -61,15 +61,6 @@ func spaces(n int) string {
 	return strings.Repeat(" ", n)
 }
 
-// PadLeft right-aligns s in w cells (cutting it if it is wider).
-func PadLeft(s string, w int, tail string) string {
-	s = Truncate(s, w, tail)
-	if pad := w - ansi.StringWidth(s); pad > 0 {
-		s = strings.Repeat(" ", pad) + s
-	}
-	return s
-}
-
 // Block lays lines out as exactly h lines of exactly w cells: longer
 // lines are cut, shorter ones padded, missing lines blank, extra lines
 // dropped. It is the last step of every pane's View.

@@ -1,10 +1,12 @@
-// Command gencatalog writes i18n/catalog_gen.go from i18n/locales/*.toml.
+// Command gencatalog writes i18n/catalog_gen.go and one
+// catalog_<area>_gen.go per area from i18n/locales/*.toml.
 // Run it with `go generate ./i18n` after editing a catalog.
 package main
 
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/daokit/daokit/i18n/internal/catalog"
 )
@@ -17,23 +19,32 @@ func main() {
 }
 
 // run is called with the i18n folder as working directory (go generate).
+// It removes the generated file of an area that no longer exists.
 func run() error {
 	fsys := os.DirFS(".")
 	files, err := catalog.Files(fsys, "locales")
 	if err != nil {
 		return err
 	}
-	digest, err := catalog.Digest(fsys, files)
+	out, err := catalog.Render(fsys, "i18n", files)
 	if err != nil {
 		return err
 	}
-	msgs, err := catalog.Load(fsys, files)
+	old, err := filepath.Glob(catalog.AreaFile("*"))
 	if err != nil {
 		return err
 	}
-	src, err := catalog.Render("i18n", digest, msgs)
-	if err != nil {
-		return err
+	for _, name := range old {
+		if _, ok := out[name]; !ok {
+			if err := os.Remove(name); err != nil {
+				return err
+			}
+		}
 	}
-	return os.WriteFile("catalog_gen.go", src, 0o644)
+	for name, src := range out {
+		if err := os.WriteFile(name, src, 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
 }
