@@ -199,6 +199,14 @@ func routeCases(t *testing.T) map[string]routeCase {
 					t.Errorf("input %q", m.input.Value())
 				}
 			}},
+		// The first burst of a new window is gen 1: its end acts on the
+		// Enter it held.
+		"tui.BurstTickMsg": {setup: func(t *testing.T, m *Model) { sendBurst(m, pasteKeys("sent at the end\n")) },
+			msg: BurstTickMsg{gen: 1}, check: func(t *testing.T, m *Model, _ string) {
+				if r := m.opts.Relay.(*fakeRelay); !slices.Contains(r.Calls(), "forward:sent at the end") {
+					t.Errorf("the held enter was not acted on at the burst's end: relay calls %q", r.Calls())
+				}
+			}},
 		"input.RefusedMsg": {msg: input.RefusedMsg{Size: 1 << 20, Max: input.MaxMessage},
 			check: viewHas("larger than a message may be")},
 		"memory.LoadedMsg": {msg: memory.LoadedMsg{Snapshot: memory.Snapshot{Version: 1,
