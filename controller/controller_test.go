@@ -14,6 +14,7 @@ import (
 	"github.com/daokit/daokit/relay/relaytest"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 )
@@ -379,8 +380,8 @@ func TestHungWorkerIsTakenOverThenBlocked(t *testing.T) {
 		t.Errorf("no TAKEN_OVER lease")
 	}
 	p := snap.Pipeline.Value
-	if p.Succession.LastTakeoverAt == "" || Fence(&p, "S1") != 2 {
-		t.Errorf("last_takeover_at %q fence %d, want set and 2", p.Succession.LastTakeoverAt, Fence(&p, "S1"))
+	if p.Succession.LastTakeoverAt == "" || heal.Fence(&p, "S1") != 2 {
+		t.Errorf("last_takeover_at %q fence %d, want set and 2", p.Succession.LastTakeoverAt, heal.Fence(&p, "S1"))
 	}
 	if !snap.Heartbeat.OK() {
 		t.Fatalf("heartbeat: %v", snap.Heartbeat.Err)
