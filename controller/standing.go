@@ -92,10 +92,11 @@ func openFencing(opts Options, ttl time.Duration) (*ledger.Store, int, error) {
 	if snap := ledger.LoadSnapshot(opts.Root); snap.Leases.HasValue() {
 		reg = snap.Leases.Value
 	}
-	if !liveness.JudgeController(holder, liveness.ProcessAlive(holder), &reg, opts.Now()).Hung() {
+	ctl := liveness.JudgeController(holder, liveness.ProcessAlive(holder), &reg, opts.Now())
+	switch heal.DecideFence(ctl, func() bool { return answers(opts.Root) }) {
+	case heal.FenceNone:
 		return nil, 0, err
-	}
-	if answers(opts.Root) {
+	case heal.FenceSpare:
 		opts.Logger.Warn("the controller holding the root let its lease expire but answers; leaving it alone", "pid", holder)
 		return nil, 0, &HolderAnswersError{PID: holder, Locked: err}
 	}
