@@ -133,6 +133,25 @@ func (t *Takeover) ApplyHandoff(p *ledger.PipelineState, written error) {
 	t.planned = t.handoffErr == nil
 }
 
+// Changes is the takeover as one all-or-nothing ledger commit, for a
+// writer that commits files together (`daokit takeover`): the register,
+// the pipeline when it is the run's, the handoff package applied to it
+// (written in the same commit, so a takeover cut short never leaves a
+// package for a takeover that did not happen) and the events.
+// packagePath is where the commit writes the package.
+func (t *Takeover) Changes(p *ledger.PipelineState, reg *ledger.Leases, packagePath string) ledger.Changes {
+	c := ledger.Changes{Leases: reg}
+	if p.TaskID == t.Spec.TaskID && p.RunID == t.Spec.RunID {
+		c.Pipeline = p
+	}
+	if pkg, ok := t.Handoff(); ok {
+		c.Handoff = &pkg
+	}
+	t.ApplyHandoff(p, nil)
+	c.Events = t.Events(packagePath)
+	return c
+}
+
 // HandoffErr returns why the handoff failed, nil if it did not.
 func (t *Takeover) HandoffErr() error { return t.handoffErr }
 

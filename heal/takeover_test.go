@@ -94,3 +94,28 @@ func TestPlanTakeoverOfNothingHandsNothingOff(t *testing.T) {
 		t.Errorf("handoff %v, %d events, last_takeover_at %q", ok, len(tk.Events("")), p.Succession.LastTakeoverAt)
 	}
 }
+
+func TestTakeoverChangesAreOneCommit(t *testing.T) {
+	t.Parallel()
+	p, reg, tk := takeoverOf(t, TakeoverSpec{Reason: vocab.ReasonManualTakeover})
+	c := tk.Changes(&p, &reg, "state/handoff_package.json")
+	if c.Pipeline != &p || c.Leases != &reg || c.Handoff == nil || c.Handoff.CurrentStep != "S1" {
+		t.Fatalf("changes: pipeline %v, leases %v, handoff %+v", c.Pipeline != nil, c.Leases != nil, c.Handoff)
+	}
+	last := c.Events[len(c.Events)-1]
+	if last.Payload.String("operation") != string(vocab.OpHandoffApplied) || p.RoleLifecycle.Get("handoff_resume_step") != "S1" {
+		t.Errorf("last event %v, handoff_resume_step %q", last.Payload, p.RoleLifecycle.Get("handoff_resume_step"))
+	}
+	// Another run's pipeline is left alone, and nothing is handed off.
+	other := threeSteps()
+	other.RunID = "RUN-2"
+	reg2 := ledger.NewLeases(t0)
+	tk2, err := PlanTakeover(&other, &reg2, TakeoverSpec{TaskID: "DKT-1", RunID: "RUN-1", Reason: vocab.ReasonManualTakeover,
+		Successor: Holder{ThreadID: "succ", PID: 42}}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := tk2.Changes(&other, &reg2, ""); c.Pipeline != nil || c.Handoff != nil || other.Succession.LastTakeoverAt != "" {
+		t.Errorf("another run's pipeline changed: %+v", c)
+	}
+}

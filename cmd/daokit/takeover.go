@@ -85,29 +85,11 @@ func (a *app) runTakeover(o takeoverFlags) error {
 	if err != nil {
 		return failf("E_TAKEOVER_FAILED", err.Error())
 	}
-	if err := recordTakeover(store, &p, leases, &t); err != nil {
+	if err := store.Commit(t.Changes(&p, &leases, store.Layout().Handoff())); err != nil {
 		return failf("E_TAKEOVER_FAILED", a.commitProblem(err))
 	}
 	return a.writeJSON(ledger.ObjectOf("task_id", o.taskID, "run_id", o.runID, "takeover_at", ledger.FormatTime(now),
 		"adopted_step_ids", nonNilStrings(t.AdoptedSteps()), "failed_step_ids", nonNilStrings(t.FailedSteps)))
-}
-
-// recordTakeover commits what heal.PlanTakeover decided: the leases, the
-// pipeline (never renaming its task or run, unlike the Python tool), the
-// handoff package applied to it and the takeover's events, all of them
-// or none. The package goes into the same commit, so a takeover cut
-// short never leaves a package for a takeover that did not happen.
-func recordTakeover(store *ledger.Store, p *ledger.PipelineState, leases ledger.Leases, t *heal.Takeover) error {
-	changes := ledger.Changes{Leases: &leases}
-	if p.TaskID == t.Spec.TaskID && p.RunID == t.Spec.RunID {
-		changes.Pipeline = p
-	}
-	if pkg, ok := t.Handoff(); ok {
-		changes.Handoff = &pkg
-	}
-	t.ApplyHandoff(p, nil)
-	changes.Events = t.Events(store.Layout().Handoff())
-	return store.Commit(changes)
 }
 
 func nonNilStrings(s []string) []string {
