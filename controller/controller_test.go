@@ -17,6 +17,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 // shellConfig returns settings whose one lane runs script with sh, the
@@ -363,7 +364,7 @@ func TestHungWorkerIsTakenOverThenBlocked(t *testing.T) {
 			t.Errorf("%d %s events, want 2 (one per silent streak, two attempts)", n, typ)
 		}
 	}
-	if n := count(events, func(e ledger.Event) bool { return op(e) == OpHandoffApplied }); n != 2 {
+	if n := count(events, func(e ledger.Event) bool { return op(e) == string(vocab.OpHandoffApplied) }); n != 2 {
 		t.Errorf("%d HANDOFF_APPLIED, want 2", n)
 	}
 	snap := ledger.LoadSnapshot(h.root)

@@ -8,12 +8,6 @@ import (
 	"github.com/daokit/daokit/vocab"
 )
 
-// Operations recorded around a takeover.
-const (
-	OpHandoffApplied     = string(vocab.OpHandoffApplied)
-	OpHandoffApplyFailed = string(vocab.OpHandoffApplyFailed)
-)
-
 // takeOver adopts the step of a worker that was stopped as stale (or
 // whose lease was lost). What it records is heal.PlanTakeover's, the
 // same takeover `daokit takeover` records: the leases become TAKEN_OVER,
