@@ -37,7 +37,9 @@ var allowed = map[string][]string{
 	"worker":            {"internal/proc", "worker/transcript", "gitwork", "i18n", "ledger"},
 	"relay":             {"backoff", "vocab", "i18n", "ledger"},
 	"heal":              {"liveness", "backoff", "vocab", "i18n", "ledger"},
-	// The one liveness rule, shared by heal, check and the window.
+	// The one liveness rule, shared by heal, check and the window, and
+	// the one rule of whether a controller is alive (the window, send,
+	// a successor controller, a Lead's view of its processes).
 	"liveness":   {"vocab", "i18n", "ledger"},
 	"hooks":      {"internal/proc", "config", "i18n", "ledger"},
 	"backoff":    {},
@@ -47,7 +49,7 @@ var allowed = map[string][]string{
 	"outbox":     {"i18n", "ledger"},
 	"team":       {"config", "i18n", "ledger"},
 	"workflow":   {"internal/proc", "config", "vocab", "i18n", "ledger"},
-	"lead":       {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
+	"lead":       {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "liveness", "vocab", "config", "i18n", "ledger"},
 	"controller": {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork (which runs git read-only
 	// through internal/proc), words workflow verdicts and

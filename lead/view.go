@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"io/fs"
-	"syscall"
 	"time"
 
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -70,7 +70,7 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull, v.Memory = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull, st.Memory
 			age := now.Sub(st.Time)
 			switch {
-			case !alive(st.PID):
+			case !liveness.ProcessAlive(st.PID):
 				v.Health = HealthDown
 			case age >= stale:
 				v.Health = HealthStale
@@ -95,13 +95,4 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// alive reports whether a process with pid exists.
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -13,11 +13,14 @@ const JournalFile = "commit.journal"
 
 // Changes is what one operator command writes (takeover, handoff --apply):
 // documents replaced and events appended, all or nothing. Nil documents
-// are left alone.
+// are left alone. Handoff is there because a takeover hands off in the
+// same breath: a package without the takeover it describes (or the
+// reverse) would resume the wrong thing.
 type Changes struct {
 	Pipeline  *PipelineState
 	Leases    *Leases
 	Heartbeat *HeartbeatStatus
+	Handoff   *HandoffPackage
 	Events    []Event
 }
 
@@ -42,9 +45,9 @@ type journalDoc struct {
 	Before  *FileIdentity `json:"before,omitempty"`
 }
 
-// maxJournalBytes bounds the journal a writer reads: three documents,
+// maxJournalBytes bounds the journal a writer reads: four documents,
 // new and old, base64-encoded, and the events.
-const maxJournalBytes = MaxDocumentBytes * 4
+const maxJournalBytes = MaxDocumentBytes * 6
 
 // stepCommitted is the commitStep after the last write, before the
 // journal is removed.
@@ -93,6 +96,18 @@ func (s *Store) Commit(b Changes) error {
 		return nil
 	}
 	now := FormatTime(s.now())
+	// The handoff package is written first: it is usually a new file, so
+	// a disk too full for it stops the commit before any document was
+	// replaced, and a roll back removes it first, giving its space back
+	// to the documents being put back.
+	if h := b.Handoff; h != nil {
+		if err := h.Validate(); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		if err := add(HandoffFile, *h); err != nil {
+			return err
+		}
+	}
 	if p := b.Pipeline; p != nil {
 		p.UpdatedAt = now
 		if err := s.writable(PipelineFile, p.Validate()); err != nil {

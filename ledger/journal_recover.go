@@ -117,7 +117,7 @@ func parseJournal(data []byte, j *journal) error {
 	seen := map[string]bool{}
 	for _, d := range j.Docs {
 		switch {
-		case d.Name != PipelineFile && d.Name != LeasesFile && d.Name != HeartbeatFile:
+		case d.Name != PipelineFile && d.Name != LeasesFile && d.Name != HeartbeatFile && d.Name != HandoffFile:
 			return fmt.Errorf("journal names %q, which no commit writes", d.Name)
 		case seen[d.Name]:
 			return fmt.Errorf("journal names %q twice", d.Name)
