@@ -71,4 +71,3 @@ func TestObserversThatNeverReadCannotStopASend(t *testing.T) {
 		t.Fatalf("ack without a task: %+v", ack)
 	}
 }
-
