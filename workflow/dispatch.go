@@ -62,7 +62,9 @@ type DispatchStats struct {
 // say) costs neither queue nor goroutine, and a busy one only what its
 // callbacks are behind by.
 type subscriber struct {
-	cb      Callback
+	cb Callback
+	// filter is cb as a LineFilter, or nil: it hears every line.
+	filter  LineFilter
 	dropped atomic.Int64
 	panics  atomic.Int64
 	// limit is how many events may wait (queued or in the batch being
@@ -125,6 +127,7 @@ func startDispatcher(cbs []Callback, queue int) *dispatcher {
 	d := &dispatcher{}
 	for _, cb := range cbs {
 		s := &subscriber{cb: cb, limit: queue, lineRoom: queue - queue/4, done: make(chan struct{})}
+		s.filter, _ = cb.(LineFilter)
 		d.subs = append(d.subs, s)
 	}
 	return d
@@ -144,6 +147,9 @@ func (d *dispatcher) send(e event) {
 func (s *subscriber) offer(e event, line bool) {
 	room := s.limit
 	if line {
+		if !s.wants(e.kind, &e.text) {
+			return
+		}
 		room = s.lineRoom
 	}
 	if s.backlog.Load() >= int64(room) {
@@ -196,6 +202,17 @@ func (d *dispatcher) stop(drain time.Duration) DispatchStats {
 		st.Panics += s.panics.Load()
 	}
 	return st
+}
+
+// wants reports whether the callback wants the line or tool use e.
+func (s *subscriber) wants(kind eventKind, text *Text) bool {
+	switch {
+	case s.filter == nil:
+		return true
+	case kind == evText:
+		return s.filter.WantsText(*text)
+	}
+	return s.filter.WantsToolUse()
 }
 
 // close refuses further events; done is closed once the queue is empty.
