@@ -222,8 +222,9 @@ type Stats struct {
 	// Dropped counts the notices lost to slow readers since the start.
 	Dropped uint64
 	// Cap is the connection cap in force (see ServerConfig.MaxConns).
-	// Refused counts connections refused at the cap, Evicted silent
-	// connections closed to make room for new ones, since the start.
+	// Refused counts connections refused at the cap (and observes beyond
+	// the observers' share), Evicted silent connections closed to make
+	// room for new ones, since the start.
 	Cap              int
 	Refused, Evicted uint64
 }
