@@ -44,7 +44,7 @@ var allowed = map[string][]string{
 	"outbox":     {"i18n", "ledger"},
 	"team":       {"config", "i18n", "ledger"},
 	"workflow":   {"internal/proc", "config", "vocab", "i18n", "ledger"},
-	"lead":       {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "i18n", "ledger"},
+	"lead":       {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "config", "backoff", "vocab", "i18n", "ledger"},
 	"controller": {"internal/proc", "relay", "heal", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork, words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through

@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "cdedd1703bc90e5f1de9824e0d165f44d484694fbd0494a29ce82927c47ba7e0"
+const generatedDigest = "d52ab803af0d5638f0aee920b940c06edaebd91d8d13e8239fe67ae6764a3592"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -586,6 +586,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "team.error.WORKFLOW_BACKEND", Other: "{{.Key}} = {{.Value}}: unknown outbox backend (this version has: {{.Want}})"},
 	{ID: "team.error.WORKFLOW_CAP", Other: "{{.Key}} = {{.Value}}: a cap must be a whole number in {{.Want}}"},
 	{ID: "team.error.WORKFLOW_CYCLE", Other: "{{.Key}}: depends_on goes round in a cycle: {{.Value}}"},
+	{ID: "team.error.WORKFLOW_KIND", Other: "{{.Key}} = {{.Value}}: unknown Worker kind (daokit reads: {{.Want}})"},
 	{ID: "team.error.WORKFLOW_MISSING", Other: "no workflow.toml here (looked for {{.Detail}})"},
 	{ID: "team.error.WORKFLOW_NAME", Other: "{{.Key}}: the name {{.Value}} may only use A-Z a-z 0-9 . _ - (at most 64)"},
 	{ID: "team.error.WORKFLOW_NO_ROLES", Other: "no roles: add at least one [roles.<name>] section"},
@@ -1758,6 +1759,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "team.error.WORKFLOW_BACKEND", Other: "{{.Key}} = {{.Value}}：未知的 outbox 后端（本版本支持：{{.Want}}）"},
 	{ID: "team.error.WORKFLOW_CAP", Other: "{{.Key}} = {{.Value}}：上限必须是 {{.Want}} 之间的整数"},
 	{ID: "team.error.WORKFLOW_CYCLE", Other: "{{.Key}}：depends_on 形成了循环：{{.Value}}"},
+	{ID: "team.error.WORKFLOW_KIND", Other: "{{.Key}} = {{.Value}}：未知的 Worker 类型（daokit 可读取：{{.Want}}）"},
 	{ID: "team.error.WORKFLOW_MISSING", Other: "这里没有 workflow.toml（查找的是 {{.Detail}}）"},
 	{ID: "team.error.WORKFLOW_NAME", Other: "{{.Key}}：名称 {{.Value}} 只能使用 A-Z a-z 0-9 . _ -（最多 64 个字符）"},
 	{ID: "team.error.WORKFLOW_NO_ROLES", Other: "没有任何角色：请至少添加一个 [roles.<name>] 段"},
