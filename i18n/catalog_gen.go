@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d52ab803af0d5638f0aee920b940c06edaebd91d8d13e8239fe67ae6764a3592"
+const generatedDigest = "5bdb071d85ccbb11d5b6f717deb16b168cc6604aadbc0dd5f4c2e5f151deb39f"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -199,6 +199,17 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.lead.guard.summary", Other: "run a Worker with the outbox and the memory folder read-only"},
 	{ID: "cli.lead.sim_worker.summary", Other: "the simulated role Worker (reads the issue on stdin, prints evidence)"},
 	{ID: "cli.lead.summary", Other: "run one role's Lead: read the outbox, claim, dispatch Workers, post evidence"},
+	{ID: "cli.logs.attempt", Other: "attempt {{.Attempt}}"},
+	{ID: "cli.logs.default.attempt", Other: "the latest"},
+	{ID: "cli.logs.default.step_id", Other: "the run's current step"},
+	{ID: "cli.logs.error.role_issue", Other: "--role and --issue go together"},
+	{ID: "cli.logs.flag.attempt", Other: "the Worker's attempt (1 is the first)"},
+	{ID: "cli.logs.flag.issue", Other: "the outbox issue the Worker worked on (with --role)"},
+	{ID: "cli.logs.flag.role", Other: "the role whose Worker's log to print (with --issue)"},
+	{ID: "cli.logs.flag.stderr", Other: "print the worker's standard error instead of its standard output"},
+	{ID: "cli.logs.flag.step_id", Other: "the step whose log to print"},
+	{ID: "cli.logs.none", Other: "no log is kept for {{.What}}"},
+	{ID: "cli.logs.summary", Other: "print what a worker wrote: a controller step's log, or a Lead's Worker's (--role, --issue)"},
 	{ID: "cli.os.is_dir", Other: "it is a folder, not a file"},
 	{ID: "cli.os.missing", Other: "it does not exist"},
 	{ID: "cli.os.not_dir", Other: "a folder on its path is a file"},
@@ -1372,6 +1383,17 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.lead.guard.summary", Other: "以只读的 outbox 和记忆目录运行 Worker"},
 	{ID: "cli.lead.sim_worker.summary", Other: "模拟的角色 Worker（从标准输入读取 issue，输出证据）"},
 	{ID: "cli.lead.summary", Other: "运行一个角色的 Lead：读取 outbox、认领、派发 Worker、回填证据"},
+	{ID: "cli.logs.attempt", Other: "第 {{.Attempt}} 次尝试"},
+	{ID: "cli.logs.default.attempt", Other: "最近一次"},
+	{ID: "cli.logs.default.step_id", Other: "该运行的当前步骤"},
+	{ID: "cli.logs.error.role_issue", Other: "--role 和 --issue 须一起使用"},
+	{ID: "cli.logs.flag.attempt", Other: "Worker 的第几次尝试（从 1 开始）"},
+	{ID: "cli.logs.flag.issue", Other: "该 Worker 处理的 outbox issue（与 --role 一起用）"},
+	{ID: "cli.logs.flag.role", Other: "要打印其 Worker 日志的角色（与 --issue 一起用）"},
+	{ID: "cli.logs.flag.stderr", Other: "打印 worker 的标准错误输出，而不是标准输出"},
+	{ID: "cli.logs.flag.step_id", Other: "要打印其日志的步骤"},
+	{ID: "cli.logs.none", Other: "没有保存 {{.What}} 的日志"},
+	{ID: "cli.logs.summary", Other: "打印 worker 写下的输出：控制器某一步的日志，或某个 Lead 的 Worker 的日志（--role、--issue）"},
 	{ID: "cli.os.is_dir", Other: "它是目录而不是文件"},
 	{ID: "cli.os.missing", Other: "它不存在"},
 	{ID: "cli.os.not_dir", Other: "其路径中的某个目录实际上是文件"},

@@ -14,7 +14,9 @@ import (
 )
 
 // SimDirective is the line prefix by which an issue steers the simulated
-// role worker: "Sim: sleep 300ms", "Sim: fail", "Sim: blocked #3",
+// role worker: "Sim: sleep 300ms" (working, saying so every
+// simProgress), "Sim: hang 10m" (silent, as a hung Worker),
+// "Sim: fail", "Sim: blocked #3",
 // "Sim: breaking <what>", "Sim: pwd" (report the working folder),
 // "Sim: write <path>" (try to write a file),
 // "Sim: outbox <db>" (try to comment through the outbox).
@@ -44,14 +46,10 @@ func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer
 		verb, arg, _ := strings.Cut(strings.TrimSpace(d), " ")
 		arg = strings.TrimSpace(arg)
 		switch verb {
-		case "sleep":
+		case "sleep", "hang":
 			if dur, err := time.ParseDuration(arg); err == nil {
-				t := time.NewTimer(dur)
-				select {
-				case <-ctx.Done():
-					t.Stop()
+				if !simWait(ctx, dur, verb == "sleep", out) {
 					return 130
-				case <-t.C:
 				}
 			}
 		case "fail":
@@ -98,4 +96,33 @@ func tryOutbox(ctx context.Context, db string) error {
 	defer ob.Close()
 	_, err = ob.Apply(ctx, outbox.Change{Actor: "worker", Ops: []outbox.Op{{Kind: outbox.OpComment, Issue: 1, Body: "a worker writes"}}})
 	return err
+}
+
+// simProgress is how often a sleeping simulated Worker says it is still
+// working: within any heartbeat bound worth setting, as a real agent's
+// stream does.
+const simProgress = 200 * time.Millisecond
+
+// simWait waits for d (saying so every simProgress when progress is
+// set) and reports whether ctx let it finish.
+func simWait(ctx context.Context, d time.Duration, progress bool, out io.Writer) bool {
+	end := time.NewTimer(d)
+	defer end.Stop()
+	var tick <-chan time.Time
+	if progress {
+		t := time.NewTicker(simProgress)
+		defer t.Stop()
+		tick = t.C
+	}
+	start := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-end.C:
+			return true
+		case <-tick:
+			fmt.Fprintf(out, "still working (%s)\n", time.Since(start).Round(100*time.Millisecond))
+		}
+	}
 }

@@ -59,7 +59,7 @@ func TestHungWorkerIsWarnedThenStaleAndRestarted(t *testing.T) {
 				BackoffBase: config.Duration(time.Second), BackoffCap: config.Duration(time.Second)}}
 	})
 	runLead(t, l)
-	id := p.file("hang", "Sim: sleep 600s", "to:be")
+	id := p.file("hang", "Sim: hang 600s", "to:be")
 
 	health := func(attempt int) string {
 		st, err := ReadStatus(StatusDir(p.wf), "be")
