@@ -207,9 +207,19 @@ func (l *Lead) Run(ctx context.Context) error {
 				return err
 			}
 		case <-l.resultCh:
-			for _, res := range l.takeResults() {
-				if err := l.finish(ctx, res); err != nil && ctx.Err() == nil {
+			results := l.takeResults()
+			for i, res := range results {
+				if err := l.finish(ctx, res); err != nil {
+					// Not posted: back with the others, which the Lead's
+					// end posts (shutdown), or else the next Lead
+					// (result.json).
+					l.mu.Lock()
+					l.results = append(results[i:], l.results...)
+					l.mu.Unlock()
 					stopTick()
+					if ctx.Err() != nil {
+						return nil
+					}
 					return err
 				}
 			}

@@ -25,7 +25,8 @@ const SimDirective = "Sim:"
 // RunSimWorker is the simulated Worker of a role: it reads the issue from
 // in, "works", and prints its evidence (IssueRef, Changes, Tests and, when
 // told, BlockedBy or Breaking) one field a line, as a real Worker's
-// wrapper would. It returns the exit code.
+// wrapper would, then its result line (State: done or failed). It
+// returns the exit code.
 func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer) int {
 	data, _ := io.ReadAll(io.LimitReader(in, 1<<20))
 	text := string(data)
@@ -77,6 +78,13 @@ func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer
 			fmt.Fprintf(out, "%s: %s\n", k, v)
 		}
 	}
+	// The result line, last: with it in its log, the Worker's result
+	// stands even if its exit status dies with its Lead.
+	state := "done"
+	if code != 0 {
+		state = "failed"
+	}
+	fmt.Fprintf(out, "%s: %s\n", outbox.FieldState, state)
 	return code
 }
 

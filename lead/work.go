@@ -211,13 +211,16 @@ func (l *Lead) post(ctx context.Context, res workerResult) (dup bool, err error)
 		}
 		f[outbox.FieldState] = LabelBlocked
 		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelBlocked}})
-	case res.exit == 0:
+	case succeeded(res):
 		text = fmt.Sprintf("Done: the Worker finished #%d.", res.issue)
 		f[outbox.FieldState] = LabelDone
 		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelDone}},
 			outbox.Op{Kind: outbox.OpClose, Issue: res.issue})
 	default:
 		text = fmt.Sprintf("The Worker for #%d failed (exit %d).", res.issue, res.exit)
+		if _, said := workerState(ev); said && res.fromRecord {
+			text = fmt.Sprintf("The Worker for #%d failed (its result line says State: %s).", res.issue, ev[outbox.FieldState])
+		}
 		f[outbox.FieldState] = LabelFailed
 		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
 	}
@@ -335,18 +338,24 @@ func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err
 		return false, err
 	}
 	last := atts[len(atts)-1]
-	rec, err := ReadAttemptResult(AttemptDir(l.logRoot, l.o.Role, issue, last))
+	spec := worker.Spec{Kind: l.kind(), ArtifactDir: AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
+	rec, err := ReadAttemptResult(spec.ArtifactDir)
 	if err != nil {
-		// None (the Worker was stopped, or died with its Lead), or torn:
-		// the Worker runs again.
-		return false, nil
+		// No exit recorded: the Worker was stopped, or died with its Lead
+		// (or just after it exited, before the Lead heard of it). Its own
+		// result line in its log still says it finished.
+		res, ok := resultFromLog(spec, issue, last)
+		if !ok {
+			return false, nil // the Worker runs again
+		}
+		dup, err := l.post(ctx, res)
+		return err == nil && !dup, err
 	}
 	res := workerResult{issue: issue, attempt: last, exit: rec.ExitCode, signal: rec.Signal, evidence: rec.Evidence,
 		session: rec.SessionID, usage: rec.Usage, fromRecord: true}
 	if res.evidence == nil {
 		// Recorded as it exited, before its Lead read its output: what it
 		// printed is read back from its stdout log.
-		spec := worker.Spec{Kind: l.kind(), ArtifactDir: AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
 		ev, summary, err := readEvidence(spec)
 		if err != nil {
 			return false, nil // unreadable logs: the Worker runs again

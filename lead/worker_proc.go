@@ -285,3 +285,51 @@ func usageOf(s worker.Summary) *UsageInfo {
 	u := s.Result.Usage
 	return &UsageInfo{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD}
 }
+
+// workerState reads the State a Worker printed as its result line
+// ("State: done" or "State: failed", state:done and state:failed too):
+// said reports that it printed one.
+func workerState(ev map[string]string) (done, said bool) {
+	switch strings.TrimPrefix(strings.TrimSpace(ev[outbox.FieldState]), "state:") {
+	case "done":
+		return true, true
+	case "failed":
+		return false, true
+	}
+	return false, false
+}
+
+// succeeded: the Worker's result line says done, or, without one, it
+// exited 0.
+func succeeded(res workerResult) bool {
+	if done, said := workerState(res.evidence); said {
+		return done
+	}
+	return res.exit == 0
+}
+
+// resultFromLog reads an attempt whose exit nobody recorded back from its
+// logs: finished only when its result line is there (an agent CLI's
+// result event, or the State line a command Worker prints last), which
+// then stands for the exit status that died with its Lead. ok is false
+// for a Worker that never got that far: it runs again.
+func resultFromLog(spec worker.Spec, issue int64, attempt int) (workerResult, bool) {
+	ev, summary, err := readEvidence(spec)
+	if err != nil {
+		return workerResult{}, false
+	}
+	res := workerResult{issue: issue, attempt: attempt, evidence: ev, session: summary.SessionID, usage: usageOf(summary), fromRecord: true}
+	if done, said := workerState(ev); said {
+		if !done {
+			res.exit = 1
+		}
+		return res, true
+	}
+	if r := summary.Result; r != nil && (spec.Kind == "claude" || spec.Kind == "codex") {
+		if r.Failed {
+			res.exit = 1
+		}
+		return res, true
+	}
+	return workerResult{}, false
+}
