@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "5bdb071d85ccbb11d5b6f717deb16b168cc6604aadbc0dd5f4c2e5f151deb39f"
+const generatedDigest = "90794c6e93da5c04e5800e6cee47c3df9f8dea2d0a418526afda2d9fdc566cb8"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -380,6 +380,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.status.steps", Other: "Steps:"},
 	{ID: "cli.status.summary", Other: "show the pipeline, heartbeat and leases of a ledger"},
 	{ID: "cli.status.team_problem", Other: "problem: {{.Problem}}"},
+	{ID: "cli.status.worker_silent", Other: "{{.Role}} #{{.Issue}} (attempt {{.Attempt}}): its Worker is {{.Health}}, silent for {{.Silent}}; restarted {{.Restarts}} times (daokit logs --role {{.Role}} --issue {{.Issue}})"},
 	{ID: "cli.takeover.default.pid", Other: "this command's pid"},
 	{ID: "cli.takeover.default.pipeline", Other: "the pipeline's"},
 	{ID: "cli.takeover.default.thread", Other: "takeover-<pid>"},
@@ -1564,6 +1565,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.status.steps", Other: "步骤："},
 	{ID: "cli.status.summary", Other: "显示账本的流水线、心跳与租约"},
 	{ID: "cli.status.team_problem", Other: "问题：{{.Problem}}"},
+	{ID: "cli.status.worker_silent", Other: "{{.Role}} #{{.Issue}}（第 {{.Attempt}} 次尝试）：Worker 状态为 {{.Health}}，已静默 {{.Silent}}；已重启 {{.Restarts}} 次（daokit logs --role {{.Role}} --issue {{.Issue}}）"},
 	{ID: "cli.takeover.default.pid", Other: "本命令的进程号"},
 	{ID: "cli.takeover.default.pipeline", Other: "流水线当前的值"},
 	{ID: "cli.takeover.default.thread", Other: "takeover-<进程号>"},
