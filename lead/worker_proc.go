@@ -59,6 +59,9 @@ const (
 	PlaceholderIssue = "{issue}"
 	PlaceholderRole  = "{role}"
 	PlaceholderRepo  = "{repo}"
+	// PlaceholderSession is the session of the issue's earlier attempt,
+	// in a role's resume command line.
+	PlaceholderSession = "{session}"
 )
 
 // workerStopGrace is the time between SIGTERM and SIGKILL when a Lead
@@ -67,16 +70,21 @@ const (
 const workerStopGrace = 2 * time.Second
 
 // workerArgv is the role's Worker command line for is, {repo} being the
-// folder the Worker works in (its worktree when it has one).
-func (l *Lead) workerArgv(is outbox.Issue, dir string) []string {
+// folder the Worker works in (its worktree when it has one); with a
+// session of an earlier attempt and a resume command line, that one.
+func (l *Lead) workerArgv(is outbox.Issue, dir, session string) []string {
 	argv := l.role.Worker
 	if len(argv) == 0 {
 		argv = l.o.WorkerArgv
+	}
+	if session != "" && len(l.role.Resume) > 0 {
+		argv = l.role.Resume
 	}
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		a = strings.ReplaceAll(a, PlaceholderIssue, strconv.FormatInt(is.ID, 10))
 		a = strings.ReplaceAll(a, PlaceholderRole, l.o.Role)
+		a = strings.ReplaceAll(a, PlaceholderSession, session)
 		out[i] = strings.ReplaceAll(a, PlaceholderRepo, dir)
 	}
 	return append(append([]string(nil), l.o.Guard...), out...)
@@ -131,7 +139,11 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 	if err != nil {
 		return err
 	}
-	argv := l.workerArgv(is, dir)
+	session := ""
+	if len(l.role.Resume) > 0 {
+		session = l.lastSession(is.ID, attempt)
+	}
+	argv := l.workerArgv(is, dir, session)
 	if len(argv) == 0 {
 		return fmt.Errorf("no worker command for role %s", l.o.Role)
 	}
@@ -332,4 +344,28 @@ func resultFromLog(spec worker.Spec, issue int64, attempt int) (workerResult, bo
 		return res, true
 	}
 	return workerResult{}, false
+}
+
+// lastSession is the session the newest attempt before attempt on issue
+// reported (its result record, else its log), "" when none did: the
+// next attempt of a role with a resume command goes on with it, in the
+// same worktree.
+func (l *Lead) lastSession(issue int64, attempt int) string {
+	atts, err := Attempts(l.logRoot, l.o.Role, issue)
+	if err != nil {
+		return ""
+	}
+	for i := len(atts) - 1; i >= 0; i-- {
+		if atts[i] >= attempt {
+			continue
+		}
+		dir := AttemptDir(l.logRoot, l.o.Role, issue, atts[i])
+		if rec, err := ReadAttemptResult(dir); err == nil && rec.SessionID != "" {
+			return rec.SessionID
+		}
+		if _, summary, err := readEvidence(worker.Spec{Kind: l.kind(), ArtifactDir: dir, ArtifactRoot: l.logRoot}); err == nil && summary.SessionID != "" {
+			return summary.SessionID
+		}
+	}
+	return ""
 }

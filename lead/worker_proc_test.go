@@ -145,3 +145,32 @@ func TestTwoWorkersOfOneRoleWorkInTwoWorktrees(t *testing.T) {
 		t.Errorf("the role's checkout changed:\n%s", out)
 	}
 }
+
+// An agent Worker (kind = "claude") stopped as STALE goes on with its
+// session: the next attempt runs the role's resume command line with
+// {session}, and its result's cost is posted.
+func TestRestartedAgentWorkerResumesItsSession(t *testing.T) {
+	trace := filepath.Join(t.TempDir(), "trace")
+	start := `echo '{"type":"system","subtype":"init","session_id":"sess-42"}'; exec sleep 600`
+	resume := `echo "resumed $1" >> "$2"; printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"session_id":"sess-42","result":"Tests: 4 passed\nState: done","total_cost_usd":0.25,"usage":{"input_tokens":100,"output_tokens":20}}'`
+	p := newProject(t, fmt.Sprintf("[roles.be]\nkind = \"claude\"\nworker = [\"sh\", \"-c\", %q]\nresume = [\"sh\", \"-c\", %q, \"sh\", \"{session}\", %q]\n",
+		start, resume, trace), 50*time.Millisecond)
+	l := p.lead("be", 1, func(o *Options) {
+		o.Liveness = Liveness{CheckInterval: 20 * time.Millisecond, WarningAfter: 200 * time.Millisecond, StaleAfter: 500 * time.Millisecond,
+			Restart: config.Restart{MaxRestarts: 2, Window: config.Duration(time.Minute),
+				BackoffBase: config.Duration(10 * time.Millisecond), BackoffCap: config.Duration(10 * time.Millisecond)}}
+	})
+	runLead(t, l)
+	id := p.file("agent job", "", "to:be")
+	p.waitFor("the issue closed", 30*time.Second, func() bool { return p.issue(id).Closed })
+	if data, _ := os.ReadFile(trace); string(data) != "resumed sess-42\n" {
+		t.Errorf("resume trace %q", data)
+	}
+	rec, err := ReadAttemptResult(AttemptDir(StatusDir(p.wf), "be", id, 2))
+	if err != nil || rec.SessionID != "sess-42" || rec.Usage == nil || rec.Usage.CostUSD != 0.25 || rec.Evidence[outbox.FieldTests] != "4 passed" {
+		t.Errorf("attempt 2's result %+v (usage %+v), %v", rec, rec.Usage, err)
+	}
+	if !hasText(p.comments(id), "session sess-42; 100 tokens in, 20 out, $0.2500") {
+		t.Errorf("the result does not give the session and cost: %v", p.comments(id))
+	}
+}

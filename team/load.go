@@ -35,6 +35,7 @@ type rawRole struct {
 	Worker    []string `toml:"worker"`
 	Accepts   bool     `toml:"accepts"`
 	Kind      string   `toml:"kind"`
+	Resume    []string `toml:"resume"`
 }
 
 type rawGroup struct {
@@ -113,7 +114,7 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 		if r.Kind != "" && !slices.Contains(WorkerKinds(), r.Kind) {
 			add(&Error{Code: CodeKind, Key: "roles." + name + ".kind", Value: strconv.Quote(r.Kind), Want: strings.Join(WorkerKinds(), ", ")})
 		}
-		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind}
+		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume}
 		w.Names = append(w.Names, name)
 	}
 	sort.Strings(w.Names)

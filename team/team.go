@@ -58,6 +58,11 @@ type Role struct {
 	// lines, the default), "claude" or "codex" (their JSON streams: the
 	// session and the cost are kept with the attempt's result).
 	Kind string
+	// Resume is the Worker's command line when it goes on with the
+	// session an earlier attempt on the issue reported (an agent CLI's
+	// resume): the worker's placeholders and {session}. Empty: every
+	// attempt starts afresh.
+	Resume []string
 }
 
 // WorkerKinds are the values a role's kind may take.
