@@ -10,18 +10,19 @@ import (
 	"github.com/daokit/daokit/gitwork"
 )
 
-// WorktreesDir is the folder, in the outbox root, that holds the Workers'
-// worktrees: <outbox root>/worktrees/team/<role>/<issue>, beside the
-// controller's own step worktrees (<root>/worktrees/<task>/…; "team" is
-// the Leads' task id) and outside the outbox's folder, which the guard
-// makes read-only for Workers.
+// WorktreesDir is the folder, in the outbox root, that holds role's
+// Workers' worktrees (<outbox root>/team-worktrees/<role>/<issue>):
+// outside the outbox's folder, which the guard makes read-only for
+// Workers, and apart from the controller's step worktrees (and their
+// branch prefix), whose prune must not take a worktree a Worker is in.
 func WorktreesDir(outboxRoot, role string) string {
-	return filepath.Join(outboxRoot, "worktrees", "team", role)
+	return filepath.Join(outboxRoot, "team-worktrees", role)
 }
 
-// WorktreeBranch is the branch of role's Worktree for issue.
+// WorktreeBranch is the branch of role's worktree for issue
+// (daokit-team/<role>/<issue>).
 func WorktreeBranch(role string, issue int64) string {
-	return gitwork.BranchName("daokit", "team", role, strconv.FormatInt(issue, 10))
+	return "daokit-team/" + role + "/" + strconv.FormatInt(issue, 10)
 }
 
 // workDir is where the Worker of issue runs: its own git worktree of the
@@ -46,7 +47,7 @@ func (l *Lead) workDir(ctx context.Context, issue int64) (dir, tree string, err 
 		return "", "", err
 	}
 	root := WorktreesDir(l.o.Workflow.Dir, l.o.Role)
-	ignoreAll(filepath.Dir(filepath.Dir(root)))
+	ignoreAll(filepath.Dir(root))
 	// One git at a time on the repository: two Workers starting at once
 	// would race for its worktree list.
 	l.gitMu.Lock()
