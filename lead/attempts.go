@@ -67,6 +67,9 @@ type AttemptResult struct {
 	// SessionID, Usage: what an agent CLI reported (worker.Summary).
 	SessionID string     `json:"session_id,omitempty"`
 	Usage     *UsageInfo `json:"usage,omitempty"`
+	// Commit is the commit the Lead made of what the Worker left
+	// uncommitted in its worktree ("" none, or no worktree).
+	Commit string `json:"commit,omitempty"`
 	// StdoutBytes, StderrBytes are the logs' lengths at the end.
 	StdoutBytes int64     `json:"stdout_bytes"`
 	StderrBytes int64     `json:"stderr_bytes"`

@@ -256,6 +256,12 @@ func (l *Lead) attemptNote(res workerResult) string {
 	if res.fromRecord {
 		s += " (read back from its result record after the Lead restarted)"
 	}
+	if res.tree != "" {
+		s += "; its work is on branch " + WorktreeBranch(l.o.Role, res.issue)
+		if res.commit != "" {
+			s += " (committed " + shortCommit(res.commit) + ")"
+		}
+	}
 	if res.session != "" {
 		s += "; session " + res.session
 	}
@@ -348,6 +354,8 @@ func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err
 		if !ok {
 			return false, nil // the Worker runs again
 		}
+		res.tree = l.issueTree(issue)
+		res.commit = l.commitWork(issue, last, res.tree)
 		dup, err := l.post(ctx, res)
 		return err == nil && !dup, err
 	}
@@ -361,6 +369,11 @@ func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err
 			return false, nil // unreadable logs: the Worker runs again
 		}
 		res.evidence, res.session, res.usage = ev, summary.SessionID, usageOf(summary)
+	}
+	res.tree, res.commit = l.issueTree(issue), rec.Commit
+	if rec.Evidence == nil {
+		// Its Lead died before it committed the Worker's work.
+		res.commit = l.commitWork(issue, last, res.tree)
 	}
 	dup, err := l.post(ctx, res)
 	return err == nil && !dup, err
@@ -381,4 +394,12 @@ func (l *Lead) lastBlockers(ctx context.Context, id int64) ([]int64, error) {
 		}
 	}
 	return nil, nil
+}
+
+// shortCommit is a commit id as git abbreviates it by default.
+func shortCommit(id string) string {
+	if len(id) > 7 {
+		return id[:7]
+	}
+	return id
 }

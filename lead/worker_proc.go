@@ -5,11 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
+	"github.com/daokit/daokit/gitwork"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
@@ -52,6 +54,9 @@ type workerResult struct {
 	fromRecord bool
 	// hung: err says the Worker was stopped as STALE too often.
 	hung bool
+	// tree is the issue's worktree ("" none); commit the commit of what
+	// the Worker left uncommitted there.
+	tree, commit string
 }
 
 // Placeholders of a role's worker command line.
@@ -213,14 +218,15 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 // again. The result is then handed to the Lead's loop.
 func (l *Lead) collect(w *workerRun, spec worker.Spec) {
 	res := w.proc.Wait()
-	out := workerResult{issue: w.issue, attempt: w.attempt, exit: res.ExitCode, signal: res.SignalName(), stopped: res.Stopped}
+	out := workerResult{issue: w.issue, attempt: w.attempt, exit: res.ExitCode, signal: res.SignalName(), stopped: res.Stopped, tree: w.tree}
 	ev, summary, err := readEvidence(spec)
 	out.evidence, out.session, out.usage = ev, summary.SessionID, usageOf(summary)
 	if err == nil && res.Stopped == transcript.StopNone {
+		out.commit = l.commitWork(w.issue, w.attempt, w.tree)
 		// Now with what it printed, and on disk for good before it is
 		// posted.
 		rec := AttemptResult{Role: l.o.Role, Issue: w.issue, Attempt: w.attempt, PID: res.PID, ExitCode: res.ExitCode,
-			Signal: out.signal, Evidence: ev, SessionID: out.session, Usage: out.usage,
+			Signal: out.signal, Evidence: ev, SessionID: out.session, Usage: out.usage, Commit: out.commit,
 			StdoutBytes: res.Stats.StdoutLogBytes, StderrBytes: res.Stats.StderrLogBytes, Time: now()}
 		if werr := WriteAttemptResult(spec.ArtifactDir, rec, true); werr != nil {
 			fmt.Fprintf(os.Stderr, "lead %s: record the result of #%d attempt %d: %v\n", l.o.Role, w.issue, w.attempt, werr)
@@ -368,4 +374,39 @@ func (l *Lead) lastSession(issue int64, attempt int) string {
 		}
 	}
 	return ""
+}
+
+// commitWork commits what a Worker that exited on its own left
+// uncommitted in its worktree onto the issue's branch, so that its work
+// is on the branch whatever becomes of the folder (the next attempt on
+// the issue goes on from it); "" when there was nothing, no worktree, or
+// git failed (the work then stays in the folder, as it was).
+func (l *Lead) commitWork(issue int64, attempt int, tree string) string {
+	if tree == "" {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), commitTimeout)
+	defer cancel()
+	msg := fmt.Sprintf("%s #%d (attempt %d): the work its Worker left", l.o.Role, issue, attempt)
+	l.gitMu.Lock()
+	commit, err := gitwork.CommitWork(ctx, tree, msg, gitwork.Author{})
+	l.gitMu.Unlock()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "lead %s: commit the work of #%d attempt %d: %v\n", l.o.Role, issue, attempt, err)
+		return ""
+	}
+	return commit
+}
+
+// commitTimeout bounds the commit of a Worker's work.
+const commitTimeout = time.Minute
+
+// issueTree is issue's worktree when it has one (for a result read back
+// by a Lead that did not start its Worker).
+func (l *Lead) issueTree(issue int64) string {
+	p := filepath.Join(WorktreesDir(l.o.Workflow.Dir, l.o.Role), strconv.FormatInt(issue, 10))
+	if _, err := os.Stat(filepath.Join(p, ".git")); err != nil {
+		return ""
+	}
+	return p
 }

@@ -119,7 +119,7 @@ func TestTwoWorkersOfOneRoleWorkInTwoWorktrees(t *testing.T) {
 
 	l := p.lead("be", 2, nil)
 	runLead(t, l)
-	a := p.file("one", "Sim: pwd\nSim: sleep 500ms", "to:be")
+	a := p.file("one", "Sim: write made-by-worker.txt\nSim: pwd\nSim: sleep 500ms", "to:be")
 	b := p.file("two", "Sim: pwd\nSim: sleep 500ms", "to:be")
 	p.waitFor("both running at once", 20*time.Second, func() bool {
 		s := l.Snapshot(t.Context())
@@ -143,6 +143,20 @@ func TestTwoWorkersOfOneRoleWorkInTwoWorktrees(t *testing.T) {
 	}
 	if out := git("status", "--porcelain"); out != "" {
 		t.Errorf("the role's checkout changed:\n%s", out)
+	}
+	// What the Worker left uncommitted is committed on its issue's
+	// branch, and the result says where.
+	if out := git("show", WorktreeBranch("be", a)+":made-by-worker.txt"); out != "written by a worker\n" {
+		t.Errorf("the branch holds %q", out)
+	}
+	if out := git("log", "--format=%s", "-1", WorktreeBranch("be", a)); out != fmt.Sprintf("be #%d (attempt 1): the work its Worker left\n", a) {
+		t.Errorf("the branch's last commit is %q", out)
+	}
+	if !hasText(p.comments(a), "its work is on branch "+WorktreeBranch("be", a)+" (committed ") {
+		t.Errorf("the result does not name the branch: %v", p.comments(a))
+	}
+	if out := git("log", "--format=%s", "-1", WorktreeBranch("be", b)); out != "first\n" {
+		t.Errorf("a Worker that left nothing got a commit: %q", out)
 	}
 }
 
