@@ -49,7 +49,7 @@ var allowed = map[string][]string{
 	"outbox":     {"i18n", "ledger"},
 	"team":       {"config", "i18n", "ledger"},
 	"workflow":   {"internal/proc", "config", "vocab", "i18n", "ledger"},
-	"lead":       {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "liveness", "vocab", "config", "i18n", "ledger"},
+	"lead":       {"internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "liveness", "config", "backoff", "vocab", "i18n", "ledger"},
 	"controller": {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "worker", "worker/transcript", "gitwork", "outbox", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork (which runs git read-only
 	// through internal/proc), words workflow verdicts and

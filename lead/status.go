@@ -27,8 +27,34 @@ type Status struct {
 	GroupFull bool `json:"group_full,omitempty"`
 	// Memory are the files of the accepted decisions the Lead gives its
 	// Workers, newest first (its context from the project memory).
-	Memory []string  `json:"memory,omitempty"`
-	Time   time.Time `json:"time"`
+	Memory []string `json:"memory,omitempty"`
+	// Workers are the running Workers and those waiting for a restart,
+	// by issue.
+	Workers []WorkerStatus `json:"workers,omitempty"`
+	Time    time.Time      `json:"time"`
+}
+
+// WorkerStatus is one Worker as its Lead last saw it.
+type WorkerStatus struct {
+	Issue   int64 `json:"issue"`
+	Attempt int   `json:"attempt"`
+	PID     int   `json:"pid,omitempty"`
+	// Health is HealthActive, HealthWarning or HealthStale (stopped, to
+	// be started again), by its silence (SilentMS) against daokit.toml's
+	// [heartbeat] bounds.
+	Health   string `json:"health"`
+	SilentMS int64  `json:"silent_ms"`
+	// Restarts counts its restarts within the [restart] window;
+	// RestartAt is when the next attempt starts while it waits for it
+	// (Attempt is then the one stopped, PID 0).
+	Restarts  int       `json:"restarts,omitempty"`
+	RestartAt time.Time `json:"restart_at,omitzero"`
+	// Logs is the attempt's folder (stdout.log, stderr.log; read with
+	// daokit logs --role R --issue N); Worktree its git worktree ("": the
+	// role's folder).
+	Logs     string    `json:"logs,omitempty"`
+	Worktree string    `json:"worktree,omitempty"`
+	Started  time.Time `json:"started,omitzero"`
 }
 
 // StatusPath is where role's Lead publishes its Status.
@@ -58,6 +84,17 @@ func (l *Lead) Snapshot(ctx context.Context) Status {
 	if s.Running == nil {
 		s.Running = []int64{}
 	}
+	at := time.Now()
+	for id, w := range l.running {
+		s.Workers = append(s.Workers, WorkerStatus{Issue: id, Attempt: w.attempt, PID: w.proc.PID(), Health: w.health,
+			SilentMS: at.Sub(w.proc.LastActivity()).Milliseconds(), Restarts: len(l.restarts[id]), Logs: w.dir,
+			Worktree: w.tree, Started: w.started.UTC()})
+	}
+	for id, r := range l.pending {
+		s.Workers = append(s.Workers, WorkerStatus{Issue: id, Attempt: r.attempt, Health: HealthStale, Restarts: len(l.restarts[id]),
+			RestartAt: r.at.UTC(), Logs: AttemptDir(l.logRoot, l.o.Role, id, r.attempt)})
+	}
+	slices.SortFunc(s.Workers, func(a, b WorkerStatus) int { return int(a.Issue - b.Issue) })
 	for id, deps := range l.blocked {
 		s.Blocked["#"+itoa(id)] = deps
 	}

@@ -33,6 +33,9 @@ const (
 	CodeCap Code = "WORKFLOW_CAP"
 	// CodeBackend: an outbox backend V1 does not have (Value).
 	CodeBackend Code = "WORKFLOW_BACKEND"
+	// CodeKind: a role's Worker kind daokit cannot read (Value, Want =
+	// the kinds it can).
+	CodeKind Code = "WORKFLOW_KIND"
 )
 
 // Error is one problem of workflow.toml (or of daokit.toml's hard caps

@@ -87,6 +87,7 @@ func TestOneClearMessageEach(t *testing.T) {
 		{"unknown key", "[roles.a]\nrole_rep = \"x\"\n", CodeUnknownKey, "unknown setting roles.a.role_rep", "未知设置"},
 		{"no roles", "", CodeNoRoles, "no roles", "没有任何角色"},
 		{"backend", "[outbox]\nbackend = \"redis\"\n[roles.a]\n", CodeBackend, "unknown outbox backend", "未知的 outbox 后端"},
+		{"kind", "[roles.a]\nkind = \"gemini\"\n", CodeKind, "unknown Worker kind", "未知的 Worker 类型"},
 		{"syntax", "[roles.a\n", CodeSyntax, "not a valid workflow file", "不是有效的"},
 	}
 	zh := i18n.MustNew(i18n.Chinese)

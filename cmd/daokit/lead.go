@@ -48,7 +48,7 @@ func newLeadCmd(a *app) *cobra.Command {
 		}
 		o := lead.Options{Role: *role, Workflow: env.wf, HardCap: env.cfg.Team.HardCap(*role), Backend: ob,
 			WorkerArgv: []string{a.self, "lead", "sim-worker", "--issue", lead.PlaceholderIssue},
-			StatusDir:  lead.StatusDir(env.wf)}
+			StatusDir:  lead.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg)}
 		if lead.GuardSupported && !*noGuard {
 			o.Guard = lead.GuardArgv(a.self, env.wf)
 		}

@@ -119,6 +119,15 @@ func (a *app) printRoles(ts teamStatus) {
 	writeTable(w, "  ", []string{a.t("cli.status.col.role"), a.t("cli.status.col.lead"), a.t("cli.status.col.lag"),
 		a.t("cli.status.col.claimed"), a.t("cli.status.col.running"), a.t("cli.status.col.queued"), a.t("cli.status.col.blocked")}, rows)
 	for _, v := range ts.views {
+		for _, wk := range v.Workers {
+			if wk.Health == lead.HealthWarning || wk.Health == lead.HealthStale {
+				// A Worker silent past the heartbeat's bounds: STALE ones
+				// are stopped and started again (RestartAt).
+				fmt.Fprintln(w, "  "+a.t("cli.status.worker_silent", "Role", v.Role, "Issue", wk.Issue, "Attempt", wk.Attempt,
+					"Health", a.t("cli.status.lead."+strings.ToLower(wk.Health)), "Silent", (time.Duration(wk.SilentMS)*time.Millisecond).Round(time.Second).String(),
+					"Restarts", wk.Restarts))
+			}
+		}
 		if v.Health == lead.HealthDown && v.LastExit != nil {
 			fmt.Fprintln(w, "  "+a.t("cli.status.lead_exit", "Role", v.Role, "Reason", v.LastExit.Text(a.t)))
 		}
