@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -79,7 +80,7 @@ func TestTeamDrillWorkersRunOnce(t *testing.T) {
 			controllerKills++
 			continue
 		}
-		st, err := lead.ReadStatus(lead.StatusDir(wf), fmt.Sprintf("r%d", rng.IntN(roles)))
+		st, err := roster.ReadStatus(roster.StatusDir(wf), fmt.Sprintf("r%d", rng.IntN(roles)))
 		if err == nil && st.PID > 0 && syscall.Kill(st.PID, syscall.SIGKILL) == nil {
 			leadKills++
 		}
@@ -89,13 +90,13 @@ func TestTeamDrillWorkersRunOnce(t *testing.T) {
 	repeated, rerun := 0, 0
 	for i, id := range ids {
 		role := fmt.Sprintf("r%d", i%roles)
-		atts, err := lead.Attempts(lead.StatusDir(wf), role, id)
+		atts, err := lead.Attempts(roster.StatusDir(wf), role, id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		finished := 0
 		for _, a := range atts {
-			out, _ := os.ReadFile(filepath.Join(lead.AttemptDir(lead.StatusDir(wf), role, id, a), "stdout.log"))
+			out, _ := os.ReadFile(filepath.Join(lead.AttemptDir(roster.StatusDir(wf), role, id, a), "stdout.log"))
 			done := strings.Contains(string(out), "State: done\n")
 			if finished > 0 {
 				repeated++

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -111,7 +112,7 @@ func TestDrillWorkersRunOnce(t *testing.T) {
 	for _, id := range ids {
 		n := started[fmt.Sprint(id)]
 		starts += n
-		atts, err := Attempts(StatusDir(p.wf), fmt.Sprintf("r%d", (id-1)%roles), id)
+		atts, err := Attempts(roster.StatusDir(p.wf), fmt.Sprintf("r%d", (id-1)%roles), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -122,7 +123,7 @@ func TestDrillWorkersRunOnce(t *testing.T) {
 		}
 		finished := 0
 		for _, a := range atts {
-			out, _ := os.ReadFile(filepath.Join(AttemptDir(StatusDir(p.wf), fmt.Sprintf("r%d", (id-1)%roles), id, a), "stdout.log"))
+			out, _ := os.ReadFile(filepath.Join(AttemptDir(roster.StatusDir(p.wf), fmt.Sprintf("r%d", (id-1)%roles), id, a), "stdout.log"))
 			if strings.Contains(string(out), "State: done\n") {
 				finished++
 			} else if finished == 0 {
@@ -137,7 +138,7 @@ func TestDrillWorkersRunOnce(t *testing.T) {
 			t.Errorf("#%d: no Worker finished (attempts %v)", id, atts)
 		}
 		is := p.issue(id)
-		if !is.Closed || !is.HasLabel(LabelDone) {
+		if !is.Closed || !is.HasLabel(roster.LabelDone) {
 			t.Errorf("#%d: %v", id, is.Labels)
 		}
 		done := 0

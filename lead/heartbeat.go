@@ -6,6 +6,7 @@ import (
 
 	"github.com/daokit/daokit/backoff"
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker/transcript"
 )
@@ -54,7 +55,7 @@ func (v Liveness) withDefaults() Liveness {
 }
 
 // HealthActive is a Worker that spoke within WarningAfter; a silent one
-// is HealthWarning, then HealthStale (the words of the Lead's own health
+// is roster.HealthWarning, then roster.HealthStale (the words of the Lead's own health
 // and of vocab's, as a controller step's).
 const HealthActive = string(vocab.HealthActive)
 
@@ -62,9 +63,9 @@ const HealthActive = string(vocab.HealthActive)
 func (v Liveness) healthOf(silent time.Duration) string {
 	switch {
 	case silent >= v.StaleAfter:
-		return HealthStale
+		return roster.HealthStale
 	case silent >= v.WarningAfter:
-		return HealthWarning
+		return roster.HealthWarning
 	}
 	return HealthActive
 }
@@ -83,7 +84,7 @@ func (l *Lead) checkWorkers(now time.Time) bool {
 		}
 		changed = true
 		w.health = h
-		if h == HealthStale {
+		if h == roster.HealthStale {
 			w.hung = true
 			w.proc.Stop(transcript.StopHung)
 		}
@@ -138,7 +139,7 @@ func (l *Lead) restartDue(ctx context.Context, now time.Time) error {
 		l.mu.Lock()
 		delete(l.pending, id)
 		l.mu.Unlock()
-		if err != nil || is.Closed || is.Assignee != l.actor || !is.HasLabel(LabelRunning) {
+		if err != nil || is.Closed || is.Assignee != l.actor || !is.HasLabel(roster.LabelRunning) {
 			continue
 		}
 		if err := l.startWorker(ctx, is); err != nil {

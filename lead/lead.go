@@ -9,32 +9,11 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/internal/proc"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/worker/transcript"
 )
-
-// Actor is the outbox identity of role's Lead (its assignee name, the
-// author of its comments and the name of its cursor).
-func Actor(role string) string { return "lead:" + role }
-
-// IsLead reports whether an outbox actor is a Lead.
-func IsLead(actor string) bool { return len(actor) > 5 && actor[:5] == "lead:" }
-
-// The labels a Lead manages.
-const (
-	LabelQueued   = "state:queued"
-	LabelRunning  = "state:running"
-	LabelBlocked  = "state:blocked"
-	LabelDone     = "state:done"
-	LabelFailed   = "state:failed"
-	LabelReview   = "state:review"
-	LabelAccepted = "decision:accepted"
-	LabelNeeded   = "decision:needed"
-)
-
-// To is the label that addresses an issue to role.
-func To(role string) string { return "to:" + role }
 
 // Options configure a Lead.
 type Options struct {
@@ -121,20 +100,20 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 	if o.HardCap <= 0 {
 		o.HardCap = 1
 	}
-	l := &Lead{o: o, actor: Actor(o.Role), role: r, limit: o.Workflow.Limit(o.Role, o.HardCap), ob: o.Backend,
+	l := &Lead{o: o, actor: roster.Actor(o.Role), role: r, limit: o.Workflow.Limit(o.Role, o.HardCap), ob: o.Backend,
 		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, toMe: map[int64]bool{}, resultCh: make(chan struct{}, 1),
 		pending: map[int64]restart{}, restarts: map[int64][]time.Time{}, live: o.Liveness.withDefaults(),
 		logRoot: o.StatusDir, memory: memoryCache{}}
 	if l.logRoot == "" {
-		l.logRoot = StatusDir(o.Workflow)
+		l.logRoot = roster.StatusDir(o.Workflow)
 	}
 	if w := MemoryWriter(o.Workflow); w != "" {
-		l.memoryWriter = Actor(w)
+		l.memoryWriter = roster.Actor(w)
 	}
 	for _, g := range o.Workflow.SharedGroups(o.Role) {
-		lim := outbox.Limit{Label: LabelRunning, Max: g.MaxConcurrent}
+		lim := outbox.Limit{Label: roster.LabelRunning, Max: g.MaxConcurrent}
 		for _, r := range g.Roles {
-			lim.Assignees = append(lim.Assignees, Actor(r))
+			lim.Assignees = append(lim.Assignees, roster.Actor(r))
 		}
 		l.groupLimits = append(l.groupLimits, lim)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -67,7 +68,7 @@ func runLeadProcess(dir, role string) int {
 		return 2
 	}
 	defer ob.Close()
-	l, err := New(ctx, Options{Role: role, Workflow: wf, HardCap: 2, Backend: ob, WorkerArgv: testWorkerArgv(), StatusDir: StatusDir(wf)})
+	l, err := New(ctx, Options{Role: role, Workflow: wf, HardCap: 2, Backend: ob, WorkerArgv: testWorkerArgv(), StatusDir: roster.StatusDir(wf)})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -51,7 +52,7 @@ func (p *onceProject) startLead() *exec.Cmd {
 // returned func unlocks the outbox.
 func (p *onceProject) finishWorkerUnposted(id int64) (unlock func()) {
 	t := p.t
-	p.waitFor("the Worker running", 20*time.Second, func() bool { return p.issue(id).HasLabel(LabelRunning) })
+	p.waitFor("the Worker running", 20*time.Second, func() bool { return p.issue(id).HasLabel(roster.LabelRunning) })
 	db, err := sql.Open("sqlite", "file:"+p.wf.DBPath()+"?_pragma=busy_timeout(10000)")
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func (p *onceProject) finishWorkerUnposted(id int64) (unlock func()) {
 	if err := os.WriteFile(p.fifo, []byte("go\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dir := AttemptDir(StatusDir(p.wf), "be", id, 1)
+	dir := AttemptDir(roster.StatusDir(p.wf), "be", id, 1)
 	p.waitFor("the result recorded", 20*time.Second, func() bool {
 		r, err := ReadAttemptResult(dir)
 		return err == nil && r.Evidence[outbox.FieldTests] == "once"
@@ -107,11 +108,11 @@ func TestWorkerFinishedBeforeLeadKillIsNotRunAgain(t *testing.T) {
 	if n := p.runs(); n != 1 {
 		t.Errorf("the Worker ran %d times", n)
 	}
-	if atts, _ := Attempts(StatusDir(p.wf), "be", id); len(atts) != 1 {
+	if atts, _ := Attempts(roster.StatusDir(p.wf), "be", id); len(atts) != 1 {
 		t.Errorf("attempts %v, want [1]", atts)
 	}
-	f := fieldsOf(p.comments(id), Actor("be"))
-	if last := f[len(f)-1]; last[outbox.FieldTests] != "once" || last[outbox.FieldState] != LabelDone {
+	f := fieldsOf(p.comments(id), roster.Actor("be"))
+	if last := f[len(f)-1]; last[outbox.FieldTests] != "once" || last[outbox.FieldState] != roster.LabelDone {
 		t.Errorf("posted %v", last)
 	}
 	if !hasText(p.comments(id), "read back from its result record") {
@@ -137,8 +138,8 @@ func TestLeadSIGTERMKeepsFinishedResults(t *testing.T) {
 	if n := p.runs(); n != 1 {
 		t.Errorf("the Worker ran %d times", n)
 	}
-	f := fieldsOf(p.comments(id), Actor("be"))
-	if last := f[len(f)-1]; last[outbox.FieldTests] != "once" || last[outbox.FieldState] != LabelDone {
+	f := fieldsOf(p.comments(id), roster.Actor("be"))
+	if last := f[len(f)-1]; last[outbox.FieldTests] != "once" || last[outbox.FieldState] != roster.LabelDone {
 		t.Errorf("posted %v", last)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
@@ -84,8 +85,8 @@ func (l *Lead) dispatch(ctx context.Context) error {
 			continue
 		}
 		res, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Limits: l.groupLimits, Ops: []outbox.Op{
-			{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelQueued}},
-			{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelRunning}},
+			{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{roster.LabelQueued}},
+			{Kind: outbox.OpLabel, Issue: id, Labels: []string{roster.LabelRunning}},
 		}})
 		if err != nil {
 			return err
@@ -173,7 +174,7 @@ func (l *Lead) post(ctx context.Context, res workerResult) (dup bool, err error)
 		outbox.FieldTests:     orNA(ev[outbox.FieldTests]),
 		outbox.FieldBlockedBy: ev[outbox.FieldBlockedBy],
 	}
-	unlabel := []string{LabelRunning}
+	unlabel := []string{roster.LabelRunning}
 	var ops []outbox.Op
 	var text string
 	var blockedBy, acceptable []int64
@@ -186,43 +187,43 @@ func (l *Lead) post(ctx context.Context, res workerResult) (dup bool, err error)
 	switch {
 	case res.err != nil && res.hung:
 		text = fmt.Sprintf("The Worker for #%d was stopped: %v.", res.issue, res.err)
-		f[outbox.FieldState] = LabelFailed
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+		f[outbox.FieldState] = roster.LabelFailed
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	case res.err != nil:
 		text = fmt.Sprintf("The Worker for #%d could not start: %v", res.issue, res.err)
-		f[outbox.FieldState] = LabelFailed
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+		f[outbox.FieldState] = roster.LabelFailed
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	case ev[outbox.FieldBreaking] != "":
 		text = fmt.Sprintf("The Worker proposes a breaking interface change (%s): not merged; a decision is needed (contracts + Accepted Gate).", ev[outbox.FieldBreaking])
-		f[outbox.FieldBreaking], f[outbox.FieldState] = ev[outbox.FieldBreaking], LabelReview
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelNeeded, LabelReview}})
+		f[outbox.FieldBreaking], f[outbox.FieldState] = ev[outbox.FieldBreaking], roster.LabelReview
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelNeeded, roster.LabelReview}})
 	case selfBlocked:
 		// Blocked by itself (or by what waits for it) is blocked forever:
 		// refused, and the issue fails so that a person sees it.
 		text = fmt.Sprintf("Refused: the Worker reported #%d blocked by itself (%s); an issue cannot wait for itself. It failed instead.",
 			res.issue, ev[outbox.FieldBlockedBy])
-		f[outbox.FieldState], f[outbox.FieldBlockedBy] = LabelFailed, ""
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+		f[outbox.FieldState], f[outbox.FieldBlockedBy] = roster.LabelFailed, ""
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	case ev[outbox.FieldBlockedBy] != "":
 		blockedBy = acceptable
 		text = fmt.Sprintf("The Worker stopped: blocked by %s.", ev[outbox.FieldBlockedBy])
 		if len(blockedBy) > 0 {
 			f[outbox.FieldBlockedBy] = outbox.FormatRefs(blockedBy)
 		}
-		f[outbox.FieldState] = LabelBlocked
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelBlocked}})
+		f[outbox.FieldState] = roster.LabelBlocked
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelBlocked}})
 	case succeeded(res):
 		text = fmt.Sprintf("Done: the Worker finished #%d.", res.issue)
-		f[outbox.FieldState] = LabelDone
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelDone}},
+		f[outbox.FieldState] = roster.LabelDone
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelDone}},
 			outbox.Op{Kind: outbox.OpClose, Issue: res.issue})
 	default:
 		text = fmt.Sprintf("The Worker for #%d failed (exit %d).", res.issue, res.exit)
 		if _, said := workerState(ev); said && res.fromRecord {
 			text = fmt.Sprintf("The Worker for #%d failed (its result line says State: %s).", res.issue, ev[outbox.FieldState])
 		}
-		f[outbox.FieldState] = LabelFailed
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+		f[outbox.FieldState] = roster.LabelFailed
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	}
 	if res.attempt > 0 {
 		text += "\n" + l.attemptNote(res)
@@ -289,7 +290,7 @@ func (l *Lead) Recover(ctx context.Context) error {
 	}
 	for _, is := range mine {
 		switch {
-		case is.HasLabel(LabelRunning):
+		case is.HasLabel(roster.LabelRunning):
 			posted, err := l.recoverResult(ctx, is.ID)
 			if err != nil {
 				return err
@@ -298,18 +299,18 @@ func (l *Lead) Recover(ctx context.Context) error {
 				continue
 			}
 			m := outbox.Mailbox{Text: fmt.Sprintf("Requeued: the Lead restarted while a Worker ran #%d.", is.ID),
-				Fields: map[string]string{outbox.FieldState: LabelQueued}}
+				Fields: map[string]string{outbox.FieldState: roster.LabelQueued}}
 			if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: []outbox.Op{
-				{Kind: outbox.OpUnlabel, Issue: is.ID, Labels: []string{LabelRunning}},
-				{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{LabelQueued}},
+				{Kind: outbox.OpUnlabel, Issue: is.ID, Labels: []string{roster.LabelRunning}},
+				{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{roster.LabelQueued}},
 				{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()},
 			}}); err != nil {
 				return err
 			}
 			l.enqueue(is.ID)
-		case is.HasLabel(LabelQueued):
+		case is.HasLabel(roster.LabelQueued):
 			l.enqueue(is.ID)
-		case is.HasLabel(LabelBlocked):
+		case is.HasLabel(roster.LabelBlocked):
 			deps, err := l.lastBlockers(ctx, is.ID)
 			if err != nil {
 				return err

@@ -30,7 +30,7 @@ type workerRun struct {
 	started time.Time
 	// blocked: stopped because its issue was blocked (no evidence).
 	blocked bool
-	// health is its heartbeat (HealthActive, HealthWarning, HealthStale);
+	// health is its heartbeat (HealthActive, roster.HealthWarning, roster.HealthStale);
 	// hung: stopped as STALE, to be started again.
 	health string
 	hung   bool

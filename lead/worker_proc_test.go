@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -25,7 +26,7 @@ worker = ["sh", "-c", "echo 'compiler says: no' >&2; echo working; echo 'Tests: 
 	id := p.file("build it", "", "to:be")
 	p.waitFor("the issue closed", 20*time.Second, func() bool { return p.issue(id).Closed })
 
-	dir := AttemptDir(StatusDir(p.wf), "be", id, 1)
+	dir := AttemptDir(roster.StatusDir(p.wf), "be", id, 1)
 	errLog, err := os.ReadFile(filepath.Join(dir, "stderr.log"))
 	if err != nil || !strings.Contains(string(errLog), "compiler says: no") {
 		t.Fatalf("stderr.log = %q, %v", errLog, err)
@@ -39,7 +40,7 @@ worker = ["sh", "-c", "echo 'compiler says: no' >&2; echo working; echo 'Tests: 
 		t.Errorf("result.json = %+v, %v", rec, err)
 	}
 	f := fieldsOf(p.comments(id), l.actor)
-	if last := f[len(f)-1]; last[outbox.FieldTests] != "2 passed" || last[outbox.FieldState] != LabelDone {
+	if last := f[len(f)-1]; last[outbox.FieldTests] != "2 passed" || last[outbox.FieldState] != roster.LabelDone {
 		t.Errorf("posted evidence %v", last)
 	}
 	if !hasText(p.comments(id), fmt.Sprintf("daokit logs --role be --issue %d --attempt 1", id)) {
@@ -53,7 +54,7 @@ worker = ["sh", "-c", "echo 'compiler says: no' >&2; echo working; echo 'Tests: 
 func TestHungWorkerIsWarnedThenStaleAndRestarted(t *testing.T) {
 	p := newProject(t, "[roles.be]\n", 50*time.Millisecond)
 	l := p.lead("be", 1, func(o *Options) {
-		o.StatusDir = StatusDir(p.wf)
+		o.StatusDir = roster.StatusDir(p.wf)
 		o.Liveness = Liveness{CheckInterval: 20 * time.Millisecond, WarningAfter: 300 * time.Millisecond, StaleAfter: 1200 * time.Millisecond,
 			Restart: config.Restart{MaxRestarts: 1, Window: config.Duration(time.Minute),
 				BackoffBase: config.Duration(time.Second), BackoffCap: config.Duration(time.Second)}}
@@ -62,7 +63,7 @@ func TestHungWorkerIsWarnedThenStaleAndRestarted(t *testing.T) {
 	id := p.file("hang", "Sim: hang 600s", "to:be")
 
 	health := func(attempt int) string {
-		st, err := ReadStatus(StatusDir(p.wf), "be")
+		st, err := roster.ReadStatus(roster.StatusDir(p.wf), "be")
 		if err != nil {
 			return ""
 		}
@@ -75,15 +76,15 @@ func TestHungWorkerIsWarnedThenStaleAndRestarted(t *testing.T) {
 	}
 	// Attempt 1 stays STALE in the Status while it waits for its restart
 	// (the backoff); attempt 2's STALE ends the issue at once.
-	p.waitFor("attempt 1 WARNING", 20*time.Second, func() bool { return health(1) == HealthWarning })
-	p.waitFor("attempt 1 STALE", 20*time.Second, func() bool { return health(1) == HealthStale })
-	p.waitFor("attempt 2 running", 20*time.Second, func() bool { return health(2) == HealthActive || health(2) == HealthWarning })
-	p.waitFor("the issue failed", 20*time.Second, func() bool { return p.issue(id).HasLabel(LabelFailed) })
+	p.waitFor("attempt 1 WARNING", 20*time.Second, func() bool { return health(1) == roster.HealthWarning })
+	p.waitFor("attempt 1 STALE", 20*time.Second, func() bool { return health(1) == roster.HealthStale })
+	p.waitFor("attempt 2 running", 20*time.Second, func() bool { return health(2) == HealthActive || health(2) == roster.HealthWarning })
+	p.waitFor("the issue failed", 20*time.Second, func() bool { return p.issue(id).HasLabel(roster.LabelFailed) })
 	if !hasText(p.comments(id), "(STALE) 2 times; the restart limit") {
 		t.Errorf("the failure does not name the restart limit: %v", p.comments(id))
 	}
 	for a := 1; a <= 2; a++ {
-		dir := AttemptDir(StatusDir(p.wf), "be", id, a)
+		dir := AttemptDir(roster.StatusDir(p.wf), "be", id, a)
 		if _, err := ReadAttemptResult(dir); err == nil {
 			t.Errorf("attempt %d, stopped as STALE, has a result record", a)
 		}
@@ -91,7 +92,7 @@ func TestHungWorkerIsWarnedThenStaleAndRestarted(t *testing.T) {
 			t.Errorf("attempt %d's log = %q", a, out)
 		}
 	}
-	if atts, _ := Attempts(StatusDir(p.wf), "be", id); len(atts) != 2 {
+	if atts, _ := Attempts(roster.StatusDir(p.wf), "be", id); len(atts) != 2 {
 		t.Errorf("attempts %v, want 2 (one restart allowed)", atts)
 	}
 }
@@ -180,7 +181,7 @@ func TestRestartedAgentWorkerResumesItsSession(t *testing.T) {
 	if data, _ := os.ReadFile(trace); string(data) != "resumed sess-42\n" {
 		t.Errorf("resume trace %q", data)
 	}
-	rec, err := ReadAttemptResult(AttemptDir(StatusDir(p.wf), "be", id, 2))
+	rec, err := ReadAttemptResult(AttemptDir(roster.StatusDir(p.wf), "be", id, 2))
 	if err != nil || rec.SessionID != "sess-42" || rec.Usage == nil || rec.Usage.CostUSD != 0.25 || rec.Evidence[outbox.FieldTests] != "4 passed" {
 		t.Errorf("attempt 2's result %+v (usage %+v), %v", rec, rec.Usage, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/worker"
 	"github.com/spf13/cobra"
@@ -86,7 +87,7 @@ func (a *app) workerLog(root, role string, issue int64, attempt int, name string
 	if _, ok := env.wf.Roles[role]; !ok {
 		return failf("E_LOGS", a.t("cli.outbox.error.role", "Role", role))
 	}
-	dir := lead.StatusDir(env.wf)
+	dir := roster.StatusDir(env.wf)
 	what := role + " #" + strconv.FormatInt(issue, 10)
 	if attempt <= 0 {
 		atts, err := lead.Attempts(dir, role, issue)

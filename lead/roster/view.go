@@ -1,4 +1,4 @@
-package lead
+package roster
 
 import (
 	"context"
@@ -72,7 +72,7 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		switch {
 		case err == nil:
 			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull, v.Memory = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull, st.Memory
-			if alive(st.PID) {
+			if liveness.ProcessAlive(st.PID) {
 				v.Workers = st.Workers
 			}
 			age := now.Sub(st.Time)
