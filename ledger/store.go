@@ -212,12 +212,24 @@ func (s *Store) Close() error {
 // per foreign version), unless that save holds another run that has
 // ended, or nothing readable (a torn save), which is replaced with a
 // FOREIGN_PIPELINE_REPLACED event.
+//
+// On a root the Python tool resumes from checkpoints (a non-empty
+// state/checkpoints.jsonl) the write also appends the checkpoint and
+// snapshot lines its save_state would, labelled NodeDaokitController;
+// see WritePipelineNode.
 func (s *Store) WritePipeline(p PipelineState) (PipelineState, error) {
+	return s.WritePipelineNode(p, NodeDaokitController)
+}
+
+// WritePipelineNode is WritePipeline with the node label of the
+// checkpoint and snapshot lines (Python's label where daokit does what a
+// Python operation does).
+func (s *Store) WritePipelineNode(p PipelineState, node string) (PipelineState, error) {
 	p.UpdatedAt = FormatTime(s.now())
 	if err := s.writable(PipelineFile, p.Validate()); err != nil {
 		return p, fmt.Errorf("write pipeline state: %w", err)
 	}
-	if err := s.writeGuarded(PipelineFile, p, p.TaskID, p.RunID, s.endedForeignRun(p)); err != nil {
+	if err := s.writeGuarded(PipelineFile, p, p.TaskID, p.RunID, node, s.endedForeignRun(p)); err != nil {
 		return p, fmt.Errorf("write pipeline state: %w", err)
 	}
 	return p, nil
@@ -285,14 +297,14 @@ func (s *Store) WriteLeases(l Leases) (Leases, error) {
 
 // writeGuarded encodes v and writes it as name unless another writer
 // changed name since the store last read or wrote it (guardedWrite).
-func (s *Store) writeGuarded(name string, v any, taskID, runID string, replaceable func([]byte) *Event) error {
+func (s *Store) writeGuarded(name string, v any, taskID, runID, node string, replaceable func([]byte) *Event) error {
 	data, err := MarshalDocument(v)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
 	s.docMu.Lock()
 	defer s.docMu.Unlock()
-	return s.guardedWrite(name, data, taskID, runID, replaceable)
+	return s.guardedWrite(name, data, taskID, runID, node, replaceable)
 }
 
 // validator is implemented by documents that can check themselves.

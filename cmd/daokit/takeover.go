@@ -123,6 +123,7 @@ func (a *app) recordTakeover(store *ledger.Store, p *ledger.PipelineState, lease
 		events = append(events, failed)
 	}
 	changes.Events = events
+	changes.Node = ledger.NodeSuccessionTakeover
 	return store.Commit(changes)
 }
 
