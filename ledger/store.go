@@ -63,13 +63,19 @@ type Store struct {
 	fdatasync func(*os.File) error
 }
 
-// Open opens root for writing. It takes the lock, removes temp files a
+// Open opens root for writing. A root the Python tool keeps on its
+// SQLite backend is refused with a *SQLiteBackendError (see
+// checkBackend): daokit writes the JSON files only. It takes the lock, removes temp files a
 // crashed writer left behind, creates events.jsonl if missing and repairs
 // a torn last line (see Repair). The caller must Close the store.
 func Open(root string, opts Options) (*Store, error) {
 	layout := Layout{Root: root}
 	dir, err := openStateDir(root, opts.CreateStateDir)
 	if err != nil {
+		return nil, fmt.Errorf("open ledger: %w", err)
+	}
+	if err := checkBackend(root, dir); err != nil {
+		_ = dir.Close()
 		return nil, fmt.Errorf("open ledger: %w", err)
 	}
 	lock, err := acquireLock(dir)
