@@ -181,9 +181,11 @@ func (s *Store) appendResumeLine(a journalAppend) error {
 	}
 	defer f.Close()
 	buf := a.Line
-	if st, err := f.Stat(); err != nil {
+	st, err := f.Stat()
+	if err != nil {
 		return fmt.Errorf("append %s: %w", a.Name, err)
-	} else if st.Size() > 0 {
+	}
+	if st.Size() > 0 {
 		last := make([]byte, 1)
 		if err := readFull(f, last, st.Size()-1); err != nil {
 			return fmt.Errorf("append %s: %w", a.Name, err)
@@ -192,10 +194,16 @@ func (s *Store) appendResumeLine(a journalAppend) error {
 			buf = append([]byte{'\n'}, a.Line...)
 		}
 	}
-	if _, err := f.Write(buf); err != nil {
+	// A write cut short (a full disk) or not made durable is taken back
+	// at once: rollBack only recognises the whole line.
+	if n, err := f.Write(buf); err != nil {
+		if n > 0 {
+			_ = f.Truncate(st.Size())
+		}
 		return fmt.Errorf("append %s: %w", a.Name, err)
 	}
 	if err := s.fdatasync(f); err != nil {
+		_ = f.Truncate(st.Size())
 		return fmt.Errorf("append %s: sync: %w", a.Name, err)
 	}
 	return nil
