@@ -67,7 +67,10 @@ func checkBackend(root string, dir *Dir) error {
 			return nil
 		}
 	}
-	if data, err := dir.ReadFile(RuntimeSettingsFile, MaxDocumentBytes); err == nil {
+	var st unix.Stat_t
+	if unix.Fstatat(dir.fd(), RuntimeSettingsFile, &st, unix.AT_SYMLINK_NOFOLLOW) != nil {
+		// No settings file, the usual case: nothing to read.
+	} else if data, err := dir.ReadFile(RuntimeSettingsFile, MaxDocumentBytes); err == nil {
 		var settings map[string]any
 		if json.Unmarshal(data, &settings) == nil {
 			for _, path := range [][2]string{{"state", "backend"}, {"runtime", "state_backend"}} {
@@ -86,7 +89,6 @@ func checkBackend(root string, dir *Dir) error {
 			}
 		}
 	}
-	var st unix.Stat_t
 	if unix.Fstatat(dir.fd(), PythonSQLiteFile, &st, unix.AT_SYMLINK_NOFOLLOW) == nil {
 		return refuse(BackendFromDatabase, StateDir+"/"+PythonSQLiteFile)
 	}

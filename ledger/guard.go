@@ -100,11 +100,13 @@ func (s *Store) guardedWrite(name string, data []byte, taskID, runID, node strin
 			}
 		}
 	}
-	write := s.replaceKnown
+	var err error
 	if name == PipelineFile {
-		write = func(_ string, data []byte) error { return s.replacePipeline(data, node) }
+		err = s.replacePipeline(data, node)
+	} else {
+		err = s.replaceKnown(name, data)
 	}
-	if err := write(name, data); err != nil {
+	if err != nil {
 		return err
 	}
 	if note != nil {
