@@ -320,8 +320,9 @@ type validator interface{ Validate() error }
 // document (MarshalDocument). It is meant for the handoff package and
 // other whole-file documents without a typed writer. If v has a
 // Validate() error method it must pass first. The contract files, the
-// event log, the lock file and names with a path separator or a leading
-// dot are refused with ErrReservedName.
+// event log, the lock file, the Python tool's resume logs and database,
+// and names with a path separator or a leading dot are refused with
+// ErrReservedName.
 func (s *Store) WriteDocument(name string, v any) error {
 	if reservedName(name) {
 		return fmt.Errorf("write document %q: %w", name, ErrReservedName)
@@ -345,7 +346,8 @@ func reservedName(name string) bool {
 		return true
 	}
 	switch name {
-	case PipelineFile, HeartbeatFile, LeasesFile, EventsFile, LockFile, JournalFile:
+	case PipelineFile, HeartbeatFile, LeasesFile, EventsFile, LockFile, JournalFile,
+		CheckpointsFile, SnapshotsFile, PythonSQLiteFile:
 		return true
 	}
 	return false
