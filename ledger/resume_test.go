@@ -238,40 +238,49 @@ func TestFailedPipelineWriteTakesItsCheckpointBack(t *testing.T) {
 }
 
 // TestKilledPipelineWriteNeverLeavesPythonBehind SIGKILLs a takeover's
-// Commit before and after its checkpoint line: Python then resumes from
+// Commit, and the controller's WritePipeline, before and after the
+// checkpoint line: Python then resumes from
 // the old state while pipeline_state.json is still old, or from the new
 // one; never from a state older than the document. The next daokit
 // writer finishes the commit, after which the newest valid checkpoint is
 // the pipeline on disk, written once.
 func TestKilledPipelineWriteNeverLeavesPythonBehind(t *testing.T) {
-	for _, at := range []string{CheckpointsFile, SnapshotsFile, PipelineFile, stepCommitted} {
-		t.Run(at, func(t *testing.T) {
-			root := resumeRoot(t)
-			oldPipeline := compactFile(t, root, PipelineFile)
-			ckpts, snaps := lineCount(t, root, CheckpointsFile), lineCount(t, root, SnapshotsFile)
-			leaveJournal(t, root, at)
-			newest, n := newestValidCheckpoint(t, root)
-			onDisk := compactFile(t, root, PipelineFile)
-			switch {
-			case at == CheckpointsFile:
-				if n != ckpts || !bytes.Equal(onDisk, oldPipeline) {
-					t.Errorf("killed before its checkpoint: checkpoint line %d of %d, pipeline changed %v", n, ckpts, !bytes.Equal(onDisk, oldPipeline))
-				}
-			case n != ckpts+1 || !bytes.Contains(newest.State, []byte(`"last_takeover_at":"`+FormatTime(testNow)+`"`)):
-				t.Errorf("killed at %s: Python resumes from line %d (of %d before), state %s", at, n, ckpts, newest.State)
-			}
-			s := openStore(t, root)
-			if !s.Repair().FinishedCommit {
-				t.Errorf("the journal was not finished: %+v", s.Repair())
-			}
-			newest, n = newestValidCheckpoint(t, root)
-			if n != ckpts+1 || lineCount(t, root, CheckpointsFile) != ckpts+1 || lineCount(t, root, SnapshotsFile) != snaps+1 {
-				t.Errorf("after recovery: newest valid checkpoint line %d, %d checkpoint and %d snapshot lines, want %d and %d",
-					n, lineCount(t, root, CheckpointsFile), lineCount(t, root, SnapshotsFile), ckpts+1, snaps+1)
-			}
-			if !bytes.Equal(newest.State, compactFile(t, root, PipelineFile)) {
-				t.Errorf("after recovery the newest checkpoint is not the pipeline:\n%s\n%s", newest.State, compactFile(t, root, PipelineFile))
-			}
-		})
+	for _, write := range []string{"commit", "pipeline"} {
+		for _, at := range []string{CheckpointsFile, SnapshotsFile, PipelineFile, stepCommitted} {
+			t.Run(write+"/"+at, func(t *testing.T) { killedPipelineWrite(t, write, at) })
+		}
+	}
+}
+
+// killedPipelineWrite kills a takeover's Commit ("commit") or the
+// controller's WritePipeline of the same pipeline ("pipeline") at the
+// commitStep at, and checks what Python resumes from before and after
+// the next Open.
+func killedPipelineWrite(t *testing.T, write, at string) {
+	root := resumeRoot(t)
+	oldPipeline := compactFile(t, root, PipelineFile)
+	ckpts, snaps := lineCount(t, root, CheckpointsFile), lineCount(t, root, SnapshotsFile)
+	leaveJournal(t, root, at, "DAOKIT_COMMIT_WRITE="+write)
+	newest, n := newestValidCheckpoint(t, root)
+	onDisk := compactFile(t, root, PipelineFile)
+	switch {
+	case at == CheckpointsFile:
+		if n != ckpts || !bytes.Equal(onDisk, oldPipeline) {
+			t.Errorf("killed before its checkpoint: checkpoint line %d of %d, pipeline changed %v", n, ckpts, !bytes.Equal(onDisk, oldPipeline))
+		}
+	case n != ckpts+1 || !bytes.Contains(newest.State, []byte(`"last_takeover_at":"`+FormatTime(testNow)+`"`)):
+		t.Errorf("killed at %s: Python resumes from line %d (of %d before), state %s", at, n, ckpts, newest.State)
+	}
+	s := openStore(t, root)
+	if !s.Repair().FinishedCommit {
+		t.Errorf("the journal was not finished: %+v", s.Repair())
+	}
+	newest, n = newestValidCheckpoint(t, root)
+	if n != ckpts+1 || lineCount(t, root, CheckpointsFile) != ckpts+1 || lineCount(t, root, SnapshotsFile) != snaps+1 {
+		t.Errorf("after recovery: newest valid checkpoint line %d, %d checkpoint and %d snapshot lines, want %d and %d",
+			n, lineCount(t, root, CheckpointsFile), lineCount(t, root, SnapshotsFile), ckpts+1, snaps+1)
+	}
+	if !bytes.Equal(newest.State, compactFile(t, root, PipelineFile)) {
+		t.Errorf("after recovery the newest checkpoint is not the pipeline:\n%s\n%s", newest.State, compactFile(t, root, PipelineFile))
 	}
 }
