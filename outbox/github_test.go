@@ -18,7 +18,7 @@ import (
 )
 
 const (
-	testRepo   = "acme/app"
+	testRepo = "acme/app"
 	ghToken  = "ghp_secretTOKENvalue0123456789"
 	ghPerson = "ann"
 )
