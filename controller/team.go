@@ -504,7 +504,7 @@ func (c *Controller) fileIssue(req relay.Request, ctl relay.Control) (relay.Ack,
 	if _, ok := wf.Roles[role]; !ok || title == "" {
 		return relay.Ack{}, &relay.Error{Code: codeBadIssue, Detail: strings.Join(wf.Names, ", ")}
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	ob, err := lead.OpenOutbox(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

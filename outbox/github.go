@@ -86,11 +86,14 @@ func ValidRepo(repo string) bool { return repoPattern.MatchString(repo) }
 
 // TokenFromEnv is the GitHub token of the environment: GITHUB_TOKEN,
 // else GH_TOKEN (the gh CLI's).
-func TokenFromEnv() string {
-	if t := os.Getenv("GITHUB_TOKEN"); t != "" {
+func TokenFromEnv() string { return TokenFrom(os.Getenv) }
+
+// TokenFrom is TokenFromEnv with getenv for the environment.
+func TokenFrom(getenv func(string) string) string {
+	if t := getenv("GITHUB_TOKEN"); t != "" {
 		return t
 	}
-	return os.Getenv("GH_TOKEN")
+	return getenv("GH_TOKEN")
 }
 
 const ghSchema = `
@@ -101,8 +104,17 @@ CREATE TABLE IF NOT EXISTS gh_intents(reader TEXT NOT NULL, key TEXT NOT NULL, P
 
 // OpenGitHub opens the outbox of cfg.Repo through its mirror, making
 // the mirror when there is none (it is rebuilt from GitHub). A writer
-// needs the token; it asks GitHub once who the token's user is.
+// needs the token; it asks GitHub once who the token's user is. A
+// set-up problem is a *GitHubError.
 func OpenGitHub(ctx context.Context, cfg GitHubConfig) (*GitHub, error) {
+	g, err := openGitHub(ctx, cfg)
+	if ge := AsGitHubError(err, cfg.Repo, cfg.APIURL); ge != nil {
+		return nil, ge
+	}
+	return g, err
+}
+
+func openGitHub(ctx context.Context, cfg GitHubConfig) (*GitHub, error) {
 	if !ValidRepo(cfg.Repo) {
 		return nil, fmt.Errorf("%w: %q", ErrBadRepo, cfg.Repo)
 	}

@@ -55,6 +55,8 @@ type ghClient struct {
 	backoff time.Duration
 	// onWait is told of every imposed wait before it starts.
 	onWait func(RateWait)
+	// tries bounds the tries of one request (maxTries by default).
+	tries int
 
 	mu   sync.Mutex
 	wait RateWait
@@ -67,7 +69,7 @@ func newGHClient(base, repo, token string, hc *http.Client) *ghClient {
 	if base == "" {
 		base = DefaultGitHubAPI
 	}
-	return &ghClient{base: strings.TrimRight(base, "/"), repo: repo, token: token, hc: hc, sleep: sleepCtx, backoff: time.Second}
+	return &ghClient{base: strings.TrimRight(base, "/"), repo: repo, token: token, hc: hc, sleep: sleepCtx, backoff: time.Second, tries: maxTries}
 }
 
 // maxTries bounds the tries of one request (rate-limit waits and 5xx).
@@ -119,7 +121,7 @@ func (c *ghClient) do(ctx context.Context, method, path string, in any, etag str
 		}
 		resp, err := c.hc.Do(req)
 		if err != nil {
-			if ctx.Err() != nil || try >= maxTries {
+			if ctx.Err() != nil || try >= c.tries {
 				return ghResponse{}, fmt.Errorf("github: %s %s: %w", method, pathOnly(target), scrub(err))
 			}
 			if err := c.sleep(ctx, delay); err != nil {
@@ -135,7 +137,7 @@ func (c *ghClient) do(ctx context.Context, method, path string, in any, etag str
 		}
 		out := ghResponse{Status: resp.StatusCode, Body: body, ETag: resp.Header.Get("ETag"), Next: nextLink(resp.Header.Get("Link"))}
 		c.noteQuota(resp.Header)
-		if w, ok := c.imposed(resp, body); ok && try < maxTries {
+		if w, ok := c.imposed(resp, body); ok && try < c.tries {
 			c.setWait(w)
 			continue
 		}
@@ -143,7 +145,7 @@ func (c *ghClient) do(ctx context.Context, method, path string, in any, etag str
 		case resp.StatusCode == http.StatusNotModified, resp.StatusCode < 300:
 			c.clearWait()
 			return out, nil
-		case resp.StatusCode >= 500 && try < maxTries:
+		case resp.StatusCode >= 500 && try < c.tries:
 			if err := c.sleep(ctx, delay); err != nil {
 				return ghResponse{}, err
 			}

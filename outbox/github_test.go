@@ -411,3 +411,46 @@ func TestGitHubWorkerIsReadOnly(t *testing.T) {
 		t.Fatalf("worker wrote: %v", err)
 	}
 }
+
+// daokit check's one request tells a good set-up from each bad one.
+func TestCheckGitHubNamesTheProblem(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t, fakegithub.Options{})
+	gone := fakegithub.New(fakegithub.Options{}, nil)
+	gone.Close()
+	cases := []struct {
+		name string
+		cfg  GitHubConfig
+		want string
+	}{
+		{"good", GitHubConfig{Repo: testRepo, APIURL: f.URL, Token: ghToken}, ""},
+		{"no token", GitHubConfig{Repo: testRepo, APIURL: f.URL}, GitHubNoToken},
+		{"bad repo", GitHubConfig{Repo: "app", APIURL: f.URL, Token: ghToken}, GitHubBadRepo},
+		{"refused token", GitHubConfig{Repo: testRepo, APIURL: f.URL, Token: "nope"}, GitHubBadToken},
+		{"missing repository", GitHubConfig{Repo: "acme/gone", APIURL: f.URL, Token: ghToken}, GitHubNoRepo},
+		{"read-only token", GitHubConfig{Repo: testRepo, APIURL: f.URL, Token: "ro-token"}, GitHubReadOnly},
+		{"unreachable", GitHubConfig{Repo: testRepo, APIURL: gone.URL, Token: ghToken}, GitHubUnreachable},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			err := CheckGitHub(ctx, c.cfg)
+			if c.want == "" {
+				if err != nil {
+					t.Fatal(err)
+				}
+				return
+			}
+			var ge *GitHubError
+			if !errors.As(err, &ge) || ge.Code != c.want {
+				t.Fatalf("got %v, want %s", err, c.want)
+			}
+			if strings.Contains(err.Error(), ghToken) {
+				t.Fatal("the token is in the error")
+			}
+		})
+	}
+	before := len(f.Requests())
+	if err := CheckGitHub(ctx, GitHubConfig{Repo: testRepo, APIURL: f.URL, Token: ghToken}); err != nil || len(f.Requests())-before != 1 {
+		t.Fatalf("a check took %d requests (%v)", len(f.Requests())-before, err)
+	}
+}
