@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "d6ec4dcb69dae544d6cacae325393338caff7d5e92dd7b425bb898d84da8740b"
+const generatedDigest = "6e00cd037df5cc611c562034499cbfefce469345943f4bbfcd6c4660c3ed8d26"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -366,6 +366,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.status.never", Other: "never"},
 	{ID: "cli.status.no_change", Other: "No change to review: {{.Steps}} changed nothing in its worktree and ended without a review."},
 	{ID: "cli.status.no_leases", Other: "Leases: none"},
+	{ID: "cli.status.rate_wait", Other: "{{.Role}}: GitHub makes the Lead wait ({{.Reason}}) until {{.Until}}"},
 	{ID: "cli.status.roles", Other: "Roles:"},
 	{ID: "cli.status.steps", Other: "Steps:"},
 	{ID: "cli.status.summary", Other: "show the pipeline, heartbeat and leases of a ledger"},
@@ -605,6 +606,9 @@ var catalogEn = []*goi18n.Message{
 	{ID: "team.github.GITHUB_RATE_LIMITED", Other: "{{.API}}: the rate limit is spent for now; try again after its reset"},
 	{ID: "team.github.GITHUB_READ_ONLY", Other: "the token may not write the issues of {{.Repo}} ({{.Detail}}): give it Issues: read and write (fine-grained) or the repo scope (classic), and its user triage or write access"},
 	{ID: "team.github.GITHUB_UNREACHABLE", Other: "cannot reach {{.API}}: {{.Detail}} (daokit check --offline skips this)"},
+	{ID: "team.github.wait.primary", Other: "hourly quota spent"},
+	{ID: "team.github.wait.retry_after", Other: "asked to retry later"},
+	{ID: "team.github.wait.secondary", Other: "secondary rate limit"},
 	{ID: "team.lead_exit.LEAD_EXIT_NONZERO", Other: "exited with code {{.Code}}: {{.Detail}}"},
 	{ID: "team.lead_exit.LEAD_FAILED", Other: "stopped on an error: {{.Detail}}"},
 	{ID: "team.lead_exit.LEAD_HUNG", Other: "hung: its heartbeat went STALE and the controller stopped it"},
@@ -902,6 +906,7 @@ var catalogEn = []*goi18n.Message{
 	{ID: "tui.roles.health.warning", Other: "WARNING"},
 	{ID: "tui.roles.none", Other: "no roles yet"},
 	{ID: "tui.roles.problem", Other: "team off: {{.Problem}}"},
+	{ID: "tui.roles.rate_wait", Other: "GitHub: waiting until {{.Until}} ({{.Reason}})"},
 	{ID: "tui.roles.row", Other: "{{.Role}}  lag {{.Lag}}  claimed {{.Claimed}}  running {{.Running}}/{{.Limit}}  queued {{.Queued}}"},
 	{ID: "tui.route.cancelled", Other: "nothing, the run was cancelled"},
 	{ID: "tui.route.field", Other: "{{.Key}}: {{.Value}}"},
@@ -1549,6 +1554,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.status.never", Other: "从未"},
 	{ID: "cli.status.no_change", Other: "没有需要审阅的改动：{{.Steps}} 未在其工作树中改动任何内容，无需审阅即结束。"},
 	{ID: "cli.status.no_leases", Other: "租约：无"},
+	{ID: "cli.status.rate_wait", Other: "{{.Role}}：GitHub 要求 Lead 等待（{{.Reason}}），直到 {{.Until}}"},
 	{ID: "cli.status.roles", Other: "角色："},
 	{ID: "cli.status.steps", Other: "步骤："},
 	{ID: "cli.status.summary", Other: "显示账本的流水线、心跳与租约"},
@@ -1788,6 +1794,9 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "team.github.GITHUB_RATE_LIMITED", Other: "{{.API}}：速率限制暂时用尽；请在重置后再试"},
 	{ID: "team.github.GITHUB_READ_ONLY", Other: "该令牌无权写 {{.Repo}} 的 Issues（{{.Detail}}）：请授予 Issues 读写权限（细粒度）或 repo 权限范围（经典），并让其用户拥有 triage 或 write 权限"},
 	{ID: "team.github.GITHUB_UNREACHABLE", Other: "无法连接 {{.API}}：{{.Detail}}（daokit check --offline 会跳过这一步）"},
+	{ID: "team.github.wait.primary", Other: "每小时请求配额已用尽"},
+	{ID: "team.github.wait.retry_after", Other: "要求稍后重试"},
+	{ID: "team.github.wait.secondary", Other: "次级速率限制"},
 	{ID: "team.lead_exit.LEAD_EXIT_NONZERO", Other: "以退出码 {{.Code}} 退出：{{.Detail}}"},
 	{ID: "team.lead_exit.LEAD_FAILED", Other: "因错误而停止：{{.Detail}}"},
 	{ID: "team.lead_exit.LEAD_HUNG", Other: "卡住：心跳变为 STALE，控制器已将其停止"},
@@ -2085,6 +2094,7 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "tui.roles.health.warning", Other: "WARNING"},
 	{ID: "tui.roles.none", Other: "暂无角色"},
 	{ID: "tui.roles.problem", Other: "团队未运行：{{.Problem}}"},
+	{ID: "tui.roles.rate_wait", Other: "GitHub：等待至 {{.Until}}（{{.Reason}}）"},
 	{ID: "tui.roles.row", Other: "{{.Role}}  滞后 {{.Lag}}  已认领 {{.Claimed}}  运行 {{.Running}}/{{.Limit}}  排队 {{.Queued}}"},
 	{ID: "tui.route.cancelled", Other: "无，运行已取消"},
 	{ID: "tui.route.field", Other: "{{.Key}}：{{.Value}}"},

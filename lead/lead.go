@@ -2,6 +2,7 @@ package lead
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -92,7 +93,16 @@ type Lead struct {
 	// memoryWriter is the actor of the Lead that records decisions ("":
 	// none may): its comment says a memory file was written.
 	memoryWriter string
+	// unfinished are Worker results whose write-back GitHub's rate limit
+	// held up (Run's goroutine only), retried oldest first.
+	unfinished []workerResult
 }
+
+// rateLimited: the outbox (GitHub) asked to wait longer than a pass may
+// block; the pass ends, the Lead keeps beating and showing the wait
+// (Status.RateWait), and the next pass retries what did not happen:
+// the events stay past the cursor.
+func rateLimited(err error) bool { return errors.Is(err, outbox.ErrRateLimited) }
 
 // New checks the options and reads the Lead's cursor.
 func New(ctx context.Context, o Options) (*Lead, error) {
@@ -157,7 +167,16 @@ func (l *Lead) Run(ctx context.Context) error {
 	}()
 	defer func() { cancel(); wg.Wait() }()
 	for {
-		if _, err := l.Step(ctx); err != nil {
+		// A finish GitHub made wait is done first, once the wait is over.
+		for len(l.unfinished) > 0 {
+			if err := l.finish(ctx, l.unfinished[0]); rateLimited(err) {
+				break
+			} else if err != nil && ctx.Err() == nil {
+				return err
+			}
+			l.unfinished = l.unfinished[1:]
+		}
+		if _, err := l.Step(ctx); err != nil && !rateLimited(err) {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -171,7 +190,7 @@ func (l *Lead) Run(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := l.dispatch(ctx); err != nil {
+		if err := l.dispatch(ctx); err != nil && !rateLimited(err) {
 			return err
 		}
 		l.writeStatus(ctx)
@@ -180,7 +199,9 @@ func (l *Lead) Run(ctx context.Context) error {
 			return nil
 		case <-wake:
 		case res := <-l.done:
-			if err := l.finish(ctx, res); err != nil && ctx.Err() == nil {
+			if err := l.finish(ctx, res); rateLimited(err) {
+				l.unfinished = append(l.unfinished, res)
+			} else if err != nil && ctx.Err() == nil {
 				return err
 			}
 		}

@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"slices"
 	"time"
+
+	"github.com/daokit/daokit/outbox"
 )
 
 // Status is what a Lead publishes after every pass in
@@ -27,8 +29,11 @@ type Status struct {
 	GroupFull bool `json:"group_full,omitempty"`
 	// Memory are the files of the accepted decisions the Lead gives its
 	// Workers, newest first (its context from the project memory).
-	Memory []string  `json:"memory,omitempty"`
-	Time   time.Time `json:"time"`
+	Memory []string `json:"memory,omitempty"`
+	// RateWait is the wait the outbox's issue tracker (GitHub) imposes
+	// on the Lead now, nil when none.
+	RateWait *outbox.RateWait `json:"rate_wait,omitempty"`
+	Time     time.Time        `json:"time"`
 }
 
 // StatusPath is where role's Lead publishes its Status.
@@ -51,6 +56,11 @@ func (l *Lead) Snapshot(ctx context.Context) Status {
 	defer l.mu.Unlock()
 	s := Status{Role: l.o.Role, PID: os.Getpid(), Cursor: l.cursor, Limit: l.limit,
 		Queued: append([]int64{}, l.queued...), Blocked: map[string][]int64{}, Guarded: len(l.o.Guard) > 0, GroupFull: l.capped && len(l.queued) > 0, Memory: slices.Clone(l.memoryFiles), Time: now()}
+	if rw, ok := l.ob.(interface{ RateWait() outbox.RateWait }); ok {
+		if w := rw.RateWait(); !w.Until.IsZero() {
+			s.RateWait = &w
+		}
+	}
 	for id := range l.running {
 		s.Running = append(s.Running, id)
 	}

@@ -57,6 +57,10 @@ type GitHubConfig struct {
 	Poll time.Duration
 	// HTTP replaces the default client (tests, proxies).
 	HTTP *http.Client
+	// MaxBlock bounds how long one call waits out a rate limit before it
+	// fails with ErrRateLimited (default: the mirror's wake interval, so
+	// a Lead keeps beating); Wait never fails for it.
+	MaxBlock time.Duration
 	// Options tune the mirror (ReadOnly, WakeInterval).
 	Options Options
 }
@@ -135,6 +139,10 @@ func openGitHub(ctx context.Context, cfg GitHubConfig) (*GitHub, error) {
 	if g.poll <= 0 {
 		g.poll = DefaultGitHubPoll
 	}
+	g.c.maxBlock = cfg.MaxBlock
+	if g.c.maxBlock <= 0 {
+		g.c.maxBlock = max(s.wake, time.Second)
+	}
 	if s.readOnly {
 		return g, nil
 	}
@@ -167,11 +175,19 @@ func (g *GitHub) init(ctx context.Context) error {
 		_ = g.setState(context.Background(), g.db, "rate_wait", string(b))
 	}
 	var u ghUser
-	if err := g.c.getJSON(ctx, "/user", &u); err != nil {
+	err = g.c.getJSON(ctx, "/user", &u)
+	if errors.Is(err, ErrRateLimited) {
+		// Restarted while GitHub makes us wait: the login read before
+		// serves; the writes wait anyway.
+		if u.Login, _ = g.state(ctx, "login"); u.Login != "" {
+			err = nil
+		}
+	}
+	if err != nil {
 		return err
 	}
 	g.login = u.Login
-	return nil
+	return g.setState(ctx, g.db, "login", u.Login)
 }
 
 // Repo is the repository, "owner/name".
@@ -249,12 +265,15 @@ func (g *GitHub) Wait(ctx context.Context, after int64) error {
 		return err
 	}
 	if !g.readOnly {
-		if err := g.locked(func() error {
+		err := g.locked(func() error {
 			if !g.syncDue(ctx) {
 				return nil
 			}
 			return g.sync(ctx)
-		}); err != nil {
+		})
+		// Rate limited: the mirror is waited on as usual, and GitHub is
+		// asked again once the wait is over (RateWait shows it).
+		if err != nil && !errors.Is(err, ErrRateLimited) {
 			return err
 		}
 	}

@@ -50,8 +50,13 @@ func (g *GitHub) Apply(ctx context.Context, c Change) (Result, error) {
 }
 
 func (g *GitHub) apply(ctx context.Context, c Change) (Result, error) {
-	if err := g.sync(ctx); err != nil {
-		return Result{}, err
+	parts := append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...)
+	// A change without operations (a cursor moved, triggers recorded)
+	// is the mirror's alone: GitHub is not asked.
+	if slices.ContainsFunc(parts, func(p Part) bool { return len(p.Ops) > 0 }) {
+		if err := g.sync(ctx); err != nil {
+			return Result{}, err
+		}
 	}
 	if c.Reader != "" && c.UpTo > 0 {
 		cur, err := g.Cursor(ctx, c.Reader)
@@ -72,7 +77,6 @@ func (g *GitHub) apply(ctx context.Context, c Change) (Result, error) {
 		}
 	}
 	w := &writer{g: g, ctx: ctx, c: c, issues: map[int64]remote{}}
-	parts := append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...)
 	var dups, losts []bool
 	var record []string
 	for _, part := range parts {

@@ -40,6 +40,21 @@ type RateWait struct {
 	Reason string    `json:"reason"`
 }
 
+// ErrRateLimited matches a *RateLimitedError.
+var ErrRateLimited = errors.New("outbox: rate limited by GitHub")
+
+// RateLimitedError is a write or read not sent because GitHub imposed a
+// wait longer than the backend blocks for: the caller tries again after
+// Wait.Until (and shows it meanwhile).
+type RateLimitedError struct{ Wait RateWait }
+
+func (e *RateLimitedError) Error() string {
+	return fmt.Sprintf("outbox: rate limited by GitHub (%s) until %s", e.Wait.Reason, e.Wait.Until.UTC().Format(time.RFC3339))
+}
+
+// Is makes errors.Is(err, ErrRateLimited) true.
+func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
+
 // ghClient speaks GitHub's REST API for one repository: the token on
 // every request and nowhere else, the rate limits waited out, 5xx
 // retried with backoff.
@@ -57,6 +72,10 @@ type ghClient struct {
 	onWait func(RateWait)
 	// tries bounds the tries of one request (maxTries by default).
 	tries int
+	// maxBlock bounds how long a request waits out an imposed wait
+	// (0: no bound); past it the request fails with *RateLimitedError
+	// without being sent, so a Lead keeps its heartbeat and retries.
+	maxBlock time.Duration
 
 	mu   sync.Mutex
 	wait RateWait
@@ -248,6 +267,9 @@ func (c *ghClient) waitImposed(ctx context.Context) error {
 	d := time.Until(w.Until)
 	if d <= 0 {
 		return nil
+	}
+	if c.maxBlock > 0 && d > c.maxBlock {
+		return &RateLimitedError{Wait: w}
 	}
 	if err := c.sleep(ctx, d); err != nil {
 		return err

@@ -51,7 +51,7 @@ func openGH(t *testing.T, f *fakegithub.Server, mirror string) (*GitHub, *ghWait
 	}
 	t.Cleanup(func() { g.Close() })
 	w := &ghWaits{}
-	g.c.backoff = time.Millisecond
+	g.c.backoff, g.c.maxBlock = time.Millisecond, 0
 	g.c.sleep = func(ctx context.Context, d time.Duration) error {
 		w.mu.Lock()
 		w.waits = append(w.waits, d)
@@ -452,5 +452,38 @@ func TestCheckGitHubNamesTheProblem(t *testing.T) {
 	before := len(f.Requests())
 	if err := CheckGitHub(ctx, GitHubConfig{Repo: testRepo, APIURL: f.URL, Token: ghToken}); err != nil || len(f.Requests())-before != 1 {
 		t.Fatalf("a check took %d requests (%v)", len(f.Requests())-before, err)
+	}
+}
+
+// A wait longer than the backend blocks for is not slept through: Wait
+// returns at its bounded interval (a Lead keeps beating), Apply fails
+// with ErrRateLimited without a request, and the wait is shown, to
+// other processes of the mirror too.
+func TestGitHubLongRateLimitDoesNotBlock(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t, fakegithub.Options{})
+	mirror := mirrorPath(t)
+	g, _ := openGH(t, f, mirror)
+	g.c.maxBlock = time.Second
+	f.Inject(fakegithub.Fault{PathSuffix: "/issues", Status: http.StatusForbidden,
+		Header: map[string]string{"X-RateLimit-Remaining": "0", "X-RateLimit-Reset": strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)}})
+	if err := g.Wait(ctx, 0); err != nil {
+		t.Fatalf("Wait: %v", err)
+	}
+	sent := len(f.Requests())
+	_, err := g.Apply(ctx, Change{Actor: "lead:backend", Ops: []Op{{Kind: OpOpen, Title: "x"}}})
+	if !errors.Is(err, ErrRateLimited) || len(f.Requests()) != sent {
+		t.Fatalf("Apply during the wait: %v, %d requests sent", err, len(f.Requests())-sent)
+	}
+	if w := g.RateWait(); w.Reason != "primary" || time.Until(w.Until) < 50*time.Minute {
+		t.Fatalf("shown %+v", w)
+	}
+	other, err := OpenGitHub(ctx, GitHubConfig{Repo: testRepo, APIURL: f.URL, Mirror: mirror, Options: Options{ReadOnly: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	if w := other.RateWait(); w.Reason != "primary" {
+		t.Fatalf("another process sees %+v", w)
 	}
 }

@@ -47,6 +47,11 @@ type Fault struct {
 	Header     map[string]string
 	Body       string
 	Times      int
+	// Hold, when set, holds the matching request until Hold is closed,
+	// then answers it as usual (Status and the rest are unused): GitHub
+	// did what was asked, whether or not the client is still there to
+	// hear it. Holding is closed when the request arrives.
+	Hold, Holding chan struct{}
 }
 
 // Server is the stand-in. Its zero value is not usable: use New.
@@ -251,7 +256,14 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		s.fail(rw, http.StatusNotFound, "Not Found")
 		return
 	}
-	if f := s.fault(req.Method, rec.Path); f != nil {
+	if f := s.fault(req.Method, rec.Path); f != nil && f.Hold != nil {
+		s.mu.Unlock()
+		if f.Holding != nil {
+			close(f.Holding)
+		}
+		<-f.Hold
+		s.mu.Lock()
+	} else if f != nil {
 		for k, v := range f.Header {
 			h.Set(k, v)
 		}
