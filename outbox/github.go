@@ -102,7 +102,7 @@ func TokenFrom(getenv func(string) string) string {
 
 const ghSchema = `
 CREATE TABLE IF NOT EXISTS gh_state(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS gh_issues(number INTEGER PRIMARY KEY, labels TEXT NOT NULL, assignees TEXT NOT NULL, author TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS gh_issues(number INTEGER PRIMARY KEY, labels TEXT NOT NULL, assignees TEXT NOT NULL, author TEXT NOT NULL, updated INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS gh_intents(reader TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY(reader, key)) WITHOUT ROWID;
 `
 

@@ -238,7 +238,9 @@ func (w *writer) current(op Op) (remote, error) {
 	var closed int
 	var ls, as string
 	var created, updated int64
-	err := w.g.db.QueryRowContext(w.ctx, `SELECT i.title, i.closed, i.created, i.updated, g.labels, g.assignees, g.author
+	// updated is GitHub's time (gh_issues), never the mirror's local one:
+	// it is compared with GitHub's listings.
+	err := w.g.db.QueryRowContext(w.ctx, `SELECT i.title, i.closed, i.created, g.updated, g.labels, g.assignees, g.author
 		FROM issues i JOIN gh_issues g ON g.number = i.id WHERE i.id=?`, n).Scan(&r.Title, &closed, &created, &updated, &ls, &as, &r.User)
 	if errors.Is(err, sql.ErrNoRows) {
 		return remote{}, fmt.Errorf("%w: issue #%d", ErrNotFound, n)
@@ -246,7 +248,10 @@ func (w *writer) current(op Op) (remote, error) {
 	if err != nil {
 		return remote{}, err
 	}
-	r.Number, r.Closed, r.Created, r.Updated = n, closed != 0, fromNanos(created), fromNanos(updated)
+	r.Number, r.Closed, r.Created = n, closed != 0, fromNanos(created)
+	if updated > 0 {
+		r.Updated = fromNanos(updated)
+	}
 	_ = json.Unmarshal([]byte(ls), &r.Labels)
 	_ = json.Unmarshal([]byte(as), &r.Assignees)
 	// The body is the mirror's (marker stripped); a step never writes

@@ -277,6 +277,18 @@ func (in *ingester) issue(r remote, actor string) ([]int64, error) {
 	if changer == "" {
 		changer = GitHubActor
 	}
+	if actor == "" && !r.Updated.IsZero() {
+		// A listing older than what the mirror knows (GitHub's listings
+		// lag its writes) would undo a write just made: it is skipped.
+		var seen int64
+		err := in.tx.QueryRowContext(in.ctx, `SELECT updated FROM gh_issues WHERE number=?`, r.Number).Scan(&seen)
+		if err != nil && !errors.Is(err, sql.ErrNoRows) {
+			return nil, err
+		}
+		if err == nil && r.Updated.UnixNano() <= seen {
+			return nil, nil
+		}
+	}
 	labels, assignee := r.mailboxLabels(), r.assignee()
 	var cur struct {
 		assignee string
@@ -398,8 +410,13 @@ func (in *ingester) issue(r remote, actor string) ([]int64, error) {
 func (in *ingester) remember(r remote, author string) error {
 	ls, _ := json.Marshal(nonNil(r.Labels))
 	as, _ := json.Marshal(nonNil(r.Assignees))
-	_, err := in.tx.ExecContext(in.ctx, `INSERT INTO gh_issues(number, labels, assignees, author) VALUES(?,?,?,?)
-		ON CONFLICT(number) DO UPDATE SET labels=excluded.labels, assignees=excluded.assignees`, r.Number, string(ls), string(as), author)
+	var updated int64
+	if !r.Updated.IsZero() {
+		updated = r.Updated.UnixNano()
+	}
+	_, err := in.tx.ExecContext(in.ctx, `INSERT INTO gh_issues(number, labels, assignees, author, updated) VALUES(?,?,?,?,?)
+		ON CONFLICT(number) DO UPDATE SET labels=excluded.labels, assignees=excluded.assignees, updated=max(updated, excluded.updated)`,
+		r.Number, string(ls), string(as), author, updated)
 	return err
 }
 

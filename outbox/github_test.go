@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -485,5 +486,33 @@ func TestGitHubLongRateLimitDoesNotBlock(t *testing.T) {
 	defer other.Close()
 	if w := other.RateWait(); w.Reason != "primary" {
 		t.Fatalf("another process sees %+v", w)
+	}
+}
+
+// A listing GitHub serves from before a write the Lead just made (its
+// listings lag its writes) does not undo the write in the mirror.
+func TestGitHubStaleListingDoesNotUndoAWrite(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t, fakegithub.Options{})
+	g, _ := openGH(t, f, mirrorPath(t))
+	n := f.OpenIssue(testRepo, ghPerson, "x", "", "to:backend")
+	mustSync(t, g)
+	req, _ := http.NewRequest(http.MethodGet, f.URL+"/repos/"+testRepo+"/issues?state=all", nil)
+	req.Header.Set("Authorization", "Bearer "+ghToken)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	old, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	mustApply(t, g, Change{Actor: "lead:backend", Ops: []Op{{Kind: OpClose, Issue: n}, {Kind: OpLabel, Issue: n, Labels: []string{"state:done"}}}})
+	head, _ := g.Head(ctx)
+	f.Inject(fakegithub.Fault{Method: http.MethodGet, PathSuffix: "/issues", Status: http.StatusOK, Body: string(old), Header: map[string]string{"ETag": `"stale"`}})
+	mustSync(t, g)
+	if h, _ := g.Head(ctx); h != head {
+		t.Fatalf("the stale listing made %d events: %+v", h-head, allEvents(t, g)[head:])
+	}
+	if is, _ := g.Issue(ctx, n); !is.Closed || !is.HasLabel("state:done") {
+		t.Fatalf("the write was undone: %+v", is)
 	}
 }
