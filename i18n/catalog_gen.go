@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "6e00cd037df5cc611c562034499cbfefce469345943f4bbfcd6c4660c3ed8d26"
+const generatedDigest = "149670966a8cb416a16a9c8e270bc3e644568b4a3e4d123f358ab34d4ef7ea88"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -388,6 +388,11 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.ui.ask_create", Other: "{{.Root}} holds no daokit ledger. Create one here (only a state/ folder)? [y/N]"},
 	{ID: "cli.ui.error.no_terminal", Other: "the window needs a terminal; in scripts use commands such as daokit send, status or replay"},
 	{ID: "cli.ui.error.window", Other: "the window ({{.Name}}) stopped unexpectedly; run it again with --log FILE to record why"},
+	{ID: "cli.webhook.error.no_secret", Other: "no webhook secret: set {{.Env}} to the secret of the repository's webhook"},
+	{ID: "cli.webhook.error.not_github", Other: "the outbox backend is {{.Backend}}: webhooks are for backend = \"github\""},
+	{ID: "cli.webhook.flag.listen", Other: "address to listen on (host:port)"},
+	{ID: "cli.webhook.listening", Other: "listening on {{.Addr}} for the webhook of {{.Repo}}"},
+	{ID: "cli.webhook.summary", Other: "receive GitHub's webhook deliveries and wake the Leads at once (polling stays the fallback)"},
 	{ID: "cli.worker.args", Other: "[instruction]"},
 	{ID: "cli.worker.error.missing_kind", Other: "name a built-in worker, e.g. sim"},
 	{ID: "cli.worker.error.negative", Other: "option --{{.Flag}} must not be negative"},
@@ -1576,6 +1581,11 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.ui.ask_create", Other: "{{.Root}} 中没有 daokit 账本。要在此创建吗（只建一个 state/ 目录）？[y/N]"},
 	{ID: "cli.ui.error.no_terminal", Other: "窗口需要终端；在脚本中请使用 daokit send、status、replay 等命令"},
 	{ID: "cli.ui.error.window", Other: "窗口（{{.Name}}）意外停止；请加上 --log FILE 再运行一次以记录原因"},
+	{ID: "cli.webhook.error.no_secret", Other: "没有 webhook 密钥：请把 {{.Env}} 设为仓库 webhook 的密钥"},
+	{ID: "cli.webhook.error.not_github", Other: "outbox 后端是 {{.Backend}}：webhook 只用于 backend = \"github\""},
+	{ID: "cli.webhook.flag.listen", Other: "监听地址（host:port）"},
+	{ID: "cli.webhook.listening", Other: "正在 {{.Addr}} 监听 {{.Repo}} 的 webhook"},
+	{ID: "cli.webhook.summary", Other: "接收 GitHub 的 webhook 推送并立即唤醒 Lead（轮询仍作为兜底）"},
 	{ID: "cli.worker.args", Other: "[指令]"},
 	{ID: "cli.worker.error.missing_kind", Other: "请指定一个内置工作进程，例如 sim"},
 	{ID: "cli.worker.error.negative", Other: "选项 --{{.Flag}} 不能为负数"},

@@ -29,7 +29,7 @@ func GitHubConfig(wf *team.Workflow, token string, o outbox.Options) outbox.GitH
 
 // secretEnv are the variables that hold outbox credentials: a Worker
 // never gets them (seed 003: only Leads hold Outbox credentials).
-var secretEnv = []string{"GITHUB_TOKEN=", "GH_TOKEN=", "GH_ENTERPRISE_TOKEN=", "GITHUB_ENTERPRISE_TOKEN="}
+var secretEnv = []string{"GITHUB_TOKEN=", "GH_TOKEN=", "GH_ENTERPRISE_TOKEN=", "GITHUB_ENTERPRISE_TOKEN=", outbox.WebhookSecretEnv + "="}
 
 // isSecretEnv reports whether kv ("NAME=value") is an outbox credential.
 func isSecretEnv(kv string) bool {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -514,5 +515,73 @@ func TestGitHubStaleListingDoesNotUndoAWrite(t *testing.T) {
 	}
 	if is, _ := g.Issue(ctx, n); !is.Closed || !is.HasLabel("state:done") {
 		t.Fatalf("the write was undone: %+v", is)
+	}
+}
+
+// A webhook delivery signed with the secret reads GitHub at once (a
+// Lead waiting on the mirror wakes); a bad signature is refused, and a
+// delivery replayed changes nothing and costs no request.
+func TestGitHubWebhookWakesOnceAndIsReplaySafe(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t, fakegithub.Options{})
+	g, _ := openGH(t, f, mirrorPath(t))
+	secret := []byte("hook-secret")
+	h, err := g.WebhookHandler(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.WebhookHandler(nil); !errors.Is(err, ErrNoWebhookSecret) {
+		t.Fatalf("no secret: %v", err)
+	}
+	mustSync(t, g)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	deliver := func(id, event, sig string, body []byte) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
+		req.Header.Set("X-GitHub-Delivery", id)
+		req.Header.Set("X-GitHub-Event", event)
+		req.Header.Set("X-Hub-Signature-256", sig)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	woke := make(chan error, 1)
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	head, _ := g.Head(ctx)
+	// A reader of the mirror in another process waits with a long wake.
+	reader, err := OpenSQLite(g.Path(), Options{ReadOnly: true, WakeInterval: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer reader.Close()
+	go func() { woke <- reader.Wait(wctx, head) }()
+	n := f.OpenIssue(testRepo, ghPerson, "new", "", "to:backend")
+	body := []byte(`{"action":"opened","issue":{"number":1}}`)
+	if st := deliver("d-1", "issues", "sha256=00", body); st != http.StatusUnauthorized {
+		t.Fatalf("bad signature: %d", st)
+	}
+	if _, err := g.Issue(ctx, n); !errors.Is(err, ErrNotFound) {
+		t.Fatal("a refused delivery synced")
+	}
+	if st := deliver("d-1", "issues", SignWebhook(secret, body), body); st != http.StatusAccepted {
+		t.Fatalf("good delivery: %d", st)
+	}
+	if err := <-woke; err != nil {
+		t.Fatalf("the waiting reader did not wake: %v", err)
+	}
+	if _, err := g.Issue(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	sent := len(f.Requests())
+	h1, _ := g.Head(ctx)
+	if st := deliver("d-1", "issues", SignWebhook(secret, body), body); st != http.StatusOK {
+		t.Fatalf("replay: %d", st)
+	}
+	if h2, _ := g.Head(ctx); h2 != h1 || len(f.Requests()) != sent {
+		t.Fatalf("the replay changed the mirror (%d→%d) or asked GitHub (%d requests)", h1, h2, len(f.Requests())-sent)
 	}
 }

@@ -45,6 +45,7 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newWorktreesCmd,
 	newOutboxCmd,
 	newLeadCmd,
+	newWebhookCmd,
 	newCompletionCmd,
 }
 
