@@ -187,3 +187,22 @@ func TestLeadKilledMidTriggerOnGitHub(t *testing.T) {
 		t.Fatal("the successor did not look for the comment before posting")
 	}
 }
+
+// A Lead that stops on a GitHub set-up problem says which, in the
+// person's words (status and the roles pane show Exit.Text).
+func TestExitNamesTheGitHubProblem(t *testing.T) {
+	f := newGitHubFake(t)
+	wf := githubProject(t, f)
+	_, err := OpenOutbox(context.Background(), wf, "wrong-token", outbox.Options{})
+	e := ExitOf("backend", 1, err)
+	if e.Reason != outbox.GitHubBadToken || e.Repo != "acme/app" || e.API != f.URL {
+		t.Fatalf("%+v", e)
+	}
+	text := e.Text(func(id string, kv ...any) string { return fmt.Sprint(append([]any{id}, kv...)...) })
+	if !strings.HasPrefix(text, "team.github.GITHUB_BAD_TOKEN") || strings.Contains(text, "wrong-token") {
+		t.Fatalf("%q", text)
+	}
+	if !slices.Contains(ExitReasons(), e.Reason) {
+		t.Fatal("not a listed exit reason")
+	}
+}
