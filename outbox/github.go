@@ -2,7 +2,9 @@ package outbox
 
 import (
 	"context"
+	"crypto/sha256"
 	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -174,6 +176,16 @@ func (g *GitHub) init(ctx context.Context) error {
 		b, _ := json.Marshal(w)
 		_ = g.setState(context.Background(), g.db, "rate_wait", string(b))
 	}
+	// Who the token is was asked before, by this token (a fingerprint:
+	// 8 bytes of its SHA-256, never the token): no request at each
+	// start of a Lead or a command.
+	sum := sha256.Sum256([]byte(g.c.token))
+	fp := hex.EncodeToString(sum[:8])
+	if have, _ := g.state(ctx, "login_fp"); have == fp {
+		if g.login, _ = g.state(ctx, "login"); g.login != "" {
+			return nil
+		}
+	}
 	var u ghUser
 	err = g.c.getJSON(ctx, "/user", &u)
 	if errors.Is(err, ErrRateLimited) {
@@ -187,7 +199,10 @@ func (g *GitHub) init(ctx context.Context) error {
 		return err
 	}
 	g.login = u.Login
-	return g.setState(ctx, g.db, "login", u.Login)
+	if err := g.setState(ctx, g.db, "login", u.Login); err != nil {
+		return err
+	}
+	return g.setState(ctx, g.db, "login_fp", fp)
 }
 
 // Repo is the repository, "owner/name".
