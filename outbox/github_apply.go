@@ -57,6 +57,15 @@ func (g *GitHub) apply(ctx context.Context, c Change) (Result, error) {
 		if err := g.sync(ctx); err != nil {
 			return Result{}, err
 		}
+		// A change is not left half done for want of quota: an assign
+		// takes up to three requests, any other operation one.
+		n := 0
+		for _, p := range parts {
+			n += 3 * len(p.Ops)
+		}
+		if err := g.c.reserve(ctx, n); err != nil {
+			return Result{}, err
+		}
 	}
 	if c.Reader != "" && c.UpTo > 0 {
 		cur, err := g.Cursor(ctx, c.Reader)

@@ -79,6 +79,10 @@ type ghClient struct {
 
 	mu   sync.Mutex
 	wait RateWait
+	// remaining and reset are the quota GitHub last reported
+	// (remaining < 0: not reported yet).
+	remaining int
+	reset     time.Time
 }
 
 func newGHClient(base, repo, token string, hc *http.Client) *ghClient {
@@ -88,7 +92,7 @@ func newGHClient(base, repo, token string, hc *http.Client) *ghClient {
 	if base == "" {
 		base = DefaultGitHubAPI
 	}
-	return &ghClient{base: strings.TrimRight(base, "/"), repo: repo, token: token, hc: hc, sleep: sleepCtx, backoff: time.Second, tries: maxTries}
+	return &ghClient{base: strings.TrimRight(base, "/"), repo: repo, token: token, hc: hc, sleep: sleepCtx, backoff: time.Second, tries: maxTries, remaining: -1}
 }
 
 // maxTries bounds the tries of one request (rate-limit waits and 5xx).
@@ -228,12 +232,32 @@ func (c *ghClient) imposed(resp *http.Response, body []byte) (RateWait, bool) {
 // noteQuota: a success that spent the last request of the quota makes
 // the next request wait for the reset instead of being refused.
 func (c *ghClient) noteQuota(h http.Header) {
-	if h.Get("X-RateLimit-Remaining") != "0" {
+	left, err1 := strconv.Atoi(h.Get("X-RateLimit-Remaining"))
+	n, err2 := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64)
+	if err1 != nil || err2 != nil {
 		return
 	}
-	if n, err := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+	c.mu.Lock()
+	c.remaining, c.reset = left, time.Unix(n, 0)
+	c.mu.Unlock()
+	if left == 0 {
 		c.setWait(RateWait{Until: time.Unix(n, 0), Reason: "primary"})
 	}
+}
+
+// reserve makes sure the quota holds n more requests: a change that
+// would run out of it half done waits for the reset before its first
+// write instead (*RateLimitedError when that is longer than maxBlock).
+func (c *ghClient) reserve(ctx context.Context, n int) error {
+	c.mu.Lock()
+	short := c.remaining >= 0 && c.remaining < n && time.Until(c.reset) > 0
+	reset := c.reset
+	c.mu.Unlock()
+	if !short {
+		return nil
+	}
+	c.setWait(RateWait{Until: reset, Reason: "primary"})
+	return c.waitImposed(ctx)
 }
 
 func (c *ghClient) setWait(w RateWait) {

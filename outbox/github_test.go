@@ -585,3 +585,33 @@ func TestGitHubWebhookWakesOnceAndIsReplaySafe(t *testing.T) {
 		t.Fatalf("the replay changed the mirror (%d→%d) or asked GitHub (%d requests)", h1, h2, len(f.Requests())-sent)
 	}
 }
+
+// A change that the rest of the quota cannot finish is not begun: it
+// waits for the reset (here longer than the backend blocks for, so it
+// fails with ErrRateLimited) without writing anything.
+func TestGitHubChangeNotBegunWithoutQuota(t *testing.T) {
+	ctx := context.Background()
+	f := newFake(t, fakegithub.Options{})
+	g, _ := openGH(t, f, mirrorPath(t))
+	g.c.maxBlock = time.Second
+	n := f.OpenIssue(testRepo, ghPerson, "x", "", "to:backend")
+	mustSync(t, g)
+	reset := strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10)
+	f.Inject(fakegithub.Fault{Method: http.MethodGet, PathSuffix: "/issues", Status: http.StatusOK, Body: "[]",
+		Header: map[string]string{"X-RateLimit-Remaining": "2", "X-RateLimit-Reset": reset, "ETag": `"low"`}})
+	f.Inject(fakegithub.Fault{Method: http.MethodGet, PathSuffix: "/comments", Status: http.StatusOK, Body: "[]",
+		Header: map[string]string{"X-RateLimit-Remaining": "1", "X-RateLimit-Reset": reset, "ETag": `"low"`}})
+	sent := len(f.Requests())
+	_, err := g.Apply(ctx, Change{Actor: "lead:backend", Ops: []Op{{Kind: OpComment, Issue: n, Body: "a"}, {Kind: OpLabel, Issue: n, Labels: []string{"state:done"}}}})
+	if !errors.Is(err, ErrRateLimited) {
+		t.Fatalf("Apply: %v", err)
+	}
+	for _, r := range f.Requests()[sent:] {
+		if r.Method != http.MethodGet {
+			t.Fatalf("a write was sent: %s %s", r.Method, r.Path)
+		}
+	}
+	if len(f.Comments(testRepo, n)) != 0 {
+		t.Fatal("a comment was posted")
+	}
+}
