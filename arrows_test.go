@@ -81,6 +81,7 @@ var allowed = map[string][]string{
 	"internal/ptytest":                 {},
 	"internal/gittest":                 {},
 	"internal/fakemodel":               {},
+	"internal/fakegithub":              {},
 	"internal/fakemodel/cmd/fakemodel": {"internal/fakemodel"},
 	// The one process runtime: every child daokit starts goes through it.
 	"internal/proc": {},

@@ -14,6 +14,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/internal/proc"
+	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
@@ -504,7 +505,7 @@ func (c *Controller) fileIssue(req relay.Request, ctl relay.Control) (relay.Ack,
 	if _, ok := wf.Roles[role]; !ok || title == "" {
 		return relay.Ack{}, &relay.Error{Code: codeBadIssue, Detail: strings.Join(wf.Names, ", ")}
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	ob, err := lead.OpenOutbox(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

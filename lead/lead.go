@@ -2,6 +2,7 @@ package lead
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -86,7 +87,16 @@ type Lead struct {
 	// memoryWriter is the actor of the Lead that records decisions ("":
 	// none may): its comment says a memory file was written.
 	memoryWriter string
+	// unfinished are Worker results whose write-back GitHub's rate limit
+	// held up (Run's goroutine only), retried oldest first.
+	unfinished []workerResult
 }
+
+// rateLimited: the outbox (GitHub) asked to wait longer than a pass may
+// block; the pass ends, the Lead keeps beating and showing the wait
+// (roster.Status.RateWait), and the next pass retries what did not happen:
+// the events stay past the cursor.
+func rateLimited(err error) bool { return errors.Is(err, outbox.ErrRateLimited) }
 
 // New checks the options and reads the Lead's cursor.
 func New(ctx context.Context, o Options) (*Lead, error) {
@@ -155,7 +165,16 @@ func (l *Lead) Run(ctx context.Context) error {
 	}()
 	defer func() { cancel(); wg.Wait() }()
 	for {
-		if _, err := l.Step(ctx); err != nil {
+		// A finish GitHub made wait is done first, once the wait is over.
+		for len(l.unfinished) > 0 {
+			if err := l.finish(ctx, l.unfinished[0]); rateLimited(err) {
+				break
+			} else if err != nil && ctx.Err() == nil {
+				return err
+			}
+			l.unfinished = l.unfinished[1:]
+		}
+		if _, err := l.Step(ctx); err != nil && !rateLimited(err) {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -169,7 +188,7 @@ func (l *Lead) Run(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := l.dispatch(ctx); err != nil {
+		if err := l.dispatch(ctx); err != nil && !rateLimited(err) {
 			return err
 		}
 		l.writeStatus(ctx)
@@ -188,7 +207,13 @@ func (l *Lead) Run(ctx context.Context) error {
 		case <-l.resultCh:
 			results := l.takeResults()
 			for i, res := range results {
-				if err := l.finish(ctx, res); err != nil {
+				err := l.finish(ctx, res)
+				if rateLimited(err) {
+					// GitHub made it wait: done first on a later pass.
+					l.unfinished = append(l.unfinished, results[i:]...)
+					break
+				}
+				if err != nil {
 					// Not posted: back with the others, which the Lead's
 					// end posts (shutdown), or else the next Lead
 					// (result.json).

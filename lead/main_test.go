@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -41,6 +42,12 @@ func TestMain(m *testing.M) {
 			os.Exit(runLeadProcess(os.Args[2], os.Args[3]))
 		case "traceworker":
 			os.Exit(runTraceWorker(os.Args[2], os.Args[3]))
+		case "envworker":
+			// The simulated Worker, after writing down its environment.
+			if err := os.WriteFile(os.Args[2]+"-"+os.Args[3], []byte(strings.Join(os.Environ(), "\n")), 0o644); err != nil {
+				os.Exit(1)
+			}
+			os.Exit(RunSimWorker(context.Background(), os.Args[3], os.Stdin, os.Stdout))
 		case "briefworker":
 			// A Worker that keeps the brief it was given.
 			data, _ := io.ReadAll(os.Stdin)
@@ -62,7 +69,7 @@ func runLeadProcess(dir, role string) int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
+	ob, err := OpenOutbox(ctx, wf, outbox.TokenFromEnv(), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/lead/roster"
+	"github.com/daokit/daokit/outbox"
 )
 
 func (l *Lead) Snapshot(ctx context.Context) roster.Status {
@@ -15,6 +16,11 @@ func (l *Lead) Snapshot(ctx context.Context) roster.Status {
 	defer l.mu.Unlock()
 	s := roster.Status{Role: l.o.Role, PID: os.Getpid(), Cursor: l.cursor, Limit: l.limit,
 		Queued: append([]int64{}, l.queued...), Blocked: map[string][]int64{}, Guarded: len(l.o.Guard) > 0, GroupFull: l.capped && len(l.queued) > 0, Memory: slices.Clone(l.memoryFiles), Time: now()}
+	if rw, ok := l.ob.(interface{ RateWait() outbox.RateWait }); ok {
+		if w := rw.RateWait(); !w.Until.IsZero() {
+			s.RateWait = &w
+		}
+	}
 	for id := range l.running {
 		s.Running = append(s.Running, id)
 	}
@@ -44,7 +50,7 @@ func itoa(n int64) string {
 	return string(b)
 }
 
-// writeStatus publishes the Status when a status dir is set: a temp
+// writeStatus publishes the roster.Status when a status dir is set: a temp
 // file renamed over the old one, so a reader sees one or the other. It is
 // not synced: after an OS crash the next pass writes it again, and a
 // heartbeat is worth nothing older anyway (idle Leads write it every

@@ -95,13 +95,13 @@ func (l *Lead) workerArgv(is outbox.Issue, dir, session string) []string {
 	return append(append([]string(nil), l.o.Guard...), out...)
 }
 
-// workerEnv is the Lead's environment without daokit's own settings,
-// plus outbox.WorkerEnv, which makes the outbox read-only for the Worker
-// and anything it starts.
+// workerEnv is the Lead's environment without daokit's own settings and
+// the outbox credentials (isSecretEnv), plus outbox.WorkerEnv, which
+// makes the outbox read-only for the Worker and anything it starts.
 func (l *Lead) workerEnv(is outbox.Issue) []string {
 	var env []string
 	for _, kv := range os.Environ() {
-		if strings.HasPrefix(kv, "DAOKIT_") && !strings.HasPrefix(kv, "DAOKIT_LANG=") {
+		if strings.HasPrefix(kv, "DAOKIT_") && !strings.HasPrefix(kv, "DAOKIT_LANG=") || isSecretEnv(kv) {
 			continue
 		}
 		env = append(env, kv)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,6 +22,8 @@ type rawFile struct {
 	Outbox struct {
 		Backend string `toml:"backend"`
 		Path    string `toml:"path"`
+		Repo    string `toml:"repo"`
+		APIURL  string `toml:"api_url"`
 	} `toml:"outbox"`
 	Memory struct {
 		Dir string `toml:"dir"`
@@ -51,6 +54,9 @@ const (
 
 // namePattern is compiled on first use: its {1,64} compiles to 64 states,
 // which every daokit command would otherwise pay for at start.
+// repoPattern is "owner/name" as GitHub spells them.
+var repoPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,39}/[A-Za-z0-9._-]{1,100}$`)
+
 var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`) })
 
 // Load reads <dir>/workflow.toml.
@@ -89,16 +95,31 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 	for _, k := range md.Undecoded() {
 		add(&Error{Code: CodeUnknownKey, Key: k.String()})
 	}
-	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path},
+	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path, Repo: raw.Outbox.Repo, APIURL: raw.Outbox.APIURL},
 		MemoryDir: raw.Memory.Dir, Roles: map[string]Role{}, Groups: map[string]Group{}}
 	if w.Outbox.Backend == "" {
 		w.Outbox.Backend = BackendSQLite
 	}
-	if w.Outbox.Backend != BackendSQLite {
-		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite})
+	switch w.Outbox.Backend {
+	case BackendSQLite:
+		if w.Outbox.Repo != "" || w.Outbox.APIURL != "" {
+			add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(w.Outbox.Repo), Want: BackendGitHub})
+		}
+	case BackendGitHub:
+		if !repoPattern.MatchString(w.Outbox.Repo) {
+			add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(w.Outbox.Repo), Want: BackendGitHub})
+		}
+		if u, err := url.Parse(w.Outbox.APIURL); w.Outbox.APIURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
+			add(&Error{Code: CodeAPIURL, Key: "outbox.api_url", Value: strconv.Quote(w.Outbox.APIURL)})
+		}
+	default:
+		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite + ", " + BackendGitHub})
 	}
 	if w.Outbox.Path == "" {
 		w.Outbox.Path = DefaultDBPath
+		if w.Outbox.Backend == BackendGitHub && repoPattern.MatchString(w.Outbox.Repo) {
+			w.Outbox.Path = filepath.Join(".daokit", "github", filepath.FromSlash(w.Outbox.Repo)+".db")
+		}
 	}
 	if w.MemoryDir == "" {
 		w.MemoryDir = DefaultMemoryDir

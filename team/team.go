@@ -13,7 +13,12 @@ const FileName = "workflow.toml"
 const MaxCap = 64
 
 // Backends the [outbox] section may name.
-const BackendSQLite = "sqlite"
+const (
+	BackendSQLite = "sqlite"
+	// BackendGitHub keeps the outbox in a GitHub repository's issues
+	// (Repo), mirrored locally at Path.
+	BackendGitHub = "github"
+)
 
 // Workflow is the whole of workflow.toml.
 type Workflow struct {
@@ -32,10 +37,17 @@ type Workflow struct {
 
 // Outbox is the [outbox] section.
 type Outbox struct {
-	// Backend is "sqlite" (V1).
+	// Backend is "sqlite" or "github".
 	Backend string
-	// Path is the SQLite database, relative to the outbox root.
+	// Path is the SQLite database, relative to the outbox root; for
+	// GitHub the local mirror of the repository (default
+	// .daokit/github/<owner>/<name>.db).
 	Path string
+	// Repo is the GitHub repository, "owner/name".
+	Repo string
+	// APIURL is the GitHub REST root ("" = the public API; GitHub
+	// Enterprise Server: https://HOST/api/v3).
+	APIURL string
 }
 
 // Role is one [roles.<name>] section.
@@ -107,7 +119,7 @@ func (w *Workflow) RepoDir(role string) string {
 	return w.abs(w.Roles[role].Repo)
 }
 
-// DBPath is the SQLite database, absolute.
+// DBPath is the SQLite database (for GitHub, its mirror), absolute.
 func (w *Workflow) DBPath() string { return w.abs(w.Outbox.Path) }
 
 // MemoryPath is the memory folder, absolute.

@@ -157,6 +157,7 @@ var argOrders = []struct {
 	{parsed{"lead", "role=qa root=/r", ""}, [][]string{{"lead", "--role", "qa", "--root", "/r"}, {"lead", "--root=/r", "--role=qa"}}},
 	{parsed{"lead sim-worker", "issue=3", ""}, [][]string{{"lead", "sim-worker", "--issue", "3"}, {"lead", "sim-worker", "--issue=3"}}},
 	{parsed{"lead guard", "ro=[/a,/b]", "sh|-c|x"}, [][]string{{"lead", "guard", "--ro", "/a", "--ro", "/b", "--", "sh", "-c", "x"}}},
+	{parsed{"webhook", "listen=:9000 root=/r", ""}, [][]string{{"webhook", "--listen", ":9000", "--root", "/r"}, {"webhook", "--root=/r", "--listen=:9000"}}},
 	{parsed{"outbox show", "outbox=/o", "2"}, [][]string{{"outbox", "show", "2", "--outbox", "/o"}, {"outbox", "show", "--outbox=/o", "2"}}},
 	{parsed{"hub", "anonymous=true data=/d listen=127.0.0.1:0 monitor=", ""}, [][]string{
 		{"hub", "--listen", "127.0.0.1:0", "--data", "/d", "--anonymous", "--monitor", ""},

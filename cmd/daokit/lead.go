@@ -39,7 +39,7 @@ func newLeadCmd(a *app) *cobra.Command {
 			_ = roster.WriteExit(roster.StatusDir(env.wf), roster.ExitOf(*role, os.Getpid(), err))
 			return cliErr
 		}
-		ob, err := outbox.OpenSQLite(env.wf.DBPath(), outbox.Options{WakeInterval: wake})
+		ob, err := lead.OpenOutbox(a.ctx, env.wf, outbox.TokenFrom(a.getenv), outbox.Options{WakeInterval: wake})
 		if err != nil {
 			return dead(err, a.outboxFailure(err))
 		}

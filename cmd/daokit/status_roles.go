@@ -119,6 +119,12 @@ func (a *app) printRoles(ts teamStatus) {
 	writeTable(w, "  ", []string{a.t("cli.status.col.role"), a.t("cli.status.col.lead"), a.t("cli.status.col.lag"),
 		a.t("cli.status.col.claimed"), a.t("cli.status.col.running"), a.t("cli.status.col.queued"), a.t("cli.status.col.blocked")}, rows)
 	for _, v := range ts.views {
+		if w := v.RateWait; w != nil {
+			fmt.Fprintln(a.io.out, "  "+a.t("cli.status.rate_wait", "Role", v.Role, "Reason", a.t("team.github.wait."+strings.ReplaceAll(w.Reason, "-", "_")),
+				"Until", w.Until.UTC().Format("2006-01-02 15:04:05 UTC")))
+		}
+	}
+	for _, v := range ts.views {
 		for _, wk := range v.Workers {
 			if wk.Health == roster.HealthWarning || wk.Health == roster.HealthStale {
 				// A Worker silent past the heartbeat's bounds: STALE ones

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
 
@@ -31,7 +32,10 @@ type Status struct {
 	// Workers are the running Workers and those waiting for a restart,
 	// by issue.
 	Workers []WorkerStatus `json:"workers,omitempty"`
-	Time    time.Time      `json:"time"`
+	// RateWait is the wait the outbox's issue tracker (GitHub) imposes
+	// on the Lead now, nil when none.
+	RateWait *outbox.RateWait `json:"rate_wait,omitempty"`
+	Time     time.Time        `json:"time"`
 }
 
 // WorkerStatus is one Worker as its Lead last saw it.

@@ -42,6 +42,8 @@ type RoleView struct {
 	// restart) as its Lead last published them: attempt, heartbeat
 	// (ACTIVE, WARNING, STALE), logs and worktree.
 	Workers []WorkerStatus `json:"workers,omitempty"`
+	// RateWait is the wait GitHub imposes on the Lead (nil: none).
+	RateWait *outbox.RateWait `json:"rate_wait,omitempty"`
 	// LastExit is why the role's Lead last ended (nil when it never
 	// did); while the Lead is DOWN it is why it is down.
 	LastExit *Exit `json:"last_exit,omitempty"`
@@ -74,6 +76,9 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull, v.Memory = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull, st.Memory
 			if liveness.ProcessAlive(st.PID) {
 				v.Workers = st.Workers
+			}
+			if st.RateWait != nil && st.RateWait.Until.After(now) {
+				v.RateWait = st.RateWait
 			}
 			age := now.Sub(st.Time)
 			switch {
