@@ -6,7 +6,7 @@ import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 // generatedDigest is catalog.Digest of the TOML files this was made from;
 // a test compares it with the files, so that it is never computed at start.
-const generatedDigest = "cdedd1703bc90e5f1de9824e0d165f44d484694fbd0494a29ce82927c47ba7e0"
+const generatedDigest = "07812213efcacdaf9a4f55366821aaad0d94e57fe1b6ea7d2d4aa4dd744a368a"
 
 // generatedCatalog returns the messages of lang, sorted by id.
 func generatedCatalog(lang string) []*goi18n.Message {
@@ -195,8 +195,10 @@ var catalogEn = []*goi18n.Message{
 	{ID: "cli.lead.guard.args", Other: "-- COMMAND [ARG…]"},
 	{ID: "cli.lead.guard.error.no_command", Other: "name the Worker's command after --"},
 	{ID: "cli.lead.guard.error.not_worker", Other: "only a Lead starts the guard (for its Workers)"},
+	{ID: "cli.lead.guard.flag.hide", Other: "a folder to cover with an empty read-only one, so its sockets cannot be reached (repeatable)"},
+	{ID: "cli.lead.guard.flag.probe", Other: "only check that the guard can be set up here (the Lead does this at start)"},
 	{ID: "cli.lead.guard.flag.ro", Other: "a path to make read-only (repeatable)"},
-	{ID: "cli.lead.guard.summary", Other: "run a Worker with the outbox and the memory folder read-only"},
+	{ID: "cli.lead.guard.summary", Other: "run a Worker where it cannot write the outbox, the memory folder or the controller's state, nor reach the controller"},
 	{ID: "cli.lead.sim_worker.summary", Other: "the simulated role Worker (reads the issue on stdin, prints evidence)"},
 	{ID: "cli.lead.summary", Other: "run one role's Lead: read the outbox, claim, dispatch Workers, post evidence"},
 	{ID: "cli.os.is_dir", Other: "it is a folder, not a file"},
@@ -594,6 +596,8 @@ var catalogEn = []*goi18n.Message{
 	{ID: "team.error.WORKFLOW_UNKNOWN_KEY", Other: "unknown setting {{.Key}} (a typo?)"},
 	{ID: "team.error.WORKFLOW_UNKNOWN_ROLE", Other: "{{.Key}} = {{.Value}}: no such role (the roles are: {{.Want}})"},
 	{ID: "team.error.at_file", Other: "{{.File}}: {{.Message}}"},
+	{ID: "team.guard.unguarded", Other: "warning: Workers run WITHOUT the guard ({{.Detail}}), as workflow.toml's [guard] allow_unguarded says: they can write the outbox and memory"},
+	{ID: "team.lead_exit.GUARD_UNAVAILABLE", Other: "refuses to run Workers: they cannot be guarded here ({{.Detail}}); to run them without the guard, set allow_unguarded = true under [guard] in workflow.toml"},
 	{ID: "team.lead_exit.LEAD_EXIT_NONZERO", Other: "exited with code {{.Code}}: {{.Detail}}"},
 	{ID: "team.lead_exit.LEAD_FAILED", Other: "stopped on an error: {{.Detail}}"},
 	{ID: "team.lead_exit.LEAD_HUNG", Other: "hung: its heartbeat went STALE and the controller stopped it"},
@@ -1367,8 +1371,10 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "cli.lead.guard.args", Other: "-- 命令 [参数…]"},
 	{ID: "cli.lead.guard.error.no_command", Other: "请在 -- 之后给出 Worker 的命令"},
 	{ID: "cli.lead.guard.error.not_worker", Other: "只有 Lead 会为其 Worker 启动保护"},
+	{ID: "cli.lead.guard.flag.hide", Other: "用一个空的只读目录遮住的目录，使其中的套接字无法连接（可重复）"},
+	{ID: "cli.lead.guard.flag.probe", Other: "只检查这里能否建立保护（Lead 启动时会做）"},
 	{ID: "cli.lead.guard.flag.ro", Other: "设为只读的路径（可重复）"},
-	{ID: "cli.lead.guard.summary", Other: "以只读的 outbox 和记忆目录运行 Worker"},
+	{ID: "cli.lead.guard.summary", Other: "运行 Worker，使其无法写入 outbox、记忆目录或控制器状态，也无法连接控制器"},
 	{ID: "cli.lead.sim_worker.summary", Other: "模拟的角色 Worker（从标准输入读取 issue，输出证据）"},
 	{ID: "cli.lead.summary", Other: "运行一个角色的 Lead：读取 outbox、认领、派发 Worker、回填证据"},
 	{ID: "cli.os.is_dir", Other: "它是目录而不是文件"},
@@ -1766,6 +1772,8 @@ var catalogZhCN = []*goi18n.Message{
 	{ID: "team.error.WORKFLOW_UNKNOWN_KEY", Other: "未知设置 {{.Key}}（拼写错误？）"},
 	{ID: "team.error.WORKFLOW_UNKNOWN_ROLE", Other: "{{.Key}} = {{.Value}}：没有这个角色（已定义的角色：{{.Want}}）"},
 	{ID: "team.error.at_file", Other: "{{.File}}：{{.Message}}"},
+	{ID: "team.guard.unguarded", Other: "警告：Worker 在没有保护的情况下运行（{{.Detail}}），因为 workflow.toml 的 [guard] allow_unguarded 如此设置：它们可以写入 outbox 和记忆"},
+	{ID: "team.lead_exit.GUARD_UNAVAILABLE", Other: "拒绝运行 Worker：这里无法为它们建立保护（{{.Detail}}）；如要在没有保护的情况下运行，请在 workflow.toml 的 [guard] 下设置 allow_unguarded = true"},
 	{ID: "team.lead_exit.LEAD_EXIT_NONZERO", Other: "以退出码 {{.Code}} 退出：{{.Detail}}"},
 	{ID: "team.lead_exit.LEAD_FAILED", Other: "因错误而停止：{{.Detail}}"},
 	{ID: "team.lead_exit.LEAD_HUNG", Other: "卡住：心跳变为 STALE，控制器已将其停止"},

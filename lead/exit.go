@@ -35,7 +35,7 @@ const (
 
 // ExitReasons lists every code an Exit's Reason may hold.
 func ExitReasons() []string {
-	return []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped,
+	return []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped, ExitGuardUnavailable,
 		"OUTBOX_MISSING", "OUTBOX_EMPTY", "OUTBOX_CORRUPT"}
 }
 
@@ -100,6 +100,10 @@ func ExitReasonOf(err error) string {
 	if errors.As(err, &oe) {
 		return oe.Code()
 	}
+	var ge *GuardUnavailableError
+	if errors.As(err, &ge) {
+		return ExitGuardUnavailable
+	}
 	return ExitFailed
 }
 
@@ -119,6 +123,10 @@ func ExitOf(role string, pid int, err error) Exit {
 		if oe.Detail != "" {
 			e.Detail += ": " + oe.Detail
 		}
+	}
+	var ge *GuardUnavailableError
+	if errors.As(err, &ge) {
+		e.Detail = ge.Err.Error()
 	}
 	return e
 }

@@ -3,7 +3,6 @@ package lead
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -11,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/daokit/daokit/internal/proc"
@@ -112,16 +110,9 @@ func (l *Lead) spawnWorker(is outbox.Issue, brief string) error {
 	}
 	tree, err := proc.Start(context.Background(), cmd)
 	if err != nil {
-		if len(l.o.Guard) == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)) {
-			return err
-		}
-		// No mount namespaces here (a container without them, user
-		// namespaces switched off): run Workers without the mount guard
-		// from now on; outbox.WorkerEnv still refuses their outbox writes.
-		l.mu.Lock()
-		l.o.Guard = nil
-		l.mu.Unlock()
-		return l.spawnWorker(is, brief)
+		// A guarded Worker that cannot start is refused, never run
+		// unguarded (see GuardUnavailableError).
+		return guardStartError(len(l.o.Guard) > 0, err)
 	}
 	w := &workerRun{issue: is.ID, cmd: cmd, tree: tree, started: time.Now()}
 	l.mu.Lock()

@@ -1,0 +1,71 @@
+package lead
+
+import (
+	"errors"
+	"os/exec"
+	"strings"
+	"syscall"
+
+	"github.com/daokit/daokit/outbox"
+)
+
+// ExitGuardUnavailable: Workers cannot be guarded on this system and
+// workflow.toml does not allow them unguarded, so the Lead refuses to
+// run them (Detail: why the guard failed).
+const ExitGuardUnavailable = "GUARD_UNAVAILABLE"
+
+// GuardUnavailableError is why Workers cannot be guarded here (no user
+// namespaces, a /proc that may not be mounted again, a non-Linux
+// system). A Lead stops on it rather than run a Worker unguarded, unless
+// workflow.toml says [guard] allow_unguarded = true.
+type GuardUnavailableError struct{ Err error }
+
+func (e *GuardUnavailableError) Error() string {
+	return "Workers cannot be guarded on this system (" + e.Err.Error() +
+		"); the Lead refuses to run them unguarded unless workflow.toml says [guard] allow_unguarded = true"
+}
+
+func (e *GuardUnavailableError) Unwrap() error { return e.Err }
+
+// CheckGuard runs the guard of the prefix guard (GuardArgv) in probe
+// mode, started the way a Worker is: nil when Workers can be guarded
+// here, else a *GuardUnavailableError.
+func CheckGuard(guard []string) error {
+	if !GuardSupported {
+		return &GuardUnavailableError{Err: errors.New("not Linux")}
+	}
+	argv := guard
+	if n := len(argv); n > 0 && argv[n-1] == "--" {
+		argv = argv[:n-1]
+	}
+	if len(argv) == 0 {
+		return &GuardUnavailableError{Err: errors.New("no guard command")}
+	}
+	cmd := exec.Command(argv[0], append(append([]string(nil), argv[1:]...), "--probe")...)
+	cmd.Env = append(cmd.Environ(), outbox.WorkerEnv+"=probe")
+	cmd.SysProcAttr = workerSysProcAttr(true)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		if msg := strings.TrimSpace(string(out)); msg != "" {
+			err = errors.New(lastLine(msg))
+		}
+		return &GuardUnavailableError{Err: err}
+	}
+	return nil
+}
+
+func lastLine(s string) string {
+	if i := strings.LastIndexByte(s, '\n'); i >= 0 {
+		return s[i+1:]
+	}
+	return s
+}
+
+// guardStartError is the error of a Worker that could not start: for a
+// guarded one, that the system refused the guard's namespaces.
+func guardStartError(guarded bool, err error) error {
+	if guarded && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.ENOSPC)) {
+		return &GuardUnavailableError{Err: err}
+	}
+	return err
+}
