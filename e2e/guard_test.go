@@ -3,10 +3,13 @@ package e2e
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -147,5 +150,96 @@ func TestGuardHoldsInTheTeam(t *testing.T) {
 		if !strings.Contains(string(report), "ALLOWED "+want+"\n") {
 			t.Errorf("unguarded, %s did not get through:\n%s", want, report)
 		}
+	}
+}
+
+// deepEnv makes the test binary start itself in a further user namespace
+// until the kernel refuses one (user namespaces nest 32 deep), then run
+// the command it names (fields split by \x1f) there: a system where a
+// Lead cannot make the guard's user namespace, as on a kernel without
+// them.
+const deepEnv = "E2E_GUARD_DEEP"
+
+func deepStep(spec string) int {
+	argv := strings.Split(spec, "\x1f")
+	p, err := os.StartProcess("/proc/self/exe", os.Args, &os.ProcAttr{Env: os.Environ(),
+		Files: []*os.File{os.Stdin, os.Stdout, os.Stderr},
+		Sys: &syscall.SysProcAttr{Cloneflags: syscall.CLONE_NEWUSER, Pdeathsig: syscall.SIGKILL,
+			UidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}},
+			GidMappings: []syscall.SysProcIDMap{{ContainerID: 0, HostID: 0, Size: 1<<32 - 1}}, GidMappingsEnableSetgroups: true}})
+	if err != nil {
+		env := slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, deepEnv+"=") })
+		if err := syscall.Exec(argv[0], argv, env); err != nil {
+			return 126
+		}
+	}
+	st, err := p.Wait()
+	if err != nil {
+		return 126
+	}
+	return st.ExitCode()
+}
+
+// startDeepLead runs "daokit lead --role backend" where no user namespace
+// can be made, in a process group of its own.
+func startDeepLead(t *testing.T, root, lang string, stderr *strings.Builder) *exec.Cmd {
+	cmd := exec.Command(os.Args[0])
+	cmd.Env = append(os.Environ(), "DAOKIT_LANG="+lang,
+		deepEnv+"="+strings.Join([]string{daokit, "lead", "--role", "backend", "--root", root}, "\x1f"))
+	cmd.Stderr = stderr
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	return cmd
+}
+
+// Where Workers cannot be guarded, a Lead refuses to run them and says
+// why in both languages (stderr, its Exit record), unless workflow.toml
+// says [guard] allow_unguarded = true: then it runs them, and warns.
+func TestLeadRefusesWorkersItCannotGuard(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to nest user namespaces with every uid mapped")
+	}
+	root := teamRoot(t)
+	team := filepath.Join(root, "team")
+	if r := run(t, "outbox", "new", "--root", root, "--to", "backend", "Guarded"); r.code != 0 {
+		t.Fatal(r.stderr)
+	}
+	for lang, want := range map[string]string{"en": "refuses to run Workers: they cannot be guarded here", "zh-CN": "拒绝运行 Worker：这里无法为它们建立保护"} {
+		var stderr strings.Builder
+		cmd := startDeepLead(t, root, lang, &stderr)
+		err := cmd.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(stderr.String(), "E_GUARD") || !strings.Contains(stderr.String(), want) {
+			t.Fatalf("%s: %v: %s", lang, err, stderr.String())
+		}
+		t.Logf("%s: %s", lang, strings.TrimSpace(stderr.String()))
+	}
+	data, err := os.ReadFile(filepath.Join(team, ".daokit", "leads", "backend.exit.json"))
+	if err != nil || !strings.Contains(string(data), `"reason": "GUARD_UNAVAILABLE"`) {
+		t.Fatalf("exit record: %v %s", err, data)
+	}
+	if show := run(t, "outbox", "show", "--root", root, "1").stdout; strings.Contains(show, "lead:backend") {
+		t.Fatalf("a Lead that cannot guard touched the issue:\n%s", show)
+	}
+
+	wf := teamWorkflow + "\n[guard]\nallow_unguarded = true\n"
+	if err := os.WriteFile(filepath.Join(team, "workflow.toml"), []byte(wf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stderr strings.Builder
+	cmd := startDeepLead(t, root, "en", &stderr)
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	defer func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		<-done
+	}()
+	waitFor(t, 60*time.Second, "the issue done unguarded", func() bool {
+		return strings.Contains(run(t, "outbox", "list", "--root", root, "--state", "closed").stdout, "Guarded")
+	})
+	if !strings.Contains(stderr.String(), "Workers run WITHOUT the guard") {
+		t.Fatalf("no warning: %s", stderr.String())
 	}
 }

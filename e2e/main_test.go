@@ -20,6 +20,9 @@ import (
 var daokit string
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(deepEnv); spec != "" {
+		os.Exit(deepStep(spec))
+	}
 	if spec := os.Getenv(attackEnv); spec != "" {
 		os.Exit(attackStep(spec))
 	}

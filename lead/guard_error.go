@@ -2,6 +2,7 @@ package lead
 
 import (
 	"errors"
+	"fmt"
 	"os/exec"
 	"strings"
 	"syscall"
@@ -45,6 +46,10 @@ func CheckGuard(guard []string) error {
 	cmd.Env = append(cmd.Environ(), outbox.WorkerEnv+"=probe")
 	cmd.SysProcAttr = workerSysProcAttr(true)
 	out, err := cmd.CombinedOutput()
+	if err != nil && cmd.Process == nil {
+		// The kernel refused the namespaces themselves.
+		return guardStartError(true, err)
+	}
 	if err != nil {
 		if msg := strings.TrimSpace(string(out)); msg != "" {
 			err = errors.New(lastLine(msg))
@@ -64,8 +69,16 @@ func lastLine(s string) string {
 // guardStartError is the error of a Worker that could not start: for a
 // guarded one, that the system refused the guard's namespaces.
 func guardStartError(guarded bool, err error) error {
-	if guarded && (errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS) || errors.Is(err, syscall.ENOSPC)) {
-		return &GuardUnavailableError{Err: err}
+	if !guarded {
+		return err
+	}
+	switch {
+	case errors.Is(err, syscall.ENOSPC), errors.Is(err, syscall.EUSERS):
+		return &GuardUnavailableError{Err: fmt.Errorf("no user namespace can be made: switched off (user.max_user_namespaces = 0) or too many or too deep: %w", err)}
+	case errors.Is(err, syscall.EPERM), errors.Is(err, syscall.EACCES):
+		return &GuardUnavailableError{Err: fmt.Errorf("user namespaces are not allowed here (kernel.unprivileged_userns_clone, an AppArmor or seccomp policy, a container): %w", err)}
+	case errors.Is(err, syscall.EINVAL), errors.Is(err, syscall.ENOSYS):
+		return &GuardUnavailableError{Err: fmt.Errorf("this kernel has no user, mount or PID namespaces: %w", err)}
 	}
 	return err
 }
