@@ -34,6 +34,8 @@ type attackPlan struct {
 	Socket   string `json:"socket"`
 	LeadPID  int    `json:"lead_pid"`
 	Report   string `json:"report"`
+	// Alias is where the whole root is also mounted, when it is.
+	Alias string `json:"alias,omitempty"`
 }
 
 // runAttacker is a Worker that tries every way its uid offers to write
@@ -90,7 +92,17 @@ func runAttacker(planFile string) int {
 		try("socket "+s, dial(s))
 	}
 	try("socket through the lead's root", dial(fmt.Sprintf("/proc/%d/root%s", plan.LeadPID, plan.Socket)))
-	// 7. A descriptor left open by whoever started us.
+	// 7. The same files through another mount of the project.
+	if plan.Alias != "" {
+		at := func(p string) string { return plan.Alias + strings.TrimPrefix(p, plan.Root) }
+		try("alias memory write", os.WriteFile(filepath.Join(at(plan.Memory), "9996-alias.md"), []byte("x"), 0o644))
+		try("alias db file write", appendTo(at(plan.DB)))
+		try("alias sqlite direct", sqliteDirect(at(plan.DB)))
+		try("alias outbox as person", forge(at(plan.DB)))
+		try("alias ledger write", appendTo(at(plan.Events)))
+		try("alias socket", dial(at(plan.Socket)))
+	}
+	// 8. A descriptor left open by whoever started us.
 	try("inherited descriptors", leakedFD(plan))
 	out, _ := json.MarshalIndent(report, "", "  ")
 	if err := os.WriteFile(plan.Report, out, 0o644); err != nil {

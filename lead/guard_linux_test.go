@@ -248,6 +248,52 @@ func TestGuardHoldsAgainstANonRootWorker(t *testing.T) {
 	f.checkHeld(t, id)
 }
 
+// With the project also mounted at a second path, the attack through
+// that path changes nothing either.
+func TestGuardHoldsAgainstAnAlias(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to bind the project at a second path")
+	}
+	skipWithoutGuard(t)
+	f := newGuardFixture(t)
+	f.plan.Alias = filepath.Join(t.TempDir(), "alias")
+	if err := os.Mkdir(f.plan.Alias, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	f.writePlan(t)
+	// The Lead runs in a mount namespace of its own (Go makes its mounts
+	// private), where it binds the project at the alias first.
+	cmd := exec.Command(os.Args[0], "attacklead", f.p.dir, "backend", f.plan.Root, f.planFile, f.plan.Alias)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-exited
+	})
+	f.plan.LeadPID = cmd.Process.Pid
+	f.writePlan(t)
+	id := f.p.file("attack", "", "to:backend")
+	f.p.waitFor("the attack's evidence", 60*time.Second, func() bool {
+		select {
+		case err := <-exited:
+			exited <- err
+			t.Fatalf("the Lead ended: %v: %s", err, stderr.String())
+		default:
+		}
+		return f.p.issue(id).Closed
+	})
+	if _, ok := f.report(t)["alias memory write"]; !ok {
+		t.Fatal("the alias was not tried")
+	}
+	f.checkHeld(t, id)
+}
+
 // Without the guard, the same attack gets through: the test above
 // refutes real attacks.
 func TestAttackWorksUnguarded(t *testing.T) {
@@ -281,9 +327,16 @@ func TestAttackWorksUnguarded(t *testing.T) {
 // set up.
 const exitNoGuard = 77
 
-// runAttackLead is "attacklead DIR ROLE ROOT PLAN": a Lead process whose
-// Workers are the attacker, guarded.
-func runAttackLead(dir, role, root, plan string) int {
+// runAttackLead is "attacklead DIR ROLE ROOT PLAN [ALIAS]": a Lead
+// process whose Workers are the attacker, guarded; with ALIAS, it first
+// binds ROOT there (in a mount namespace of its own).
+func runAttackLead(dir, role, root, plan, alias string) int {
+	if alias != "" {
+		if err := syscall.Mount(root, alias, "", syscall.MS_BIND|syscall.MS_REC, ""); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			return 2
+		}
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
 	wf, err := team.Load(dir)

@@ -16,25 +16,115 @@ import (
 // confine makes g's paths read-only and hidden, then mounts a /proc of
 // the guard's PID namespace. Paths that do not exist are skipped:
 // nothing there to protect.
+//
+// The same files may also be reachable through another mount of their
+// file system (a bind mount of the project elsewhere): each such alias
+// is made read-only or hidden too.
 func confine(g GuardPaths) error {
+	mounts, err := readMountinfo()
+	if err != nil {
+		return err
+	}
 	for _, p := range g.ReadOnly {
 		if _, err := os.Lstat(p); errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err := bindReadOnly(p); err != nil {
-			return err
+		for _, q := range withAliases(mounts, p) {
+			if err := bindReadOnly(q); err != nil {
+				return err
+			}
 		}
 	}
 	for _, p := range g.Hidden {
-		fi, err := os.Stat(p)
-		if err != nil || !fi.IsDir() {
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			continue
 		}
-		if err := hide(p); err != nil {
-			return err
+		for _, q := range withAliases(mounts, p) {
+			if err := hide(q); err != nil {
+				return err
+			}
 		}
 	}
 	return mountProc()
+}
+
+// mountEntry is one line of /proc/self/mountinfo.
+type mountEntry struct {
+	dev   string // major:minor
+	root  string // the mount's root within its file system
+	point string // where it is mounted
+}
+
+func readMountinfo() ([]mountEntry, error) {
+	data, err := os.ReadFile("/proc/self/mountinfo")
+	if err != nil {
+		return nil, fmt.Errorf("guard: %w", err)
+	}
+	var out []mountEntry
+	for _, line := range strings.Split(string(data), "\n") {
+		f := strings.Fields(line)
+		if len(f) < 5 {
+			continue
+		}
+		out = append(out, mountEntry{dev: f[2], root: unescapeMountinfo(f[3]), point: unescapeMountinfo(f[4])})
+	}
+	return out, nil
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || dir == "/" || strings.HasPrefix(p, dir+"/")
+}
+
+// withAliases is p (symlinks resolved) and every other path that reaches
+// the same file through another mount of its file system.
+func withAliases(mounts []mountEntry, p string) []string {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return []string{p}
+	}
+	out := []string{real}
+	// The mount p is reached through: the last one mounted at the longest
+	// prefix of p.
+	var home *mountEntry
+	for i := range mounts {
+		m := &mounts[i]
+		if within(real, m.point) && (home == nil || len(m.point) >= len(home.point)) {
+			home = m
+		}
+	}
+	if home == nil {
+		return out
+	}
+	inFS := filepath.Join(home.root, strings.TrimPrefix(real, home.point))
+	want, err := os.Stat(real)
+	if err != nil {
+		return out
+	}
+	for _, m := range mounts {
+		if m.dev != home.dev || !within(inFS, m.root) {
+			continue
+		}
+		alias := filepath.Join(m.point, strings.TrimPrefix(inFS, m.root))
+		if within(alias, real) {
+			continue // p itself, or a mount of the same files inside p
+		}
+		// Only where the alias is the same file (not covered by another
+		// mount): that is what a Worker could open.
+		if fi, err := os.Stat(alias); err == nil && os.SameFile(fi, want) && !contains(out, alias) {
+			out = append(out, alias)
+		}
+	}
+	return out
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
 }
 
 // bindReadOnly binds p onto itself with everything mounted under it, then

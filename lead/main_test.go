@@ -28,7 +28,11 @@ func TestMain(m *testing.M) {
 		case "attack-nested":
 			os.Exit(runNested(os.Args[2]))
 		case "attacklead":
-			os.Exit(runAttackLead(os.Args[2], os.Args[3], os.Args[4], os.Args[5]))
+			alias := ""
+			if len(os.Args) > 6 {
+				alias = os.Args[6]
+			}
+			os.Exit(runAttackLead(os.Args[2], os.Args[3], os.Args[4], os.Args[5], alias))
 		case "lead":
 			os.Exit(runLeadProcess(os.Args[2], os.Args[3]))
 		case "briefworker":
