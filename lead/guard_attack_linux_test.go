@@ -36,6 +36,9 @@ type attackPlan struct {
 	Report   string `json:"report"`
 	// Alias is where the whole root is also mounted, when it is.
 	Alias string `json:"alias,omitempty"`
+	// NoPtrace: the run is unguarded, where pid 1 is the system's init
+	// and the Lead the test itself: leave them alone.
+	NoPtrace bool `json:"no_ptrace,omitempty"`
 }
 
 // runAttacker is a Worker that tries every way its uid offers to write
@@ -84,8 +87,10 @@ func runAttacker(planFile string) int {
 	// 5. The same files through another process's root.
 	try("proc root of the lead", procRoot(plan.LeadPID, plan))
 	try("proc root of any process", anyProcRoot(plan))
-	try("ptrace the guard", ptraceAttach(1))
-	try("ptrace the lead", ptraceAttach(plan.LeadPID))
+	if !plan.NoPtrace {
+		try("ptrace the guard", ptraceSeize(1))
+		try("ptrace the lead", ptraceSeize(plan.LeadPID))
+	}
 	// 6. The controller's socket, by its path, its record, and /proc.
 	try("socket "+plan.Socket, dial(plan.Socket))
 	if s, err := relay.ResolveSocket(plan.Root); err == nil && s != plan.Socket {
@@ -186,14 +191,12 @@ func anyProcRoot(plan attackPlan) error {
 	return fmt.Errorf("no process's root gives write access (visible: %s)", strings.Join(pids, " "))
 }
 
-func ptraceAttach(pid int) error {
+// ptraceSeize attaches to pid as a tracer would, without stopping it
+// (PTRACE_SEIZE); the attachment ends when this process exits.
+func ptraceSeize(pid int) error {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := syscall.PtraceAttach(pid); err != nil {
-		return err
-	}
-	_ = syscall.PtraceDetach(pid)
-	return nil
+	return unix.PtraceSeize(pid)
 }
 
 func dial(path string) error {

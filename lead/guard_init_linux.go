@@ -35,8 +35,9 @@ func runInit(argv, env []string) (int, error) {
 	for s := range sigs {
 		if s != syscall.SIGCHLD {
 			_ = syscall.Kill(p.Pid, s.(syscall.Signal))
-			continue
 		}
+		// Reap after every signal: a SIGCHLD dropped while the channel
+		// was full must not leave the guard waiting forever.
 		for {
 			var ws syscall.WaitStatus
 			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)

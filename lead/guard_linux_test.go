@@ -298,6 +298,8 @@ func TestGuardHoldsAgainstAnAlias(t *testing.T) {
 // refutes real attacks.
 func TestAttackWorksUnguarded(t *testing.T) {
 	f := newGuardFixture(t)
+	f.plan.NoPtrace = true
+	f.writePlan(t)
 	id := f.p.file("attack", "")
 	cmd := exec.Command(os.Args[0], "attack", f.planFile)
 	cmd.Env = append(os.Environ(), outbox.WorkerEnv+"=backend", "DAOKIT_ISSUE="+strconv.FormatInt(id, 10))
