@@ -79,6 +79,7 @@ done
 lead=$(sed -n 's/.*"pid": *\([0-9]*\).*/\1/p' "$(dirname "$DB")/leads/backend.json" | head -n 1)
 try proc-root-lead sh -c "echo x > '/proc/$lead/root$MEM/9998-proc.md'"
 try controller-comment env E2E_GUARD_ATTACK="comment $R" "$BIN"
+if "$D" outbox show --root "$R" 1 >/dev/null 2>&1; then echo "read outbox" >> "$res"; else echo "no read outbox" >> "$res"; fi
 echo "Tests: attack done"
 `
 
@@ -110,7 +111,9 @@ func TestGuardHoldsInTheTeam(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Contains(string(report), "ALLOWED") || !strings.Contains(string(report), "refused controller-comment") {
+	// Reading stays open: the Worker reads its issue's thread.
+	if strings.Contains(string(report), "ALLOWED") || !strings.Contains(string(report), "refused controller-comment") ||
+		!strings.Contains(string(report), "\nread outbox\n") {
 		t.Fatalf("guarded:\n%s", report)
 	}
 	t.Logf("guarded:\n%s", report)

@@ -69,7 +69,7 @@ func HiddenPaths(root string) []string {
 	return out
 }
 
-// Guard returns the paths of w and the ledger root (may be "") that the
+// GuardOf returns the paths of w and the ledger root (may be "") that the
 // guard protects.
 func GuardOf(w *team.Workflow, root string) GuardPaths {
 	return GuardPaths{ReadOnly: ReadOnlyPaths(w, root), Hidden: HiddenPaths(root)}
