@@ -186,7 +186,7 @@ func TestDependsOnCommentStopsTheWorker(t *testing.T) {
 // memory folder or the database file (read-only mounts of the guard).
 func TestWorkersAreRefused(t *testing.T) {
 	p := newProject(t, twoRoles, time.Hour)
-	guard := append([]string{os.Args[0], "guard"}, GuardArgv("x", p.wf)[3:]...)
+	guard := append([]string{os.Args[0], "guard"}, GuardOf(p.wf, "").Flags()...)
 	l := p.lead("backend", 2, func(o *Options) { o.Guard = guard })
 	mem := filepath.Join(p.wf.MemoryPath(), "worker-note.md")
 	a := p.file("write memory", "Sim: write "+mem, "to:backend")

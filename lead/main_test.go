@@ -27,17 +27,17 @@ func TestMain(m *testing.M) {
 		case "simworker":
 			os.Exit(RunSimWorker(context.Background(), os.Args[2], os.Stdin, os.Stdout))
 		case "guard":
-			var ro []string
-			args := os.Args[2:]
-			for len(args) > 1 && args[0] == "--ro" {
-				ro, args = append(ro, args[1]), args[2:]
+			os.Exit(runGuardProcess(os.Args[2:]))
+		case "attack":
+			os.Exit(runAttacker(os.Args[2]))
+		case "attack-nested":
+			os.Exit(runNested(os.Args[2]))
+		case "attacklead":
+			alias := ""
+			if len(os.Args) > 6 {
+				alias = os.Args[6]
 			}
-			if len(args) > 0 && args[0] == "--" {
-				args = args[1:]
-			}
-			err := Guard(ro, args, os.Environ())
-			os.Stderr.WriteString(err.Error() + "\n")
-			os.Exit(3)
+			os.Exit(runAttackLead(os.Args[2], os.Args[3], os.Args[4], os.Args[5], alias))
 		case "lead":
 			os.Exit(runLeadProcess(os.Args[2], os.Args[3]))
 		case "traceworker":
@@ -58,6 +58,36 @@ func TestMain(m *testing.M) {
 		}
 	}
 	os.Exit(m.Run())
+}
+
+// runGuardProcess is "daokit lead guard" as the test binary plays it:
+// "--ro P", "--hide D" and "--probe" flags, then "--" and the command.
+func runGuardProcess(args []string) int {
+	var g GuardPaths
+	for len(args) > 0 {
+		switch {
+		case args[0] == "--probe":
+			if err := ProbeGuard(); err != nil {
+				os.Stderr.WriteString(err.Error() + "\n")
+				return ExitGuardSetup
+			}
+			return 0
+		case args[0] == "--ro" && len(args) > 1:
+			g.ReadOnly, args = append(g.ReadOnly, args[1]), args[2:]
+			continue
+		case args[0] == "--hide" && len(args) > 1:
+			g.Hidden, args = append(g.Hidden, args[1]), args[2:]
+			continue
+		case args[0] == "--":
+			args = args[1:]
+		}
+		break
+	}
+	code, err := Guard(g, args, os.Environ())
+	if err != nil {
+		os.Stderr.WriteString(err.Error() + "\n")
+	}
+	return code
 }
 
 // runLeadProcess is a Lead as its own process, for the drills.

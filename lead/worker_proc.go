@@ -2,13 +2,11 @@ package lead
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/daokit/daokit/gitwork"
@@ -184,16 +182,9 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 	}
 	p, err := worker.Start(context.Background(), spec)
 	if err != nil {
-		if len(l.o.Guard) == 0 || !(errors.Is(err, syscall.EPERM) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENOSYS)) {
-			return err
-		}
-		// No mount namespaces here (a container without them, user
-		// namespaces switched off): run Workers without the mount guard
-		// from now on; outbox.WorkerEnv still refuses their outbox writes.
-		l.mu.Lock()
-		l.o.Guard = nil
-		l.mu.Unlock()
-		return l.spawnWorker(ctx, is, brief)
+		// A guarded Worker that cannot start is refused, never run
+		// unguarded (see GuardUnavailableError).
+		return guardStartError(len(l.o.Guard) > 0, err)
 	}
 	// The Lead reads the Worker's output from its logs once it is gone
 	// (see collect); the heartbeat needs only its last activity.

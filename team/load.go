@@ -28,6 +28,9 @@ type rawFile struct {
 	Memory struct {
 		Dir string `toml:"dir"`
 	} `toml:"memory"`
+	Guard struct {
+		AllowUnguarded bool `toml:"allow_unguarded"`
+	} `toml:"guard"`
 	Roles  map[string]rawRole  `toml:"roles"`
 	Groups map[string]rawGroup `toml:"groups"`
 }
@@ -96,7 +99,7 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 		add(&Error{Code: CodeUnknownKey, Key: k.String()})
 	}
 	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path, Repo: raw.Outbox.Repo, APIURL: raw.Outbox.APIURL},
-		MemoryDir: raw.Memory.Dir, Roles: map[string]Role{}, Groups: map[string]Group{}}
+		MemoryDir: raw.Memory.Dir, Roles: map[string]Role{}, Groups: map[string]Group{}, AllowUnguarded: raw.Guard.AllowUnguarded}
 	if w.Outbox.Backend == "" {
 		w.Outbox.Backend = BackendSQLite
 	}

@@ -170,3 +170,23 @@ func TestGitHubOutbox(t *testing.T) {
 		t.Fatalf("%+v %s", w.Outbox, w.DBPath())
 	}
 }
+
+// The guard is on unless workflow.toml opts out in so many words.
+func TestAllowUnguardedIsExplicit(t *testing.T) {
+	for body, want := range map[string]bool{
+		"[roles.a]\n": false,
+		"[roles.a]\n[guard]\nallow_unguarded = false\n": false,
+		"[roles.a]\n[guard]\nallow_unguarded = true\n":  true,
+	} {
+		w, err := Parse([]byte(body), "workflow.toml", "/p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.AllowUnguarded != want {
+			t.Errorf("%q: allow_unguarded %v", body, w.AllowUnguarded)
+		}
+	}
+	if _, err := Parse([]byte("[roles.a]\n[guard]\nallow = true\n"), "workflow.toml", "/p"); err == nil {
+		t.Error("a misspelt [guard] key was accepted")
+	}
+}

@@ -33,6 +33,10 @@ type Workflow struct {
 	Names []string
 	// Groups by name.
 	Groups map[string]Group
+	// AllowUnguarded is [guard] allow_unguarded: where the system cannot
+	// guard Workers (no user namespaces), run them without the guard
+	// instead of refusing to run them. Off unless the person says so.
+	AllowUnguarded bool
 }
 
 // Outbox is the [outbox] section.

@@ -38,7 +38,7 @@ const (
 
 // ExitReasons lists every code an Exit's Reason may hold.
 func ExitReasons() []string {
-	return []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped,
+	return []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped, ExitGuardUnavailable,
 		"OUTBOX_MISSING", "OUTBOX_EMPTY", "OUTBOX_CORRUPT",
 		outbox.GitHubNoToken, outbox.GitHubBadRepo, outbox.GitHubBadToken, outbox.GitHubNoRepo, outbox.GitHubNoIssues,
 		outbox.GitHubReadOnly, outbox.GitHubUnreachable, outbox.GitHubRateLimited}
@@ -113,6 +113,10 @@ func ExitReasonOf(err error) string {
 	if errors.As(err, &ge) {
 		return ge.Code
 	}
+	var gu *GuardUnavailableError
+	if errors.As(err, &gu) {
+		return ExitGuardUnavailable
+	}
 	return ExitFailed
 }
 
@@ -136,6 +140,10 @@ func ExitOf(role string, pid int, err error) Exit {
 	var ge *outbox.GitHubError
 	if errors.As(err, &ge) {
 		e.Repo, e.API, e.Detail = ge.Repo, ge.API, ge.Detail
+	}
+	var gu *GuardUnavailableError
+	if errors.As(err, &gu) {
+		e.Detail = gu.Err.Error()
 	}
 	return e
 }
