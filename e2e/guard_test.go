@@ -28,7 +28,9 @@ func attackStep(spec string) int {
 	verb, arg, _ := strings.Cut(spec, " ")
 	switch verb {
 	case "comment":
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		// Within the heartbeat's stale bound (2 s here): a Worker that
+		// waited longer would be restarted before it reports.
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 		defer cancel()
 		c, err := relay.Dial(ctx, arg, relay.DefaultClientConfig())
 		if err != nil {
@@ -59,7 +61,7 @@ func attackStep(spec string) int {
 const attackScript = `
 R='%ROOT%'; DB='%DB%'; MEM='%MEM%'; BIN='%BIN%'; D='%DAOKIT%'
 res="$PWD/attack.txt"; : > "$res"
-try() { n=$1; shift; if "$@" >/dev/null 2>&1; then echo "ALLOWED $n" >> "$res"; else echo "refused $n" >> "$res"; fi; }
+try() { n=$1; shift; echo "trying $n"; if "$@" >/dev/null 2>&1; then echo "ALLOWED $n" >> "$res"; else echo "refused $n" >> "$res"; fi; }
 try umount-memory umount "$MEM"
 try umount-outbox-folder umount "$(dirname "$DB")"
 if command -v unshare >/dev/null; then
@@ -104,6 +106,12 @@ func TestGuardHoldsInTheTeam(t *testing.T) {
 	}
 	c := startController(t, root)
 	defer c.stop()
+	t.Cleanup(func() {
+		if t.Failed() {
+			r := run(t, "logs", "--root", root, "--role", "backend", "--issue", "1")
+			t.Logf("the Worker's last attempt:\n%s%s", r.stdout, r.stderr)
+		}
+	})
 	waitFor(t, 60*time.Second, "the attack's evidence", func() bool {
 		return strings.Contains(run(t, "outbox", "show", "--root", root, "1").stdout, "attack done")
 	})
