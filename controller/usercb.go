@@ -72,9 +72,15 @@ func (c *Controller) startUserSink(ctx context.Context, cb config.Callback, task
 		if !filepath.IsAbs(dir) {
 			dir = filepath.Join(c.opts.Root, dir)
 		}
+		// What the program prints goes to <name>.log beside the debug
+		// logs: a person writing a callback sees its errors there.
+		out := c.callbackOutput(taskID, runID, cb.Name)
 		ctx = proc.WithStep(ctx, "callback-"+cb.Name)
 		s, err := workflow.StartCommandSink(ctx, workflow.CommandOptions{Argv: cb.Command, Dir: dir, Env: cb.Env,
-			Queue: cb.Queue, Gone: func(err error) { c.callbackGone(u, err) }})
+			Queue: cb.Queue, Output: out, Gone: func(err error) { c.callbackGone(u, err) }})
+		if out != nil {
+			_ = out.Close() // the program has its copy
+		}
 		if err != nil {
 			c.callbackGone(u, err)
 			return nil
@@ -82,6 +88,25 @@ func (c *Controller) startUserSink(ctx context.Context, cb config.Callback, task
 		u.cmd, u.lines = s, s.LineSink
 	}
 	return u
+}
+
+// callbackOutput opens the log of a command callback's stdout and
+// stderr, <callback folder>/<name>.log; nil (the output is discarded)
+// when it cannot.
+func (c *Controller) callbackOutput(taskID, runID, name string) *os.File {
+	dir, err := c.callbackDir(taskID, runID)
+	if err == nil {
+		err = os.MkdirAll(dir, 0o755)
+	}
+	var f *os.File
+	if err == nil {
+		f, err = os.OpenFile(filepath.Join(dir, name+".log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	}
+	if err != nil {
+		c.log.Warn("callback output discarded", "callback", name, "err", err)
+		return nil
+	}
+	return f
 }
 
 // callbackGone records, once per callback, that it could not start or

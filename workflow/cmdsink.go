@@ -38,6 +38,9 @@ type CommandOptions struct {
 	Env []string
 	// Queue is the most lines that may wait (DefaultQueue when 0).
 	Queue int
+	// Output, if not nil, takes the program's stdout and stderr (a file:
+	// no goroutine copies them); nil discards them.
+	Output *os.File
 	// Gone hears, once, that the program exited before Close, with its
 	// exit status; it is called on the sink's own goroutine.
 	Gone func(error)
@@ -59,6 +62,9 @@ func StartCommandSink(ctx context.Context, o CommandOptions) (*CommandSink, erro
 		cmd.Env = append(os.Environ(), o.Env...)
 	}
 	cmd.Stdin = r
+	if o.Output != nil {
+		cmd.Stdout, cmd.Stderr = o.Output, o.Output
+	}
 	t, err := proc.Start(ctx, cmd)
 	_ = r.Close() // the child has its copy
 	if err != nil {
