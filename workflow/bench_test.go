@@ -129,3 +129,30 @@ func BenchmarkDispatchLineDeafCommand(b *testing.B) {
 		b.Fatalf("a deaf command held dispatch at the flow's end: %+v", st)
 	}
 }
+
+// BenchmarkLoopIterationDeafCommand is BenchmarkLoopIteration with the
+// no-op callback replaced by a command of [[workflow.callbacks]] that
+// never reads its stdin: the loop's cost per iteration stays what it is
+// with callbacks that keep up (compare the two µs/iteration).
+func BenchmarkLoopIterationDeafCommand(b *testing.B) {
+	const iterations = 100
+	sink, err := StartCommandSink(context.Background(), CommandOptions{Argv: []string{"sleep", "3600"}, Queue: DefaultQueue})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sink.Close(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l := NewLoop(SinglePass(instant{"coder", RoleCoder}, instant{"reviewer", RoleReviewer}), ReviewerApproved{}, iterations)
+		l.AddCallback(NewSummarizationCallback(SummaryOptions{Sink: func(Summary) {}}))
+		l.AddCallback(NewMetricsCallback(Cost{}, func(Metrics) {}))
+		l.AddCallback(&LineCallback{Task: "T1", Run: "R1", Out: sink})
+		res, err := l.Run(context.Background(), Task{Text: "bench"})
+		if err != nil || res.Iterations != iterations || res.Dispatch.Abandoned > 0 {
+			b.Fatal(res, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*iterations), "µs/iteration")
+	b.ReportMetric(float64(sink.Dropped())/float64(b.N*iterations), "deaf-dropped/iteration")
+}

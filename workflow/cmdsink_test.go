@@ -89,6 +89,12 @@ func TestCommandSinkDeafProgramIsEnded(t *testing.T) {
 	if s.Dropped() == 0 {
 		t.Fatalf("no line dropped after %d offers to a program that never reads", offered)
 	}
+	// A full queue: a LineCallback counts its lines dropped unmade.
+	before := s.Dropped()
+	(&LineCallback{Out: s}).OnText(AgentInfo{StepID: "S1"}, Text{Body: "x"})
+	if s.Dropped() != before+1 {
+		t.Fatalf("dropped %d after a line to a full sink, want %d", s.Dropped(), before+1)
+	}
 	pid := s.tree.PID()
 	s.Close(100 * time.Millisecond)
 	if syscall.Kill(pid, 0) == nil {

@@ -28,6 +28,14 @@ type Liner interface {
 	Offer(line []byte) bool
 }
 
+// Shedder is a Liner that can say, before a line is made, that it would
+// drop it: a LineCallback then spends nothing on it.
+type Shedder interface {
+	// Shed reports true, and counts the line dropped, when a line
+	// offered now would be dropped.
+	Shed() bool
+}
+
 // LineCallback turns every callback event into one JSON line for an
 // observer outside the process (a command's stdin, the debug log):
 //
@@ -90,6 +98,9 @@ type lineOutput struct {
 var textKinds = [...]string{TextLine: "line", TextMessage: "message", TextResult: "result"}
 
 func (c *LineCallback) emit(l line) {
+	if s, ok := c.Out.(Shedder); ok && s.Shed() {
+		return // a callback that does not keep up costs no encoding
+	}
 	now := time.Now
 	if c.Now != nil {
 		now = c.Now

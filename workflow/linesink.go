@@ -17,6 +17,8 @@ type LineSink struct {
 	closed bool // guarded by mu; q is closed with it
 	// dropped counts lines not written: queue full, or writer gone.
 	dropped atomic.Int64
+	// failed: the writer refused a write; every later line is dropped.
+	failed  atomic.Bool
 	written atomic.Int64
 	w       io.Writer
 	// gone is called once, on the writer's first refused write.
@@ -55,6 +57,17 @@ func (s *LineSink) Offer(line []byte) bool {
 	}
 }
 
+// Shed implements Shedder: when a line offered now would be dropped
+// (the queue is full, the writer gone), it counts it dropped and reports
+// true, so that the line need not be made at all.
+func (s *LineSink) Shed() bool {
+	if s.failed.Load() || len(s.q) == cap(s.q) {
+		s.dropped.Add(1)
+		return true
+	}
+	return false
+}
+
 // Dropped returns how many lines were not written.
 func (s *LineSink) Dropped() int64 { return s.dropped.Load() }
 
@@ -85,6 +98,7 @@ func (s *LineSink) loop() {
 		}
 		if _, err := s.w.Write(line); err != nil {
 			failed = true
+			s.failed.Store(true)
 			s.dropped.Add(1)
 			s.fail(err)
 			continue
