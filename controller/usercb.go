@@ -38,15 +38,24 @@ type userSink struct {
 	unsubscribe func()
 }
 
-// callbackDir is the folder of a run's debug logs:
-// <root>/artifacts/<task>/<run>/callbacks. The bus's are under
-// <root>/artifacts/controller/callbacks.
+// callbackDir is the folder of a run's callback logs (a debug
+// callback's <name>.jsonl, a command's <name>.log):
+// <root>/artifacts/callbacks/<task>/<run>, and the bus's
+// <root>/artifacts/callbacks/controller. Not under the run's own
+// artifact folder: its files' times are the run's implicit heartbeat
+// (liveness.NewestOutput), which a callback printing on its own must
+// not fake.
 func (c *Controller) callbackDir(taskID, runID string) (string, error) {
-	l := ledger.Layout{Root: c.opts.Root}
+	base := filepath.Join(ledger.Layout{Root: c.opts.Root}.Artifacts(), "callbacks")
 	if taskID == globalID {
-		return filepath.Join(l.Artifacts(), globalID, "callbacks"), nil
+		return filepath.Join(base, globalID), nil
 	}
-	return l.ArtifactDir(taskID, runID, "callbacks")
+	for _, id := range [...]struct{ kind, v string }{{"task_id", taskID}, {"run_id", runID}} {
+		if err := ledger.CheckID(id.kind, id.v); err != nil {
+			return "", err
+		}
+	}
+	return filepath.Join(base, taskID, runID), nil
 }
 
 // startUserSink starts cb for the run taskID/runID (or the bus). A

@@ -130,10 +130,7 @@ func TestCallbacksHearTheDemoLoop(t *testing.T) {
 
 	got := waitLines(t, filepath.Join(root, "cb.jsonl"), finalIterationEnd)
 	checkLoopLines(t, "cb.jsonl", got, fin)
-	dir, err := ledger.Layout{Root: root}.ArtifactDir(fin.TaskID, fin.RunID, "callbacks")
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := filepath.Join(ledger.Layout{Root: root}.Artifacts(), "callbacks", fin.TaskID, fin.RunID)
 	debug := waitLines(t, filepath.Join(dir, "debug.jsonl"), finalIterationEnd)
 	checkLoopLines(t, "debug.jsonl", debug, fin)
 	if len(debug) != len(got) {
