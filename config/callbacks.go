@@ -64,6 +64,10 @@ type Callback struct {
 	Dir string `toml:"dir"`
 	// Env adds to (and overrides) the controller's environment.
 	Env Env `toml:"env"`
+	// Lines: the callback hears OnText, the agents' lines (the bulk of
+	// the events). Default true; false keeps to the lifecycle, tool uses
+	// and results. Only for events = "run".
+	Lines bool `toml:"lines"`
 	// Queue is how many lines may wait for the callback before more are
 	// dropped (and counted). Default 1024; 1 to 65536.
 	Queue int `toml:"queue"`
@@ -87,7 +91,7 @@ func (cb Callback) Type() CallbackKind {
 }
 
 func decodeCallback(t *table) Callback {
-	cb := Callback{Dir: ".", Queue: DefaultCallbackQueue}
+	cb := Callback{Dir: ".", Queue: DefaultCallbackQueue, Lines: true}
 	t.str("name", &cb.Name)
 	var kind string
 	if t.str("kind", &kind) {
@@ -97,6 +101,7 @@ func decodeCallback(t *table) Callback {
 	t.str("events", &cb.Events)
 	t.str("dir", &cb.Dir)
 	t.env("env", &cb.Env)
+	t.boolean("lines", &cb.Lines)
 	t.integer("queue", &cb.Queue)
 	t.done()
 	return cb

@@ -19,6 +19,7 @@ name = "debug"
 kind = "debug"
 events = "all"
 queue = 64
+lines = false
 `), "daokit.toml", "/r")
 	if err != nil {
 		t.Fatal(err)
@@ -28,10 +29,10 @@ queue = 64
 		t.Fatalf("%d callbacks, want 2", len(cbs))
 	}
 	if cbs[0].Type() != CallbackCommand || cbs[0].Listens() != CallbackEventsRun || cbs[0].Queue != DefaultCallbackQueue ||
-		cbs[0].Dir != "." || !slices.Equal(cbs[0].Command, []string{"./notify.sh", "--quiet"}) {
+		cbs[0].Dir != "." || !cbs[0].Lines || !slices.Equal(cbs[0].Command, []string{"./notify.sh", "--quiet"}) {
 		t.Errorf("command callback: %+v", cbs[0])
 	}
-	if cbs[1].Type() != CallbackDebug || cbs[1].Listens() != CallbackEventsAll || cbs[1].Queue != 64 {
+	if cbs[1].Type() != CallbackDebug || cbs[1].Listens() != CallbackEventsAll || cbs[1].Queue != 64 || cbs[1].Lines {
 		t.Errorf("debug callback: %+v", cbs[1])
 	}
 }

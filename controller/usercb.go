@@ -163,7 +163,7 @@ func (c *Controller) runCallbacks(r *run) ([]workflow.Callback, func()) {
 			continue
 		}
 		sinks = append(sinks, u)
-		cbs = append(cbs, &workflow.LineCallback{Task: taskID, Run: runID, Out: u.lines, Now: c.now})
+		cbs = append(cbs, &workflow.LineCallback{Task: taskID, Run: runID, Out: u.lines, NoText: !cb.Lines, Now: c.now})
 	}
 	return cbs, func() {
 		if len(sinks) == 0 {

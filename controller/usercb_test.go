@@ -18,7 +18,7 @@ import (
 // TestCallbackHearsAFailedAgent: a [[workflow.callbacks]] command hears
 // a coder that fails as OnAgentStart then OnAgentFailed (one end for the
 // one start), with its lines between, through the controller's real
-// loop; the run ends (BLOCKED: no restart left) as it would without the
+// loop (and one with lines = false, the same without OnText); the run ends (BLOCKED: no restart left) as it would without the
 // callback.
 func TestCallbackHearsAFailedAgent(t *testing.T) {
 	t.Parallel()
@@ -26,8 +26,10 @@ func TestCallbackHearsAFailedAgent(t *testing.T) {
 	cfg := loopConfig("2", 3)
 	cfg.Lanes[0].Command = []string{"sh", "-c", "cat >/dev/null; echo 'first and last words'; exit 3"}
 	cfg.Restart.MaxRestarts = 0
-	cfg.Workflow.Callbacks = []config.Callback{{Name: "record", Command: []string{"sh", "-c", "cat > cb.jsonl"},
-		Dir: ".", Queue: config.DefaultCallbackQueue}}
+	cfg.Workflow.Callbacks = []config.Callback{
+		{Name: "record", Command: []string{"sh", "-c", "cat > cb.jsonl"}, Dir: ".", Queue: config.DefaultCallbackQueue, Lines: true},
+		{Name: "quiet", Command: []string{"sh", "-c", "cat > quiet.jsonl"}, Dir: ".", Queue: config.DefaultCallbackQueue},
+	}
 	h := startHarness(t, root, cfg)
 	fin := h.finished(h.forward("x").Route.TaskID)
 	if st := fin.Payload.String("status"); st != ledger.StatusBlocked && st != ledger.StatusFailed {
@@ -48,6 +50,17 @@ func TestCallbackHearsAFailedAgent(t *testing.T) {
 	want := "OnIterationStart: OnAgentStart:I1-coder OnText:I1-coder OnAgentFailed:I1-coder"
 	if strings.Join(got, " ") != want {
 		t.Fatalf("the callback heard\n %s\nwant\n %s", strings.Join(got, " "), want)
+	}
+	// lines = false: the same, without the lines.
+	for time.Now().Before(deadline) {
+		got = callbackLines(t, filepath.Join(root, "quiet.jsonl"))
+		if len(got) > 0 && strings.HasPrefix(got[len(got)-1], "OnAgentFailed") {
+			break
+		}
+		time.Sleep(20 * time.Millisecond) // polling the file; the condition decides
+	}
+	if want := "OnIterationStart: OnAgentStart:I1-coder OnAgentFailed:I1-coder"; strings.Join(got, " ") != want {
+		t.Fatalf("the callback without lines heard\n %s\nwant\n %s", strings.Join(got, " "), want)
 	}
 }
 

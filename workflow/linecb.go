@@ -47,9 +47,18 @@ type LineCallback struct {
 	// Task and Run name the run in every line.
 	Task, Run string
 	Out       Liner
+	// NoText leaves out OnText (the agents' lines): dispatch then hands
+	// them to it not at all (see LineFilter).
+	NoText bool
 	// Now stamps the lines (time.Now when nil).
 	Now func() time.Time
 }
+
+// WantsText implements LineFilter.
+func (c *LineCallback) WantsText(Text) bool { return !c.NoText }
+
+// WantsToolUse implements LineFilter.
+func (c *LineCallback) WantsToolUse() bool { return true }
 
 // line is the JSON shape of a callback event.
 type line struct {
