@@ -232,6 +232,9 @@ type Workflow struct {
 	// Isolation applies to every lane that does not set its own; see
 	// Lane.Isolation. Default empty (automatic).
 	Isolation Isolation `toml:"isolation"`
+	// Callbacks are the observers a person added ([[workflow.callbacks]]),
+	// beside the built-in ledger, summary and metrics callbacks.
+	Callbacks []Callback `toml:"callbacks"`
 }
 
 // Step is one step of the workflow.

@@ -28,8 +28,9 @@ func TestDocsExampleIsValid(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: example does not load:\n%v", name, err)
 		}
-		if len(c.Lanes) != 4 || len(c.Workflow.Steps) != 3 || len(c.Hooks) != 1 {
-			t.Errorf("%s: got %d lanes, %d steps, %d hooks; want the whole example (4, 3, 1)", name, len(c.Lanes), len(c.Workflow.Steps), len(c.Hooks))
+		if len(c.Lanes) != 4 || len(c.Workflow.Steps) != 3 || len(c.Hooks) != 1 || len(c.Workflow.Callbacks) != 2 {
+			t.Errorf("%s: got %d lanes, %d steps, %d hooks, %d callbacks; want the whole example (4, 3, 1, 2)", name,
+				len(c.Lanes), len(c.Workflow.Steps), len(c.Hooks), len(c.Workflow.Callbacks))
 		}
 		configs = append(configs, c)
 	}

@@ -51,6 +51,9 @@ const (
 	// CodeName: a name that does not match ledger.IDPattern (Key,
 	// Value).
 	CodeName Code = "CONFIG_NAME"
+	// CodeCallbackCommand: a command on a callback whose kind runs none
+	// (Key, Value = the kind).
+	CodeCallbackCommand Code = "CONFIG_CALLBACK_COMMAND"
 )
 
 // Error is one problem in daokit.toml or in a Config. Which fields are set

@@ -112,6 +112,11 @@ func decodeConfig(t *table, c *Config) {
 			}
 		}
 		decodeFlow(s, &c.Workflow)
+		if list, ok := s.tables("callbacks"); ok {
+			for _, ct := range list {
+				c.Workflow.Callbacks = append(c.Workflow.Callbacks, decodeCallback(ct))
+			}
+		}
 		s.done()
 	}
 	if !stepsSet {

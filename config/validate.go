@@ -28,6 +28,7 @@ func (c *Config) validate(file string) error {
 	c.validateTimings(p)
 	c.validateLanes(p)
 	c.validateWorkflow(p)
+	c.validateCallbacks(p)
 	c.validateHooks(p)
 	c.validateTeam(p)
 	c.validateWindow(p)

@@ -98,6 +98,11 @@ type Controller struct {
 	runCtx  context.Context // parent of every run; cancelled on shutdown
 	stopAll context.CancelFunc
 	runs    sync.WaitGroup
+
+	// bus is the event stream (bus.go); listeners the callbacks of
+	// [[workflow.callbacks]] that hear it (events = "all").
+	bus       Bus
+	listeners []*userSink
 }
 
 // keptFinishedLeases is how many finished leases the register keeps; older
@@ -175,6 +180,7 @@ func open(opts Options) (*Controller, error) {
 	c.log.Info("instruction index loaded", "open", len(index.open), "replayed_events", load.Replayed,
 		"from_offset", load.From, "rebuilt", load.Rebuilt)
 	c.journal = newJournal(store, index, c.now, func(err error) { c.log.Error("journal", "err", err) }, c.diskFull)
+	c.journal.bus = &c.bus
 	return c, nil
 }
 
@@ -267,6 +273,10 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.server = srv
 	c.runCtx, c.stopAll = context.WithCancel(proc.WithScope(context.Background(), c.procs))
 	defer c.stopAll()
+	// Before the start is announced, so that they hear it; shutdown
+	// stops them after the stop is recorded, or this on a failed start.
+	c.startListeners()
+	defer c.stopListeners()
 	stopDocs, docsDone := make(chan struct{}), make(chan struct{})
 	go c.docWriter(stopDocs, docsDone)
 	defer func() {
@@ -391,11 +401,13 @@ func (c *Controller) shutdown() {
 	}
 	c.mu.Unlock()
 	c.flushDocs()
-	c.procs.Close()
 	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped, "pid", c.pid, "generation", c.generation)
 	if err := c.journal.append(e); err != nil {
 		c.log.Error("record stop", "err", err)
 	}
+	// After the stop is recorded, so that they hear it.
+	c.stopListeners()
+	c.procs.Close()
 	c.log.Info("controller stopped")
 }
 

@@ -71,10 +71,10 @@ func loopStep(n int, role workflow.Role, lane string) StepTemplate {
 }
 
 // flowOf builds the workflow of r from daokit.toml, with the callbacks
-// that keep the ledger, the summaries and the metrics.
-func (c *Controller) flowOf(r *run) workflow.Flow {
+// that keep the ledger, the summaries and the metrics, and those of
+// [[workflow.callbacks]]; done closes the latter once the flow ended.
+func (c *Controller) flowOf(r *run) (flow workflow.Flow, done func()) {
 	w := c.cfg.Workflow
-	var flow workflow.Flow
 	switch w.Flow() {
 	case config.FlowSingle:
 		flow = workflow.SinglePass(c.agent(r, "coder", workflow.RoleCoder, w.Coder), c.agent(r, "reviewer", workflow.RoleReviewer, w.Reviewer))
@@ -94,7 +94,11 @@ func (c *Controller) flowOf(r *run) workflow.Flow {
 	for _, cb := range c.flowCallbacks(r) {
 		flow.AddCallback(cb)
 	}
-	return flow
+	user, done := c.runCallbacks(r)
+	for _, cb := range user {
+		flow.AddCallback(cb)
+	}
+	return flow, done
 }
 
 // judgeOf returns the loop's judge.
@@ -316,7 +320,9 @@ func iterationOf(stepID string) int {
 
 // runFlow runs r's workflow and ends the run as it ended.
 func (c *Controller) runFlow(ctx context.Context, r *run) {
-	res, err := c.flowOf(r).Run(ctx, workflow.Task{Text: r.in.Text, Memory: runMemory{c, r}})
+	flow, done := c.flowOf(r)
+	res, err := flow.Run(ctx, workflow.Task{Text: r.in.Text, Memory: runMemory{c, r}})
+	done()
 	if res.Dispatch != (workflow.DispatchStats{}) {
 		c.log.Warn("callbacks missed events", "dropped", res.Dispatch.Dropped, "panics", res.Dispatch.Panics,
 			"abandoned", res.Dispatch.Abandoned)

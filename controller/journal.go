@@ -80,6 +80,8 @@ type journal struct {
 	// stops (see stopHolding), so that a disk that stays full cannot keep
 	// it from ending.
 	giveUpAt atomic.Int64
+	// bus hears every line once it is written (nil: nobody listens).
+	bus *Bus
 }
 
 type appendReq struct {
@@ -411,6 +413,9 @@ func (j *journal) write(pending []*appendReq) error {
 		return err
 	}
 	j.index.foldBatch(all, j.store.EventsSize())
+	if j.bus != nil {
+		j.bus.publish(lines)
+	}
 	if j.index.due() {
 		select {
 		case j.cpReq <- struct{}{}:

@@ -5,6 +5,7 @@ package i18n
 import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 var catalogConfigEn = []*goi18n.Message{
+	{ID: "config.error.CONFIG_CALLBACK_COMMAND", Other: "{{.Key}}: a callback of kind {{.Value}} runs no command (it is built in); remove command, or use kind = \"command\""},
 	{ID: "config.error.CONFIG_DUPLICATE", Other: "{{.Key}} = {{.Value}} is already used by {{.Other}}"},
 	{ID: "config.error.CONFIG_DURATION", Other: "{{.Key}} = {{.Value}} is not a duration: write a number with a unit, such as \"500ms\", \"45s\", \"2m\" or \"1h\""},
 	{ID: "config.error.CONFIG_ENUM", Other: "{{.Key}} = {{.Value}} is not one of: {{.Want}}"},
@@ -35,6 +36,7 @@ var catalogConfigEn = []*goi18n.Message{
 }
 
 var catalogConfigZhCN = []*goi18n.Message{
+	{ID: "config.error.CONFIG_CALLBACK_COMMAND", Other: "{{.Key}}：类型为 {{.Value}} 的回调是内置的，不运行命令；请删除 command，或改用 kind = \"command\""},
 	{ID: "config.error.CONFIG_DUPLICATE", Other: "{{.Key}} = {{.Value}} 已被 {{.Other}} 使用"},
 	{ID: "config.error.CONFIG_DURATION", Other: "{{.Key}} = {{.Value}} 不是时长：请写数字加单位，例如 \"500ms\"、\"45s\"、\"2m\" 或 \"1h\""},
 	{ID: "config.error.CONFIG_ENUM", Other: "{{.Key}} = {{.Value}} 不在可选值之中：{{.Want}}"},

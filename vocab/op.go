@@ -54,6 +54,14 @@ const (
 	OpBudgetWarning      Op = "BUDGET_WARNING"
 	OpBudgetExceeded     Op = "BUDGET_EXCEEDED"
 	OpBudgetExtended     Op = "BUDGET_EXTENDED"
+	// OpCallbackExited: a [[workflow.callbacks]] program could not start
+	// or exited while it had events to hear; reported once, the run goes
+	// on without it.
+	OpCallbackExited Op = "CALLBACK_EXITED"
+	// OpCallbackDropped: lines a callback could not take in time (its
+	// queue was full, or it had gone) were dropped; counted when it
+	// closed.
+	OpCallbackDropped Op = "CALLBACK_DROPPED"
 	// The ledger's own (see ledger.OpCommitDiscarded and the others): a
 	// writer that does not erase what another tool wrote says so.
 	OpCommitDiscarded         Op = "COMMIT_JOURNAL_DISCARDED"
@@ -72,7 +80,7 @@ func Ops() []Op {
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
 		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpSessionBound,
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
-		OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
+		OpCallbackExited, OpCallbackDropped, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
 }
 
 // Label returns o in loc's language; an unknown operation is shown as it

@@ -84,3 +84,75 @@ func BenchmarkLoopIteration(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*iterations), "µs/iteration")
 }
+
+// BenchmarkDispatchLineDeafCommand is BenchmarkDispatchLine with one of
+// the three callbacks a command of [[workflow.callbacks]] that never
+// reads its stdin: what it cannot take is dropped (reported as
+// dropped/line), and the line's hand-off costs the run what it costs
+// with callbacks that keep up (the goal: under 1 µs at the median).
+func BenchmarkDispatchLineDeafCommand(b *testing.B) {
+	sink, err := StartCommandSink(context.Background(), CommandOptions{Argv: []string{"sleep", "3600"}, Queue: DefaultQueue})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sink.Close(0)
+	deaf := &LineCallback{Task: "T1", Run: "R1", Out: sink}
+	d := startDispatcher([]Callback{NopCallback{}, NopCallback{}, deaf}, DefaultQueue)
+	o := &Observer{d: d, a: AgentInfo{StepID: "I1-coder", Role: RoleCoder, Iteration: 1}}
+	t := Text{Body: "ok  \texample.com/project/pkg/api\t0.12s"}
+	const batch = 64
+	var per []float64
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; {
+		n := min(batch, b.N-i)
+		start := time.Now()
+		for range n {
+			o.Text(t)
+		}
+		per = append(per, float64(time.Since(start).Nanoseconds())/float64(n))
+		i += n
+		b.StopTimer()
+		for _, s := range d.subs {
+			for s.backlog.Load() > 0 {
+				runtime.Gosched()
+			}
+		}
+		b.StartTimer()
+	}
+	b.StopTimer()
+	st := d.stop(time.Second)
+	slices.Sort(per)
+	b.ReportMetric(per[len(per)/2], "median-ns/line")
+	b.ReportMetric(float64(sink.Dropped())/float64(b.N), "deaf-dropped/line")
+	if st.Abandoned > 0 {
+		b.Fatalf("a deaf command held dispatch at the flow's end: %+v", st)
+	}
+}
+
+// BenchmarkLoopIterationDeafCommand is BenchmarkLoopIteration with the
+// no-op callback replaced by a command of [[workflow.callbacks]] that
+// never reads its stdin: the loop's cost per iteration stays what it is
+// with callbacks that keep up (compare the two µs/iteration).
+func BenchmarkLoopIterationDeafCommand(b *testing.B) {
+	const iterations = 100
+	sink, err := StartCommandSink(context.Background(), CommandOptions{Argv: []string{"sleep", "3600"}, Queue: DefaultQueue})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer sink.Close(0)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		l := NewLoop(SinglePass(instant{"coder", RoleCoder}, instant{"reviewer", RoleReviewer}), ReviewerApproved{}, iterations)
+		l.AddCallback(NewSummarizationCallback(SummaryOptions{Sink: func(Summary) {}}))
+		l.AddCallback(NewMetricsCallback(Cost{}, func(Metrics) {}))
+		l.AddCallback(&LineCallback{Task: "T1", Run: "R1", Out: sink})
+		res, err := l.Run(context.Background(), Task{Text: "bench"})
+		if err != nil || res.Iterations != iterations || res.Dispatch.Abandoned > 0 {
+			b.Fatal(res, err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*iterations), "µs/iteration")
+	b.ReportMetric(float64(sink.Dropped())/float64(b.N*iterations), "deaf-dropped/iteration")
+}
