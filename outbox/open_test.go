@@ -132,4 +132,3 @@ func TestInit(t *testing.T) {
 		t.Fatalf("head %d %v", h, err)
 	}
 }
-

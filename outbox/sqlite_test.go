@@ -39,4 +39,3 @@ func mustApply(t testing.TB, s Backend, c Change) Result {
 	}
 	return r
 }
-
