@@ -8,6 +8,7 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/vocab"
@@ -65,7 +66,7 @@ func (c *Controller) changeIssue(req relay.Request, ctl relay.Control) (relay.Ac
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeNoTeam, Detail: err.Error()}
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	ob, err := pick.Open(context.Background(), wf, outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

@@ -33,6 +33,10 @@ const (
 	CodeCap Code = "WORKFLOW_CAP"
 	// CodeBackend: an outbox backend V1 does not have (Value).
 	CodeBackend Code = "WORKFLOW_BACKEND"
+	// CodeHub: a setting of the nats backend missing or malformed (url,
+	// root), or given to a backend that does not take it (Key, Value,
+	// Want = the backend that takes it).
+	CodeHub Code = "WORKFLOW_HUB"
 )
 
 // Error is one problem of workflow.toml (or of daokit.toml's hard caps

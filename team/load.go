@@ -19,8 +19,11 @@ import (
 
 type rawFile struct {
 	Outbox struct {
-		Backend string `toml:"backend"`
-		Path    string `toml:"path"`
+		Backend     string `toml:"backend"`
+		Path        string `toml:"path"`
+		URL         string `toml:"url"`
+		Root        string `toml:"root"`
+		Credentials string `toml:"credentials"`
 	} `toml:"outbox"`
 	Memory struct {
 		Dir string `toml:"dir"`
@@ -87,13 +90,23 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 	for _, k := range md.Undecoded() {
 		add(&Error{Code: CodeUnknownKey, Key: k.String()})
 	}
-	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path},
+	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path,
+		URL: raw.Outbox.URL, Root: raw.Outbox.Root, Credentials: raw.Outbox.Credentials},
 		MemoryDir: raw.Memory.Dir, Roles: map[string]Role{}, Groups: map[string]Group{}}
 	if w.Outbox.Backend == "" {
 		w.Outbox.Backend = BackendSQLite
 	}
-	if w.Outbox.Backend != BackendSQLite {
-		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite})
+	switch w.Outbox.Backend {
+	case BackendSQLite:
+		for _, k := range [][2]string{{"url", w.Outbox.URL}, {"root", w.Outbox.Root}, {"credentials", w.Outbox.Credentials}} {
+			if k[1] != "" {
+				add(&Error{Code: CodeHub, Key: "outbox." + k[0], Value: strconv.Quote(k[1]), Want: BackendNATS})
+			}
+		}
+	case BackendNATS:
+		checkHub(w.Outbox, add)
+	default:
+		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite + ", " + BackendNATS})
 	}
 	if w.Outbox.Path == "" {
 		w.Outbox.Path = DefaultDBPath

@@ -13,7 +13,12 @@ const FileName = "workflow.toml"
 const MaxCap = 64
 
 // Backends the [outbox] section may name.
-const BackendSQLite = "sqlite"
+const (
+	BackendSQLite = "sqlite"
+	// BackendNATS is the outbox on a daokit hub (issue 31): url, root
+	// and credentials say which hub and which root's outbox stream.
+	BackendNATS = "nats"
+)
 
 // Workflow is the whole of workflow.toml.
 type Workflow struct {
@@ -36,6 +41,17 @@ type Outbox struct {
 	Backend string
 	// Path is the SQLite database, relative to the outbox root.
 	Path string
+	// URL is the hub's client address (nats://host:port or tls://…),
+	// for the nats backend.
+	URL string
+	// Root is the root id whose outbox stream the team shares on the hub
+	// (hub/naming's rule), for the nats backend.
+	Root string
+	// Credentials is the hub's nkey seed file (admin.nk of its data
+	// directory, copied to the Leads' hosts), relative to the outbox
+	// root unless absolute; empty for a hub that lets anonymous
+	// loopback clients in.
+	Credentials string
 }
 
 // Role is one [roles.<name>] section.
@@ -97,6 +113,14 @@ func (w *Workflow) RepoDir(role string) string {
 
 // DBPath is the SQLite database, absolute.
 func (w *Workflow) DBPath() string { return w.abs(w.Outbox.Path) }
+
+// CredentialsPath is the hub's credentials file, absolute ("" when none).
+func (w *Workflow) CredentialsPath() string {
+	if w.Outbox.Credentials == "" {
+		return ""
+	}
+	return w.abs(w.Outbox.Credentials)
+}
 
 // MemoryPath is the memory folder, absolute.
 func (w *Workflow) MemoryPath() string { return w.abs(w.MemoryDir) }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 )
 
@@ -33,14 +34,14 @@ func (a *app) checkTeam(root string, cfg config.Config) bool {
 		}
 		return false
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
+	ob, err := pick.Open(a.ctx, wf, outbox.Options{ReadOnly: true})
 	if err != nil {
 		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.outboxProblem(err))
 		return false
 	}
 	defer ob.Close()
 	if _, err := ob.Head(a.ctx); err != nil {
-		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.t("cli.file.unreadable", "Path", wf.DBPath(), "Reason", err.Error()))
+		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.t("cli.file.unreadable", "Path", pick.Where(wf), "Reason", err.Error()))
 		return false
 	}
 	return true

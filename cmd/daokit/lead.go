@@ -6,6 +6,7 @@ import (
 
 	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/spf13/cobra"
 )
 
@@ -38,7 +39,7 @@ func newLeadCmd(a *app) *cobra.Command {
 			_ = lead.WriteExit(lead.StatusDir(env.wf), lead.ExitOf(*role, os.Getpid(), err))
 			return cliErr
 		}
-		ob, err := outbox.OpenSQLite(env.wf.DBPath(), outbox.Options{WakeInterval: wake})
+		ob, err := pick.Open(a.ctx, env.wf, outbox.Options{WakeInterval: wake})
 		if err != nil {
 			return dead(err, a.outboxFailure(err))
 		}

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"context"
+
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 )
 
@@ -44,7 +47,7 @@ func (a *app) loadTeam(root, outboxDir string) (*teamEnv, error) {
 	return &teamEnv{cfg: cfg, wf: wf}, nil
 }
 
-// open opens the project's outbox.
-func (t *teamEnv) open() (*outbox.SQLite, error) {
-	return outbox.OpenSQLite(t.wf.DBPath(), outbox.Options{})
+// open opens the project's outbox (the SQLite file, or the hub's).
+func (t *teamEnv) open(ctx context.Context) (outbox.Backend, error) {
+	return pick.Open(ctx, t.wf, outbox.Options{})
 }

@@ -48,6 +48,8 @@ type Store struct {
 	names    naming.Root
 	readOnly bool
 	wake     time.Duration
+	// where names the outbox in errors: the hub's URL and the stream.
+	where string
 
 	// mu guards st and is held while reading the stream into it.
 	mu sync.Mutex
@@ -58,10 +60,53 @@ type Store struct {
 	wakeCh chan struct{}
 }
 
-// Open connects to the hub, makes the root's outbox stream when it is
-// not there yet (a stream that exists keeps its messages: only its
-// settings are checked) and reads the outbox.
+// Open connects to the hub and reads the root's outbox. Like
+// outbox.OpenSQLite it never makes an outbox: a root whose outbox stream
+// is missing (never made, or lost with the hub's data) is an
+// *outbox.OpenError (ErrMissing), and only Init makes one, so a lost
+// outbox is never silently replaced by an empty one.
 func Open(ctx context.Context, o Options) (*Store, error) {
+	s, err := connect(o)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.open(ctx); err != nil {
+		s.nc.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Init makes the root's outbox stream when there is none (created true)
+// and checks the one that is there: `daokit outbox init` for the hub.
+func Init(ctx context.Context, o Options) (created bool, err error) {
+	o.ReadOnly = false
+	s, err := connect(o)
+	if err != nil {
+		return false, err
+	}
+	defer s.nc.Close()
+	if err := s.open(ctx); err == nil {
+		return false, nil
+	} else if !errors.Is(err, outbox.ErrMissing) {
+		return false, err
+	}
+	if _, err := s.js.CreateStream(ctx, s.streamConfig()); err != nil && !errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+		return false, fmt.Errorf("outbox on the hub: make stream %s: %w", s.names.OutboxStream(), err)
+	}
+	return true, s.open(ctx)
+}
+
+// Where names the outbox in messages: the hub and the stream.
+func Where(o Options) string {
+	names, err := naming.ForRoot(o.Root)
+	if err != nil {
+		return o.URL
+	}
+	return o.URL + " " + names.OutboxStream()
+}
+
+func connect(o Options) (*Store, error) {
 	names, err := naming.ForRoot(o.Root)
 	if err != nil {
 		return nil, fmt.Errorf("outbox on the hub: %w", err)
@@ -82,37 +127,45 @@ func Open(ctx context.Context, o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outbox on the hub %s: %w", o.URL, err)
 	}
-	s := &Store{nc: nc, names: names, wake: o.WakeInterval, wakeCh: make(chan struct{}), st: newState()}
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(o.Timeout))
+	if err != nil {
+		nc.Close()
+		return nil, err
+	}
+	s := &Store{nc: nc, js: js, names: names, where: Where(o), wake: o.WakeInterval, wakeCh: make(chan struct{}), st: newState()}
 	s.readOnly = o.ReadOnly || os.Getenv(outbox.WorkerEnv) != ""
 	if s.wake <= 0 {
 		s.wake = outbox.DefaultWakeInterval
 	}
-	if err := s.init(ctx, o.Timeout); err != nil {
-		nc.Close()
-		return nil, err
-	}
 	return s, nil
 }
 
-func (s *Store) init(ctx context.Context, timeout time.Duration) error {
-	js, err := jetstream.New(s.nc, jetstream.WithDefaultTimeout(timeout))
-	if err != nil {
-		return err
-	}
-	s.js = js
-	cfg := jetstream.StreamConfig{
+// streamConfig is the outbox stream: a file store kept whole (no limits,
+// no message ever removed, or a cursor could point at nothing), atomic
+// batches, and direct gets for reading it back.
+func (s *Store) streamConfig() jetstream.StreamConfig {
+	return jetstream.StreamConfig{
 		Name: s.names.OutboxStream(), Subjects: []string{s.names.OutboxSubjects()},
 		Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy, Discard: jetstream.DiscardNew,
-		AllowAtomicPublish: true, AllowDirect: true,
+		AllowAtomicPublish: true, AllowDirect: true, DenyDelete: true, DenyPurge: true,
 	}
-	if s.readOnly {
-		s.stream, err = js.Stream(ctx, cfg.Name)
-	} else {
-		s.stream, err = js.CreateOrUpdateStream(ctx, cfg)
+}
+
+// open finds the stream, refusing one that is not an outbox, subscribes
+// to its wake-ups and reads it.
+func (s *Store) open(ctx context.Context) error {
+	name := s.names.OutboxStream()
+	st, err := s.js.Stream(ctx, name)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		return &outbox.OpenError{Path: s.where, Err: outbox.ErrMissing}
 	}
 	if err != nil {
-		return fmt.Errorf("outbox on the hub: stream %s: %w", cfg.Name, err)
+		return fmt.Errorf("outbox on the hub: stream %s: %w", name, err)
 	}
+	if c := st.CachedInfo().Config; !c.AllowAtomicPublish || !c.AllowDirect {
+		return &outbox.OpenError{Path: s.where, Err: outbox.ErrCorrupt, Detail: "not an outbox stream (no atomic batches or direct gets)"}
+	}
+	s.stream = st
 	// Every message on the outbox's subjects wakes Wait; what is
 	// committed is then read from the stream.
 	s.sub, err = s.nc.Subscribe(s.names.OutboxSubjects(), func(*nats.Msg) { s.fire() })

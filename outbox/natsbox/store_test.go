@@ -2,7 +2,9 @@ package natsbox_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -33,8 +35,12 @@ var roots atomic.Int64
 
 // newRoot returns an Opener on a new root's outbox on h: one hub serves
 // many roots, and each test gets its own.
-func newRoot(h *hub.Hub) outboxtest.Opener {
+func newRoot(t testing.TB, h *hub.Hub) outboxtest.Opener {
+	t.Helper()
 	root := fmt.Sprintf("root-%d", roots.Add(1))
+	if created, err := natsbox.Init(context.Background(), natsbox.Options{URL: h.ClientURL(), Credentials: h.CredentialsFile(), Root: root}); err != nil || !created {
+		t.Fatalf("init %s: %v %v", root, created, err)
+	}
 	return func(t testing.TB, o outboxtest.Handle) outbox.Backend {
 		t.Helper()
 		s, err := natsbox.Open(context.Background(), natsbox.Options{URL: h.ClientURL(), Credentials: h.CredentialsFile(),
@@ -51,7 +57,7 @@ func newRoot(h *hub.Hub) outboxtest.Opener {
 // a connection of its own, as the Leads of several hosts are.
 func TestNATSBackend(t *testing.T) {
 	h := startHub(t)
-	outboxtest.Run(t, func(testing.TB) outboxtest.Opener { return newRoot(h) })
+	outboxtest.Run(t, func(t testing.TB) outboxtest.Opener { return newRoot(t, h) })
 }
 
 // streamMsgs is how many messages the root's outbox stream holds.
@@ -84,7 +90,11 @@ func streamMsgs(t *testing.T, h *hub.Hub, root string) uint64 {
 func TestReplayedTriggerStoresNothing(t *testing.T) {
 	h := startHub(t)
 	ctx := context.Background()
-	s, err := natsbox.Open(ctx, natsbox.Options{URL: h.ClientURL(), Credentials: h.CredentialsFile(), Root: "replay"})
+	o := natsbox.Options{URL: h.ClientURL(), Credentials: h.CredentialsFile(), Root: "replay"}
+	if _, err := natsbox.Init(ctx, o); err != nil {
+		t.Fatal(err)
+	}
+	s, err := natsbox.Open(ctx, o)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +121,7 @@ func TestReplayedTriggerStoresNothing(t *testing.T) {
 // others lose their part, and the hub holds one assignment event.
 func TestRacersOneCommits(t *testing.T) {
 	h := startHub(t)
-	open := newRoot(h)
+	open := newRoot(t, h)
 	ctx := context.Background()
 	var bs []outbox.Backend
 	for range 4 {
@@ -150,5 +160,63 @@ func TestRacersOneCommits(t *testing.T) {
 		if won != 1 || len(cs) != 1 {
 			t.Fatalf("round %d: %d won, %d comments: %+v", round, won, len(cs), res)
 		}
+	}
+}
+
+// Only Init makes an outbox on the hub: every open of a root without one
+// is refused as missing, a stream that is not an outbox as corrupt, and
+// Init keeps the outbox that is there with its issues.
+func TestOpenRefusesMissingAndForeignStreams(t *testing.T) {
+	h := startHub(t)
+	ctx := context.Background()
+	o := natsbox.Options{URL: h.ClientURL(), Credentials: h.CredentialsFile(), Root: "fresh"}
+	for _, ro := range []bool{false, true} {
+		o.ReadOnly = ro
+		var oe *outbox.OpenError
+		if _, err := natsbox.Open(ctx, o); !errors.Is(err, outbox.ErrMissing) || !errors.As(err, &oe) || oe.Code() != "OUTBOX_MISSING" ||
+			!strings.Contains(err.Error(), "DAOKIT_fresh_OUTBOX") {
+			t.Fatalf("read-only %v: %v", ro, err)
+		}
+	}
+	if created, err := natsbox.Init(ctx, o); err != nil || !created {
+		t.Fatalf("init: %v %v", created, err)
+	}
+	o.ReadOnly = false
+	s, err := natsbox.Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	outboxtest.MustApply(t, s, outbox.Change{Actor: "ann", Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: "keep me"}}})
+	s.Close()
+	if created, err := natsbox.Init(ctx, o); err != nil || created {
+		t.Fatalf("second init: %v %v", created, err)
+	}
+	s, err = natsbox.Open(ctx, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if is, err := s.Issue(ctx, 1); err != nil || is.Title != "keep me" {
+		t.Fatalf("%+v %v", is, err)
+	}
+	s.Close()
+
+	// Another program's stream under the outbox's name.
+	key, _ := nats.NkeyOptionFromSeed(h.CredentialsFile())
+	nc, err := nats.Connect(h.ClientURL(), key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	names, _ := naming.ForRoot("foreign")
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: names.OutboxStream(), Subjects: []string{names.OutboxSubjects()}}); err != nil {
+		t.Fatal(err)
+	}
+	o.Root = "foreign"
+	if _, err := natsbox.Open(ctx, o); !errors.Is(err, outbox.ErrCorrupt) {
+		t.Fatalf("foreign stream: %v", err)
+	}
+	if _, err := natsbox.Init(ctx, o); !errors.Is(err, outbox.ErrCorrupt) {
+		t.Fatalf("init over a foreign stream: %v", err)
 	}
 }
