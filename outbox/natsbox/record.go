@@ -15,10 +15,13 @@ type record struct {
 	// Touched are the issues whose updated time becomes Time (every
 	// issue an operation named, as the SQLite backend does).
 	Touched []int64 `json:"touched,omitempty"`
+	// Cursor is the reader's cursor move of a change that records no
+	// trigger: such a change is this one message (see Store.try).
+	Cursor *cursorMove `json:"cursor,omitempty"`
 }
 
 func (r *record) empty() bool {
-	return len(r.Opened) == 0 && len(r.Comments) == 0 && len(r.Events) == 0 && len(r.Touched) == 0
+	return len(r.Opened) == 0 && len(r.Comments) == 0 && len(r.Events) == 0 && len(r.Touched) == 0 && r.Cursor == nil
 }
 
 // opened is one issue an OpOpen made.

@@ -65,9 +65,15 @@ func (s *state) add(seq uint64, subject string, data []byte) {
 		}
 	case kindCursor:
 		var c cursorMove
-		if json.Unmarshal(data, &c) == nil && c.UpTo > s.cursors[c.Reader] {
-			s.cursors[c.Reader] = c.UpTo
+		if json.Unmarshal(data, &c) == nil {
+			s.moveCursor(c)
 		}
+	}
+}
+
+func (s *state) moveCursor(c cursorMove) {
+	if c.UpTo > s.cursors[c.Reader] {
+		s.cursors[c.Reader] = c.UpTo
 	}
 }
 
@@ -96,6 +102,9 @@ func (s *state) addRecord(r record) {
 		if is := s.issues[id]; is != nil {
 			is.Updated = at
 		}
+	}
+	if r.Cursor != nil {
+		s.moveCursor(*r.Cursor)
 	}
 }
 
