@@ -72,7 +72,9 @@ func TestOutboxOnHubKeepsEveryAcknowledgedChangeAcrossSIGKILL(t *testing.T) {
 	h.kill(t)
 	cut := <-stopped
 
-	h = startHubProc(t, dir, listen)
+	if h = startHubProc(t, dir, listen); h.url != o.URL {
+		t.Fatalf("restarted hub at %s, want %s", h.url, o.URL)
+	}
 	fresh, err := natsbox.Open(ctx, o)
 	if err != nil {
 		t.Fatalf("the outbox after SIGKILL: %v", err)
