@@ -1,6 +1,9 @@
 package natsbox
 
 import (
+	"encoding/json"
+	"fmt"
+
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -45,4 +48,75 @@ type triggerKey struct {
 type cursorMove struct {
 	Reader string `json:"reader"`
 	UpTo   int64  `json:"upto"`
+}
+
+// split cuts r into records whose JSON is at most max bytes each, in the
+// order the state applies them (issues opened, then comments, events and
+// touched issues), so that each part names only what a part before it or
+// the outbox already has. A Lead catching up answers up to hundreds of
+// events in one change, Worker evidence included, which one message of
+// the hub's maximum payload (1 MB by default) may not hold; the parts go
+// into one atomic batch, so no reader sees some without the others. An
+// item larger than max on its own is ErrInvalid.
+func (r record) split(max int) ([][]byte, error) {
+	whole, err := json.Marshal(r)
+	if err != nil || len(whole) <= max {
+		return [][]byte{whole}, err
+	}
+	var out [][]byte
+	cur := record{Time: r.Time}
+	flush := func() error {
+		if cur.empty() {
+			return nil
+		}
+		data, err := json.Marshal(cur)
+		if err != nil {
+			return err
+		}
+		out = append(out, data)
+		cur = record{Time: r.Time}
+		return nil
+	}
+	// size bounds cur's JSON from above: the keys and braces, then each
+	// item and its comma.
+	size := 64
+	add := func(item any, put func()) error {
+		data, err := json.Marshal(item)
+		if err != nil {
+			return err
+		}
+		if 64+len(data)+1 > max {
+			return fmt.Errorf("%w: one item of %d bytes is more than the hub takes in a message (%d)", outbox.ErrInvalid, len(data), max)
+		}
+		if size+len(data)+1 > max {
+			if err := flush(); err != nil {
+				return err
+			}
+			size = 64
+		}
+		put()
+		size += len(data) + 1
+		return nil
+	}
+	for _, o := range r.Opened {
+		if err := add(o, func() { cur.Opened = append(cur.Opened, o) }); err != nil {
+			return nil, err
+		}
+	}
+	for _, c := range r.Comments {
+		if err := add(c, func() { cur.Comments = append(cur.Comments, c) }); err != nil {
+			return nil, err
+		}
+	}
+	for _, e := range r.Events {
+		if err := add(e, func() { cur.Events = append(cur.Events, e) }); err != nil {
+			return nil, err
+		}
+	}
+	for _, id := range r.Touched {
+		if err := add(id, func() { cur.Touched = append(cur.Touched, id) }); err != nil {
+			return nil, err
+		}
+	}
+	return out, flush()
 }

@@ -280,35 +280,43 @@ func (s *Store) try(ctx context.Context, c outbox.Change) (outbox.Result, bool, 
 		return outbox.Result{Stale: stale, OverLimit: t.res.OverLimit}, false, err
 	}
 	cursor := c.Reader != "" && c.UpTo > 0
+	if cursor {
+		t.rec.Cursor = &cursorMove{Reader: c.Reader, UpTo: c.UpTo}
+	}
+	if t.rec.empty() && len(t.trigs) == 0 {
+		return t.res, false, nil
+	}
+	parts, err := t.rec.split(s.maxRecord())
+	if err != nil {
+		return outbox.Result{}, false, err
+	}
 	var seq uint64
 	var sent []stored
-	if len(t.trigs) == 0 {
+	if len(t.trigs) == 0 && len(parts) == 1 {
 		// No trigger key to record: the change is one message, which the
 		// hub stores whole or not at all by itself. An atomic batch costs
 		// the hub a staging store of its own (about 15 ms here, against
 		// 0.5 ms for one message), so it is kept for what needs it.
-		if cursor {
-			t.rec.Cursor = &cursorMove{Reader: c.Reader, UpTo: c.UpTo}
-		}
-		if t.rec.empty() {
-			return t.res, false, nil
-		}
-		data, err := json.Marshal(t.rec)
-		if err != nil {
-			return outbox.Result{}, false, err
-		}
-		ack, err := s.js.Publish(ctx, s.subject(kindChange, ""), data, jetstream.WithExpectLastSequence(s.st.seq))
+		ack, err := s.js.Publish(ctx, s.subject(kindChange, ""), parts[0], jetstream.WithExpectLastSequence(s.st.seq))
 		if conflict(err) {
 			return outbox.Result{}, true, nil
 		}
 		if err != nil {
 			return outbox.Result{}, false, fmt.Errorf("outbox on the hub: commit: %w", err)
 		}
-		sent = []stored{{subject: s.subject(kindChange, ""), data: data}}
+		sent = []stored{{subject: s.subject(kindChange, ""), data: parts[0]}}
 		seq = ack.Sequence
 	} else {
+		// In a batch the cursor is a message of its own, committed last.
+		t.rec.Cursor = nil
+		if parts, err = t.rec.split(s.maxRecord()); err != nil {
+			return outbox.Result{}, false, err
+		}
+		if t.rec.empty() {
+			parts = nil
+		}
 		var conflicted bool
-		sent, seq, conflicted, err = s.commitBatch(ctx, t, c, cursor)
+		sent, seq, conflicted, err = s.commitBatch(ctx, parts, t.trigs, c, cursor)
 		if conflicted || err != nil {
 			return outbox.Result{}, conflicted, err
 		}
@@ -335,23 +343,24 @@ type stored struct {
 	data    []byte
 }
 
-// commitBatch commits a change that records trigger keys as one atomic
-// batch: the change record (when it did anything), one key per new
+// commitBatch commits a change that records trigger keys, or is too
+// large for one message, as one atomic batch: the parts of the change
+// record (when it did anything), one key per new
 // trigger, each expecting its subject to be empty, and the reader's
 // cursor, committed last. The first message expects the stream's last
 // sequence to be the one the change was computed on. It returns the
 // sequence of the batch's last message.
-func (s *Store) commitBatch(ctx context.Context, t *tx, c outbox.Change, cursor bool) (sent []stored, seq uint64, conflicted bool, err error) {
+func (s *Store) commitBatch(ctx context.Context, parts [][]byte, trigs []triggerKey, c outbox.Change, cursor bool) (sent []stored, seq uint64, conflicted bool, err error) {
 	type msg struct {
 		subject string
 		data    any
 		opts    []jetstreamext.BatchMsgOpt
 	}
 	var msgs []msg
-	if !t.rec.empty() {
-		msgs = append(msgs, msg{subject: s.subject(kindChange, ""), data: t.rec})
+	for _, p := range parts {
+		msgs = append(msgs, msg{subject: s.subject(kindChange, ""), data: json.RawMessage(p)})
 	}
-	for _, k := range t.trigs {
+	for _, k := range trigs {
 		msgs = append(msgs, msg{subject: s.subject(kindTrigger, token(k.Reader, k.Key)), data: k,
 			opts: []jetstreamext.BatchMsgOpt{jetstreamext.WithBatchExpectLastSequencePerSubject(0)}})
 	}
@@ -390,6 +399,12 @@ func (s *Store) commitBatch(ctx context.Context, t *tx, c outbox.Change, cursor 
 		}
 	}
 	return sent, seq, false, nil
+}
+
+// maxRecord is the most a change message may hold: the hub's maximum
+// payload, less room for the headers.
+func (s *Store) maxRecord() int {
+	return int(s.nc.MaxPayload()) - 4096
 }
 
 // conflict reports whether err is the hub refusing a batch whose

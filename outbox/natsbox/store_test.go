@@ -220,3 +220,55 @@ func TestOpenRefusesMissingAndForeignStreams(t *testing.T) {
 		t.Fatalf("init over a foreign stream: %v", err)
 	}
 }
+
+// A change larger than one message of the hub (a Lead answering a
+// backlog, Worker evidence included) is stored in parts of one atomic
+// batch, and read back whole, by this handle and another; one comment
+// larger than a message is refused as invalid, storing nothing.
+func TestChangeLargerThanAMessage(t *testing.T) {
+	h := startHub(t)
+	open := newRoot(t, h)
+	s, other := open(t, outboxtest.Handle{}), open(t, outboxtest.Handle{})
+	ctx := context.Background()
+	id := outboxtest.MustApply(t, s, outbox.Change{Actor: "ann", Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: "big"}}}).Issues[0]
+	evidence := strings.Repeat("Tests: go test ./... ok\n", 400) // about 9 kB
+	var parts []outbox.Part
+	for k := range 300 {
+		parts = append(parts, outbox.Part{Trigger: fmt.Sprint("T-", k), Ops: []outbox.Op{{Kind: outbox.OpComment, Issue: id, Body: evidence}}})
+	}
+	for _, withTrigger := range []bool{false, true} {
+		c := outbox.Change{Actor: "lead:qa", Reader: "lead:qa"}
+		if withTrigger {
+			c.Parts, c.UpTo = parts, 100
+		} else {
+			for _, p := range parts {
+				c.Ops = append(c.Ops, p.Ops...)
+			}
+			c.UpTo = 50
+		}
+		r := outboxtest.MustApply(t, s, c)
+		if len(r.Comments) != 300 {
+			t.Fatalf("trigger %v: %d comments", withTrigger, len(r.Comments))
+		}
+	}
+	for _, b := range []outbox.Backend{s, other} {
+		cs, err := b.Comments(ctx, id)
+		if err != nil || len(cs) != 600 || cs[599].Body != evidence {
+			t.Fatalf("%d comments, %v", len(cs), err)
+		}
+		if cur, _ := b.Cursor(ctx, "lead:qa"); cur != 100 {
+			t.Fatalf("cursor %d", cur)
+		}
+		if n, _ := b.Triggers(ctx, "lead:qa"); n != 300 {
+			t.Fatalf("%d triggers", n)
+		}
+	}
+	head, _ := s.Head(ctx)
+	huge := strings.Repeat("x", 2<<20)
+	if _, err := s.Apply(ctx, outbox.Change{Actor: "lead:qa", Ops: []outbox.Op{{Kind: outbox.OpComment, Issue: id, Body: "fits"}, {Kind: outbox.OpComment, Issue: id, Body: huge}}}); !errors.Is(err, outbox.ErrInvalid) {
+		t.Fatalf("a 2 MB comment: %v", err)
+	}
+	if h, _ := other.Head(ctx); h != head {
+		t.Fatalf("a refused change stored events: head %d, was %d", h, head)
+	}
+}
