@@ -14,8 +14,10 @@ import (
 	"github.com/daokit/daokit/relay/relaytest"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 )
 
 // shellConfig returns settings whose one lane runs script with sh, the
@@ -362,7 +364,7 @@ func TestHungWorkerIsTakenOverThenBlocked(t *testing.T) {
 			t.Errorf("%d %s events, want 2 (one per silent streak, two attempts)", n, typ)
 		}
 	}
-	if n := count(events, func(e ledger.Event) bool { return op(e) == OpHandoffApplied }); n != 2 {
+	if n := count(events, func(e ledger.Event) bool { return op(e) == string(vocab.OpHandoffApplied) }); n != 2 {
 		t.Errorf("%d HANDOFF_APPLIED, want 2", n)
 	}
 	snap := ledger.LoadSnapshot(h.root)
@@ -379,8 +381,8 @@ func TestHungWorkerIsTakenOverThenBlocked(t *testing.T) {
 		t.Errorf("no TAKEN_OVER lease")
 	}
 	p := snap.Pipeline.Value
-	if p.Succession.LastTakeoverAt == "" || Fence(&p, "S1") != 2 {
-		t.Errorf("last_takeover_at %q fence %d, want set and 2", p.Succession.LastTakeoverAt, Fence(&p, "S1"))
+	if p.Succession.LastTakeoverAt == "" || heal.Fence(&p, "S1") != 2 {
+		t.Errorf("last_takeover_at %q fence %d, want set and 2", p.Succession.LastTakeoverAt, heal.Fence(&p, "S1"))
 	}
 	if !snap.Heartbeat.OK() {
 		t.Fatalf("heartbeat: %v", snap.Heartbeat.Err)

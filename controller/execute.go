@@ -10,6 +10,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/workflow"
 )
@@ -240,7 +241,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	res := proc.Wait()
 	c.transition(r, StatePersisting, "")
 	if r.hung {
-		c.takeOver(r, step, "HEARTBEAT_STALE")
+		c.takeOver(r, step, vocab.ReasonHeartbeatStale)
 	} else {
 		c.released(r)
 	}

@@ -89,19 +89,16 @@ type watchedRun struct {
 	verdict observation
 }
 
-// judgeSilence applies the thresholds to one running worker and returns
-// the observation to send its run, if any: WARNING past the warning
-// threshold, STALE past the stale one by two agreeing signals (no output,
-// and no CPU progress since the previous pass). A worker silent that long
-// but computing is busy, not hung: nothing is sent.
+// judgeSilence is heal.JudgeSilence on one running worker (its last
+// output, and whether it used CPU since the previous pass), as the
+// observation to send its run, if any.
 func judgeSilence(w watchedRun, now time.Time, th heal.Thresholds) (observation, bool) {
-	health := heal.Evaluate(now, th, heal.Signals{Active: true, Implicit: w.proc.LastActivity()})
-	progressing := w.r.cpu.progressed(w.proc.PID())
+	verdict, health := heal.JudgeSilence(now, th, w.proc.LastActivity(), w.r.cpu.progressed(w.proc.PID()))
 	o := observation{proc: w.proc, health: health, warnReason: heal.ReasonCode(th.WarningAfter)}
-	switch {
-	case health.Status == heal.HealthStale && !progressing:
+	switch verdict {
+	case heal.SilenceStale:
 		o.kind = obsStale
-	case health.Status == heal.HealthWarning:
+	case heal.SilenceWarning:
 		o.kind = obsWarning
 	default:
 		return observation{}, false

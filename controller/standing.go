@@ -10,6 +10,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
 )
@@ -19,7 +20,7 @@ import (
 // locked by a process whose standing lease has expired knows the holder
 // is hung (paused, stuck in the kernel) and fences it.
 const (
-	standingTask = "controller"
+	standingTask = liveness.StandingTask
 	standingStep = "controller"
 	// OpControllerFenced records that a hung controller was killed.
 	OpControllerFenced = string(vocab.OpControllerFenced)
@@ -81,11 +82,21 @@ func openFencing(opts Options, ttl time.Duration) (*ledger.Store, int, error) {
 	if !errors.As(err, &locked) {
 		return store, 0, err
 	}
+	// The kernel's flock holder, not the pid the lock file names: this
+	// one is about to be killed, and a stale pid must never be.
 	holder, lerr := ledger.LockHolder(opts.Root)
-	if lerr != nil || holder == 0 || !standingLeaseExpired(opts.Root, holder, opts.Now()) {
+	if lerr != nil || holder == 0 {
 		return nil, 0, err
 	}
-	if answers(opts.Root) {
+	var reg ledger.Leases
+	if snap := ledger.LoadSnapshot(opts.Root); snap.Leases.HasValue() {
+		reg = snap.Leases.Value
+	}
+	ctl := liveness.JudgeController(holder, liveness.ProcessAlive(holder), &reg, opts.Now())
+	switch heal.DecideFence(ctl, func() bool { return answers(opts.Root) }) {
+	case heal.FenceNone:
+		return nil, 0, err
+	case heal.FenceSpare:
 		opts.Logger.Warn("the controller holding the root let its lease expire but answers; leaving it alone", "pid", holder)
 		return nil, 0, &HolderAnswersError{PID: holder, Locked: err}
 	}
@@ -118,21 +129,4 @@ func answers(root string) bool {
 	defer client.Close()
 	_, err = client.Ping(ctx)
 	return err == nil
-}
-
-// standingLeaseExpired reports whether pid's standing lease exists and has
-// expired: the holder stopped renewing it for a whole TTL.
-func standingLeaseExpired(root string, pid int, now time.Time) bool {
-	snap := ledger.LoadSnapshot(root)
-	if !snap.Leases.HasValue() {
-		return false
-	}
-	var newest *ledger.Lease
-	for i := range snap.Leases.Value.Leases {
-		l := &snap.Leases.Value.Leases[i]
-		if l.TaskID == standingTask && l.PID == pid && l.Status == ledger.LeaseActive {
-			newest = l
-		}
-	}
-	return newest != nil && newest.Expired(now)
 }

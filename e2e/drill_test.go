@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 )
 
 // Drill thresholds, matching fastConfig.
@@ -324,11 +325,9 @@ func risingGenerations(t *testing.T, root string) {
 	}
 }
 
+// standingExpired judges pid by the product's rule: its standing lease
+// lapsed (liveness.Controller.Hung).
 func standingExpired(root string, pid int) bool {
-	for _, l := range ledger.LoadSnapshot(root).Leases.Value.Leases {
-		if l.TaskID == "controller" && l.PID == pid && l.Status == ledger.LeaseActive {
-			return l.Expired(time.Now())
-		}
-	}
-	return false
+	reg := ledger.LoadSnapshot(root).Leases.Value
+	return liveness.JudgeController(pid, true, &reg, time.Now()).Hung()
 }

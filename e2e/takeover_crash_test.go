@@ -49,7 +49,7 @@ func TestTakeoverUnderSIGKILL(t *testing.T) {
 		leases := after[ledger.LeasesFile]
 		if strings.Count(leases, `"status": "TAKEN_OVER"`) != 1 || strings.Count(leases, `"status": "ACTIVE"`) != 1 ||
 			!strings.Contains(after[ledger.PipelineFile], `"last_takeover_at": "20`) ||
-			strings.Count(after[ledger.EventsFile], "\n") != 2 || after[ledger.JournalFile] != "" ||
+			strings.Count(after[ledger.EventsFile], "\n") != 3 || after[ledger.JournalFile] != "" || !strings.Contains(after[ledger.HandoffFile], `"next_action": "resume"`) ||
 			!strings.Contains(after[ledger.PipelineFile], `"retrieval_policy"`) {
 			t.Fatalf("round %d: a mix of before and after:\n%s\n%s\n%s", i, after[ledger.PipelineFile], leases, after[ledger.EventsFile])
 		}

@@ -4,11 +4,14 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/daokit/daokit/internal/gittest"
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // tasksConfig is a daokit.toml whose lane (two runs at once) works in
@@ -28,15 +31,58 @@ command = ["sh", "-c", "printf '%s\\n---\\n' \"$1\" >> \"$DAOKIT_ROOT/briefs-$DA
 `
 }
 
-// TestWindowSteersATaskWithAFollowUp drives two tasks in the window, one
-// waiting for review and one running: the task list (F4) shows both, the
-// first is chosen and steered with a follow-up, which reaches the brief
-// of its next attempt (after a reject and a retry of that task), while
-// the running task is left alone.
-func TestWindowSteersATaskWithAFollowUp(t *testing.T) {
+// TestWindowDrivesTwoTasks is issue 27's end-to-end test, whole: the
+// real binary in tmux against a real controller and simulated workers
+// drives two tasks, one waiting for review and one running. The task
+// list (F4) shows both; the first is chosen and steered with a
+// follow-up, which reaches the brief of its next attempt (after a reject
+// and a retry of that task) while the running task is left alone. Then
+// the new-task key, a third instruction whose worker hangs until its run
+// is BLOCKED, and the /cancel the banner suggests ends that run FAILED,
+// cancelled, and takes the banner line down. Last, with both tasks still
+// there, every view fits the pane at 80×24 and 200×60 in English and,
+// after F2, in Chinese.
+func TestWindowDrivesTwoTasks(t *testing.T) {
 	t.Parallel()
-	win, root := openTwoTasks(t)
+	win, root := openTwoTasksWith(t, manyTasksConfig)
+	steerWithAFollowUp(t, win, root)
+	cancelFromTheBanner(t, win, root)
+	everyViewFits(win)
+}
 
+// manyTasksConfig is tasksConfig with room for a third run, whose
+// instruction says "stuck-forever" (a word no brief holds by chance, as
+// "change" holds "hang"): its worker prints a line and hangs, is
+// restarted once, hangs again, and the run ends BLOCKED. The slow task
+// runs for five minutes, printing twice a second: it runs to the test's
+// end, and never falls silent long enough to look stale.
+func manyTasksConfig(project string) string {
+	cfg := replaced(tasksConfig(project), "concurrency = 2", "concurrency = 3")
+	cfg = replaced(cfg, "--duration 60s --lines 30", "--duration 300s --lines 600")
+	cfg = replaced(cfg, `case \"$1\" in `, `case \"$1\" in *stuck-forever*) exec {daokit} worker sim --hang-after 1 -- \"$1\";; `)
+	cfg = replaced(cfg, "warning_after = \"5s\"\nstale_after = \"10s\"", "warning_after = \"2s\"\nstale_after = \"4s\"")
+	return cfg + `
+[restart]
+max_restarts = 1
+backoff_base = "50ms"
+backoff_cap = "200ms"
+`
+}
+
+// replaced is s with old replaced by new once; a config that no longer
+// holds old is a test to fix, not one to run as something else.
+func replaced(s, old, new string) string {
+	if !strings.Contains(s, old) {
+		panic("the config holds no " + strconv.Quote(old))
+	}
+	return strings.Replace(s, old, new, 1)
+}
+
+// steerWithAFollowUp chooses the task waiting for review in the task
+// list and steers it with a follow-up, which must reach the brief of
+// the task's next attempt and not the other task's.
+func steerWithAFollowUp(t *testing.T, win *screen, root string) {
+	t.Helper()
 	win.keys("F4")
 	screen := win.waitFor(30*time.Second, "Tasks", "2 tasks · 1 need you", "review waits")
 	cache, slow := taskOf(screen, "add a cache"), taskOf(screen, "slow: rename the loader")
@@ -68,15 +114,60 @@ func TestWindowSteersATaskWithAFollowUp(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(root, "briefs-"+slow+".txt")); strings.Contains(string(b), "cache misses") {
 		t.Errorf("the other task was told the follow-up:\n%s", b)
 	}
+	// The retried attempt waits for review again: one task in review,
+	// one running.
+	reviews := func() int {
+		n := 0
+		for _, e := range events(t, root) {
+			if e.TaskID == cache && op(e) == string(vocab.OpReviewPending) {
+				n++
+			}
+		}
+		return n
+	}
+	for deadline := time.Now().Add(60 * time.Second); reviews() < 2; {
+		if time.Now().After(deadline) {
+			t.Fatalf("the retried attempt never waited for review; screen:\n%s", win.capture())
+		}
+		time.Sleep(100 * time.Millisecond) // polling the ledger; the condition decides
+	}
 }
 
-// openTwoTasks opens the window on a root of tasksConfig with two tasks:
-// "add a cache", whose change waits for review, and "slow: rename the
-// loader", which runs.
-func openTwoTasks(t *testing.T) (win *screen, root string) {
+// cancelFromTheBanner starts a new task with the new-task key, waits
+// until its run is BLOCKED and the banner suggests /cancel, types it,
+// and checks the run ended FAILED, cancelled, and the banner line went.
+func cancelFromTheBanner(t *testing.T, win *screen, root string) {
+	t.Helper()
+	win.keys("C-n")
+	win.waitFor(10*time.Second, "The next message starts a new task.")
+	win.typeLine("stuck-forever until blocked")
+	received := waitEvent(t, root, "the stuck instruction", 30*time.Second, func(e ledger.Event) bool {
+		return op(e) == "INSTRUCTION_RECEIVED" && e.Payload.String("text") == "stuck-forever until blocked"
+	})
+	task := received.TaskID
+	win.waitFor(90*time.Second, task+" is blocked", "/cancel")
+	win.typeLine("/cancel")
+	end := waitEvent(t, root, "the cancelled run's end", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == task && op(e) == "RUN_FINISHED" && e.Payload.String("reason_code") == string(vocab.ReasonCancelled)
+	})
+	if got := end.Payload.String("status"); got != ledger.StatusFailed {
+		t.Errorf("/cancel ended the blocked run %s, want FAILED", got)
+	}
+	screen := win.until(20*time.Second, "the blocked banner gone after /cancel", func(screen string) bool {
+		return !strings.Contains(screen, task+" is blocked")
+	})
+	if strings.Contains(screen, "not delivered") {
+		t.Errorf("/cancel was refused:\n%s", screen)
+	}
+}
+
+// openTwoTasksWith opens the window on a root of config(project) with
+// two tasks: "add a cache", whose change waits for review, and "slow:
+// rename the loader", which runs.
+func openTwoTasksWith(t *testing.T, config func(project string) string) (win *screen, root string) {
 	t.Helper()
 	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
-	root = newRoot(t, tasksConfig(project))
+	root = newRoot(t, config(project))
 	t.Cleanup(func() { stopRootController(t, root) })
 	win = openWindow(t, "--root", root)
 	win.waitFor(30*time.Second, "Connected to the controller")

@@ -107,27 +107,6 @@ func find(reg *ledger.Leases, token string) (*ledger.Lease, error) {
 	return nil, &LeaseError{Code: LeaseNotFound, Token: token}
 }
 
-// Renew records a heartbeat on an ACTIVE lease and extends its expiry to
-// now + ttl. An overdue lease is marked EXPIRED instead and refused: a
-// holder that let its lease lapse has lost it.
-func Renew(reg *ledger.Leases, token string, ttl time.Duration, now time.Time) error {
-	l, err := find(reg, token)
-	if err != nil {
-		return err
-	}
-	if l.Status != ledger.LeaseActive {
-		return &LeaseError{Code: LeaseNotActive, Token: token, Status: l.Status}
-	}
-	at := ledger.FormatTime(now)
-	if l.Expired(now) {
-		l.Status, l.UpdatedAt = ledger.LeaseExpired, at
-		return &LeaseError{Code: LeaseIsExpired, Token: token}
-	}
-	l.LastHeartbeatAt, l.UpdatedAt = at, at
-	l.Expiry = ledger.FormatTime(now.Add(ttlSeconds(ttl)))
-	return nil
-}
-
 // Release ends a lease normally. Releasing an EXPIRED lease is allowed (the
 // holder finished late but cleanly); a lease already RELEASED or
 // TAKEN_OVER is refused, because its holder no longer owns it.

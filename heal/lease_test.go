@@ -19,15 +19,27 @@ func register(t *testing.T, reg *ledger.Leases, step string, ttl time.Duration, 
 	return l
 }
 
+// holdStep is register's lease as its holder keeps it.
+func holdStep(t *testing.T, reg *ledger.Leases, step string, ttl time.Duration, at time.Time) *Held {
+	t.Helper()
+	h, err := Hold(reg, LeaseSpec{Lane: "default", TaskID: "T", RunID: "R", StepID: step,
+		Holder: Holder{ThreadID: "cli-1", PID: 100}, TTL: ttl}, at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 func TestRegisterRenewRelease(t *testing.T) {
 	t.Parallel()
 	reg := ledger.NewLeases(t0)
-	l := register(t, &reg, "S1", 10*time.Minute, t0)
+	h := holdStep(t, &reg, "S1", 10*time.Minute, t0)
+	l := reg.Leases[0]
 	if l.Lane != "controller" || l.Status != ledger.LeaseActive || l.Expiry != "2026-11-22T01:55:10+00:00" {
 		t.Fatalf("registered %+v", l)
 	}
 	later := t0.Add(5 * time.Minute)
-	if err := Renew(&reg, l.LeaseToken, 10*time.Minute, later); err != nil {
+	if err := h.Renew(&reg, later); err != nil {
 		t.Fatal(err)
 	}
 	if got := reg.Leases[0].Expiry; got != "2026-11-22T02:00:10+00:00" {
@@ -37,7 +49,7 @@ func TestRegisterRenewRelease(t *testing.T) {
 		t.Fatal(err)
 	}
 	var le *LeaseError
-	if err := Renew(&reg, l.LeaseToken, time.Minute, later); !errors.As(err, &le) || le.Code != LeaseNotActive {
+	if err := h.Renew(&reg, later); !errors.As(err, &le) || le.Code != LeaseNotActive {
 		t.Errorf("renew after release: got %v, want %s", err, LeaseNotActive)
 	}
 	if err := Release(&reg, "lease_nope", later); !errors.As(err, &le) || le.Code != LeaseNotFound {
@@ -52,9 +64,9 @@ func TestRegisterRenewRelease(t *testing.T) {
 func TestRenewAtExpiryIsRefused(t *testing.T) {
 	t.Parallel()
 	reg := ledger.NewLeases(t0)
-	l := register(t, &reg, "S1", time.Minute, t0)
+	h := holdStep(t, &reg, "S1", time.Minute, t0)
 	var le *LeaseError
-	if err := Renew(&reg, l.LeaseToken, time.Minute, t0.Add(time.Minute)); !errors.As(err, &le) || le.Code != LeaseIsExpired {
+	if err := h.Renew(&reg, t0.Add(time.Minute)); !errors.As(err, &le) || le.Code != LeaseIsExpired {
 		t.Fatalf("renew at expiry: got %v, want expired (expiry is inclusive)", err)
 	}
 	if reg.Leases[0].Status != ledger.LeaseExpired {
@@ -86,7 +98,8 @@ func TestRegisterRejectsBadSpecs(t *testing.T) {
 func TestTakeOverAdoptsLiveAndFailsExpired(t *testing.T) {
 	t.Parallel()
 	reg := ledger.NewLeases(t0)
-	live := register(t, &reg, "S1", time.Hour, t0)
+	held := holdStep(t, &reg, "S1", time.Hour, t0)
+	live := reg.Leases[0]
 	register(t, &reg, "S2", time.Minute, t0)
 	at := t0.Add(2 * time.Minute)
 	res, err := TakeOver(&reg, "T", "R", Holder{ThreadID: "takeover-9", PID: 9}, 10*time.Minute, at)
@@ -106,7 +119,7 @@ func TestTakeOverAdoptsLiveAndFailsExpired(t *testing.T) {
 	if fresh.LeaseToken == live.LeaseToken || fresh.PID != 9 || fresh.ThreadID != "takeover-9" || fresh.Expiry != "2026-11-22T01:57:10+00:00" {
 		t.Errorf("fresh lease %+v", fresh)
 	}
-	if err := Renew(&reg, live.LeaseToken, time.Minute, at); err == nil {
+	if err := held.Renew(&reg, at); err == nil {
 		t.Errorf("the old token still renews after takeover")
 	}
 	again, _ := TakeOver(&reg, "T", "R", Holder{ThreadID: "x", PID: 10}, 0, at)

@@ -27,7 +27,3 @@ func GuardArgv(self string, w *team.Workflow) []string {
 	}
 	return append(argv, "--")
 }
-
-// StatusDir is where the Leads of w publish their Status: beside the
-// outbox database.
-func StatusDir(w *team.Workflow) string { return filepath.Join(filepath.Dir(w.DBPath()), "leads") }

@@ -2,19 +2,23 @@ package lead
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/signal"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
 
 // TestMain lets the test binary play the processes a Lead deals with:
-// "simworker N" is the simulated Worker, "guard --ro P… -- argv" the
+// "simworker N" is the simulated Worker, "traceworker TRACE N" a Worker
+// that notes its start and end in TRACE (for the Worker drill), "guard --ro P… -- argv" the
 // guard, and "lead DIR ROLE" a whole Lead process (for the SIGKILL drill).
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
@@ -35,6 +39,8 @@ func TestMain(m *testing.M) {
 			os.Exit(3)
 		case "lead":
 			os.Exit(runLeadProcess(os.Args[2], os.Args[3]))
+		case "traceworker":
+			os.Exit(runTraceWorker(os.Args[2], os.Args[3]))
 		case "briefworker":
 			// A Worker that keeps the brief it was given.
 			data, _ := io.ReadAll(os.Stdin)
@@ -62,7 +68,7 @@ func runLeadProcess(dir, role string) int {
 		return 2
 	}
 	defer ob.Close()
-	l, err := New(ctx, Options{Role: role, Workflow: wf, HardCap: 2, Backend: ob, WorkerArgv: testWorkerArgv(), StatusDir: StatusDir(wf)})
+	l, err := New(ctx, Options{Role: role, Workflow: wf, HardCap: 2, Backend: ob, WorkerArgv: testWorkerArgv(), StatusDir: roster.StatusDir(wf)})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
@@ -75,3 +81,25 @@ func runLeadProcess(dir, role string) int {
 }
 
 func testWorkerArgv() []string { return []string{os.Args[0], "simworker", PlaceholderIssue} }
+
+// runTraceWorker is a Worker that appends "start N PID" to trace, works a
+// moment (saying so), prints its evidence and appends "end N PID" as its
+// last act: a run whose end is in the trace had finished.
+func runTraceWorker(trace, issue string) int {
+	note := func(what string) {
+		f, err := os.OpenFile(trace, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+		if err != nil {
+			os.Exit(2)
+		}
+		fmt.Fprintf(f, "%s %s %d\n", what, issue, os.Getpid())
+		f.Close()
+	}
+	note("start")
+	io.Copy(io.Discard, os.Stdin)
+	fmt.Printf("working on #%s\n", issue)
+	work := time.NewTimer(time.Duration(5+rand.IntN(25)) * time.Millisecond)
+	<-work.C
+	fmt.Printf("IssueRef: #%s\nChanges: trace\nTests: traced\nState: done\n", issue)
+	note("end")
+	return 0
+}

@@ -13,12 +13,20 @@ const JournalFile = "commit.journal"
 
 // Changes is what one operator command writes (takeover, handoff --apply):
 // documents replaced and events appended, all or nothing. Nil documents
-// are left alone.
+// are left alone. Handoff is there because a takeover hands off in the
+// same breath: a package without the takeover it describes (or the
+// reverse) would resume the wrong thing.
 type Changes struct {
 	Pipeline  *PipelineState
 	Leases    *Leases
 	Heartbeat *HeartbeatStatus
+	Handoff   *HandoffPackage
 	Events    []Event
+	// Node labels the checkpoint and snapshot lines written for the
+	// Python tool when Pipeline is set on a root it resumes from
+	// checkpoints (NodeSuccessionTakeover, NodeHandoffApply; ""
+	// is NodeDaokitCommit).
+	Node string
 }
 
 // journal is the commit journal's content: each document's new content,
@@ -32,6 +40,11 @@ type journal struct {
 	EventsOffset int64           `json:"events_offset"`
 	Events       []byte          `json:"events"`
 	EventsBefore *eventsIdentity `json:"events_before,omitempty"`
+	// Appends are the lines for the Python tool's resume logs that a
+	// pipeline write adds (see resumeAppends). They are written after the
+	// commit point and before the pipeline: whoever resumes from them
+	// then never finds an older state than pipeline_state.json holds.
+	Appends []journalAppend `json:"appends,omitempty"`
 }
 
 type journalDoc struct {
@@ -42,9 +55,9 @@ type journalDoc struct {
 	Before  *FileIdentity `json:"before,omitempty"`
 }
 
-// maxJournalBytes bounds the journal a writer reads: three documents,
+// maxJournalBytes bounds the journal a writer reads: four documents,
 // new and old, base64-encoded, and the events.
-const maxJournalBytes = MaxDocumentBytes * 4
+const maxJournalBytes = MaxDocumentBytes * 6
 
 // stepCommitted is the commitStep after the last write, before the
 // journal is removed.
@@ -93,6 +106,18 @@ func (s *Store) Commit(b Changes) error {
 		return nil
 	}
 	now := FormatTime(s.now())
+	// The handoff package is written first: it is usually a new file, so
+	// a disk too full for it stops the commit before any document was
+	// replaced, and a roll back removes it first, giving its space back
+	// to the documents being put back.
+	if h := b.Handoff; h != nil {
+		if err := h.Validate(); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+		if err := add(HandoffFile, *h); err != nil {
+			return err
+		}
+	}
 	if p := b.Pipeline; p != nil {
 		p.UpdatedAt = now
 		if err := s.writable(PipelineFile, p.Validate()); err != nil {
@@ -157,12 +182,33 @@ func (s *Store) Commit(b Changes) error {
 		return fmt.Errorf("commit: read %s: %w", EventsFile, err)
 	}
 	j.EventsBefore = &evID
+	if b.Pipeline != nil && s.resumeLogsActive() {
+		node := b.Node
+		if node == "" {
+			node = NodeDaokitCommit
+		}
+		if j.Appends, err = s.resumeAppends(j.Docs[0].New, j.Docs[0].Old, node); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+	}
+	err = s.runJournal(j)
+	var pending *PendingCommitError
+	if err != nil && !errors.As(err, &pending) {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return err
+}
+
+// runJournal writes j (the commit point), performs it and removes it; a
+// failure puts back what it had written (see Commit). The caller holds
+// docMu.
+func (s *Store) runJournal(j journal) error {
 	data, err := json.Marshal(j)
 	if err != nil {
-		return fmt.Errorf("commit: encode journal: %w", err)
+		return fmt.Errorf("encode journal: %w", err)
 	}
 	if err := commitStep(JournalFile); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return err
 	}
 	if err := replaceFile(s.dir, JournalFile, data); err != nil {
 		// The journal may be in place all the same (the rename went
@@ -171,16 +217,16 @@ func (s *Store) Commit(b Changes) error {
 		if rerr := s.endJournal(); rerr != nil {
 			return &PendingCommitError{Err: fmt.Errorf("write journal: %w", err), Undo: rerr}
 		}
-		return fmt.Errorf("commit: write journal: %w", err)
+		return fmt.Errorf("write journal: %w", err)
 	}
 	if err := s.apply(j); err != nil {
 		if rerr := s.rollBack(j); rerr != nil {
 			return &PendingCommitError{Err: err, Undo: rerr}
 		}
-		return fmt.Errorf("commit: %w", err)
+		return err
 	}
 	if err := commitStep(stepCommitted); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return err
 	}
 	// Every file holds the commit now. A journal that cannot be removed
 	// is harmless: the next writer finds every file in its new version
@@ -194,6 +240,23 @@ func (s *Store) Commit(b Changes) error {
 // a document that is no longer the version the journal recorded. The
 // caller holds docMu.
 func (s *Store) apply(j journal) error {
+	if len(j.Appends) > 0 {
+		// The resume lines go first, so every document must be known
+		// writable before them: a line for a write that is then refused
+		// would be a state Python resumes from that never was.
+		for _, d := range j.Docs {
+			if _, cur, err := s.dir.readVersion(d.Name, MaxDocumentBytes); err != nil {
+				return fmt.Errorf("read %s: %w", d.Name, err)
+			} else if d.Before != nil && !cur.same(*d.Before) {
+				return &ConflictError{File: d.Name, Expected: *d.Before, Found: cur}
+			}
+		}
+		for _, a := range j.Appends {
+			if err := s.appendResumeLine(a); err != nil {
+				return err
+			}
+		}
+	}
 	for _, d := range j.Docs {
 		if err := commitStep(d.Name); err != nil {
 			return err
@@ -232,6 +295,9 @@ func (s *Store) appendJournalEvents(j journal) error {
 // that fails cuts its own bytes off (appendBytes).
 func (s *Store) rollBack(j journal) error {
 	var errs []error
+	for _, a := range j.Appends {
+		errs = append(errs, s.cutResumeLine(a))
+	}
 	for _, d := range j.Docs {
 		_, cur, err := s.dir.readVersion(d.Name, MaxDocumentBytes)
 		if err != nil {

@@ -37,6 +37,9 @@ const (
 	// root), or given to a backend that does not take it (Key, Value,
 	// Want = the backend that takes it).
 	CodeHub Code = "WORKFLOW_HUB"
+	// CodeKind: a role's Worker kind daokit cannot read (Value, Want =
+	// the kinds it can).
+	CodeKind Code = "WORKFLOW_KIND"
 )
 
 // Error is one problem of workflow.toml (or of daokit.toml's hard caps

@@ -37,6 +37,8 @@ type rawRole struct {
 	DependsOn []string `toml:"depends_on"`
 	Worker    []string `toml:"worker"`
 	Accepts   bool     `toml:"accepts"`
+	Kind      string   `toml:"kind"`
+	Resume    []string `toml:"resume"`
 }
 
 type rawGroup struct {
@@ -122,7 +124,10 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 			add(&Error{Code: CodeName, Key: "roles", Value: strconv.Quote(name)})
 			continue
 		}
-		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts}
+		if r.Kind != "" && !slices.Contains(WorkerKinds(), r.Kind) {
+			add(&Error{Code: CodeKind, Key: "roles." + name + ".kind", Value: strconv.Quote(r.Kind), Want: strings.Join(WorkerKinds(), ", ")})
+		}
+		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume}
 		w.Names = append(w.Names, name)
 	}
 	sort.Strings(w.Names)

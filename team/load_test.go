@@ -91,6 +91,7 @@ func TestOneClearMessageEach(t *testing.T) {
 		{"nats without root", "[outbox]\nbackend = \"nats\"\nurl = \"nats://h:4222\"\n[roles.a]\n", CodeHub, `outbox.root = ""`, "根 id"},
 		{"nats http url", "[outbox]\nbackend = \"nats\"\nurl = \"http://h:4222\"\nroot = \"p\"\n[roles.a]\n", CodeHub, `outbox.url = "http://h:4222"`, "nats://"},
 		{"url on sqlite", "[outbox]\nurl = \"nats://h:4222\"\n[roles.a]\n", CodeHub, "only it takes url, root and credentials", "只有它接受"},
+		{"kind", "[roles.a]\nkind = \"gemini\"\n", CodeKind, "unknown Worker kind", "未知的 Worker 类型"},
 		{"syntax", "[roles.a\n", CodeSyntax, "not a valid workflow file", "不是有效的"},
 	}
 	zh := i18n.MustNew(i18n.Chinese)

@@ -70,7 +70,19 @@ type Role struct {
 	// Accepts lets the role stamp decision:accepted (architect,
 	// integrator, recorder): its Lead writes accepted items to memory.
 	Accepts bool
+	// Kind is how the Worker's output is read (kind): "command" (plain
+	// lines, the default), "claude" or "codex" (their JSON streams: the
+	// session and the cost are kept with the attempt's result).
+	Kind string
+	// Resume is the Worker's command line when it goes on with the
+	// session an earlier attempt on the issue reported (an agent CLI's
+	// resume): the worker's placeholders and {session}. Empty: every
+	// attempt starts afresh.
+	Resume []string
 }
+
+// WorkerKinds are the values a role's kind may take.
+func WorkerKinds() []string { return []string{"command", "claude", "codex"} }
 
 // Group is one [groups.<name>] section: a soft cap on the Workers of its
 // roles together (one role's Lead never runs more than it either).

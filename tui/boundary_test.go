@@ -21,6 +21,7 @@ import (
 
 	"github.com/charmbracelet/x/exp/teatest"
 
+	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui/live"
 )
@@ -142,14 +143,34 @@ func TestRelayBoundary(t *testing.T) {
 	tm := teatest.NewTestModel(t, New(ctx, opts), teatest.WithInitialTermSize(120, 40))
 	typed := []string{"please build it", "/takeover", "/release S1", "/execute S1", "/route worker",
 		"/retry", "/cancel", "/status", "takeover the lease"}
+	// Typed by a person: each message is in the box before its Enter, and
+	// the box is empty again before the next. (Sent back to back, the
+	// lines and their Enters are a paste without bracketed paste, which is
+	// one message.) The placeholder's first letter is drawn under the
+	// cursor, so the rest of it is looked for.
+	_, placeholder, _ := strings.Cut(i18n.MustNew(opts.Lang).T("tui.input.placeholder"), "T")
+	var seen []byte // what the waits read
+	wait := func(s string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			if !bytes.Contains(b, []byte(s)) {
+				return false
+			}
+			seen = append(seen, b...)
+			return true
+		}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	}
 	for _, s := range typed {
 		tm.Send(keyMsg(s))
+		wait("› " + s)
 		tm.Send(keyMsg("enter"))
+		wait(placeholder)
 	}
 	// observe + 2 instructions + 3 control requests.
 	srv.waitRequests(t, 6)
-	teatest.WaitFor(t, tm.Output(), func(b []byte) bool { return bytes.Count(b, []byte("delivered")) >= 1 },
-		teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	if !bytes.Contains(seen, []byte("delivered")) {
+		wait("delivered")
+	}
 	if err := tm.Quit(); err != nil {
 		t.Fatal(err)
 	}

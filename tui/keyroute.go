@@ -24,9 +24,11 @@ import (
 //     letters: what is typed next still goes to the message box.
 //   - "?" opens the help from an empty message box (in a message it is
 //     text); F1 opens it always.
+//   - Enter and Tab amid a paste that came as keys (no bracketed paste)
+//     are the paste's line ends and tabs (pastekeys.go).
 
-// key handles a key press.
-func (m *Model) key(msg tea.KeyMsg) tea.Cmd {
+// routeKey sends a key where it goes.
+func (m *Model) routeKey(msg tea.KeyMsg) tea.Cmd {
 	if m.showHelp {
 		return m.onHelpKey(msg)
 	}
@@ -192,7 +194,7 @@ func listedShort(p help.KeyMap, msg tea.KeyMsg) bool {
 func (m *Model) eachRune(msg tea.KeyMsg) tea.Cmd {
 	cmds := make([]tea.Cmd, 0, len(msg.Runes))
 	for _, r := range msg.Runes {
-		cmds = append(cmds, m.key(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
+		cmds = append(cmds, m.routeKey(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}, Alt: msg.Alt}))
 	}
 	return tea.Batch(cmds...)
 }

@@ -79,6 +79,10 @@ type Model struct {
 	title string
 	mem   memState
 
+	// paste is the burst of typed text that may be a paste without
+	// bracketed paste, and the keys it holds (pastekeys.go).
+	paste burst
+
 	focus focus
 	// pointed says the focus came from the pointer (a click, the
 	// wheel): typed text still goes to the message box.

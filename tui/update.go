@@ -43,7 +43,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 //     outcome) to the relay context and the panes;
 //   - the feeds' messages are handled and their command re-armed;
 //   - input.SubmittedMsg is the input telling the root what to send;
-//   - keys go to the focused pane after the few global keys;
+//   - keys go to the focused pane after the few global keys, and
+//     BurstTickMsg moves on the burst that tells a paste without
+//     bracketed paste from typing (pastekeys.go);
 //   - everything else, including every pane's own messages, goes to every
 //     pane, which ignores what is not its own.
 //
@@ -60,6 +62,8 @@ func (m *Model) dispatch(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyMsg:
 		return m.key(msg)
+	case BurstTickMsg:
+		return m.onBurstTick(msg)
 	case tea.MouseMsg:
 		return m.mouse(msg)
 	case live.LedgerMsg:

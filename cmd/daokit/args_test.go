@@ -108,6 +108,10 @@ var argOrders = []struct {
 		{"diff", "--root", "/r", "--task-id", "T", "--step-id", "S1", "--stat"},
 		{"--root", "/r", "diff", "--stat", "--step-id=S1", "--task-id=T"},
 	}},
+	{parsed{"logs", "issue=7 role=be root=/r stderr=true", ""}, [][]string{
+		{"logs", "--root", "/r", "--role", "be", "--issue", "7", "--stderr"},
+		{"--root=/r", "logs", "--stderr", "--issue=7", "--role=be"},
+	}},
 	{parsed{"worktrees", "force=true prune=true root=/r", ""}, [][]string{
 		{"worktrees", "--root", "/r", "--prune", "--force"}, {"--root=/r", "worktrees", "--force", "--prune"},
 	}},

@@ -3,9 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/daokit/daokit/heal"
@@ -52,11 +50,15 @@ func (a *app) runCheck(cf checkFlags) error {
 		return failf("E_CHECK_LAYOUT_MISSING", err.Error())
 	}
 	layout := ledger.Layout{Root: dir}
-	if err := a.checkLayout(layout); err != nil {
-		return err
+	if rel, notAFile := ledger.CheckLayout(layout); rel != "" {
+		key := "cli.check.error.missing_file"
+		if notAFile {
+			key = "cli.check.error.not_a_file"
+		}
+		return failf("E_CHECK_LAYOUT_MISSING", a.t(key, "Path", rel))
 	}
-	snap := ledger.LoadSnapshot(dir)
-	docsErr := a.checkDocuments(layout, snap)
+	report := ledger.Check(layout, checkedEventLines)
+	docsErr := a.printFindings(report.Findings)
 	// daokit.toml is part of a daokit root: its problems are listed too,
 	// after the state files', and fail the check as they would fail the
 	// controller.
@@ -71,18 +73,17 @@ func (a *app) runCheck(cf checkFlags) error {
 	if docsErr != nil {
 		return docsErr
 	}
+	snap := report.Snapshot
 	p, hb, leases := snap.Pipeline.Value, snap.Heartbeat.Value, snap.Leases.Value
 	th := a.thresholds(cf, hb)
 	if err := th.Validate(); err != nil {
 		return failf("E_CHECK_HEARTBEAT_INVALID", a.thresholdProblem(err))
 	}
-	if hb.LastHeartbeatAt != "" {
-		if _, err = ledger.ParseTime(hb.LastHeartbeatAt); err != nil {
-			return failf("E_CHECK_HEARTBEAT_INVALID", a.t("cli.check.error.heartbeat_time", "Value", hb.LastHeartbeatAt))
-		}
+	if report.HeartbeatTime != "" {
+		return failf("E_CHECK_HEARTBEAT_INVALID", a.t("cli.check.error.heartbeat_time", "Value", report.HeartbeatTime))
 	}
-	a.checkEvents(layout)
-	if _, err := os.Lstat(layout.Path(ledger.JournalFile)); err == nil {
+	a.printEventNotes(layout, &report)
+	if report.Journal {
 		fmt.Fprintln(a.io.err, a.t("cli.check.note_journal", "Path", layout.Path(ledger.JournalFile)))
 	}
 	now := time.Now()
@@ -116,86 +117,41 @@ func (a *app) runCheck(cf checkFlags) error {
 	return err
 }
 
-// checkLayout requires the four contract files as regular files.
-func (a *app) checkLayout(l ledger.Layout) error {
-	for _, name := range ledger.StateFiles() {
-		rel := filepath.Join(ledger.StateDir, name)
-		st, err := os.Lstat(l.Path(name)) // a link is not a ledger file
-		switch {
-		case err != nil:
-			return failf("E_CHECK_LAYOUT_MISSING", a.t("cli.check.error.missing_file", "Path", rel))
-		case !st.Mode().IsRegular():
-			return failf("E_CHECK_LAYOUT_MISSING", a.t("cli.check.error.not_a_file", "Path", rel))
-		}
-	}
-	return nil
-}
-
-// checkDocuments reports every load and contract problem, one line each.
-// Fields outside the contract are notes, not failures: the Python tool
-// writes some, and reading keeps them.
-func (a *app) checkDocuments(l ledger.Layout, s ledger.Snapshot) error {
+// printFindings words ledger.Check's findings, one line each, and
+// fails when one of them fails the check.
+func (a *app) printFindings(findings []ledger.Finding) error {
 	failed := false
-	report := func(path string, loadErr, schemaErr error) {
-		if ps := ledger.Problems(loadErr); path == l.Heartbeat() && len(ps) == 1 && ps[0].Path == "$.last_heartbeat_at" {
-			failed = true
+	for _, f := range findings {
+		switch {
+		case f.Kind == ledger.FindingHeartbeatNotString:
 			fmt.Fprintln(a.io.err, "E_CHECK_HEARTBEAT_INVALID: "+a.t("cli.check.error.heartbeat_string"))
-			return
+		case f.Kind == ledger.FindingKept:
+			fmt.Fprintln(a.io.err, a.t("cli.check.note_extra_field", "Path", f.Path, "Field", a.where(f.Problem.Path)))
+			continue
+		case f.Err != nil:
+			fmt.Fprintln(a.io.err, "E_CHECK_STATE_INVALID: "+a.fileProblem(f.Path, f.Err))
+		default:
+			fmt.Fprintln(a.io.err, "E_CHECK_STATE_INVALID: "+a.t("cli.file.invalid", "Path", f.Path, "Reason", a.problem(f.Problem)))
 		}
-		if loadErr != nil {
-			failed = true
-			fmt.Fprintln(a.io.err, "E_CHECK_STATE_INVALID: "+a.fileProblem(path, loadErr))
-			return
-		}
-		for _, p := range ledger.Problems(schemaErr) {
-			if path == l.Heartbeat() && p.Path == "$.last_heartbeat_at" {
-				continue // judged below with the Python tool's code
-			}
-			// The Python tool's own handoff --apply writes empty
-			// role_lifecycle values (handoff_skipped_steps ""), against
-			// its contract's minLength; it reads them back, so they are
-			// kept as written like its extra fields.
-			// Its LLM mode stores an object in
-			// role_lifecycle.analysis_result and reads it back the
-			// same way: such a value is kept as written too.
-			lifecycle := path == l.Pipeline() && strings.HasPrefix(p.Path, "$.role_lifecycle.")
-			pythonEmpty := lifecycle && p.Code == ledger.ProblemEmpty
-			pythonObject := lifecycle && p.Code == ledger.ProblemType
-			if p.Code == ledger.ProblemUnknownField || pythonEmpty || pythonObject {
-				fmt.Fprintln(a.io.err, a.t("cli.check.note_extra_field", "Path", path, "Field", a.where(p.Path)))
-				continue
-			}
-			failed = true
-			fmt.Fprintln(a.io.err, "E_CHECK_STATE_INVALID: "+a.t("cli.file.invalid", "Path", path, "Reason", a.problem(p)))
-		}
+		failed = true
 	}
-	report(l.Pipeline(), s.Pipeline.Err, s.Pipeline.Schema)
-	report(l.Heartbeat(), s.Heartbeat.Err, s.Heartbeat.Schema)
-	report(l.Leases(), s.Leases.Err, s.Leases.Schema)
 	if failed {
 		return &exitError{code: exitFailure}
 	}
 	return nil
 }
 
-// checkEvents validates the newest events and notes unreadable lines.
-func (a *app) checkEvents(l ledger.Layout) {
-	tail, err := ledger.TailEvents(l.Events(), checkedEventLines)
-	if err != nil {
-		fmt.Fprintln(a.io.err, a.t("cli.check.note_events", "Reason", a.fileProblem(l.Events(), err)))
+// printEventNotes words what ledger.Check found in the newest events.
+func (a *app) printEventNotes(l ledger.Layout, r *ledger.CheckReport) {
+	if r.EventsErr != nil {
+		fmt.Fprintln(a.io.err, a.t("cli.check.note_events", "Reason", a.fileProblem(l.Events(), r.EventsErr)))
 		return
 	}
-	if tail.Skipped > 0 {
-		fmt.Fprintln(a.io.err, a.t("cli.check.note_bad_lines", "Count", tail.Skipped, "Lines", checkedEventLines, "Path", l.Events()))
+	if r.EventsSkipped > 0 {
+		fmt.Fprintln(a.io.err, a.t("cli.check.note_bad_lines", "Count", r.EventsSkipped, "Lines", r.EventsRead, "Path", l.Events()))
 	}
-	outside := 0
-	for i := range tail.Events {
-		if tail.Events[i].Validate() != nil {
-			outside++
-		}
-	}
-	if outside > 0 {
-		fmt.Fprintln(a.io.err, a.t("cli.check.note_outside_contract", "Count", outside, "Path", l.Events()))
+	if r.EventsOutside > 0 {
+		fmt.Fprintln(a.io.err, a.t("cli.check.note_outside_contract", "Count", r.EventsOutside, "Path", l.Events()))
 	}
 }
 

@@ -42,6 +42,7 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newWorkerCmd,
 	newCompactCmd,
 	newDiffCmd,
+	newLogsCmd,
 	newWorktreesCmd,
 	newOutboxCmd,
 	newLeadCmd,

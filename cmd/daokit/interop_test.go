@@ -80,9 +80,16 @@ func TestInteropTakeoverOfAnInterruptedPythonRun(t *testing.T) {
 	if len(leases) != 2 || leases[0].(map[string]any)["status"] != "TAKEN_OVER" || leases[1].(map[string]any)["status"] != "ACTIVE" {
 		t.Errorf("leases %v", leases)
 	}
+	// The takeover the controller records too (heal.PlanTakeover): the
+	// takeover, the adopted step, and the handoff applied in the same
+	// commit.
 	events, _ := os.ReadFile(filepath.Join(root, "state", "events.jsonl"))
-	if strings.Count(string(events), "\n") != 2 || !strings.Contains(string(events), `"event_type":"LEASE_TAKEOVER"`) {
+	if strings.Count(string(events), "\n") != 3 || !strings.Contains(string(events), `"event_type":"LEASE_TAKEOVER"`) ||
+		!strings.Contains(string(events), `"operation":"HANDOFF_APPLIED"`) {
 		t.Errorf("events:\n%s", events)
+	}
+	if rl := p["role_lifecycle"].(map[string]any); rl["fence:S1"] != "1" || rl["handoff_resume_step"] != "S1" {
+		t.Errorf("role_lifecycle after takeover: %v", rl)
 	}
 	if _, err := os.Stat(filepath.Join(root, "state", "commit.journal")); !os.IsNotExist(err) {
 		t.Errorf("journal left behind: %v", err)

@@ -5,6 +5,7 @@ import (
 	"strconv"
 
 	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/outbox/pick"
 	"github.com/spf13/cobra"
@@ -36,7 +37,7 @@ func newLeadCmd(a *app) *cobra.Command {
 		// A Lead that stops on an error says why in its Exit record, which
 		// daokit status and the roles pane show while it is down.
 		dead := func(err error, cliErr error) error {
-			_ = lead.WriteExit(lead.StatusDir(env.wf), lead.ExitOf(*role, os.Getpid(), err))
+			_ = roster.WriteExit(roster.StatusDir(env.wf), roster.ExitOf(*role, os.Getpid(), err))
 			return cliErr
 		}
 		ob, err := pick.Open(a.ctx, env.wf, outbox.Options{WakeInterval: wake})
@@ -49,7 +50,7 @@ func newLeadCmd(a *app) *cobra.Command {
 		}
 		o := lead.Options{Role: *role, Workflow: env.wf, HardCap: env.cfg.Team.HardCap(*role), Backend: ob,
 			WorkerArgv: []string{a.self, "lead", "sim-worker", "--issue", lead.PlaceholderIssue},
-			StatusDir:  lead.StatusDir(env.wf)}
+			StatusDir:  roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg)}
 		if lead.GuardSupported && !*noGuard {
 			o.Guard = lead.GuardArgv(a.self, env.wf)
 		}

@@ -3,7 +3,7 @@ package main
 import (
 	"errors"
 
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -15,7 +15,7 @@ func (a *app) outboxProblem(err error) string {
 	if !errors.As(err, &oe) {
 		return err.Error()
 	}
-	return a.t("team.lead_exit."+oe.Code(), "Detail", lead.ExitOf("", 0, err).Detail)
+	return a.t("team.lead_exit."+oe.Code(), "Detail", roster.ExitOf("", 0, err).Detail)
 }
 
 // outboxFailure is the CLI error of an outbox that could not be opened:

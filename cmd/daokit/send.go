@@ -10,6 +10,7 @@ import (
 	"github.com/daokit/daokit/controller"
 	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
@@ -183,7 +184,7 @@ func awaitRunEnd(ctx context.Context, client *relay.Client, root, taskID, runID 
 	poll := time.NewTicker(deadPoll)
 	defer poll.Stop()
 	var lost time.Time // since when no live controller was seen; zero while connected
-	lastPID, _ := lockPID(root)
+	lastPID := liveness.LockFilePID(root)
 	for {
 		select {
 		case <-ctx.Done():
@@ -192,8 +193,8 @@ func awaitRunEnd(ctx context.Context, client *relay.Client, root, taskID, runID 
 			if lost.IsZero() {
 				continue
 			}
-			if pid, live := lockPID(root); live {
-				lost, lastPID = time.Now(), pid // a controller holds the root: give it time to answer
+			if ctl := liveness.ReadController(root, time.Now()); ctl.Live() {
+				lost, lastPID = time.Now(), ctl.PID // a controller holds the root: give it time to answer
 			} else if time.Since(lost) >= deadAfter {
 				return relay.Route{}, &controllerGoneError{pid: lastPID}
 			}
@@ -205,8 +206,8 @@ func awaitRunEnd(ctx context.Context, client *relay.Client, root, taskID, runID 
 				continue
 			}
 			lost = time.Time{}
-			if pid, live := lockPID(root); live {
-				lastPID = pid
+			if ctl := liveness.ReadController(root, time.Now()); ctl.Live() {
+				lastPID = ctl.PID
 			}
 			// Ask where things stand after a (re)connection. The answer
 			// is queued as a status notice behind the notices sent before
@@ -295,6 +296,9 @@ func (a *app) sendControl(root string, ctl relay.Control, asJSON, start bool) er
 		return failf("E_SEND_FAILED", err.Error())
 	}
 	if err := requireLedger(a, dir); err != nil {
+		return failf("E_SEND_FAILED", err.Error())
+	}
+	if err := requireJSONBackend(a, dir); start && err != nil {
 		return failf("E_SEND_FAILED", err.Error())
 	}
 	client, err := a.connect(a.ctx, dir, start, func(pid int) {

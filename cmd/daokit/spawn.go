@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui/live"
 )
@@ -91,8 +92,7 @@ func startDialConfig() relay.ClientConfig {
 // lockHeld reports whether a live process holds root's controller lock,
 // by the pid the holder wrote into the lock file.
 func lockHeld(root string) bool {
-	pid, live := lockPID(root)
-	return pid > 0 && live
+	return liveness.ReadController(root, time.Now()).Live()
 }
 
 // controllerExitError is a controller that was started and exited before

@@ -74,7 +74,10 @@ func (a *app) runTakeover(o takeoverFlags) error {
 		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.ttl"))
 	}
 	now := time.Now()
-	res, err := heal.TakeOver(&leases, o.taskID, o.runID, heal.Holder{ThreadID: o.thread, PID: o.pid}, time.Duration(o.ttl)*time.Second, now)
+	t, err := heal.PlanTakeover(&p, &leases, heal.TakeoverSpec{
+		TaskID: o.taskID, RunID: o.runID, Reason: vocab.ReasonManualTakeover,
+		Successor: heal.Holder{ThreadID: o.thread, PID: o.pid}, TTL: time.Duration(o.ttl) * time.Second,
+	}, now)
 	var le *heal.LeaseError
 	if errors.As(err, &le) {
 		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.bad_field", "Field", le.Field))
@@ -82,48 +85,11 @@ func (a *app) runTakeover(o takeoverFlags) error {
 	if err != nil {
 		return failf("E_TAKEOVER_FAILED", err.Error())
 	}
-	if err := a.recordTakeover(store, &p, leases, res, o.taskID, o.runID, now); err != nil {
+	if err := store.Commit(t.Changes(&p, &leases, store.Layout().Handoff())); err != nil {
 		return failf("E_TAKEOVER_FAILED", a.commitProblem(err))
 	}
 	return a.writeJSON(ledger.ObjectOf("task_id", o.taskID, "run_id", o.runID, "takeover_at", ledger.FormatTime(now),
-		"adopted_step_ids", nonNilStrings(res.AdoptedSteps()), "failed_step_ids", nonNilStrings(res.FailedSteps)))
-}
-
-// recordTakeover commits the leases, the pipeline's succession data
-// (never renaming its task or run, unlike the Python tool) and the
-// events together: all of them are written, or none.
-func (a *app) recordTakeover(store *ledger.Store, p *ledger.PipelineState, leases ledger.Leases, res heal.TakeoverResult, taskID, runID string, now time.Time) error {
-	changes := ledger.Changes{Leases: &leases}
-	at := ledger.FormatTime(now)
-	if p.TaskID == taskID && p.RunID == runID {
-		p.Succession.LastTakeoverAt = at
-		for _, l := range res.Adopted {
-			heal.SyncLifecycle(p, l)
-		}
-		for _, s := range res.FailedSteps {
-			p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, string(vocab.StepFailedNonAdopted))
-		}
-		changes.Pipeline = p
-	}
-	e := ledger.NewEvent(now, taskID, runID, "", ledger.EventLeaseTakeover, ledger.SeverityInfo, ledger.ObjectOf(
-		"takeover_at", at, "adopted_step_ids", nonNilStrings(res.AdoptedSteps()), "failed_step_ids", nonNilStrings(res.FailedSteps),
-		"reason_code", string(vocab.ReasonManualTakeover), "superseded_tokens", nonNilStrings(res.Superseded)))
-	e.DedupKey = "succession:" + taskID + ":" + runID + ":" + at
-	events := []ledger.Event{e}
-	for _, s := range res.AdoptedSteps() {
-		adopted := ledger.NewEvent(now, taskID, runID, s, ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf(
-			"operation", string(vocab.OpLeaseAdopted), "reason_code", string(vocab.ReasonLeaseAdopted), "takeover_at", at))
-		adopted.DedupKey = "lease-adopted:" + taskID + ":" + runID + ":" + s + ":" + at
-		events = append(events, adopted)
-	}
-	for _, s := range res.FailedSteps {
-		failed := ledger.NewEvent(now, taskID, runID, s, ledger.EventStepFailed, ledger.SeverityError, ledger.ObjectOf(
-			"reason_code", string(vocab.ReasonLeaseNotAdopted), "takeover_at", at))
-		failed.DedupKey = "step-failed:" + taskID + ":" + runID + ":" + s + ":" + at
-		events = append(events, failed)
-	}
-	changes.Events = events
-	return store.Commit(changes)
+		"adopted_step_ids", nonNilStrings(t.AdoptedSteps()), "failed_step_ids", nonNilStrings(t.FailedSteps)))
 }
 
 func nonNilStrings(s []string) []string {

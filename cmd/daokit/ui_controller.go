@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -18,7 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/daokit/daokit/config"
-	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui/live"
 )
@@ -32,56 +31,20 @@ type processControllers struct {
 
 var _ live.Controllers = (*processControllers)(nil)
 
-// Probe implements live.Controllers: the lock file names the holder's pid
-// (a controller that was killed leaves it behind, so the pid must also be
-// alive); the newest ACTIVE controller lease and the socket file are
-// reported as well. It never takes the lock, which would race with a
-// controller that is starting.
+// Probe implements live.Controllers by liveness's one rule of whether a
+// controller holds the root (the lock file's pid, which must also be
+// alive: a controller that was killed leaves it behind; its standing
+// lease); the socket file is reported as well. It never takes the lock,
+// which would race with a controller that is starting.
 func (c *processControllers) Probe(context.Context) (live.Probe, error) {
-	var p live.Probe
-	p.PID, p.Live = lockPID(c.root)
-	if snap := ledger.LoadSnapshot(c.root); snap.Leases.OK() {
-		p.LeasePID = controllerLeasePID(snap.Leases.Value, time.Now())
-	}
+	ctl := liveness.ReadController(c.root, time.Now())
+	p := live.Probe{PID: ctl.PID, Live: ctl.Live(), LeasePID: ctl.LeasePID}
 	if sock, err := relay.ResolveSocket(c.root); err == nil {
 		if st, err := os.Stat(sock); err == nil && st.Mode()&fs.ModeSocket != 0 {
 			p.Socket = true
 		}
 	}
 	return p, nil
-}
-
-// lockPID reads the pid the holder of root's lock wrote into the lock
-// file (0 when there is none) and whether that process is alive.
-func lockPID(root string) (int, bool) {
-	data, err := ledger.Layout{Root: root}.ReadFile(ledger.LockFile)
-	if err != nil {
-		return 0, false
-	}
-	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
-	if err != nil || pid <= 0 {
-		return 0, false
-	}
-	return pid, alive(pid)
-}
-
-// alive reports whether a process with pid exists (EPERM: it does, as
-// another user's).
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
-}
-
-// controllerLeasePID returns the holder of the newest unexpired ACTIVE
-// lease of the controller lane, 0 if none.
-func controllerLeasePID(ls ledger.Leases, now time.Time) int {
-	pid, newest := 0, ""
-	for _, l := range ls.Leases {
-		if l.Lane == "controller" && l.Status == ledger.LeaseActive && !l.Expired(now) && l.UpdatedAt >= newest {
-			pid, newest = l.PID, l.UpdatedAt
-		}
-	}
-	return pid
 }
 
 // Start implements live.Controllers: `daokit controller --root ROOT` in a

@@ -75,7 +75,8 @@ type Probe struct {
 	Live bool
 	// PID is the process named by the lock file (0 if none).
 	PID int
-	// LeasePID is the holder of the newest ACTIVE controller lease.
+	// LeasePID is the holder of the newest unexpired ACTIVE standing
+	// lease of a controller (liveness.Controller.LeasePID), 0 if none.
 	LeasePID int
 	// Socket reports that the controller's socket file exists.
 	Socket bool

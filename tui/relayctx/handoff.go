@@ -12,7 +12,7 @@ import (
 )
 
 // opHandoffApplied is the controller's event after a takeover applied a
-// handoff package (see controller.OpHandoffApplied).
+// handoff package (vocab.OpHandoffApplied).
 const opHandoffApplied = "HANDOFF_APPLIED"
 
 // HandoffMsg carries the handoff package read after a takeover.

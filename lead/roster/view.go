@@ -1,12 +1,12 @@
-package lead
+package roster
 
 import (
 	"context"
 	"errors"
 	"io/fs"
-	"syscall"
 	"time"
 
+	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -38,6 +38,10 @@ type RoleView struct {
 	// Memory are the files of the accepted decisions the Lead gives its
 	// Workers, newest first.
 	Memory []string `json:"memory,omitempty"`
+	// Workers are the role's running Workers (and those waiting for a
+	// restart) as its Lead last published them: attempt, heartbeat
+	// (ACTIVE, WARNING, STALE), logs and worktree.
+	Workers []WorkerStatus `json:"workers,omitempty"`
 	// LastExit is why the role's Lead last ended (nil when it never
 	// did); while the Lead is DOWN it is why it is down.
 	LastExit *Exit `json:"last_exit,omitempty"`
@@ -68,9 +72,12 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		switch {
 		case err == nil:
 			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull, v.Memory = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull, st.Memory
+			if liveness.ProcessAlive(st.PID) {
+				v.Workers = st.Workers
+			}
 			age := now.Sub(st.Time)
 			switch {
-			case !alive(st.PID):
+			case !liveness.ProcessAlive(st.PID):
 				v.Health = HealthDown
 			case age >= stale:
 				v.Health = HealthStale
@@ -95,13 +102,4 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		out = append(out, v)
 	}
 	return out, nil
-}
-
-// alive reports whether a process with pid exists.
-func alive(pid int) bool {
-	if pid <= 0 {
-		return false
-	}
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }

@@ -1,4 +1,4 @@
-package lead
+package roster
 
 import (
 	"encoding/json"
@@ -76,13 +76,13 @@ func ReadExit(dir, role string) (Exit, error) {
 // the old record or the new one).
 func WriteExit(dir string, e Exit) error {
 	if e.Time.IsZero() {
-		e.Time = now()
+		e.Time = time.Now().UTC()
 	}
 	data, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := ensureDir(dir); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	path := ExitPath(dir, e.Role)
