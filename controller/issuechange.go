@@ -6,9 +6,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/vocab"
@@ -66,7 +66,7 @@ func (c *Controller) changeIssue(req relay.Request, ctl relay.Control) (relay.Ac
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeNoTeam, Detail: err.Error()}
 	}
-	ob, err := lead.OpenOutbox(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
+	ob, err := pick.Open(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

@@ -14,10 +14,10 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/internal/proc"
-	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/vocab"
@@ -409,10 +409,10 @@ func (c *Controller) followOutbox(ctx context.Context, wf *team.Workflow) {
 	// (daokit outbox init does that); the Leads die saying why, and the
 	// follower waits for the outbox to be there, re-checking every
 	// second at first, then every 30 s.
-	var ob *outbox.SQLite
+	var ob outbox.Backend
 	for delay := time.Second; ; delay = min(2*delay, 30*time.Second) {
 		var err error
-		if ob, err = outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true}); err == nil {
+		if ob, err = pick.Open(ctx, wf, "", outbox.Options{ReadOnly: true}); err == nil {
 			break
 		}
 		if !c.pauseFollow(ctx, "follow the outbox", err, delay) {
@@ -505,7 +505,7 @@ func (c *Controller) fileIssue(req relay.Request, ctl relay.Control) (relay.Ack,
 	if _, ok := wf.Roles[role]; !ok || title == "" {
 		return relay.Ack{}, &relay.Error{Code: codeBadIssue, Detail: strings.Join(wf.Names, ", ")}
 	}
-	ob, err := lead.OpenOutbox(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
+	ob, err := pick.Open(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/daokit/daokit/internal/fakegithub"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 )
 
@@ -79,7 +80,7 @@ func TestTeamOnGitHub(t *testing.T) {
 	f.OpenIssue("acme/app", "ann", "Test login", "End to end.", "to:qa")
 	envs := filepath.Join(t.TempDir(), "env")
 	for _, role := range []string{"backend", "frontend", "qa"} {
-		ob, err := OpenOutbox(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{WakeInterval: 50 * time.Millisecond})
+		ob, err := pick.Open(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{WakeInterval: 50 * time.Millisecond})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,7 +195,7 @@ func TestLeadKilledMidTriggerOnGitHub(t *testing.T) {
 func TestExitNamesTheGitHubProblem(t *testing.T) {
 	f := newGitHubFake(t)
 	wf := githubProject(t, f)
-	_, err := OpenOutbox(context.Background(), wf, "wrong-token", outbox.Options{})
+	_, err := pick.Open(context.Background(), wf, "wrong-token", outbox.Options{})
 	e := roster.ExitOf("backend", 1, err)
 	if e.Reason != outbox.GitHubBadToken || e.Repo != "acme/app" || e.API != f.URL {
 		t.Fatalf("%+v", e)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 )
 
@@ -99,7 +100,7 @@ func runLeadProcess(dir, role string) int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
-	ob, err := OpenOutbox(ctx, wf, outbox.TokenFromEnv(), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
+	ob, err := pick.Open(ctx, wf, outbox.TokenFromEnv(), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2

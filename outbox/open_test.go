@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 )
 
@@ -131,81 +130,5 @@ func TestInit(t *testing.T) {
 	defer s.Close()
 	if h, err := s.Head(context.Background()); err != nil || h != 0 {
 		t.Fatalf("head %d %v", h, err)
-	}
-}
-
-// A Limit is counted in the change's own transaction: two writers racing
-// for the last place of a cap shared by two assignees get one place.
-func TestLimitSharedAcrossAssignees(t *testing.T) {
-	path := newDB(t)
-	a, err := OpenSQLite(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
-	b, err := OpenSQLite(path, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
-	r := mustApply(t, a, Change{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "one", Labels: []string{"state:running"}},
-		{Kind: OpAssign, Issue: -1, Assignee: "lead:qa"}, {Kind: OpOpen, Title: "two"}, {Kind: OpOpen, Title: "three"}}})
-	lim := []Limit{{Assignees: []string{"lead:qa", "lead:backend"}, Label: "state:running", Max: 2}}
-	start := func(s *SQLite, id int64, who string) Result {
-		return mustApply(t, s, Change{Actor: who, Limits: lim, Ops: []Op{{Kind: OpAssign, Issue: id, Assignee: who},
-			{Kind: OpLabel, Issue: id, Labels: []string{"state:running"}}}})
-	}
-	var wg sync.WaitGroup
-	res := make([]Result, 2)
-	wg.Add(2)
-	go func() { defer wg.Done(); res[0] = start(a, r.Issues[1], "lead:backend") }()
-	go func() { defer wg.Done(); res[1] = start(b, r.Issues[2], "lead:qa") }()
-	wg.Wait()
-	if res[0].OverLimit == res[1].OverLimit {
-		t.Fatalf("both or neither got the last place: %+v %+v", res[0], res[1])
-	}
-	running, err := a.List(context.Background(), Query{Label: "state:running", State: "open"})
-	if err != nil || len(running) != 2 {
-		t.Fatalf("%d running, %v", len(running), err)
-	}
-	// A closed issue frees its place.
-	mustApply(t, a, Change{Actor: "ann", Ops: []Op{{Kind: OpClose, Issue: r.Issues[0]}}})
-	loser := r.Issues[1]
-	if res[1].OverLimit {
-		loser = r.Issues[2]
-	}
-	if res := start(a, loser, "lead:qa"); res.OverLimit {
-		t.Fatal("a closed issue still counted")
-	}
-	if _, err := a.Apply(context.Background(), Change{Actor: "x", Limits: []Limit{{Label: "l", Max: 0, Assignees: []string{"a"}}}}); !errors.Is(err, ErrInvalid) {
-		t.Fatalf("a limit of 0: %v", err)
-	}
-}
-
-// An assignment with IfAssignee is a compare-and-swap: when the issue is
-// someone else's, the rest of its part is skipped (its Trigger still
-// recorded) and the other parts of the batch apply.
-func TestIfAssigneeLosesOnlyItsPart(t *testing.T) {
-	s := openTest(t)
-	ctx := context.Background()
-	r := mustApply(t, s, Change{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "taken"}, {Kind: OpAssign, Issue: -1, Assignee: "lead:qa"}, {Kind: OpOpen, Title: "free"}}})
-	taken, free := r.Issues[0], r.Issues[1]
-	claim := func(id int64) []Op {
-		return []Op{{Kind: OpAssign, Issue: id, Assignee: "lead:backend", IfAssignee: []string{"", "lead:backend"}},
-			{Kind: OpLabel, Issue: id, Labels: []string{"state:queued"}}}
-	}
-	res := mustApply(t, s, Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 1, Trigger: "claim:1", Ops: claim(taken),
-		Parts: []Part{{Trigger: "claim:2", Ops: claim(free)}}})
-	if !res.Lost || len(res.PartLost) != 1 || res.PartLost[0] {
-		t.Fatalf("%+v", res)
-	}
-	if is, _ := s.Issue(ctx, taken); is.Assignee != "lead:qa" || len(is.Labels) != 0 {
-		t.Fatalf("the lost part changed #%d: %+v", taken, is)
-	}
-	if is, _ := s.Issue(ctx, free); is.Assignee != "lead:backend" || !is.HasLabel("state:queued") {
-		t.Fatalf("#%d: %+v", free, is)
-	}
-	if n, _ := s.Triggers(ctx, "lead:backend"); n != 2 {
-		t.Fatalf("%d triggers", n)
 	}
 }

@@ -33,6 +33,10 @@ const (
 	CodeCap Code = "WORKFLOW_CAP"
 	// CodeBackend: an outbox backend V1 does not have (Value).
 	CodeBackend Code = "WORKFLOW_BACKEND"
+	// CodeHub: a setting of the nats backend missing or malformed (url,
+	// root), or given to a backend that does not take it (Key, Value,
+	// Want = the backend that takes it).
+	CodeHub Code = "WORKFLOW_HUB"
 	// CodeKind: a role's Worker kind daokit cannot read (Value, Want =
 	// the kinds it can).
 	CodeKind Code = "WORKFLOW_KIND"

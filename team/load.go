@@ -20,10 +20,13 @@ import (
 
 type rawFile struct {
 	Outbox struct {
-		Backend string `toml:"backend"`
-		Path    string `toml:"path"`
-		Repo    string `toml:"repo"`
-		APIURL  string `toml:"api_url"`
+		Backend     string `toml:"backend"`
+		Path        string `toml:"path"`
+		Repo        string `toml:"repo"`
+		APIURL      string `toml:"api_url"`
+		URL         string `toml:"url"`
+		Root        string `toml:"root"`
+		Credentials string `toml:"credentials"`
 	} `toml:"outbox"`
 	Memory struct {
 		Dir string `toml:"dir"`
@@ -98,16 +101,16 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 	for _, k := range md.Undecoded() {
 		add(&Error{Code: CodeUnknownKey, Key: k.String()})
 	}
-	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path, Repo: raw.Outbox.Repo, APIURL: raw.Outbox.APIURL},
+	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path, Repo: raw.Outbox.Repo, APIURL: raw.Outbox.APIURL,
+		URL: raw.Outbox.URL, Root: raw.Outbox.Root, Credentials: raw.Outbox.Credentials},
 		MemoryDir: raw.Memory.Dir, Roles: map[string]Role{}, Groups: map[string]Group{}, AllowUnguarded: raw.Guard.AllowUnguarded}
 	if w.Outbox.Backend == "" {
 		w.Outbox.Backend = BackendSQLite
 	}
 	switch w.Outbox.Backend {
 	case BackendSQLite:
-		if w.Outbox.Repo != "" || w.Outbox.APIURL != "" {
-			add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(w.Outbox.Repo), Want: BackendGitHub})
-		}
+		onlyGitHub(w.Outbox, add)
+		onlyNATS(w.Outbox, add)
 	case BackendGitHub:
 		if !repoPattern.MatchString(w.Outbox.Repo) {
 			add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(w.Outbox.Repo), Want: BackendGitHub})
@@ -115,8 +118,12 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 		if u, err := url.Parse(w.Outbox.APIURL); w.Outbox.APIURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
 			add(&Error{Code: CodeAPIURL, Key: "outbox.api_url", Value: strconv.Quote(w.Outbox.APIURL)})
 		}
+		onlyNATS(w.Outbox, add)
+	case BackendNATS:
+		checkHub(w.Outbox, add)
+		onlyGitHub(w.Outbox, add)
 	default:
-		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite + ", " + BackendGitHub})
+		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite + ", " + BackendGitHub + ", " + BackendNATS})
 	}
 	if w.Outbox.Path == "" {
 		w.Outbox.Path = DefaultDBPath
@@ -253,4 +260,20 @@ func (w *Workflow) CheckHardCaps(caps map[string]int, file string) error {
 		return es
 	}
 	return nil
+}
+
+// onlyGitHub refuses repo and api_url on a backend other than github.
+func onlyGitHub(o Outbox, add func(*Error)) {
+	if o.Repo != "" || o.APIURL != "" {
+		add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(o.Repo), Want: BackendGitHub})
+	}
+}
+
+// onlyNATS refuses the hub's keys on a backend other than nats.
+func onlyNATS(o Outbox, add func(*Error)) {
+	for _, k := range [][2]string{{"url", o.URL}, {"root", o.Root}, {"credentials", o.Credentials}} {
+		if k[1] != "" {
+			add(&Error{Code: CodeHub, Key: "outbox." + k[0], Value: strconv.Quote(k[1]), Want: BackendNATS})
+		}
+	}
 }

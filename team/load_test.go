@@ -87,6 +87,10 @@ func TestOneClearMessageEach(t *testing.T) {
 		{"unknown key", "[roles.a]\nrole_rep = \"x\"\n", CodeUnknownKey, "unknown setting roles.a.role_rep", "未知设置"},
 		{"no roles", "", CodeNoRoles, "no roles", "没有任何角色"},
 		{"backend", "[outbox]\nbackend = \"redis\"\n[roles.a]\n", CodeBackend, "unknown outbox backend", "未知的 outbox 后端"},
+		{"nats without url", "[outbox]\nbackend = \"nats\"\nroot = \"proj\"\n[roles.a]\n", CodeHub, `outbox.url = "": the nats backend needs url`, "nats 后端需要"},
+		{"nats without root", "[outbox]\nbackend = \"nats\"\nurl = \"nats://h:4222\"\n[roles.a]\n", CodeHub, `outbox.root = ""`, "根 id"},
+		{"nats http url", "[outbox]\nbackend = \"nats\"\nurl = \"http://h:4222\"\nroot = \"p\"\n[roles.a]\n", CodeHub, `outbox.url = "http://h:4222"`, "nats://"},
+		{"url on sqlite", "[outbox]\nurl = \"nats://h:4222\"\n[roles.a]\n", CodeHub, "only it takes url, root and credentials", "只有它接受"},
 		{"kind", "[roles.a]\nkind = \"gemini\"\n", CodeKind, "unknown Worker kind", "未知的 Worker 类型"},
 		{"github without repo", "[outbox]\nbackend = \"github\"\n[roles.a]\n", CodeRepo, `outbox.repo = "": the github backend needs repo = "owner/name"`, "github 后端需要"},
 		{"github bad repo", "[outbox]\nbackend = \"github\"\nrepo = \"just-a-name\"\n[roles.a]\n", CodeRepo, `"just-a-name"`, "owner/name"},
@@ -188,5 +192,17 @@ func TestAllowUnguardedIsExplicit(t *testing.T) {
 	}
 	if _, err := Parse([]byte("[roles.a]\n[guard]\nallow = true\n"), "workflow.toml", "/p"); err == nil {
 		t.Error("a misspelt [guard] key was accepted")
+	}
+}
+
+// The nats backend names its hub, its root and, relative to the outbox
+// root, the hub's credentials file.
+func TestNATSOutbox(t *testing.T) {
+	w, err := Parse([]byte("[outbox]\nbackend = \"nats\"\nurl = \"nats://hub.lan:4222\"\nroot = \"acme-app\"\ncredentials = \"keys/admin.nk\"\n[roles.a]\n"), "", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Outbox.URL != "nats://hub.lan:4222" || w.Outbox.Root != "acme-app" || w.CredentialsPath() != "/p/keys/admin.nk" {
+		t.Fatalf("%+v %s", w.Outbox, w.CredentialsPath())
 	}
 }

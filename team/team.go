@@ -18,6 +18,9 @@ const (
 	// BackendGitHub keeps the outbox in a GitHub repository's issues
 	// (Repo), mirrored locally at Path.
 	BackendGitHub = "github"
+	// BackendNATS is the outbox on a daokit hub (issue 31): url, root
+	// and credentials say which hub and which root's outbox stream.
+	BackendNATS = "nats"
 )
 
 // Workflow is the whole of workflow.toml.
@@ -52,6 +55,17 @@ type Outbox struct {
 	// APIURL is the GitHub REST root ("" = the public API; GitHub
 	// Enterprise Server: https://HOST/api/v3).
 	APIURL string
+	// URL is the hub's client address (nats://host:port or tls://…),
+	// for the nats backend.
+	URL string
+	// Root is the root id whose outbox stream the team shares on the hub
+	// (hub/naming's rule), for the nats backend.
+	Root string
+	// Credentials is the hub's nkey seed file (admin.nk of its data
+	// directory, copied to the Leads' hosts), relative to the outbox
+	// root unless absolute; empty for a hub that lets anonymous
+	// loopback clients in.
+	Credentials string
 }
 
 // Role is one [roles.<name>] section.
@@ -125,6 +139,14 @@ func (w *Workflow) RepoDir(role string) string {
 
 // DBPath is the SQLite database (for GitHub, its mirror), absolute.
 func (w *Workflow) DBPath() string { return w.abs(w.Outbox.Path) }
+
+// CredentialsPath is the hub's credentials file, absolute ("" when none).
+func (w *Workflow) CredentialsPath() string {
+	if w.Outbox.Credentials == "" {
+		return ""
+	}
+	return w.abs(w.Outbox.Credentials)
+}
 
 // MemoryPath is the memory folder, absolute.
 func (w *Workflow) MemoryPath() string { return w.abs(w.MemoryDir) }

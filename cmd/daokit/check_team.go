@@ -5,8 +5,8 @@ import (
 	"os"
 
 	"github.com/daokit/daokit/config"
-	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 )
 
@@ -39,14 +39,14 @@ func (a *app) checkTeam(root string, cfg config.Config, offline bool) bool {
 	if wf.Outbox.Backend == team.BackendGitHub {
 		return a.checkGitHub(wf, offline)
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
+	ob, err := pick.Open(a.ctx, wf, "", outbox.Options{ReadOnly: true})
 	if err != nil {
 		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.outboxProblem(err))
 		return false
 	}
 	defer ob.Close()
 	if _, err := ob.Head(a.ctx); err != nil {
-		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.t("cli.file.unreadable", "Path", wf.DBPath(), "Reason", err.Error()))
+		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.t("cli.file.unreadable", "Path", pick.Where(wf), "Reason", err.Error()))
 		return false
 	}
 	return true
@@ -57,7 +57,7 @@ func (a *app) checkTeam(root string, cfg config.Config, offline bool) bool {
 // request, skipped offline), and the local mirror, when a Lead has made
 // it already, is an outbox.
 func (a *app) checkGitHub(wf *team.Workflow, offline bool) bool {
-	gc := lead.GitHubConfig(wf, outbox.TokenFrom(a.getenv), outbox.Options{ReadOnly: true})
+	gc := pick.GitHubConfig(wf, outbox.TokenFrom(a.getenv), outbox.Options{ReadOnly: true})
 	var err error
 	if gc.Token == "" {
 		err = outbox.AsGitHubError(outbox.ErrNoToken, gc.Repo, gc.APIURL)

@@ -8,6 +8,7 @@ import (
 	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 	"github.com/spf13/cobra"
 )
@@ -41,7 +42,7 @@ func newLeadCmd(a *app) *cobra.Command {
 			_ = roster.WriteExit(roster.StatusDir(env.wf), roster.ExitOf(*role, os.Getpid(), err))
 			return cliErr
 		}
-		ob, err := lead.OpenOutbox(a.ctx, env.wf, outbox.TokenFrom(a.getenv), outbox.Options{WakeInterval: wake})
+		ob, err := pick.Open(a.ctx, env.wf, outbox.TokenFrom(a.getenv), outbox.Options{WakeInterval: wake})
 		if err != nil {
 			return dead(err, a.outboxFailure(err))
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 )
 
 func (o *outboxCmd) newIssue() func(args []string) error {
@@ -150,8 +151,8 @@ func (o *outboxCmd) initDB() func(args []string) error {
 		if err != nil {
 			return err
 		}
-		path := env.wf.DBPath()
-		res, err := outbox.Init(path, *force)
+		res, err := pick.Init(o.a.ctx, env.wf, *force)
+		path := res.Where
 		if err != nil {
 			return o.a.outboxFailure(err)
 		}

@@ -11,6 +11,7 @@ import (
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 )
 
@@ -52,7 +53,7 @@ func (a *app) teamOf(dir string) teamStatus {
 		return ts
 	}
 	var ob outbox.Backend
-	if s, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true}); err != nil {
+	if s, err := pick.Open(a.ctx, wf, "", outbox.Options{ReadOnly: true}); err != nil {
 		ts.problems = append(ts.problems, a.outboxProblem(err))
 	} else {
 		defer s.Close()

@@ -4,8 +4,8 @@ import (
 	"context"
 
 	"github.com/daokit/daokit/config"
-	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 )
 
@@ -47,8 +47,8 @@ func (a *app) loadTeam(root, outboxDir string) (*teamEnv, error) {
 	return &teamEnv{cfg: cfg, wf: wf}, nil
 }
 
-// open opens the project's outbox for writing (SQLite, or GitHub
-// through its mirror).
+// open opens the project's outbox for writing (the SQLite file, the
+// hub's stream, or GitHub through its mirror).
 func (t *teamEnv) open(ctx context.Context, getenv func(string) string) (outbox.Backend, error) {
-	return lead.OpenOutbox(ctx, t.wf, outbox.TokenFrom(getenv), outbox.Options{})
+	return pick.Open(ctx, t.wf, outbox.TokenFrom(getenv), outbox.Options{})
 }

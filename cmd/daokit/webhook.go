@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/pick"
 	"github.com/daokit/daokit/team"
 	"github.com/spf13/cobra"
 )
@@ -36,7 +36,7 @@ func newWebhookCmd(a *app) *cobra.Command {
 		if secret == "" {
 			return failf("E_WEBHOOK_NO_SECRET", a.t("cli.webhook.error.no_secret", "Env", outbox.WebhookSecretEnv))
 		}
-		ob, err := lead.OpenOutbox(a.ctx, env.wf, outbox.TokenFrom(a.getenv), outbox.Options{})
+		ob, err := pick.Open(a.ctx, env.wf, outbox.TokenFrom(a.getenv), outbox.Options{})
 		if err != nil {
 			return a.outboxFailure(err)
 		}

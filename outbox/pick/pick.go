@@ -1,0 +1,72 @@
+// Package pick opens the outbox a team's workflow.toml names: the SQLite
+// file (the default), or the outbox on a daokit hub (backend = "nats").
+// It is its own package so that the window, which reads the outbox
+// through outbox and team, never reaches the hub's client: only the
+// commands and the controller import it.
+package pick
+
+import (
+	"context"
+
+	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/outbox/natsbox"
+	"github.com/daokit/daokit/team"
+)
+
+// Open opens wf's outbox for a process that writes it (a Lead, the CLI,
+// the controller): the SQLite file, the hub's stream, or the GitHub
+// repository through its mirror at wf.DBPath() with token
+// (outbox.TokenFrom: GITHUB_TOKEN or GH_TOKEN, which only Leads and the
+// person's own commands have; Workers get neither). A read-only open of
+// a GitHub outbox reads the mirror the Leads keep, without a token.
+func Open(ctx context.Context, wf *team.Workflow, token string, o outbox.Options) (outbox.Backend, error) {
+	switch wf.Outbox.Backend {
+	case team.BackendNATS:
+		return natsbox.Open(ctx, hubOptions(wf, o))
+	case team.BackendGitHub:
+		if o.ReadOnly {
+			return outbox.OpenSQLite(wf.DBPath(), o) // the mirror the Leads keep
+		}
+		return outbox.OpenGitHub(ctx, GitHubConfig(wf, token, o))
+	}
+	return outbox.OpenSQLite(wf.DBPath(), o)
+}
+
+// GitHubConfig is the GitHub backend's configuration of wf.
+func GitHubConfig(wf *team.Workflow, token string, o outbox.Options) outbox.GitHubConfig {
+	return outbox.GitHubConfig{Repo: wf.Outbox.Repo, APIURL: wf.Outbox.APIURL, Token: token, Mirror: wf.DBPath(), Options: o}
+}
+
+// InitResult is what Init did, and where.
+type InitResult struct {
+	outbox.InitResult
+	// Where names the outbox made or kept: the database file, or the
+	// hub and its stream.
+	Where string
+}
+
+// Init makes wf's outbox when there is none (daokit outbox init); replace
+// is Init's --force for the SQLite file (a hub's stream that is refused
+// is never replaced: it is the hub operator's to look at).
+func Init(ctx context.Context, wf *team.Workflow, replace bool) (InitResult, error) {
+	if wf.Outbox.Backend == team.BackendNATS {
+		o := hubOptions(wf, outbox.Options{})
+		created, err := natsbox.Init(ctx, o)
+		return InitResult{InitResult: outbox.InitResult{Created: created}, Where: natsbox.Where(o)}, err
+	}
+	res, err := outbox.Init(wf.DBPath(), replace)
+	return InitResult{InitResult: res, Where: wf.DBPath()}, err
+}
+
+// Where names wf's outbox: the database file, or the hub and its stream.
+func Where(wf *team.Workflow) string {
+	if wf.Outbox.Backend == team.BackendNATS {
+		return natsbox.Where(hubOptions(wf, outbox.Options{}))
+	}
+	return wf.DBPath()
+}
+
+func hubOptions(wf *team.Workflow, o outbox.Options) natsbox.Options {
+	return natsbox.Options{URL: wf.Outbox.URL, Credentials: wf.CredentialsPath(), Root: wf.Outbox.Root,
+		ReadOnly: o.ReadOnly, WakeInterval: o.WakeInterval}
+}
