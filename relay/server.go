@@ -31,10 +31,11 @@ type Server struct {
 	closing  bool // no new connections are tracked
 	nextConn uint64
 
-	flights flightGroup
-	dropped atomic.Uint64
-	refused atomic.Uint64 // connections refused at the cap
-	evicted atomic.Uint64 // silent connections closed to make room
+	flights   flightGroup[Ack]
+	opFlights flightGroup[Outcome]
+	dropped   atomic.Uint64
+	refused   atomic.Uint64 // connections refused at the cap
+	evicted   atomic.Uint64 // silent connections closed to make room
 
 	stop     chan struct{} // closed by Close
 	stopOnce sync.Once
