@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -22,9 +23,16 @@ const OpOperation = string(vocab.OpOperation)
 // dedupOperation prefixes the dedup key of an OpOperation event.
 const dedupOperation = "operation:"
 
-// keptOutcomes bounds the outcomes kept for resends: a client resends
-// within seconds of a dropped connection, and operations are rare.
+// keptOutcomes bounds the outcomes kept in memory for resends: a client
+// resends within seconds of a dropped connection, and operations are
+// rare.
 const keptOutcomes = 256
+
+// resendHorizon is how many of the newest event lines a controller
+// searches for a resent operation it does not have in memory (its
+// predecessor carried it out and died before answering): the client
+// resends within seconds, well inside it.
+const resendHorizon = 50_000
 
 // HandleOperation carries out a command the CLI forwarded because this
 // controller holds the root: the takeover, or the handoff's create or
@@ -33,13 +41,11 @@ const keptOutcomes = 256
 // prints. It is recorded as OpOperation before it is answered. A resent
 // id gets the original outcome and nothing is done again.
 func (c *Controller) HandleOperation(_ context.Context, req relay.Request, op relay.Operation) (relay.Outcome, error) {
-	c.mu.Lock()
-	out, ok := c.outcomes[req.ID]
-	c.mu.Unlock()
-	if ok {
+	if out, ok := c.operated(req.ID); ok {
 		out.Duplicate = true
 		return out, nil
 	}
+	var out relay.Outcome
 	var taskID, runID string
 	switch op.Kind {
 	case relay.OperateTakeover:
@@ -55,7 +61,11 @@ func (c *Controller) HandleOperation(_ context.Context, req relay.Request, op re
 		result, severity = out.Failure.Code, ledger.SeverityWarn
 	}
 	e := c.events.system(orGlobal(taskID), orGlobal(runID), "", severity, OpOperation,
-		"message_id", req.ID, "kind", string(op.Kind), "result", result, "peer_pid", int(req.Peer.PID))
+		"message_id", req.ID, "kind", string(op.Kind), "result", result, "peer_pid", int(req.Peer.PID),
+		"output", out.Output)
+	if out.Failure != nil {
+		e.Payload = e.Payload.With("failure", out.Failure)
+	}
 	e.DedupKey = dedupOperation + req.ID
 	c.record(e)
 	out.EventID = e.EventID
@@ -71,6 +81,39 @@ func (c *Controller) HandleOperation(_ context.Context, req relay.Request, op re
 	c.outcomeIDs = append(c.outcomeIDs, req.ID)
 	c.mu.Unlock()
 	return out, nil
+}
+
+// operated returns the outcome of an operation id already carried out:
+// from memory, or else from its OpOperation record, which a predecessor
+// that died before answering left in the log.
+func (c *Controller) operated(id string) (relay.Outcome, bool) {
+	c.mu.Lock()
+	out, ok := c.outcomes[id]
+	c.mu.Unlock()
+	if ok {
+		return out, true
+	}
+	key := dedupOperation + id
+	tail, err := ledger.TailMatching(ledger.Layout{Root: c.opts.Root}.Events(), resendHorizon, []byte(key))
+	if err != nil {
+		c.log.Warn("look for a resent operation", "message_id", id, "err", err)
+		return relay.Outcome{}, false
+	}
+	for _, e := range tail.Events {
+		if e.DedupKey != key || e.Payload.String("operation") != OpOperation {
+			continue
+		}
+		out = relay.Outcome{Output: e.Payload.String("output"), EventID: e.EventID}
+		if raw, ok := e.Payload.Get("failure"); ok {
+			var f relay.Failure
+			if err := json.Unmarshal(raw, &f); err != nil || f.Code == "" {
+				continue
+			}
+			out.Failure = &f
+		}
+		return out, true
+	}
+	return relay.Outcome{}, false
 }
 
 // ledgerRunLocked returns the pipeline pipeline_state.json shows, as the
