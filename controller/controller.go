@@ -307,6 +307,9 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.sessionStart()
 	c.startTeam()
 	err = c.loop(ctx)
+	// From here the controller ends even on a disk that stays full: what
+	// it acknowledged is durable, and its successor resumes that.
+	c.journal.stopHolding(closeRetry)
 	c.stopTeam()
 	c.shutdown()
 	stopServing()

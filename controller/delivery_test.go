@@ -2,10 +2,11 @@ package controller
 
 import (
 	"context"
-	"github.com/daokit/daokit/config"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/daokit/daokit/config"
 
 	"github.com/daokit/daokit/internal/gittest"
 

@@ -67,6 +67,13 @@ type ledgerCallback struct {
 	r *run
 }
 
+// WantsText implements workflow.LineFilter: the ledger learns a
+// worker's lines from the worker, not from the workflow.
+func (l *ledgerCallback) WantsText(workflow.Text) bool { return false }
+
+// WantsToolUse implements workflow.LineFilter.
+func (l *ledgerCallback) WantsToolUse() bool { return false }
+
 // set records lifecycle keys (empty values become "-": the contract wants
 // non-empty strings), writes the pipeline and tells the windows.
 func (l *ledgerCallback) set(kv ...string) {

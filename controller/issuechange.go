@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/relay"
@@ -65,7 +66,7 @@ func (c *Controller) changeIssue(req relay.Request, ctl relay.Control) (relay.Ac
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeNoTeam, Detail: err.Error()}
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	ob, err := lead.OpenOutbox(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

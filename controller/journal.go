@@ -75,6 +75,11 @@ type journal struct {
 	// closed once it wrote the last one.
 	cpReq  chan struct{}
 	cpDone chan struct{}
+	// giveUpAt is when writes held for lack of space are given up (unix
+	// nanoseconds; 0: never, they wait for room): set when the controller
+	// stops (see stopHolding), so that a disk that stays full cannot keep
+	// it from ending.
+	giveUpAt atomic.Int64
 }
 
 type appendReq struct {
@@ -108,7 +113,8 @@ var errJournalClosed = errors.New("the journal is closed")
 var diskFullBackoff = heal.RestartPolicy{BaseDelay: 50 * time.Millisecond, MaxDelay: 2 * time.Second}
 
 // closeRetry is how long a closing journal keeps retrying held events
-// before it gives up on them.
+// before it gives up on them, and how long a stopping controller holds
+// them (see stopHolding).
 const closeRetry = 10 * time.Second
 
 func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, onErr func(error), onFull func(bool)) *journal {
@@ -240,13 +246,36 @@ func (j *journal) loop() {
 		stall.attempts++
 		pending = refuseAcks(pending)
 		stall.held = max(stall.held, countEvents(pending))
-		if !open && time.Since(closedAt) > closeRetry {
-			j.onErr(fmt.Errorf("gave up on %d held events at close: %w", countEvents(pending), err))
+		if j.givingUp(open, closedAt) {
+			j.onErr(fmt.Errorf("gave up on %d held events at stop: %w", countEvents(pending), err))
 			j.reply(pending, err)
-			return
+			if !open {
+				return
+			}
+			pending = nil
+			continue
 		}
 		pending, open = j.wait(pending, open, heal.Backoff(diskFullBackoff, stall.attempts-1, nil))
 	}
+}
+
+// stopHolding bounds, from now on, how long writes are held for lack of
+// space: held ones and any that fail later are given up (their callers
+// hear the error) once within has passed. The controller calls it when
+// it stops: what it acknowledged is durable already, and a successor
+// resumes from that; what is held only tells the story.
+func (j *journal) stopHolding(within time.Duration) {
+	j.giveUpAt.CompareAndSwap(0, time.Now().Add(within).UnixNano())
+}
+
+// givingUp reports whether held writes are to be given up: the journal
+// closed closeRetry ago, or the stop's bound passed.
+func (j *journal) givingUp(open bool, closedAt time.Time) bool {
+	if !open && time.Since(closedAt) > closeRetry {
+		return true
+	}
+	at := j.giveUpAt.Load()
+	return at != 0 && time.Now().UnixNano() > at
 }
 
 // awaited reports whether a request in reqs waits for its write.

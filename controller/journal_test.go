@@ -367,3 +367,41 @@ func TestARefusedAcknowledgementAloneEndsItsStall(t *testing.T) {
 		t.Errorf("instructions in the log %v, want only the one taken after the stall", ids)
 	}
 }
+
+// TestHeldWritesAreGivenUpOnceTheControllerStops: on a disk that stays
+// full, writes are held for ever while the controller runs; once it
+// stops (stopHolding), they are given up after the bound and an append
+// fails instead of waiting, so that the controller can end.
+func TestHeldWritesAreGivenUpOnceTheControllerStops(t *testing.T) {
+	root := smallDisk(t, "4m")
+	if _, err := ledger.Init(root, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c, j, ears := journalOn(t, root)
+	fillDisk(t, filepath.Join(root, "filler"))
+	if err := j.post(outputEvent(c.events, "held")); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ears.full:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the journal did not notice the full disk within 10s")
+	}
+	j.stopHolding(50 * time.Millisecond)
+	done := make(chan error, 1)
+	go func() {
+		done <- j.append(c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped))
+	}()
+	select {
+	case err := <-done:
+		if !isNoSpace(err) {
+			t.Fatalf("an append after the stop on a full disk: %v, want no space", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("an append after the stop still waits for room")
+	}
+	j.close()
+	if len(ears.errors()) == 0 {
+		t.Error("the posted event was given up without a word to onErr")
+	}
+}

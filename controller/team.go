@@ -15,6 +15,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/relay"
@@ -91,7 +92,7 @@ func (c *Controller) startTeam() {
 		c.recordTeam(c.events.system(globalID, globalID, "", ledger.SeverityError, OpLeadExited, "reason_code", string(vocab.ReasonWorkflowInvalid), "error", err.Error()))
 		return
 	}
-	s := &teamSup{wf: wf, statusDir: lead.StatusDir(wf)}
+	s := &teamSup{wf: wf, statusDir: roster.StatusDir(wf)}
 	for _, role := range wf.Names {
 		s.leads = append(s.leads, &leadProc{role: role})
 	}
@@ -131,7 +132,7 @@ func (c *Controller) startLead(lp *leadProc) {
 	statusDir := c.team.statusDir
 	c.mu.Unlock()
 	if err := os.MkdirAll(statusDir, 0o755); err == nil {
-		if f, err := os.Create(lead.StderrPath(statusDir, lp.role)); err == nil {
+		if f, err := os.Create(roster.StderrPath(statusDir, lp.role)); err == nil {
 			cmd.Stderr = f
 			lp.stderr = f
 		}
@@ -144,10 +145,10 @@ func (c *Controller) startLead(lp *leadProc) {
 		lp.stderr = nil
 	}
 	if err != nil {
-		_ = lead.WriteExit(statusDir, lead.Exit{Role: lp.role, Reason: lead.ExitStartFailed, Detail: err.Error(), Time: now,
+		_ = roster.WriteExit(statusDir, roster.Exit{Role: lp.role, Reason: roster.ExitStartFailed, Detail: err.Error(), Time: now,
 			Restarts: lp.restarts.Count()})
 		c.recordTeam(c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError, OpLeadExited,
-			"role", lp.role, "reason_code", lead.ExitStartFailed, "error", err.Error()))
+			"role", lp.role, "reason_code", roster.ExitStartFailed, "error", err.Error()))
 		c.mu.Lock()
 		limit := c.scheduleRestartLocked(lp, now)
 		c.mu.Unlock()
@@ -224,7 +225,7 @@ func (c *Controller) superviseTeam() {
 			if lp.gaveUp {
 				ex.GaveUp = true
 			}
-			_ = lead.WriteExit(s.statusDir, ex)
+			_ = roster.WriteExit(s.statusDir, ex)
 			events = append(events, restart...)
 		case lp.cmd != nil:
 			c.judgeLeadLocked(s, lp, now, &events)
@@ -261,7 +262,7 @@ func exited(done chan struct{}) bool {
 // Lead is killed and, like any exit, restarted with backoff.
 func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, events *[]ledger.Event) {
 	last := lp.started
-	if st, err := lead.ReadStatus(s.statusDir, lp.role); err == nil && st.PID == lp.cmd.Process.Pid && st.Time.After(last) {
+	if st, err := roster.ReadStatus(s.statusDir, lp.role); err == nil && st.PID == lp.cmd.Process.Pid && st.Time.After(last) {
 		last = st.Time
 	}
 	silent := now.Sub(last)
@@ -282,7 +283,7 @@ func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, ev
 			"role", lp.role, "silent_seconds", silent.Seconds()))
 	case heal.HealthStale:
 		*events = append(*events, c.events.typed(TeamTask, LeadLane(lp.role), lp.role, ledger.EventHeartbeatStale, ledger.SeverityError,
-			"role", lp.role, "silent_seconds", silent.Seconds(), "reason_code", lead.ExitHung))
+			"role", lp.role, "silent_seconds", silent.Seconds(), "reason_code", roster.ExitHung))
 		lp.hung = true
 		lp.tree.Kill()
 	}
@@ -323,11 +324,11 @@ func (c *Controller) stopTeam() {
 			c.writeLeasesLocked()
 		}
 		ex := c.leadExit(s, lp, now)
-		if ex.Reason == lead.ExitSignal || ex.Reason == lead.ExitNonzero || ex.Reason == lead.ExitStopped {
+		if ex.Reason == roster.ExitSignal || ex.Reason == roster.ExitNonzero || ex.Reason == roster.ExitStopped {
 			// Our SIGTERM (or the kill after the grace): a stop, not a death.
-			ex.Reason, ex.Detail, ex.Signal = lead.ExitStopped, "", ""
+			ex.Reason, ex.Detail, ex.Signal = roster.ExitStopped, "", ""
 		}
-		_ = lead.WriteExit(s.statusDir, ex)
+		_ = roster.WriteExit(s.statusDir, ex)
 		c.mu.Unlock()
 	}
 }
@@ -337,27 +338,27 @@ func (c *Controller) stopTeam() {
 // the exit status added; else what the controller knows: it killed a hung
 // Lead, a signal it did not send, or a non-zero exit with the last line
 // the Lead wrote to stderr.
-func (c *Controller) leadExit(s *teamSup, lp *leadProc, now time.Time) lead.Exit {
+func (c *Controller) leadExit(s *teamSup, lp *leadProc, now time.Time) roster.Exit {
 	pid := lp.cmd.Process.Pid
-	ex := lead.Exit{Role: lp.role, PID: pid, Time: now, Restarts: lp.restarts.Count()}
+	ex := roster.Exit{Role: lp.role, PID: pid, Time: now, Restarts: lp.restarts.Count()}
 	if st := lp.cmd.ProcessState; st != nil {
 		ex.ExitCode = st.ExitCode()
 		if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			ex.Signal = ws.Signal().String()
 		}
 	}
-	own, err := lead.ReadExit(s.statusDir, lp.role)
+	own, err := roster.ReadExit(s.statusDir, lp.role)
 	switch {
 	case lp.hung:
-		ex.Reason = lead.ExitHung
+		ex.Reason = roster.ExitHung
 	case err == nil && own.PID == pid && own.Reason != "":
 		ex.Reason, ex.Detail = own.Reason, own.Detail
 	case ex.Signal != "":
-		ex.Reason = lead.ExitSignal
+		ex.Reason = roster.ExitSignal
 	case ex.ExitCode != 0:
-		ex.Reason, ex.Detail = lead.ExitNonzero, lastLine(lead.StderrPath(s.statusDir, lp.role))
+		ex.Reason, ex.Detail = roster.ExitNonzero, lastLine(roster.StderrPath(s.statusDir, lp.role))
 	default:
-		ex.Reason = lead.ExitStopped
+		ex.Reason = roster.ExitStopped
 	}
 	return ex
 }
@@ -504,13 +505,13 @@ func (c *Controller) fileIssue(req relay.Request, ctl relay.Control) (relay.Ack,
 	if _, ok := wf.Roles[role]; !ok || title == "" {
 		return relay.Ack{}, &relay.Error{Code: codeBadIssue, Detail: strings.Join(wf.Names, ", ")}
 	}
-	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	ob, err := lead.OpenOutbox(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}
 	defer ob.Close()
 	res, err := ob.Apply(context.Background(), outbox.Change{Actor: "person", Reader: "window", Trigger: "relay:" + req.ID,
-		Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: title, Labels: []string{lead.To(role)}}}})
+		Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: title, Labels: []string{roster.To(role)}}}})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/daokit/daokit/internal/fakegithub"
 )
 
 // TestRecoveryDrillScript runs examples/recovery-drill.sh, the workflow
@@ -44,5 +46,55 @@ func TestTeamExampleScript(t *testing.T) {
 		if !strings.Contains(string(out), want) {
 			t.Errorf("example output lacks %q:\n%s", want, out)
 		}
+	}
+}
+
+// TestTeamExampleScriptOnGitHub runs the same example with its outbox on
+// the GitHub stand-in (workflow.toml's [outbox] backend = "github"): the
+// same steps and evidence; the token reaches GitHub and nothing else.
+func TestTeamExampleScriptOnGitHub(t *testing.T) {
+	t.Parallel()
+	const token = "ghp_e2eTOKEN0123456789abcdef"
+	f := fakegithub.New(fakegithub.Options{Prefix: "/api/v3"}, map[string]fakegithub.Token{token: {Login: "daokit-bot", Push: true}}, "acme/app")
+	defer f.Close()
+	example, err := os.ReadFile(filepath.Join("..", "examples", "team", "workflow.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	wf := strings.Replace(string(example), "backend = \"sqlite\"\npath = \".daokit/outbox.db\"",
+		"backend = \"github\"\nrepo = \"acme/app\"\napi_url = \""+f.URL+"\"", 1)
+	wfPath := filepath.Join(t.TempDir(), "workflow.toml")
+	if err := os.WriteFile(wfPath, []byte(wf), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	cmd := exec.Command("bash", filepath.Join("..", "examples", "team", "run.sh"), root)
+	cmd.Env = append(os.Environ(), "DAOKIT="+daokit, "DAOKIT_LANG=en", "TEAM_WORKFLOW="+wfPath, "GITHUB_TOKEN="+token)
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("team example on GitHub failed: %v\n%s", err, out)
+	}
+	for _, want := range []string{"BlockedBy: #1", "Unblocked", "IssueRef: #3", "Changes: commit sim-",
+		"#3     closed  lead:qa", "Roles:", "integrator  alive"} {
+		if !strings.Contains(string(out), want) {
+			t.Errorf("example output lacks %q:\n%s", want, out)
+		}
+	}
+	for n := int64(1); n <= 3; n++ {
+		if _, _, state, _ := f.Issue("acme/app", n); state != "closed" {
+			t.Errorf("#%d is %s on GitHub", n, state)
+		}
+	}
+	// The token is in no log, event, ledger or mirror file of the root.
+	filepath.WalkDir(root, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if data, _ := os.ReadFile(p); strings.Contains(string(data), token) {
+				t.Errorf("the token is in %s", p)
+			}
+		}
+		return nil
+	})
+	if strings.Contains(string(out), token) {
+		t.Error("the token was printed")
 	}
 }

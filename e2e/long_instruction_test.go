@@ -84,7 +84,7 @@ stop_grace = "200ms"
 }
 
 // dialRoot connects to root's controller.
-func dialRoot(t *testing.T, root string) *relay.Client {
+func dialRoot(t testing.TB, root string) *relay.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()

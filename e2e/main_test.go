@@ -20,6 +20,12 @@ import (
 var daokit string
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(deepEnv); spec != "" {
+		os.Exit(deepStep(spec))
+	}
+	if spec := os.Getenv(attackEnv); spec != "" {
+		os.Exit(attackStep(spec))
+	}
 	if spec := os.Getenv(holderEnv); spec != "" {
 		sock, n, _ := strings.Cut(spec, ",")
 		count, _ := strconv.Atoi(n)

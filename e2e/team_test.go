@@ -71,6 +71,17 @@ func TestControllerSupervisesLeads(t *testing.T) {
 	if r := run(t, "outbox", "new", "--root", root, "--to", "qa", "Test", "login"); r.code != 0 {
 		t.Fatal(r.stderr)
 	}
+	t.Cleanup(func() {
+		if t.Failed() {
+			for _, id := range []string{"1", "2"} {
+				t.Logf("issue %s:\n%s", id, run(t, "outbox", "show", "--root", root, id).stdout)
+			}
+			for _, f := range []string{"backend.stderr", "qa.stderr", "backend.json"} {
+				data, _ := os.ReadFile(filepath.Join(root, "team", ".daokit", "leads", f))
+				t.Logf("%s:\n%s", f, data)
+			}
+		}
+	})
 	waitFor(t, 30*time.Second, "both issues closed", func() bool {
 		r := run(t, "outbox", "list", "--root", root, "--state", "closed")
 		return strings.Contains(r.stdout, "Login API") && strings.Contains(r.stdout, "Test login")
@@ -80,6 +91,14 @@ func TestControllerSupervisesLeads(t *testing.T) {
 		if !strings.Contains(show.stdout, want) {
 			t.Fatalf("issue 2 lacks %q:\n%s", want, show.stdout)
 		}
+	}
+	// The Worker's output is its attempt's log, which daokit logs reads.
+	if r := run(t, "logs", "--root", root, "--role", "backend", "--issue", "1"); r.code != 0 || !strings.Contains(r.stdout, "working on #1: Login API") ||
+		!strings.Contains(r.stdout, "Tests: ") {
+		t.Fatalf("daokit logs --role backend --issue 1: %+v", r)
+	}
+	if r := run(t, "logs", "--root", root, "--role", "backend", "--issue", "1", "--attempt", "9"); r.code == 0 || !strings.Contains(r.stderr, "no log is kept for backend #1 attempt 9") {
+		t.Fatalf("daokit logs of an attempt that never was: %+v", r)
 	}
 	waitEvent(t, root, "outbox events in the ledger", 10*time.Second, func(e ledger.Event) bool {
 		return e.Payload.String("operation") == "OUTBOX_EVENT" && e.Payload.String("kind") == "closed"

@@ -149,6 +149,7 @@ func (t *Takeover) Changes(p *ledger.PipelineState, reg *ledger.Leases, packageP
 	}
 	t.ApplyHandoff(p, nil)
 	c.Events = t.Events(packagePath)
+	c.Node = ledger.NodeSuccessionTakeover
 	return c
 }
 

@@ -5,6 +5,17 @@ package i18n
 import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 var catalogWorkerEn = []*goi18n.Message{
+	{ID: "cli.logs.attempt", Other: "attempt {{.Attempt}}"},
+	{ID: "cli.logs.default.attempt", Other: "the latest"},
+	{ID: "cli.logs.default.step_id", Other: "the run's current step"},
+	{ID: "cli.logs.error.role_issue", Other: "--role and --issue go together"},
+	{ID: "cli.logs.flag.attempt", Other: "the Worker's attempt (1 is the first)"},
+	{ID: "cli.logs.flag.issue", Other: "the outbox issue the Worker worked on (with --role)"},
+	{ID: "cli.logs.flag.role", Other: "the role whose Worker's log to print (with --issue)"},
+	{ID: "cli.logs.flag.stderr", Other: "print the worker's standard error instead of its standard output"},
+	{ID: "cli.logs.flag.step_id", Other: "the step whose log to print"},
+	{ID: "cli.logs.none", Other: "no log is kept for {{.What}}"},
+	{ID: "cli.logs.summary", Other: "print what a worker wrote: a controller step's log, or a Lead's Worker's (--role, --issue)"},
 	{ID: "cli.worker.args", Other: "[instruction]"},
 	{ID: "cli.worker.error.missing_kind", Other: "name a built-in worker, e.g. sim"},
 	{ID: "cli.worker.error.negative", Other: "option --{{.Flag}} must not be negative"},
@@ -63,6 +74,17 @@ var catalogWorkerEn = []*goi18n.Message{
 }
 
 var catalogWorkerZhCN = []*goi18n.Message{
+	{ID: "cli.logs.attempt", Other: "第 {{.Attempt}} 次尝试"},
+	{ID: "cli.logs.default.attempt", Other: "最近一次"},
+	{ID: "cli.logs.default.step_id", Other: "该运行的当前步骤"},
+	{ID: "cli.logs.error.role_issue", Other: "--role 和 --issue 须一起使用"},
+	{ID: "cli.logs.flag.attempt", Other: "Worker 的第几次尝试（从 1 开始）"},
+	{ID: "cli.logs.flag.issue", Other: "该 Worker 处理的 outbox issue（与 --role 一起用）"},
+	{ID: "cli.logs.flag.role", Other: "要打印其 Worker 日志的角色（与 --issue 一起用）"},
+	{ID: "cli.logs.flag.stderr", Other: "打印 worker 的标准错误输出，而不是标准输出"},
+	{ID: "cli.logs.flag.step_id", Other: "要打印其日志的步骤"},
+	{ID: "cli.logs.none", Other: "没有保存 {{.What}} 的日志"},
+	{ID: "cli.logs.summary", Other: "打印 worker 写下的输出：控制器某一步的日志，或某个 Lead 的 Worker 的日志（--role、--issue）"},
 	{ID: "cli.worker.args", Other: "[指令]"},
 	{ID: "cli.worker.error.missing_kind", Other: "请指定一个内置工作进程，例如 sim"},
 	{ID: "cli.worker.error.negative", Other: "选项 --{{.Flag}} 不能为负数"},

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -52,8 +53,8 @@ func TestEveryTriggerTakesTheIssue(t *testing.T) {
 	for _, id := range []int64{labelled, assigned, inBody, inComment} {
 		p.waitFor(fmt.Sprintf("#%d done", id), 30*time.Second, func() bool { return p.issue(id).Closed })
 		is := p.issue(id)
-		ev := fieldsOf(p.comments(id), Actor("backend"))
-		if is.Assignee != Actor("backend") || !is.HasLabel(To("backend")) || !is.HasLabel(LabelDone) ||
+		ev := fieldsOf(p.comments(id), roster.Actor("backend"))
+		if is.Assignee != roster.Actor("backend") || !is.HasLabel(roster.To("backend")) || !is.HasLabel(roster.LabelDone) ||
 			ev[len(ev)-1][outbox.FieldIssueRef] != fmt.Sprintf("#%d", id) {
 			t.Fatalf("#%d %q: %+v %v", id, is.Title, is, ev)
 		}
@@ -61,7 +62,7 @@ func TestEveryTriggerTakesTheIssue(t *testing.T) {
 	head, _ := p.ob.Head(context.Background())
 	p.waitFor("all read", 30*time.Second, func() bool { return l.Snapshot(context.Background()).Cursor >= head })
 	for _, id := range []int64{qaIssue, email, byLead} {
-		if is := p.issue(id); is.Assignee != "" || is.Closed || is.HasLabel(To("backend")) {
+		if is := p.issue(id); is.Assignee != "" || is.Closed || is.HasLabel(roster.To("backend")) {
 			t.Fatalf("#%d %q was taken: %+v", id, is.Title, is)
 		}
 	}
@@ -82,19 +83,19 @@ func TestSelfBlockIsRefused(t *testing.T) {
 	}
 	l := p.lead("backend", 3, nil)
 	runLead(t, l)
-	p.waitFor("the Worker's self-block refused", 30*time.Second, func() bool { return p.issue(worker).HasLabel(LabelFailed) })
-	if is := p.issue(worker); is.HasLabel(LabelBlocked) || !hasText(p.comments(worker), "Refused: the Worker reported #1 blocked by itself") {
+	p.waitFor("the Worker's self-block refused", 30*time.Second, func() bool { return p.issue(worker).HasLabel(roster.LabelFailed) })
+	if is := p.issue(worker); is.HasLabel(roster.LabelBlocked) || !hasText(p.comments(worker), "Refused: the Worker reported #1 blocked by itself") {
 		t.Fatalf("%+v %+v", is, p.comments(worker))
 	}
 	p.waitFor("the body's self-dependency ignored", 30*time.Second, func() bool { return p.issue(body).Closed })
-	if !p.issue(body).HasLabel(LabelDone) {
+	if !p.issue(body).HasLabel(roster.LabelDone) {
 		t.Fatalf("%+v", p.issue(body))
 	}
-	p.waitFor("running", 30*time.Second, func() bool { return p.issue(running).HasLabel(LabelRunning) })
+	p.waitFor("running", 30*time.Second, func() bool { return p.issue(running).HasLabel(roster.LabelRunning) })
 	p.do("ann", outbox.Op{Kind: outbox.OpComment, Issue: running, Body: "wait for this one\nDependsOn: #2"})
 	p.waitFor("the refusal", 30*time.Second, func() bool { return hasText(p.comments(running), "Refused: #2 cannot wait for itself") })
 	s := l.Snapshot(context.Background())
-	if is := p.issue(running); is.HasLabel(LabelBlocked) || len(s.Blocked) != 0 || len(s.Running) != 1 {
+	if is := p.issue(running); is.HasLabel(roster.LabelBlocked) || len(s.Blocked) != 0 || len(s.Running) != 1 {
 		t.Fatalf("blocked on itself: %+v %+v", is, s)
 	}
 }
@@ -125,7 +126,7 @@ func TestGroupCapIsSharedAcrossRoles(t *testing.T) {
 	}
 	most := 0
 	p.waitFor("all six closed", 60*time.Second, func() bool {
-		running, _ := p.ob.List(context.Background(), outbox.Query{Label: LabelRunning, State: "open"})
+		running, _ := p.ob.List(context.Background(), outbox.Query{Label: roster.LabelRunning, State: "open"})
 		most = max(most, len(running))
 		closed := 0
 		for _, id := range ids {
@@ -144,9 +145,9 @@ func TestGroupCapIsSharedAcrossRoles(t *testing.T) {
 	now := map[int64]bool{}
 	for _, e := range evs {
 		switch {
-		case e.Kind == outbox.EventLabeled && e.Value == LabelRunning:
+		case e.Kind == outbox.EventLabeled && e.Value == roster.LabelRunning:
 			now[e.Issue] = true
-		case e.Kind == outbox.EventUnlabeled && e.Value == LabelRunning:
+		case e.Kind == outbox.EventUnlabeled && e.Value == roster.LabelRunning:
 			delete(now, e.Issue)
 		}
 		if len(now) > 2 {
@@ -154,7 +155,7 @@ func TestGroupCapIsSharedAcrossRoles(t *testing.T) {
 		}
 	}
 	for _, id := range ids {
-		if !p.issue(id).HasLabel(LabelDone) {
+		if !p.issue(id).HasLabel(roster.LabelDone) {
 			t.Fatalf("#%d: %+v", id, p.issue(id))
 		}
 	}
@@ -206,7 +207,7 @@ func TestTwoLeadsOneClaim(t *testing.T) {
 		t.Fatalf("backend's late claim: %d %v", n, err)
 	}
 	is := p.issue(id)
-	if is.Assignee != Actor("qa") || is.HasLabel(To("backend")) || len(p.comments(id)) != 1 {
+	if is.Assignee != roster.Actor("qa") || is.HasLabel(roster.To("backend")) || len(p.comments(id)) != 1 {
 		t.Fatalf("%+v %+v", is, p.comments(id))
 	}
 	if s := a.Snapshot(ctx); len(s.Queued) != 0 || a.Cursor() != evs[0].ID {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -141,7 +142,7 @@ func BenchmarkIdleLeads10(b *testing.B) {
 	}()
 	// Started: every Lead has published its status once.
 	p.waitFor("ten statuses", 30*time.Second, func() bool {
-		m, _ := filepath.Glob(filepath.Join(StatusDir(p.wf), "*.json"))
+		m, _ := filepath.Glob(filepath.Join(roster.StatusDir(p.wf), "*.json"))
 		return len(m) == 10
 	})
 	for b.Loop() {

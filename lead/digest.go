@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -83,7 +84,7 @@ func readDecisions(ctx context.Context, wf *team.Workflow, ob outbox.Backend, ca
 	if err != nil {
 		return nil, err
 	}
-	accepted, err := ob.List(ctx, outbox.Query{Label: LabelAccepted})
+	accepted, err := ob.List(ctx, outbox.Query{Label: roster.LabelAccepted})
 	if err != nil {
 		return nil, err
 	}

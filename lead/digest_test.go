@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -28,7 +29,7 @@ worker = [%q, "briefworker", "{repo}/brief-{issue}.txt"]
 accepts = true
 `, os.Args[0]), time.Hour)
 	stamp := func(id int64) {
-		p.do("ann", outbox.Op{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelAccepted}})
+		p.do("ann", outbox.Op{Kind: outbox.OpLabel, Issue: id, Labels: []string{roster.LabelAccepted}})
 	}
 	recorded := func(id int64) {
 		p.waitFor(fmt.Sprintf("#%d recorded", id), 30*time.Second, func() bool {
@@ -38,7 +39,7 @@ accepts = true
 	errs := p.file("Errors are problem details", "@backend returns application/problem+json.", "to:integrator")
 	jwt := p.file("Use JWT for sessions", "Tokens expire after 1h.")
 	react := p.file("Frontend uses React", "Roles: frontend")
-	p.file("Maybe GraphQL?", "a draft", LabelNeeded)
+	p.file("Maybe GraphQL?", "a draft", roster.LabelNeeded)
 	soap := p.file("Drop SOAP", "no more XML")
 	integrator := p.lead("integrator", 1, nil)
 	runLead(t, integrator)
@@ -46,7 +47,7 @@ accepts = true
 		stamp(id)
 		recorded(id)
 	}
-	p.do("ann", outbox.Op{Kind: outbox.OpUnlabel, Issue: soap, Labels: []string{LabelAccepted}})
+	p.do("ann", outbox.Op{Kind: outbox.OpUnlabel, Issue: soap, Labels: []string{roster.LabelAccepted}})
 
 	backend := p.lead("backend", 1, nil)
 	runLead(t, backend)

@@ -15,6 +15,10 @@
 //
 // Workers get neither the outbox nor memory: the Lead starts them with
 // outbox.WorkerEnv set (the outbox opens read-only), and on Linux through
-// a guard that mounts the database files and the memory folder read-only
-// in a mount namespace of their own.
+// the guard (Guard): new user, mount and PID namespaces where the outbox,
+// memory, the team's configuration and the controller's state are bound
+// read-only and the controller's socket is hidden, with the Worker in a
+// further user namespace where those mounts are locked. A Lead that
+// cannot guard its Workers refuses to run them (GuardUnavailableError)
+// unless workflow.toml allows them unguarded.
 package lead

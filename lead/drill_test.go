@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -110,7 +111,7 @@ func TestDrillKillLeads(t *testing.T) {
 		h := head()
 		cs, _ := p.ob.Cursors(ctx)
 		for r := range roles {
-			if cs[Actor(fmt.Sprintf("r%d", r))] != h {
+			if cs[roster.Actor(fmt.Sprintf("r%d", r))] != h {
 				return false
 			}
 		}
@@ -123,14 +124,14 @@ func TestDrillKillLeads(t *testing.T) {
 	bodies := map[string]bool{}
 	for r := range roles {
 		for _, c := range p.comments(issue[r]) {
-			if !IsLead(c.Author) {
+			if !roster.IsLead(c.Author) {
 				continue
 			}
 			if bodies[c.Body] {
 				t.Errorf("comment posted twice: %q", c.Body)
 			}
 			bodies[c.Body] = true
-			if c.Author != Actor(fmt.Sprintf("r%d", r)) {
+			if c.Author != roster.Actor(fmt.Sprintf("r%d", r)) {
 				t.Errorf("%s answered on r%d's issue", c.Author, r)
 			}
 			seen[outbox.ParseMailbox(c.Body).Fields[outbox.FieldTrigger]]++

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -19,10 +20,10 @@ type effect struct {
 // react decides the effect of one event, or nil when the event needs
 // none. It reads the outbox but writes nothing.
 func (l *Lead) react(ctx context.Context, ev outbox.Event) (*effect, error) {
-	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == To(l.o.Role) || ev.Kind == outbox.EventAssigned {
+	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == roster.To(l.o.Role) || ev.Kind == outbox.EventAssigned {
 		delete(l.toMe, ev.Issue)
 	}
-	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == LabelAccepted ||
+	if (ev.Kind == outbox.EventLabeled || ev.Kind == outbox.EventUnlabeled) && ev.Value == roster.LabelAccepted ||
 		ev.Kind == outbox.EventCommented && l.memoryWriter != "" && ev.Actor == l.memoryWriter {
 		l.mu.Lock()
 		l.memoryDirty = true
@@ -38,15 +39,15 @@ func (l *Lead) react(ctx context.Context, ev outbox.Event) (*effect, error) {
 		}
 	case outbox.EventLabeled:
 		switch {
-		case ev.Value == To(l.o.Role):
+		case ev.Value == roster.To(l.o.Role):
 			return l.onAddressed(ctx, ev)
-		case ev.Value == LabelAccepted:
+		case ev.Value == roster.LabelAccepted:
 			return l.onAccepted(ctx, ev)
 		}
 	case outbox.EventCommented:
 		// Never react to a Lead's comment, ours or another's: that is what
 		// keeps two Leads on one issue from answering each other forever.
-		if IsLead(ev.Actor) {
+		if roster.IsLead(ev.Actor) {
 			return nil, nil
 		}
 		return l.onComment(ctx, ev)
@@ -63,7 +64,7 @@ func (l *Lead) claimable(is outbox.Issue, mentioned bool) bool {
 	if is.Closed || is.LabelWithPrefix("state:") != "" || (is.Assignee != "" && !l.assignedToRole(is.Assignee)) {
 		return false
 	}
-	return is.HasLabel(To(l.o.Role)) || l.assignedToRole(is.Assignee) || (mentioned && is.LabelWithPrefix("to:") == "")
+	return is.HasLabel(roster.To(l.o.Role)) || l.assignedToRole(is.Assignee) || (mentioned && is.LabelWithPrefix("to:") == "")
 }
 
 // claimOps set the assignee (the claim) and queue the issue. An issue
@@ -72,12 +73,12 @@ func (l *Lead) claimable(is outbox.Issue, mentioned bool) bool {
 // children) and its own Worker integrates at the end.
 func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
 	m := outbox.Mailbox{Text: fmt.Sprintf("%s claims #%d and queues it for a Worker.", l.actor, is.ID), Fields: map[string]string{
-		outbox.FieldState: LabelQueued, outbox.FieldReadUpTo: strconv.FormatInt(readUpTo, 10)}}
-	labels := []string{LabelQueued}
-	if !is.HasLabel(To(l.o.Role)) {
+		outbox.FieldState: roster.LabelQueued, outbox.FieldReadUpTo: strconv.FormatInt(readUpTo, 10)}}
+	labels := []string{roster.LabelQueued}
+	if !is.HasLabel(roster.To(l.o.Role)) {
 		// Taken by an assignment or a mention: the label makes it the
 		// role's in every list (and for depends_on) from now on.
-		labels = append(labels, To(l.o.Role))
+		labels = append(labels, roster.To(l.o.Role))
 	}
 	ops := []outbox.Op{
 		// Only while still free: two Leads addressed at once (an issue
@@ -93,7 +94,7 @@ func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
 	}
 	for _, p := range parts {
 		ops = append(ops, outbox.Op{Kind: outbox.OpOpen, Title: p, Body: fmt.Sprintf("Part of #%d.", is.ID),
-			Labels: []string{To(l.o.Role), ParentLabel(is.ID)}})
+			Labels: []string{roster.To(l.o.Role), ParentLabel(is.ID)}})
 	}
 	if len(parts) > 0 {
 		m.Text = fmt.Sprintf("%s claims #%d and splits it into %d sub-issues; it waits for them.", l.actor, is.ID, len(parts))
@@ -149,7 +150,7 @@ func (l *Lead) addressed(ctx context.Context, id int64) (bool, error) {
 		}
 		return false, err
 	}
-	v := is.HasLabel(To(l.o.Role)) || l.assignedToRole(is.Assignee)
+	v := is.HasLabel(roster.To(l.o.Role)) || l.assignedToRole(is.Assignee)
 	if len(l.toMe) >= addressedCacheSize {
 		clear(l.toMe)
 	}
@@ -193,9 +194,9 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 		// A failed (or held for review) issue stays claimed, so a person
 		// can send it back to a Worker; nothing waits for a restart.
 		eff.change.Ops = append(eff.change.Ops,
-			outbox.Op{Kind: outbox.OpUnlabel, Issue: is.ID, Labels: []string{LabelFailed, LabelReview}},
-			outbox.Op{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{LabelQueued}})
-		ack.Fields[outbox.FieldState] = LabelQueued
+			outbox.Op{Kind: outbox.OpUnlabel, Issue: is.ID, Labels: []string{roster.LabelFailed, roster.LabelReview}},
+			outbox.Op{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{roster.LabelQueued}})
+		ack.Fields[outbox.FieldState] = roster.LabelQueued
 		afters = append(afters, func() { l.enqueue(is.ID) })
 	}
 	if asked := outbox.IssueRefs(m.Fields[outbox.FieldDependsOn]); len(asked) > 0 && is.Assignee == l.actor && !is.Closed {
@@ -224,20 +225,15 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 	return eff, nil
 }
 
-// RetryCommand starts a comment that sends a failed (or held for
-// review) issue back to a Worker: the Lead's protocol, which the window's
-// /retry #N writes for the person.
-const RetryCommand = "/retry"
-
-// wantsRetry: a comment whose text starts with RetryCommand.
+// wantsRetry: a comment whose text starts with roster.RetryCommand.
 func wantsRetry(text string) bool {
 	f := strings.Fields(text)
-	return len(f) > 0 && f[0] == RetryCommand
+	return len(f) > 0 && f[0] == roster.RetryCommand
 }
 
 // retryable: the Lead's own open issue that failed or waits for review.
 func (l *Lead) retryable(is outbox.Issue) bool {
-	return !is.Closed && is.Assignee == l.actor && (is.HasLabel(LabelFailed) || is.HasLabel(LabelReview))
+	return !is.Closed && is.Assignee == l.actor && (is.HasLabel(roster.LabelFailed) || is.HasLabel(roster.LabelReview))
 }
 
 // onClosed unblocks the issues that waited only for what just closed.
@@ -277,10 +273,10 @@ func (l *Lead) onClosed(ctx context.Context, ev outbox.Event) (*effect, error) {
 			continue
 		}
 		m := outbox.Mailbox{Text: fmt.Sprintf("Unblocked: what #%d waited for has closed; it is queued again.", id), Fields: map[string]string{
-			outbox.FieldState: LabelQueued, outbox.FieldReadUpTo: strconv.FormatInt(ev.ID, 10)}}
+			outbox.FieldState: roster.LabelQueued, outbox.FieldReadUpTo: strconv.FormatInt(ev.ID, 10)}}
 		ops = append(ops,
-			outbox.Op{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelBlocked}},
-			outbox.Op{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelQueued}},
+			outbox.Op{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{roster.LabelBlocked}},
+			outbox.Op{Kind: outbox.OpLabel, Issue: id, Labels: []string{roster.LabelQueued}},
 			outbox.Op{Kind: outbox.OpComment, Issue: id, Body: m.Render()})
 		freed = append(freed, id)
 	}
@@ -296,14 +292,14 @@ func (l *Lead) onClosed(ctx context.Context, ev outbox.Event) (*effect, error) {
 
 // blockOps mark an issue blocked by unmet, in the mailbox template.
 func (l *Lead) blockOps(id int64, unmet []int64, readUpTo int64) []outbox.Op {
-	f := map[string]string{outbox.FieldState: LabelBlocked, outbox.FieldBlockedBy: outbox.FormatRefs(unmet), outbox.FieldDependsOn: outbox.FormatRefs(unmet)}
+	f := map[string]string{outbox.FieldState: roster.LabelBlocked, outbox.FieldBlockedBy: outbox.FormatRefs(unmet), outbox.FieldDependsOn: outbox.FormatRefs(unmet)}
 	if readUpTo > 0 {
 		f[outbox.FieldReadUpTo] = strconv.FormatInt(readUpTo, 10)
 	}
 	m := outbox.Mailbox{Text: fmt.Sprintf("Blocked: #%d waits for %s; its Worker is stopped until they close.", id, outbox.FormatRefs(unmet)), Fields: f}
 	return []outbox.Op{
-		{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelQueued, LabelRunning}},
-		{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelBlocked}},
+		{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{roster.LabelQueued, roster.LabelRunning}},
+		{Kind: outbox.OpLabel, Issue: id, Labels: []string{roster.LabelBlocked}},
 		{Kind: outbox.OpComment, Issue: id, Body: m.Render()},
 	}
 }
@@ -342,7 +338,7 @@ func (l *Lead) implicitDeps(ctx context.Context, is outbox.Issue) ([]int64, erro
 	}
 	out = withoutID(out, is.ID) // a parent:<own id> label must not block it forever
 	for _, d := range l.role.DependsOn {
-		list, err := l.ob.List(ctx, outbox.Query{Label: To(d), State: "open"})
+		list, err := l.ob.List(ctx, outbox.Query{Label: roster.To(d), State: "open"})
 		if err != nil {
 			return nil, err
 		}

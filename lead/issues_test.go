@@ -5,25 +5,27 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/lead/roster"
 )
 
-// Issues shows what real Leads did: backend's long issue running, qa's
+// roster.Issues shows what real Leads did: backend's long issue running, qa's
 // issue blocked by it (the qa Lead's comment names both backend issues;
 // the quick one has closed since and blocks nothing), the quick one done;
 // sorted by role, then state. What a Lead's status file says
 // blocks an issue wins over its comments.
 func TestIssuesShowWhatTheLeadsDid(t *testing.T) {
 	p := newProject(t, "[roles.backend]\n[roles.qa]\ndepends_on = [\"backend\"]\n", 20*time.Millisecond)
-	quick := p.file("Health check", "Sim: sleep 10ms", To("backend"))
-	long := p.file("Login API", "Sim: sleep 60s", To("backend"))
-	test := p.file("Test login", "", To("qa"))
+	quick := p.file("Health check", "Sim: sleep 10ms", roster.To("backend"))
+	long := p.file("Login API", "Sim: sleep 60s", roster.To("backend"))
+	test := p.file("Test login", "", roster.To("qa"))
 	runLead(t, p.lead("backend", 2, nil))
 	runLead(t, p.lead("qa", 1, nil))
 	ctx := context.Background()
 	p.waitFor("qa's issue blocked and backend's first one done", 20*time.Second, func() bool {
-		return p.issue(test).HasLabel(LabelBlocked) && p.issue(quick).HasLabel(LabelDone) && p.issue(long).HasLabel(LabelRunning)
+		return p.issue(test).HasLabel(roster.LabelBlocked) && p.issue(quick).HasLabel(roster.LabelDone) && p.issue(long).HasLabel(roster.LabelRunning)
 	})
-	list, err := Issues(ctx, p.ob, nil)
+	list, err := roster.Issues(ctx, p.ob, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,7 +40,7 @@ func TestIssuesShowWhatTheLeadsDid(t *testing.T) {
 	if b := list[2].BlockedBy; !slices.Equal(b, []int64{long}) {
 		t.Errorf("#%d blocked by %v, want [%d]", test, b, long)
 	}
-	list, err = Issues(ctx, p.ob, []RoleView{{Role: "qa", Blocked: map[string][]int64{"#3": {long, 9}}}})
+	list, err = roster.Issues(ctx, p.ob, []roster.RoleView{{Role: "qa", Blocked: map[string][]int64{"#3": {long, 9}}}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package lead
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,31 +10,11 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/internal/proc"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
+	"github.com/daokit/daokit/worker/transcript"
 )
-
-// Actor is the outbox identity of role's Lead (its assignee name, the
-// author of its comments and the name of its cursor).
-func Actor(role string) string { return "lead:" + role }
-
-// IsLead reports whether an outbox actor is a Lead.
-func IsLead(actor string) bool { return len(actor) > 5 && actor[:5] == "lead:" }
-
-// The labels a Lead manages.
-const (
-	LabelQueued   = "state:queued"
-	LabelRunning  = "state:running"
-	LabelBlocked  = "state:blocked"
-	LabelDone     = "state:done"
-	LabelFailed   = "state:failed"
-	LabelReview   = "state:review"
-	LabelAccepted = "decision:accepted"
-	LabelNeeded   = "decision:needed"
-)
-
-// To is the label that addresses an issue to role.
-func To(role string) string { return "to:" + role }
 
 // Options configure a Lead.
 type Options struct {
@@ -56,6 +37,9 @@ type Options struct {
 	// OnEffect, if set, is called after each committed effect, with the
 	// event it answered (for the latency benchmark and tests).
 	OnEffect func(ev outbox.Event)
+	// Liveness bounds a Worker's silence and its restarts (daokit.toml's
+	// [heartbeat] and [restart]: LivenessOf); zero: their defaults.
+	Liveness Liveness
 }
 
 // Lead is one role's Lead. Run it with Run; Step is one pass for tests.
@@ -76,8 +60,19 @@ type Lead struct {
 	// toMe caches whether an issue is addressed to the role (Step's
 	// goroutine only).
 	toMe map[int64]bool
-	done chan workerResult
-	wg   sync.WaitGroup
+	// results are the Workers' ends waiting for the loop, which
+	// resultCh wakes; pending are hung Workers' issues waiting for their
+	// restart (issue → when), restarts their restarts within the window.
+	results  []workerResult
+	resultCh chan struct{}
+	pending  map[int64]restart
+	restarts map[int64][]time.Time
+	live     Liveness
+	// logRoot holds the Workers' attempts (see AttemptDir); gitMu keeps
+	// one git at a time on the role's repository.
+	logRoot string
+	gitMu   sync.Mutex
+	wg      sync.WaitGroup
 	// groupLimits are the caps this role shares with other roles
 	// (team.SharedGroups), checked in the transaction that marks an issue
 	// running; capped: the last start waited for one of them.
@@ -92,7 +87,16 @@ type Lead struct {
 	// memoryWriter is the actor of the Lead that records decisions ("":
 	// none may): its comment says a memory file was written.
 	memoryWriter string
+	// unfinished are Worker results whose write-back GitHub's rate limit
+	// held up (Run's goroutine only), retried oldest first.
+	unfinished []workerResult
 }
+
+// rateLimited: the outbox (GitHub) asked to wait longer than a pass may
+// block; the pass ends, the Lead keeps beating and showing the wait
+// (roster.Status.RateWait), and the next pass retries what did not happen:
+// the events stay past the cursor.
+func rateLimited(err error) bool { return errors.Is(err, outbox.ErrRateLimited) }
 
 // New checks the options and reads the Lead's cursor.
 func New(ctx context.Context, o Options) (*Lead, error) {
@@ -106,16 +110,20 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 	if o.HardCap <= 0 {
 		o.HardCap = 1
 	}
-	l := &Lead{o: o, actor: Actor(o.Role), role: r, limit: o.Workflow.Limit(o.Role, o.HardCap), ob: o.Backend,
-		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, toMe: map[int64]bool{}, done: make(chan workerResult, 64),
-		memory: memoryCache{}}
+	l := &Lead{o: o, actor: roster.Actor(o.Role), role: r, limit: o.Workflow.Limit(o.Role, o.HardCap), ob: o.Backend,
+		running: map[int64]*workerRun{}, blocked: map[int64][]int64{}, toMe: map[int64]bool{}, resultCh: make(chan struct{}, 1),
+		pending: map[int64]restart{}, restarts: map[int64][]time.Time{}, live: o.Liveness.withDefaults(),
+		logRoot: o.StatusDir, memory: memoryCache{}}
+	if l.logRoot == "" {
+		l.logRoot = roster.StatusDir(o.Workflow)
+	}
 	if w := MemoryWriter(o.Workflow); w != "" {
-		l.memoryWriter = Actor(w)
+		l.memoryWriter = roster.Actor(w)
 	}
 	for _, g := range o.Workflow.SharedGroups(o.Role) {
-		lim := outbox.Limit{Label: LabelRunning, Max: g.MaxConcurrent}
+		lim := outbox.Limit{Label: roster.LabelRunning, Max: g.MaxConcurrent}
 		for _, r := range g.Roles {
-			lim.Assignees = append(lim.Assignees, Actor(r))
+			lim.Assignees = append(lim.Assignees, roster.Actor(r))
 		}
 		l.groupLimits = append(l.groupLimits, lim)
 	}
@@ -140,7 +148,7 @@ func (l *Lead) Run(ctx context.Context) error {
 	// Where cgroups cannot track a Worker's tree, its descendants that
 	// leave their group still become the Lead's when their parent dies.
 	proc.BecomeSubreaper()
-	defer l.stopAll()
+	defer l.shutdown()
 	if err := l.Recover(ctx); err != nil {
 		return err
 	}
@@ -157,7 +165,16 @@ func (l *Lead) Run(ctx context.Context) error {
 	}()
 	defer func() { cancel(); wg.Wait() }()
 	for {
-		if _, err := l.Step(ctx); err != nil {
+		// A finish GitHub made wait is done first, once the wait is over.
+		for len(l.unfinished) > 0 {
+			if err := l.finish(ctx, l.unfinished[0]); rateLimited(err) {
+				break
+			} else if err != nil && ctx.Err() == nil {
+				return err
+			}
+			l.unfinished = l.unfinished[1:]
+		}
+		if _, err := l.Step(ctx); err != nil && !rateLimited(err) {
 			if ctx.Err() != nil {
 				return nil
 			}
@@ -171,20 +188,66 @@ func (l *Lead) Run(ctx context.Context) error {
 				return err
 			}
 		}
-		if err := l.dispatch(ctx); err != nil {
+		if err := l.dispatch(ctx); err != nil && !rateLimited(err) {
 			return err
 		}
 		l.writeStatus(ctx)
+		tick, stopTick := l.heartbeatTimer()
 		select {
 		case <-ctx.Done():
+			stopTick()
 			return nil
 		case <-wake:
-		case res := <-l.done:
-			if err := l.finish(ctx, res); err != nil && ctx.Err() == nil {
+		case <-tick:
+			l.checkWorkers(time.Now())
+			if err := l.restartDue(ctx, time.Now()); err != nil && ctx.Err() == nil {
+				stopTick()
 				return err
 			}
+		case <-l.resultCh:
+			results := l.takeResults()
+			for i, res := range results {
+				err := l.finish(ctx, res)
+				if rateLimited(err) {
+					// GitHub made it wait: done first on a later pass.
+					l.unfinished = append(l.unfinished, results[i:]...)
+					break
+				}
+				if err != nil {
+					// Not posted: back with the others, which the Lead's
+					// end posts (shutdown), or else the next Lead
+					// (result.json).
+					l.mu.Lock()
+					l.results = append(results[i:], l.results...)
+					l.mu.Unlock()
+					stopTick()
+					if ctx.Err() != nil {
+						return nil
+					}
+					return err
+				}
+			}
 		}
+		stopTick()
 	}
+}
+
+// heartbeatTimer fires at the next heartbeat check while Workers run or
+// wait for their restart (sooner when a restart is due first); an idle
+// Lead keeps no timer.
+func (l *Lead) heartbeatTimer() (<-chan time.Time, func()) {
+	l.mu.Lock()
+	busy := len(l.running) > 0 || len(l.pending) > 0
+	d := l.live.CheckInterval
+	for _, r := range l.pending {
+		d = min(d, max(time.Until(r.at), time.Millisecond))
+	}
+	l.mu.Unlock()
+	if !busy {
+		return nil, func() {}
+	}
+	t := time.NewTimer(d)
+	return t.C, func() { t.Stop() }
 }
 
 // watch wakes the loop when the outbox has events past the cursor, or at
@@ -332,14 +395,33 @@ func (l *Lead) setCursor(id int64) {
 	l.mu.Unlock()
 }
 
-func (l *Lead) stopAll() {
+// shutdown stops the Workers still running (their issues stay
+// state:running, and the next Lead runs them again), then posts the
+// results of those that had finished on their own: a Lead told to stop
+// keeps every finished Worker's work. What it cannot post in time stays
+// in the attempts' result.json for the next Lead (recoverResult).
+func (l *Lead) shutdown() {
 	l.mu.Lock()
 	for _, w := range l.running {
-		w.stop()
+		w.proc.Stop(transcript.StopCancelled)
 	}
 	l.mu.Unlock()
 	l.wg.Wait()
+	ctx, cancel := context.WithTimeout(context.Background(), shutdownPosting)
+	defer cancel()
+	for _, res := range l.takeResults() {
+		if res.stopped != transcript.StopNone {
+			continue
+		}
+		if err := l.finish(ctx, res); err != nil {
+			fmt.Fprintf(os.Stderr, "lead %s: post the result of #%d at the end: %v\n", l.o.Role, res.issue, err)
+		}
+	}
 }
+
+// shutdownPosting bounds the posting of finished results at a Lead's
+// end, within the controller's stop grace.
+const shutdownPosting = 3 * time.Second
 
 // now is the clock of status files.
 var now = func() time.Time { return time.Now().UTC() }

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
@@ -44,12 +45,12 @@ func TestTriggerHandledOnce(t *testing.T) {
 	if n, err := again.Step(context.Background()); err != nil || n != 0 {
 		t.Fatalf("replay effects %d, %v", n, err)
 	}
-	acks := fieldsOf(p.comments(id), Actor("backend"))
+	acks := fieldsOf(p.comments(id), roster.Actor("backend"))
 	if len(acks) != 2 || acks[0][outbox.FieldTrigger] != "T-1" || !strings.HasPrefix(acks[1][outbox.FieldTrigger], "comment:") {
 		t.Fatalf("acks %v", acks)
 	}
 	head, _ := p.ob.Head(context.Background())
-	if c, _ := p.ob.Cursor(context.Background(), Actor("backend")); c != head {
+	if c, _ := p.ob.Cursor(context.Background(), roster.Actor("backend")); c != head {
 		t.Fatalf("cursor %d, head %d", c, head)
 	}
 }
@@ -114,7 +115,7 @@ func TestConcurrencyMinOfSoftAndHard(t *testing.T) {
 	evs, _ := p.ob.Events(context.Background(), 0, 10000)
 	var started []int64
 	for _, e := range evs {
-		if e.Kind == outbox.EventLabeled && e.Value == LabelRunning {
+		if e.Kind == outbox.EventLabeled && e.Value == roster.LabelRunning {
 			started = append(started, e.Issue)
 		}
 	}
@@ -122,7 +123,7 @@ func TestConcurrencyMinOfSoftAndHard(t *testing.T) {
 		t.Fatalf("started %v, want oldest first %v", started, ids)
 	}
 	for _, id := range ids {
-		ev := fieldsOf(p.comments(id), Actor("backend"))
+		ev := fieldsOf(p.comments(id), roster.Actor("backend"))
 		last := ev[len(ev)-1]
 		if last[outbox.FieldIssueRef] != fmt.Sprintf("#%d", id) || !strings.HasPrefix(last[outbox.FieldChanges], "commit sim-") || last[outbox.FieldTests] == "" {
 			t.Fatalf("evidence of #%d: %v", id, last)
@@ -142,8 +143,8 @@ func TestBlockedThenUnblockedByEvent(t *testing.T) {
 	check := p.file("test login", "DependsOn: #"+fmt.Sprint(other), "to:qa")
 	qa := p.lead("qa", 2, nil)
 	runLead(t, qa)
-	p.waitFor("blocked", 30*time.Second, func() bool { return p.issue(check).HasLabel(LabelBlocked) })
-	bl := fieldsOf(p.comments(check), Actor("qa"))
+	p.waitFor("blocked", 30*time.Second, func() bool { return p.issue(check).HasLabel(roster.LabelBlocked) })
+	bl := fieldsOf(p.comments(check), roster.Actor("qa"))
 	if got := bl[len(bl)-1][outbox.FieldBlockedBy]; got != fmt.Sprintf("#%d, #%d", api, other) {
 		t.Fatalf("BlockedBy %q", got)
 	}
@@ -153,12 +154,12 @@ func TestBlockedThenUnblockedByEvent(t *testing.T) {
 	// read past both events, the issue is still blocked.
 	head, _ := p.ob.Head(context.Background())
 	p.waitFor("read", 30*time.Second, func() bool { return qa.Snapshot(context.Background()).Cursor >= head })
-	if !p.issue(check).HasLabel(LabelBlocked) || hasText(p.comments(check), "Unblocked") {
+	if !p.issue(check).HasLabel(roster.LabelBlocked) || hasText(p.comments(check), "Unblocked") {
 		t.Fatal("unblocked while a blocker is open")
 	}
 	p.do("ann", outbox.Op{Kind: outbox.OpClose, Issue: other})
 	p.waitFor("closed with evidence", 30*time.Second, func() bool { return p.issue(check).Closed })
-	if !hasText(p.comments(check), "Unblocked") || !p.issue(check).HasLabel(LabelDone) {
+	if !hasText(p.comments(check), "Unblocked") || !p.issue(check).HasLabel(roster.LabelDone) {
 		t.Fatalf("%+v", p.comments(check))
 	}
 }
@@ -175,7 +176,7 @@ func TestDependsOnCommentStopsTheWorker(t *testing.T) {
 	p.do("ann", outbox.Op{Kind: outbox.OpComment, Issue: id, Body: fmt.Sprintf("wait for the schema\nDependsOn: #%d", dep)})
 	p.waitFor("blocked and stopped", 30*time.Second, func() bool {
 		s := l.Snapshot(context.Background())
-		return p.issue(id).HasLabel(LabelBlocked) && len(s.Running) == 0
+		return p.issue(id).HasLabel(roster.LabelBlocked) && len(s.Running) == 0
 	})
 	p.do("ann", outbox.Op{Kind: outbox.OpClose, Issue: dep})
 	p.waitFor("running again", 30*time.Second, func() bool { return len(l.Snapshot(context.Background()).Running) == 1 })
@@ -185,7 +186,7 @@ func TestDependsOnCommentStopsTheWorker(t *testing.T) {
 // memory folder or the database file (read-only mounts of the guard).
 func TestWorkersAreRefused(t *testing.T) {
 	p := newProject(t, twoRoles, time.Hour)
-	guard := append([]string{os.Args[0], "guard"}, GuardArgv("x", p.wf)[3:]...)
+	guard := append([]string{os.Args[0], "guard"}, GuardOf(p.wf, "").Flags()...)
 	l := p.lead("backend", 2, func(o *Options) { o.Guard = guard })
 	mem := filepath.Join(p.wf.MemoryPath(), "worker-note.md")
 	a := p.file("write memory", "Sim: write "+mem, "to:backend")
@@ -194,7 +195,7 @@ func TestWorkersAreRefused(t *testing.T) {
 	runLead(t, l)
 	for _, id := range []int64{a, b, c} {
 		p.waitFor("evidence", 30*time.Second, func() bool { return p.issue(id).Closed })
-		ev := fieldsOf(p.comments(id), Actor("backend"))
+		ev := fieldsOf(p.comments(id), roster.Actor("backend"))
 		tests := ev[len(ev)-1][outbox.FieldTests]
 		if !strings.Contains(tests, "refused") {
 			t.Errorf("#%d: %q", id, tests)
@@ -217,9 +218,9 @@ func TestAcceptedGateWritesMemory(t *testing.T) {
 	acc := p.file("Use JWT for sessions", "Tokens expire after 1h.")
 	draft := p.file("Maybe GraphQL?", "a draft")
 	forged := p.file("Forged", "x")
-	p.do("ann", outbox.Op{Kind: outbox.OpLabel, Issue: acc, Labels: []string{LabelAccepted}})
+	p.do("ann", outbox.Op{Kind: outbox.OpLabel, Issue: acc, Labels: []string{roster.LabelAccepted}})
 	p.do("ann", outbox.Op{Kind: outbox.OpComment, Issue: draft, Body: "I think we should"})
-	p.do("lead:backend", outbox.Op{Kind: outbox.OpLabel, Issue: forged, Labels: []string{LabelAccepted}})
+	p.do("lead:backend", outbox.Op{Kind: outbox.OpLabel, Issue: forged, Labels: []string{roster.LabelAccepted}})
 	if MemoryWriter(p.wf) != "integrator" {
 		t.Fatal(MemoryWriter(p.wf))
 	}
@@ -244,7 +245,7 @@ func TestBreakingChangeNeedsADecision(t *testing.T) {
 	p := newProject(t, twoRoles, time.Hour)
 	id := p.file("rename login", "Sim: breaking renames POST /login", "to:backend")
 	runLead(t, p.lead("backend", 1, nil))
-	p.waitFor("decision:needed", 30*time.Second, func() bool { return p.issue(id).HasLabel(LabelNeeded) })
+	p.waitFor("decision:needed", 30*time.Second, func() bool { return p.issue(id).HasLabel(roster.LabelNeeded) })
 	if p.issue(id).Closed {
 		t.Fatal("closed")
 	}
@@ -259,8 +260,8 @@ func TestRecoverRequeuesRunning(t *testing.T) {
 	if _, err := l.Step(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	p.do(Actor("backend"), outbox.Op{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelQueued}},
-		outbox.Op{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelRunning}})
+	p.do(roster.Actor("backend"), outbox.Op{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{roster.LabelQueued}},
+		outbox.Op{Kind: outbox.OpLabel, Issue: id, Labels: []string{roster.LabelRunning}})
 	runLead(t, p.lead("backend", 1, nil))
 	p.waitFor("done", 30*time.Second, func() bool { return p.issue(id).Closed })
 	if !hasText(p.comments(id), "Requeued") {
@@ -274,8 +275,8 @@ func TestRetryAFailedIssue(t *testing.T) {
 	p := newProject(t, twoRoles, time.Hour)
 	id := p.file("flaky", "Sim: fail", "to:backend")
 	runLead(t, p.lead("backend", 1, nil))
-	p.waitFor("failed", 30*time.Second, func() bool { return p.issue(id).HasLabel(LabelFailed) })
-	if p.issue(id).Closed || p.issue(id).Assignee != Actor("backend") {
+	p.waitFor("failed", 30*time.Second, func() bool { return p.issue(id).HasLabel(roster.LabelFailed) })
+	if p.issue(id).Closed || p.issue(id).Assignee != roster.Actor("backend") {
 		t.Fatalf("%+v", p.issue(id))
 	}
 	p.do("ann", outbox.Op{Kind: outbox.OpComment, Issue: id, Body: "/retry please"})
@@ -321,7 +322,7 @@ func TestWorkersRunInTheRoleRepo(t *testing.T) {
 	id := p.file("where", "Sim: pwd", "to:qa")
 	runLead(t, p.lead("qa", 1, nil))
 	p.waitFor("done", 30*time.Second, func() bool { return p.issue(id).Closed })
-	ev := fieldsOf(p.comments(id), Actor("qa"))
+	ev := fieldsOf(p.comments(id), roster.Actor("qa"))
 	if got, want := ev[len(ev)-1][outbox.FieldTests], "cwd "+p.wf.RepoDir("qa"); got != want {
 		t.Fatalf("%q, want %q", got, want)
 	}

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
@@ -33,7 +34,7 @@ func MemoryWriter(w *team.Workflow) string {
 // of an accepting role (architect, integrator…) did; never a Worker, and
 // never a Lead of a role that may not accept.
 func (l *Lead) stampAllowed(actor string) bool {
-	if !IsLead(actor) {
+	if !roster.IsLead(actor) {
 		return true
 	}
 	r, ok := l.o.Workflow.Roles[strings.TrimPrefix(actor, "lead:")]
@@ -68,7 +69,7 @@ func (l *Lead) onAccepted(ctx context.Context, ev outbox.Event) (*effect, error)
 	if err != nil {
 		return nil, err
 	}
-	if !is.HasLabel(LabelAccepted) {
+	if !is.HasLabel(roster.LabelAccepted) {
 		return nil, nil // stamped, then unstamped before we read it
 	}
 	path := MemoryFile(l.o.Workflow, is)

@@ -14,7 +14,9 @@ import (
 )
 
 // SimDirective is the line prefix by which an issue steers the simulated
-// role worker: "Sim: sleep 300ms", "Sim: fail", "Sim: blocked #3",
+// role worker: "Sim: sleep 300ms" (working, saying so every
+// simProgress), "Sim: hang 10m" (silent, as a hung Worker),
+// "Sim: fail", "Sim: blocked #3",
 // "Sim: breaking <what>", "Sim: pwd" (report the working folder),
 // "Sim: write <path>" (try to write a file),
 // "Sim: outbox <db>" (try to comment through the outbox).
@@ -23,7 +25,8 @@ const SimDirective = "Sim:"
 // RunSimWorker is the simulated Worker of a role: it reads the issue from
 // in, "works", and prints its evidence (IssueRef, Changes, Tests and, when
 // told, BlockedBy or Breaking) one field a line, as a real Worker's
-// wrapper would. It returns the exit code.
+// wrapper would, then its result line (State: done or failed). It
+// returns the exit code.
 func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer) int {
 	data, _ := io.ReadAll(io.LimitReader(in, 1<<20))
 	text := string(data)
@@ -44,14 +47,10 @@ func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer
 		verb, arg, _ := strings.Cut(strings.TrimSpace(d), " ")
 		arg = strings.TrimSpace(arg)
 		switch verb {
-		case "sleep":
+		case "sleep", "hang":
 			if dur, err := time.ParseDuration(arg); err == nil {
-				t := time.NewTimer(dur)
-				select {
-				case <-ctx.Done():
-					t.Stop()
+				if !simWait(ctx, dur, verb == "sleep", out) {
 					return 130
-				case <-t.C:
 				}
 			}
 		case "fail":
@@ -79,6 +78,13 @@ func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer
 			fmt.Fprintf(out, "%s: %s\n", k, v)
 		}
 	}
+	// The result line, last: with it in its log, the Worker's result
+	// stands even if its exit status dies with its Lead.
+	state := "done"
+	if code != 0 {
+		state = "failed"
+	}
+	fmt.Fprintf(out, "%s: %s\n", outbox.FieldState, state)
 	return code
 }
 
@@ -98,4 +104,33 @@ func tryOutbox(ctx context.Context, db string) error {
 	defer ob.Close()
 	_, err = ob.Apply(ctx, outbox.Change{Actor: "worker", Ops: []outbox.Op{{Kind: outbox.OpComment, Issue: 1, Body: "a worker writes"}}})
 	return err
+}
+
+// simProgress is how often a sleeping simulated Worker says it is still
+// working: within any heartbeat bound worth setting, as a real agent's
+// stream does.
+const simProgress = 200 * time.Millisecond
+
+// simWait waits for d (saying so every simProgress when progress is
+// set) and reports whether ctx let it finish.
+func simWait(ctx context.Context, d time.Duration, progress bool, out io.Writer) bool {
+	end := time.NewTimer(d)
+	defer end.Stop()
+	var tick <-chan time.Time
+	if progress {
+		t := time.NewTicker(simProgress)
+		defer t.Stop()
+		tick = t.C
+	}
+	start := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return false
+		case <-end.C:
+			return true
+		case <-tick:
+			fmt.Fprintf(out, "still working (%s)\n", time.Since(start).Round(100*time.Millisecond))
+		}
+	}
 }

@@ -5,9 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 func sortIDs(ids []int64) { slices.Sort(ids) }
@@ -19,7 +24,7 @@ func (l *Lead) enqueue(id int64) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	delete(l.blocked, id)
-	if !slices.Contains(l.queued, id) && l.running[id] == nil {
+	if _, restarting := l.pending[id]; !slices.Contains(l.queued, id) && l.running[id] == nil && !restarting {
 		l.queued = append(l.queued, id)
 	}
 }
@@ -31,9 +36,10 @@ func (l *Lead) block(id int64, deps []int64) {
 	defer l.mu.Unlock()
 	l.blocked[id] = deps
 	l.queued = slices.DeleteFunc(l.queued, func(x int64) bool { return x == id })
+	delete(l.pending, id)
 	if w := l.running[id]; w != nil {
 		w.blocked = true
-		w.stop()
+		w.proc.Cancel()
 	}
 }
 
@@ -49,7 +55,7 @@ func (l *Lead) unblock(id int64) {
 func (l *Lead) dispatch(ctx context.Context) error {
 	for {
 		l.mu.Lock()
-		if len(l.running) >= l.limit || len(l.queued) == 0 {
+		if len(l.running)+len(l.pending) >= l.limit || len(l.queued) == 0 {
 			l.mu.Unlock()
 			return nil
 		}
@@ -79,8 +85,8 @@ func (l *Lead) dispatch(ctx context.Context) error {
 			continue
 		}
 		res, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Limits: l.groupLimits, Ops: []outbox.Op{
-			{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{LabelQueued}},
-			{Kind: outbox.OpLabel, Issue: id, Labels: []string{LabelRunning}},
+			{Kind: outbox.OpUnlabel, Issue: id, Labels: []string{roster.LabelQueued}},
+			{Kind: outbox.OpLabel, Issue: id, Labels: []string{roster.LabelRunning}},
 		}})
 		if err != nil {
 			return err
@@ -113,19 +119,54 @@ func (l *Lead) dequeue(id int64) {
 	l.mu.Unlock()
 }
 
-// finish posts a Worker's evidence in the mailbox template and moves the
-// issue on: closed when done, blocked on what the Worker reported,
-// decision:needed on a breaking interface change, failed otherwise.
+// finish handles a Worker attempt's end: stopped because its issue was
+// blocked or because the Lead stops, nothing (the block comment said it;
+// the next Lead runs it again); stopped as STALE, a restart within the
+// [restart] bounds, else the issue fails; otherwise its result is posted
+// (post).
 func (l *Lead) finish(ctx context.Context, res workerResult) error {
 	l.mu.Lock()
 	w := l.running[res.issue]
-	delete(l.running, res.issue)
+	if w != nil && w.attempt == res.attempt {
+		delete(l.running, res.issue)
+	} else {
+		w = nil
+	}
 	wasBlocked := w != nil && w.blocked
 	l.mu.Unlock()
-	if wasBlocked {
-		// Stopped because the issue was blocked: the block comment said it.
+	switch {
+	case wasBlocked, res.stopped == transcript.StopCancelled:
 		return nil
+	case res.stopped == transcript.StopHung:
+		l.mu.Lock()
+		delay, n, ok := l.restartDelay(res.issue, time.Now())
+		if ok {
+			l.pending[res.issue] = restart{at: time.Now().Add(delay), attempt: res.attempt}
+		}
+		l.mu.Unlock()
+		if ok {
+			return nil
+		}
+		res.err = fmt.Errorf("it was silent past %s (STALE) %d times; the restart limit ([restart] max_restarts) is reached", l.live.StaleAfter, n+1)
+		res.hung = true
 	}
+	_, err := l.post(ctx, res)
+	return err
+}
+
+// workerTrigger is the Trigger key under which the Lead posts a Worker
+// attempt's result: posted twice (by a Lead that read it back from the
+// attempt's result.json after its predecessor had posted it), the second
+// does nothing.
+func workerTrigger(issue int64, attempt int) string {
+	return "worker:" + strconv.FormatInt(issue, 10) + ":" + strconv.Itoa(attempt)
+}
+
+// post posts a Worker's evidence in the mailbox template and moves the
+// issue on: closed when done, blocked on what the Worker reported,
+// decision:needed on a breaking interface change, failed otherwise.
+// dup reports that this attempt's result had been posted already.
+func (l *Lead) post(ctx context.Context, res workerResult) (dup bool, err error) {
 	ev := res.evidence
 	f := map[string]string{
 		outbox.FieldIssueRef:  fmt.Sprintf("#%d", res.issue),
@@ -133,7 +174,7 @@ func (l *Lead) finish(ctx context.Context, res workerResult) error {
 		outbox.FieldTests:     orNA(ev[outbox.FieldTests]),
 		outbox.FieldBlockedBy: ev[outbox.FieldBlockedBy],
 	}
-	unlabel := []string{LabelRunning}
+	unlabel := []string{roster.LabelRunning}
 	var ops []outbox.Op
 	var text string
 	var blockedBy, acceptable []int64
@@ -144,51 +185,91 @@ func (l *Lead) finish(ctx context.Context, res workerResult) error {
 		selfBlocked = refused && len(acceptable) == 0
 	}
 	switch {
+	case res.err != nil && res.hung:
+		text = fmt.Sprintf("The Worker for #%d was stopped: %v.", res.issue, res.err)
+		f[outbox.FieldState] = roster.LabelFailed
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	case res.err != nil:
 		text = fmt.Sprintf("The Worker for #%d could not start: %v", res.issue, res.err)
-		f[outbox.FieldState] = LabelFailed
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+		f[outbox.FieldState] = roster.LabelFailed
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	case ev[outbox.FieldBreaking] != "":
 		text = fmt.Sprintf("The Worker proposes a breaking interface change (%s): not merged; a decision is needed (contracts + Accepted Gate).", ev[outbox.FieldBreaking])
-		f[outbox.FieldBreaking], f[outbox.FieldState] = ev[outbox.FieldBreaking], LabelReview
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelNeeded, LabelReview}})
+		f[outbox.FieldBreaking], f[outbox.FieldState] = ev[outbox.FieldBreaking], roster.LabelReview
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelNeeded, roster.LabelReview}})
 	case selfBlocked:
 		// Blocked by itself (or by what waits for it) is blocked forever:
 		// refused, and the issue fails so that a person sees it.
 		text = fmt.Sprintf("Refused: the Worker reported #%d blocked by itself (%s); an issue cannot wait for itself. It failed instead.",
 			res.issue, ev[outbox.FieldBlockedBy])
-		f[outbox.FieldState], f[outbox.FieldBlockedBy] = LabelFailed, ""
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+		f[outbox.FieldState], f[outbox.FieldBlockedBy] = roster.LabelFailed, ""
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	case ev[outbox.FieldBlockedBy] != "":
 		blockedBy = acceptable
 		text = fmt.Sprintf("The Worker stopped: blocked by %s.", ev[outbox.FieldBlockedBy])
 		if len(blockedBy) > 0 {
 			f[outbox.FieldBlockedBy] = outbox.FormatRefs(blockedBy)
 		}
-		f[outbox.FieldState] = LabelBlocked
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelBlocked}})
-	case res.exit == 0:
+		f[outbox.FieldState] = roster.LabelBlocked
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelBlocked}})
+	case succeeded(res):
 		text = fmt.Sprintf("Done: the Worker finished #%d.", res.issue)
-		f[outbox.FieldState] = LabelDone
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelDone}},
+		f[outbox.FieldState] = roster.LabelDone
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelDone}},
 			outbox.Op{Kind: outbox.OpClose, Issue: res.issue})
 	default:
 		text = fmt.Sprintf("The Worker for #%d failed (exit %d).", res.issue, res.exit)
-		f[outbox.FieldState] = LabelFailed
-		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{LabelFailed}})
+		if _, said := workerState(ev); said && res.fromRecord {
+			text = fmt.Sprintf("The Worker for #%d failed (its result line says State: %s).", res.issue, ev[outbox.FieldState])
+		}
+		f[outbox.FieldState] = roster.LabelFailed
+		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
+	}
+	if res.attempt > 0 {
+		text += "\n" + l.attemptNote(res)
 	}
 	body := outbox.Mailbox{Text: text, Fields: f}.Render()
 	ops = append([]outbox.Op{{Kind: outbox.OpUnlabel, Issue: res.issue, Labels: unlabel},
 		{Kind: outbox.OpComment, Issue: res.issue, Body: body}}, ops...)
-	if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: ops}); err != nil {
-		return err
+	ch := outbox.Change{Actor: l.actor, Ops: ops}
+	if res.attempt > 0 {
+		ch.Reader, ch.Trigger = l.actor, workerTrigger(res.issue, res.attempt)
+	}
+	r, err := l.ob.Apply(ctx, ch)
+	if err != nil {
+		return false, err
+	}
+	if r.Duplicate {
+		return true, nil
 	}
 	if len(blockedBy) > 0 {
 		l.mu.Lock()
 		l.blocked[res.issue] = blockedBy
 		l.mu.Unlock()
 	}
-	return nil
+	return false, nil
+}
+
+// attemptNote says which attempt the result is, where its logs are, and
+// what an agent said its session and cost were.
+func (l *Lead) attemptNote(res workerResult) string {
+	s := fmt.Sprintf("Attempt %d; logs: daokit logs --role %s --issue %d --attempt %d", res.attempt, l.o.Role, res.issue, res.attempt)
+	if res.fromRecord {
+		s += " (read back from its result record after the Lead restarted)"
+	}
+	if res.tree != "" {
+		s += "; its work is on branch " + WorktreeBranch(l.o.Role, res.issue)
+		if res.commit != "" {
+			s += " (committed " + shortCommit(res.commit) + ")"
+		}
+	}
+	if res.session != "" {
+		s += "; session " + res.session
+	}
+	if u := res.usage; u != nil {
+		s += fmt.Sprintf("; %d tokens in, %d out, $%.4f", u.InputTokens, u.OutputTokens, u.CostUSD)
+	}
+	return s
 }
 
 func orNA(s string) string {
@@ -209,20 +290,27 @@ func (l *Lead) Recover(ctx context.Context) error {
 	}
 	for _, is := range mine {
 		switch {
-		case is.HasLabel(LabelRunning):
+		case is.HasLabel(roster.LabelRunning):
+			posted, err := l.recoverResult(ctx, is.ID)
+			if err != nil {
+				return err
+			}
+			if posted {
+				continue
+			}
 			m := outbox.Mailbox{Text: fmt.Sprintf("Requeued: the Lead restarted while a Worker ran #%d.", is.ID),
-				Fields: map[string]string{outbox.FieldState: LabelQueued}}
+				Fields: map[string]string{outbox.FieldState: roster.LabelQueued}}
 			if _, err := l.ob.Apply(ctx, outbox.Change{Actor: l.actor, Ops: []outbox.Op{
-				{Kind: outbox.OpUnlabel, Issue: is.ID, Labels: []string{LabelRunning}},
-				{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{LabelQueued}},
+				{Kind: outbox.OpUnlabel, Issue: is.ID, Labels: []string{roster.LabelRunning}},
+				{Kind: outbox.OpLabel, Issue: is.ID, Labels: []string{roster.LabelQueued}},
 				{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()},
 			}}); err != nil {
 				return err
 			}
 			l.enqueue(is.ID)
-		case is.HasLabel(LabelQueued):
+		case is.HasLabel(roster.LabelQueued):
 			l.enqueue(is.ID)
-		case is.HasLabel(LabelBlocked):
+		case is.HasLabel(roster.LabelBlocked):
 			deps, err := l.lastBlockers(ctx, is.ID)
 			if err != nil {
 				return err
@@ -245,6 +333,53 @@ func (l *Lead) Recover(ctx context.Context) error {
 	return nil
 }
 
+// recoverResult posts the result of issue's last Worker attempt when
+// that Worker had exited on its own before the previous Lead died
+// (result.json is written before anything is posted): the Worker is not
+// run again. posted is false when there is no such result, or when it had
+// been posted already (the issue was then sent to a Worker again, whose
+// attempt left nothing): the issue is queued again.
+func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err error) {
+	atts, err := Attempts(l.logRoot, l.o.Role, issue)
+	if err != nil || len(atts) == 0 {
+		return false, err
+	}
+	last := atts[len(atts)-1]
+	spec := worker.Spec{Kind: l.kind(), ArtifactDir: AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
+	rec, err := ReadAttemptResult(spec.ArtifactDir)
+	if err != nil {
+		// No exit recorded: the Worker was stopped, or died with its Lead
+		// (or just after it exited, before the Lead heard of it). Its own
+		// result line in its log still says it finished.
+		res, ok := resultFromLog(spec, issue, last)
+		if !ok {
+			return false, nil // the Worker runs again
+		}
+		res.tree = l.issueTree(issue)
+		res.commit = l.commitWork(issue, last, res.tree)
+		dup, err := l.post(ctx, res)
+		return err == nil && !dup, err
+	}
+	res := workerResult{issue: issue, attempt: last, exit: rec.ExitCode, signal: rec.Signal, evidence: rec.Evidence,
+		session: rec.SessionID, usage: rec.Usage, fromRecord: true}
+	if res.evidence == nil {
+		// Recorded as it exited, before its Lead read its output: what it
+		// printed is read back from its stdout log.
+		ev, summary, err := readEvidence(spec)
+		if err != nil {
+			return false, nil // unreadable logs: the Worker runs again
+		}
+		res.evidence, res.session, res.usage = ev, summary.SessionID, usageOf(summary)
+	}
+	res.tree, res.commit = l.issueTree(issue), rec.Commit
+	if rec.Evidence == nil {
+		// Its Lead died before it committed the Worker's work.
+		res.commit = l.commitWork(issue, last, res.tree)
+	}
+	dup, err := l.post(ctx, res)
+	return err == nil && !dup, err
+}
+
 // lastBlockers reads BlockedBy from the Lead's newest comment on id.
 func (l *Lead) lastBlockers(ctx context.Context, id int64) ([]int64, error) {
 	cs, err := l.ob.Comments(ctx, id)
@@ -260,4 +395,12 @@ func (l *Lead) lastBlockers(ctx context.Context, id int64) ([]int64, error) {
 		}
 	}
 	return nil, nil
+}
+
+// shortCommit is a commit id as git abbreviates it by default.
+func shortCommit(id string) string {
+	if len(id) > 7 {
+		return id[:7]
+	}
+	return id
 }

@@ -22,6 +22,11 @@ type Changes struct {
 	Heartbeat *HeartbeatStatus
 	Handoff   *HandoffPackage
 	Events    []Event
+	// Node labels the checkpoint and snapshot lines written for the
+	// Python tool when Pipeline is set on a root it resumes from
+	// checkpoints (NodeSuccessionTakeover, NodeHandoffApply; ""
+	// is NodeDaokitCommit).
+	Node string
 }
 
 // journal is the commit journal's content: each document's new content,
@@ -35,6 +40,11 @@ type journal struct {
 	EventsOffset int64           `json:"events_offset"`
 	Events       []byte          `json:"events"`
 	EventsBefore *eventsIdentity `json:"events_before,omitempty"`
+	// Appends are the lines for the Python tool's resume logs that a
+	// pipeline write adds (see resumeAppends). They are written after the
+	// commit point and before the pipeline: whoever resumes from them
+	// then never finds an older state than pipeline_state.json holds.
+	Appends []journalAppend `json:"appends,omitempty"`
 }
 
 type journalDoc struct {
@@ -172,12 +182,33 @@ func (s *Store) Commit(b Changes) error {
 		return fmt.Errorf("commit: read %s: %w", EventsFile, err)
 	}
 	j.EventsBefore = &evID
+	if b.Pipeline != nil && s.resumeLogsActive() {
+		node := b.Node
+		if node == "" {
+			node = NodeDaokitCommit
+		}
+		if j.Appends, err = s.resumeAppends(j.Docs[0].New, j.Docs[0].Old, node); err != nil {
+			return fmt.Errorf("commit: %w", err)
+		}
+	}
+	err = s.runJournal(j)
+	var pending *PendingCommitError
+	if err != nil && !errors.As(err, &pending) {
+		return fmt.Errorf("commit: %w", err)
+	}
+	return err
+}
+
+// runJournal writes j (the commit point), performs it and removes it; a
+// failure puts back what it had written (see Commit). The caller holds
+// docMu.
+func (s *Store) runJournal(j journal) error {
 	data, err := json.Marshal(j)
 	if err != nil {
-		return fmt.Errorf("commit: encode journal: %w", err)
+		return fmt.Errorf("encode journal: %w", err)
 	}
 	if err := commitStep(JournalFile); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return err
 	}
 	if err := replaceFile(s.dir, JournalFile, data); err != nil {
 		// The journal may be in place all the same (the rename went
@@ -186,16 +217,16 @@ func (s *Store) Commit(b Changes) error {
 		if rerr := s.endJournal(); rerr != nil {
 			return &PendingCommitError{Err: fmt.Errorf("write journal: %w", err), Undo: rerr}
 		}
-		return fmt.Errorf("commit: write journal: %w", err)
+		return fmt.Errorf("write journal: %w", err)
 	}
 	if err := s.apply(j); err != nil {
 		if rerr := s.rollBack(j); rerr != nil {
 			return &PendingCommitError{Err: err, Undo: rerr}
 		}
-		return fmt.Errorf("commit: %w", err)
+		return err
 	}
 	if err := commitStep(stepCommitted); err != nil {
-		return fmt.Errorf("commit: %w", err)
+		return err
 	}
 	// Every file holds the commit now. A journal that cannot be removed
 	// is harmless: the next writer finds every file in its new version
@@ -209,6 +240,23 @@ func (s *Store) Commit(b Changes) error {
 // a document that is no longer the version the journal recorded. The
 // caller holds docMu.
 func (s *Store) apply(j journal) error {
+	if len(j.Appends) > 0 {
+		// The resume lines go first, so every document must be known
+		// writable before them: a line for a write that is then refused
+		// would be a state Python resumes from that never was.
+		for _, d := range j.Docs {
+			if _, cur, err := s.dir.readVersion(d.Name, MaxDocumentBytes); err != nil {
+				return fmt.Errorf("read %s: %w", d.Name, err)
+			} else if d.Before != nil && !cur.same(*d.Before) {
+				return &ConflictError{File: d.Name, Expected: *d.Before, Found: cur}
+			}
+		}
+		for _, a := range j.Appends {
+			if err := s.appendResumeLine(a); err != nil {
+				return err
+			}
+		}
+	}
 	for _, d := range j.Docs {
 		if err := commitStep(d.Name); err != nil {
 			return err
@@ -247,6 +295,9 @@ func (s *Store) appendJournalEvents(j journal) error {
 // that fails cuts its own bytes off (appendBytes).
 func (s *Store) rollBack(j journal) error {
 	var errs []error
+	for _, a := range j.Appends {
+		errs = append(errs, s.cutResumeLine(a))
+	}
 	for _, d := range j.Docs {
 		_, cur, err := s.dir.readVersion(d.Name, MaxDocumentBytes)
 		if err != nil {

@@ -227,7 +227,9 @@ func TestCommitIsAllOrNothingUnderSIGKILL(t *testing.T) {
 }
 
 // TestCommitHelperProcess commits takeovers for the SIGKILL test: with a
-// stop point it says "at" there and waits to be killed; with "random" it
+// stop point it says "at" there and waits to be killed (with
+// DAOKIT_COMMIT_WRITE=pipeline it writes the takeover's pipeline alone,
+// as the controller does); with "random" it
 // says "go" and commits in a loop, each commit adding one lease.
 func TestCommitHelperProcess(t *testing.T) {
 	root := os.Getenv("DAOKIT_COMMIT_HELPER")
@@ -248,7 +250,12 @@ func TestCommitHelperProcess(t *testing.T) {
 			}
 			return nil
 		}
-		err = s.Commit(takeoverChanges(t, root))
+		if os.Getenv("DAOKIT_COMMIT_WRITE") == "pipeline" {
+			// The controller's write: WritePipeline, not a Commit.
+			_, err = s.WritePipeline(*takeoverChanges(t, root).Pipeline)
+		} else {
+			err = s.Commit(takeoverChanges(t, root))
+		}
 		fmt.Fprintln(os.Stderr, "helper: commit went past its stop point:", err)
 		os.Exit(3)
 	}

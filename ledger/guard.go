@@ -73,9 +73,10 @@ func (s *Store) remember() error {
 // changed it since the store last read or wrote it; then nothing is
 // written, one warning event per foreign version says so, and the error
 // is a *ConflictError, unless replaceable says of the foreign content
-// that it may go (it then returns the event that says so). The caller
-// holds docMu.
-func (s *Store) guardedWrite(name string, data []byte, taskID, runID string, replaceable func([]byte) *Event) error {
+// that it may go (it then returns the event that says so). The pipeline
+// is written with its resume lines for the Python tool (replacePipeline,
+// labelled node). The caller holds docMu.
+func (s *Store) guardedWrite(name string, data []byte, taskID, runID, node string, replaceable func([]byte) *Event) error {
 	if s.closed {
 		return ErrClosed
 	}
@@ -99,7 +100,13 @@ func (s *Store) guardedWrite(name string, data []byte, taskID, runID string, rep
 			}
 		}
 	}
-	if err := s.replaceKnown(name, data); err != nil {
+	var err error
+	if name == PipelineFile {
+		err = s.replacePipeline(data, node)
+	} else {
+		err = s.replaceKnown(name, data)
+	}
+	if err != nil {
 		return err
 	}
 	if note != nil {

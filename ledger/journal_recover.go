@@ -90,6 +90,19 @@ func (s *Store) recoverCommit() (finished bool, discarded *DiscardedCommit, err 
 			return false, d, s.discardJournal(j, d)
 		}
 	}
+	// The resume lines go before the documents, as in apply; those the
+	// commit already appended stay as they are.
+	for _, a := range j.Appends {
+		done, err := s.resumeLineState(a)
+		if err != nil {
+			return false, nil, fmt.Errorf("finish commit: read %s: %w", a.Name, err)
+		}
+		if !done {
+			if err := s.appendResumeLine(a); err != nil {
+				return false, nil, fmt.Errorf("finish commit: %w", err)
+			}
+		}
+	}
 	for _, doc := range docsToWrite {
 		if err := commitStep(doc.Name); err != nil {
 			return false, nil, fmt.Errorf("finish commit: %w", err)
@@ -126,6 +139,16 @@ func parseJournal(data []byte, j *journal) error {
 	}
 	if j.EventsOffset < 0 {
 		return fmt.Errorf("journal has a negative events offset")
+	}
+	for _, a := range j.Appends {
+		switch {
+		case a.Name != CheckpointsFile && a.Name != SnapshotsFile:
+			return fmt.Errorf("journal appends to %q, which no commit writes", a.Name)
+		case a.Offset < 0:
+			return fmt.Errorf("journal has a negative offset for %q", a.Name)
+		case !seen[PipelineFile]:
+			return fmt.Errorf("journal appends to %q without a pipeline", a.Name)
+		}
 	}
 	return nil
 }

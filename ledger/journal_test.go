@@ -33,13 +33,13 @@ func pythonTakeoverAndRun(t testing.TB, root string) []byte {
 	return lines
 }
 
-// leaveJournal runs a commit in a helper process and SIGKILLs it at
-// point (a commitStep name): after the commit point, that leaves the
-// journal as a crashed takeover leaves it.
-func leaveJournal(t *testing.T, root, point string) {
+// leaveJournal runs a commit in a helper process (with env added to its
+// environment) and SIGKILLs it at point (a commitStep name): after the
+// commit point, that leaves the journal as a crashed takeover leaves it.
+func leaveJournal(t *testing.T, root, point string, env ...string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCommitHelperProcess$")
-	cmd.Env = append(os.Environ(), "DAOKIT_COMMIT_HELPER="+root, "DAOKIT_COMMIT_STOP="+point)
+	cmd.Env = append(append(os.Environ(), "DAOKIT_COMMIT_HELPER="+root, "DAOKIT_COMMIT_STOP="+point), env...)
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -63,13 +63,19 @@ type Store struct {
 	fdatasync func(*os.File) error
 }
 
-// Open opens root for writing. It takes the lock, removes temp files a
+// Open opens root for writing. A root the Python tool keeps on its
+// SQLite backend is refused with a *SQLiteBackendError (see
+// checkBackend): daokit writes the JSON files only. It takes the lock, removes temp files a
 // crashed writer left behind, creates events.jsonl if missing and repairs
 // a torn last line (see Repair). The caller must Close the store.
 func Open(root string, opts Options) (*Store, error) {
 	layout := Layout{Root: root}
 	dir, err := openStateDir(root, opts.CreateStateDir)
 	if err != nil {
+		return nil, fmt.Errorf("open ledger: %w", err)
+	}
+	if err := checkBackend(root, dir); err != nil {
+		_ = dir.Close()
 		return nil, fmt.Errorf("open ledger: %w", err)
 	}
 	lock, err := acquireLock(dir)
@@ -212,12 +218,24 @@ func (s *Store) Close() error {
 // per foreign version), unless that save holds another run that has
 // ended, or nothing readable (a torn save), which is replaced with a
 // FOREIGN_PIPELINE_REPLACED event.
+//
+// On a root the Python tool resumes from checkpoints (a non-empty
+// state/checkpoints.jsonl) the write also appends the checkpoint and
+// snapshot lines its save_state would, labelled NodeDaokitController;
+// see WritePipelineNode.
 func (s *Store) WritePipeline(p PipelineState) (PipelineState, error) {
+	return s.WritePipelineNode(p, NodeDaokitController)
+}
+
+// WritePipelineNode is WritePipeline with the node label of the
+// checkpoint and snapshot lines (Python's label where daokit does what a
+// Python operation does).
+func (s *Store) WritePipelineNode(p PipelineState, node string) (PipelineState, error) {
 	p.UpdatedAt = FormatTime(s.now())
 	if err := s.writable(PipelineFile, p.Validate()); err != nil {
 		return p, fmt.Errorf("write pipeline state: %w", err)
 	}
-	if err := s.writeGuarded(PipelineFile, p, p.TaskID, p.RunID, s.endedForeignRun(p)); err != nil {
+	if err := s.writeGuarded(PipelineFile, p, p.TaskID, p.RunID, node, s.endedForeignRun(p)); err != nil {
 		return p, fmt.Errorf("write pipeline state: %w", err)
 	}
 	return p, nil
@@ -285,14 +303,14 @@ func (s *Store) WriteLeases(l Leases) (Leases, error) {
 
 // writeGuarded encodes v and writes it as name unless another writer
 // changed name since the store last read or wrote it (guardedWrite).
-func (s *Store) writeGuarded(name string, v any, taskID, runID string, replaceable func([]byte) *Event) error {
+func (s *Store) writeGuarded(name string, v any, taskID, runID, node string, replaceable func([]byte) *Event) error {
 	data, err := MarshalDocument(v)
 	if err != nil {
 		return fmt.Errorf("encode: %w", err)
 	}
 	s.docMu.Lock()
 	defer s.docMu.Unlock()
-	return s.guardedWrite(name, data, taskID, runID, replaceable)
+	return s.guardedWrite(name, data, taskID, runID, node, replaceable)
 }
 
 // validator is implemented by documents that can check themselves.
@@ -302,8 +320,9 @@ type validator interface{ Validate() error }
 // document (MarshalDocument). It is meant for the handoff package and
 // other whole-file documents without a typed writer. If v has a
 // Validate() error method it must pass first. The contract files, the
-// event log, the lock file and names with a path separator or a leading
-// dot are refused with ErrReservedName.
+// event log, the lock file, the Python tool's resume logs and database,
+// and names with a path separator or a leading dot are refused with
+// ErrReservedName.
 func (s *Store) WriteDocument(name string, v any) error {
 	if reservedName(name) {
 		return fmt.Errorf("write document %q: %w", name, ErrReservedName)
@@ -327,7 +346,8 @@ func reservedName(name string) bool {
 		return true
 	}
 	switch name {
-	case PipelineFile, HeartbeatFile, LeasesFile, EventsFile, LockFile, JournalFile:
+	case PipelineFile, HeartbeatFile, LeasesFile, EventsFile, LockFile, JournalFile,
+		CheckpointsFile, SnapshotsFile, PythonSQLiteFile:
 		return true
 	}
 	return false

@@ -176,7 +176,7 @@ func TestWriteDocument(t *testing.T) {
 	t.Parallel()
 	root := initRoot(t)
 	s := openStore(t, root)
-	for _, name := range []string{PipelineFile, EventsFile, LockFile, "", ".hidden", "../x.json", "a/b.json"} {
+	for _, name := range []string{PipelineFile, EventsFile, LockFile, CheckpointsFile, SnapshotsFile, "", ".hidden", "../x.json", "a/b.json"} {
 		if err := s.WriteDocument(name, handoffDoc{Valid: true}); !errors.Is(err, ErrReservedName) {
 			t.Errorf("WriteDocument(%q) = %v, want ErrReservedName", name, err)
 		}

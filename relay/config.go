@@ -31,12 +31,23 @@ type ServerConfig struct {
 	// read for this long (a suspended window) is disconnected; it
 	// reconnects and re-observes when it wakes up.
 	WriteTimeout time.Duration
+	// NoticeDeadline bounds one write of notices to an observer (at most
+	// WriteTimeout): an observer that does not take its notices within it
+	// is closed, rather than hold a slot and a blocked writer for the
+	// whole WriteTimeout.
+	NoticeDeadline time.Duration
 	// MaxConns caps the connections served at once. A window holds one,
 	// a `daokit send` one for its duration. At the cap a new connection
 	// displaces the oldest one that has not sent a complete line yet;
 	// when there is none it is refused with busy (and counted). The cap
 	// is lowered further so that FDReserve descriptors stay free.
 	MaxConns int
+	// RequestReserve is how many of the connection slots observers may
+	// never take (at most a quarter of the cap): a request (`daokit send`,
+	// a control) always finds a slot, even when observers that never read
+	// fill the rest. An observe beyond the observers' share is refused
+	// with busy and its connection closed.
+	RequestReserve int
 	// FDReserve is how many file descriptors below RLIMIT_NOFILE the
 	// server never takes for connections: workers need pipes, log files
 	// and the ledger, and a flood of connections must not starve them.
@@ -59,6 +70,10 @@ const (
 	DefaultFDReserve   = 256
 	DefaultIdleTimeout = 30 * time.Second
 	DefaultReadTimeout = 10 * time.Second
+	// DefaultRequestReserve is ServerConfig.RequestReserve's default.
+	DefaultRequestReserve = 64
+	// DefaultNoticeDeadline is ServerConfig.NoticeDeadline's default.
+	DefaultNoticeDeadline = 5 * time.Second
 )
 
 // DefaultServerConfig returns the defaults.
@@ -68,7 +83,9 @@ func DefaultServerConfig() ServerConfig {
 		NoticeQueue:      1024,
 		NoticeQueueBytes: 4 << 20,
 		WriteTimeout:     10 * time.Second,
+		NoticeDeadline:   DefaultNoticeDeadline,
 		MaxConns:         DefaultMaxConns,
+		RequestReserve:   DefaultRequestReserve,
 		FDReserve:        DefaultFDReserve,
 		IdleTimeout:      DefaultIdleTimeout,
 		ReadTimeout:      DefaultReadTimeout,
@@ -91,8 +108,14 @@ func (c ServerConfig) withDefaults() ServerConfig {
 	if c.WriteTimeout == 0 {
 		c.WriteTimeout = d.WriteTimeout
 	}
+	if c.NoticeDeadline == 0 {
+		c.NoticeDeadline = d.NoticeDeadline
+	}
 	if c.MaxConns == 0 {
 		c.MaxConns = d.MaxConns
+	}
+	if c.RequestReserve == 0 {
+		c.RequestReserve = d.RequestReserve
 	}
 	if c.FDReserve == 0 {
 		c.FDReserve = d.FDReserve
@@ -120,8 +143,10 @@ func (c ServerConfig) Validate() error {
 		return fmt.Errorf("relay: server config: NoticeQueue %d is below 1", c.NoticeQueue)
 	case c.NoticeQueueBytes < c.MaxLine:
 		return fmt.Errorf("relay: server config: NoticeQueueBytes %d cannot hold one line of MaxLine %d", c.NoticeQueueBytes, c.MaxLine)
-	case c.WriteTimeout < 0:
-		return fmt.Errorf("relay: server config: WriteTimeout %v is negative", c.WriteTimeout)
+	case c.WriteTimeout < 0 || c.NoticeDeadline < 0:
+		return fmt.Errorf("relay: server config: negative write timeout (%v, notices %v)", c.WriteTimeout, c.NoticeDeadline)
+	case c.RequestReserve < 0:
+		return fmt.Errorf("relay: server config: RequestReserve %d is negative", c.RequestReserve)
 	case c.MaxConns < 1 || c.FDReserve < 0:
 		return fmt.Errorf("relay: server config: MaxConns %d must be positive and FDReserve %d not negative", c.MaxConns, c.FDReserve)
 	case c.IdleTimeout < 0 || c.ReadTimeout < 0:

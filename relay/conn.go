@@ -35,6 +35,9 @@ type conn struct {
 	// room. Both are guarded by Server.mu.
 	silentAt *list.Element
 	evicted  bool
+	// observer: the connection holds one of the observers' slots
+	// (Server.observers). Guarded by Server.mu.
+	observer bool
 }
 
 func newConn(s *Server, id uint64, nc net.Conn) *conn {
@@ -141,8 +144,7 @@ func (c *conn) handleLine(ctx context.Context, line []byte) error {
 		}
 		return nil
 	}
-	c.s.dispatch(ctx, c, env)
-	return nil
+	return c.s.dispatch(ctx, c, env)
 }
 
 func (c *conn) sendError(re string, e *Error) {

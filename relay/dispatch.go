@@ -7,21 +7,29 @@ import (
 	"sync"
 )
 
-// dispatch handles one checked request and queues its answer on c.
+// dispatch handles one checked request and queues its answer on c. It
+// returns an error when the connection must close: an observe beyond the
+// observers' share of the slots.
 //
 // Once the server is shutting down it sends no error answers: a request
 // the shutdown cut short stays unanswered, so the client resends it, with
 // its id, to the next controller instead of reporting a failure.
-func (s *Server) dispatch(ctx context.Context, c *conn, env Envelope) {
+func (s *Server) dispatch(ctx context.Context, c *conn, env Envelope) error {
 	if env.Type == TypeObserve {
+		if !s.admitObserver(c) {
+			e := &Error{Code: CodeBusy, Detail: fmt.Sprint(s.observerCap)}
+			c.sendError(env.ID, e)
+			return e
+		}
 		s.observe(ctx, c, Request{ID: env.ID, Conn: c.id, Peer: c.peer})
-		return
+		return nil
 	}
 	reply := s.answer(ctx, c, env)
 	if reply.Type == TypeError && ctx.Err() != nil {
-		return
+		return nil
 	}
 	c.send(reply)
+	return nil
 }
 
 // answer handles a checked request other than observe.
@@ -83,6 +91,7 @@ func (s *Server) observe(ctx context.Context, c *conn, req Request) {
 	if err != nil {
 		c.observing.Store(false)
 		c.holding.Store(false)
+		s.releaseObserver(c)
 		if ctx.Err() == nil {
 			c.sendError(req.ID, wireError(err))
 		}

@@ -46,6 +46,41 @@ func (s *Server) admit() bool {
 	return true
 }
 
+// observerCap is how many connections may observe at once: the cap less
+// the slots kept for requests, a quarter of the cap at most, so that a
+// small cap still has room for observers.
+func observerCap(capacity, reserve int) int {
+	return max(1, capacity-min(reserve, capacity/4))
+}
+
+// admitObserver gives c one of the observers' slots, unless it holds one
+// already, and reports false when they are all taken: observers that
+// never read must not fill the slots a request needs.
+func (s *Server) admitObserver(c *conn) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.observer {
+		return true
+	}
+	if s.observers >= s.observerCap {
+		s.refused.Add(1)
+		return false
+	}
+	c.observer = true
+	s.observers++
+	return true
+}
+
+// releaseObserver gives c's observer slot back (an observe that failed).
+func (s *Server) releaseObserver(c *conn) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.observer {
+		c.observer = false
+		s.observers--
+	}
+}
+
 // floodChurn is how many connections must come and go before the server
 // hands their memory back to the system at once.
 const floodChurn = 2048

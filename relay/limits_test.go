@@ -3,6 +3,7 @@ package relay
 import (
 	"context"
 	"net"
+	"strings"
 	"testing"
 	"time"
 )
@@ -134,5 +135,54 @@ func TestAcceptWaitsForEvictedConnectionsToWindDown(t *testing.T) {
 		}
 	case <-time.After(waitTimeout):
 		t.Fatal("still waiting after a winding connection ended")
+	}
+}
+
+// Observers that never read cannot take the slots kept for requests: at
+// the observers' share an observe is refused with busy and closed, and a
+// request still gets its slot and its answer.
+func TestObserversLeaveSlotsForRequests(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, newFakeHandler(), ServerConfig{MaxConns: 8, RequestReserve: 2})
+	var refused int
+	for i := range 8 {
+		r := dialRaw(t, ts.path)
+		r.send(`{"v":1,"id":"o` + string(rune('a'+i)) + `","type":"observe","action":"observe"}`)
+		if e := r.next(); e.Type == TypeError {
+			refused++
+			r.expectClosed()
+		}
+		// An observer admitted never reads again.
+	}
+	if refused != 2 {
+		t.Fatalf("%d observes refused, want the 2 beyond the observers' share of 6", refused)
+	}
+	c := dialTest(t, ts.path, fastClient(ts.path))
+	if _, err := c.Forward(testCtx(t), "a request while observers fill their share"); err != nil {
+		t.Fatalf("a request found no slot: %v", err)
+	}
+	if st := ts.Stats(); st.Observers != 6 {
+		t.Fatalf("stats %+v, want 6 observers", st)
+	}
+}
+
+// An observer that does not take its notices is closed after
+// NoticeDeadline, long before WriteTimeout, and its slot comes back.
+func TestObserverThatDoesNotReadIsClosed(t *testing.T) {
+	t.Parallel()
+	ts := startServer(t, newFakeHandler(), ServerConfig{WriteTimeout: time.Hour, NoticeDeadline: 50 * time.Millisecond})
+	r := dialRaw(t, ts.path)
+	r.send(`{"v":1,"id":"o","type":"observe","action":"observe"}`)
+	r.next() // the status; nothing is read after it
+	line := strings.Repeat("x", 32<<10)
+	deadline := time.Now().Add(waitTimeout)
+	for ts.Stats().Observers > 0 {
+		if time.Now().After(deadline) {
+			t.Fatalf("an observer that does not read still holds its slot: %+v", ts.Stats())
+		}
+		if err := ts.Notify(Notice{Kind: NoticeWorkerOutput, Output: &OutputLine{Line: line}}); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Millisecond) // paces the notices; the condition decides
 	}
 }

@@ -30,6 +30,9 @@ type Server struct {
 	serving  bool
 	closing  bool // no new connections are tracked
 	nextConn uint64
+	// observers counts the conns admitted as observers, at most
+	// observerCap (see admitObserver).
+	observers, observerCap int
 
 	flights   flightGroup[Ack]
 	opFlights flightGroup[Outcome]
@@ -51,15 +54,17 @@ func NewServer(h Handler, cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	cfg = cfg.withDefaults()
+	capacity := connCap(cfg)
 	return &Server{
-		h:       h,
-		cfg:     cfg,
-		connCap: connCap(cfg),
-		uid:     uint32(os.Getuid()),
-		conns:   make(map[*conn]struct{}),
-		gone:    make(chan struct{}, 1),
-		stop:    make(chan struct{}),
-		done:    make(chan struct{}),
+		h:           h,
+		cfg:         cfg,
+		connCap:     capacity,
+		observerCap: observerCap(capacity, cfg.RequestReserve),
+		uid:         uint32(os.Getuid()),
+		conns:       make(map[*conn]struct{}),
+		gone:        make(chan struct{}, 1),
+		stop:        make(chan struct{}),
+		done:        make(chan struct{}),
 	}, nil
 }
 
@@ -185,6 +190,10 @@ func (s *Server) untrack(c *conn) {
 	if !c.evicted {
 		s.live--
 	}
+	if c.observer {
+		c.observer = false
+		s.observers--
+	}
 	s.floodOver()
 	s.mu.Unlock()
 	select {
@@ -214,8 +223,9 @@ type Stats struct {
 	// Dropped counts the notices lost to slow readers since the start.
 	Dropped uint64
 	// Cap is the connection cap in force (see ServerConfig.MaxConns).
-	// Refused counts connections refused at the cap, Evicted silent
-	// connections closed to make room for new ones, since the start.
+	// Refused counts connections refused at the cap (and observes beyond
+	// the observers' share), Evicted silent connections closed to make
+	// room for new ones, since the start.
 	Cap              int
 	Refused, Evicted uint64
 }

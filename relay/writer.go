@@ -9,7 +9,7 @@ import (
 // replies. Answers come first and are flushed at once; notices are batched
 // and flushed when nothing else is pending. Every write has a deadline, so
 // a peer that stops reading costs one blocked goroutine for WriteTimeout
-// and then its connection.
+// (NoticeDeadline for a write of notices) and then its connection.
 func (c *conn) writeLoop() {
 	defer close(c.wdone)
 	w := &deadlineWriter{c: c}
@@ -17,7 +17,7 @@ func (c *conn) writeLoop() {
 	for {
 		select {
 		case line, ok := <-c.replies:
-			if !ok || !c.writeReply(bw, line) {
+			if !ok || !c.writeReply(w, bw, line) {
 				c.drain(ok)
 				return
 			}
@@ -25,6 +25,7 @@ func (c *conn) writeLoop() {
 		default:
 		}
 		if line, ok := c.nextNotice(); ok {
+			w.notices = true
 			if _, err := bw.Write(line); err != nil {
 				c.drain(true)
 				return
@@ -36,11 +37,12 @@ func (c *conn) writeLoop() {
 				c.drain(true)
 				return
 			}
+			w.notices = false
 			continue
 		}
 		select {
 		case line, ok := <-c.replies:
-			if !ok || !c.writeReply(bw, line) {
+			if !ok || !c.writeReply(w, bw, line) {
 				c.drain(ok)
 				return
 			}
@@ -49,12 +51,17 @@ func (c *conn) writeLoop() {
 	}
 }
 
-// writeReply writes and flushes one answer, and reports success.
-func (c *conn) writeReply(bw *bufio.Writer, line []byte) bool {
+// writeReply writes and flushes one answer (after the notices already
+// buffered), and reports success.
+func (c *conn) writeReply(w *deadlineWriter, bw *bufio.Writer, line []byte) bool {
 	if _, err := bw.Write(line); err != nil {
 		return false
 	}
-	return bw.Flush() == nil
+	if bw.Flush() != nil {
+		return false
+	}
+	w.notices = false
+	return true
 }
 
 // nextNotice returns the next notice line to write, unless notices are
@@ -86,11 +93,23 @@ func (c *conn) drain(open bool) {
 	}
 }
 
-// deadlineWriter gives every write to the peer its own deadline.
-type deadlineWriter struct{ c *conn }
+// deadlineWriter gives every write to the peer its own deadline: the
+// notice deadline while the write carries notices, so that an observer
+// that does not read is closed before it holds its slot for long.
+type deadlineWriter struct {
+	c *conn
+	// notices: the buffer holds notices not yet written. The writer
+	// goroutine alone uses it.
+	notices bool
+}
 
 // Write implements io.Writer.
 func (w *deadlineWriter) Write(p []byte) (int, error) {
-	_ = w.c.nc.SetWriteDeadline(time.Now().Add(w.c.s.cfg.WriteTimeout))
+	cfg := &w.c.s.cfg
+	d := cfg.WriteTimeout
+	if w.notices {
+		d = min(d, cfg.NoticeDeadline)
+	}
+	_ = w.c.nc.SetWriteDeadline(time.Now().Add(d))
 	return w.c.nc.Write(p)
 }

@@ -33,6 +33,15 @@ const (
 	CodeCap Code = "WORKFLOW_CAP"
 	// CodeBackend: an outbox backend V1 does not have (Value).
 	CodeBackend Code = "WORKFLOW_BACKEND"
+	// CodeKind: a role's Worker kind daokit cannot read (Value, Want =
+	// the kinds it can).
+	CodeKind Code = "WORKFLOW_KIND"
+	// CodeRepo: outbox.repo missing or not owner/name for the github
+	// backend, or set for one that has no repository (Value, Want =
+	// the backend that takes it).
+	CodeRepo Code = "WORKFLOW_REPO"
+	// CodeAPIURL: outbox.api_url is not an http(s) URL (Value).
+	CodeAPIURL Code = "WORKFLOW_API_URL"
 )
 
 // Error is one problem of workflow.toml (or of daokit.toml's hard caps

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"maps"
+	"net/url"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -21,10 +22,15 @@ type rawFile struct {
 	Outbox struct {
 		Backend string `toml:"backend"`
 		Path    string `toml:"path"`
+		Repo    string `toml:"repo"`
+		APIURL  string `toml:"api_url"`
 	} `toml:"outbox"`
 	Memory struct {
 		Dir string `toml:"dir"`
 	} `toml:"memory"`
+	Guard struct {
+		AllowUnguarded bool `toml:"allow_unguarded"`
+	} `toml:"guard"`
 	Roles  map[string]rawRole  `toml:"roles"`
 	Groups map[string]rawGroup `toml:"groups"`
 }
@@ -34,6 +40,8 @@ type rawRole struct {
 	DependsOn []string `toml:"depends_on"`
 	Worker    []string `toml:"worker"`
 	Accepts   bool     `toml:"accepts"`
+	Kind      string   `toml:"kind"`
+	Resume    []string `toml:"resume"`
 }
 
 type rawGroup struct {
@@ -49,6 +57,9 @@ const (
 
 // namePattern is compiled on first use: its {1,64} compiles to 64 states,
 // which every daokit command would otherwise pay for at start.
+// repoPattern is "owner/name" as GitHub spells them.
+var repoPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,39}/[A-Za-z0-9._-]{1,100}$`)
+
 var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`) })
 
 // Load reads <dir>/workflow.toml.
@@ -87,16 +98,31 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 	for _, k := range md.Undecoded() {
 		add(&Error{Code: CodeUnknownKey, Key: k.String()})
 	}
-	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path},
-		MemoryDir: raw.Memory.Dir, Roles: map[string]Role{}, Groups: map[string]Group{}}
+	w := &Workflow{Dir: dir, Outbox: Outbox{Backend: raw.Outbox.Backend, Path: raw.Outbox.Path, Repo: raw.Outbox.Repo, APIURL: raw.Outbox.APIURL},
+		MemoryDir: raw.Memory.Dir, Roles: map[string]Role{}, Groups: map[string]Group{}, AllowUnguarded: raw.Guard.AllowUnguarded}
 	if w.Outbox.Backend == "" {
 		w.Outbox.Backend = BackendSQLite
 	}
-	if w.Outbox.Backend != BackendSQLite {
-		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite})
+	switch w.Outbox.Backend {
+	case BackendSQLite:
+		if w.Outbox.Repo != "" || w.Outbox.APIURL != "" {
+			add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(w.Outbox.Repo), Want: BackendGitHub})
+		}
+	case BackendGitHub:
+		if !repoPattern.MatchString(w.Outbox.Repo) {
+			add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(w.Outbox.Repo), Want: BackendGitHub})
+		}
+		if u, err := url.Parse(w.Outbox.APIURL); w.Outbox.APIURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
+			add(&Error{Code: CodeAPIURL, Key: "outbox.api_url", Value: strconv.Quote(w.Outbox.APIURL)})
+		}
+	default:
+		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite + ", " + BackendGitHub})
 	}
 	if w.Outbox.Path == "" {
 		w.Outbox.Path = DefaultDBPath
+		if w.Outbox.Backend == BackendGitHub && repoPattern.MatchString(w.Outbox.Repo) {
+			w.Outbox.Path = filepath.Join(".daokit", "github", filepath.FromSlash(w.Outbox.Repo)+".db")
+		}
 	}
 	if w.MemoryDir == "" {
 		w.MemoryDir = DefaultMemoryDir
@@ -109,7 +135,10 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 			add(&Error{Code: CodeName, Key: "roles", Value: strconv.Quote(name)})
 			continue
 		}
-		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts}
+		if r.Kind != "" && !slices.Contains(WorkerKinds(), r.Kind) {
+			add(&Error{Code: CodeKind, Key: "roles." + name + ".kind", Value: strconv.Quote(r.Kind), Want: strings.Join(WorkerKinds(), ", ")})
+		}
+		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume}
 		w.Names = append(w.Names, name)
 	}
 	sort.Strings(w.Names)

@@ -87,6 +87,11 @@ func TestOneClearMessageEach(t *testing.T) {
 		{"unknown key", "[roles.a]\nrole_rep = \"x\"\n", CodeUnknownKey, "unknown setting roles.a.role_rep", "未知设置"},
 		{"no roles", "", CodeNoRoles, "no roles", "没有任何角色"},
 		{"backend", "[outbox]\nbackend = \"redis\"\n[roles.a]\n", CodeBackend, "unknown outbox backend", "未知的 outbox 后端"},
+		{"kind", "[roles.a]\nkind = \"gemini\"\n", CodeKind, "unknown Worker kind", "未知的 Worker 类型"},
+		{"github without repo", "[outbox]\nbackend = \"github\"\n[roles.a]\n", CodeRepo, `outbox.repo = "": the github backend needs repo = "owner/name"`, "github 后端需要"},
+		{"github bad repo", "[outbox]\nbackend = \"github\"\nrepo = \"just-a-name\"\n[roles.a]\n", CodeRepo, `"just-a-name"`, "owner/name"},
+		{"repo on sqlite", "[outbox]\nrepo = \"a/b\"\n[roles.a]\n", CodeRepo, "only it takes repo", "只有它接受"},
+		{"github bad api_url", "[outbox]\nbackend = \"github\"\nrepo = \"a/b\"\napi_url = \"ftp://x\"\n[roles.a]\n", CodeAPIURL, "not an http(s) URL", "不是 http(s) URL"},
 		{"syntax", "[roles.a\n", CodeSyntax, "not a valid workflow file", "不是有效的"},
 	}
 	zh := i18n.MustNew(i18n.Chinese)
@@ -152,4 +157,36 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("accepted a cycle")
 		}
 	})
+}
+
+// The github backend names its repository and, by default, keeps its
+// mirror per repository under .daokit/github.
+func TestGitHubOutbox(t *testing.T) {
+	w, err := Parse([]byte("[outbox]\nbackend = \"github\"\nrepo = \"acme/app\"\napi_url = \"https://ghe.example/api/v3\"\n[roles.a]\n"), "", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Outbox.Repo != "acme/app" || w.Outbox.APIURL != "https://ghe.example/api/v3" || w.DBPath() != "/p/.daokit/github/acme/app.db" {
+		t.Fatalf("%+v %s", w.Outbox, w.DBPath())
+	}
+}
+
+// The guard is on unless workflow.toml opts out in so many words.
+func TestAllowUnguardedIsExplicit(t *testing.T) {
+	for body, want := range map[string]bool{
+		"[roles.a]\n": false,
+		"[roles.a]\n[guard]\nallow_unguarded = false\n": false,
+		"[roles.a]\n[guard]\nallow_unguarded = true\n":  true,
+	} {
+		w, err := Parse([]byte(body), "workflow.toml", "/p")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if w.AllowUnguarded != want {
+			t.Errorf("%q: allow_unguarded %v", body, w.AllowUnguarded)
+		}
+	}
+	if _, err := Parse([]byte("[roles.a]\n[guard]\nallow = true\n"), "workflow.toml", "/p"); err == nil {
+		t.Error("a misspelt [guard] key was accepted")
+	}
 }

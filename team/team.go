@@ -13,7 +13,12 @@ const FileName = "workflow.toml"
 const MaxCap = 64
 
 // Backends the [outbox] section may name.
-const BackendSQLite = "sqlite"
+const (
+	BackendSQLite = "sqlite"
+	// BackendGitHub keeps the outbox in a GitHub repository's issues
+	// (Repo), mirrored locally at Path.
+	BackendGitHub = "github"
+)
 
 // Workflow is the whole of workflow.toml.
 type Workflow struct {
@@ -28,14 +33,25 @@ type Workflow struct {
 	Names []string
 	// Groups by name.
 	Groups map[string]Group
+	// AllowUnguarded is [guard] allow_unguarded: where the system cannot
+	// guard Workers (no user namespaces), run them without the guard
+	// instead of refusing to run them. Off unless the person says so.
+	AllowUnguarded bool
 }
 
 // Outbox is the [outbox] section.
 type Outbox struct {
-	// Backend is "sqlite" (V1).
+	// Backend is "sqlite" or "github".
 	Backend string
-	// Path is the SQLite database, relative to the outbox root.
+	// Path is the SQLite database, relative to the outbox root; for
+	// GitHub the local mirror of the repository (default
+	// .daokit/github/<owner>/<name>.db).
 	Path string
+	// Repo is the GitHub repository, "owner/name".
+	Repo string
+	// APIURL is the GitHub REST root ("" = the public API; GitHub
+	// Enterprise Server: https://HOST/api/v3).
+	APIURL string
 }
 
 // Role is one [roles.<name>] section.
@@ -54,7 +70,19 @@ type Role struct {
 	// Accepts lets the role stamp decision:accepted (architect,
 	// integrator, recorder): its Lead writes accepted items to memory.
 	Accepts bool
+	// Kind is how the Worker's output is read (kind): "command" (plain
+	// lines, the default), "claude" or "codex" (their JSON streams: the
+	// session and the cost are kept with the attempt's result).
+	Kind string
+	// Resume is the Worker's command line when it goes on with the
+	// session an earlier attempt on the issue reported (an agent CLI's
+	// resume): the worker's placeholders and {session}. Empty: every
+	// attempt starts afresh.
+	Resume []string
 }
+
+// WorkerKinds are the values a role's kind may take.
+func WorkerKinds() []string { return []string{"command", "claude", "codex"} }
 
 // Group is one [groups.<name>] section: a soft cap on the Workers of its
 // roles together (one role's Lead never runs more than it either).
@@ -95,7 +123,7 @@ func (w *Workflow) RepoDir(role string) string {
 	return w.abs(w.Roles[role].Repo)
 }
 
-// DBPath is the SQLite database, absolute.
+// DBPath is the SQLite database (for GitHub, its mirror), absolute.
 func (w *Workflow) DBPath() string { return w.abs(w.Outbox.Path) }
 
 // MemoryPath is the memory folder, absolute.

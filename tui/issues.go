@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/bubbles/key"
 
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/tui/live"
 )
 
@@ -64,7 +64,7 @@ func (m *Model) issueCommand(name, text string) (kind live.ControlKind, reason s
 		}
 		// A "/retry" comment is how a person sends an issue back to its
 		// Lead (the Lead's protocol).
-		kind, rest = live.ControlComment, strings.TrimSpace(lead.RetryCommand+" "+rest)
+		kind, rest = live.ControlComment, strings.TrimSpace(roster.RetryCommand+" "+rest)
 	default:
 		return "", "", false
 	}

@@ -8,7 +8,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -30,15 +30,15 @@ func issuesRoot(t *testing.T) string {
 	ctx := context.Background()
 	blocked := outbox.Mailbox{Text: "Blocked until the API is there.", Fields: map[string]string{outbox.FieldBlockedBy: "#1"}}
 	for _, c := range []outbox.Change{
-		{Actor: "person", Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: "Login API", Labels: []string{lead.To("backend")}}}},
-		{Actor: "person", Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: "Test login", Body: "End-to-end test of the login.", Labels: []string{lead.To("qa")}}}},
-		{Actor: "person", Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: "Rate limits", Labels: []string{lead.To("backend")}}}},
-		{Actor: lead.Actor("backend"), Ops: []outbox.Op{{Kind: outbox.OpAssign, Issue: 1, Assignee: lead.Actor("backend")},
-			{Kind: outbox.OpLabel, Issue: 1, Labels: []string{lead.LabelRunning}}}},
-		{Actor: lead.Actor("qa"), Ops: []outbox.Op{{Kind: outbox.OpAssign, Issue: 2, Assignee: lead.Actor("qa")},
-			{Kind: outbox.OpLabel, Issue: 2, Labels: []string{lead.LabelBlocked}},
+		{Actor: "person", Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: "Login API", Labels: []string{roster.To("backend")}}}},
+		{Actor: "person", Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: "Test login", Body: "End-to-end test of the login.", Labels: []string{roster.To("qa")}}}},
+		{Actor: "person", Ops: []outbox.Op{{Kind: outbox.OpOpen, Title: "Rate limits", Labels: []string{roster.To("backend")}}}},
+		{Actor: roster.Actor("backend"), Ops: []outbox.Op{{Kind: outbox.OpAssign, Issue: 1, Assignee: roster.Actor("backend")},
+			{Kind: outbox.OpLabel, Issue: 1, Labels: []string{roster.LabelRunning}}}},
+		{Actor: roster.Actor("qa"), Ops: []outbox.Op{{Kind: outbox.OpAssign, Issue: 2, Assignee: roster.Actor("qa")},
+			{Kind: outbox.OpLabel, Issue: 2, Labels: []string{roster.LabelBlocked}},
 			{Kind: outbox.OpComment, Issue: 2, Body: blocked.Render()}}},
-		{Actor: lead.Actor("backend"), Ops: []outbox.Op{{Kind: outbox.OpLabel, Issue: 3, Labels: []string{lead.LabelDone}},
+		{Actor: roster.Actor("backend"), Ops: []outbox.Op{{Kind: outbox.OpLabel, Issue: 3, Labels: []string{roster.LabelDone}},
 			{Kind: outbox.OpClose, Issue: 3}}},
 	} {
 		if _, err := ob.Apply(ctx, c); err != nil {

@@ -11,7 +11,7 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/tui/live"
@@ -31,11 +31,11 @@ func teamRoot(t *testing.T) string {
 	if _, err := outbox.Init(wf.DBPath(), false); err != nil {
 		t.Fatal(err)
 	}
-	st := lead.Status{Role: "backend", PID: os.Getpid(), Limit: 2, Running: []int64{1}, Queued: []int64{}, Time: time.Now(),
-		Blocked: map[string][]int64{"#3": {1}}}
+	st := roster.Status{Role: "backend", PID: os.Getpid(), Limit: 2, Running: []int64{1}, Queued: []int64{}, Time: time.Now(),
+		Blocked: map[string][]int64{"#3": {1}}, RateWait: &outbox.RateWait{Until: time.Now().Add(time.Hour), Reason: "primary"}}
 	data, _ := json.Marshal(st)
-	os.MkdirAll(lead.StatusDir(wf), 0o755)
-	if err := os.WriteFile(lead.StatusPath(lead.StatusDir(wf), "backend"), data, 0o644); err != nil {
+	os.MkdirAll(roster.StatusDir(wf), 0o755)
+	if err := os.WriteFile(roster.StatusPath(roster.StatusDir(wf), "backend"), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	return root
@@ -45,9 +45,9 @@ func teamRoot(t *testing.T) string {
 // command) and draws the roles pane under the leases, in both languages.
 func TestRolesPaneShowsTheTeam(t *testing.T) {
 	root := teamRoot(t)
-	for _, tc := range []struct{ lang, alive, down, blocked string }{
-		{"en", "alive", "down", "blocked #3←#1"},
-		{"zh-CN", "存活", "未运行", "阻塞 #3←#1"},
+	for _, tc := range []struct{ lang, alive, down, blocked, wait string }{
+		{"en", "alive", "down", "blocked #3←#1", "GitHub: waiting until"},
+		{"zh-CN", "存活", "未运行", "阻塞 #3←#1", "GitHub：等待至"},
 	} {
 		opts := testOptions(tc.lang)
 		opts.Root = root
@@ -60,7 +60,7 @@ func TestRolesPaneShowsTheTeam(t *testing.T) {
 		_, cmd := m.roles.Update(live.TickMsg{Now: time.Now()})
 		m.Update(cmd())
 		frame := m.View()
-		for _, want := range []string{tc.alive, tc.down, tc.blocked, "backend", "qa"} {
+		for _, want := range []string{tc.alive, tc.down, tc.blocked, tc.wait, "backend", "qa"} {
 			if !strings.Contains(frame, want) {
 				t.Fatalf("%s: frame lacks %q:\n%s", tc.lang, want, frame)
 			}
@@ -77,7 +77,7 @@ func TestRolesPaneSaysWhy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := lead.WriteExit(lead.StatusDir(wf), lead.Exit{Role: "qa", PID: 1 << 30, Reason: "OUTBOX_EMPTY", Detail: wf.DBPath()}); err != nil {
+	if err := roster.WriteExit(roster.StatusDir(wf), roster.Exit{Role: "qa", PID: 1 << 30, Reason: "OUTBOX_EMPTY", Detail: wf.DBPath()}); err != nil {
 		t.Fatal(err)
 	}
 	frame := func(lang string) string {

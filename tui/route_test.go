@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/daokit/daokit/gitwork"
 	"go/ast"
 	"log/slog"
 	"os"
@@ -16,10 +15,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/gitwork"
+	"github.com/daokit/daokit/lead/roster"
+
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/compact"
-	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
@@ -265,15 +266,15 @@ func routeCases(t *testing.T) map[string]routeCase {
 			check: viewHas("notify-send is missing")},
 		"attention.StateMsg": {msg: attention.StateMsg{State: attention.State{Need: attention.Blocked, TaskID: "DK-9"}},
 			check: viewHas("DK-9 is blocked")},
-		"issues.LoadedMsg": {setup: func(t *testing.T, m *Model) { m.issues.Show() }, msg: issues.LoadedMsg{Has: true, Issues: []lead.IssueView{
-			{ID: 4, Title: "Login API", Role: "backend", State: lead.IssueRunning},
-			{ID: 6, Title: "Test login", Role: "qa", State: lead.IssueBlocked, BlockedBy: []int64{4}},
+		"issues.LoadedMsg": {setup: func(t *testing.T, m *Model) { m.issues.Show() }, msg: issues.LoadedMsg{Has: true, Issues: []roster.IssueView{
+			{ID: 4, Title: "Login API", Role: "backend", State: roster.IssueRunning},
+			{ID: 6, Title: "Test login", Role: "qa", State: roster.IssueBlocked, BlockedBy: []int64{4}},
 		}}, check: func(t *testing.T, m *Model, _ string) {
 			viewHas("Test login  ← #4")(t, m, "")
 		}},
-		"roles.LoadedMsg": {msg: roles.LoadedMsg{Has: true, Views: []lead.RoleView{
-			{Role: "backend", Health: lead.HealthAlive, Lag: 3, Claimed: 2, Running: []int64{4}, Limit: 2, Queued: []int64{5}},
-			{Role: "qa", Health: lead.HealthStale, Blocked: map[string][]int64{"#6": {4}}},
+		"roles.LoadedMsg": {msg: roles.LoadedMsg{Has: true, Views: []roster.RoleView{
+			{Role: "backend", Health: roster.HealthAlive, Lag: 3, Claimed: 2, Running: []int64{4}, Limit: 2, Queued: []int64{5}},
+			{Role: "qa", Health: roster.HealthStale, Blocked: map[string][]int64{"#6": {4}}},
 		}}, check: func(t *testing.T, m *Model, _ string) {
 			viewHas("backend  lag 3  claimed 2  running 1/2  queued 1")(t, m, "")
 			viewHas("blocked #6←#4")(t, m, "")

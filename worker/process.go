@@ -83,7 +83,16 @@ func Start(ctx context.Context, spec Spec) (*Process, error) {
 	}
 	cmd := exec.Command(spec.Argv[0], spec.Argv[1:]...)
 	cmd.Dir = spec.Dir
-	cmd.Env = buildEnv(os.Environ(), spec.Env)
+	base := spec.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = buildEnv(base, spec.Env)
+	if spec.SysProcAttr != nil {
+		// A copy: the runtime adds its own settings to it.
+		attr := *spec.SysProcAttr
+		cmd.SysProcAttr = &attr
+	}
 	// The worker writes into the logs itself: what it printed is on disk
 	// whatever becomes of the controller (see follow).
 	cmd.Stdout, cmd.Stderr = outLog, errLog

@@ -17,8 +17,11 @@ import (
 // the worker is being stopped (relax) or the consumer has gone (discard),
 // nothing waits any more.
 type recordQueue struct {
-	mu       sync.Mutex
+	mu sync.Mutex
+	// ring grows with the backlog, up to maxLines entries: a worker whose
+	// consumer keeps up costs a few entries, not the bound.
 	ring     []queueEntry
+	maxLines int
 	head, n  int
 	bytes    int
 	maxBytes int
@@ -57,13 +60,30 @@ func memSize(r *transcript.Record) int {
 
 func newRecordQueue(maxLines, maxBytes int) *recordQueue {
 	return &recordQueue{
-		ring:     make([]queueEntry, maxLines),
+		ring:     make([]queueEntry, min(maxLines, initialRing)),
+		maxLines: maxLines,
 		maxBytes: maxBytes,
 		avail:    make(chan struct{}, 1),
 		space:    make(chan struct{}, 1),
 		relaxCh:  make(chan struct{}),
 		goneCh:   make(chan struct{}),
 	}
+}
+
+// initialRing is how many entries a queue starts with.
+const initialRing = 16
+
+// grow makes room for one more entry, doubling the ring up to maxLines
+// (or one past it, for close's gap marker). Called with q.mu held.
+func (q *recordQueue) grow() {
+	if q.n < len(q.ring) {
+		return
+	}
+	ring := make([]queueEntry, max(min(2*len(q.ring), q.maxLines), q.n+1))
+	for i := range q.n {
+		ring[i] = *q.at(i)
+	}
+	q.ring, q.head = ring, 0
 }
 
 func notify(c chan struct{}) {
@@ -76,7 +96,7 @@ func notify(c chan struct{}) {
 func (q *recordQueue) at(i int) *queueEntry { return &q.ring[(q.head+i)%len(q.ring)] }
 
 func (q *recordQueue) fits(size int) bool {
-	return q.n < len(q.ring) && (q.n == 0 || q.bytes+size <= q.maxBytes)
+	return q.n < q.maxLines && (q.n == 0 || q.bytes+size <= q.maxBytes)
 }
 
 // push adds rec, dropping or waiting as described on recordQueue.
@@ -94,6 +114,7 @@ func (q *recordQueue) push(rec transcript.Record) {
 		if q.fits(e.size) {
 			e.rec.Dropped += q.pending
 			q.pending = 0
+			q.grow()
 			*q.at(q.n) = e
 			q.n++
 			q.bytes += e.size
@@ -182,26 +203,14 @@ func (q *recordQueue) close(gap transcript.Record) {
 	q.mu.Lock()
 	if q.pending > 0 && !q.gone {
 		gap.Dropped, q.pending = q.pending, 0
-		if q.n == len(q.ring) {
-			// One slot more than the bound, once, for the gap marker.
-			q.ring = append(q.ring[:0:0], q.orderedEntries()...)
-			q.ring = append(q.ring, queueEntry{})
-			q.head = 0
-		}
+		// At the bound: one slot more, once, for the gap marker.
+		q.grow()
 		*q.at(q.n) = queueEntry{rec: gap, size: entryOverhead, critical: true}
 		q.n++
 	}
 	q.closed = true
 	q.mu.Unlock()
 	notify(q.avail)
-}
-
-func (q *recordQueue) orderedEntries() []queueEntry {
-	out := make([]queueEntry, q.n)
-	for i := range out {
-		out[i] = *q.at(i)
-	}
-	return out
 }
 
 // relax stops pushes from waiting: the worker is being stopped, and its

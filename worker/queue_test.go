@@ -154,3 +154,38 @@ func TestQueueDiscardUnblocksEveryone(t *testing.T) {
 	}
 	q.discard() // twice is fine
 }
+
+// The ring grows with the backlog, across its wrap, in order, and stops
+// at the bound, where the oldest lines give way as before.
+func TestQueueGrowsWithItsBacklogUpToTheBound(t *testing.T) {
+	q := newRecordQueue(64, 1<<20)
+	if len(q.ring) >= 64 {
+		t.Fatalf("a new queue holds %d entries, want fewer than its bound", len(q.ring))
+	}
+	next := 1
+	for ; next <= 10; next++ {
+		q.push(plainRec(next))
+	}
+	for i := 1; i <= 7; i++ {
+		if r, _ := q.pop(); r.Text != "line "+strconv.Itoa(i) {
+			t.Fatalf("pop %d: %q", i, r.Text)
+		}
+	}
+	for ; next <= 80; next++ { // across the wrap, past the bound
+		q.push(plainRec(next))
+	}
+	if len(q.ring) != 64 {
+		t.Fatalf("ring of %d entries, want the bound of 64", len(q.ring))
+	}
+	q.close(transcript.Record{Status: transcript.StatusGap})
+	got := drain(q)
+	if len(got) != 64 || got[0].Text != "line 17" || got[63].Text != "line 80" || got[0].Dropped != 9 {
+		t.Fatalf("kept %d from %q (dropped %d) to %q, want lines 17–80 with 9 dropped before them",
+			len(got), got[0].Text, got[0].Dropped, got[len(got)-1].Text)
+	}
+	for i, r := range got {
+		if r.Text != "line "+strconv.Itoa(17+i) {
+			t.Fatalf("entry %d is %q, want line %d", i, r.Text, 17+i)
+		}
+	}
+}

@@ -2,7 +2,10 @@ package worker
 
 import (
 	"errors"
+	"syscall"
 	"time"
+
+	"github.com/daokit/daokit/worker/transcript"
 )
 
 // Defaults of a Spec's limits.
@@ -34,9 +37,22 @@ type Spec struct {
 	Argv []string
 	// Dir is the working directory; empty means the controller's.
 	Dir string
-	// Env is added to the controller's environment, later entries
-	// winning. LC_CTYPE is made UTF-8 if it is not already.
+	// Env is added to the controller's environment (or to BaseEnv),
+	// later entries winning. LC_CTYPE is made UTF-8 if it is not already.
 	Env []string
+	// BaseEnv, when not nil, replaces the controller's environment as
+	// the one Env is added to: a Lead's Worker must not inherit the
+	// Lead's DAOKIT_ settings.
+	BaseEnv []string
+	// SysProcAttr, when set, is the start's attributes (a Lead's Worker:
+	// killed with its Lead, in the guard's mount namespace); the runtime
+	// still gives the child a process group of its own.
+	SysProcAttr *syscall.SysProcAttr
+	// OnExit, if set, is called once the worker's leader is reaped, with
+	// how it exited, before its output is drained and Done is closed: an
+	// owner that may die before it handles Done (a Lead, SIGKILLed)
+	// records there the exit status that would die with it.
+	OnExit func(Exit)
 	// Stdin, when UseStdin is set, is written to the worker's standard
 	// input, which is then closed. Otherwise stdin is /dev/null.
 	Stdin    string
@@ -71,6 +87,16 @@ type Spec struct {
 	// consumer; 0 means the defaults.
 	QueueLines int
 	QueueBytes int
+}
+
+// Exit is how a worker's leader exited, as OnExit hears it.
+type Exit struct {
+	PID int
+	// ExitCode is -1 when Signal ended the process.
+	ExitCode int
+	Signal   syscall.Signal
+	// Stopped says why daokit stopped it, if it did before it exited.
+	Stopped transcript.StopCause
 }
 
 // ErrNoCommand is returned by Start for a Spec without Argv.

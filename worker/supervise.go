@@ -34,6 +34,20 @@ func (p *Process) reap(exited chan<- struct{}) {
 		// leaving the leftovers alive is the worse risk.
 		_ = syscall.Kill(-p.pid, syscall.SIGKILL)
 	}
+	if p.spec.OnExit != nil {
+		e := Exit{PID: p.pid, ExitCode: -1}
+		if st := p.cmd.ProcessState; st != nil {
+			if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+				e.Signal = ws.Signal()
+			} else {
+				e.ExitCode = st.ExitCode()
+			}
+		}
+		p.mu.Lock()
+		e.Stopped = p.cause
+		p.mu.Unlock()
+		p.spec.OnExit(e)
+	}
 }
 
 // supervise enforces the timeout and stop requests, then waits for the

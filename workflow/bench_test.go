@@ -34,7 +34,7 @@ func BenchmarkDispatchLine(b *testing.B) {
 		// not the drop path of a flooded queue.
 		b.StopTimer()
 		for _, s := range d.subs {
-			for len(s.ch) > 0 {
+			for s.backlog.Load() > 0 {
 				runtime.Gosched()
 			}
 		}

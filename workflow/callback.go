@@ -27,6 +27,17 @@ type Callback interface {
 	OnIterationEnd(it Iteration, res IterationResult)
 }
 
+// LineFilter is a Callback that wants only some of the lines and tool
+// uses: dispatch hands a line (OnText) or a tool use (OnToolUse) to it
+// only when it says so, so that a flood of output it ignores costs it
+// neither queue nor calls. Other events always reach it.
+type LineFilter interface {
+	// WantsText reports whether OnText should hear t.
+	WantsText(t Text) bool
+	// WantsToolUse reports whether OnToolUse should hear tool uses.
+	WantsToolUse() bool
+}
+
 // NopCallback does nothing; embed it in a callback that implements only
 // some methods.
 type NopCallback struct{}

@@ -56,15 +56,29 @@ type DispatchStats struct {
 	Abandoned int
 }
 
-// subscriber is one callback and its queue.
+// subscriber is one callback and its queue. The queue holds what is
+// waiting and grows with it, up to its cap, and a goroutine calls the
+// callback only while something waits: a flow that waits (for its lane,
+// say) costs neither queue nor goroutine, and a busy one only what its
+// callbacks are behind by.
 type subscriber struct {
-	cb      Callback
-	ch      chan event
+	cb Callback
+	// filter is cb as a LineFilter, or nil: it hears every line.
+	filter  LineFilter
 	dropped atomic.Int64
 	panics  atomic.Int64
-	// lineRoom is how full the queue may be for a line to join it.
-	lineRoom int
-	done     chan struct{}
+	// limit is how many events may wait (queued or in the batch being
+	// called); lineRoom how many may wait for a line to join them.
+	limit, lineRoom int
+	// backlog counts the events waiting, the loop's batch included.
+	backlog atomic.Int64
+	mu      sync.Mutex
+	pending []event // guarded by mu
+	spare   []event // the loop's last batch, emptied; guarded by mu
+	running bool    // a loop goroutine calls the callback; guarded by mu
+	closed  bool    // no more events; guarded by mu
+	// done is closed once the subscriber is closed and its queue empty.
+	done chan struct{}
 }
 
 // dispatcher hands each event to every callback's queue without ever
@@ -112,9 +126,9 @@ func (c *callbacks) snapshot() ([]Callback, int, time.Duration) {
 func startDispatcher(cbs []Callback, queue int) *dispatcher {
 	d := &dispatcher{}
 	for _, cb := range cbs {
-		s := &subscriber{cb: cb, ch: make(chan event, queue), done: make(chan struct{}), lineRoom: queue - queue/4}
+		s := &subscriber{cb: cb, limit: queue, lineRoom: queue - queue/4, done: make(chan struct{})}
+		s.filter, _ = cb.(LineFilter)
 		d.subs = append(d.subs, s)
-		go s.loop()
 	}
 	return d
 }
@@ -122,18 +136,38 @@ func startDispatcher(cbs []Callback, queue int) *dispatcher {
 func (d *dispatcher) send(e event) {
 	line := e.kind == evText || e.kind == evToolUse
 	for _, s := range d.subs {
-		// Lines give way first: the last quarter of a queue is kept for
-		// the agent and iteration events, so a callback that is merely
-		// slow under a flood of output still sees every start and end.
-		if line && len(s.ch) >= s.lineRoom {
-			s.dropped.Add(1)
-			continue
+		s.offer(e, line)
+	}
+}
+
+// offer queues e unless the queue is full. Lines give way first: the last
+// quarter of a queue is kept for the agent and iteration events, so a
+// callback that is merely slow under a flood of output still sees every
+// start and end.
+func (s *subscriber) offer(e event, line bool) {
+	room := s.limit
+	if line {
+		if !s.wants(e.kind, &e.text) {
+			return
 		}
-		select {
-		case s.ch <- e:
-		default:
-			s.dropped.Add(1)
-		}
+		room = s.lineRoom
+	}
+	if s.backlog.Load() >= int64(room) {
+		s.dropped.Add(1)
+		return
+	}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return
+	}
+	s.backlog.Add(1)
+	s.pending = append(s.pending, e)
+	start := !s.running
+	s.running = true
+	s.mu.Unlock()
+	if start {
+		go s.loop()
 	}
 }
 
@@ -141,7 +175,7 @@ func (d *dispatcher) send(e event) {
 // all, and returns the counts.
 func (d *dispatcher) stop(drain time.Duration) DispatchStats {
 	for _, s := range d.subs {
-		close(s.ch)
+		s.close()
 	}
 	deadline := time.NewTimer(drain)
 	defer deadline.Stop()
@@ -170,10 +204,52 @@ func (d *dispatcher) stop(drain time.Duration) DispatchStats {
 	return st
 }
 
+// wants reports whether the callback wants the line or tool use e.
+func (s *subscriber) wants(kind eventKind, text *Text) bool {
+	switch {
+	case s.filter == nil:
+		return true
+	case kind == evText:
+		return s.filter.WantsText(*text)
+	}
+	return s.filter.WantsToolUse()
+}
+
+// close refuses further events; done is closed once the queue is empty.
+func (s *subscriber) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.closed = true
+	if !s.running {
+		close(s.done)
+	}
+}
+
+// loop calls the callback with what waits, a batch at a time (one lock
+// per batch; the batch's slice comes back as the next queue), and ends
+// when nothing waits. One loop runs at a time, so calls keep their order.
 func (s *subscriber) loop() {
-	defer close(s.done)
-	for e := range s.ch {
-		s.call(e)
+	for {
+		s.mu.Lock()
+		batch := s.pending
+		if len(batch) == 0 {
+			s.running = false
+			if s.closed {
+				close(s.done)
+			}
+			s.mu.Unlock()
+			return
+		}
+		s.pending, s.spare = s.spare, nil
+		s.mu.Unlock()
+		for i := range batch {
+			s.call(batch[i])
+			batch[i] = event{} // what it points to may go
+			s.backlog.Add(-1)
+		}
+		s.mu.Lock()
+		s.spare = batch[:0]
+		s.mu.Unlock()
 	}
 }
 

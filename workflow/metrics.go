@@ -60,6 +60,12 @@ func (m *MetricsCallback) OnAgentStart(AgentInfo) {
 	m.step = Cost{}
 }
 
+// WantsText implements LineFilter: only lines that report usage count.
+func (m *MetricsCallback) WantsText(t Text) bool { return t.Usage != nil }
+
+// WantsToolUse implements LineFilter: tool uses cost nothing of their own.
+func (m *MetricsCallback) WantsToolUse() bool { return false }
+
 // OnText implements Callback.
 func (m *MetricsCallback) OnText(_ AgentInfo, t Text) {
 	u := t.Usage

@@ -108,6 +108,10 @@ var argOrders = []struct {
 		{"diff", "--root", "/r", "--task-id", "T", "--step-id", "S1", "--stat"},
 		{"--root", "/r", "diff", "--stat", "--step-id=S1", "--task-id=T"},
 	}},
+	{parsed{"logs", "issue=7 role=be root=/r stderr=true", ""}, [][]string{
+		{"logs", "--root", "/r", "--role", "be", "--issue", "7", "--stderr"},
+		{"--root=/r", "logs", "--stderr", "--issue=7", "--role=be"},
+	}},
 	{parsed{"worktrees", "force=true prune=true root=/r", ""}, [][]string{
 		{"worktrees", "--root", "/r", "--prune", "--force"}, {"--root=/r", "worktrees", "--force", "--prune"},
 	}},
@@ -153,6 +157,7 @@ var argOrders = []struct {
 	{parsed{"lead", "role=qa root=/r", ""}, [][]string{{"lead", "--role", "qa", "--root", "/r"}, {"lead", "--root=/r", "--role=qa"}}},
 	{parsed{"lead sim-worker", "issue=3", ""}, [][]string{{"lead", "sim-worker", "--issue", "3"}, {"lead", "sim-worker", "--issue=3"}}},
 	{parsed{"lead guard", "ro=[/a,/b]", "sh|-c|x"}, [][]string{{"lead", "guard", "--ro", "/a", "--ro", "/b", "--", "sh", "-c", "x"}}},
+	{parsed{"webhook", "listen=:9000 root=/r", ""}, [][]string{{"webhook", "--listen", ":9000", "--root", "/r"}, {"webhook", "--root=/r", "--listen=:9000"}}},
 	{parsed{"outbox show", "outbox=/o", "2"}, [][]string{{"outbox", "show", "2", "--outbox", "/o"}, {"outbox", "show", "--outbox=/o", "2"}}},
 	{parsed{"hub", "anonymous=true data=/d listen=127.0.0.1:0 monitor=", ""}, [][]string{
 		{"hub", "--listen", "127.0.0.1:0", "--data", "/d", "--anonymous", "--monitor", ""},

@@ -19,7 +19,7 @@ const checkedEventLines = 100
 type checkFlags struct {
 	root, artifactRoot                   *string
 	checkInterval, warningAfter, staleAf *int
-	asJSON                               *bool
+	asJSON, offline                      *bool
 	set                                  func(name string) bool
 }
 
@@ -33,6 +33,7 @@ func newCheckCmd(a *app) *cobra.Command {
 		warningAfter:  f.Int("warning-after", 900, "cli.check.flag.warning_after"),
 		staleAf:       f.Int("stale-after", 1200, "cli.check.flag.stale_after"),
 		asJSON:        f.Bool("json", false, "cli.flag.json"),
+		offline:       f.Bool("offline", false, "cli.check.flag.offline"),
 		set:           f.Changed,
 	}
 	a.defaultText(f, "warning-after", "cli.check.default.from_ledger")
@@ -65,7 +66,7 @@ func (a *app) runCheck(cf checkFlags) error {
 	if cfg, err := a.loadConfig(dir); err != nil {
 		fmt.Fprintln(a.io.err, err.Error())
 		docsErr = &exitError{code: exitFailure}
-	} else if !a.checkTeam(dir, cfg) {
+	} else if !a.checkTeam(dir, cfg, *cf.offline) {
 		// So is the team's workflow.toml and outbox: a broken one
 		// turns the team off, which the check must not call PASS.
 		docsErr = &exitError{code: exitFailure}

@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"os"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -13,8 +15,9 @@ import (
 // problem of workflow.toml (and of daokit.toml's hard caps against it),
 // one line each, then the outbox database, which must be there and be an
 // outbox. A broken team is a failed check: the controller would run no
-// Lead, or Leads that die at once.
-func (a *app) checkTeam(root string, cfg config.Config) bool {
+// Lead, or Leads that die at once. A GitHub outbox is asked once whether
+// the token may write the repository's issues, unless offline.
+func (a *app) checkTeam(root string, cfg config.Config, offline bool) bool {
 	dir := cfg.Team.OutboxDir(root)
 	if !team.Exists(dir) && cfg.Team.OutboxRoot == "" {
 		return true
@@ -33,6 +36,9 @@ func (a *app) checkTeam(root string, cfg config.Config) bool {
 		}
 		return false
 	}
+	if wf.Outbox.Backend == team.BackendGitHub {
+		return a.checkGitHub(wf, offline)
+	}
 	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
 	if err != nil {
 		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.outboxProblem(err))
@@ -42,6 +48,31 @@ func (a *app) checkTeam(root string, cfg config.Config) bool {
 	if _, err := ob.Head(a.ctx); err != nil {
 		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.t("cli.file.unreadable", "Path", wf.DBPath(), "Reason", err.Error()))
 		return false
+	}
+	return true
+}
+
+// checkGitHub validates a GitHub outbox: the token is in the
+// environment, GitHub accepts it for the repository's issues (one
+// request, skipped offline), and the local mirror, when a Lead has made
+// it already, is an outbox.
+func (a *app) checkGitHub(wf *team.Workflow, offline bool) bool {
+	gc := lead.GitHubConfig(wf, outbox.TokenFrom(a.getenv), outbox.Options{ReadOnly: true})
+	var err error
+	if gc.Token == "" {
+		err = outbox.AsGitHubError(outbox.ErrNoToken, gc.Repo, gc.APIURL)
+	} else if !offline {
+		err = outbox.CheckGitHub(a.ctx, gc)
+	}
+	if err != nil {
+		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.outboxProblem(err))
+		return false
+	}
+	if _, serr := os.Stat(wf.DBPath()); serr == nil {
+		if err := outbox.Check(wf.DBPath()); err != nil {
+			fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.outboxProblem(err))
+			return false
+		}
 	}
 	return true
 }

@@ -42,10 +42,12 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newWorkerCmd,
 	newCompactCmd,
 	newDiffCmd,
+	newLogsCmd,
 	newWorktreesCmd,
 	newOutboxCmd,
 	newLeadCmd,
 	newHubCmd,
+	newWebhookCmd,
 	newCompletionCmd,
 }
 

@@ -50,6 +50,9 @@ func (a *app) runController(o controllerFlags) error {
 	if err := requireLedger(a, dir); err != nil {
 		return failf("E_CONTROLLER_FAILED", err.Error())
 	}
+	if err := requireJSONBackend(a, dir); err != nil {
+		return failf("E_CONTROLLER_FAILED", err.Error())
+	}
 	cfg, err := a.loadConfig(dir)
 	if err != nil {
 		return err

@@ -51,8 +51,12 @@ func (s *startingRelay) ensure(ctx context.Context) error {
 	if !s.start {
 		return &live.Error{Code: string(relay.CodeUnavailable)}
 	}
-	// Every problem of daokit.toml, rather than the last line of a
-	// controller that stopped at the first.
+	// A root on the Python SQLite backend, and every problem of
+	// daokit.toml, in words, rather than the last line of a controller
+	// that stopped at the first.
+	if err := requireJSONBackend(s.a, s.ctl.root); err != nil {
+		return err
+	}
 	if _, err := s.a.loadConfig(s.ctl.root); err != nil {
 		return err
 	}

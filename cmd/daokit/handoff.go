@@ -103,7 +103,7 @@ func (a *app) applyHandoff(store *ledger.Store, p ledger.PipelineState, path str
 	if err != nil {
 		return err
 	}
-	if err := store.Commit(ledger.Changes{Pipeline: &p}); err != nil {
+	if err := store.Commit(ledger.Changes{Pipeline: &p, Node: ledger.NodeHandoffApply}); err != nil {
 		return failf("E_HANDOFF_FAILED", a.commitProblem(err))
 	}
 	plan.PackagePath = filepath.ToSlash(path)

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"strconv"
 
 	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/team"
 	"github.com/spf13/cobra"
 )
 
@@ -35,10 +38,10 @@ func newLeadCmd(a *app) *cobra.Command {
 		// A Lead that stops on an error says why in its Exit record, which
 		// daokit status and the roles pane show while it is down.
 		dead := func(err error, cliErr error) error {
-			_ = lead.WriteExit(lead.StatusDir(env.wf), lead.ExitOf(*role, os.Getpid(), err))
+			_ = roster.WriteExit(roster.StatusDir(env.wf), roster.ExitOf(*role, os.Getpid(), err))
 			return cliErr
 		}
-		ob, err := outbox.OpenSQLite(env.wf.DBPath(), outbox.Options{WakeInterval: wake})
+		ob, err := lead.OpenOutbox(a.ctx, env.wf, outbox.TokenFrom(a.getenv), outbox.Options{WakeInterval: wake})
 		if err != nil {
 			return dead(err, a.outboxFailure(err))
 		}
@@ -48,9 +51,13 @@ func newLeadCmd(a *app) *cobra.Command {
 		}
 		o := lead.Options{Role: *role, Workflow: env.wf, HardCap: env.cfg.Team.HardCap(*role), Backend: ob,
 			WorkerArgv: []string{a.self, "lead", "sim-worker", "--issue", lead.PlaceholderIssue},
-			StatusDir:  lead.StatusDir(env.wf)}
-		if lead.GuardSupported && !*noGuard {
-			o.Guard = lead.GuardArgv(a.self, env.wf)
+			StatusDir:  roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg)}
+		if !*noGuard {
+			guard, err := a.leadGuard(env.wf, *root)
+			if err != nil {
+				return dead(err, failf("E_GUARD", a.t("team.lead_exit."+roster.ExitGuardUnavailable, "Detail", roster.ExitOf("", 0, err).Detail)))
+			}
+			o.Guard = guard
 		}
 		l, err := lead.New(a.ctx, o)
 		if err != nil {
@@ -63,6 +70,27 @@ func newLeadCmd(a *app) *cobra.Command {
 	}
 	c.AddCommand(newLeadSimWorkerCmd(a), newLeadGuardCmd(a))
 	return c
+}
+
+// leadGuard is the guard prefix of the Lead's Workers, once a probe has
+// shown that it holds here. Where it cannot, the Lead refuses to run
+// Workers (a *roster.GuardUnavailableError), unless workflow.toml allows
+// them unguarded: then it says so on stderr and runs them without (nil).
+func (a *app) leadGuard(wf *team.Workflow, root string) ([]string, error) {
+	abs, err := absRoot(root)
+	if err != nil {
+		return nil, err
+	}
+	guard := lead.GuardArgv(a.self, lead.GuardOf(wf, abs))
+	err = lead.CheckGuard(guard)
+	if err == nil {
+		return guard, nil
+	}
+	if !wf.AllowUnguarded {
+		return nil, err
+	}
+	fmt.Fprintln(a.io.err, a.t("team.guard.unguarded", "Detail", roster.ExitOf("", 0, err).Detail))
+	return nil, nil
 }
 
 // newLeadSimWorkerCmd is the simulated role Worker a Lead starts when
@@ -87,15 +115,29 @@ func newLeadGuardCmd(a *app) *cobra.Command {
 	c := a.command("guard", "cli.lead.guard.summary", nil)
 	takesArgs(c, "cli.lead.guard.args")
 	ro := c.Flags().StringArray("ro", nil, "cli.lead.guard.flag.ro")
+	hide := c.Flags().StringArray("hide", nil, "cli.lead.guard.flag.hide")
+	probe := c.Flags().Bool("probe", false, "cli.lead.guard.flag.probe")
 	c.RunE = func(c *cobra.Command, args []string) error {
-		if len(args) == 0 {
-			return a.usage(c, a.t("cli.lead.guard.error.no_command"))
-		}
 		if os.Getenv(outbox.WorkerEnv) == "" {
 			return failf("E_GUARD", a.t("cli.lead.guard.error.not_worker"))
 		}
-		err := lead.Guard(*ro, args, os.Environ())
-		return failf("E_GUARD", err.Error())
+		if *probe {
+			if err := lead.ProbeGuard(); err != nil {
+				return failf("E_GUARD", err.Error())
+			}
+			return nil
+		}
+		if len(args) == 0 {
+			return a.usage(c, a.t("cli.lead.guard.error.no_command"))
+		}
+		code, err := lead.Guard(lead.GuardPaths{ReadOnly: *ro, Hidden: *hide}, args, os.Environ())
+		if err != nil {
+			fmt.Fprintln(a.io.err, "E_GUARD: "+err.Error())
+		}
+		if code != 0 {
+			return &exitError{code: code}
+		}
+		return nil
 	}
 	return c
 }

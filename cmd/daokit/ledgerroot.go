@@ -56,12 +56,34 @@ func requireLedger(a *app, dir string) error {
 	return nil
 }
 
+// requireJSONBackend refuses, for a command that writes, a root the
+// Python DAOKit keeps on its SQLite backend: daokit writes the JSON files
+// only, and the Python tool would read past every one of its writes.
+// The message names the setting that selected SQLite and the one that
+// selects the filesystem.
+func requireJSONBackend(a *app, dir string) error {
+	var sq *ledger.SQLiteBackendError
+	if err := ledger.CheckBackend(dir); errors.As(err, &sq) {
+		return &rootProblem{msg: sqliteMessage(a, sq)}
+	}
+	return nil
+}
+
+// sqliteMessage says why a root on the Python SQLite backend is refused.
+func sqliteMessage(a *app, sq *ledger.SQLiteBackendError) string {
+	return a.t("cli.error.sqlite_backend", "Root", sq.Root, "Setting", sq.Setting,
+		"Env", ledger.PythonBackendEnv, "Settings", ledger.StateDir+"/"+ledger.RuntimeSettingsFile)
+}
+
 // ledgerOrInit is requireLedger for send and run: with --init (the person
 // asked for it) a missing root or ledger is created, state/ only.
 func ledgerOrInit(a *app, dir string, initLedger bool) error {
 	err := requireLedger(a, dir)
+	if err == nil {
+		return requireJSONBackend(a, dir)
+	}
 	var rp *rootProblem
-	if err == nil || !initLedger || !errors.As(err, &rp) {
+	if !initLedger || !errors.As(err, &rp) {
 		return err
 	}
 	if _, statErr := os.Stat(dir); statErr == nil && !errors.Is(err, errNoLedger) {

@@ -54,7 +54,7 @@ type outboxCmd struct {
 	dir    *string
 	asJSON *bool
 	as     *string
-	ob     *outbox.SQLite
+	ob     outbox.Backend
 	env    *teamEnv
 }
 
@@ -80,7 +80,7 @@ func (o *outboxCmd) open(args []string, minArgs int) error {
 	if err != nil {
 		return err
 	}
-	ob, err := env.open()
+	ob, err := env.open(o.a.ctx, o.a.getenv)
 	if err != nil {
 		return o.a.outboxFailure(err)
 	}

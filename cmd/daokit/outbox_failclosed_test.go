@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 )
 
 // An outbox emptied to 0 bytes (the issue's "3 issues gone") or deleted
@@ -49,8 +49,8 @@ func TestOutboxRefusesALostDatabase(t *testing.T) {
 	}
 	r = runCLI(t, nil, "status", "--root", root, "--json")
 	var doc struct {
-		Roles        []lead.RoleView `json:"roles"`
-		TeamProblems []string        `json:"team_problems"`
+		Roles        []roster.RoleView `json:"roles"`
+		TeamProblems []string          `json:"team_problems"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Roles) != 2 || len(doc.TeamProblems) != 1 {
 		t.Fatalf("%v %+v", err, doc)
@@ -83,7 +83,7 @@ func TestStatusShowsWhyALeadIsDown(t *testing.T) {
 	root := teamRoot(t)
 	runCLI(t, nil, "init", "--root", root)
 	dir := filepath.Join(root, "team", ".daokit", "leads")
-	if err := lead.WriteExit(dir, lead.Exit{Role: "qa", PID: 1 << 30, Reason: lead.ExitSignal, Signal: "killed", ExitCode: -1,
+	if err := roster.WriteExit(dir, roster.Exit{Role: "qa", PID: 1 << 30, Reason: roster.ExitSignal, Signal: "killed", ExitCode: -1,
 		Restarts: 5, GaveUp: true}); err != nil {
 		t.Fatal(err)
 	}
@@ -97,10 +97,10 @@ func TestStatusShowsWhyALeadIsDown(t *testing.T) {
 	}
 	r = runCLI(t, nil, "status", "--root", root, "--json")
 	var doc struct {
-		Roles []lead.RoleView `json:"roles"`
+		Roles []roster.RoleView `json:"roles"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Roles) != 2 || doc.Roles[1].LastExit == nil ||
-		doc.Roles[1].LastExit.Reason != lead.ExitSignal || !doc.Roles[1].LastExit.GaveUp || doc.Roles[0].LastExit != nil {
+		doc.Roles[1].LastExit.Reason != roster.ExitSignal || !doc.Roles[1].LastExit.GaveUp || doc.Roles[0].LastExit != nil {
 		t.Fatalf("%v %s", err, r.stdout)
 	}
 }

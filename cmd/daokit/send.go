@@ -298,6 +298,9 @@ func (a *app) sendControl(root string, ctl relay.Control, asJSON, start bool) er
 	if err := requireLedger(a, dir); err != nil {
 		return failf("E_SEND_FAILED", err.Error())
 	}
+	if err := requireJSONBackend(a, dir); start && err != nil {
+		return failf("E_SEND_FAILED", err.Error())
+	}
 	client, err := a.connect(a.ctx, dir, start, func(pid int) {
 		fmt.Fprintln(a.io.err, a.t("cli.send.starting", "PID", pid))
 	})

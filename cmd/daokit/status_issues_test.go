@@ -7,7 +7,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -34,9 +34,9 @@ func TestStatusJSONListsIssuesByRoleAndState(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := outbox.Mailbox{Text: "Blocked.", Fields: map[string]string{outbox.FieldBlockedBy: "#1"}}
-	_, err = ob.Apply(context.Background(), outbox.Change{Actor: lead.Actor("qa"), Ops: []outbox.Op{
-		{Kind: outbox.OpAssign, Issue: 2, Assignee: lead.Actor("qa")},
-		{Kind: outbox.OpLabel, Issue: 2, Labels: []string{lead.LabelBlocked}},
+	_, err = ob.Apply(context.Background(), outbox.Change{Actor: roster.Actor("qa"), Ops: []outbox.Op{
+		{Kind: outbox.OpAssign, Issue: 2, Assignee: roster.Actor("qa")},
+		{Kind: outbox.OpLabel, Issue: 2, Labels: []string{roster.LabelBlocked}},
 		{Kind: outbox.OpComment, Issue: 2, Body: m.Render()}}})
 	ob.Close()
 	if err != nil {
@@ -44,16 +44,16 @@ func TestStatusJSONListsIssuesByRoleAndState(t *testing.T) {
 	}
 	r := runCLI(t, nil, "status", "--root", root, "--json")
 	var doc struct {
-		Issues []lead.IssueView `json:"issues"`
+		Issues []roster.IssueView `json:"issues"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &doc); err != nil || len(doc.Issues) != 2 {
 		t.Fatalf("%v %+v\n%s", err, doc, r.stdout)
 	}
 	a, b := doc.Issues[0], doc.Issues[1]
-	if a.ID != 1 || a.Role != "backend" || a.State != lead.IssueOpen || a.Title != "Login API" {
+	if a.ID != 1 || a.Role != "backend" || a.State != roster.IssueOpen || a.Title != "Login API" {
 		t.Errorf("issue #1: %+v", a)
 	}
-	if b.ID != 2 || b.Role != "qa" || b.State != lead.IssueBlocked || !slices.Equal(b.BlockedBy, []int64{1}) || b.Assignee != "lead:qa" {
+	if b.ID != 2 || b.Role != "qa" || b.State != roster.IssueBlocked || !slices.Equal(b.BlockedBy, []int64{1}) || b.Assignee != "lead:qa" {
 		t.Errorf("issue #2: %+v", b)
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/config"
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
@@ -19,10 +19,10 @@ type teamStatus struct {
 	// has: the root has a team (a workflow.toml, or an outbox_root
 	// daokit.toml names).
 	has   bool
-	views []lead.RoleView
+	views []roster.RoleView
 	// issues are the outbox's issues by role and state (nil when the
 	// outbox was refused).
-	issues []lead.IssueView
+	issues []roster.IssueView
 	// problems say why the team is off or blind: workflow.toml's errors,
 	// a refused outbox, one line each in the reader's language.
 	problems []string
@@ -58,14 +58,14 @@ func (a *app) teamOf(dir string) teamStatus {
 		defer s.Close()
 		ob = s
 	}
-	views, err := lead.Views(a.ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), time.Now())
+	views, err := roster.Views(a.ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), time.Now())
 	if err != nil {
 		ts.problems = append(ts.problems, err.Error())
 		return ts
 	}
 	ts.views = views
 	if ob != nil {
-		if ts.issues, err = lead.Issues(a.ctx, ob, views); err != nil {
+		if ts.issues, err = roster.Issues(a.ctx, ob, views); err != nil {
 			ts.problems = append(ts.problems, err.Error())
 		}
 	}
@@ -82,12 +82,12 @@ func (ts teamStatus) withTeam(o ledger.Object) ledger.Object {
 	}
 	views := ts.views
 	if views == nil {
-		views = []lead.RoleView{}
+		views = []roster.RoleView{}
 	}
 	o = o.With("roles", views)
 	issues := ts.issues
 	if issues == nil {
-		issues = []lead.IssueView{}
+		issues = []roster.IssueView{}
 	}
 	o = o.With("issues", issues)
 	if len(ts.problems) > 0 {
@@ -119,7 +119,22 @@ func (a *app) printRoles(ts teamStatus) {
 	writeTable(w, "  ", []string{a.t("cli.status.col.role"), a.t("cli.status.col.lead"), a.t("cli.status.col.lag"),
 		a.t("cli.status.col.claimed"), a.t("cli.status.col.running"), a.t("cli.status.col.queued"), a.t("cli.status.col.blocked")}, rows)
 	for _, v := range ts.views {
-		if v.Health == lead.HealthDown && v.LastExit != nil {
+		if w := v.RateWait; w != nil {
+			fmt.Fprintln(a.io.out, "  "+a.t("cli.status.rate_wait", "Role", v.Role, "Reason", a.t("team.github.wait."+strings.ReplaceAll(w.Reason, "-", "_")),
+				"Until", w.Until.UTC().Format("2006-01-02 15:04:05 UTC")))
+		}
+	}
+	for _, v := range ts.views {
+		for _, wk := range v.Workers {
+			if wk.Health == roster.HealthWarning || wk.Health == roster.HealthStale {
+				// A Worker silent past the heartbeat's bounds: STALE ones
+				// are stopped and started again (RestartAt).
+				fmt.Fprintln(w, "  "+a.t("cli.status.worker_silent", "Role", v.Role, "Issue", wk.Issue, "Attempt", wk.Attempt,
+					"Health", a.t("cli.status.lead."+strings.ToLower(wk.Health)), "Silent", (time.Duration(wk.SilentMS)*time.Millisecond).Round(time.Second).String(),
+					"Restarts", wk.Restarts))
+			}
+		}
+		if v.Health == roster.HealthDown && v.LastExit != nil {
 			fmt.Fprintln(w, "  "+a.t("cli.status.lead_exit", "Role", v.Role, "Reason", v.LastExit.Text(a.t)))
 		}
 	}

@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 )
@@ -44,7 +47,8 @@ func (a *app) loadTeam(root, outboxDir string) (*teamEnv, error) {
 	return &teamEnv{cfg: cfg, wf: wf}, nil
 }
 
-// open opens the project's outbox.
-func (t *teamEnv) open() (*outbox.SQLite, error) {
-	return outbox.OpenSQLite(t.wf.DBPath(), outbox.Options{})
+// open opens the project's outbox for writing (SQLite, or GitHub
+// through its mirror).
+func (t *teamEnv) open(ctx context.Context, getenv func(string) string) (outbox.Backend, error) {
+	return lead.OpenOutbox(ctx, t.wf, outbox.TokenFrom(getenv), outbox.Options{})
 }

@@ -149,6 +149,10 @@ func (a *app) hasTerminal() bool {
 // or when the person says yes.
 func (a *app) windowLedger(dir string, o windowFlags, readOnly bool) error {
 	err := requireLedger(a, dir)
+	if err == nil && !readOnly {
+		// The window starts a controller, which writes.
+		return requireJSONBackend(a, dir)
+	}
 	if readOnly || !errors.Is(err, errNoLedger) {
 		return err
 	}

@@ -17,7 +17,10 @@ func (a *app) openWriter(dir, code string) (*ledger.Store, error) {
 	}
 	store, err := ledger.Open(dir, ledger.Options{Now: time.Now})
 	var locked *ledger.LockedError
+	var sq *ledger.SQLiteBackendError
 	switch {
+	case errors.As(err, &sq):
+		return nil, failf(code, sqliteMessage(a, sq))
 	case errors.As(err, &locked):
 		return nil, failf(code, a.t("cli.error.controller_holds_root", "Root", dir, "PID", locked.HolderPID))
 	case errors.Is(err, ledger.ErrNoStateDir):

@@ -15,7 +15,8 @@ seconds=${2:-3}
 
 "$daokit" init --root "$root" >/dev/null
 mkdir -p "$root/team"
-cp "$here/workflow.toml" "$root/team/workflow.toml"
+# TEAM_WORKFLOW names another workflow.toml (the e2e test's GitHub one).
+cp "${TEAM_WORKFLOW:-$here/workflow.toml}" "$root/team/workflow.toml"
 cat >"$root/daokit.toml" <<TOML
 [controller]
 idle_exit = "0s"

@@ -14,7 +14,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/config"
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/tui/component"
@@ -31,7 +31,7 @@ type Thread struct {
 // team at all) and, when an issue was open, its Thread.
 type LoadedMsg struct {
 	Has    bool
-	Issues []lead.IssueView
+	Issues []roster.IssueView
 	Open   int64
 	Thread *Thread
 	Err    error
@@ -48,7 +48,7 @@ type Model struct {
 	loading bool
 
 	has    bool
-	issues []lead.IssueView
+	issues []roster.IssueView
 	err    error
 	cursor int // index into issues
 
@@ -104,7 +104,7 @@ func (m *Model) Target() int64 {
 }
 
 // Issues returns the issues shown, for tests.
-func (m *Model) Issues() []lead.IssueView { return m.issues }
+func (m *Model) Issues() []roster.IssueView { return m.issues }
 
 func (m *Model) load() tea.Cmd {
 	if m.loading || m.root == "" {
@@ -232,11 +232,11 @@ func Load(ctx context.Context, root string, open int64) tea.Cmd {
 			return LoadedMsg{Has: true, Open: open, Err: err}
 		}
 		defer ob.Close()
-		views, err := lead.Views(ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), time.Now())
+		views, err := roster.Views(ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), time.Now())
 		if err != nil {
 			return LoadedMsg{Has: true, Open: open, Err: err}
 		}
-		list, err := lead.Issues(ctx, ob, views)
+		list, err := roster.Issues(ctx, ob, views)
 		if err != nil {
 			return LoadedMsg{Has: true, Open: open, Err: err}
 		}

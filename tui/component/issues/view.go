@@ -4,7 +4,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/text"
@@ -48,7 +48,7 @@ func (m *Model) listLines() []string {
 	env := m.Env
 	blocked := 0
 	for _, v := range m.issues {
-		if v.State == lead.IssueBlocked {
+		if v.State == roster.IssueBlocked {
 			blocked++
 		}
 	}
@@ -87,7 +87,7 @@ func (m *Model) listLines() []string {
 }
 
 // row is one issue: "▸ #3    blocked   Test login  ← #1".
-func (m *Model) row(v lead.IssueView, selected bool) string {
+func (m *Model) row(v roster.IssueView, selected bool) string {
 	env := m.Env
 	tail := env.Tail()
 	mark := "  "
@@ -115,11 +115,11 @@ func (m *Model) row(v lead.IssueView, selected bool) string {
 // stateTone colours a state by what it asks of a person.
 func stateTone(s string) theme.Tone {
 	switch s {
-	case lead.IssueBlocked, lead.IssueFailed:
+	case roster.IssueBlocked, roster.IssueFailed:
 		return theme.ToneBad
-	case lead.IssueReview:
+	case roster.IssueReview:
 		return theme.ToneWarn
-	case lead.IssueDone:
+	case roster.IssueDone:
 		return theme.ToneOK
 	}
 	return theme.ToneNeutral
@@ -130,7 +130,7 @@ func stateTone(s string) theme.Tone {
 func (m *Model) threadLines() []string {
 	env := m.Env
 	w := max(m.Width-2, 10)
-	var v lead.IssueView
+	var v roster.IssueView
 	for _, x := range m.issues {
 		if x.ID == m.open {
 			v = x

@@ -19,7 +19,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/i18n"
-	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/tui/component"
@@ -32,7 +32,7 @@ import (
 // team at all). Problems say why the team is off or blind (workflow.toml
 // errors, a refused outbox), one line each in the reader's language.
 type LoadedMsg struct {
-	Views    []lead.RoleView
+	Views    []roster.RoleView
 	Problems []string
 	Has      bool
 	Err      error
@@ -44,7 +44,7 @@ type Model struct {
 
 	root     string
 	life     context.Context
-	views    []lead.RoleView
+	views    []roster.RoleView
 	problems []string
 	has      bool
 	stale    bool
@@ -115,7 +115,7 @@ func Load(ctx context.Context, root string, now time.Time, loc *i18n.Localizer) 
 		if s, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true}); err != nil {
 			var oe *outbox.OpenError
 			if errors.As(err, &oe) {
-				problems = append(problems, lead.ExitOf("", 0, err).Text(loc.T))
+				problems = append(problems, roster.ExitOf("", 0, err).Text(loc.T))
 			} else {
 				return LoadedMsg{Has: true, Err: err}
 			}
@@ -123,7 +123,7 @@ func Load(ctx context.Context, root string, now time.Time, loc *i18n.Localizer) 
 			defer s.Close()
 			ob = s
 		}
-		views, err := lead.Views(ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), now)
+		views, err := roster.Views(ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), now)
 		return LoadedMsg{Views: views, Problems: problems, Has: true, Err: err}
 	}
 }
@@ -166,10 +166,16 @@ func (m *Model) body() []string {
 			"Queued", strconv.Itoa(len(v.Queued)))
 		lines = append(lines, " "+st.Paint(tone(v.Health)).Apply(text.Fit(health, 8, env.Tail()))+" "+
 			st.TextPaint.Apply(text.Fit(line, w-9, env.Tail())))
-		if v.Health == lead.HealthDown && v.LastExit != nil && len(lines) < room {
+		if v.Health == roster.HealthDown && v.LastExit != nil && len(lines) < room {
 			// Why a Lead is down: "down" alone sends a person to the logs.
 			lines = append(lines, strings.Repeat(" ", 10)+st.Paint(theme.ToneBad).Apply(
 				text.Fit(env.T("tui.roles.exit", "Reason", env.Clean(v.LastExit.Text(env.T))), w-9, env.Tail())))
+		}
+		if rw := v.RateWait; rw != nil && len(lines) < room {
+			// GitHub holds the Lead back: its work waits, not stalls.
+			lines = append(lines, strings.Repeat(" ", 10)+st.Paint(theme.ToneWarn).Apply(
+				text.Fit(env.T("tui.roles.rate_wait", "Until", rw.Until.Local().Format("15:04:05"),
+					"Reason", env.T("team.github.wait."+strings.ReplaceAll(rw.Reason, "-", "_"))), w-9, env.Tail())))
 		}
 		if b := blocked(v.Blocked); b != "" && len(lines) < room {
 			// What blocks a role's work gets a line of its own: it is what
@@ -183,9 +189,9 @@ func (m *Model) body() []string {
 
 func tone(h string) theme.Tone {
 	switch h {
-	case lead.HealthAlive:
+	case roster.HealthAlive:
 		return theme.ToneOK
-	case lead.HealthWarning:
+	case roster.HealthWarning:
 		return theme.ToneWarn
 	}
 	return theme.ToneBad

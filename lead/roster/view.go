@@ -1,4 +1,4 @@
-package lead
+package roster
 
 import (
 	"context"
@@ -38,6 +38,12 @@ type RoleView struct {
 	// Memory are the files of the accepted decisions the Lead gives its
 	// Workers, newest first.
 	Memory []string `json:"memory,omitempty"`
+	// Workers are the role's running Workers (and those waiting for a
+	// restart) as its Lead last published them: attempt, heartbeat
+	// (ACTIVE, WARNING, STALE), logs and worktree.
+	Workers []WorkerStatus `json:"workers,omitempty"`
+	// RateWait is the wait GitHub imposes on the Lead (nil: none).
+	RateWait *outbox.RateWait `json:"rate_wait,omitempty"`
 	// LastExit is why the role's Lead last ended (nil when it never
 	// did); while the Lead is DOWN it is why it is down.
 	LastExit *Exit `json:"last_exit,omitempty"`
@@ -68,6 +74,12 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 		switch {
 		case err == nil:
 			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull, v.Memory = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull, st.Memory
+			if liveness.ProcessAlive(st.PID) {
+				v.Workers = st.Workers
+			}
+			if st.RateWait != nil && st.RateWait.Until.After(now) {
+				v.RateWait = st.RateWait
+			}
 			age := now.Sub(st.Time)
 			switch {
 			case !liveness.ProcessAlive(st.PID):

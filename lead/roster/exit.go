@@ -1,10 +1,11 @@
-package lead
+package roster
 
 import (
 	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/daokit/daokit/outbox"
@@ -14,7 +15,9 @@ import (
 // shown by daokit status and the roles pane with the message
 // "team.lead_exit.<code>" (Detail, when set, is the error as printed).
 // The outbox's refusals keep their own codes (outbox.OpenError.Code):
-// OUTBOX_MISSING, OUTBOX_EMPTY, OUTBOX_CORRUPT.
+// OUTBOX_MISSING, OUTBOX_EMPTY, OUTBOX_CORRUPT; so do GitHub set-up
+// problems (outbox.GitHubError.Code, GITHUB_*), worded as
+// "team.github.<code>".
 const (
 	// ExitFailed: the Lead stopped on an error of its own (Detail).
 	ExitFailed = "LEAD_FAILED"
@@ -35,8 +38,10 @@ const (
 
 // ExitReasons lists every code an Exit's Reason may hold.
 func ExitReasons() []string {
-	return []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped,
-		"OUTBOX_MISSING", "OUTBOX_EMPTY", "OUTBOX_CORRUPT"}
+	return []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped, ExitGuardUnavailable,
+		"OUTBOX_MISSING", "OUTBOX_EMPTY", "OUTBOX_CORRUPT",
+		outbox.GitHubNoToken, outbox.GitHubBadRepo, outbox.GitHubBadToken, outbox.GitHubNoRepo, outbox.GitHubNoIssues,
+		outbox.GitHubReadOnly, outbox.GitHubUnreachable, outbox.GitHubRateLimited}
 }
 
 // Exit is why a role's Lead process last ended, kept in
@@ -51,6 +56,10 @@ type Exit struct {
 	Detail   string `json:"detail,omitempty"`
 	ExitCode int    `json:"exit_code"`
 	Signal   string `json:"signal,omitempty"`
+	// Repo and API name the GitHub repository and API root of a GitHub
+	// set-up problem (Reason GITHUB_*).
+	Repo string `json:"repo,omitempty"`
+	API  string `json:"api,omitempty"`
 	// Restarts is how many times the controller had restarted the Lead;
 	// GaveUp, that it will not restart it again (the restart bound).
 	Restarts int       `json:"restarts,omitempty"`
@@ -76,13 +85,13 @@ func ReadExit(dir, role string) (Exit, error) {
 // the old record or the new one).
 func WriteExit(dir string, e Exit) error {
 	if e.Time.IsZero() {
-		e.Time = now()
+		e.Time = time.Now().UTC()
 	}
 	data, err := json.MarshalIndent(e, "", "  ")
 	if err != nil {
 		return err
 	}
-	if err := ensureDir(dir); err != nil {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
 	path := ExitPath(dir, e.Role)
@@ -99,6 +108,14 @@ func ExitReasonOf(err error) string {
 	var oe *outbox.OpenError
 	if errors.As(err, &oe) {
 		return oe.Code()
+	}
+	var ge *outbox.GitHubError
+	if errors.As(err, &ge) {
+		return ge.Code
+	}
+	var gu *GuardUnavailableError
+	if errors.As(err, &gu) {
+		return ExitGuardUnavailable
 	}
 	return ExitFailed
 }
@@ -120,6 +137,14 @@ func ExitOf(role string, pid int, err error) Exit {
 			e.Detail += ": " + oe.Detail
 		}
 	}
+	var ge *outbox.GitHubError
+	if errors.As(err, &ge) {
+		e.Repo, e.API, e.Detail = ge.Repo, ge.API, ge.Detail
+	}
+	var gu *GuardUnavailableError
+	if errors.As(err, &gu) {
+		e.Detail = gu.Err.Error()
+	}
 	return e
 }
 
@@ -131,7 +156,12 @@ func (e Exit) Text(t func(id string, kv ...any) string) string {
 	if detail == "" {
 		detail = "-"
 	}
-	s := t("team.lead_exit."+e.Reason, "Detail", detail, "Signal", e.Signal, "Code", e.ExitCode)
+	var s string
+	if strings.HasPrefix(e.Reason, "GITHUB_") {
+		s = t("team.github."+e.Reason, "Repo", e.Repo, "API", e.API, "Detail", detail)
+	} else {
+		s = t("team.lead_exit."+e.Reason, "Detail", detail, "Signal", e.Signal, "Code", e.ExitCode)
+	}
 	if e.GaveUp {
 		s += " " + t("team.lead_exit.gave_up", "Restarts", e.Restarts)
 	}

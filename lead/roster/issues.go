@@ -1,4 +1,4 @@
-package lead
+package roster
 
 import (
 	"context"

@@ -1,0 +1,134 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/lead"
+	"github.com/daokit/daokit/lead/roster"
+	"github.com/daokit/daokit/outbox"
+	"github.com/daokit/daokit/team"
+)
+
+// TestTeamDrillWorkersRunOnce files issues for three roles (two Workers
+// each at a time, the simulated role Worker) while the controller and
+// the Leads it supervises are SIGKILLed at random moments (one stop in
+// three is the controller's, whose Leads then get SIGTERM and the next
+// controller starts new ones): every issue is done once, and no Worker
+// that had finished (its result line is in its attempt's log) is run
+// again. 60 issues and 6 kills; 600 and 60 with DAOKIT_DRILL=full.
+func TestTeamDrillWorkersRunOnce(t *testing.T) {
+	issues, kills := 60, 6
+	if full() {
+		issues, kills = 600, 60
+	}
+	const roles = 3
+	root := newRoot(t, simConfig("1s")+"\n[team]\noutbox_root = \"team\"\n[team.role_max_concurrent]\nr0 = 2\nr1 = 2\nr2 = 2\n")
+	dir := filepath.Join(root, "team")
+	os.MkdirAll(dir, 0o755)
+	if err := os.WriteFile(filepath.Join(dir, "workflow.toml"), []byte("[roles.r0]\n[roles.r1]\n[roles.r2]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := run(t, "outbox", "init", "--root", root); r.code != 0 {
+		t.Fatalf("outbox init: %+v", r)
+	}
+	wf, err := team.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ob.Close()
+	ctx := context.Background()
+
+	c := startController(t, root)
+	defer func() { c.stop() }()
+	ids := make([]int64, 0, issues)
+	for i := range issues {
+		r, err := ob.Apply(ctx, outbox.Change{Actor: "person", Ops: []outbox.Op{{Kind: outbox.OpOpen,
+			Title: fmt.Sprintf("job %d", i), Body: "Sim: sleep 30ms", Labels: []string{fmt.Sprintf("to:r%d", i%roles)}}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, r.Issues[0])
+	}
+	closed := func() int {
+		list, _ := ob.List(ctx, outbox.Query{State: "closed"})
+		return len(list)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	controllerKills, leadKills := 0, 0
+	for i := range kills {
+		if closed() >= issues {
+			break
+		}
+		// A random moment: the team is somewhere in its work.
+		jitter := time.NewTimer(time.Duration(50+rng.IntN(300)) * time.Millisecond)
+		<-jitter.C
+		if i%3 == 2 {
+			c.kill()
+			c = startController(t, root)
+			controllerKills++
+			continue
+		}
+		st, err := roster.ReadStatus(roster.StatusDir(wf), fmt.Sprintf("r%d", rng.IntN(roles)))
+		if err == nil && st.PID > 0 && syscall.Kill(st.PID, syscall.SIGKILL) == nil {
+			leadKills++
+		}
+	}
+	waitFor(t, 300*time.Second, "every issue closed", func() bool { return closed() >= issues })
+
+	repeated, rerun := 0, 0
+	for i, id := range ids {
+		role := fmt.Sprintf("r%d", i%roles)
+		atts, err := lead.Attempts(roster.StatusDir(wf), role, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		finished := 0
+		for _, a := range atts {
+			out, _ := os.ReadFile(filepath.Join(lead.AttemptDir(roster.StatusDir(wf), role, id, a), "stdout.log"))
+			done := strings.Contains(string(out), "State: done\n")
+			if finished > 0 {
+				repeated++
+				t.Errorf("#%d: attempt %d ran after one had finished (attempts %v)", id, a, atts)
+			} else if !done {
+				rerun++
+			}
+			if done {
+				finished++
+			}
+		}
+		if finished == 0 {
+			t.Errorf("#%d: no Worker finished (attempts %v)", id, atts)
+		}
+		cs, err := ob.Comments(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, c := range cs {
+			if strings.HasPrefix(c.Body, "Done: the Worker finished") {
+				n++
+			}
+		}
+		if n != 1 {
+			t.Errorf("#%d: %d Done comments", id, n)
+		}
+	}
+	report := fmt.Sprintf("team worker drill: %d issues, %d SIGKILL of the controller, %d SIGKILL of Leads, %d finished Workers run again, %d attempts stopped unfinished and run again",
+		issues, controllerKills, leadKills, repeated, rerun)
+	t.Log(report)
+	if full() {
+		fmt.Println(report)
+	}
+}

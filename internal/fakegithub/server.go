@@ -1,0 +1,583 @@
+package fakegithub
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Token is one access token the stand-in accepts.
+type Token struct {
+	Login string
+	// Push: the user may write the repositories' issues (a read-only
+	// token is refused every write with 403, as GitHub refuses it).
+	Push bool
+}
+
+// Request is one request as the stand-in received it.
+type Request struct {
+	Method string
+	// Path is the path under the API root; Query its query string.
+	Path   string
+	Query  string
+	Header http.Header
+	Body   string
+	Status int
+}
+
+// Fault is an injected answer: the next Times requests whose method
+// and path match (empty matches any) are answered with Status, Header
+// and Body instead.
+type Fault struct {
+	Method string
+	// PathSuffix matches the end of the path.
+	PathSuffix string
+	Status     int
+	Header     map[string]string
+	Body       string
+	Times      int
+	// Hold, when set, holds the matching request until Hold is closed,
+	// then answers it as usual (Status and the rest are unused): GitHub
+	// did what was asked, whether or not the client is still there to
+	// hear it. Holding is closed when the request arrives.
+	Hold, Holding chan struct{}
+}
+
+// Server is the stand-in. Its zero value is not usable: use New.
+type Server struct {
+	// URL is the API root (the Prefix included), for api_url.
+	URL    string
+	Prefix string
+	srv    *httptest.Server
+
+	mu       sync.Mutex
+	tokens   map[string]Token
+	repos    map[string]*repo
+	requests []Request
+	faults   []*Fault
+	// lag: how many comment listings a new comment is missing from.
+	lag      int
+	nextID   int64
+	clock    time.Time
+	pageSize int
+	// charged counts requests that cost rate limit (not the 304s).
+	charged int
+}
+
+type repo struct {
+	name     string
+	issues   []*issue
+	comments []*comment
+}
+
+type issue struct {
+	Number    int64
+	Title     string
+	Body      string
+	User      string
+	State     string
+	Labels    []string
+	Assignees []string
+	Created   time.Time
+	Updated   time.Time
+	PR        bool
+}
+
+type comment struct {
+	ID      int64
+	Issue   int64
+	User    string
+	Body    string
+	Created time.Time
+	Updated time.Time
+	// hidden: listings left before it shows (eventual consistency).
+	hidden int
+}
+
+// Options configure New.
+type Options struct {
+	// Prefix mounts the API under a path, as GitHub Enterprise Server
+	// does ("/api/v3").
+	Prefix string
+	// CommentLag is how many comment listings miss a new comment.
+	CommentLag int
+	// PageSize caps per_page (GitHub: 100), so tests paginate small.
+	PageSize int
+}
+
+// New starts a stand-in serving repos (each "owner/name") to tokens.
+// Close it when done.
+func New(o Options, tokens map[string]Token, repos ...string) *Server {
+	s := &Server{Prefix: strings.TrimRight(o.Prefix, "/"), tokens: tokens, repos: map[string]*repo{}, lag: o.CommentLag,
+		nextID: 1000, clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), pageSize: o.PageSize}
+	if s.pageSize <= 0 || s.pageSize > 100 {
+		s.pageSize = 100
+	}
+	for _, r := range repos {
+		s.repos[r] = &repo{name: r}
+	}
+	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
+	s.URL = s.srv.URL + s.Prefix
+	return s
+}
+
+// Close stops the stand-in.
+func (s *Server) Close() { s.srv.Close() }
+
+// Inject queues a fault.
+func (s *Server) Inject(f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f.Times <= 0 {
+		f.Times = 1
+	}
+	s.faults = append(s.faults, &f)
+}
+
+// Requests returns every request so far.
+func (s *Server) Requests() []Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.requests)
+}
+
+// Charged counts the requests that cost rate limit: all but the 304s.
+func (s *Server) Charged() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.charged
+}
+
+// now is the stand-in's clock: a second per change, so that updated_at
+// orders changes as GitHub's does and since= filters are exact.
+func (s *Server) now() time.Time {
+	s.clock = s.clock.Add(time.Second)
+	return s.clock
+}
+
+// OpenIssue opens an issue as login did on GitHub (a person).
+func (s *Server) OpenIssue(repoName, login, title, body string, labels ...string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	r := s.repos[repoName]
+	t := s.now()
+	is := &issue{Number: int64(len(r.issues) + 1), Title: title, Body: body, User: login, State: "open", Labels: slices.Clone(labels), Created: t, Updated: t}
+	r.issues = append(r.issues, is)
+	return is.Number
+}
+
+// OpenPullRequest opens a pull request (listed with the issues, as
+// GitHub lists them, with a pull_request field).
+func (s *Server) OpenPullRequest(repoName, login, title string) int64 {
+	n := s.OpenIssue(repoName, login, title, "")
+	s.mu.Lock()
+	s.repos[repoName].issues[n-1].PR = true
+	s.mu.Unlock()
+	return n
+}
+
+// Comment posts a comment as login did on GitHub.
+func (s *Server) Comment(repoName string, number int64, login, body string) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.addComment(s.repos[repoName], s.repos[repoName].issues[number-1], login, body).ID
+}
+
+// SetLabels sets an issue's labels as a person did on GitHub.
+func (s *Server) SetLabels(repoName string, number int64, labels ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.repos[repoName].issues[number-1]
+	is.Labels = slices.Clone(labels)
+	is.Updated = s.now()
+}
+
+// Issue returns a copy of an issue: Labels, Assignees, State, Body.
+func (s *Server) Issue(repoName string, number int64) (labels, assignees []string, state, body string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	is := s.repos[repoName].issues[number-1]
+	return slices.Clone(is.Labels), slices.Clone(is.Assignees), is.State, is.Body
+}
+
+// Comments returns the bodies of an issue's comments, as stored.
+func (s *Server) Comments(repoName string, number int64) []string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []string
+	for _, c := range s.repos[repoName].comments {
+		if c.Issue == number {
+			out = append(out, c.Body)
+		}
+	}
+	return out
+}
+
+func (s *Server) addComment(r *repo, is *issue, login, body string) *comment {
+	s.nextID++
+	t := s.now()
+	c := &comment{ID: s.nextID, Issue: is.Number, User: login, Body: body, Created: t, Updated: t, hidden: s.lag}
+	r.comments = append(r.comments, c)
+	is.Updated = t
+	return c
+}
+
+func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
+	body, _ := io.ReadAll(req.Body)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rec := Request{Method: req.Method, Path: strings.TrimPrefix(req.URL.Path, s.Prefix), Query: req.URL.RawQuery, Header: req.Header.Clone(), Body: string(body)}
+	rw := &recorder{ResponseWriter: w, status: 200}
+	defer func() {
+		rec.Status = rw.status
+		if rw.status != http.StatusNotModified {
+			s.charged++
+		}
+		s.requests = append(s.requests, rec)
+	}()
+	h := rw.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("X-RateLimit-Limit", "5000")
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, 5000-s.charged-1)))
+	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
+	h.Set("X-RateLimit-Resource", "core")
+	if !strings.HasPrefix(req.URL.Path, s.Prefix+"/") {
+		s.fail(rw, http.StatusNotFound, "Not Found")
+		return
+	}
+	if f := s.fault(req.Method, rec.Path); f != nil && f.Hold != nil {
+		s.mu.Unlock()
+		if f.Holding != nil {
+			close(f.Holding)
+		}
+		<-f.Hold
+		s.mu.Lock()
+	} else if f != nil {
+		for k, v := range f.Header {
+			h.Set(k, v)
+		}
+		rw.WriteHeader(f.Status)
+		_, _ = rw.Write([]byte(f.Body))
+		return
+	}
+	tok, ok := s.auth(req)
+	if !ok {
+		s.fail(rw, http.StatusUnauthorized, "Bad credentials")
+		return
+	}
+	s.route(rw, req, rec.Path, body, tok)
+}
+
+type recorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (r *recorder) WriteHeader(code int) {
+	r.status = code
+	r.ResponseWriter.WriteHeader(code)
+}
+
+func (s *Server) fault(method, path string) *Fault {
+	for i, f := range s.faults {
+		if (f.Method == "" || f.Method == method) && strings.HasSuffix(path, f.PathSuffix) {
+			f.Times--
+			if f.Times <= 0 {
+				s.faults = append(s.faults[:i], s.faults[i+1:]...)
+			}
+			return f
+		}
+	}
+	return nil
+}
+
+func (s *Server) auth(req *http.Request) (Token, bool) {
+	a := req.Header.Get("Authorization")
+	for _, p := range []string{"Bearer ", "token "} {
+		if strings.HasPrefix(a, p) {
+			t, ok := s.tokens[strings.TrimPrefix(a, p)]
+			return t, ok
+		}
+	}
+	return Token{}, false
+}
+
+func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
+}
+
+// reply writes v with an ETag; a request whose If-None-Match holds the
+// same ETag gets a 304 with no body.
+func (s *Server) reply(w http.ResponseWriter, req *http.Request, status int, v any) {
+	data, _ := json.Marshal(v)
+	sum := sha256.Sum256(data)
+	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
+	w.Header().Set("ETag", etag)
+	if req.Method == http.MethodGet && req.Header.Get("If-None-Match") == etag {
+		w.WriteHeader(http.StatusNotModified)
+		return
+	}
+	w.WriteHeader(status)
+	_, _ = w.Write(data)
+}
+
+// page cuts items to the request's page and sets the Link header the
+// way GitHub does (next, last, first, prev, absolute URLs).
+func page[T any](s *Server, w http.ResponseWriter, req *http.Request, items []T) []T {
+	q := req.URL.Query()
+	per, _ := strconv.Atoi(q.Get("per_page"))
+	if per <= 0 {
+		per = 30
+	}
+	per = min(per, s.pageSize)
+	pg, _ := strconv.Atoi(q.Get("page"))
+	if pg <= 0 {
+		pg = 1
+	}
+	last := max(1, (len(items)+per-1)/per)
+	link := func(n int, rel string) string {
+		q.Set("page", strconv.Itoa(n))
+		u := url.URL{Scheme: "http", Host: req.Host, Path: req.URL.Path, RawQuery: q.Encode()}
+		return "<" + u.String() + `>; rel="` + rel + `"`
+	}
+	var links []string
+	if pg > 1 {
+		links = append(links, link(pg-1, "prev"))
+	}
+	if pg < last {
+		links = append(links, link(pg+1, "next"), link(last, "last"))
+	}
+	if pg > 1 {
+		links = append(links, link(1, "first"))
+	}
+	if len(links) > 0 {
+		w.Header().Set("Link", strings.Join(links, ", "))
+	}
+	lo := min(len(items), (pg-1)*per)
+	return items[lo:min(len(items), lo+per)]
+}
+
+func (s *Server) route(w http.ResponseWriter, req *http.Request, path string, body []byte, tok Token) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) == 1 && parts[0] == "user" {
+		s.reply(w, req, 200, map[string]any{"login": tok.Login, "id": 1, "type": "User"})
+		return
+	}
+	if len(parts) < 3 || parts[0] != "repos" {
+		s.fail(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	r, ok := s.repos[parts[1]+"/"+parts[2]]
+	if !ok {
+		s.fail(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	rest := parts[3:]
+	if req.Method != http.MethodGet && !tok.Push {
+		s.fail(w, http.StatusForbidden, "Resource not accessible by personal access token")
+		return
+	}
+	switch {
+	case len(rest) == 0 && req.Method == http.MethodGet:
+		s.reply(w, req, 200, s.repoJSON(req, r, tok))
+	case len(rest) == 1 && rest[0] == "issues" && req.Method == http.MethodGet:
+		s.listIssues(w, req, r)
+	case len(rest) == 1 && rest[0] == "issues" && req.Method == http.MethodPost:
+		s.createIssue(w, req, r, body, tok)
+	case len(rest) == 2 && rest[0] == "issues" && rest[1] == "comments" && req.Method == http.MethodGet:
+		s.listComments(w, req, r, 0)
+	case len(rest) >= 2 && rest[0] == "issues":
+		n, err := strconv.ParseInt(rest[1], 10, 64)
+		if err != nil || n < 1 || int(n) > len(r.issues) {
+			s.fail(w, http.StatusNotFound, "Not Found")
+			return
+		}
+		s.onIssue(w, req, r, r.issues[n-1], rest[2:], body, tok)
+	default:
+		s.fail(w, http.StatusNotFound, "Not Found")
+	}
+}
+
+func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *issue, rest []string, body []byte, tok Token) {
+	var in struct {
+		Title     *string   `json:"title"`
+		Body      *string   `json:"body"`
+		State     *string   `json:"state"`
+		Labels    *[]string `json:"labels"`
+		Assignees *[]string `json:"assignees"`
+	}
+	if len(body) > 0 {
+		if err := json.Unmarshal(body, &in); err != nil {
+			s.fail(w, http.StatusBadRequest, "Problems parsing JSON")
+			return
+		}
+	}
+	switch {
+	case len(rest) == 0 && req.Method == http.MethodGet:
+		s.reply(w, req, 200, s.issueJSON(req, r, is))
+	case len(rest) == 0 && req.Method == http.MethodPatch:
+		if in.State != nil {
+			if *in.State != "open" && *in.State != "closed" {
+				s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+				return
+			}
+			is.State = *in.State
+		}
+		if in.Title != nil {
+			is.Title = *in.Title
+		}
+		if in.Body != nil {
+			is.Body = *in.Body
+		}
+		if in.Labels != nil {
+			is.Labels = slices.Clone(*in.Labels)
+		}
+		if in.Assignees != nil {
+			is.Assignees = slices.Clone(*in.Assignees)
+		}
+		is.Updated = s.now()
+		s.reply(w, req, 200, s.issueJSON(req, r, is))
+	case len(rest) == 1 && rest[0] == "comments" && req.Method == http.MethodGet:
+		s.listComments(w, req, r, is.Number)
+	case len(rest) == 1 && rest[0] == "comments" && req.Method == http.MethodPost:
+		if in.Body == nil || strings.TrimSpace(*in.Body) == "" {
+			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+			return
+		}
+		c := s.addComment(r, is, tok.Login, *in.Body)
+		w.Header().Set("Location", s.abs(req, fmt.Sprintf("/repos/%s/issues/comments/%d", r.name, c.ID)))
+		s.reply(w, req, http.StatusCreated, s.commentJSON(req, r, c))
+	case len(rest) == 1 && rest[0] == "labels" && req.Method == http.MethodPost:
+		if in.Labels == nil {
+			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+			return
+		}
+		for _, l := range *in.Labels {
+			if !slices.Contains(is.Labels, l) {
+				is.Labels = append(is.Labels, l)
+			}
+		}
+		is.Updated = s.now()
+		s.reply(w, req, 200, s.labelsJSON(req, r, is.Labels))
+	case len(rest) == 2 && rest[0] == "labels" && req.Method == http.MethodDelete:
+		name, _ := url.PathUnescape(rest[1])
+		i := slices.Index(is.Labels, name)
+		if i < 0 {
+			s.fail(w, http.StatusNotFound, "Label does not exist")
+			return
+		}
+		is.Labels = slices.Delete(is.Labels, i, i+1)
+		is.Updated = s.now()
+		s.reply(w, req, 200, s.labelsJSON(req, r, is.Labels))
+	default:
+		s.fail(w, http.StatusNotFound, "Not Found")
+	}
+}
+
+func (s *Server) createIssue(w http.ResponseWriter, req *http.Request, r *repo, body []byte, tok Token) {
+	var in struct {
+		Title     string   `json:"title"`
+		Body      string   `json:"body"`
+		Labels    []string `json:"labels"`
+		Assignees []string `json:"assignees"`
+	}
+	if err := json.Unmarshal(body, &in); err != nil || strings.TrimSpace(in.Title) == "" {
+		s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+		return
+	}
+	t := s.now()
+	is := &issue{Number: int64(len(r.issues) + 1), Title: in.Title, Body: in.Body, User: tok.Login, State: "open",
+		Labels: in.Labels, Assignees: in.Assignees, Created: t, Updated: t}
+	r.issues = append(r.issues, is)
+	w.Header().Set("Location", s.abs(req, fmt.Sprintf("/repos/%s/issues/%d", r.name, is.Number)))
+	s.reply(w, req, http.StatusCreated, s.issueJSON(req, r, is))
+}
+
+// listIssues answers GET /repos/o/r/issues: state (open default), since
+// (updated at or after), creator, sort (created default, updated),
+// direction (desc default), pull requests included as GitHub does.
+func (s *Server) listIssues(w http.ResponseWriter, req *http.Request, r *repo) {
+	q := req.URL.Query()
+	state := q.Get("state")
+	if state == "" {
+		state = "open"
+	}
+	var since time.Time
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+			return
+		}
+		since = t
+	}
+	var out []*issue
+	for _, is := range r.issues {
+		if (state != "all" && is.State != state) || is.Updated.Before(since) || (q.Get("creator") != "" && is.User != q.Get("creator")) {
+			continue
+		}
+		out = append(out, is)
+	}
+	key := func(is *issue) time.Time { return is.Created }
+	if q.Get("sort") == "updated" {
+		key = func(is *issue) time.Time { return is.Updated }
+	}
+	asc := q.Get("direction") == "asc"
+	sort.SliceStable(out, func(a, b int) bool {
+		if asc {
+			return key(out[a]).Before(key(out[b]))
+		}
+		return key(out[a]).After(key(out[b]))
+	})
+	js := []map[string]any{}
+	for _, is := range page(s, w, req, out) {
+		js = append(js, s.issueJSON(req, r, is))
+	}
+	s.reply(w, req, 200, js)
+}
+
+// listComments answers the repository's comment listing (issue 0) or
+// one issue's. A new comment is missing from its first listings (lag).
+func (s *Server) listComments(w http.ResponseWriter, req *http.Request, r *repo, issue int64) {
+	q := req.URL.Query()
+	var since time.Time
+	if v := q.Get("since"); v != "" {
+		t, err := time.Parse(time.RFC3339, v)
+		if err != nil {
+			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+			return
+		}
+		since = t
+	}
+	var out []*comment
+	for _, c := range r.comments {
+		if (issue != 0 && c.Issue != issue) || c.Updated.Before(since) {
+			continue
+		}
+		if issue == 0 && c.hidden > 0 {
+			c.hidden--
+			continue
+		}
+		out = append(out, c)
+	}
+	if q.Get("direction") == "desc" {
+		slices.Reverse(out)
+	}
+	js := []map[string]any{}
+	for _, c := range page(s, w, req, out) {
+		js = append(js, s.commentJSON(req, r, c))
+	}
+	s.reply(w, req, 200, js)
+}

@@ -1,0 +1,124 @@
+package outbox
+
+import (
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// WebhookSecretEnv holds the secret GitHub signs webhook deliveries with
+// (the webhook's "Secret"); like the token it is never written anywhere
+// and never given to a Worker.
+const WebhookSecretEnv = "GITHUB_WEBHOOK_SECRET"
+
+// ErrNoWebhookSecret: a webhook receiver needs the secret.
+var ErrNoWebhookSecret = errors.New("outbox: no webhook secret (" + WebhookSecretEnv + ")")
+
+// webhookEvents are the deliveries that can change the outbox; the rest
+// are acknowledged and ignored.
+var webhookEvents = map[string]bool{"issues": true, "issue_comment": true, "label": true}
+
+// maxDelivery bounds a delivery's body (GitHub caps payloads at 25 MB).
+const maxDelivery = 25 << 20
+
+// WebhookHandler receives GitHub's webhook deliveries. A delivery whose
+// X-Hub-Signature-256 is not the HMAC-SHA256 of its body under secret
+// is refused (401); a delivery id seen before changes nothing (replays
+// and GitHub's redeliveries); any other issue or comment delivery reads
+// GitHub's changes into the mirror at once, which wakes the Leads
+// watching it. The payload is only a wake-up call: what changed is read
+// from GitHub with the cursor, as polling does, which stays the
+// fallback and the truth.
+func (g *GitHub) WebhookHandler(secret []byte) (http.Handler, error) {
+	if len(secret) == 0 {
+		return nil, ErrNoWebhookSecret
+	}
+	if g.readOnly {
+		return nil, ErrReadOnly
+	}
+	if _, err := g.db.Exec(`CREATE TABLE IF NOT EXISTS gh_deliveries(id TEXT PRIMARY KEY, time INTEGER NOT NULL) WITHOUT ROWID`); err != nil {
+		return nil, err
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			http.Error(w, "POST only", http.StatusMethodNotAllowed)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, maxDelivery+1))
+		if err != nil || len(body) > maxDelivery {
+			http.Error(w, "unreadable body", http.StatusBadRequest)
+			return
+		}
+		if !validSignature(secret, body, r.Header.Get("X-Hub-Signature-256")) {
+			http.Error(w, "bad signature", http.StatusUnauthorized)
+			return
+		}
+		id := r.Header.Get("X-GitHub-Delivery")
+		if id == "" {
+			http.Error(w, "no delivery id", http.StatusBadRequest)
+			return
+		}
+		fresh, err := g.delivery(r.Context(), id)
+		if err != nil {
+			http.Error(w, "mirror: "+err.Error(), http.StatusInternalServerError)
+			return
+		}
+		if !fresh {
+			w.WriteHeader(http.StatusOK)
+			io.WriteString(w, "duplicate delivery\n")
+			return
+		}
+		if !webhookEvents[r.Header.Get("X-GitHub-Event")] {
+			w.WriteHeader(http.StatusAccepted)
+			return
+		}
+		// GitHub waits 10 s for an answer; the sync is bounded by it,
+		// and a sync that fails is caught up by the next poll.
+		ctx, cancel := context.WithTimeout(r.Context(), 9*time.Second)
+		defer cancel()
+		if err := g.Sync(ctx); err != nil && !errors.Is(err, ErrRateLimited) {
+			http.Error(w, "sync: "+err.Error(), http.StatusBadGateway)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	}), nil
+}
+
+// validSignature checks "sha256=<hex>" in constant time.
+func validSignature(secret, body []byte, header string) bool {
+	hexSum, ok := strings.CutPrefix(header, "sha256=")
+	if !ok {
+		return false
+	}
+	got, err := hex.DecodeString(hexSum)
+	if err != nil {
+		return false
+	}
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return hmac.Equal(got, mac.Sum(nil))
+}
+
+// delivery records a delivery id; false when it was recorded before.
+func (g *GitHub) delivery(ctx context.Context, id string) (bool, error) {
+	r, err := g.db.ExecContext(ctx, `INSERT INTO gh_deliveries(id, time) VALUES(?,?) ON CONFLICT DO NOTHING`, id, nowNanos())
+	if err != nil {
+		return false, err
+	}
+	n, _ := r.RowsAffected()
+	return n == 1, nil
+}
+
+// SignWebhook is the X-Hub-Signature-256 GitHub sends for body (for
+// tests and for checking a set-up by hand).
+func SignWebhook(secret, body []byte) string {
+	mac := hmac.New(sha256.New, secret)
+	mac.Write(body)
+	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
+}
