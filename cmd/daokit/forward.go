@@ -25,6 +25,19 @@ func liveController(dir string) liveness.Controller {
 	return liveness.ReadController(dir, time.Now())
 }
 
+// forwardable is what a forwarded command checks of dir before it reads
+// the ledger: a ledger, on the JSON files (a root the Python tool keeps
+// on SQLite is refused here as the local command refuses it).
+func (a *app) forwardable(dir, code string) error {
+	if err := requireLedger(a, dir); err != nil {
+		return failf(code, err.Error())
+	}
+	if err := requireJSONBackend(a, dir); err != nil {
+		return failf(code, err.Error())
+	}
+	return nil
+}
+
 // forward has ctl, the live controller holding dir, carry out op, and
 // prints what it answers as the command's own output: its stdout byte
 // for byte, or its failure as "<CODE>: <message>" in this reader's

@@ -54,8 +54,8 @@ func (a *app) runHandoff(o handoffFlags) error {
 	ctl := liveController(dir)
 	var store *ledger.Store
 	if ctl.Live() {
-		if err := requireLedger(a, dir); err != nil {
-			return failf("E_HANDOFF_FAILED", err.Error())
+		if err := a.forwardable(dir, "E_HANDOFF_FAILED"); err != nil {
+			return err
 		}
 	} else {
 		if store, err = a.openWriter(dir, "E_HANDOFF_FAILED"); err != nil {

@@ -56,8 +56,8 @@ func (a *app) runTakeover(o takeoverFlags) error {
 	ctl := liveController(dir)
 	var store *ledger.Store
 	if ctl.Live() {
-		if err := requireLedger(a, dir); err != nil {
-			return failf("E_TAKEOVER_FAILED", err.Error())
+		if err := a.forwardable(dir, "E_TAKEOVER_FAILED"); err != nil {
+			return err
 		}
 	} else {
 		if store, err = a.openWriter(dir, "E_TAKEOVER_FAILED"); err != nil {
