@@ -84,6 +84,10 @@ type Controller struct {
 	current  *run   // the run pipeline_state.json shows
 	slots    *laneSlots
 	stopping bool
+	// outcomes are the answers of the latest forwarded commands, by
+	// message id (outcomeIDs, oldest first), for a resend (operate.go).
+	outcomes   map[string]relay.Outcome
+	outcomeIDs []string
 	// standing is the controller's standing lease.
 	standing *heal.Held
 	// fenced is the pid of a hung controller this one killed to start.

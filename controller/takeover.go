@@ -34,23 +34,33 @@ func (c *Controller) takeOver(r *run, step string, reason vocab.Reason) {
 	}
 	c.writeLeasesLocked()
 	c.mu.Unlock()
-	// The package is written (and fsynced) outside c.mu: no
-	// acknowledgement waits for a takeover's disk.
+	c.finishTakeover(&r.pipeline, &t)
+	c.persist(r)
+}
+
+// finishTakeover completes a takeover PlanTakeover decided on p and
+// the controller's register: it writes the handoff package (outside
+// c.mu: no acknowledgement waits for a takeover's disk), applies it to
+// p, writes the register and records the takeover's events. The caller
+// then writes p, after the events as every pipeline write comes after
+// the log's: p is r's own pipeline for the controller's own takeovers
+// (persist), a copy for a person's (operateTakeover). Either way it is
+// changed under c.mu only.
+func (c *Controller) finishTakeover(p *ledger.PipelineState, t *heal.Takeover) {
 	var written error
 	if pkg, ok := t.Handoff(); ok {
 		written = c.store.WriteHandoff(pkg)
 	}
 	c.mu.Lock()
-	t.ApplyHandoff(&r.pipeline, written)
+	t.ApplyHandoff(p, written)
 	c.mu.Unlock()
 	c.flushDocs()
 	if err := t.HandoffErr(); err != nil {
-		c.log.Error("handoff after takeover", "step", step, "err", err)
+		c.log.Error("handoff after takeover", "task_id", t.Spec.TaskID, "step", t.Spec.Step, "err", err)
 	}
 	for _, e := range t.Events(ledger.Layout{Root: c.opts.Root}.Handoff()) {
 		c.record(e)
 	}
-	c.persist(r)
 }
 
 // releaseSuccessors ends the leases the controller held for r between a

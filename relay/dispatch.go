@@ -58,6 +58,8 @@ func (s *Server) answer(ctx context.Context, c *conn, env Envelope) Envelope {
 			return errorAnswer(env.ID, &Error{Code: CodeBadRequest, Detail: "kind"})
 		}
 		return s.ack(ctx, env.ID, func() (Ack, error) { return s.h.HandleControl(ctx, req, ctl) })
+	case TypeOperate:
+		return s.operate(ctx, c, req, env)
 	}
 	// checkRequest lets only request types through, and observe went
 	// elsewhere.
@@ -69,7 +71,7 @@ func (s *Server) ack(ctx context.Context, id string, call func() (Ack, error)) E
 	a, err := s.flights.do(ctx, id, func() (a Ack, err error) {
 		defer recoverInto(&err)
 		return call()
-	})
+	}, func(a Ack) Ack { a.Duplicate = true; return a })
 	if err != nil {
 		return errorAnswer(id, wireError(err))
 	}
@@ -115,37 +117,38 @@ func recoverInto(err *error) {
 // attempt (from the dropped connection) is still being handled; the second
 // waits and gets the first one's Ack with Duplicate set, and the handler
 // never sees the id twice at once.
-type flightGroup struct {
+//
+// dup marks the shared answer as a duplicate's.
+type flightGroup[T any] struct {
 	mu sync.Mutex
-	m  map[string]*flight
+	m  map[string]*flight[T]
 }
 
-type flight struct {
+type flight[T any] struct {
 	done chan struct{}
-	ack  Ack
+	ack  T
 	err  error
 }
 
-func (g *flightGroup) do(ctx context.Context, id string, call func() (Ack, error)) (Ack, error) {
+func (g *flightGroup[T]) do(ctx context.Context, id string, call func() (T, error), dup func(T) T) (T, error) {
+	var zero T
 	g.mu.Lock()
 	if f, ok := g.m[id]; ok {
 		g.mu.Unlock()
 		select {
 		case <-f.done:
 			if f.err != nil {
-				return Ack{}, f.err
+				return zero, f.err
 			}
-			a := f.ack
-			a.Duplicate = true
-			return a, nil
+			return dup(f.ack), nil
 		case <-ctx.Done():
-			return Ack{}, ctx.Err()
+			return zero, ctx.Err()
 		}
 	}
 	if g.m == nil {
-		g.m = make(map[string]*flight)
+		g.m = make(map[string]*flight[T])
 	}
-	f := &flight{done: make(chan struct{})}
+	f := &flight[T]{done: make(chan struct{})}
 	g.m[id] = f
 	g.mu.Unlock()
 

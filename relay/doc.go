@@ -15,6 +15,14 @@
 // person asks, the controller decides. Their kinds are a closed set, so
 // that "takeover" cannot come in as a control kind either.
 //
+// A person's operator commands (`daokit takeover`, `handoff --create`,
+// `handoff --apply`) reach a live controller as operate requests, also
+// forwards, on the CLI's own short connection: the controller carries
+// them out as the root's only writer (an optional Operator on the
+// Handler). GuardOperation refuses them on a connection that observes,
+// as every window's does, so the window stays a relay. Their kinds are a
+// closed set too.
+//
 // # Protocol
 //
 // JSON lines (UTF-8, one object per line, "\n"-terminated, a trailing
@@ -30,18 +38,22 @@
 //     hex; 1–128 printable ASCII characters). It is the ledger dedup key:
 //     a request resent after a reconnect keeps its id, and the controller
 //     answers it with the original Ack and Duplicate set.
-//   - type: requests hello, instruction, control, observe, ping; answers
-//     hello, ack, reply, pong, error; and notice, which the server pushes.
+//   - type: requests hello, instruction, control, operate, observe,
+//     ping; answers hello, ack, outcome, reply, pong, error; and notice,
+//     which the server pushes.
 //   - re: on answers, the id of the request answered.
 //   - action: on requests, the relay action performed: forward for
-//     instruction and control, observe for observe, ping and hello.
-//   - body: Hello, Instruction, Control, Ack, Status, Notice or Error,
+//     instruction, control and operate, observe for observe, ping and
+//     hello.
+//   - body: Hello, Instruction, Control, Operation, Ack, Outcome, Status,
+//     Notice or Error,
 //     according to the type. Unknown fields are ignored.
 //
 // The server speaks first: a hello (its pid, root and line cap), or an
 // error forbidden_peer if the peer runs as another user (SO_PEERCRED), after
 // which it closes the connection. Then each request gets exactly one
-// answer: instruction and control an ack, observe a reply (a Status, after
+// answer: instruction and control an ack, operate an outcome (what the
+// command prints), observe a reply (a Status, after
 // which the connection receives notices), ping a pong, hello a hello, or an
 // error naming the request in re.
 //

@@ -31,6 +31,11 @@ const (
 	TypeObserve Type = "observe"
 	// TypePing asks for a pong, to measure the round trip.
 	TypePing Type = "ping"
+	// TypeOperate carries an Operation: a ledger command (`daokit
+	// takeover`, `handoff --create/--apply`) that the CLI asks the
+	// controller holding the root to carry out; the answer is an
+	// outcome. A connection that observes (a window's) may not send it.
+	TypeOperate Type = "operate"
 )
 
 // Envelope types sent by the server.
@@ -46,6 +51,8 @@ const (
 	TypeNotice Type = "notice"
 	// TypePong answers a ping.
 	TypePong Type = "pong"
+	// TypeOutcome answers an operate request with an Outcome.
+	TypeOutcome Type = "outcome"
 )
 
 // Envelope is one line of the protocol, in both directions. Requests carry

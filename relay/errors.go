@@ -44,6 +44,9 @@ const (
 	// CodeUnavailable: no controller can take the request now (it is
 	// shutting down, or not listening).
 	CodeUnavailable Code = "unavailable"
+	// CodeObserving: an operate request on a connection that observes
+	// (a window's relay connection); see GuardOperation.
+	CodeObserving Code = "observing"
 )
 
 // Codes a client reports on its own; they never travel on the wire.

@@ -60,6 +60,29 @@ var requestAction = map[Type]string{
 	TypeObserve:     ActionObserve,
 	TypePing:        ActionObserve,
 	TypeHello:       ActionObserve,
+	// A forwarded command is a forward too: the CLI asks, the
+	// controller carries it out through its own code, as its only
+	// writer. GuardOperation keeps it off observer connections.
+	TypeOperate: ActionForward,
+}
+
+// ErrObserverOperate is GuardOperation's answer on a connection that
+// observes.
+var ErrObserverOperate = &Error{Code: CodeObserving, Detail: string(TypeOperate)}
+
+// GuardOperation is the observer-relay rule for forwarded commands
+// (operate requests): they come from the CLI's own short connection,
+// never from a connection that observes. A window observes from its
+// first moment, so its connection can only forward what the person
+// typed, observe and visualize, as the Python relay policy says; the
+// takeover and handoff a person runs with daokit reach the controller on
+// a connection of their own, with the action forward (Guard's three
+// actions and their denial text are unchanged).
+func GuardOperation(observing bool) error {
+	if observing {
+		return ErrObserverOperate
+	}
+	return nil
 }
 
 // checkRequest validates what both ends check before a request is handled:

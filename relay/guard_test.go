@@ -65,9 +65,11 @@ func TestForbiddenActionText(t *testing.T) {
 // TestClientHasNoForbiddenVerbs proves the window cannot even express a
 // forbidden action: the Client's methods are exactly these, and the only
 // one taking an action string is Send, which the next test shows refuses.
+// Operate is the CLI's forward of a person's command, refused on a client
+// that observes (TestOperateRefusedOnObservingConnections).
 func TestClientHasNoForbiddenVerbs(t *testing.T) {
 	t.Parallel()
-	want := []string{"Close", "Control", "FollowUp", "Forward", "Notices", "Observe", "Ping", "Send", "State", "States"}
+	want := []string{"Close", "Control", "FollowUp", "Forward", "Notices", "Observe", "Operate", "Ping", "Send", "State", "States"}
 	typ := reflect.TypeFor[*Client]()
 	var got []string
 	for i := range typ.NumMethod() {

@@ -56,6 +56,7 @@ type fakeHandler struct {
 	order    []string       // ids, first time seen
 	calls    map[string]int // handler calls per id
 	controls []Control
+	outcomes map[string]Outcome // forwarded commands carried out, by id
 	status   Status
 	// gate, if set, is received from before each instruction is handled,
 	// so a test can hold requests in flight.
@@ -112,6 +113,24 @@ func (h *fakeHandler) HandleControl(_ context.Context, req Request, c Control) (
 	h.calls[req.ID]++
 	h.controls = append(h.controls, c)
 	return Ack{Route: Route{TaskID: c.TaskID, RunID: c.RunID, NextAction: string(c.Kind)}}, nil
+}
+
+// HandleOperation carries out a forwarded command once per id, as the
+// controller does: a resend gets the first outcome, marked a duplicate.
+func (h *fakeHandler) HandleOperation(_ context.Context, req Request, op Operation) (Outcome, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.calls[req.ID]++
+	if o, ok := h.outcomes[req.ID]; ok {
+		o.Duplicate = true
+		return o, nil
+	}
+	if h.outcomes == nil {
+		h.outcomes = map[string]Outcome{}
+	}
+	o := Outcome{Output: string(op.Kind) + " " + op.TaskID + "\n", EventID: "ev-" + req.ID}
+	h.outcomes[req.ID] = o
+	return o, nil
 }
 
 func (h *fakeHandler) HandleObserve(context.Context, Request) (Status, error) {

@@ -34,10 +34,11 @@ type Server struct {
 	// observerCap (see admitObserver).
 	observers, observerCap int
 
-	flights flightGroup
-	dropped atomic.Uint64
-	refused atomic.Uint64 // connections refused at the cap
-	evicted atomic.Uint64 // silent connections closed to make room
+	flights   flightGroup[Ack]
+	opFlights flightGroup[Outcome]
+	dropped   atomic.Uint64
+	refused   atomic.Uint64 // connections refused at the cap
+	evicted   atomic.Uint64 // silent connections closed to make room
 
 	stop     chan struct{} // closed by Close
 	stopOnce sync.Once

@@ -216,6 +216,14 @@ func TestRelayBoundary(t *testing.T) {
 			t.Errorf("client.Control with kind %q was accepted", action)
 		}
 	}
+	// The window's connection observes, so it cannot carry a person's
+	// takeover or handoff either: those come from daokit's own short
+	// connection (relay.GuardOperation).
+	for _, kind := range []relay.OperationKind{relay.OperateTakeover, relay.OperateHandoffCreate, relay.OperateHandoffApply} {
+		if _, err := client.Operate(context.Background(), relay.Operation{Kind: kind}); relay.CodeOf(err) != relay.CodeObserving {
+			t.Errorf("client.Operate(%s) on the window's connection: %v, want %s", kind, err, relay.CodeObserving)
+		}
+	}
 	if n := len(srv.requests()); n != len(reqs) {
 		t.Errorf("refused requests reached the wire: %d requests, want %d", n, len(reqs))
 	}

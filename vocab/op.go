@@ -10,11 +10,14 @@ type Op string
 
 // The operations.
 const (
-	OpControllerStarted  Op = "CONTROLLER_STARTED"
-	OpControllerStopped  Op = "CONTROLLER_STOPPED"
-	OpControllerFenced   Op = "CONTROLLER_FENCED"
-	OpInstruction        Op = "INSTRUCTION_RECEIVED"
-	OpControl            Op = "CONTROL_RECEIVED"
+	OpControllerStarted Op = "CONTROLLER_STARTED"
+	OpControllerStopped Op = "CONTROLLER_STOPPED"
+	OpControllerFenced  Op = "CONTROLLER_FENCED"
+	OpInstruction       Op = "INSTRUCTION_RECEIVED"
+	OpControl           Op = "CONTROL_RECEIVED"
+	// OpOperation: a command the CLI forwarded (takeover, handoff) and
+	// what it answered.
+	OpOperation          Op = "OPERATION_FORWARDED"
 	OpResumed            Op = "INSTRUCTION_RESUMED"
 	OpRunState           Op = "RUN_STATE"
 	OpRunFinished        Op = "RUN_FINISHED"
@@ -72,7 +75,7 @@ const (
 
 // Ops lists every operation.
 func Ops() []Op {
-	return []Op{OpControllerStarted, OpControllerStopped, OpControllerFenced, OpInstruction, OpControl,
+	return []Op{OpControllerStarted, OpControllerStopped, OpControllerFenced, OpInstruction, OpControl, OpOperation,
 		OpResumed, OpRunState, OpRunFinished, OpWorkerOutput, OpLedgerRepaired, OpLedgerWritesHeld,
 		OpLeaseAdopted, OpLeaseRenewFailed, OpLeasesPruned, OpHandoffApplied, OpHandoffApplyFailed,
 		OpHookRan, OpHookSkipped, OpOrphansKilled, OpLeadStarted, OpLeadExited, OpLeadRestartLimit,

@@ -98,9 +98,17 @@ func TestTakeoverOfAnExpiredLeaseFailsTheStep(t *testing.T) {
 	}
 }
 
-func TestOperatorCommandsRefuseWhileAControllerHoldsTheRoot(t *testing.T) {
+// TestOperatorCommandsRefuseWhenTheHolderDoesNotAnswer: a live process
+// holds the root's lock but answers on no socket (here the test itself;
+// in life a hung controller). The command, which a live controller
+// would carry out, changes nothing and says why.
+func TestOperatorCommandsRefuseWhenTheHolderDoesNotAnswer(t *testing.T) {
 	t.Parallel()
 	root := interruptedRun(t, time.Hour)
+	if r := runCLI(t, nil, "handoff", "--root", root, "--create"); r.code != 0 {
+		t.Fatalf("create: %+v", r)
+	}
+	before := readFile(t, ledger.Layout{Root: root}.Pipeline())
 	store, err := ledger.Open(root, ledger.Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -108,9 +116,12 @@ func TestOperatorCommandsRefuseWhileAControllerHoldsTheRoot(t *testing.T) {
 	defer store.Close()
 	for _, args := range [][]string{{"takeover"}, {"handoff", "--create"}, {"handoff", "--apply"}} {
 		r := runCLI(t, nil, append(args, "--root", root)...)
-		if r.code != exitFailure || !strings.Contains(r.stderr, "a live controller (pid") {
+		if r.code != exitFailure || !strings.Contains(r.stderr, "a live controller (pid") || !strings.Contains(r.stderr, "did not answer") {
 			t.Errorf("%v: code %d stderr %q", args, r.code, r.stderr)
 		}
+	}
+	if after := readFile(t, ledger.Layout{Root: root}.Pipeline()); after != before {
+		t.Errorf("the pipeline changed:\n%s\n%s", before, after)
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
@@ -50,11 +51,20 @@ func (a *app) runTakeover(o takeoverFlags) error {
 	if err != nil {
 		return failf("E_TAKEOVER_FAILED", err.Error())
 	}
-	store, err := a.openWriter(dir, "E_TAKEOVER_FAILED")
-	if err != nil {
-		return err
+	// A live controller is the ledger's only writer: it carries the
+	// takeover out, and the CLI only reads the ledger for the defaults.
+	ctl := liveController(dir)
+	var store *ledger.Store
+	if ctl.Live() {
+		if err := a.forwardable(dir, "E_TAKEOVER_FAILED"); err != nil {
+			return err
+		}
+	} else {
+		if store, err = a.openWriter(dir, "E_TAKEOVER_FAILED"); err != nil {
+			return err
+		}
+		defer store.Close()
 	}
-	defer store.Close()
 	p, leases, err := a.loadPipeline(dir, "E_TAKEOVER_FAILED")
 	if err != nil {
 		return err
@@ -73,6 +83,10 @@ func (a *app) runTakeover(o takeoverFlags) error {
 	case o.ttl < 0:
 		return failf("E_TAKEOVER_FAILED", a.t("cli.takeover.error.ttl"))
 	}
+	if store == nil {
+		return a.forward(dir, "E_TAKEOVER_FAILED", ctl, relay.Operation{Kind: relay.OperateTakeover,
+			TaskID: o.taskID, RunID: o.runID, SuccessorThreadID: o.thread, SuccessorPID: o.pid, LeaseTTL: o.ttl})
+	}
 	now := time.Now()
 	t, err := heal.PlanTakeover(&p, &leases, heal.TakeoverSpec{
 		TaskID: o.taskID, RunID: o.runID, Reason: vocab.ReasonManualTakeover,
@@ -88,13 +102,5 @@ func (a *app) runTakeover(o takeoverFlags) error {
 	if err := store.Commit(t.Changes(&p, &leases, store.Layout().Handoff())); err != nil {
 		return failf("E_TAKEOVER_FAILED", a.commitProblem(err))
 	}
-	return a.writeJSON(ledger.ObjectOf("task_id", o.taskID, "run_id", o.runID, "takeover_at", ledger.FormatTime(now),
-		"adopted_step_ids", nonNilStrings(t.AdoptedSteps()), "failed_step_ids", nonNilStrings(t.FailedSteps)))
-}
-
-func nonNilStrings(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
+	return a.writeJSON(t.Object())
 }

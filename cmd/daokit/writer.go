@@ -8,9 +8,9 @@ import (
 	"github.com/daokit/daokit/ledger"
 )
 
-// openWriter takes the root's writer lock for an operator command. While a
-// live controller holds it, the command refuses: the controller is the
-// only writer, and it performs takeovers and handoffs itself.
+// openWriter takes the root's writer lock for an operator command that
+// found no live controller (see forward: a live one carries the command
+// out). One that took the lock since is refused: it is the only writer.
 func (a *app) openWriter(dir, code string) (*ledger.Store, error) {
 	if err := requireLedger(a, dir); err != nil {
 		return nil, failf(code, err.Error())
