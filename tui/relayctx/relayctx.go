@@ -1,6 +1,7 @@
 package relayctx
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -36,9 +37,13 @@ type CompactedMsg struct {
 	Triggers []compact.Trigger
 }
 
-// SavedMsg says whether the context reached its file.
+// SavedMsg says whether the context reached its file. Data is what the
+// file holds now (nil after a failure); Wrote is false when the file held
+// those bytes already and was left alone.
 type SavedMsg struct {
-	Err error
+	Err   error
+	Data  []byte
+	Wrote bool
 }
 
 // Model is the relay context. It is not a pane: the root records what
@@ -70,6 +75,14 @@ type Model struct {
 
 	discard  bool // drop the running compaction's result (context restored)
 	restores int
+
+	// constraints are the person's constraints, oldest first: the window
+	// owns them and writes them with every change of the keep set.
+	constraints []string
+	synced      compact.Facts  // the ledger's facts last written into the keep set
+	missing     []compact.Fact // the latest self-check's answer
+	saved       []byte         // what the file holds, as last read or written
+	writes      int            // times the file was written
 }
 
 // New returns an empty context kept in store (nil: memory only).
@@ -82,8 +95,12 @@ func New(store Store, policy Policy, log *slog.Logger) *Model {
 		hs = compact.NewHooks()
 	}
 	return &Model{cur: &compact.Context{}, store: store, policy: policy, hooks: hs, log: log,
-		perStep: map[string]int{}, evidence: map[string]bool{}}
+		perStep: map[string]int{}, evidence: map[string]bool{}, constraints: []string{}}
 }
+
+// Writes counts the times the context's file was written (not the saves
+// that found it unchanged).
+func (m *Model) Writes() int { return m.writes }
 
 // Figures returns the status-bar figures.
 func (m *Model) Figures() Figures {
@@ -160,6 +177,7 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 			o(m.cur)
 		}
 		m.since = nil
+		m.missing = m.cur.Facts().Missing()
 		m.runs++
 		m.before, m.after = msg.Report.BytesBefore, msg.Report.BytesAfter
 		m.dirty = true
@@ -170,13 +188,19 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 			}
 		}
 		m.log.Debug("relay context compacted", "triggers", fmt.Sprint(msg.Triggers),
-			"bytes_before", msg.Report.BytesBefore, "bytes_after", msg.Report.BytesAfter)
+			"bytes_before", msg.Report.BytesBefore, "bytes_after", msg.Report.BytesAfter, "missing", fmt.Sprint(m.missing))
 		return tea.Batch(m.save(ctx), m.maybeCompact(ctx))
 	case SavedMsg:
 		m.saving = false
 		m.err = msg.Err
 		if msg.Err != nil {
 			m.log.Debug("relay context not saved", "err", msg.Err)
+			m.saved = nil
+			return nil
+		}
+		m.saved = msg.Data
+		if msg.Wrote {
+			m.writes++
 		}
 		return nil
 	}
@@ -197,7 +221,12 @@ func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
 		m.err = fmt.Errorf("relay context: %w", err)
 		return nil
 	}
-	// What was recorded before the file was read goes after it.
+	m.saved = msg.Data
+	// The self-check of the context as a successor would read it.
+	sf := saved.Facts()
+	m.missing = sf.Missing()
+	// What was recorded before the file was read goes after it; the
+	// saved constraints come first.
 	pending := m.cur
 	m.cur = saved
 	for _, l := range compact.Lists() {
@@ -205,8 +234,13 @@ func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
 			_ = m.cur.Append(l, e)
 		}
 	}
-	if f := pending.Facts(); f.LatestInstruction != "" || f.Route != (compact.Facts{}).Route {
-		m.cur.SetFacts(f)
+	early := m.constraints
+	m.constraints = []string{}
+	m.addConstraints(sf.Constraints)
+	m.addConstraints(early)
+	m.setFacts(pending.Facts())
+	if capLists(m.cur) {
+		m.dirty = true
 	}
 	return m.maybeCompact(ctx)
 }
@@ -241,12 +275,23 @@ func (m *Model) maybeCompact(ctx context.Context) tea.Cmd {
 // second.
 func (m *Model) Flush(ctx context.Context) tea.Cmd { return m.save(ctx) }
 
+// save writes the context in a command: the copy is taken here, the
+// encoding, the comparison with what the file holds and the write happen
+// off the window's loop. Bytes equal to the file's are not written again.
 func (m *Model) save(ctx context.Context) tea.Cmd {
 	if m.store == nil || !m.dirty || m.saving || !m.loaded {
 		return nil
 	}
 	m.dirty, m.saving = false, true
-	data := m.cur.Encode()
-	store := m.store
-	return func() tea.Msg { return SavedMsg{Err: store.Save(ctx, data)} }
+	snapshot, prev, store := m.cur.Clone(), m.saved, m.store
+	return func() tea.Msg {
+		data := snapshot.Encode()
+		if bytes.Equal(data, prev) {
+			return SavedMsg{Data: prev}
+		}
+		if err := store.Save(ctx, data); err != nil {
+			return SavedMsg{Err: err}
+		}
+		return SavedMsg{Data: data, Wrote: true}
+	}
 }
