@@ -31,6 +31,7 @@ import (
 	"github.com/daokit/daokit/tui/component/logview"
 	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/roles"
+	"github.com/daokit/daokit/tui/component/statusbar"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/memory"
@@ -181,6 +182,8 @@ func routeCases(t *testing.T) map[string]routeCase {
 		}, msg: live.ExitedMsg{PID: 4001, Exit: live.Exit{Code: 2}}, check: phase(link.Exited)},
 		"link.StateMsg":    {msg: link.StateMsg{State: link.State{Phase: link.Connected, PID: 4242}}, check: viewHas("4242")},
 		"component.EnvMsg": {msg: component.EnvMsg{Env: zhEnv()}, check: viewHas("对话")},
+		"statusbar.FactsMsg": {msg: statusbar.FactsMsg{Missing: []compact.Fact{compact.FactBlockers}},
+			check: viewHas("context lacks blockers")},
 		"banner.SetMsg": {msg: banner.SetMsg{Key: "test", Item: banner.Item{Level: banner.Warn, Text: "something to say"}},
 			check: viewHas("something to say")},
 		"conversation.NoteMsg": {msg: conversation.NoteMsg{Kind: conversation.KindSystem, ID: "tui.conversation.started", Args: []string{"PID", "5150"}},

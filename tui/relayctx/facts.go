@@ -83,8 +83,9 @@ func (m *Model) RemoveConstraint(ctx context.Context, n int) (string, bool, tea.
 	return gone, true, m.maybeCompact(ctx)
 }
 
-// Missing returns the facts the latest self-check found missing: of the
-// saved context when it was read, then of each compaction's result.
+// Missing returns the facts the latest self-check found missing (of the
+// saved context when it was read, then of each compaction's result) that
+// are missing still.
 func (m *Model) Missing() []compact.Fact { return m.missing }
 
 // setFacts writes the facts f knows, with the constraints kept, into the
@@ -103,6 +104,22 @@ func (m *Model) setFacts(f compact.Facts) {
 		c.SetFacts(f)
 		c.Stamp(at)
 	})
+	m.recheck()
+}
+
+// recheck clears from the self-check's mark the facts the context has
+// learnt since: the mark names what is still missing of what the last
+// self-check found, and a fact that arrives a moment after a compaction
+// (the route of an acknowledgement) takes it off at once.
+func (m *Model) recheck() {
+	if len(m.missing) == 0 {
+		return
+	}
+	now := m.cur.Facts().Missing()
+	m.missing = slices.DeleteFunc(slices.Clone(m.missing), func(f compact.Fact) bool { return !slices.Contains(now, f) })
+	if len(m.missing) == 0 {
+		m.missing = nil
+	}
 }
 
 // changes reports whether SetFacts(f) would change what cur says.

@@ -178,6 +178,7 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 		}
 		m.since = nil
 		m.missing = m.cur.Facts().Missing()
+		m.log.Debug("relay context self-check", "missing", fmt.Sprint(m.missing))
 		m.runs++
 		m.before, m.after = msg.Report.BytesBefore, msg.Report.BytesAfter
 		m.dirty = true
@@ -188,7 +189,7 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 			}
 		}
 		m.log.Debug("relay context compacted", "triggers", fmt.Sprint(msg.Triggers),
-			"bytes_before", msg.Report.BytesBefore, "bytes_after", msg.Report.BytesAfter, "missing", fmt.Sprint(m.missing))
+			"bytes_before", msg.Report.BytesBefore, "bytes_after", msg.Report.BytesAfter)
 		return tea.Batch(m.save(ctx), m.maybeCompact(ctx))
 	case SavedMsg:
 		m.saving = false
