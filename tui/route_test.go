@@ -137,6 +137,13 @@ func routeCases(t *testing.T) map[string]routeCase {
 			}},
 		"relayctx.SavedMsg": {msg: relayctx.SavedMsg{Err: errors.New("no space left on device")},
 			check: viewHas("no space left on device")},
+		"relayctx.EditedMsg": {msg: relayctx.EditedMsg{Data: []byte(`{"relay_context": {"goal": "g", "constraints": [], "latest_instruction": "edited by hand", "controller_route_summary": {"task_id": "DK-1"}}}`)},
+			check: func(t *testing.T, m *Model, _ string) {
+				if got := m.RelayContext().Context().Facts().LatestInstruction; got != "edited by hand" {
+					t.Errorf("latest instruction %q after a hand edit", got)
+				}
+				viewHas("context lacks blockers")(t, m, "")
+			}},
 		"live.ChangesMsg": {msg: live.ChangesMsg{Source: changesSource, Files: gitwork.Parse([]byte(changesDiff))},
 			setup: func(t *testing.T, m *Model) { m.Update(tea.KeyMsg{Type: tea.KeyF3}) },
 			check: viewHas("internal/cache/lru.go")},

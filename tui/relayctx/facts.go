@@ -180,5 +180,9 @@ func (m *Model) instructionEvent(e *ledger.Event) {
 	}
 	text := e.Payload.String("text")
 	m.addConstraints(ConstraintLines(text))
+	if strings.TrimSpace(text) != m.cur.Facts().LatestInstruction {
+		// Another client's instruction: a trigger like one typed here.
+		m.pending.instructionSent(text)
+	}
 	m.setFacts(compact.Facts{LatestInstruction: text})
 }

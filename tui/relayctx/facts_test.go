@@ -232,3 +232,66 @@ func TestSelfCheckNamesAMissingFact(t *testing.T) {
 		t.Fatalf("after a compaction with the ledger's blockers: runs %d, missing %v", m.Figures().Runs, m.Missing())
 	}
 }
+
+// Removing the blockers field by hand while the window runs: the next
+// flush reads the edit instead of overwriting it, the self-check marks
+// the blockers, and the next compaction takes them from the ledger again.
+func TestHandEditIsReadAndSelfChecked(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	m, c := newAt(t, FileStore{Path: path})
+	drain(m, m.Ledger(ctx, pipelineUpdate(ledger.StatusBlocked, ledger.Route{TaskID: "DK-1", RunID: "R"})))
+	drain(m, m.Instruction(ctx, "go"))
+	_, cmd := m.AddConstraints(ctx, "keep the API stable")
+	drain(m, cmd)
+	drain(m, m.Flush(ctx))
+	if got := readSaved(t, path).CurrentBlockers; !slices.Equal(got, []string{"status=BLOCKED"}) {
+		t.Fatalf("saved blockers %q", got)
+	}
+	if len(m.Missing()) != 0 {
+		t.Fatalf("missing before the edit: %v", m.Missing())
+	}
+	var doc map[string]map[string]any
+	data, _ := os.ReadFile(path)
+	if err := json.Unmarshal(data, &doc); err != nil {
+		t.Fatal(err)
+	}
+	delete(doc["relay_context"], "current_blockers")
+	edit, _ := json.Marshal(doc)
+	if err := os.WriteFile(path, edit, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	// Something recorded meanwhile makes the context dirty: the save
+	// finds the edit and reads it rather than writing over it.
+	c.t = c.t.Add(time.Second)
+	late := m.Relay(ctx, live.RelayUpdate{Output: &live.OutputLine{TaskID: "DK-1", RunID: "R", StepID: "S1", Line: "late"}})
+	drain(m, m.Flush(ctx))
+	// The compaction that line started ran on the old context: its
+	// result is dropped, the edit stands.
+	drain(m, late)
+	if got := m.Missing(); !slices.Equal(got, []compact.Fact{compact.FactBlockers}) {
+		t.Fatalf("self-check after the edit: %v", got)
+	}
+	if got, _ := os.ReadFile(path); string(got) != string(edit) {
+		t.Fatalf("the edit was overwritten:\n%s", got)
+	}
+	if got := m.Constraints(); !slices.Equal(got, []string{"keep the API stable"}) {
+		t.Fatalf("constraints after the edit %q", got)
+	}
+	// The same ledger facts again do not refill it; a compaction does.
+	drain(m, m.Ledger(ctx, pipelineUpdate(ledger.StatusBlocked, ledger.Route{TaskID: "DK-1", RunID: "R"})))
+	if len(m.Missing()) != 1 {
+		t.Fatalf("an unchanged ledger cleared the mark: %v", m.Missing())
+	}
+	drain(m, m.Relay(ctx, live.RelayUpdate{Output: &live.OutputLine{TaskID: "DK-1", RunID: "R", StepID: "S1", Line: "log"}}))
+	runs := m.Figures().Runs
+	drain(m, m.Instruction(ctx, "again"))
+	if m.Figures().Runs <= runs || len(m.Missing()) != 0 {
+		t.Fatalf("after a compaction: runs %d, missing %v", m.Figures().Runs, m.Missing())
+	}
+	drain(m, m.Flush(ctx))
+	if got := readSaved(t, path).CurrentBlockers; !slices.Equal(got, []string{"status=BLOCKED"}) {
+		t.Fatalf("saved blockers after the compaction %q", got)
+	}
+}

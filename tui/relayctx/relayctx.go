@@ -191,6 +191,10 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 		m.log.Debug("relay context compacted", "triggers", fmt.Sprint(msg.Triggers),
 			"bytes_before", msg.Report.BytesBefore, "bytes_after", msg.Report.BytesAfter)
 		return tea.Batch(m.save(ctx), m.maybeCompact(ctx))
+	case EditedMsg:
+		m.saving = false
+		m.edited(msg.Data)
+		return nil
 	case SavedMsg:
 		m.saving = false
 		m.err = msg.Err
@@ -271,10 +275,36 @@ func (m *Model) maybeCompact(ctx context.Context) tea.Cmd {
 	}
 }
 
-// Flush saves the context if it changed since the last save. The root
-// calls it on the clock tick, so that a busy window writes at most once a
-// second.
-func (m *Model) Flush(ctx context.Context) tea.Cmd { return m.save(ctx) }
+// Flush saves the context if it changed since the last save, else looks
+// whether someone edited the file by hand. The root calls it on the clock
+// tick, so that a busy window writes at most once a second.
+func (m *Model) Flush(ctx context.Context) tea.Cmd {
+	if m.dirty {
+		return m.save(ctx)
+	}
+	if m.store == nil || m.saving || !m.loaded || m.saved == nil {
+		return nil
+	}
+	m.saving = true
+	prev, store := m.saved, m.store
+	return func() tea.Msg {
+		if edit := editOf(ctx, store, prev); edit != nil {
+			return EditedMsg{Data: edit}
+		}
+		return SavedMsg{Data: prev}
+	}
+}
+
+// editOf returns what the file holds when that is not prev, the bytes
+// the window last read or wrote: someone edited it by hand. A file that
+// is gone or unreadable is no edit (the next save writes it again).
+func editOf(ctx context.Context, store Store, prev []byte) []byte {
+	cur, err := store.Load(ctx)
+	if err != nil || cur == nil || bytes.Equal(cur, prev) {
+		return nil
+	}
+	return cur
+}
 
 // save writes the context in a command: the copy is taken here, the
 // encoding, the comparison with what the file holds and the write happen
@@ -289,6 +319,13 @@ func (m *Model) save(ctx context.Context) tea.Cmd {
 		data := snapshot.Encode()
 		if bytes.Equal(data, prev) {
 			return SavedMsg{Data: prev}
+		}
+		// A hand edit since the last save wins over what the window
+		// recorded meanwhile; it is read, not overwritten.
+		if prev != nil {
+			if edit := editOf(ctx, store, prev); edit != nil {
+				return EditedMsg{Data: edit}
+			}
 		}
 		if err := store.Save(ctx, data); err != nil {
 			return SavedMsg{Err: err}
