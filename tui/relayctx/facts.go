@@ -16,6 +16,10 @@ import (
 // person wrote, and a successor reads them all.
 const maxConstraints = 32
 
+// maxEarly bounds the instruction events kept until the saved context
+// is read.
+const maxEarly = 64
+
 // constraintPrefixes start a line of an instruction that is a constraint
 // (compared without case, after leading spaces).
 var constraintPrefixes = []string{"constraint:", "约束：", "约束:"}
@@ -171,6 +175,15 @@ func sameFacts(a, b compact.Facts) bool {
 // again.
 func (m *Model) instructionEvent(e *ledger.Event) {
 	if e.EventType != ledger.EventSystem || e.Payload.String("operation") != string(vocab.OpInstruction) {
+		return
+	}
+	if !m.loaded {
+		// Only the saved context's stamp tells which are new: they wait
+		// for it.
+		if len(m.early) == maxEarly {
+			m.early = slices.Delete(m.early, 0, 1)
+		}
+		m.early = append(m.early, *e)
 		return
 	}
 	if at, err := ledger.ParseTime(e.Timestamp); err == nil {

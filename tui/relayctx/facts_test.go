@@ -295,3 +295,29 @@ func TestHandEditIsReadAndSelfChecked(t *testing.T) {
 		t.Fatalf("saved blockers after the compaction %q", got)
 	}
 }
+
+// Instruction events that arrive before the saved context was read wait
+// for its stamp: a constraint removed in an earlier window stays removed,
+// one sent while no window ran is taken.
+func TestEarlyInstructionEventsWaitForTheFile(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), FileName)
+	stamp := time.Date(2026, 11, 26, 8, 0, 0, 0, time.UTC)
+	doc := `{"relay_context": {"constraints": ["kept"], "updated_at": "` + ledger.FormatTime(stamp) + `"}}`
+	if err := os.WriteFile(path, []byte(doc), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c := &clock{t: stamp.Add(time.Hour)}
+	p := DefaultPolicy()
+	p.Now = c.now
+	m := New(FileStore{Path: path}, p, nil)
+	load := m.Init(ctx)
+	old := instructionEvent(stamp.Add(-time.Minute), "x\nConstraint: removed long ago")
+	sent := instructionEvent(stamp.Add(time.Minute), "y\nConstraint: sent while closed")
+	drain(m, m.Ledger(ctx, live.LedgerUpdate{Initial: true, Events: []ledger.Event{old, sent}}))
+	drain(m, load)
+	if got := m.Constraints(); !slices.Equal(got, []string{"kept", "sent while closed"}) {
+		t.Fatalf("constraints %q", got)
+	}
+}

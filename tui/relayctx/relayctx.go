@@ -10,6 +10,7 @@ import (
 
 	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/hooks"
+	"github.com/daokit/daokit/ledger"
 )
 
 // Figures are what the status bar shows of the context.
@@ -83,6 +84,7 @@ type Model struct {
 	missing     []compact.Fact // the latest self-check's answer
 	saved       []byte         // what the file holds, as last read or written
 	writes      int            // times the file was written
+	early       []ledger.Event // instruction events that arrived before the file was read
 }
 
 // New returns an empty context kept in store (nil: memory only).
@@ -214,6 +216,7 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 
 func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
 	m.loaded = true
+	defer m.takeEarly()
 	if msg.Err != nil {
 		m.err = msg.Err
 		return nil
@@ -248,6 +251,16 @@ func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
 		m.dirty = true
 	}
 	return m.maybeCompact(ctx)
+}
+
+// takeEarly reads the instruction events that arrived before the saved
+// context, now that its stamp is known.
+func (m *Model) takeEarly() {
+	early := m.early
+	m.early = nil
+	for i := range early {
+		m.instructionEvent(&early[i])
+	}
 }
 
 // maybeCompact asks compact's triggers whether to compact now, and if so
