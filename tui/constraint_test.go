@@ -115,3 +115,16 @@ func TestSelfCheckAfterCompaction(t *testing.T) {
 		t.Fatalf("status bar after the compaction:\n%s", v)
 	}
 }
+
+// Several missing facts are listed in the person's language.
+func TestStatusBarListsMissingFactsInChinese(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, testOptions("zh-CN"), 160, 48)
+	out := &compact.Context{}
+	out.SetFacts(compact.Facts{Goal: "g", LatestInstruction: "i"})
+	_, cmd := m.Update(relayctx.CompactedMsg{Context: out})
+	runQuick(m, cmd)
+	if v := m.View(); !strings.Contains(v, "上下文缺少约束、阻塞、路由") {
+		t.Fatalf("status bar after the compaction:\n%s", v)
+	}
+}

@@ -151,7 +151,7 @@ func (m *Model) facts() string {
 	for i, f := range m.missing {
 		names[i] = env.T("tui.fact." + string(f))
 	}
-	return env.Styles.ToneStyle(theme.ToneWarn).Render(env.T("tui.status.facts_missing", "Facts", strings.Join(names, ", ")))
+	return env.Styles.ToneStyle(theme.ToneWarn).Render(env.T("tui.status.facts_missing", "Facts", strings.Join(names, env.T("tui.status.facts_sep"))))
 }
 
 // ShortHelp implements help.KeyMap.
