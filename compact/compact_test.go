@@ -95,7 +95,17 @@ func TestCompactRules(t *testing.T) {
 		name: "keep set fallback trims and drops blanks",
 		in: `{"relay_context": {"goal": " g ", "constraints": [" a ", 3, "", "b"], "latest_instruction": "  ",
 			"current_blockers": "not a list", "controller_route_summary": {"task_id": " T ", "run_id": 7, "lane_hint": "x"}, "user_profile": {}}}`,
-		want: `{"relay_context": {"goal": "g", "constraints": ["a", "b"], "controller_route_summary": {"task_id": "T", "lane_hint": "x"}}}`,
+		want: `{"relay_context": {"user_profile": {}, "goal": "g", "constraints": ["a", "b"], "controller_route_summary": {"task_id": "T", "lane_hint": "x"}}}`,
+	}, {
+		// Seed 002's minimal shape: user_profile first, updated_at last,
+		// both kept; a profile that is not an object and a blank time go.
+		name: "user_profile and updated_at are kept in the seed's order",
+		in:   `{"relay_context": {"updated_at": " 2026-11-26T09:00:00+00:00 ", "goal": "g", "user_profile": {"name": "Ada"}}}`,
+		want: `{"relay_context": {"user_profile": {"name": "Ada"}, "goal": "g", "updated_at": "2026-11-26T09:00:00+00:00"}}`,
+	}, {
+		name: "user_profile that is not an object and a blank updated_at go",
+		in:   `{"relay_context": {"user_profile": "Ada", "goal": "g", "updated_at": " "}}`,
+		want: `{"relay_context": {"goal": "g"}}`,
 	}, {
 		name:  "route fields filled one by one",
 		known: Facts{LatestInstruction: "ledger says", Route: ledger.Route{TaskID: "T-L", RunID: "R-L", ActiveLane: "controller", ActiveStep: "S2", NextAction: "resume"}},

@@ -252,3 +252,22 @@ func (c *Context) find(key string) *member {
 func newMember(key string, value []byte) member {
 	return member{key: key, rawKey: rawjson.AppendQuote(nil, []byte(key)), value: value}
 }
+
+// Trim keeps the last n entries of list l and reports whether it dropped
+// any. The window caps each list with it, so that a context that is
+// never compacted (or whose compaction keeps everything) still has a
+// bound: the oldest entries go first, since they matter least to a
+// successor.
+func (c *Context) Trim(l List, n int) bool {
+	if l < 0 || l >= numLists || n < 0 {
+		return false
+	}
+	m := c.find(l.String())
+	if m == nil || m.items == nil || len(m.items.raws) <= n {
+		return false
+	}
+	drop := len(m.items.raws) - n
+	// New slices: a Clone may share the old backing arrays.
+	m.items = &items{raws: slices.Clone(m.items.raws[drop:])}
+	return true
+}

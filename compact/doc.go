@@ -24,7 +24,10 @@
 //     (task_id, run_id, active_lane, active_step, next_action, plus any
 //     other route members), in that order, text trimmed. A field that is
 //     absent, blank or of the wrong type is taken from the ledger's Facts;
-//     what neither knows is left out. Other relay_context members go.
+//     what neither knows is left out. user_profile (an object) and
+//     updated_at (text), the rest of seed 002's minimal shape, stay too,
+//     first and last. Other relay_context members go (Python drops
+//     user_profile as well).
 //   - Lists. Every object entry is normalized as Python normalizes it
 //     (text trimmed, blank text left out, nested objects likewise, lists
 //     as they are). Then execution logs of finished work (status
@@ -54,7 +57,8 @@
 //     null one is left alone.
 //
 // Compacting a compacted context changes nothing, and the five keep-set
-// facts are answerable after any compaction (Context.Facts). The package
+// facts are answerable after any compaction (Context.Facts); Facts.Missing
+// is the seed's self-check, naming the ones a context cannot answer. The package
 // tests prove both over generated contexts, and FuzzCompact looks for
 // counter-examples.
 //

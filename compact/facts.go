@@ -156,3 +156,42 @@ func appendTextList(dst []byte, list []string) []byte {
 	}
 	return append(dst, ']')
 }
+
+// Stamp sets relay_context.updated_at to at, last among its members as
+// in the seed's minimal shape. The window stamps the keep set when one of
+// its facts changed, so that an unchanged context keeps its bytes.
+func (c *Context) Stamp(at string) {
+	if at = trim(at); at == "" {
+		return
+	}
+	m := c.find(relayKey)
+	var current []byte
+	if m != nil && m.items == nil && len(m.value) > 0 && m.value[0] == '{' {
+		current = m.value
+	}
+	ms := rawjson.Unique(rawjson.Members(current, nil))
+	out := ms[:0]
+	for _, rm := range ms {
+		if !rawjson.KeyIs(rm.Key, "updated_at") {
+			out = append(out, rm)
+		}
+	}
+	out = setMember(out, "updated_at", rawjson.AppendQuote(nil, []byte(at)))
+	value := appendObject(nil, out)
+	if m == nil {
+		c.members = append(c.members, newMember(relayKey, value))
+		return
+	}
+	m.value, m.items = value, nil
+}
+
+// UpdatedAt returns relay_context.updated_at, "" when there is none.
+func (c *Context) UpdatedAt() string {
+	m := c.find(relayKey)
+	if m == nil || m.items != nil {
+		return ""
+	}
+	var s rawjson.Scratch
+	var buf []byte
+	return readKeepSet(m.value, &s, &buf).updatedAt
+}

@@ -40,6 +40,12 @@ type keepSet struct {
 	// routeExtra are route members outside the five fields; Python's
 	// strict path keeps them, and so does compaction, in order.
 	routeExtra []rawjson.Member
+	// profile is user_profile, an object kept as it is; updatedAt is
+	// updated_at, trimmed text. Both belong to the seed's minimal shape
+	// (user_profile first, updated_at last) but are not facts: the ledger
+	// never fills them and the self-check does not ask for them.
+	profile   []byte
+	updatedAt string
 	// dropped are members that compaction removes unless the ledger
 	// fills them: keep-set fields of the wrong type or blank, and every
 	// member outside the keep set.
@@ -63,6 +69,13 @@ func readKeepSet(relay []byte, s *rawjson.Scratch, buf *[]byte) keepSet {
 			ks.CurrentBlockers, ok = textListOf(m.Value, buf)
 		case "controller_route_summary":
 			ok = ks.readRoute(m.Value, s, buf)
+		case "user_profile":
+			ok = m.Value[0] == '{'
+			if ok {
+				ks.profile = m.Value
+			}
+		case "updated_at":
+			ks.updatedAt, ok = textOf(m.Value, buf)
 		default:
 			ok = false
 		}
@@ -134,6 +147,10 @@ func (ks *keepSet) encode() []byte {
 		buf = rawjson.AppendQuote(buf, []byte(key))
 		buf = append(buf, ':')
 	}
+	if ks.profile != nil {
+		sep("user_profile")
+		buf = append(buf, ks.profile...)
+	}
 	if ks.Goal != "" {
 		sep("goal")
 		buf = rawjson.AppendQuote(buf, []byte(ks.Goal))
@@ -153,6 +170,10 @@ func (ks *keepSet) encode() []byte {
 	if route := ks.encodeRoute(); route != nil {
 		sep("controller_route_summary")
 		buf = append(buf, route...)
+	}
+	if ks.updatedAt != "" {
+		sep("updated_at")
+		buf = rawjson.AppendQuote(buf, []byte(ks.updatedAt))
 	}
 	if buf == nil {
 		return nil

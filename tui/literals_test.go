@@ -31,6 +31,8 @@ var literalExceptions = map[string]string{
 	`"\ue000"`:                     "paint sentinel",
 	`"timedOut"`:                   "a stored run state (the controller's spelling)",
 	`"pre-compact hook %s: %s %s"`: "HookError's text for logs; the window shows tui.banner.hook",
+	`"约束："`:                        "input syntax the relay context reads in an instruction (seed 002), in every language",
+	`"约束:"`:                        "input syntax the relay context reads in an instruction (seed 002), in every language",
 }
 
 // TestNoUserTextOutsideCatalogs scans the window's code for string

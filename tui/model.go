@@ -7,6 +7,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/attention"
@@ -74,7 +75,10 @@ type Model struct {
 
 	link *link.Model
 	rctx *relayctx.Model
-	attn *attention.Model
+	// missing is what the status bar was last told of the relay
+	// context's self-check.
+	missing []compact.Fact
+	attn    *attention.Model
 	// title is the terminal title last set, "" before the first.
 	title string
 	mem   memState
@@ -129,6 +133,9 @@ func New(ctx context.Context, opts Options) *Model {
 	policy := relayctx.DefaultPolicy()
 	if opts.ContextPolicy != nil {
 		policy = *opts.ContextPolicy
+	}
+	if policy.Now == nil {
+		policy.Now = opts.Now
 	}
 	if policy.HandoffPath == "" && opts.Root != "" {
 		policy.HandoffPath = ledger.Layout{Root: opts.Root}.Handoff()

@@ -32,6 +32,7 @@ import (
 	"github.com/daokit/daokit/tui/component/logview"
 	"github.com/daokit/daokit/tui/component/pipeline"
 	"github.com/daokit/daokit/tui/component/roles"
+	"github.com/daokit/daokit/tui/component/statusbar"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/memory"
@@ -137,6 +138,13 @@ func routeCases(t *testing.T) map[string]routeCase {
 			}},
 		"relayctx.SavedMsg": {msg: relayctx.SavedMsg{Err: errors.New("no space left on device")},
 			check: viewHas("no space left on device")},
+		"relayctx.EditedMsg": {msg: relayctx.EditedMsg{Data: []byte(`{"relay_context": {"goal": "g", "constraints": [], "latest_instruction": "edited by hand", "controller_route_summary": {"task_id": "DK-1"}}}`)},
+			check: func(t *testing.T, m *Model, _ string) {
+				if got := m.RelayContext().Context().Facts().LatestInstruction; got != "edited by hand" {
+					t.Errorf("latest instruction %q after a hand edit", got)
+				}
+				viewHas("context lacks blockers")(t, m, "")
+			}},
 		"live.ChangesMsg": {msg: live.ChangesMsg{Source: changesSource, Files: gitwork.Parse([]byte(changesDiff))},
 			setup: func(t *testing.T, m *Model) { m.Update(tea.KeyMsg{Type: tea.KeyF3}) },
 			check: viewHas("internal/cache/lru.go")},
@@ -182,6 +190,8 @@ func routeCases(t *testing.T) map[string]routeCase {
 		}, msg: live.ExitedMsg{PID: 4001, Exit: live.Exit{Code: 2}}, check: phase(link.Exited)},
 		"link.StateMsg":    {msg: link.StateMsg{State: link.State{Phase: link.Connected, PID: 4242}}, check: viewHas("4242")},
 		"component.EnvMsg": {msg: component.EnvMsg{Env: zhEnv()}, check: viewHas("对话")},
+		"statusbar.FactsMsg": {msg: statusbar.FactsMsg{Missing: []compact.Fact{compact.FactBlockers}},
+			check: viewHas("context lacks blockers")},
 		"banner.SetMsg": {msg: banner.SetMsg{Key: "test", Item: banner.Item{Level: banner.Warn, Text: "something to say"}},
 			check: viewHas("something to say")},
 		"conversation.NoteMsg": {msg: conversation.NoteMsg{Kind: conversation.KindSystem, ID: "tui.conversation.started", Args: []string{"PID", "5150"}},

@@ -29,7 +29,7 @@ func strayCommand(s string) string {
 		return ""
 	}
 	name := commandPrefix + strings.ToLower(after)
-	if _, ok := controlOf(name); ok || name == "/help" || name == "/changes" {
+	if _, ok := controlOf(name); ok || name == "/help" || name == "/changes" || name == constraintCommand {
 		return name
 	}
 	return ""

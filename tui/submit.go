@@ -74,6 +74,9 @@ func (m *Model) command(text string) tea.Cmd {
 	if name == "/changes" {
 		return m.toggleChanges()
 	}
+	if name == constraintCommand {
+		return m.constraint(text)
+	}
 	if kind, reason, ok := m.issueCommand(name, text); ok {
 		return m.sendControl(text, kind, "", reason)
 	}

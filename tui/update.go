@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/daokit/daokit/tui/component/banner"
 	"github.com/daokit/daokit/tui/component/events"
 	"github.com/daokit/daokit/tui/component/input"
+	"github.com/daokit/daokit/tui/component/statusbar"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/memory"
@@ -235,5 +237,16 @@ func (m *Model) withContext(cmd tea.Cmd) tea.Cmd {
 			"Code", string(he.Result.Code), "Reason", m.env.Clean(he.Result.Reason))}
 	}
 	hook := m.tell(m.banner, banner.SetMsg{Key: "hook", Item: item})
-	return tea.Batch(cmd, ctxItem, hook)
+	return tea.Batch(cmd, ctxItem, hook, m.markMissing())
+}
+
+// markMissing tells the status bar which of the five facts the relay
+// context's latest self-check found missing, when that changed.
+func (m *Model) markMissing() tea.Cmd {
+	missing := m.rctx.Missing()
+	if slices.Equal(missing, m.missing) {
+		return nil
+	}
+	m.missing = missing
+	return m.tell(m.status, statusbar.FactsMsg{Missing: missing})
 }

@@ -28,6 +28,10 @@ type sendFlags struct {
 	accept, reject                                         bool
 	// followUp sends the text as a follow-up of task taskID.
 	followUp bool
+	// constraints ride with the instruction as "Constraint:" lines: the
+	// worker reads them in its instruction and the window's relay context
+	// keeps them (it reads them from the ledger).
+	constraints []string
 }
 
 // newSendCmd is `daokit send [options] TEXT...`: the words are joined
@@ -50,6 +54,7 @@ func newSendCmd(a *app) *cobra.Command {
 	f.StringVar(&o.taskID, "task-id", "", "cli.send.flag.task_id")
 	f.StringVar(&o.runID, "run-id", "", "cli.send.flag.run_id")
 	f.BoolVar(&o.followUp, "follow-up", false, "cli.send.flag.follow_up")
+	f.StringArrayVar(&o.constraints, "constraint", nil, "cli.send.flag.constraint")
 	f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
 	c.RunE = func(c *cobra.Command, args []string) error { return a.runSend(c, o, args) }
 	return c
@@ -60,6 +65,10 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		return err
 	}
 	text := strings.TrimSpace(strings.Join(args, " "))
+	if len(o.constraints) > 0 && (o.accept || o.reject || o.cancelRun || o.retryRun || o.abandonRun || text == "") {
+		return a.usage(c, a.t("cli.send.error.constraint_alone"))
+	}
+	text = withConstraints(text, o.constraints)
 	if o.accept || o.reject {
 		// The words of a reject are its reason.
 		if (o.accept && (o.reject || text != "")) || o.cancelRun || o.retryRun || o.abandonRun {
@@ -139,6 +148,20 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		return nil
 	}
 	return a.follow(a.ctx, client, dir, ack.TaskID, ack.RunID)
+}
+
+// withConstraints appends one "Constraint: …" line per non-blank
+// constraint to text, the form the window's relay context reads.
+func withConstraints(text string, constraints []string) string {
+	var b strings.Builder
+	b.WriteString(text)
+	for _, c := range constraints {
+		if c = strings.Join(strings.Fields(c), " "); c != "" {
+			b.WriteString("\nConstraint: ")
+			b.WriteString(c)
+		}
+	}
+	return b.String()
 }
 
 // follow streams a run's worker output and state changes to stdout until

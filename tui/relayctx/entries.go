@@ -55,14 +55,37 @@ type errorEntry struct {
 // to the result of a compaction that started before it.
 type op func(*compact.Context)
 
+// appendOp appends v to list l and drops the list's oldest entries past
+// its cap.
 func appendOp(l compact.List, v any) op {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil
 	}
-	return func(c *compact.Context) { _ = c.Append(l, raw) }
+	return func(c *compact.Context) {
+		_ = c.Append(l, raw)
+		c.Trim(l, listCap[l])
+	}
 }
 
-func factsOp(f compact.Facts) op {
-	return func(c *compact.Context) { c.SetFacts(f) }
+// listCap bounds each list of the context between compactions, which may
+// keep everything (a long run's output is neither stale nor repeated): a
+// saved context once held 88 execution logs. Worker output matters least
+// to a successor and gets the smallest share.
+var listCap = [...]int{
+	compact.ExecutionLogs: 40,
+	compact.StatusReports: 64,
+	compact.FailureNoise:  64,
+	compact.APIErrorDumps: 32,
+	compact.EvidencePaths: 256,
+}
+
+// capLists trims every list of c to its cap (a context read from a file
+// written before the caps, or by hand).
+func capLists(c *compact.Context) bool {
+	trimmed := false
+	for _, l := range compact.Lists() {
+		trimmed = c.Trim(l, listCap[l]) || trimmed
+	}
+	return trimmed
 }

@@ -66,6 +66,10 @@ func (m *Model) restore(ctx context.Context, pkg ledger.HandoffPackage) tea.Cmd 
 		}
 	}
 	m.cur = fresh
+	// The person's constraints outlive a takeover.
+	m.addConstraints(pkg.Constraints)
+	m.synced = compact.Facts{}
+	m.setFacts(compact.Facts{})
 	// A compaction running on the old context must not bring it back.
 	m.discard = m.inFlight
 	m.since = nil

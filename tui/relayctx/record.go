@@ -19,8 +19,10 @@ const maxLinesPerStep = 40
 const maxEvidence = 1024
 
 // Instruction records what the person sent.
+// Its "Constraint:" / "约束：" lines are kept as constraints.
 func (m *Model) Instruction(ctx context.Context, text string) tea.Cmd {
-	m.apply(factsOp(compact.Facts{LatestInstruction: text}))
+	m.addConstraints(ConstraintLines(text))
+	m.setFacts(compact.Facts{LatestInstruction: text})
 	m.pending.instructionSent(text)
 	return m.maybeCompact(ctx)
 }
@@ -48,7 +50,7 @@ func (m *Model) route(r live.Route) {
 	if r.IsZero() {
 		return
 	}
-	m.apply(factsOp(compact.Facts{Route: r}))
+	m.setFacts(compact.Facts{Route: r})
 }
 
 // Relay records a notice of the controller.
@@ -83,6 +85,7 @@ func (m *Model) Ledger(ctx context.Context, u live.LedgerUpdate) tea.Cmd {
 	if s := u.Snapshot; s != nil {
 		if s.Pipeline.HasValue() {
 			m.known = compact.PipelineFacts(s.Pipeline.Value)
+			m.syncLedger(m.known)
 			for _, st := range s.Pipeline.Value.Steps {
 				for _, p := range st.ExpectedOutputs {
 					if !m.evidence[p] && len(m.evidence) < maxEvidence {
@@ -124,6 +127,7 @@ func (m *Model) setHealth(s string) {
 }
 
 func (m *Model) event(e *ledger.Event) {
+	m.instructionEvent(e)
 	if e.EventType == ledger.EventLeaseTakeover {
 		m.setHealth(ledger.EventLeaseTakeover)
 	}

@@ -1,6 +1,7 @@
 package relayctx
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -9,6 +10,7 @@ import (
 
 	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/hooks"
+	"github.com/daokit/daokit/ledger"
 )
 
 // Figures are what the status bar shows of the context.
@@ -36,9 +38,13 @@ type CompactedMsg struct {
 	Triggers []compact.Trigger
 }
 
-// SavedMsg says whether the context reached its file.
+// SavedMsg says whether the context reached its file. Data is what the
+// file holds now (nil after a failure); Wrote is false when the file held
+// those bytes already and was left alone.
 type SavedMsg struct {
-	Err error
+	Err   error
+	Data  []byte
+	Wrote bool
 }
 
 // Model is the relay context. It is not a pane: the root records what
@@ -70,6 +76,15 @@ type Model struct {
 
 	discard  bool // drop the running compaction's result (context restored)
 	restores int
+
+	// constraints are the person's constraints, oldest first: the window
+	// owns them and writes them with every change of the keep set.
+	constraints []string
+	synced      compact.Facts  // the ledger's facts last written into the keep set
+	missing     []compact.Fact // the latest self-check's answer
+	saved       []byte         // what the file holds, as last read or written
+	writes      int            // times the file was written
+	early       []ledger.Event // instruction events that arrived before the file was read
 }
 
 // New returns an empty context kept in store (nil: memory only).
@@ -82,8 +97,12 @@ func New(store Store, policy Policy, log *slog.Logger) *Model {
 		hs = compact.NewHooks()
 	}
 	return &Model{cur: &compact.Context{}, store: store, policy: policy, hooks: hs, log: log,
-		perStep: map[string]int{}, evidence: map[string]bool{}}
+		perStep: map[string]int{}, evidence: map[string]bool{}, constraints: []string{}}
 }
+
+// Writes counts the times the context's file was written (not the saves
+// that found it unchanged).
+func (m *Model) Writes() int { return m.writes }
 
 // Figures returns the status-bar figures.
 func (m *Model) Figures() Figures {
@@ -160,6 +179,8 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 			o(m.cur)
 		}
 		m.since = nil
+		m.missing = m.cur.Facts().Missing()
+		m.log.Debug("relay context self-check", "missing", fmt.Sprint(m.missing))
 		m.runs++
 		m.before, m.after = msg.Report.BytesBefore, msg.Report.BytesAfter
 		m.dirty = true
@@ -172,11 +193,21 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 		m.log.Debug("relay context compacted", "triggers", fmt.Sprint(msg.Triggers),
 			"bytes_before", msg.Report.BytesBefore, "bytes_after", msg.Report.BytesAfter)
 		return tea.Batch(m.save(ctx), m.maybeCompact(ctx))
+	case EditedMsg:
+		m.saving = false
+		m.edited(msg.Data)
+		return nil
 	case SavedMsg:
 		m.saving = false
 		m.err = msg.Err
 		if msg.Err != nil {
 			m.log.Debug("relay context not saved", "err", msg.Err)
+			m.saved = nil
+			return nil
+		}
+		m.saved = msg.Data
+		if msg.Wrote {
+			m.writes++
 		}
 		return nil
 	}
@@ -185,6 +216,7 @@ func (m *Model) Update(ctx context.Context, msg tea.Msg) tea.Cmd {
 
 func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
 	m.loaded = true
+	defer m.takeEarly()
 	if msg.Err != nil {
 		m.err = msg.Err
 		return nil
@@ -197,7 +229,12 @@ func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
 		m.err = fmt.Errorf("relay context: %w", err)
 		return nil
 	}
-	// What was recorded before the file was read goes after it.
+	m.saved = msg.Data
+	// The self-check of the context as a successor would read it.
+	sf := saved.Facts()
+	m.missing = sf.Missing()
+	// What was recorded before the file was read goes after it; the
+	// saved constraints come first.
 	pending := m.cur
 	m.cur = saved
 	for _, l := range compact.Lists() {
@@ -205,10 +242,25 @@ func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
 			_ = m.cur.Append(l, e)
 		}
 	}
-	if f := pending.Facts(); f.LatestInstruction != "" || f.Route != (compact.Facts{}).Route {
-		m.cur.SetFacts(f)
+	early := m.constraints
+	m.constraints = []string{}
+	m.addConstraints(sf.Constraints)
+	m.addConstraints(early)
+	m.setFacts(pending.Facts())
+	if capLists(m.cur) {
+		m.dirty = true
 	}
 	return m.maybeCompact(ctx)
+}
+
+// takeEarly reads the instruction events that arrived before the saved
+// context, now that its stamp is known.
+func (m *Model) takeEarly() {
+	early := m.early
+	m.early = nil
+	for i := range early {
+		m.instructionEvent(&early[i])
+	}
 }
 
 // maybeCompact asks compact's triggers whether to compact now, and if so
@@ -236,17 +288,61 @@ func (m *Model) maybeCompact(ctx context.Context) tea.Cmd {
 	}
 }
 
-// Flush saves the context if it changed since the last save. The root
-// calls it on the clock tick, so that a busy window writes at most once a
-// second.
-func (m *Model) Flush(ctx context.Context) tea.Cmd { return m.save(ctx) }
+// Flush saves the context if it changed since the last save, else looks
+// whether someone edited the file by hand. The root calls it on the clock
+// tick, so that a busy window writes at most once a second.
+func (m *Model) Flush(ctx context.Context) tea.Cmd {
+	if m.dirty {
+		return m.save(ctx)
+	}
+	if m.store == nil || m.saving || !m.loaded || m.saved == nil {
+		return nil
+	}
+	m.saving = true
+	prev, store := m.saved, m.store
+	return func() tea.Msg {
+		if edit := editOf(ctx, store, prev); edit != nil {
+			return EditedMsg{Data: edit}
+		}
+		return SavedMsg{Data: prev}
+	}
+}
 
+// editOf returns what the file holds when that is not prev, the bytes
+// the window last read or wrote: someone edited it by hand. A file that
+// is gone or unreadable is no edit (the next save writes it again).
+func editOf(ctx context.Context, store Store, prev []byte) []byte {
+	cur, err := store.Load(ctx)
+	if err != nil || cur == nil || bytes.Equal(cur, prev) {
+		return nil
+	}
+	return cur
+}
+
+// save writes the context in a command: the copy is taken here, the
+// encoding, the comparison with what the file holds and the write happen
+// off the window's loop. Bytes equal to the file's are not written again.
 func (m *Model) save(ctx context.Context) tea.Cmd {
 	if m.store == nil || !m.dirty || m.saving || !m.loaded {
 		return nil
 	}
 	m.dirty, m.saving = false, true
-	data := m.cur.Encode()
-	store := m.store
-	return func() tea.Msg { return SavedMsg{Err: store.Save(ctx, data)} }
+	snapshot, prev, store := m.cur.Clone(), m.saved, m.store
+	return func() tea.Msg {
+		data := snapshot.Encode()
+		if bytes.Equal(data, prev) {
+			return SavedMsg{Data: prev}
+		}
+		// A hand edit since the last save wins over what the window
+		// recorded meanwhile; it is read, not overwritten.
+		if prev != nil {
+			if edit := editOf(ctx, store, prev); edit != nil {
+				return EditedMsg{Data: edit}
+			}
+		}
+		if err := store.Save(ctx, data); err != nil {
+			return SavedMsg{Err: err}
+		}
+		return SavedMsg{Data: data, Wrote: true}
+	}
 }

@@ -1,6 +1,10 @@
 package relayctx
 
-import "github.com/daokit/daokit/compact"
+import (
+	"time"
+
+	"github.com/daokit/daokit/compact"
+)
 
 // Policy says when and how the window compacts its context.
 type Policy struct {
@@ -18,6 +22,15 @@ type Policy struct {
 	// that applied it, the context restarts from its keep set. Empty: no
 	// restore.
 	HandoffPath string
+	// Now is the clock of the keep set's updated_at; nil means time.Now.
+	Now func() time.Time
+}
+
+func (p Policy) now() time.Time {
+	if p.Now == nil {
+		return time.Now()
+	}
+	return p.Now()
 }
 
 // DefaultPolicy is compact's shipped thresholds with the built-in hook.

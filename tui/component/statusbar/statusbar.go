@@ -1,7 +1,7 @@
 // Package statusbar draws the one-line status bar: the controller's
-// state and pid, the connection and the language. (The relay context's
-// figures are in the full help, where there is room to say what they
-// mean.)
+// state and pid, the connection, the facts the relay context's self-check
+// found missing, and the language. (The relay context's figures are in
+// the full help, where there is room to say what they mean.)
 package statusbar
 
 import (
@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
+	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
@@ -20,10 +21,17 @@ import (
 
 // Model is the status bar.
 type Model struct {
-	env  *component.Env
-	w    int
-	memo component.Memo
-	link link.State
+	env     *component.Env
+	w       int
+	memo    component.Memo
+	link    link.State
+	missing []compact.Fact
+}
+
+// FactsMsg tells the bar which of the relay context's five facts its
+// latest self-check found missing (none: the mark goes).
+type FactsMsg struct {
+	Missing []compact.Fact
 }
 
 var _ component.Component = (*Model)(nil)
@@ -47,6 +55,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.env = msg.Env
 	case link.StateMsg:
 		m.link = msg.State
+	case FactsMsg:
+		m.missing = msg.Missing
 	default:
 		return m, nil
 	}
@@ -61,7 +71,7 @@ func (m *Model) render() string {
 	env := m.env
 	st := env.Styles
 	sep := st.Status.Bar.Render(st.Glyphs.Sep)
-	parts := []string{m.controller(), m.connection(),
+	parts := []string{m.controller(), m.connection(), m.facts(),
 		st.Status.Value.Render(env.T("tui.lang.name"))}
 	var kept []string
 	for _, p := range parts {
@@ -128,6 +138,20 @@ func (m *Model) connection() string {
 		word = env.T("tui.conn.connecting")
 	}
 	return st.Status.Key.Render(env.T("tui.status.link")+" ") + st.ToneStyle(tone).Render(word)
+}
+
+// facts marks the facts the relay context lacks, by name, in the warning
+// tone: a successor controller could not answer them.
+func (m *Model) facts() string {
+	if len(m.missing) == 0 || m.link.Phase == link.Watching {
+		return ""
+	}
+	env := m.env
+	names := make([]string, len(m.missing))
+	for i, f := range m.missing {
+		names[i] = env.T("tui.fact." + string(f))
+	}
+	return env.Styles.ToneStyle(theme.ToneWarn).Render(env.T("tui.status.facts_missing", "Facts", strings.Join(names, env.T("tui.status.facts_sep"))))
 }
 
 // ShortHelp implements help.KeyMap.
