@@ -36,6 +36,10 @@ const (
 	// its clock; or the register marked it EXPIRED); the loop registered
 	// it afresh.
 	obsExpired
+	// obsLeaseLost: another writer took over one of the run's leases
+	// (the Python tool's takeover of the step): the run stops its worker
+	// with LEASE_LOST (see leaselost.go).
+	obsLeaseLost
 )
 
 // verdict reports whether k judges a worker (its silence or its death)
@@ -142,6 +146,8 @@ func (c *Controller) settleObservations(r *run) {
 		case batch := <-r.obs:
 			for _, o := range batch {
 				if !o.kind.verdict() {
+					// A lease lost after the worker ended stops nothing,
+					// and is still recorded.
 					c.leaseRenewFailed(r, o)
 				}
 			}
@@ -157,9 +163,12 @@ func (c *Controller) settleObservations(r *run) {
 // judged).
 func (c *Controller) observed(r *run, proc *worker.Process, batch observations) {
 	for _, o := range batch {
-		if o.kind.verdict() {
+		switch {
+		case o.kind.verdict():
 			c.judged(r, proc, o)
-		} else {
+		case o.kind == obsLeaseLost:
+			c.leaseLost(r, proc, o)
+		default:
 			c.leaseRenewFailed(r, o)
 		}
 	}
