@@ -5,8 +5,9 @@ package config
 // is configuration).
 type Runs struct {
 	// AbandonWaitingOnLeave drops every run still waiting for its lane
-	// when the person leaves: the last window (or other observer, such as
-	// `daokit send --wait`) that watched the controller disconnects. A
+	// when the person leaves: the last observer (a window, the dashboard,
+	// `daokit run`, `daokit send --wait`) that watched the controller
+	// disconnects. A
 	// dropped run ends FAILED with RUN_ABANDONED and never starts, as
 	// with /abandon. Default false: a waiting run waits for its turn
 	// whether anyone watches or not.
