@@ -238,3 +238,57 @@ func TestGuardedWritesNeverFollowFilesPlantedAfterOpen(t *testing.T) {
 		}
 	}
 }
+
+// TestContestedLeasesAreReported: another writer's takeover of the
+// caller's ACTIVE lease that the caller's renewal outvotes is reported
+// once by TakeContestedLeases (so that the holder stands down); a stale
+// copy of the caller's own record, or another writer's record beside
+// it, is not.
+func TestContestedLeasesAreReported(t *testing.T) {
+	t.Parallel()
+	root := initRoot(t)
+	s := openStore(t, root)
+	ours := NewLeases(testNow)
+	ours.Leases = []Lease{daokitLease("lease_d", LeaseActive)}
+	renew := func(d time.Duration) {
+		t.Helper()
+		ours.Leases[0].Expiry = FormatTime(testNow.Add(time.Hour + d))
+		if _, err := s.WriteLeases(ours); err != nil {
+			t.Fatal(err)
+		}
+	}
+	renew(0)
+	// A stale copy of the caller's record and another writer's own
+	// lease: nobody took the caller's.
+	py := daokitLease("lease_py", LeaseActive)
+	py.ThreadID = "cli-1"
+	pythonSaveLeases(t, root, func(l *Leases) {
+		l.Leases[0].Expiry = FormatTime(testNow)
+		l.Leases = append(l.Leases, py)
+	})
+	renew(time.Second)
+	if got := s.TakeContestedLeases(); len(got) != 0 {
+		t.Fatalf("contested %v without a takeover", got)
+	}
+	// A takeover: the caller's record TAKEN_OVER, then renewed by the
+	// caller, which wins the record and hears of it once.
+	pythonSaveLeases(t, root, func(l *Leases) { l.Leases[0].Status = LeaseTakenOver })
+	renew(2 * time.Second)
+	got := s.TakeContestedLeases()
+	if len(got) != 1 || got[0].Token != "lease_d" || got[0].Theirs.Status != LeaseTakenOver {
+		t.Fatalf("contested %+v, want lease_d taken over", got)
+	}
+	if again := s.TakeContestedLeases(); len(again) != 0 {
+		t.Fatalf("reported twice: %v", again)
+	}
+	// A takeover that rotates the token to a successor is reported under
+	// the caller's token.
+	pythonSaveLeases(t, root, func(l *Leases) {
+		l.Leases[0].LeaseToken, l.Leases[0].ThreadID, l.Leases[0].PID = "lease_rotated", "takeover-1", 4242
+	})
+	renew(3 * time.Second)
+	got = s.TakeContestedLeases()
+	if len(got) != 1 || got[0].Token != "lease_d" || got[0].Theirs.LeaseToken != "lease_rotated" {
+		t.Fatalf("contested %+v, want lease_d rotated to lease_rotated", got)
+	}
+}
