@@ -155,7 +155,12 @@ func (m *Model) drawRow(t *Task, cursor bool) string {
 // the task's display model.
 func (m *Model) state(t *Task) string {
 	env := m.Env
-	w := t.Display(t.ID == m.steered).Word
+	d := t.Display(t.ID == m.steered)
+	w := d.Word
+	if d.Waiting && d.Detail.Lane != "" {
+		// Only the steered task says which lane it waits for.
+		return env.Labels.Or(component.KindRun, w.Value) + env.Styles.Glyphs.Sep + env.Clean(d.Detail.Lane)
+	}
 	switch w.Kind {
 	case projection.WordReview:
 		return env.T("tui.tasks.state.review")
