@@ -36,10 +36,6 @@ const (
 	// its clock; or the register marked it EXPIRED); the loop registered
 	// it afresh.
 	obsExpired
-	// obsLeaseLost: another writer took over one of the run's leases
-	// (the Python tool's takeover of the step): the run stops its worker
-	// with LEASE_LOST (see leaselost.go).
-	obsLeaseLost
 )
 
 // verdict reports whether k judges a worker (its silence or its death)
@@ -146,8 +142,6 @@ func (c *Controller) settleObservations(r *run) {
 		case batch := <-r.obs:
 			for _, o := range batch {
 				if !o.kind.verdict() {
-					// A lease lost after the worker ended stops nothing,
-					// and is still recorded.
 					c.leaseRenewFailed(r, o)
 				}
 			}
@@ -163,12 +157,9 @@ func (c *Controller) settleObservations(r *run) {
 // judged).
 func (c *Controller) observed(r *run, proc *worker.Process, batch observations) {
 	for _, o := range batch {
-		switch {
-		case o.kind.verdict():
+		if o.kind.verdict() {
 			c.judged(r, proc, o)
-		case o.kind == obsLeaseLost:
-			c.leaseLost(r, proc, o)
-		default:
+		} else {
 			c.leaseRenewFailed(r, o)
 		}
 	}

@@ -132,7 +132,6 @@ func (c *Controller) flush(which docSet) {
 		if err := c.wrote(docLeases, "write leases", func() error { _, err := c.store.WriteLeases(leases); return err }); err != nil {
 			failed |= docLeases
 		}
-		c.leasesContested(c.store.TakeContestedLeases())
 	}
 	if dirty&docHeartbeat != 0 {
 		if err := c.wrote(docHeartbeat, "write heartbeat", func() error { _, err := c.store.WriteHeartbeat(hb); return err }); err != nil {

@@ -50,9 +50,6 @@ type run struct {
 	// agentRetried), so that a second such retry does not turn the stop
 	// into a SIGKILL. Run goroutine only.
 	agentStopped *worker.Process
-	// leaseLost is the worker stopped because another writer took its
-	// step's lease over (see leaselost.go). Run goroutine only.
-	leaseLost *worker.Process
 	// syncing is the last attempt's worker while its artifact logs may
 	// still be syncing (see settleLogs); the run's goroutine alone uses
 	// it.

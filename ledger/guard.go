@@ -40,19 +40,6 @@ type guard struct {
 	// mergeLeases).
 	lastOurs  map[string]Lease
 	overrides []leaseOverride
-	// contested are the caller's ACTIVE records another writer took
-	// (marked them not ACTIVE or gave them another holder) and the
-	// caller's own change outvoted since; see TakeContestedLeases.
-	contested []ContestedLease
-}
-
-// ContestedLease is a lease record of the caller's that another writer
-// took over (the Python tool's takeover of a step a controller runs),
-// outvoted by the caller's own change of the record (a renewal): Token is
-// the caller's token, Theirs the other writer's record.
-type ContestedLease struct {
-	Token  string
-	Theirs Lease
 }
 
 // leaseOverride is another writer's lease record kept in the register:
@@ -223,12 +210,7 @@ func (s *Store) mergeLeases(ours Leases) (Leases, int, error) {
 		mine, has := ourByToken[key]
 		prev, had := g.lastOurs[key]
 		if has && (!had || !sameLease(mine, prev)) {
-			// The caller changed (or adopted) this record: its own wins.
-			// A holder told of it may still have to stand down.
-			if had && tookOver(mine, o.lease) {
-				g.contested = append(g.contested, ContestedLease{Token: key, Theirs: o.lease})
-			}
-			continue
+			continue // the caller changed (or adopted) this record: its own wins
 		}
 		kept = append(kept, o)
 	}
@@ -340,28 +322,6 @@ func (g *guard) override(o leaseOverride) {
 
 // sameLease reports whether two records are the same, byte for byte as
 // written.
-// tookOver reports whether theirs, another writer's version of the
-// caller's ACTIVE record mine, takes the lease from its holder: it is not
-// ACTIVE any more, or another thread or process holds it.
-func tookOver(mine, theirs Lease) bool {
-	return mine.Status == LeaseActive &&
-		(theirs.Status != LeaseActive || theirs.ThreadID != mine.ThreadID || theirs.PID != mine.PID)
-}
-
-// TakeContestedLeases returns the caller's lease records other writers
-// took over since the last call, and forgets them. The register the
-// store wrote kept the caller's records (the caller wins a contested
-// record); a controller calls this after each write to stop the workers
-// whose leases were taken, rather than renew them from under their new
-// holder.
-func (s *Store) TakeContestedLeases() []ContestedLease {
-	s.docMu.Lock()
-	defer s.docMu.Unlock()
-	out := s.guard.contested
-	s.guard.contested = nil
-	return out
-}
-
 func sameLease(a, b Lease) bool {
 	x, err1 := MarshalLine(a)
 	y, err2 := MarshalLine(b)
