@@ -86,9 +86,9 @@ func (o *ownEvents) take(id string) bool {
 }
 
 // read returns the events other writers appended since the last read.
-// When nothing was appended it costs two stats. A file replaced or
-// truncated under it (Batch.Reset) is read on from its new end's lines
-// but what it held is not news: those events are dropped.
+// When nothing was appended it costs two stats. When the file was
+// replaced or truncated under it (Batch.Reset), the lines the new file
+// held then are dropped, and what is appended after them is read.
 func (s *replaySignal) read(log func(msg string, args ...any)) []ledger.Event {
 	if s == nil {
 		return nil // a controller not opened by open (tests)
@@ -105,8 +105,10 @@ func (s *replaySignal) read(log func(msg string, args ...any)) []ledger.Event {
 		}
 		s.lastErr = ""
 		if b.Reset {
+			// What the new file holds is history, not news (the next
+			// start replays it); what the old one had left was read
+			// before (Follower drains it first) and stays.
 			log("events.jsonl was replaced; the replay signal reads on from its new content", "offset", b.Offset)
-			out = nil
 			b.Events = nil
 		}
 		for _, e := range b.Events {

@@ -136,3 +136,49 @@ func awaitOnDisk(t *testing.T, root, task string) ledger.Snapshot {
 	t.Fatalf("no ACTIVE lease of %s on disk within 20s", task)
 	return ledger.Snapshot{}
 }
+
+// TestReplaySignalReadsOnlyWhatOthersAppended: the reader returns each
+// event once, never the controller's own, nothing when nothing was
+// appended, and goes on from the new content of a replaced file.
+func TestReplaySignalReadsOnlyWhatOthersAppended(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	path := ledger.Layout{Root: root}.Events()
+	if err := os.MkdirAll(ledger.Layout{Root: root}.StateDir(), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := newReplaySignal(path, 0)
+	var logged []string
+	log := func(msg string, _ ...any) { logged = append(logged, msg) }
+	ev := func(task string) ledger.Event {
+		return ledger.NewEvent(time.Now(), task, "R", "S1", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("node", "x"))
+	}
+	mine, theirs := ev("MINE"), ev("THEIRS")
+	s.own.add([]ledger.Event{mine})
+	appendForeign(t, root, mine, theirs)
+	got := s.read(log)
+	if len(got) != 1 || got[0].EventID != theirs.EventID {
+		t.Fatalf("read %+v", got)
+	}
+	if got := s.read(log); len(got) != 0 || len(logged) != 0 {
+		t.Fatalf("nothing appended, read %+v, logged %v", got, logged)
+	}
+	// Replaced by another inode: its lines then are history, what comes
+	// after is news.
+	if err := os.Rename(path, path+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	appendForeign(t, root, ev("OLD"))
+	s.read(log)
+	later := ev("LATER")
+	appendForeign(t, root, later)
+	if got := s.read(log); len(got) != 1 || got[0].EventID != later.EventID || len(logged) != 1 {
+		t.Fatalf("after the replacement read %+v, logged %v", got, logged)
+	}
+}
