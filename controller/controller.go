@@ -110,6 +110,10 @@ type Controller struct {
 	// [[workflow.callbacks]] that hear it (events = "all").
 	bus       Bus
 	listeners []*userSink
+
+	// replay is the liveness loop's reader of other writers' events
+	// (replay.go).
+	replay *replaySignal
 }
 
 // keptFinishedLeases is how many finished leases the register keeps; older
@@ -188,6 +192,10 @@ func open(opts Options) (*Controller, error) {
 		"from_offset", load.From, "rebuilt", load.Rebuilt)
 	c.journal = newJournal(store, index, c.now, func(err error) { c.log.Error("journal", "err", err) }, c.diskFull)
 	c.journal.bus = &c.bus
+	// What the log holds now was replayed above; the liveness loop reads
+	// what is appended from here on (see replaySignal).
+	c.replay = newReplaySignal(store.Layout().Events(), store.EventsSize())
+	c.journal.own = &c.replay.own
 	return c, nil
 }
 

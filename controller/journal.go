@@ -82,6 +82,9 @@ type journal struct {
 	giveUpAt atomic.Int64
 	// bus hears every line once it is written (nil: nobody listens).
 	bus *Bus
+	// own remembers the ids of the events queued, for the replay signal
+	// to tell them from another writer's (nil: not remembered).
+	own *ownEvents
 }
 
 type appendReq struct {
@@ -179,6 +182,9 @@ func (j *journal) enqueue(req *appendReq) error {
 	defer j.closeMu.RUnlock()
 	if j.closed {
 		return errJournalClosed
+	}
+	if j.own != nil {
+		j.own.add(req.events)
 	}
 	j.reqs <- req
 	return nil

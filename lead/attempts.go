@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strconv"
 	"time"
+
+	"github.com/daokit/daokit/outbox"
 )
 
 // A Worker's attempts are kept under the team's state, one folder each:
@@ -64,6 +66,9 @@ type AttemptResult struct {
 	// first record, written as the Worker exits (they are read back from
 	// its stdout log then).
 	Evidence map[string]string `json:"evidence,omitempty"`
+	// Invalid are the fields it printed that break the mailbox contract
+	// (not in Evidence), kept for the comment that posts the result.
+	Invalid map[string]outbox.InvalidField `json:"invalid,omitempty"`
 	// SessionID, Usage: what an agent CLI reported (worker.Summary).
 	SessionID string     `json:"session_id,omitempty"`
 	Usage     *UsageInfo `json:"usage,omitempty"`

@@ -86,8 +86,9 @@ func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
 		{Kind: outbox.OpAssign, Issue: is.ID, Assignee: l.actor, IfAssignee: []string{"", l.o.Role, l.actor}},
 		{Kind: outbox.OpLabel, Issue: is.ID, Labels: labels},
 	}
+	body := outbox.ParseMailbox(is.Body)
 	var parts []string
-	for _, p := range strings.Split(outbox.ParseMailbox(is.Body).Fields[outbox.FieldSplit], ";") {
+	for _, p := range strings.Split(body.Fields[outbox.FieldSplit], ";") {
 		if p = strings.TrimSpace(p); p != "" && len(parts) < maxSplit {
 			parts = append(parts, p)
 		}
@@ -99,8 +100,15 @@ func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
 	if len(parts) > 0 {
 		m.Text = fmt.Sprintf("%s claims #%d and splits it into %d sub-issues; it waits for them.", l.actor, is.ID, len(parts))
 	}
+	if said := body.NotTaken(); said != "" {
+		m.Text += "\n" + notTaken + "\n" + said
+	}
 	return append(ops, outbox.Op{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()})
 }
+
+// notTaken heads the fields of a comment, an issue or a Worker's output
+// that break the mailbox contract (outbox.Mailbox.NotTaken).
+const notTaken = "Not taken (they break the mailbox contract, outbox/mailbox.schema.json):"
 
 // maxSplit bounds the sub-issues of one split.
 const maxSplit = 20
@@ -184,6 +192,11 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 	}
 	ack := outbox.Mailbox{Text: fmt.Sprintf("%s read comment %d.", l.actor, c.ID), Fields: map[string]string{
 		outbox.FieldTrigger: trigger, outbox.FieldReadUpTo: strconv.FormatInt(ev.ID, 10)}}
+	if said := m.NotTaken(); said != "" {
+		// Fields that break the contract are not acted on, and the
+		// writer is told rather than left to wonder.
+		ack.Text += "\n" + notTaken + "\n" + said
+	}
 	eff := &effect{change: outbox.Change{Trigger: trigger}}
 	var afters []func()
 	switch {

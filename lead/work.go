@@ -225,6 +225,9 @@ func (l *Lead) post(ctx context.Context, res workerResult) (dup bool, err error)
 		f[outbox.FieldState] = roster.LabelFailed
 		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	}
+	if said := (outbox.Mailbox{Invalid: res.invalid}).NotTaken(); said != "" {
+		text += "\n" + notTaken + "\n" + said
+	}
 	if res.attempt > 0 {
 		text += "\n" + l.attemptNote(res)
 	}
@@ -360,16 +363,16 @@ func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err
 		dup, err := l.post(ctx, res)
 		return err == nil && !dup, err
 	}
-	res := workerResult{issue: issue, attempt: last, exit: rec.ExitCode, signal: rec.Signal, evidence: rec.Evidence,
+	res := workerResult{issue: issue, attempt: last, exit: rec.ExitCode, signal: rec.Signal, evidence: rec.Evidence, invalid: rec.Invalid,
 		session: rec.SessionID, usage: rec.Usage, fromRecord: true}
 	if res.evidence == nil {
 		// Recorded as it exited, before its Lead read its output: what it
 		// printed is read back from its stdout log.
-		ev, summary, err := readEvidence(spec)
+		m, summary, err := readEvidence(spec)
 		if err != nil {
 			return false, nil // unreadable logs: the Worker runs again
 		}
-		res.evidence, res.session, res.usage = ev, summary.SessionID, usageOf(summary)
+		res.evidence, res.invalid, res.session, res.usage = m.Fields, m.Invalid, summary.SessionID, usageOf(summary)
 	}
 	res.tree, res.commit = l.issueTree(issue), rec.Commit
 	if rec.Evidence == nil {

@@ -45,8 +45,11 @@ type workerResult struct {
 	stopped  transcript.StopCause
 	err      error
 	evidence map[string]string
-	session  string
-	usage    *UsageInfo
+	// invalid are the fields it printed that break the mailbox
+	// contract: not taken, said in the Lead's comment.
+	invalid map[string]outbox.InvalidField
+	session string
+	usage   *UsageInfo
 	// fromRecord: read back from the attempt's result.json by a Lead
 	// that took over from one that died before posting it.
 	fromRecord bool
@@ -210,14 +213,15 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 func (l *Lead) collect(w *workerRun, spec worker.Spec) {
 	res := w.proc.Wait()
 	out := workerResult{issue: w.issue, attempt: w.attempt, exit: res.ExitCode, signal: res.SignalName(), stopped: res.Stopped, tree: w.tree}
-	ev, summary, err := readEvidence(spec)
-	out.evidence, out.session, out.usage = ev, summary.SessionID, usageOf(summary)
+	m, summary, err := readEvidence(spec)
+	ev := m.Fields
+	out.evidence, out.invalid, out.session, out.usage = ev, m.Invalid, summary.SessionID, usageOf(summary)
 	if err == nil && res.Stopped == transcript.StopNone {
 		out.commit = l.commitWork(w.issue, w.attempt, w.tree)
 		// Now with what it printed, and on disk for good before it is
 		// posted.
 		rec := AttemptResult{Role: l.o.Role, Issue: w.issue, Attempt: w.attempt, PID: res.PID, ExitCode: res.ExitCode,
-			Signal: out.signal, Evidence: ev, SessionID: out.session, Usage: out.usage, Commit: out.commit,
+			Signal: out.signal, Evidence: ev, Invalid: m.Invalid, SessionID: out.session, Usage: out.usage, Commit: out.commit,
 			StdoutBytes: res.Stats.StdoutLogBytes, StderrBytes: res.Stats.StderrLogBytes, Time: now()}
 		if werr := WriteAttemptResult(spec.ArtifactDir, rec, true); werr != nil {
 			fmt.Fprintf(os.Stderr, "lead %s: record the result of #%d attempt %d: %v\n", l.o.Role, w.issue, w.attempt, werr)
@@ -262,13 +266,22 @@ func (l *Lead) kind() string {
 // readEvidence reads the mailbox fields a Worker printed back from its
 // stdout log (one per line, the last value of a field winning; an agent
 // CLI's fields may also be in its result's text), with what its output
-// said of its session and usage.
-func readEvidence(spec worker.Spec) (map[string]string, worker.Summary, error) {
+// said of its session and usage. A value that breaks the contract is not
+// taken (in Invalid, unless a valid value of that field was printed).
+func readEvidence(spec worker.Spec) (outbox.Mailbox, worker.Summary, error) {
 	ev := map[string]string{}
+	var invalid map[string]outbox.InvalidField
 	take := func(text string) {
 		for _, line := range strings.Split(text, "\n") {
-			for k, v := range outbox.ParseMailbox(line).Fields {
+			m := outbox.ParseMailbox(line)
+			for k, v := range m.Fields {
 				ev[k] = v
+			}
+			for k, f := range m.Invalid {
+				if invalid == nil {
+					invalid = map[string]outbox.InvalidField{}
+				}
+				invalid[k] = f
 			}
 		}
 	}
@@ -283,7 +296,15 @@ func readEvidence(spec worker.Spec) (map[string]string, worker.Summary, error) {
 			}
 		}
 	})
-	return ev, rep.Summary, err
+	for k := range invalid {
+		if _, taken := ev[k]; taken {
+			delete(invalid, k)
+		}
+	}
+	if len(invalid) == 0 {
+		invalid = nil
+	}
+	return outbox.Mailbox{Fields: ev, Invalid: invalid}, rep.Summary, err
 }
 
 // usageOf is what the Worker's result said its work cost, if it said.
@@ -323,11 +344,12 @@ func succeeded(res workerResult) bool {
 // then stands for the exit status that died with its Lead. ok is false
 // for a Worker that never got that far: it runs again.
 func resultFromLog(spec worker.Spec, issue int64, attempt int) (workerResult, bool) {
-	ev, summary, err := readEvidence(spec)
+	m, summary, err := readEvidence(spec)
 	if err != nil {
 		return workerResult{}, false
 	}
-	res := workerResult{issue: issue, attempt: attempt, evidence: ev, session: summary.SessionID, usage: usageOf(summary), fromRecord: true}
+	ev := m.Fields
+	res := workerResult{issue: issue, attempt: attempt, evidence: ev, invalid: m.Invalid, session: summary.SessionID, usage: usageOf(summary), fromRecord: true}
 	if done, said := workerState(ev); said {
 		if !done {
 			res.exit = 1

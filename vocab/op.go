@@ -65,6 +65,13 @@ const (
 	// queue was full, or it had gone) were dropped; counted when it
 	// closed.
 	OpCallbackDropped Op = "CALLBACK_DROPPED"
+	// OpTakeoverSeen: the liveness loop read another writer's takeover of
+	// a run of this controller (the replay signal); acted says whether it
+	// stopped the run's worker on the lost step.
+	OpTakeoverSeen Op = "TAKEOVER_SEEN"
+	// OpForeignRun: the liveness loop read events of a run another writer
+	// runs, which this controller does not have: reported, not acted on.
+	OpForeignRun Op = "FOREIGN_RUN_SEEN"
 	// The ledger's own (see ledger.OpCommitDiscarded and the others): a
 	// writer that does not erase what another tool wrote says so.
 	OpCommitDiscarded         Op = "COMMIT_JOURNAL_DISCARDED"
@@ -83,7 +90,7 @@ func Ops() []Op {
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
 		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpSessionBound,
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
-		OpCallbackExited, OpCallbackDropped, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
+		OpCallbackExited, OpCallbackDropped, OpTakeoverSeen, OpForeignRun, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
 }
 
 // Label returns o in loc's language; an unknown operation is shown as it
