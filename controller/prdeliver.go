@@ -19,9 +19,15 @@ import (
 // tip). Recorded before ACCEPTANCE_PASSED, which names the URL too.
 const OpPullRequest = string(vocab.OpPullRequest)
 
-// keyPullRequest is the lifecycle key holding the URL of the pull
-// request a run's accepted change became (status shows it).
-const keyPullRequest = "pr:url"
+// Lifecycle keys of the pull request a run's accepted change became:
+// its URL, the repository and REST root it is on and the commit pushed,
+// so that status can show it and read its CI status back from GitHub.
+const (
+	KeyPullRequest     = "pr:url"
+	KeyPullRequestRepo = "pr:repo"
+	KeyPullRequestAPI  = "pr:api"
+	KeyPullRequestHead = "pr:head"
+)
 
 // deliversPR reports whether the change of step (key: the step, or
 // runTreeKey for a run that shares one worktree, whose change is the
@@ -93,7 +99,8 @@ func (c *Controller) acceptedPR(ctx context.Context, r *run, step, key string, t
 		"committed", d.Committed, "tip", d.Tip, "detached", d.Detached))
 	c.mu.Lock()
 	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected+key).Without(keyReview+key).
-		With(keyPullRequest, pr.HTMLURL)
+		With(KeyPullRequest, pr.HTMLURL).With(KeyPullRequestRepo, target.Repo).With(KeyPullRequestAPI, target.APIURL).
+		With(KeyPullRequestHead, d.Tip)
 	c.mu.Unlock()
 	// The worktree stays: its branch is the pull request's, and the
 	// person may build on it after the pull request's own review.

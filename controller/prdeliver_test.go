@@ -164,6 +164,17 @@ func TestAcceptOpensOnePullRequest(t *testing.T) {
 		}
 	}
 	h.stop()
+	data, err := ledger.Layout{Root: root}.ReadFile(ledger.PipelineFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := ledger.ParsePipelineState(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lc := p.RoleLifecycle; lc.Get(KeyPullRequest) != pr.URL || lc.Get(KeyPullRequestHead) != pr.SHA || lc.Get(KeyPullRequestRepo) != "octo/hello" {
+		t.Errorf("the pipeline does not name the pull request for status: %v", lc)
+	}
 	assertNoToken(t, "the controller's log", logs.String())
 	for _, dir := range []string{root, rig.envDir} {
 		envs := 0
