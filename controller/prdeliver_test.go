@@ -5,7 +5,6 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -37,13 +36,9 @@ type prRig struct {
 func newPRRig(t *testing.T) prRig {
 	t.Helper()
 	repo := gittest.NewRepo(t, map[string]string{"notes.txt": "start\n"})
-	bare := filepath.Join(t.TempDir(), "origin.git")
-	gittest.Git(t, repo, "init", "--quiet", "--bare", bare)
-	gittest.Git(t, repo, "remote", "add", "origin", bare)
-	gittest.Git(t, repo, "push", "--quiet", "origin", "main")
+	bare := gittest.NewOrigin(t, repo)
 	gh := fakegithub.New(fakegithub.Options{Branch: func(_, branch string) (string, bool) {
-		out, err := exec.Command("git", "-C", bare, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch).Output()
-		return strings.TrimSpace(string(out)), err == nil
+		return gittest.BranchAt(bare, branch)
 	}}, map[string]fakegithub.Token{prToken: {Login: "octo", Push: true}}, "octo/hello")
 	t.Cleanup(gh.Close)
 	// The controller reads the token where a person sets it: in its own

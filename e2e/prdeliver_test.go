@@ -3,7 +3,6 @@ package e2e
 import (
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -29,13 +28,9 @@ func TestAcceptDeliversOnePullRequestAcrossAKilledController(t *testing.T) {
 	const token = "ghp_e2eSECRETprdeliver0123456789"
 	t.Setenv("GITHUB_TOKEN", token) // every daokit process of the test inherits it
 	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
-	bare := filepath.Join(t.TempDir(), "origin.git")
-	gittest.Git(t, project, "init", "--quiet", "--bare", bare)
-	gittest.Git(t, project, "remote", "add", "origin", bare)
-	gittest.Git(t, project, "push", "--quiet", "origin", "main")
+	bare := gittest.NewOrigin(t, project)
 	gh := fakegithub.New(fakegithub.Options{Branch: func(_, branch string) (string, bool) {
-		out, err := exec.Command("git", "-C", bare, "rev-parse", "--verify", "--quiet", "refs/heads/"+branch).Output()
-		return strings.TrimSpace(string(out)), err == nil
+		return gittest.BranchAt(bare, branch)
 	}}, map[string]fakegithub.Token{token: {Login: "octo", Push: true}}, "octo/project")
 	defer gh.Close()
 	hold, holding := make(chan struct{}), make(chan struct{})
