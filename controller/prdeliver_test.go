@@ -354,3 +354,24 @@ func TestGitHubRemote(t *testing.T) {
 		}
 	}
 }
+
+// TestTheJudgeGetsNoGitHubToken: the command judge runs code the agent
+// wrote (its tests) in the worktree; the controller holds the token,
+// the judge's environment does not.
+func TestTheJudgeGetsNoGitHubToken(t *testing.T) {
+	rig := newPRRig(t)
+	cfg := rig.loopConfig()
+	cfg.Workflow.Judge = config.JudgeCommand
+	cfg.Workflow.JudgeCommand = []string{"sh", "-c", `env > "` + rig.envDir + `/judge.env"`}
+	h := startHarness(t, t.TempDir(), cfg)
+	ack := h.forward("judge me")
+	h.opFor(ack.TaskID, OpReviewPending)
+	data, err := os.ReadFile(filepath.Join(rig.envDir, "judge.env"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), "DAOKIT_TASK_ID="+ack.TaskID) {
+		t.Fatalf("not the judge's environment:\n%s", data)
+	}
+	assertNoToken(t, "the judge's environment", string(data))
+}
