@@ -39,6 +39,9 @@ const (
 	ReasonMergeFailed        = string(vocab.ReasonMergeFailed)
 	ReasonNothingToDeliver   = string(vocab.ReasonNothingToDeliver)
 	ReasonDiverged           = string(vocab.ReasonDiverged)
+	ReasonPRPushFailed       = string(vocab.ReasonPRPushFailed)
+	ReasonPROpenFailed       = string(vocab.ReasonPROpenFailed)
+	ReasonPRNotConfigured    = string(vocab.ReasonPRNotConfigured)
 	ReasonSessionOtherStep   = string(vocab.ReasonSessionOtherStep)
 	ReasonSessionOtherFolder = string(vocab.ReasonSessionOtherFolder)
 	ReasonAgentDenied        = string(vocab.ReasonAgentDenied)
@@ -60,7 +63,7 @@ func Reasons() []string {
 		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
 		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
-		ReasonNothingToDeliver, ReasonDiverged,
+		ReasonNothingToDeliver, ReasonDiverged, ReasonPRPushFailed, ReasonPROpenFailed, ReasonPRNotConfigured,
 		ReasonSessionOtherStep, ReasonSessionOtherFolder,
 		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
 		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused, ReasonBudgetExceeded}

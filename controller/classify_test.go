@@ -107,6 +107,9 @@ func TestReasonPolicy(t *testing.T) {
 		{ReasonMergeFailed, false, StateFailed},
 		{ReasonNothingToDeliver, false, StateFailed},
 		{ReasonDiverged, false, StateFailed},
+		{ReasonPRPushFailed, false, StateFailed},
+		{ReasonPROpenFailed, false, StateFailed},
+		{ReasonPRNotConfigured, false, StateFailed},
 		{ReasonSessionOtherStep, false, StateFailed},
 		{ReasonSessionOtherFolder, false, StateFailed},
 		// What the agent CLI said went wrong: a restart would meet it again.

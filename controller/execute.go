@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
@@ -339,8 +341,11 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 	}
 	argv = agentArgv(lane, argv, dir)
 	return worker.Spec{
-		Argv:         argv,
-		Dir:          dir,
+		Argv: argv,
+		Dir:  dir,
+		// The controller may hold a GitHub token (it opens pull requests);
+		// agents never get it (only a lane's own env can hand it on).
+		BaseEnv:      outbox.WithoutSecrets(os.Environ()),
 		Env:          append(append(env, "DAOKIT_ROLE="+string(r.role), "DAOKIT_ITERATION="+strconv.Itoa(r.iteration)), lane.Env...),
 		Stdin:        instruction,
 		UseStdin:     lane.Stdin,

@@ -2,12 +2,14 @@ package controller
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/workflow"
@@ -76,6 +78,8 @@ func (j worktreeJudge) Decide(ctx context.Context, round workflow.Round) (workfl
 	env := c.stepEnv(j.r, round.StepID, workflow.RoleJudge, round.Iteration, tree)
 	c.mu.Unlock()
 	cmd := j.base
+	// The judge runs code the agent wrote (its tests): no GitHub token.
+	cmd.BaseEnv = outbox.WithoutSecrets(os.Environ())
 	if tree != "" {
 		cmd.Dir = inTree(c.opts.Root, top, tree)
 	}

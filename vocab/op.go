@@ -80,6 +80,10 @@ const (
 	OpForeignPipelineReplaced Op = "FOREIGN_PIPELINE_REPLACED"
 )
 
+// OpPullRequest: an accepted change was delivered as a pull request
+// (payload: url, number, created, repo, remote, branch, base_branch).
+const OpPullRequest Op = "PULL_REQUEST"
+
 // Ops lists every operation.
 func Ops() []Op {
 	return []Op{OpControllerStarted, OpControllerStopped, OpControllerFenced, OpInstruction, OpControl, OpOperation,
@@ -88,7 +92,7 @@ func Ops() []Op {
 		OpHookRan, OpHookSkipped, OpOrphansKilled, OpLeadStarted, OpLeadExited, OpLeadRestartLimit,
 		OpOutboxEvent, OpIssueFiled, OpIssueChanged, OpIterationStarted, OpReviewVerdict, OpIterationFinished,
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
-		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpSessionBound,
+		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpPullRequest, OpSessionBound,
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
 		OpCallbackExited, OpCallbackDropped, OpTakeoverSeen, OpForeignRun, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
 }
