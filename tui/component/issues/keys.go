@@ -24,8 +24,8 @@ type KeyMap struct {
 	// Log opens the log view on the Worker of the issue shown (the log
 	// view's own key, handled by the window, listed here where it does
 	// something else).
-	Log key.Binding
-	Back     key.Binding // back to the list, or close the view
+	Log  key.Binding
+	Back key.Binding // back to the list, or close the view
 }
 
 // DefaultKeyMap returns the bindings with help in loc's language.
