@@ -13,8 +13,8 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/lead/roster"
-	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/team"
+	"github.com/daokit/daokit/tui/live"
 )
 
 // workerRoot is issuesRoot with the backend Worker of #1 as its Lead
