@@ -2,7 +2,7 @@
 // of what the step's worker printed, read from the step's stdout.log or
 // stderr.log under artifacts/, or what a Lead's Worker printed in its
 // latest attempt, with scrolling, search and follow. The file is read by
-// live.LoadLog (live.LoadWorkerLog) in a command, from where the last
+// live.LoadLog (LoadWorkerLog) in a command, from where the last
 // read ended; the view keeps the newest MaxLines lines.
 package logview
 
@@ -152,7 +152,7 @@ func (m *Model) load() tea.Cmd {
 	}
 	if m.src.Worker() {
 		m.loading = true
-		return live.LoadWorkerLog(m.src.Attempts, m.name(), m.path(), m.offset)
+		return LoadWorkerLog(m.src.Attempts, m.name(), m.path(), m.offset)
 	}
 	p := m.path()
 	if p == "" {
