@@ -2,54 +2,38 @@ package lead
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"time"
 
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 )
 
-// A Worker's attempts are kept under the team's state, one folder each:
-// <status dir>/workers/<role>/<issue>/<attempt>/ holds stdout.log and
-// stderr.log (written by the Worker itself, as a controller step's are:
-// worker.Spec.ArtifactDir) and, once the Worker exited on its own,
-// result.json (written by the Lead before it posts the result: see
+// A Worker's attempts are kept under the team's state, one folder each
+// (the layout is roster's, which the window reads too): stdout.log and
+// stderr.log are written by the Worker itself, as a controller step's
+// are (worker.Spec.ArtifactDir), and, once the Worker exited on its own,
+// result.json by the Lead before it posts the result (see
 // WriteAttemptResult). Attempts count from 1 and only grow, across Lead
 // restarts, so an attempt's folder is never written twice.
 
 // WorkersDir is the folder of role's Worker attempts.
-func WorkersDir(statusDir, role string) string { return filepath.Join(statusDir, "workers", role) }
+func WorkersDir(statusDir, role string) string { return roster.WorkersDir(statusDir, role) }
 
 // AttemptDir is the folder of one attempt of role's Worker on issue.
 func AttemptDir(statusDir, role string, issue int64, attempt int) string {
-	return filepath.Join(WorkersDir(statusDir, role), strconv.FormatInt(issue, 10), strconv.Itoa(attempt))
+	return roster.AttemptDir(statusDir, role, issue, attempt)
 }
 
 // Attempts lists the attempts kept for role's Worker on issue, oldest
 // first (none: an empty list and no error).
 func Attempts(statusDir, role string, issue int64) ([]int, error) {
-	ents, err := os.ReadDir(filepath.Join(WorkersDir(statusDir, role), strconv.FormatInt(issue, 10)))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, e := range ents {
-		if n, err := strconv.Atoi(e.Name()); err == nil && n > 0 && e.IsDir() {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
+	return roster.Attempts(statusDir, role, issue)
 }
 
 // ResultFile is the name of an attempt's result record.
-const ResultFile = "result.json"
+const ResultFile = roster.AttemptResultFile
 
 // AttemptResult is how a Worker attempt that exited on its own ended, as
 // its Lead recorded it before posting it: a Lead that dies between the

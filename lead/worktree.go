@@ -8,22 +8,16 @@ import (
 	"strconv"
 
 	"github.com/daokit/daokit/gitwork"
+	"github.com/daokit/daokit/lead/roster"
 )
 
 // WorktreesDir is the folder, in the outbox root, that holds role's
-// Workers' worktrees (<outbox root>/team-worktrees/<role>/<issue>):
-// outside the outbox's folder, which the guard makes read-only for
-// Workers, and apart from the controller's step worktrees (and their
-// branch prefix), whose prune must not take a worktree a Worker is in.
-func WorktreesDir(outboxRoot, role string) string {
-	return filepath.Join(outboxRoot, "team-worktrees", role)
-}
+// Workers' worktrees (roster's layout, which the window reads too).
+func WorktreesDir(outboxRoot, role string) string { return roster.WorktreesDir(outboxRoot, role) }
 
 // WorktreeBranch is the branch of role's worktree for issue
 // (daokit-team/<role>/<issue>).
-func WorktreeBranch(role string, issue int64) string {
-	return "daokit-team/" + role + "/" + strconv.FormatInt(issue, 10)
-}
+func WorktreeBranch(role string, issue int64) string { return roster.WorktreeBranch(role, issue) }
 
 // workDir is where the Worker of issue runs: its own git worktree of the
 // role's repo (made on first use, reused by later attempts on the issue,
