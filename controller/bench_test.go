@@ -12,6 +12,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/relay/relaytest/latency"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
 )
@@ -26,7 +27,7 @@ func BenchmarkInstructionAck(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	// Percentiles need samples: at least 1,000 acks, whatever b.N is.
-	lat, err := relay.MeasureAcks(ctx, h.client, max(b.N, 1000), func(i int) string { return fmt.Sprintf("instruction %d", i) })
+	lat, err := latency.MeasureAcks(ctx, func(ctx context.Context, s string) error { _, err := h.client.Forward(ctx, s); return err }, max(b.N, 1000), func(i int) string { return fmt.Sprintf("instruction %d", i) })
 	if err != nil {
 		b.Fatal(err)
 	}
