@@ -1,11 +1,6 @@
 package controller
 
 import (
-	"errors"
-	"io/fs"
-	"os/exec"
-	"syscall"
-
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
@@ -138,30 +133,6 @@ func Restartable(reason string) bool {
 		return true
 	}
 	return false
-}
-
-// SpawnRetryable reports whether a start failure looks passing (out of
-// processes or memory) rather than a configuration mistake.
-func SpawnRetryable(err error) bool {
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-		return false
-	}
-	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM)
-}
-
-// TerminalState returns the state a run ends in for reason: cancelled
-// for cancels and interruptions, timedOut for timeouts, completed for no
-// reason, failed otherwise.
-func TerminalState(reason string) string {
-	switch reason {
-	case "":
-		return StateCompleted
-	case ReasonCancelled, ReasonInterrupted:
-		return StateCancelled
-	case ReasonTimeout:
-		return StateTimedOut
-	}
-	return StateFailed
 }
 
 // ReasonText returns the label of a reason code in loc's language; an

@@ -133,9 +133,6 @@ func NewRun(in Instruction, workflow []StepTemplate, generation int) ledger.Pipe
 	return p
 }
 
-// MessageIDOf returns the id of the instruction that started the run.
-func MessageIDOf(p *ledger.PipelineState) string { return p.RoleLifecycle.Get(keyMessageID) }
-
 // setRoute records the step, lane and next action.
 func setRoute(p *ledger.PipelineState, step, lane, next string) {
 	p.CurrentStep = step

@@ -24,8 +24,8 @@ func TestNewRunIsValidAndRoutesToTheFirstStep(t *testing.T) {
 	if p.Goal != in.Text { // verbatim, as the Python tool keeps --goal
 		t.Errorf("goal %q", p.Goal)
 	}
-	if Generation(&p) != 3 || MessageIDOf(&p) != "m-1" {
-		t.Errorf("generation %d message %q", Generation(&p), MessageIDOf(&p))
+	if Generation(&p) != 3 || messageIDOf(&p) != "m-1" {
+		t.Errorf("generation %d message %q", Generation(&p), messageIDOf(&p))
 	}
 	if again := TaskIDFor("m-1"); again != r.TaskID || again == TaskIDFor("m-2") {
 		t.Errorf("task ids must be stable per message and differ between messages")
@@ -113,3 +113,7 @@ func TestLongInstructionGoalIsBounded(t *testing.T) {
 		t.Errorf("blank instruction gives an invalid pipeline: %v", err)
 	}
 }
+
+// messageIDOf returns the id of the instruction that started the run, as
+// the route records it.
+func messageIDOf(p *ledger.PipelineState) string { return p.RoleLifecycle.Get(keyMessageID) }

@@ -31,12 +31,6 @@ const (
 	StateTimedOut   = string(vocab.StateTimedOut)
 )
 
-// States lists every run state in path order, terminal states last.
-func States() []string {
-	return []string{StateIdle, StateWaiting, StateRequesting, StateGenerating, StatePersisting,
-		StateCompleted, StateFailed, StateCancelled, StateTimedOut}
-}
-
 // transitions is the whole state machine: the states each state may move
 // to. A run can fail or be cancelled from any state that is not terminal,
 // so that every run can always end; it can only time out once its worker
@@ -52,18 +46,11 @@ var transitions = map[string][]string{
 	StatePersisting: {StateCompleted, StateFailed, StateCancelled, StateTimedOut},
 }
 
-// IsState reports whether s is one of the run states.
-func IsState(s string) bool { return slices.Contains(States(), s) }
-
 // IsTerminal reports whether s is a terminal state: completed, failed,
 // cancelled or timedOut.
 func IsTerminal(s string) bool {
 	return s == StateCompleted || s == StateFailed || s == StateCancelled || s == StateTimedOut
 }
-
-// Next returns the states a run in state s may move to; none for a
-// terminal or unknown state.
-func Next(s string) []string { return slices.Clone(transitions[s]) }
 
 // CanTransition reports whether a run may move from one state to another.
 func CanTransition(from, to string) bool { return slices.Contains(transitions[from], to) }
