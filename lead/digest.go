@@ -70,12 +70,9 @@ type cachedDecision struct {
 	ok   bool
 }
 
-// Decisions reads the accepted decisions of the project memory, newest
+// readDecisions reads the accepted decisions of the project memory, newest
 // first: the memory files whose issue still carries decision:accepted.
-func Decisions(ctx context.Context, wf *team.Workflow, ob outbox.Backend) ([]Decision, error) {
-	return readDecisions(ctx, wf, ob, memoryCache{})
-}
-
+// cache spares re-reading the files that did not change.
 func readDecisions(ctx context.Context, wf *team.Workflow, ob outbox.Backend, cache memoryCache) ([]Decision, error) {
 	entries, err := os.ReadDir(wf.MemoryPath())
 	if errors.Is(err, fs.ErrNotExist) {

@@ -135,12 +135,6 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 	return l, nil
 }
 
-// Limit is the Lead's Worker limit, min(soft cap, hard cap).
-func (l *Lead) Limit() int { return l.limit }
-
-// Cursor is the last event the Lead has handled.
-func (l *Lead) Cursor() int64 { return l.cursor }
-
 // Run recovers the Lead's claimed work, then handles events as they
 // arrive and dispatches Workers until ctx ends; it stops its Workers
 // before it returns.

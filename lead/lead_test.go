@@ -90,8 +90,8 @@ func TestLeadsIgnoreLeadComments(t *testing.T) {
 func TestConcurrencyMinOfSoftAndHard(t *testing.T) {
 	p := newProject(t, "[roles.backend]\nrole_repo = \"repo\"\n[groups.backend]\nmax_concurrent = 4\n", time.Hour)
 	l := p.lead("backend", 2, nil)
-	if l.Limit() != 2 {
-		t.Fatalf("limit %d", l.Limit())
+	if l.limit != 2 {
+		t.Fatalf("limit %d", l.limit)
 	}
 	var ids []int64
 	for i := range 6 {
