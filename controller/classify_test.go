@@ -73,7 +73,7 @@ func TestClassify(t *testing.T) {
 		{"an unknown failure kind is an exit", Failure{Result: agent(1, "future_kind")}, ReasonExitNonzero},
 	}
 	for _, tt := range tests {
-		if got := Classify(tt.f); got != tt.want {
+		if got := classify(tt.f); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -124,7 +124,7 @@ func TestReasonPolicy(t *testing.T) {
 		t.Fatalf("table covers %d reasons, Reasons() has %d", len(tests)-1, len(Reasons()))
 	}
 	for _, tt := range tests {
-		if got := Restartable(tt.reason); got != tt.restartable {
+		if got := restartable(tt.reason); got != tt.restartable {
 			t.Errorf("Restartable(%q): got %v, want %v", tt.reason, got, tt.restartable)
 		}
 	}
@@ -187,14 +187,14 @@ func TestClassifyRealWorkers(t *testing.T) {
 			if tt.stop != "" {
 				p.Stop(tt.stop)
 			}
-			got := Classify(Failure{Result: p.Wait(), RequireResult: tt.require || RequiresResult(tt.spec.Kind)})
+			got := classify(Failure{Result: p.Wait(), RequireResult: tt.require || requiresResult(tt.spec.Kind)})
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}
 	_, err := worker.Start(context.Background(), worker.Spec{Argv: []string{"daokit-no-such-program"}})
-	if got := Classify(Failure{SpawnErr: err}); got != ReasonSpawnFailed || !errors.Is(err, exec.ErrNotFound) {
+	if got := classify(Failure{SpawnErr: err}); got != ReasonSpawnFailed || !errors.Is(err, exec.ErrNotFound) {
 		t.Errorf("spawn failure: got %q (%v), want %q", got, err, ReasonSpawnFailed)
 	}
 }
