@@ -373,6 +373,8 @@ func (c *Controller) queued(r *run, step, lane string, position int) {
 	if first {
 		c.note(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, opRunState,
 			"from", stateWaiting, "to", stateWaiting, "lane", lane, "queue_position", position))
+		// The person who sent it sees why nothing happens yet.
+		c.say(r.pipeline.TaskID, r.pipeline.RunID, step, "controller.queue.position", "Lane", lane, "Position", strconv.Itoa(position))
 	}
 	c.persist(r)
 }

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/daokit/daokit/i18n"
 )
 
 // laneScheduler hands out the slots of each lane: at most the lane's
@@ -237,10 +235,4 @@ func (l *laneSlots) acquire(ctx context.Context, lane string, onPosition func(in
 		return nil, err
 	}
 	return t.Release, nil
-}
-
-// positionText says in loc's language that a run waits for lane at
-// position (1 = next).
-func positionText(loc *i18n.Localizer, lane string, position int) string {
-	return loc.T("controller.queue.position", "Lane", lane, "Position", position)
 }

@@ -3,11 +3,16 @@ package controller
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/internal/say"
+	"github.com/daokit/daokit/relay"
 )
 
 func ownerN(n int) Owner { return Owner{TaskID: "T", RunID: "R", StepID: string(rune('A' + n))} }
@@ -235,8 +240,36 @@ func TestLaneSlots(t *testing.T) {
 	cancel()
 }
 
-func TestPositionText(t *testing.T) {
-	if got := positionText(i18n.MustNew(i18n.Chinese), "worker", 2); got != "等待通道 worker：排在第 2 位" {
-		t.Errorf("got %q", got)
+// TestWaitingRunSaysItsPlace: a run that waits for its lane tells the
+// windows where it waits, in each reader's language.
+func TestWaitingRunSaysItsPlace(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	gate := filepath.Join(root, "gate")
+	h := startHarness(t, root, shellConfig(`while [ ! -f `+gate+` ]; do sleep 0.05; done`))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := h.client.Observe(ctx); err != nil {
+		t.Fatal(err)
 	}
+	first := h.forward("first")
+	h.workerPID(first.TaskID)
+	second := h.forward("second")
+	var said *relay.OutputLine
+	for said == nil {
+		select {
+		case n := <-h.client.Notices():
+			if o := n.Output; n.Kind == relay.NoticeWorkerOutput && o != nil && o.TaskID == second.TaskID && o.Message != "" {
+				said = o
+			}
+		case <-ctx.Done():
+			t.Fatal("the waiting run said nothing")
+		}
+	}
+	if got, want := say.FromRelay(*said).Words(i18n.MustNew(i18n.Chinese)), "等待通道 worker：排在第 1 位"; got != want {
+		t.Errorf("in Chinese the waiting run says %q, want %q", got, want)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	h.finished(first.TaskID)
+	h.finished(second.TaskID)
 }
