@@ -24,7 +24,7 @@ func TestMentions(t *testing.T) {
 		"@backend.v2 is a role": false,
 		"backend":               false,
 	} {
-		if got := Mentions(text, "backend"); got != want {
+		if got := mentions(text, "backend"); got != want {
 			t.Errorf("%q: %v", text, got)
 		}
 	}

@@ -117,7 +117,7 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 	if l.logRoot == "" {
 		l.logRoot = roster.StatusDir(o.Workflow)
 	}
-	if w := MemoryWriter(o.Workflow); w != "" {
+	if w := memoryWriter(o.Workflow); w != "" {
 		l.memoryWriter = roster.Actor(w)
 	}
 	for _, g := range o.Workflow.SharedGroups(o.Role) {

@@ -70,7 +70,7 @@ func (p *onceProject) finishWorkerUnposted(id int64) (unlock func()) {
 	}
 	dir := AttemptDir(roster.StatusDir(p.wf), "be", id, 1)
 	p.waitFor("the result recorded", 20*time.Second, func() bool {
-		r, err := ReadAttemptResult(dir)
+		r, err := readAttemptResult(dir)
 		return err == nil && r.Evidence[outbox.FieldTests] == "once"
 	})
 	return func() {

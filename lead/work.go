@@ -258,7 +258,7 @@ func (l *Lead) attemptNote(res workerResult) string {
 		s += " (read back from its result record after the Lead restarted)"
 	}
 	if res.tree != "" {
-		s += "; its work is on branch " + WorktreeBranch(l.o.Role, res.issue)
+		s += "; its work is on branch " + worktreeBranch(l.o.Role, res.issue)
 		if res.commit != "" {
 			s += " (committed " + shortCommit(res.commit) + ")"
 		}
@@ -346,7 +346,7 @@ func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err
 	}
 	last := atts[len(atts)-1]
 	spec := worker.Spec{Kind: l.kind(), ArtifactDir: AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
-	rec, err := ReadAttemptResult(spec.ArtifactDir)
+	rec, err := readAttemptResult(spec.ArtifactDir)
 	if err != nil {
 		// No exit recorded: the Worker was stopped, or died with its Lead
 		// (or just after it exited, before the Lead heard of it). Its own
