@@ -118,9 +118,6 @@ const keptFinishedLeases = 50
 // opLeasesPruned records how many finished leases a start pruned.
 const opLeasesPruned = string(vocab.OpLeasesPruned)
 
-// errLocked is returned by Run when another controller holds the root.
-var errLocked = ledger.ErrLocked
-
 // Run starts a controller on opts.Root and serves until ctx ends or, with
 // an idle exit configured, until it has been idle that long. It returns
 // nil after a clean shutdown. Work in flight when ctx ends is stopped and
