@@ -15,9 +15,9 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// OpOrphansKilled records that a starting controller killed processes an
+// opOrphansKilled records that a starting controller killed processes an
 // earlier controller of the root left running (payload: killed).
-const OpOrphansKilled = string(vocab.OpOrphansKilled)
+const opOrphansKilled = string(vocab.OpOrphansKilled)
 
 // sweepOrphans kills what a previous controller of this root left
 // running: the cgroups and marked processes of its steps (an agent's own
@@ -29,7 +29,7 @@ func (c *Controller) sweepOrphans() {
 	c.log.Info("child process trees", "tracking", proc.Tracking())
 	if n := c.procs.Sweep(); n > 0 {
 		c.log.Warn("killed processes a previous controller left", "killed", n)
-		c.note(c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpOrphansKilled, "killed", n))
+		c.note(c.events.system(globalID, globalID, "", ledger.SeverityWarn, opOrphansKilled, "killed", n))
 	}
 }
 

@@ -11,14 +11,6 @@ import (
 	"github.com/daokit/daokit/lead/roster"
 )
 
-// WorktreesDir is the folder, in the outbox root, that holds role's
-// Workers' worktrees (roster's layout, which the window reads too).
-func WorktreesDir(outboxRoot, role string) string { return roster.WorktreesDir(outboxRoot, role) }
-
-// WorktreeBranch is the branch of role's worktree for issue
-// (daokit-team/<role>/<issue>).
-func WorktreeBranch(role string, issue int64) string { return roster.WorktreeBranch(role, issue) }
-
 // workDir is where the Worker of issue runs: its own git worktree of the
 // role's repo (made on first use, reused by later attempts on the issue,
 // so two Workers of the role never share a checkout), or the role's folder
@@ -40,12 +32,12 @@ func (l *Lead) workDir(ctx context.Context, issue int64) (dir, tree string, err 
 	if err != nil {
 		return "", "", err
 	}
-	root := WorktreesDir(l.o.Workflow.Dir, l.o.Role)
+	root := roster.WorktreesDir(l.o.Workflow.Dir, l.o.Role)
 	ignoreAll(filepath.Dir(root))
 	// One git at a time on the repository: two Workers starting at once
 	// would race for its worktree list.
 	l.gitMu.Lock()
-	wt, err := repo.Ensure(ctx, filepath.Join(root, strconv.FormatInt(issue, 10)), WorktreeBranch(l.o.Role, issue), base)
+	wt, err := repo.Ensure(ctx, filepath.Join(root, strconv.FormatInt(issue, 10)), roster.WorktreeBranch(l.o.Role, issue), base)
 	l.gitMu.Unlock()
 	if err != nil {
 		return "", "", err

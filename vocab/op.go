@@ -1,7 +1,5 @@
 package vocab
 
-import "github.com/daokit/daokit/i18n"
-
 // Op is the operation of a SYSTEM event (its payload's "operation"): what
 // the controller, a hook, a Lead or a person's command did. The event
 // types stay the contract's; the operation says which of many things a
@@ -96,7 +94,3 @@ func Ops() []Op {
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
 		OpCallbackExited, OpCallbackDropped, OpTakeoverSeen, OpForeignRun, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
 }
-
-// Label returns o in loc's language; an unknown operation is shown as it
-// is.
-func (o Op) Label(loc *i18n.Localizer) string { return label(loc, OpCatalog, Ops(), o) }
