@@ -47,7 +47,7 @@ type Options struct {
 type Controller struct {
 	opts       Options
 	cfg        config.Config
-	workflow   []StepTemplate
+	workflow   []stepTemplate
 	store      *ledger.Store
 	server     *relay.Server
 	log        *slog.Logger
@@ -108,7 +108,7 @@ type Controller struct {
 
 	// bus is the event stream (bus.go); listeners the callbacks of
 	// [[workflow.callbacks]] that hear it (events = "all").
-	bus       Bus
+	bus       bus
 	listeners []*userSink
 
 	// replay is the liveness loop's reader of other writers' events
@@ -122,11 +122,8 @@ type Controller struct {
 // change, stays small and its rewrite cost flat.
 const keptFinishedLeases = 50
 
-// OpLeasesPruned records how many finished leases a start pruned.
-const OpLeasesPruned = string(vocab.OpLeasesPruned)
-
-// ErrLocked is returned by Run when another controller holds the root.
-var ErrLocked = ledger.ErrLocked
+// opLeasesPruned records how many finished leases a start pruned.
+const opLeasesPruned = string(vocab.OpLeasesPruned)
 
 // Run starts a controller on opts.Root and serves until ctx ends or, with
 // an idle exit configured, until it has been idle that long. It returns
@@ -207,17 +204,17 @@ func orEnglish(lang string) string {
 }
 
 // workflowOf turns the configured workflow into step templates.
-func workflowOf(cfg config.Config) []StepTemplate {
-	var wf []StepTemplate
+func workflowOf(cfg config.Config) []stepTemplate {
+	var wf []stepTemplate
 	for _, s := range cfg.Workflow.Steps {
 		title := s.Title
 		if title == "" {
 			title = "Carry out the instruction on lane " + s.Lane
 		}
-		wf = append(wf, StepTemplate{ID: s.ID, Lane: s.Lane, Title: title, Category: "implementation"})
+		wf = append(wf, stepTemplate{ID: s.ID, Lane: s.Lane, Title: title, Category: "implementation"})
 	}
 	if len(wf) == 0 {
-		return DefaultWorkflow()
+		return defaultWorkflow()
 	}
 	return wf
 }
@@ -250,7 +247,7 @@ func (c *Controller) loadLedger() error {
 	if snap.Heartbeat.OK() {
 		c.hb = snap.Heartbeat.Value
 	}
-	c.generation = Generation(&c.pipeline) + 1
+	c.generation = generation(&c.pipeline) + 1
 	return nil
 }
 
@@ -311,7 +308,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.holdStandingLeaseLocked()
 	c.mu.Unlock()
 	if pruned > 0 {
-		e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpLeasesPruned,
+		e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, opLeasesPruned,
 			"removed", pruned, "kept_finished", keptFinishedLeases)
 		if err := c.journal.append(e); err != nil {
 			c.log.Error("record lease pruning", "err", err)
@@ -343,14 +340,14 @@ func (c *Controller) serve(ctx context.Context) error {
 // announce records the controller's start, its fencing generation and any
 // repair the store made to a torn event log.
 func (c *Controller) announce() error {
-	events := []ledger.Event{c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStarted,
+	events := []ledger.Event{c.events.system(globalID, globalID, "", ledger.SeverityInfo, opControllerStarted,
 		"pid", c.pid, "generation", c.generation)}
 	if c.fenced != 0 {
-		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpControllerFenced,
+		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, opControllerFenced,
 			"pid", c.fenced, "reason_code", "STANDING_LEASE_EXPIRED", "generation", c.generation))
 	}
 	if rep := c.store.Repair(); rep.Repaired() {
-		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLedgerRepaired,
+		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, opLedgerRepaired,
 			"repair", fmt.Sprintf("%+v", rep)))
 	}
 	if err := c.journal.append(events...); err != nil {
@@ -417,7 +414,7 @@ func (c *Controller) shutdown() {
 	}
 	c.mu.Unlock()
 	c.flushDocs()
-	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped, "pid", c.pid, "generation", c.generation)
+	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, opControllerStopped, "pid", c.pid, "generation", c.generation)
 	if err := c.journal.append(e); err != nil {
 		c.log.Error("record stop", "err", err)
 	}

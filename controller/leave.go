@@ -52,7 +52,7 @@ func (c *Controller) abandonWaiting() {
 		// Recorded as a person's /abandon is, with no message id (nobody
 		// sent one) and the trigger that stood in for them.
 		route := r.pipeline.Route()
-		events = append(events, c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpControl,
+		events = append(events, c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opControl,
 			"kind", string(relay.ControlAbandon), "trigger", "leave", "reason", whyLeft, "route", routePayload(route)))
 	}
 	c.mu.Unlock()

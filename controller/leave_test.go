@@ -22,7 +22,7 @@ func leaveFixture(t *testing.T, abandon bool) (h *harness, running, waiting stri
 	h.typedFor(first.TaskID, ledger.EventStepStarted)
 	second := h.forward("second")
 	h.waitFor("a wait for the lane", func(e ledger.Event) bool {
-		return e.TaskID == second.TaskID && op(e) == OpRunState && e.Payload.String("to") == StateWaiting
+		return e.TaskID == second.TaskID && op(e) == opRunState && e.Payload.String("to") == stateWaiting
 	})
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
@@ -48,7 +48,7 @@ func TestAbandonWaitingOnLeave(t *testing.T) {
 		t.Fatalf("waiting run ended %s %s, want FAILED %s", s, r, ReasonAbandoned)
 	}
 	ctl := h.waitFor("the abandon the leave triggered", func(e ledger.Event) bool {
-		return e.TaskID == waiting && op(e) == OpControl && e.Payload.String("kind") == string(relay.ControlAbandon)
+		return e.TaskID == waiting && op(e) == opControl && e.Payload.String("kind") == string(relay.ControlAbandon)
 	})
 	if ctl.Payload.String("trigger") != "leave" {
 		t.Errorf("abandon recorded with trigger %q, want leave", ctl.Payload.String("trigger"))
@@ -57,7 +57,7 @@ func TestAbandonWaitingOnLeave(t *testing.T) {
 		if e.TaskID == waiting && e.EventType == ledger.EventStepStarted {
 			t.Fatal("the abandoned run started a step")
 		}
-		if e.TaskID == running && op(e) == OpRunFinished {
+		if e.TaskID == running && op(e) == opRunFinished {
 			t.Fatalf("the running task ended when the window left: %s", e.Payload.String("reason_code"))
 		}
 	}

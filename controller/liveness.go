@@ -242,7 +242,7 @@ func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thr
 }
 
 // blockReason is why a blocked run waits for a person, as finish
-// recorded it (see MarkStepFailed): the loop's last iteration, an
+// recorded it (see markStepFailed): the loop's last iteration, an
 // escalation, the budget or the restart limit each say something
 // different to the person. A pipeline that names no reason (written by
 // an older daokit) was blocked by the restart limit, the only block

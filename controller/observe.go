@@ -193,7 +193,7 @@ func (c *Controller) leaseRenewFailed(r *run, o observation) {
 
 // leaseEvent is the LEASE_RENEW_FAILED event of news.
 func (c *Controller) leaseEvent(taskID, runID string, news leaseNews) ledger.Event {
-	return c.events.system(taskID, runID, news.step, ledger.SeverityWarn, OpLeaseRenewFailed,
+	return c.events.system(taskID, runID, news.step, ledger.SeverityWarn, opLeaseRenewFailed,
 		"reason_code", news.code, "error", news.err, "token", news.old, "new_token", news.fresh,
 		"lane", news.lane, "lease_status", news.status, "failed_at", ledger.FormatTime(news.at))
 }

@@ -95,7 +95,7 @@ func TestLivenessLoopReactsToAnotherWritersTakeover(t *testing.T) {
 	if failed.Payload.String("reason_code") != ReasonLeaseLost {
 		t.Fatalf("the step failed as %q", failed.Payload.String("reason_code"))
 	}
-	h.waitFor("RUN_FINISHED", func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpRunFinished })
+	h.waitFor("RUN_FINISHED", func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == opRunFinished })
 	foreign := h.waitFor("FOREIGN_RUN_SEEN", func(e ledger.Event) bool { return op(e) == OpForeignRun })
 	if foreign.Payload.String("foreign_task_id") != "PY-1" || foreign.Payload.String("foreign_run_id") != "RUN-B" {
 		t.Fatalf("FOREIGN_RUN_SEEN %+v", foreign)
@@ -107,7 +107,7 @@ func TestLivenessLoopReactsToAnotherWritersTakeover(t *testing.T) {
 	}); n != 1 {
 		t.Errorf("the lost step started %d times", n)
 	}
-	if n := count(events, func(e ledger.Event) bool { return op(e) == OpLeaseRenewFailed }); n != 0 {
+	if n := count(events, func(e ledger.Event) bool { return op(e) == opLeaseRenewFailed }); n != 0 {
 		t.Errorf("%d LEASE_RENEW_FAILED: the controller contested the takeover", n)
 	}
 	if n := count(events, func(e ledger.Event) bool { return op(e) == OpForeignRun }); n != 1 {

@@ -58,7 +58,7 @@ worker = ["sh", "-c", "printf 'Tests: \\033[32mok\\033[0m\\nChanges: commit abc\
 	if !hasText(p.comments(id), "State \"Done!\" (expected a state") || !hasText(p.comments(id), `Tests "\x1b[32mok\x1b[0m"`) {
 		t.Fatalf("comments %v", p.comments(id))
 	}
-	rec, err := ReadAttemptResult(AttemptDir(roster.StatusDir(p.wf), "be", id, 1))
+	rec, err := readAttemptResult(roster.AttemptDir(roster.StatusDir(p.wf), "be", id, 1))
 	if err != nil || rec.Invalid[outbox.FieldState].Value != "Done!" || rec.Evidence[outbox.FieldState] != "" {
 		t.Fatalf("result.json %+v, %v", rec, err)
 	}

@@ -261,7 +261,7 @@ func (l *Lead) attemptNote(res workerResult) string {
 		s += " (read back from its result record after the Lead restarted)"
 	}
 	if res.tree != "" {
-		s += "; its work is on branch " + WorktreeBranch(l.o.Role, res.issue)
+		s += "; its work is on branch " + roster.WorktreeBranch(l.o.Role, res.issue)
 		if res.commit != "" {
 			s += " (committed " + shortCommit(res.commit) + ")"
 		}
@@ -343,13 +343,13 @@ func (l *Lead) Recover(ctx context.Context) error {
 // been posted already (the issue was then sent to a Worker again, whose
 // attempt left nothing): the issue is queued again.
 func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err error) {
-	atts, err := Attempts(l.logRoot, l.o.Role, issue)
+	atts, err := roster.Attempts(l.logRoot, l.o.Role, issue)
 	if err != nil || len(atts) == 0 {
 		return false, err
 	}
 	last := atts[len(atts)-1]
-	spec := worker.Spec{Kind: l.kind(), ArtifactDir: AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
-	rec, err := ReadAttemptResult(spec.ArtifactDir)
+	spec := worker.Spec{Kind: l.kind(), ArtifactDir: roster.AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
+	rec, err := readAttemptResult(spec.ArtifactDir)
 	if err != nil {
 		// No exit recorded: the Worker was stopped, or died with its Lead
 		// (or just after it exited, before the Lead heard of it). Its own

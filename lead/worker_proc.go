@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/gitwork"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
@@ -28,7 +29,7 @@ type workerRun struct {
 	started time.Time
 	// blocked: stopped because its issue was blocked (no evidence).
 	blocked bool
-	// health is its heartbeat (HealthActive, roster.HealthWarning, roster.HealthStale);
+	// health is its heartbeat (healthActive, roster.HealthWarning, roster.HealthStale);
 	// hung: stopped as STALE, to be started again.
 	health string
 	hung   bool
@@ -49,7 +50,7 @@ type workerResult struct {
 	// contract: not taken, said in the Lead's comment.
 	invalid map[string]outbox.InvalidField
 	session string
-	usage   *UsageInfo
+	usage   *usageInfo
 	// fromRecord: read back from the attempt's result.json by a Lead
 	// that took over from one that died before posting it.
 	fromRecord bool
@@ -63,11 +64,11 @@ type workerResult struct {
 // Placeholders of a role's worker command line.
 const (
 	PlaceholderIssue = "{issue}"
-	PlaceholderRole  = "{role}"
-	PlaceholderRepo  = "{repo}"
-	// PlaceholderSession is the session of the issue's earlier attempt,
+	placeholderRole  = "{role}"
+	placeholderRepo  = "{repo}"
+	// placeholderSession is the session of the issue's earlier attempt,
 	// in a role's resume command line.
-	PlaceholderSession = "{session}"
+	placeholderSession = "{session}"
 )
 
 // workerStopGrace is the time between SIGTERM and SIGKILL when a Lead
@@ -89,9 +90,9 @@ func (l *Lead) workerArgv(is outbox.Issue, dir, session string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		a = strings.ReplaceAll(a, PlaceholderIssue, strconv.FormatInt(is.ID, 10))
-		a = strings.ReplaceAll(a, PlaceholderRole, l.o.Role)
-		a = strings.ReplaceAll(a, PlaceholderSession, session)
-		out[i] = strings.ReplaceAll(a, PlaceholderRepo, dir)
+		a = strings.ReplaceAll(a, placeholderRole, l.o.Role)
+		a = strings.ReplaceAll(a, placeholderSession, session)
+		out[i] = strings.ReplaceAll(a, placeholderRepo, dir)
 	}
 	return append(append([]string(nil), l.o.Guard...), out...)
 }
@@ -118,14 +119,14 @@ func (l *Lead) startWorker(ctx context.Context, is outbox.Issue) error {
 	if err != nil {
 		return err
 	}
-	return l.spawnWorker(ctx, is, Brief(is, Digest(ds, l.o.Role)))
+	return l.spawnWorker(ctx, is, brief(is, digest(ds, l.o.Role)))
 }
 
 // nextAttempt is the number of issue's next attempt: one past the last
 // kept, so that a Lead that took over never writes into an attempt of
 // its predecessor's.
 func (l *Lead) nextAttempt(issue int64) (int, error) {
-	atts, err := Attempts(l.logRoot, l.o.Role, issue)
+	atts, err := roster.Attempts(l.logRoot, l.o.Role, issue)
 	if err != nil {
 		return 0, err
 	}
@@ -160,7 +161,7 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 	spec := worker.Spec{
 		Argv: argv, Dir: dir, BaseEnv: l.workerEnv(is), Env: extra,
 		Stdin: brief, UseStdin: true, Kind: l.kind(),
-		ArtifactDir: AttemptDir(l.logRoot, l.o.Role, is.ID, attempt), ArtifactRoot: l.logRoot,
+		ArtifactDir: roster.AttemptDir(l.logRoot, l.o.Role, is.ID, attempt), ArtifactRoot: l.logRoot,
 		LogLimit: worker.DefaultLogLimit, StopGrace: workerStopGrace,
 		SysProcAttr: workerSysProcAttr(len(l.o.Guard) > 0),
 	}
@@ -172,11 +173,11 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 		if e.Stopped != transcript.StopNone {
 			return
 		}
-		rec := AttemptResult{Role: l.o.Role, Issue: is.ID, Attempt: attempt, PID: e.PID, ExitCode: e.ExitCode, Time: now()}
+		rec := attemptResult{Role: l.o.Role, Issue: is.ID, Attempt: attempt, PID: e.PID, ExitCode: e.ExitCode, Time: now()}
 		if e.Signal != 0 {
 			rec.Signal = worker.Result{Signal: e.Signal}.SignalName()
 		}
-		if err := WriteAttemptResult(spec.ArtifactDir, rec, false); err != nil {
+		if err := writeAttemptResult(spec.ArtifactDir, rec, false); err != nil {
 			fmt.Fprintf(os.Stderr, "lead %s: record the exit of #%d attempt %d: %v\n", l.o.Role, is.ID, attempt, err)
 		}
 	}
@@ -193,7 +194,7 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 	// (see collect); the heartbeat needs only its last activity.
 	p.Discard()
 	w := &workerRun{issue: is.ID, attempt: attempt, proc: p, dir: spec.ArtifactDir, tree: tree, workDir: dir,
-		started: p.StartedAt(), health: HealthActive}
+		started: p.StartedAt(), health: healthActive}
 	l.mu.Lock()
 	l.running[is.ID] = w
 	l.mu.Unlock()
@@ -220,10 +221,10 @@ func (l *Lead) collect(w *workerRun, spec worker.Spec) {
 		out.commit = l.commitWork(w.issue, w.attempt, w.tree)
 		// Now with what it printed, and on disk for good before it is
 		// posted.
-		rec := AttemptResult{Role: l.o.Role, Issue: w.issue, Attempt: w.attempt, PID: res.PID, ExitCode: res.ExitCode,
+		rec := attemptResult{Role: l.o.Role, Issue: w.issue, Attempt: w.attempt, PID: res.PID, ExitCode: res.ExitCode,
 			Signal: out.signal, Evidence: ev, Invalid: m.Invalid, SessionID: out.session, Usage: out.usage, Commit: out.commit,
 			StdoutBytes: res.Stats.StdoutLogBytes, StderrBytes: res.Stats.StderrLogBytes, Time: now()}
-		if werr := WriteAttemptResult(spec.ArtifactDir, rec, true); werr != nil {
+		if werr := writeAttemptResult(spec.ArtifactDir, rec, true); werr != nil {
 			fmt.Fprintf(os.Stderr, "lead %s: record the result of #%d attempt %d: %v\n", l.o.Role, w.issue, w.attempt, werr)
 		}
 	} else if err != nil {
@@ -308,12 +309,12 @@ func readEvidence(spec worker.Spec) (outbox.Mailbox, worker.Summary, error) {
 }
 
 // usageOf is what the Worker's result said its work cost, if it said.
-func usageOf(s worker.Summary) *UsageInfo {
+func usageOf(s worker.Summary) *usageInfo {
 	if s.Result == nil || s.Result.Usage == nil {
 		return nil
 	}
 	u := s.Result.Usage
-	return &UsageInfo{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD}
+	return &usageInfo{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD}
 }
 
 // workerState reads the State a Worker printed as its result line
@@ -370,7 +371,7 @@ func resultFromLog(spec worker.Spec, issue int64, attempt int) (workerResult, bo
 // next attempt of a role with a resume command goes on with it, in the
 // same worktree.
 func (l *Lead) lastSession(issue int64, attempt int) string {
-	atts, err := Attempts(l.logRoot, l.o.Role, issue)
+	atts, err := roster.Attempts(l.logRoot, l.o.Role, issue)
 	if err != nil {
 		return ""
 	}
@@ -378,8 +379,8 @@ func (l *Lead) lastSession(issue int64, attempt int) string {
 		if atts[i] >= attempt {
 			continue
 		}
-		dir := AttemptDir(l.logRoot, l.o.Role, issue, atts[i])
-		if rec, err := ReadAttemptResult(dir); err == nil && rec.SessionID != "" {
+		dir := roster.AttemptDir(l.logRoot, l.o.Role, issue, atts[i])
+		if rec, err := readAttemptResult(dir); err == nil && rec.SessionID != "" {
 			return rec.SessionID
 		}
 		if _, summary, err := readEvidence(worker.Spec{Kind: l.kind(), ArtifactDir: dir, ArtifactRoot: l.logRoot}); err == nil && summary.SessionID != "" {
@@ -417,7 +418,7 @@ const commitTimeout = time.Minute
 // issueTree is issue's worktree when it has one (for a result read back
 // by a Lead that did not start its Worker).
 func (l *Lead) issueTree(issue int64) string {
-	p := filepath.Join(WorktreesDir(l.o.Workflow.Dir, l.o.Role), strconv.FormatInt(issue, 10))
+	p := filepath.Join(roster.WorktreesDir(l.o.Workflow.Dir, l.o.Role), strconv.FormatInt(issue, 10))
 	if _, err := os.Stat(filepath.Join(p, ".git")); err != nil {
 		return ""
 	}

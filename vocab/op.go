@@ -1,7 +1,5 @@
 package vocab
 
-import "github.com/daokit/daokit/i18n"
-
 // Op is the operation of a SYSTEM event (its payload's "operation"): what
 // the controller, a hook, a Lead or a person's command did. The event
 // types stay the contract's; the operation says which of many things a
@@ -80,6 +78,10 @@ const (
 	OpForeignPipelineReplaced Op = "FOREIGN_PIPELINE_REPLACED"
 )
 
+// OpPullRequest: an accepted change was delivered as a pull request
+// (payload: url, number, created, repo, remote, branch, base_branch).
+const OpPullRequest Op = "PULL_REQUEST"
+
 // Ops lists every operation.
 func Ops() []Op {
 	return []Op{OpControllerStarted, OpControllerStopped, OpControllerFenced, OpInstruction, OpControl, OpOperation,
@@ -88,11 +90,7 @@ func Ops() []Op {
 		OpHookRan, OpHookSkipped, OpOrphansKilled, OpLeadStarted, OpLeadExited, OpLeadRestartLimit,
 		OpOutboxEvent, OpIssueFiled, OpIssueChanged, OpIterationStarted, OpReviewVerdict, OpIterationFinished,
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
-		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpSessionBound,
+		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpPullRequest, OpSessionBound,
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
 		OpCallbackExited, OpCallbackDropped, OpTakeoverSeen, OpForeignRun, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
 }
-
-// Label returns o in loc's language; an unknown operation is shown as it
-// is.
-func (o Op) Label(loc *i18n.Localizer) string { return label(loc, OpCatalog, Ops(), o) }
