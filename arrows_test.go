@@ -67,11 +67,14 @@ var allowed = map[string][]string{
 	// through internal/proc), words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
 	// lead/roster); none of these runs an agent from the window.
-	"tui": {"internal/proc", "liveness", "termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead/roster", "config", "internal/say", "vocab", "i18n", "ledger"},
+	// What a person is shown for a task, run or step (seed 004's
+	// projection): pure, so the window and status draw from it alike.
+	"projection": {"vocab", "i18n"},
+	"tui":        {"projection", "internal/proc", "liveness", "termsafe", "relay", "compact", "hooks", "backoff", "worker/transcript", "workflow", "gitwork", "outbox", "team", "lead/roster", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The dashboard is a window in a browser: it takes the window's
 	// ledger feed and relay link (tui/live's interfaces) and what they
 	// reach, nothing more.
-	"dashboard": {"tui", "relay", "backoff", "internal/say", "worker/transcript", "gitwork", "internal/proc", "vocab", "i18n", "ledger"},
+	"dashboard": {"tui", "projection", "relay", "backoff", "internal/say", "worker/transcript", "gitwork", "internal/proc", "vocab", "i18n", "ledger"},
 	// The release evidence bundle copies and hashes files; it writes its
 	// summaries as the ledger writes JSON.
 	"bundle": {"ledger"},

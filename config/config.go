@@ -41,6 +41,8 @@ type Config struct {
 	Relay Relay `toml:"relay"`
 	// Compact holds the window's compaction thresholds; see Compact.
 	Compact Compact `toml:"compact"`
+	// Runs holds the run coordinator's policy switches; see Runs.
+	Runs Runs `toml:"runs"`
 }
 
 // Window is how `daokit ui` calls its person when a run needs them: a run

@@ -137,6 +137,7 @@ func decodeConfig(t *table, c *Config) {
 		s.done()
 	}
 	decodeRelay(t, c)
+	decodeRuns(t, c)
 	t.done()
 }
 

@@ -82,6 +82,9 @@ type Controller struct {
 	hb       ledger.HeartbeatStatus
 	order    []*run // every run of this process, oldest first
 	current  *run   // the run pipeline_state.json shows
+	// watched: an observer has watched since the waiting runs were last
+	// dropped for their person leaving (leave.go).
+	watched  bool
 	slots    *laneSlots
 	stopping bool
 	// outcomes are the answers of the latest forwarded commands, by
@@ -371,6 +374,7 @@ func (c *Controller) loop(ctx context.Context) error {
 		case <-tick.C:
 		}
 		c.checkLiveness()
+		c.checkLeave()
 		c.superviseTeam()
 		if c.busy() || c.server.Stats().Conns > 0 || c.teamActive() {
 			idleSince = c.now()

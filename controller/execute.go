@@ -517,6 +517,9 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		c.transition(r, stateCancelled, ReasonInterrupted)
 		return outcomeInterrupted, ""
 	case res.Success() && !hung && !workerSaidFailed(res) && agentReason(res.Summary) == "" && !noResult:
+		// What a refused outcome's STEP_FAILED says: the end without the
+		// step's output, which is what the ledger may have refused.
+		bare := detail
 		c.mu.Lock()
 		r.output = outputOf(r.texts, res)
 		out, role := r.output, r.role
@@ -537,14 +540,18 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		c.mu.Unlock()
 		if isolated {
 			// The person decides (see awaitReview); nothing is accepted yet.
-			c.record(completed)
+			if err := c.journal.append(completed); err != nil {
+				return c.outcomeRefused(r, step, lane, bare, err)
+			}
 			c.transition(r, stateCompleted, "")
 			return outcomeReview, ""
 		}
 		// One write for both: the step's end and its acceptance.
 		code, criterion := stepCriterion(res)
-		c.recordWritten(completed, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
-			"criteria", []string{criterion}, "criterion", code))
+		if err := c.journal.appendWritten(completed, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
+			"criteria", []string{criterion}, "criterion", code)); err != nil {
+			return c.outcomeRefused(r, step, lane, bare, err)
+		}
 		c.transition(r, stateCompleted, "")
 		return outcomeDone, ""
 	}
@@ -563,6 +570,21 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		return outcomeRestart, reason
 	}
 	return outcomeFailed, reason
+}
+
+// outcomeRefused ends a step whose worker succeeded but whose outcome
+// the ledger refused to write (a write or fdatasync error other than a
+// full disk, whose writes are held instead; an event line past
+// ledger.MaxLineBytes):
+// the step fails with LEDGER_WRITE_FAILED rather than counting as done
+// with nothing on record, which a successor would run again while the
+// window said it was done. It is not restarted: the same output would be
+// refused again. Run goroutine only.
+func (c *Controller) outcomeRefused(r *run, step, lane string, detail ledger.Object, err error) (outcome, string) {
+	c.log.Error("record a step's outcome", "step", step, "err", err)
+	c.stepFailed(r, step, lane, ReasonLedgerWrite, detail.With("ledger_error", firstLine(err.Error())))
+	c.transition(r, stateFailed, ReasonLedgerWrite)
+	return outcomeFailed, ReasonLedgerWrite
 }
 
 // workerSaidFailed reports a worker that exited 0 but whose final result

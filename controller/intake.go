@@ -258,6 +258,7 @@ func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 func (c *Controller) HandleObserve(context.Context, relay.Request) (relay.Status, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.watched = true // someone watches: their leaving is news (leave.go)
 	st := relay.Status{Controller: relay.ControllerState{State: c.controllerState(), PID: c.pid}}
 	if c.current != nil {
 		st.Route = c.current.pipeline.Route()

@@ -50,7 +50,7 @@ func (m *Model) logSource() logview.Source {
 	}
 	task, run, step := m.tasks.Current()
 	if t := m.tasks.Get(m.steer.TaskID); t != nil {
-		task, run, step = t.ID, t.Run, t.Step
+		task, run, step = t.ID, t.Run(), t.Step()
 	}
 	src := logview.Source{Task: task, Run: run, Step: step}
 	if m.opts.Root == "" || task == "" || run == "" || step == "" {

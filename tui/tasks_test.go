@@ -305,3 +305,45 @@ func TestTaskListLearnsOlderTasksFromTheController(t *testing.T) {
 		t.Errorf("title figures:\n%s", v)
 	}
 }
+
+// The task list draws from the run projection: only the steered task
+// (the selected entry) says which lane it waits for; a run dropped while
+// it waited shows abandoned and does not call for its person, unlike a
+// failure.
+func TestTaskListProjectsWaitingAndAbandoned(t *testing.T) {
+	t.Parallel()
+	m := newTestModel(t, testOptions("en"), 160, 48)
+	waiting := func(task, run, msg string, at time.Duration) []ledger.Event {
+		return []ledger.Event{
+			sys(at, task, run, "S1", "INSTRUCTION_RECEIVED", "message_id", msg, "text", "task "+task),
+			sys(at, task, run, "S1", "RUN_STATE", "from", "idle", "to", "waiting", "lane", "coder"),
+		}
+	}
+	events := append(waiting("DK-W1", "R1", "m1", -5*time.Minute), waiting("DK-W2", "R2", "m2", -4*time.Minute)...)
+	events = append(events, waiting("DK-AB", "R3", "m3", -3*time.Minute)...)
+	events = append(events,
+		sys(-2*time.Minute, "DK-AB", "R3", "S1", "RUN_STATE", "from", "waiting", "to", "cancelled", "reason_code", "RUN_ABANDONED", "lane", "coder"),
+		sys(-2*time.Minute, "DK-AB", "R3", "S1", "RUN_FINISHED", "status", "FAILED", "reason_code", "RUN_ABANDONED"))
+	feed(m, live.LedgerUpdate{Events: events})
+	press(t, m, "f4")
+	v := m.View()
+	if row := lineWith(v, "DK-W1"); !strings.Contains(row, "waiting") || strings.Contains(row, "coder") {
+		t.Errorf("a task not steered shows its lane: %q", row)
+	}
+	if row := lineWith(v, "DK-AB"); strings.Contains(row, "!") || !strings.Contains(row, "abandoned") {
+		t.Errorf("the abandoned task's row %q", row)
+	}
+	// Steer DK-W1 (rows are newest first: DK-AB, DK-W2, DK-W1).
+	press(t, m, "down", "down", "enter")
+	if got := m.Steering(); got != "DK-W1" {
+		t.Fatalf("steering %q, want DK-W1", got)
+	}
+	press(t, m, "f4")
+	v = m.View()
+	if row := lineWith(v, "DK-W1"); !strings.Contains(row, "waiting · coder") {
+		t.Errorf("the steered waiting task does not name its lane: %q", row)
+	}
+	if row := lineWith(v, "DK-W2"); strings.Contains(row, "coder") {
+		t.Errorf("another waiting task shows the steered one's detail: %q", row)
+	}
+}

@@ -40,8 +40,9 @@ const (
 	// ReasonHung: the heartbeat found the worker STALE and daokit stopped
 	// it.
 	ReasonHung Reason = "WORKER_HUNG"
-	// ReasonLeaseLost: another controller took the step over; this one
-	// stopped its worker.
+	// ReasonLeaseLost: another writer (the Python tool's takeover)
+	// took the step's lease over while this controller's worker ran it;
+	// the controller gave the lease up and stopped its worker.
 	ReasonLeaseLost Reason = "LEASE_LOST"
 	// ReasonInterrupted: the controller shut down under the run; not a
 	// verdict on the work, which the next controller resumes.

@@ -10,6 +10,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/liveness"
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
@@ -151,11 +152,14 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 		fmt.Fprintln(w, a.t("cli.status.steps"))
 		rows := make([][]string, 0, len(p.Steps))
 		for _, s := range p.Steps {
+			// The window's task list and this table project entries the
+			// same way: the current step is the selected entry.
+			d := projection.Step(p.RoleLifecycle.Get("step:"+s.ID), s.ID == p.CurrentStep)
 			marker := " "
-			if s.ID == p.CurrentStep {
+			if d.Selected {
 				marker = "▶"
 			}
-			state := vocab.StepState(p.RoleLifecycle.Get("step:" + s.ID))
+			state := vocab.StepState(d.Word.Value)
 			rows = append(rows, []string{marker + " " + s.ID, s.Title, orDash(worded(state.Label(a.loc), string(state)))})
 		}
 		writeTable(w, "  ", []string{"  " + a.t("cli.status.col.step"), a.t("cli.status.col.title"), a.t("cli.status.col.state")}, rows)

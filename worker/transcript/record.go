@@ -43,7 +43,7 @@ const (
 	StopCancelled StopCause = "cancelled"  // the person or the owner cancelled
 	StopTimeout   StopCause = "timeout"    // Spec.Timeout passed
 	StopHung      StopCause = "hung"       // the heartbeat judged it stale
-	StopLeaseLost StopCause = "lease_lost" // another controller took the step over
+	StopLeaseLost StopCause = "lease_lost" // another writer took the step's lease over
 	// StopAgentFailed: the agent CLI retries what cannot succeed (its
 	// provider refused the credentials); its own result would come only
 	// after minutes of retries.

@@ -6,7 +6,9 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/vocab"
 )
 
 // Operations and payload values of the controller's events that the list
@@ -20,7 +22,6 @@ const (
 	opReview      = "REVIEW_PENDING"
 	opMetrics     = "STEP_METRICS"
 	opWorktree    = "WORKTREE_READY"
-	stateCancel   = "cancelled"
 	controlRetry  = "retry"
 	// globalTask is the task id of the controller's own events.
 	globalTask = "controller"
@@ -29,21 +30,12 @@ const (
 // Task is one task as the ledger tells it: its latest run and where that
 // run stands.
 type Task struct {
-	ID, Run string
+	ID string
 	// Text is the instruction that made the task.
 	Text string
-	// State is the latest run state of the run's step attempt
-	// (generating, waiting, …), Final the status the run ended with
-	// (DONE, FAILED, BLOCKED; "" while it goes on).
-	State, Final string
-	// Reason is the latest reason code.
-	Reason string
-	// Step is the step the latest news was about.
-	Step string
-	// Review: a step's change waits for /accept or /reject.
-	Review bool
-	// Cancelled: the run ended because a person cancelled it.
-	Cancelled bool
+	// slot is the task's latest run as the coordinator reported it,
+	// folded by the projection (which keeps another run's news out).
+	slot projection.Entry
 	// Iteration is the highest loop iteration seen (0 outside a loop).
 	Iteration int
 	// Change is where the latest step of the task's run with a
@@ -67,9 +59,16 @@ type Task struct {
 
 // NeedsYou reports whether the task waits for its person: a change to
 // review, or a run that ended blocked or failed (not on purpose).
-func (t *Task) NeedsYou() bool {
-	return t.Review || t.Final == ledger.StatusBlocked || (t.Final == ledger.StatusFailed && !t.Cancelled)
-}
+func (t *Task) NeedsYou() bool { return projection.Project(t.slot, false).NeedsYou }
+
+// Run is the id of the task's latest run.
+func (t *Task) Run() string { return t.slot.RunID }
+
+// Step is the step the latest news of the task's run was about.
+func (t *Task) Step() string { return t.slot.StepID }
+
+// Display is the task's display model; selected: the window steers it.
+func (t *Task) Display(selected bool) projection.Display { return projection.Project(t.slot, selected) }
 
 // Cost is what the task's runs reported they spent, in dollars.
 func (t *Task) Cost() float64 {
@@ -94,37 +93,27 @@ func (t *Task) apply(e *ledger.Event, at time.Time) bool {
 	case opInstruction:
 		t.instruction(e, at)
 	case opControl:
-		if p.String("kind") == controlRetry && e.RunID == t.Run {
-			t.Final, t.Cancelled = "", false
+		if p.String("kind") != controlRetry || !t.slot.Retried(e.RunID) {
+			return false
 		}
 	case opRunState:
-		if e.RunID != t.Run && t.Run != "" {
+		if !t.slot.Fold(projection.Update{TaskID: t.ID, RunID: e.RunID, StepID: e.StepID, Lane: p.String("lane"),
+			State: vocab.RunState(p.String("to")), Reason: vocab.Reason(p.String("reason_code"))}) {
 			return false
-		}
-		t.State, t.Step, t.Review = p.String("to"), e.StepID, false
-		t.Cancelled = t.State == stateCancel
-		if !ended(t.State) {
-			// The run goes again (a retry, a follow-up that reopened
-			// it): it has not ended any more.
-			t.Final = ""
-		}
-		if r := p.String("reason_code"); r != "" {
-			t.Reason = r
 		}
 	case opRunFinished:
-		if e.RunID != t.Run && t.Run != "" {
+		if !t.slot.Fold(projection.Update{TaskID: t.ID, RunID: e.RunID, Final: vocab.Status(p.String("status")),
+			Reason: vocab.Reason(p.String("reason_code"))}) {
 			return false
 		}
-		t.Final, t.Review = p.String("status"), false
-		if r := p.String("reason_code"); r != "" {
-			t.Reason = r
-		}
 	case opReview:
-		t.Review, t.Step = e.RunID == t.Run || t.Run == "", e.StepID
+		if !t.slot.Fold(projection.Update{TaskID: t.ID, RunID: e.RunID, StepID: e.StepID, Review: true}) {
+			return false
+		}
 	case opMetrics:
 		return t.metrics(e)
 	case opWorktree:
-		if e.RunID != t.Run && t.Run != "" {
+		if !t.slot.Owns(projection.Update{TaskID: t.ID, RunID: e.RunID}) {
 			return false
 		}
 		t.Change = live.ChangeSource{Step: e.StepID, Path: p.String("path"), Base: p.String("base"),
@@ -157,9 +146,9 @@ func (t *Task) instruction(e *ledger.Event, at time.Time) {
 			t.Started = r
 		}
 	}
-	if e.RunID != t.Run {
+	if e.RunID != t.slot.RunID {
 		// A new run of the task: it starts where a new task does.
-		t.Run, t.State, t.Final, t.Reason, t.Review, t.Cancelled = e.RunID, "", "", "", false, false
+		t.slot.NewRun(e.RunID)
 	}
 }
 
@@ -168,10 +157,9 @@ func (t *Task) instruction(e *ledger.Event, at time.Time) {
 func (t *Task) applyTyped(e *ledger.Event, at time.Time) bool {
 	switch e.EventType {
 	case ledger.EventAcceptancePassed, ledger.EventAcceptanceFailed:
-		if !t.Review || e.RunID != t.Run {
+		if !t.slot.Fold(projection.Update{TaskID: t.ID, RunID: e.RunID, Reviewed: true}) {
 			return false
 		}
-		t.Review = false
 	default:
 		return false
 	}
@@ -200,15 +188,6 @@ func (t *Task) metrics(e *ledger.Event) bool {
 	t.cost[e.RunID] = c
 	t.gen, t.cgen = 0, 0
 	return true
-}
-
-// ended reports whether a run state is one a step attempt ends in.
-func ended(state string) bool {
-	switch state {
-	case "completed", "failed", stateCancel, "timedOut":
-		return true
-	}
-	return false
 }
 
 // iterationOf reads n from a loop step id "I<n>-…" (0 when none).

@@ -14,8 +14,10 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/vocab"
 )
 
 // MaxTasks bounds the tasks kept; past it the oldest that does not need
@@ -210,12 +212,12 @@ func (m *Model) fromPipeline(p *ledger.PipelineState) bool {
 	}
 	at, _ := ledger.ParseTime(p.UpdatedAt)
 	t := m.add(p.TaskID, p.RunID, at)
-	t.Text, t.Step = p.Goal, p.CurrentStep
+	t.Text, t.slot.StepID = p.Goal, p.CurrentStep
 	switch p.Status {
 	case ledger.StatusDone, ledger.StatusFailed, ledger.StatusBlocked:
-		t.Final = p.Status
+		t.slot.Final = vocab.Status(p.Status)
 	case ledger.StatusAccept:
-		t.Review = true
+		t.slot.Review = true
 	}
 	return true
 }
@@ -232,7 +234,8 @@ func (m *Model) fromStatus(runs []live.RunState) bool {
 			continue
 		}
 		t := m.add(r.TaskID, r.RunID, time.Time{})
-		t.State, t.Step, t.Reason = r.State, r.StepID, r.Reason
+		t.slot.Fold(projection.Update{TaskID: r.TaskID, RunID: r.RunID, StepID: r.StepID, Lane: r.Lane,
+			State: vocab.RunState(r.State), Reason: vocab.Reason(r.Reason)})
 		added = true
 	}
 	return added
@@ -250,7 +253,7 @@ func (m *Model) add(id, run string, at time.Time) *Task {
 			}
 		}
 	}
-	t := &Task{ID: id, Run: run, Started: at, Last: at}
+	t := &Task{ID: id, slot: projection.Entry{TaskID: id, RunID: run}, Started: at, Last: at}
 	m.byID[id] = t
 	m.order = append(m.order, t)
 	return t
@@ -280,7 +283,7 @@ func (m *Model) key(msg tea.KeyMsg) bool {
 	case key.Matches(msg, k.Choose):
 		if m.cursor >= 0 && m.cursor < len(rows) {
 			t := rows[m.cursor]
-			m.chosen = &Choice{TaskID: t.ID, RunID: t.Run}
+			m.chosen = &Choice{TaskID: t.ID, RunID: t.Run()}
 			m.visible = false
 		}
 	case key.Matches(msg, k.NewTask):

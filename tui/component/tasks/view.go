@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/text"
 )
@@ -150,18 +151,25 @@ func (m *Model) drawRow(t *Task, cursor bool) string {
 	return line
 }
 
-// state words where the task stands, in the person's language.
+// state words where the task stands, in the person's language, from
+// the task's display model.
 func (m *Model) state(t *Task) string {
 	env := m.Env
-	switch {
-	case t.Review:
+	d := t.Display(t.ID == m.steered)
+	w := d.Word
+	if d.Waiting && d.Detail.Lane != "" {
+		// Only the steered task says which lane it waits for.
+		return env.Labels.Or(component.KindRun, w.Value) + env.Styles.Glyphs.Sep + env.Clean(d.Detail.Lane)
+	}
+	switch w.Kind {
+	case projection.WordReview:
 		return env.T("tui.tasks.state.review")
-	case t.Cancelled:
-		return env.Labels.Or(component.KindRun, stateCancel)
-	case t.Final != "":
-		return env.Labels.Or(component.KindPipeline, t.Final)
-	case t.State != "":
-		return env.Labels.Or(component.KindRun, t.State)
+	case projection.WordAbandoned:
+		return env.Labels.Or(component.KindReason, w.Value)
+	case projection.WordPipeline:
+		return env.Labels.Or(component.KindPipeline, w.Value)
+	case projection.WordRun:
+		return env.Labels.Or(component.KindRun, w.Value)
 	}
 	return env.T("tui.tasks.state.received")
 }
