@@ -108,7 +108,7 @@ func CheckGitHub(ctx context.Context, cfg GitHubConfig) error {
 	if cfg.Token == "" {
 		return fail(ErrNoToken)
 	}
-	c := newGHClient(cfg.APIURL, cfg.Repo, cfg.Token, cfg.HTTP)
+	c := newGitHubClient(cfg)
 	// A check answers at once: one retry, no long backoff; a rate
 	// limit is reported, not waited out.
 	c.tries, c.backoff = 2, 500*time.Millisecond

@@ -35,7 +35,7 @@ const maxDelivery = 25 << 20
 // watching it. The payload is only a wake-up call: what changed is read
 // from GitHub with the cursor, as polling does, which stays the
 // fallback and the truth.
-func (g *GitHub) WebhookHandler(secret []byte) (http.Handler, error) {
+func (g *Forge) WebhookHandler(secret []byte) (http.Handler, error) {
 	if len(secret) == 0 {
 		return nil, ErrNoWebhookSecret
 	}
@@ -106,7 +106,7 @@ func validSignature(secret, body []byte, header string) bool {
 }
 
 // delivery records a delivery id; false when it was recorded before.
-func (g *GitHub) delivery(ctx context.Context, id string) (bool, error) {
+func (g *Forge) delivery(ctx context.Context, id string) (bool, error) {
 	r, err := g.db.ExecContext(ctx, `INSERT INTO gh_deliveries(id, time) VALUES(?,?) ON CONFLICT DO NOTHING`, id, nowNanos())
 	if err != nil {
 		return false, err
