@@ -48,6 +48,19 @@ func (g *Forge) Apply(ctx context.Context, c Change) (Result, error) {
 
 func (g *Forge) apply(ctx context.Context, c Change) (Result, error) {
 	parts := append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...)
+	// The service has no rollback: a change that names an issue it does
+	// not open is refused before its first write, as the SQLite
+	// backend's transaction refuses it whole.
+	opened := 0
+	for _, p := range parts {
+		for _, op := range p.Ops {
+			if op.Kind == OpOpen {
+				opened++
+			} else if op.Issue < 0 && int(-op.Issue) > opened {
+				return Result{}, fmt.Errorf("%w: issue %d of this change not opened yet", ErrInvalid, op.Issue)
+			}
+		}
+	}
 	// A change without operations (a cursor moved, triggers recorded)
 	// is the mirror's alone: the service is not asked.
 	if slices.ContainsFunc(parts, func(p Part) bool { return len(p.Ops) > 0 }) {
@@ -327,6 +340,24 @@ func (w *writer) assign(cur remote, name string) error {
 		return nil
 	}
 	login := name != "" && !strings.Contains(name, ":") && loginPattern(name)
+	// A login is set before the assignee labels go, and a label's
+	// rivals go before it comes: the assignee label wins over the
+	// service's assignees, so the issue passes through no other
+	// assignee on the way (one event, as on SQLite).
+	if login || name == "" {
+		want := []string{}
+		if login {
+			want = []string{name}
+		}
+		if !slices.Equal(cur.Assignees, want) && (len(want) > 0 || len(cur.Assignees) > 0) {
+			r, err := w.g.api.setAssignees(w.ctx, cur.Number, want)
+			if err != nil {
+				return err
+			}
+			w.answered(r)
+			cur = r
+		}
+	}
 	for _, l := range slices.Clone(cur.Labels) {
 		if strings.HasPrefix(l, AssigneeLabelPrefix) && l != AssigneeLabelPrefix+name {
 			var err error
@@ -335,22 +366,7 @@ func (w *writer) assign(cur remote, name string) error {
 			}
 		}
 	}
-	if login || name == "" {
-		want := []string{}
-		if login {
-			want = []string{name}
-		}
-		if slices.Equal(cur.Assignees, want) || (len(want) == 0 && len(cur.Assignees) == 0) {
-			return nil
-		}
-		r, err := w.g.api.setAssignees(w.ctx, cur.Number, want)
-		if err != nil {
-			return err
-		}
-		w.answered(r)
-		return nil
-	}
-	if slices.Contains(cur.Labels, AssigneeLabelPrefix+name) {
+	if login || name == "" || slices.Contains(cur.Labels, AssigneeLabelPrefix+name) {
 		return nil
 	}
 	return w.addLabels(cur, []string{AssigneeLabelPrefix + name})
