@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
@@ -317,5 +318,60 @@ func TestCheckGitLabNamesTheProblem(t *testing.T) {
 		if strings.Contains(err.Error(), glToken) {
 			t.Fatalf("the token is in %v", err)
 		}
+	}
+}
+
+// GitLab's webhook: a delivery is authentic when X-Gitlab-Token is the
+// secret; an issue or note event reads GitLab at once, a redelivery
+// (same Idempotency-Key) changes nothing and asks GitLab nothing, and
+// an event about something else is acknowledged only.
+func TestGitLabWebhookChecksTheTokenAndIsReplaySafe(t *testing.T) {
+	ctx := context.Background()
+	f := newGitLabFake(t, fakegitlab.Options{})
+	g, _ := openGL(t, f, glMirror(t), 20*time.Millisecond)
+	secret := []byte("hook-secret")
+	h, err := g.WebhookHandler(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustSync(t, g)
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	deliver := func(key, event, token string) int {
+		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"object_kind":"issue"}`))
+		req.Header.Set("Idempotency-Key", key)
+		req.Header.Set("X-Gitlab-Event", event)
+		req.Header.Set("X-Gitlab-Token", token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	n := f.OpenIssue(testProject, "ann", "new", "", "to:backend")
+	if st := deliver("k-1", "Issue Hook", "hook-secreT"); st != http.StatusUnauthorized {
+		t.Fatalf("wrong token: %d", st)
+	}
+	if _, err := g.Issue(ctx, n); !errors.Is(err, ErrNotFound) {
+		t.Fatal("a refused delivery synced")
+	}
+	sent := len(f.Requests())
+	if st := deliver("k-0", "Pipeline Hook", string(secret)); st != http.StatusAccepted || len(f.Requests()) != sent {
+		t.Fatalf("a pipeline event: %d, %d requests", st, len(f.Requests())-sent)
+	}
+	if st := deliver("k-1", "Issue Hook", string(secret)); st != http.StatusAccepted {
+		t.Fatalf("good delivery: %d", st)
+	}
+	if _, err := g.Issue(ctx, n); err != nil {
+		t.Fatal(err)
+	}
+	sent = len(f.Requests())
+	h1, _ := g.Head(ctx)
+	if st := deliver("k-1", "Issue Hook", string(secret)); st != http.StatusOK {
+		t.Fatalf("replay: %d", st)
+	}
+	if h2, _ := g.Head(ctx); h2 != h1 || len(f.Requests()) != sent {
+		t.Fatalf("the replay changed the mirror (%d→%d) or asked GitLab (%d requests)", h1, h2, len(f.Requests())-sent)
 	}
 }
