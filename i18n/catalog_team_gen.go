@@ -79,7 +79,7 @@ var catalogTeamEn = []*goi18n.Message{
 	{ID: "cli.status.lead.stale", Other: "STALE"},
 	{ID: "cli.status.lead.warning", Other: "WARNING"},
 	{ID: "cli.status.lead_exit", Other: "{{.Role}} is down: {{.Reason}}"},
-	{ID: "cli.status.rate_wait", Other: "{{.Role}}: GitHub makes the Lead wait ({{.Reason}}) until {{.Until}}"},
+	{ID: "cli.status.rate_wait", Other: "{{.Role}}: {{.Service}} makes the Lead wait ({{.Reason}}) until {{.Until}}"},
 	{ID: "cli.status.roles", Other: "Roles:"},
 	{ID: "cli.status.team_problem", Other: "problem: {{.Problem}}"},
 	{ID: "cli.status.worker_silent", Other: "{{.Role}} #{{.Issue}} (attempt {{.Attempt}}): its Worker is {{.Health}}, silent for {{.Silent}}; restarted {{.Restarts}} times (daokit logs --role {{.Role}} --issue {{.Issue}})"},
@@ -178,7 +178,7 @@ var catalogTeamEn = []*goi18n.Message{
 	{ID: "tui.roles.health.warning", Other: "WARNING"},
 	{ID: "tui.roles.none", Other: "no roles yet"},
 	{ID: "tui.roles.problem", Other: "team off: {{.Problem}}"},
-	{ID: "tui.roles.rate_wait", Other: "GitHub: waiting until {{.Until}} ({{.Reason}})"},
+	{ID: "tui.roles.rate_wait", Other: "{{.Service}}: waiting until {{.Until}} ({{.Reason}})"},
 	{ID: "tui.roles.row", Other: "{{.Role}}  lag {{.Lag}}  claimed {{.Claimed}}  running {{.Running}}/{{.Limit}}  queued {{.Queued}}"},
 }
 
@@ -257,7 +257,7 @@ var catalogTeamZhCN = []*goi18n.Message{
 	{ID: "cli.status.lead.stale", Other: "STALE"},
 	{ID: "cli.status.lead.warning", Other: "WARNING"},
 	{ID: "cli.status.lead_exit", Other: "{{.Role}} 未运行：{{.Reason}}"},
-	{ID: "cli.status.rate_wait", Other: "{{.Role}}：GitHub 要求 Lead 等待（{{.Reason}}），直到 {{.Until}}"},
+	{ID: "cli.status.rate_wait", Other: "{{.Role}}：{{.Service}} 要求 Lead 等待（{{.Reason}}），直到 {{.Until}}"},
 	{ID: "cli.status.roles", Other: "角色："},
 	{ID: "cli.status.team_problem", Other: "问题：{{.Problem}}"},
 	{ID: "cli.status.worker_silent", Other: "{{.Role}} #{{.Issue}}（第 {{.Attempt}} 次尝试）：Worker 状态为 {{.Health}}，已静默 {{.Silent}}；已重启 {{.Restarts}} 次（daokit logs --role {{.Role}} --issue {{.Issue}}）"},
@@ -356,6 +356,6 @@ var catalogTeamZhCN = []*goi18n.Message{
 	{ID: "tui.roles.health.warning", Other: "WARNING"},
 	{ID: "tui.roles.none", Other: "暂无角色"},
 	{ID: "tui.roles.problem", Other: "团队未运行：{{.Problem}}"},
-	{ID: "tui.roles.rate_wait", Other: "GitHub：等待至 {{.Until}}（{{.Reason}}）"},
+	{ID: "tui.roles.rate_wait", Other: "{{.Service}}：等待至 {{.Until}}（{{.Reason}}）"},
 	{ID: "tui.roles.row", Other: "{{.Role}}  滞后 {{.Lag}}  已认领 {{.Claimed}}  运行 {{.Running}}/{{.Limit}}  排队 {{.Queued}}"},
 }

@@ -37,6 +37,17 @@ func (e *APIError) Error() string {
 type RateWait struct {
 	Until  time.Time `json:"until"`
 	Reason string    `json:"reason"`
+	// Service is who imposed it: "github" (also when empty, as a wait
+	// written before GitLab was a backend) or "gitlab".
+	Service string `json:"service,omitempty"`
+}
+
+// ServiceName is the name people know the service by, for messages.
+func (w RateWait) ServiceName() string {
+	if w.Service == GitLabActor {
+		return "GitLab"
+	}
+	return "GitHub"
 }
 
 // ErrRateLimited matches a *RateLimitedError.
@@ -275,6 +286,7 @@ func (c *apiClient) reserve(ctx context.Context, n int) error {
 }
 
 func (c *apiClient) setWait(w RateWait) {
+	w.Service = c.service
 	c.mu.Lock()
 	c.wait = w
 	c.mu.Unlock()
