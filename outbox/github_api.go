@@ -200,22 +200,36 @@ func sameBody(a, b string) bool { return strings.TrimSpace(a) == strings.TrimSpa
 // findNote pages through a listing of comments from first for one login
 // posted with body; decode reads one page.
 func findNote(ctx context.Context, c *apiClient, first, login, body string, decode func([]byte) ([]note, error)) (note, bool, error) {
+	var found note
+	ok := false
+	err := eachNote(ctx, c, first, decode, func(n note) bool {
+		if n.User == login && sameBody(n.Body, body) {
+			found, ok = n, true
+		}
+		return !ok
+	})
+	return found, ok, err
+}
+
+// eachNote gives f every comment of a paginated listing from first,
+// until f answers false; decode reads one page.
+func eachNote(ctx context.Context, c *apiClient, first string, decode func([]byte) ([]note, error), f func(note) bool) error {
 	next := first
 	for next != "" {
 		r, err := c.do(ctx, http.MethodGet, next, nil, "")
 		if err != nil {
-			return note{}, false, err
+			return err
 		}
 		ns, err := decode(r.Body)
 		if err != nil {
-			return note{}, false, err
+			return err
 		}
 		for _, n := range ns {
-			if n.User == login && sameBody(n.Body, body) {
-				return n, true, nil
+			if !f(n) {
+				return nil
 			}
 		}
 		next = r.Next
 	}
-	return note{}, false, nil
+	return nil
 }

@@ -66,20 +66,11 @@ func (a *gitlabAPI) notesPath(n int64, order string) string {
 // notes are every note people and daokit wrote on issue n.
 func (a *gitlabAPI) notes(ctx context.Context, n int64, order string) ([]note, error) {
 	var out []note
-	next := a.notesPath(n, order)
-	for next != "" {
-		r, err := a.c.do(ctx, http.MethodGet, next, nil, "")
-		if err != nil {
-			return nil, err
-		}
-		ns, err := decodeNotes(n)(r.Body)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, ns...)
-		next = r.Next
-	}
-	return out, nil
+	err := eachNote(ctx, a.c, a.notesPath(n, order), decodeNotes(n), func(x note) bool {
+		out = append(out, x)
+		return true
+	})
+	return out, err
 }
 
 // decodeNotes reads a page of issue n's notes, without system notes.
