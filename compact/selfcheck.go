@@ -13,11 +13,6 @@ const (
 	FactRoute             Fact = "controller_route_summary"
 )
 
-// AllFacts returns the five facts in the keep set's order.
-func AllFacts() []Fact {
-	return []Fact{FactGoal, FactConstraints, FactLatestInstruction, FactBlockers, FactRoute}
-}
-
 // Missing is the seed's self-check: the facts f cannot answer, in the
 // keep set's order, nil when it answers all five. A list that is known
 // to be empty ([]: no constraints, no blockers) answers; an absent one

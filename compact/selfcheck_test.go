@@ -17,7 +17,7 @@ func TestMissingAfterCompaction(t *testing.T) {
 		want  []Fact
 	}{
 		{name: "all five", in: `{"relay_context": {"goal": "g", "constraints": [], "latest_instruction": "i", "current_blockers": [], "controller_route_summary": {"task_id": "T"}}}`},
-		{name: "nothing", in: `{}`, want: AllFacts()},
+		{name: "nothing", in: `{}`, want: allFacts()},
 		{name: "blockers removed by hand", in: `{"relay_context": {"goal": "g", "constraints": ["c"], "latest_instruction": "i", "controller_route_summary": {"run_id": "R"}}}`,
 			want: []Fact{FactBlockers}},
 		{name: "the ledger fills the blockers", in: `{"relay_context": {"goal": "g", "constraints": ["c"], "latest_instruction": "i", "controller_route_summary": {"run_id": "R"}}}`,
@@ -79,4 +79,9 @@ func TestTrimKeepsTheNewest(t *testing.T) {
 	if got, _ := clone.MarshalJSON(); string(got) != `{"execution_logs":[{"n":1},{"n":2},{"n":3}]}` {
 		t.Errorf("the clone changed: %s", got)
 	}
+}
+
+// allFacts returns the five facts in the keep set's order.
+func allFacts() []Fact {
+	return []Fact{FactGoal, FactConstraints, FactLatestInstruction, FactBlockers, FactRoute}
 }

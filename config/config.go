@@ -181,6 +181,11 @@ type Lane struct {
 	// Concurrency is how many runs of this lane may be active at once;
 	// later runs wait, first come first served. Default 1; 1 to 64.
 	Concurrency int `toml:"concurrency"`
+	// Deliver is how a change of this lane that the person accepted
+	// reaches its base branch: "merge" (merged locally; the default) or
+	// "pr" (its branch pushed to Worktrees.Remote and a pull request
+	// opened on GitHub). See DeliverMerge and DeliverPR.
+	Deliver string `toml:"deliver"`
 	// LogLimit is the most bytes each of a step's stdout.log and
 	// stderr.log keeps; past it the oldest bytes are cut, the newest half
 	// kept, and the cut recorded with the step's end. 0 means the default

@@ -197,6 +197,7 @@ func decodeLane(t *table) Lane {
 	t.duration("timeout", &l.Timeout)
 	t.duration("stop_grace", &l.StopGrace)
 	t.integer("concurrency", &l.Concurrency)
+	t.str("deliver", &l.Deliver)
 	t.done()
 	return l
 }

@@ -31,6 +31,17 @@ const (
 	MergeNoFF   = "no-ff"
 )
 
+// How an accepted change is delivered (see Lane.Deliver).
+const (
+	// DeliverMerge merges the change into its base branch locally.
+	DeliverMerge = "merge"
+	// DeliverPR pushes the change's branch and opens a pull request.
+	DeliverPR = "pr"
+)
+
+// DefaultRemote is the git remote a pull request's branch is pushed to.
+const DefaultRemote = "origin"
+
 // Defaults of the [worktrees] table.
 const (
 	DefaultBranchPrefix = "daokit"
@@ -65,11 +76,25 @@ type Worktrees struct {
 	// "": the repository's own git identity, else "daokit
 	// <daokit@localhost>".
 	CommitAuthor string `toml:"commit_author"`
+	// Remote is the git remote the branch of a change delivered as a
+	// pull request is pushed to. Default "origin".
+	Remote string `toml:"remote"`
+	// PRRepo is the GitHub repository ("owner/name") pull requests are
+	// opened on. Default "": read from the remote's URL (github.com, or
+	// a GitHub Enterprise host).
+	PRRepo string `toml:"pr_repo"`
+	// PRAPIURL is the GitHub REST root. Default "": the public API for a
+	// github.com remote, https://HOST/api/v3 for another host.
+	PRAPIURL string `toml:"pr_api_url"`
 }
+
+// DeliversPR reports whether the lane's accepted changes become pull
+// requests.
+func (l Lane) DeliversPR() bool { return l.Deliver == DeliverPR }
 
 // DefaultWorktrees returns the [worktrees] settings of a file without them.
 func DefaultWorktrees() Worktrees {
-	return Worktrees{BranchPrefix: DefaultBranchPrefix, Merge: MergeFF,
+	return Worktrees{BranchPrefix: DefaultBranchPrefix, Merge: MergeFF, Remote: DefaultRemote,
 		SetupScript: DefaultSetupScript, SetupTimeout: Duration(DefaultSetupTimeout)}
 }
 
@@ -108,6 +133,9 @@ func (c *Config) validateWorktrees(p *problems) {
 		if !validIsolation(l.Isolation) {
 			p.add(&Error{Code: CodeEnum, Key: fmt.Sprintf("lanes[%d].isolation", i), Value: show(string(l.Isolation)), Want: "worktree, none"})
 		}
+		if l.Deliver != "" && l.Deliver != DeliverMerge && l.Deliver != DeliverPR {
+			p.add(&Error{Code: CodeEnum, Key: fmt.Sprintf("lanes[%d].deliver", i), Value: show(l.Deliver), Want: "merge, pr"})
+		}
 	}
 	if !validIsolation(c.Workflow.Isolation) {
 		p.add(&Error{Code: CodeEnum, Key: "workflow.isolation", Value: show(string(c.Workflow.Isolation)), Want: "worktree, none"})
@@ -126,6 +154,15 @@ func (c *Config) validateWorktrees(p *problems) {
 		p.add(&Error{Code: CodeRequired, Key: "worktrees.setup_script"})
 	}
 	atLeast(p, "worktrees.setup_timeout", w.SetupTimeout, time.Second)
+	if w.Remote == "" || strings.HasPrefix(w.Remote, "-") {
+		p.add(&Error{Code: CodeName, Key: "worktrees.remote", Value: show(w.Remote)})
+	}
+	if w.PRRepo != "" && !validRepo(w.PRRepo) {
+		p.add(&Error{Code: CodeType, Key: "worktrees.pr_repo", Value: show(w.PRRepo), Want: "github_repo"})
+	}
+	if w.PRAPIURL != "" && !strings.HasPrefix(w.PRAPIURL, "https://") && !strings.HasPrefix(w.PRAPIURL, "http://") {
+		p.add(&Error{Code: CodeType, Key: "worktrees.pr_api_url", Value: show(w.PRAPIURL), Want: "url"})
+	}
 	if w.CommitAuthor != "" && !validAuthor(w.CommitAuthor) {
 		p.add(&Error{Code: CodeType, Key: "worktrees.commit_author", Value: show(w.CommitAuthor), Want: "author"})
 	}
@@ -145,5 +182,14 @@ func decodeWorktrees(s *table, w *Worktrees) {
 	s.str("setup_script", &w.SetupScript)
 	s.duration("setup_timeout", &w.SetupTimeout)
 	s.str("commit_author", &w.CommitAuthor)
+	s.str("remote", &w.Remote)
+	s.str("pr_repo", &w.PRRepo)
+	s.str("pr_api_url", &w.PRAPIURL)
 	s.done()
+}
+
+// validRepo accepts "owner/name" as GitHub spells them.
+func validRepo(s string) bool {
+	owner, name, ok := strings.Cut(s, "/")
+	return ok && validName(owner) && validName(name) && !strings.Contains(name, "/")
 }

@@ -13,12 +13,12 @@ import (
 	"github.com/daokit/daokit/worker/transcript"
 )
 
-// OpAgentRetry: an agent CLI retries a request its model provider failed
+// opAgentRetry: an agent CLI retries a request its model provider failed
 // (payload: lane, status, error, attempt, max_retries, delay_ms, failure,
 // and stopping:true when daokit stops the CLI because the retry cannot
 // succeed). Recorded once for each different retry, so that a CLI waiting
 // for the network does not fill the ledger.
-const OpAgentRetry = string(vocab.OpAgentRetry)
+const opAgentRetry = string(vocab.OpAgentRetry)
 
 // Lifecycle keys of a step's agent, each followed by the step id: what
 // its CLI retries now ("401 authentication_failed, 2/10"), cleared when
@@ -72,7 +72,7 @@ func (c *Controller) agentRetried(r *run, step, lane string, proc *worker.Proces
 		if futile {
 			kv = append(kv, "stopping", true)
 		}
-		c.note(c.events.system(taskID, runID, step, ledger.SeverityWarn, OpAgentRetry, kv...))
+		c.note(c.events.system(taskID, runID, step, ledger.SeverityWarn, opAgentRetry, kv...))
 		c.persistSoon(r)
 	}
 	if futile && r.agentStopped != proc {

@@ -165,7 +165,7 @@ head -3 "$S/claude-real-401.jsonl"; sleep 600 & wait`))
 	}
 	var retries []ledger.Event
 	for _, e := range h.events() {
-		if op(e) == OpAgentRetry {
+		if op(e) == opAgentRetry {
 			retries = append(retries, e)
 		}
 	}
@@ -272,7 +272,7 @@ func TestRetryIsAVisibleState(t *testing.T) {
 	h := startHarness(t, t.TempDir(), replayConfig(t, config.KindClaude, `f="$S/claude-real-429.jsonl"; head -2 "$f"
 while [ ! -e "`+gate+`" ]; do sleep 0.05; done; tail -n +3 "$f"; exit 1`))
 	ack := h.forward("add hello.txt")
-	e := h.waitFor("AGENT_RETRY", func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpAgentRetry })
+	e := h.waitFor("AGENT_RETRY", func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == opAgentRetry })
 	if e.Payload.String("failure") != "rate_limited" {
 		t.Errorf("AGENT_RETRY %v", e.Payload)
 	}
@@ -309,7 +309,7 @@ func TestRetryThatSucceedsPasses(t *testing.T) {
 	if end.Payload.String("status") != ledger.StatusDone || starts != 1 {
 		t.Fatalf("run ended %s (%s) after %d attempts", end.Payload.String("status"), end.Payload.String("reason_code"), starts)
 	}
-	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == OpAgentRetry }); n != 1 {
+	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == opAgentRetry }); n != 1 {
 		t.Errorf("%d AGENT_RETRY events, want 1", n)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/relay/relaytest/latency"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
 )
@@ -26,7 +27,7 @@ func BenchmarkInstructionAck(b *testing.B) {
 	ctx := context.Background()
 	b.ResetTimer()
 	// Percentiles need samples: at least 1,000 acks, whatever b.N is.
-	lat, err := relay.MeasureAcks(ctx, h.client, max(b.N, 1000), func(i int) string { return fmt.Sprintf("instruction %d", i) })
+	lat, err := latency.MeasureAcks(ctx, func(ctx context.Context, s string) error { _, err := h.client.Forward(ctx, s); return err }, max(b.N, 1000), func(i int) string { return fmt.Sprintf("instruction %d", i) })
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestThousandInstructionsFromTenClients(t *testing.T) {
 	}
 	recorded := map[string]int{}
 	for _, e := range h.events() {
-		if op(e) == OpInstruction {
+		if op(e) == opInstruction {
 			recorded[e.Payload.String("message_id")]++
 		}
 	}
@@ -123,7 +124,7 @@ func BenchmarkLivenessPass100Lanes(b *testing.B) {
 			b.Fatal(err)
 		}
 		defer func() { proc.Stop(transcript.StopCancelled); proc.Discard(); proc.Wait() }()
-		r := c.newRun(Instruction{MessageID: fmt.Sprint("m", i), Text: "x", At: now})
+		r := c.newRun(instruction{MessageID: fmt.Sprint("m", i), Text: "x", At: now})
 		r.proc = proc
 		r.lease, _ = heal.Hold(&c.leases, heal.LeaseSpec{Lane: fmt.Sprint("lane-", i), TaskID: r.pipeline.TaskID, RunID: r.pipeline.RunID,
 			StepID: "S1", Holder: heal.Holder{ThreadID: "w", PID: proc.PID()}, TTL: time.Minute}, now)
@@ -166,7 +167,7 @@ func BenchmarkLeaseBookkeeping10000Runs(b *testing.B) {
 		start := time.Now()
 		for i := range runs {
 			c.mu.Lock()
-			r := c.newRun(Instruction{MessageID: fmt.Sprint("quick-", i), Text: "x", At: time.Now()})
+			r := c.newRun(instruction{MessageID: fmt.Sprint("quick-", i), Text: "x", At: time.Now()})
 			c.takeLeasesLocked(r, "S1", "worker", os.Getpid())
 			c.mu.Unlock()
 			c.flushDocs()

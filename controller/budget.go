@@ -12,15 +12,15 @@ import (
 
 // Operations of the budget's SYSTEM events.
 const (
-	// OpBudgetWarning: the run spent budgetWarnAt of its budget (payload:
+	// opBudgetWarning: the run spent budgetWarnAt of its budget (payload:
 	// spent_usd, budget_usd, percent).
-	OpBudgetWarning = string(vocab.OpBudgetWarning)
-	// OpBudgetExceeded: the run spent its budget; it stops BLOCKED before
+	opBudgetWarning = string(vocab.OpBudgetWarning)
+	// opBudgetExceeded: the run spent its budget; it stops BLOCKED before
 	// its next step (payload: spent_usd, budget_usd, step).
-	OpBudgetExceeded = string(vocab.OpBudgetExceeded)
-	// OpBudgetExtended: a person retried a run stopped by its budget; it
+	opBudgetExceeded = string(vocab.OpBudgetExceeded)
+	// opBudgetExtended: a person retried a run stopped by its budget; it
 	// may spend budget_usd more (payload: spent_usd, from_usd, to_usd).
-	OpBudgetExtended = string(vocab.OpBudgetExtended)
+	opBudgetExtended = string(vocab.OpBudgetExtended)
 )
 
 // budgetWarnAt is the share of the budget spent at which the person is
@@ -102,7 +102,7 @@ func (c *Controller) spend(r *run, u workflow.Usage) {
 		return
 	}
 	percent := int(after / budget * 100)
-	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpBudgetWarning,
+	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, opBudgetWarning,
 		"spent_usd", after, "budget_usd", budget, "percent", percent))
 	c.budgetState(r, "warning")
 	c.say(p.TaskID, p.RunID, step, "controller.budget.warning",
@@ -120,10 +120,10 @@ func (c *Controller) overBudget(r *run, step, lane string) bool {
 		c.mu.Unlock()
 		return false
 	}
-	setRoute(&r.pipeline, step, lane, NextDispatch)
+	setRoute(&r.pipeline, step, lane, nextDispatch)
 	p := r.pipeline
 	c.mu.Unlock()
-	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpBudgetExceeded,
+	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, opBudgetExceeded,
 		"spent_usd", spent, "budget_usd", budget))
 	c.budgetState(r, "exceeded")
 	return true
@@ -140,7 +140,7 @@ func (c *Controller) budgetState(r *run, state string) {
 // extendBudget grants a run that its budget stopped another budget_usd
 // (task_budget_usd when only that is set) when a person retries it, and
 // says so: what it spent, and what it may now spend in all. Called before
-// MarkRetry forgets the reason the run stopped.
+// markRetry forgets the reason the run stopped.
 func (c *Controller) extendBudget(r *run) {
 	c.mu.Lock()
 	p := &r.pipeline
@@ -160,7 +160,7 @@ func (c *Controller) extendBudget(r *run) {
 	p.RoleLifecycle = p.RoleLifecycle.With(keyBudgetUSD, value).Without(keyBudgetState)
 	step, taskID, runID := p.CurrentStep, p.TaskID, p.RunID
 	c.mu.Unlock()
-	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpBudgetExtended,
+	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, opBudgetExtended,
 		"spent_usd", spent, "from_usd", from, "to_usd", to))
 	if to > 0 {
 		c.say(taskID, runID, step, "controller.budget.retry", "Spent", usd(spent), "More", usd(to-spent), "Budget", usd(to))

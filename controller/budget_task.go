@@ -20,7 +20,7 @@ func (c *Controller) taskSpent(taskID, runID string) float64 {
 		return 0
 	}
 	defer f.Close()
-	op, task := []byte(`"`+OpStepMetrics+`"`), []byte(`"`+taskID+`"`)
+	op, task := []byte(`"`+opStepMetrics+`"`), []byte(`"`+taskID+`"`)
 	last := map[string]float64{}
 	sc := bufio.NewScanner(f)
 	// As long a line as any reader holds: a longer one would end the scan
@@ -32,7 +32,7 @@ func (c *Controller) taskSpent(taskID, runID string) float64 {
 			continue
 		}
 		e, err := ledger.ParseEvent(line)
-		if err != nil || e.TaskID != taskID || e.RunID == runID || e.Payload.String("operation") != OpStepMetrics {
+		if err != nil || e.TaskID != taskID || e.RunID == runID || e.Payload.String("operation") != opStepMetrics {
 			continue
 		}
 		raw, _ := e.Payload.Get("run_total")

@@ -8,14 +8,14 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// Bus is the controller's event stream: every event of every run, as the
+// bus is the controller's event stream: every event of every run, as the
 // ledger wrote it, handed to whoever subscribed. It is the event bus of
 // seed 001's hybrid pattern: [[workflow.callbacks]] with events = "all"
 // listen to it through an adapter (a workflow.LineSink), and a remote
 // observer (the hub's) subscribes the same way, with a sink on its
 // connection. Publishing never waits: a subscriber's Offer queues or
 // drops.
-type Bus struct {
+type bus struct {
 	mu   sync.Mutex // serialises Subscribe and its cancel
 	subs atomic.Pointer[[]workflow.Liner]
 }
@@ -29,7 +29,7 @@ var (
 
 // Subscribe adds l to the stream from the next event on; the function it
 // returns removes it.
-func (b *Bus) Subscribe(l workflow.Liner) (cancel func()) {
+func (b *bus) Subscribe(l workflow.Liner) (cancel func()) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	old := b.load()
@@ -49,7 +49,7 @@ func (b *Bus) Subscribe(l workflow.Liner) (cancel func()) {
 	}
 }
 
-func (b *Bus) load() []workflow.Liner {
+func (b *bus) load() []workflow.Liner {
 	if p := b.subs.Load(); p != nil {
 		return *p
 	}
@@ -59,7 +59,7 @@ func (b *Bus) load() []workflow.Liner {
 // publish hands lines (events.jsonl lines, as written) to every
 // subscriber. Without subscribers it costs one atomic load; with them,
 // one wrapped copy of each line, shared by all.
-func (b *Bus) publish(lines []byte) {
+func (b *bus) publish(lines []byte) {
 	subs := b.load()
 	if len(subs) == 0 {
 		return

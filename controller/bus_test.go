@@ -18,15 +18,15 @@ func (l *lineList) Offer(line []byte) bool { *l = append(*l, line); return true 
 // reaches each subscriber as {"callback":"OnEvent","event":…}, the event
 // as written; a cancelled subscriber hears nothing more.
 func TestBusCarriesWrittenEventsToSubscribers(t *testing.T) {
-	var b Bus
+	var b bus
 	b.publish([]byte("{}\n")) // nobody listens: nothing to do
 	var one, two lineList
 	cancelOne := b.Subscribe(&one)
 	b.Subscribe(&two)
 	at := time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC)
 	events := []ledger.Event{
-		ledger.NewEvent(at, "T1", "R1", "", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("operation", OpRunState)),
-		ledger.NewEvent(at, "T2", "R2", "", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("operation", OpRunFinished)),
+		ledger.NewEvent(at, "T1", "R1", "", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("operation", opRunState)),
+		ledger.NewEvent(at, "T2", "R2", "", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("operation", opRunFinished)),
 	}
 	lines, err := ledger.EncodeLines(events)
 	if err != nil {

@@ -1,11 +1,6 @@
 package controller
 
 import (
-	"errors"
-	"io/fs"
-	"os/exec"
-	"syscall"
-
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
@@ -39,6 +34,9 @@ const (
 	ReasonMergeFailed        = string(vocab.ReasonMergeFailed)
 	ReasonNothingToDeliver   = string(vocab.ReasonNothingToDeliver)
 	ReasonDiverged           = string(vocab.ReasonDiverged)
+	ReasonPRPushFailed       = string(vocab.ReasonPRPushFailed)
+	ReasonPROpenFailed       = string(vocab.ReasonPROpenFailed)
+	ReasonPRNotConfigured    = string(vocab.ReasonPRNotConfigured)
 	ReasonSessionOtherStep   = string(vocab.ReasonSessionOtherStep)
 	ReasonSessionOtherFolder = string(vocab.ReasonSessionOtherFolder)
 	ReasonAgentDenied        = string(vocab.ReasonAgentDenied)
@@ -60,7 +58,7 @@ func Reasons() []string {
 		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
 		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
-		ReasonNothingToDeliver, ReasonDiverged,
+		ReasonNothingToDeliver, ReasonDiverged, ReasonPRPushFailed, ReasonPROpenFailed, ReasonPRNotConfigured,
 		ReasonSessionOtherStep, ReasonSessionOtherFolder,
 		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
 		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused, ReasonBudgetExceeded}
@@ -84,14 +82,14 @@ type Failure struct {
 	RequireResult bool
 }
 
-// Classify maps a run's end to a reason code, or "" for a success. The
+// classify maps a run's end to a reason code, or "" for a success. The
 // controller's own reasons for stopping a worker come first, because the
 // exit status of a stopped worker only echoes the stop: a worker stopped
 // for hanging died of SIGTERM, but WORKER_HUNG is what happened. Then
 // what the agent CLI itself said (see agentReason), before its exit
 // status: both CLIs exit 1 for a refused login as for a crash, and only
 // the crash is worth a restart.
-func Classify(f Failure) string {
+func classify(f Failure) string {
 	r := f.Result
 	switch {
 	case f.SpawnErr != nil:
@@ -122,46 +120,22 @@ func Classify(f Failure) string {
 	return ""
 }
 
-// RequiresResult reports whether workers of a kind (as named in
+// requiresResult reports whether workers of a kind (as named in
 // daokit.toml) always end with a result event, so that its absence is
 // invalid output: the agent CLIs do, a plain command need not.
-func RequiresResult(kind string) bool { return kind == "claude" || kind == "codex" }
+func requiresResult(kind string) bool { return kind == "claude" || kind == "codex" }
 
-// Restartable reports whether a run that ended for reason may pass if
+// restartable reports whether a run that ended for reason may pass if
 // tried again, so that the restart policy applies: crashes, hangs and
 // broken output streams. Failures that would repeat (a missing program, a
 // timeout, the worker's own verdict) and decisions (cancel, lost lease)
 // are not restarted.
-func Restartable(reason string) bool {
+func restartable(reason string) bool {
 	switch reason {
 	case ReasonExitNonzero, ReasonKilledSignal, ReasonHung, ReasonOutputInvalid:
 		return true
 	}
 	return false
-}
-
-// SpawnRetryable reports whether a start failure looks passing (out of
-// processes or memory) rather than a configuration mistake.
-func SpawnRetryable(err error) bool {
-	if errors.Is(err, exec.ErrNotFound) || errors.Is(err, fs.ErrNotExist) || errors.Is(err, fs.ErrPermission) {
-		return false
-	}
-	return errors.Is(err, syscall.EAGAIN) || errors.Is(err, syscall.ENOMEM)
-}
-
-// TerminalState returns the state a run ends in for reason: cancelled
-// for cancels and interruptions, timedOut for timeouts, completed for no
-// reason, failed otherwise.
-func TerminalState(reason string) string {
-	switch reason {
-	case "":
-		return StateCompleted
-	case ReasonCancelled, ReasonInterrupted:
-		return StateCancelled
-	case ReasonTimeout:
-		return StateTimedOut
-	}
-	return StateFailed
 }
 
 // ReasonText returns the label of a reason code in loc's language; an

@@ -73,7 +73,7 @@ func TestClassify(t *testing.T) {
 		{"an unknown failure kind is an exit", Failure{Result: agent(1, "future_kind")}, ReasonExitNonzero},
 	}
 	for _, tt := range tests {
-		if got := Classify(tt.f); got != tt.want {
+		if got := classify(tt.f); got != tt.want {
 			t.Errorf("%s: got %q, want %q", tt.name, got, tt.want)
 		}
 	}
@@ -83,60 +83,56 @@ func TestReasonPolicy(t *testing.T) {
 	tests := []struct {
 		reason      string
 		restartable bool
-		state       string
 	}{
-		{"", false, StateCompleted},
-		{ReasonExitNonzero, true, StateFailed},
-		{ReasonKilledSignal, true, StateFailed},
-		{ReasonTimeout, false, StateTimedOut},
-		{ReasonCancelled, false, StateCancelled},
-		{ReasonSpawnFailed, false, StateFailed},
-		{ReasonOutputInvalid, true, StateFailed},
-		{ReasonReportedFailure, false, StateFailed},
-		{ReasonHung, true, StateFailed},
-		{ReasonLeaseLost, false, StateFailed},
-		{ReasonRestartLimit, false, StateFailed},
-		{ReasonInterrupted, false, StateCancelled},
-		{ReasonLedgerWrite, false, StateFailed},
-		{ReasonWorktree, false, StateFailed},
-		{ReasonSetupFailed, false, StateFailed},
-		{ReasonSetupNotAllowed, false, StateFailed},
-		{ReasonRejected, false, StateFailed},
-		{ReasonMergeConflict, false, StateFailed},
-		{ReasonMergeNotFF, false, StateFailed},
-		{ReasonMergeFailed, false, StateFailed},
-		{ReasonNothingToDeliver, false, StateFailed},
-		{ReasonDiverged, false, StateFailed},
-		{ReasonSessionOtherStep, false, StateFailed},
-		{ReasonSessionOtherFolder, false, StateFailed},
+		{"", false},
+		{ReasonExitNonzero, true},
+		{ReasonKilledSignal, true},
+		{ReasonTimeout, false},
+		{ReasonCancelled, false},
+		{ReasonSpawnFailed, false},
+		{ReasonOutputInvalid, true},
+		{ReasonReportedFailure, false},
+		{ReasonHung, true},
+		{ReasonLeaseLost, false},
+		{ReasonRestartLimit, false},
+		{ReasonInterrupted, false},
+		{ReasonLedgerWrite, false},
+		{ReasonWorktree, false},
+		{ReasonSetupFailed, false},
+		{ReasonSetupNotAllowed, false},
+		{ReasonRejected, false},
+		{ReasonMergeConflict, false},
+		{ReasonMergeNotFF, false},
+		{ReasonMergeFailed, false},
+		{ReasonNothingToDeliver, false},
+		{ReasonDiverged, false},
+		{ReasonPRPushFailed, false},
+		{ReasonPROpenFailed, false},
+		{ReasonPRNotConfigured, false},
+		{ReasonSessionOtherStep, false},
+		{ReasonSessionOtherFolder, false},
 		// What the agent CLI said went wrong: a restart would meet it again.
-		{ReasonAgentDenied, false, StateFailed},
-		{ReasonAgentAuth, false, StateFailed},
-		{ReasonAgentNotLoggedIn, false, StateFailed},
-		{ReasonAgentRateLimited, false, StateFailed},
-		{ReasonAgentProvider, false, StateFailed},
-		{ReasonAgentMaxTurns, false, StateFailed},
-		{ReasonAgentOptionRefused, false, StateFailed},
-		{ReasonBudgetExceeded, false, StateFailed},
-		{ReasonAgentNoAnswer, false, StateFailed},
-		{ReasonAgentRefused, false, StateFailed},
+		{ReasonAgentDenied, false},
+		{ReasonAgentAuth, false},
+		{ReasonAgentNotLoggedIn, false},
+		{ReasonAgentRateLimited, false},
+		{ReasonAgentProvider, false},
+		{ReasonAgentMaxTurns, false},
+		{ReasonAgentOptionRefused, false},
+		{ReasonBudgetExceeded, false},
+		{ReasonAgentNoAnswer, false},
+		{ReasonAgentRefused, false},
 	}
 	if len(tests) != len(Reasons())+1 {
 		t.Fatalf("table covers %d reasons, Reasons() has %d", len(tests)-1, len(Reasons()))
 	}
 	for _, tt := range tests {
-		if got := Restartable(tt.reason); got != tt.restartable {
+		if got := restartable(tt.reason); got != tt.restartable {
 			t.Errorf("Restartable(%q): got %v, want %v", tt.reason, got, tt.restartable)
-		}
-		if got := TerminalState(tt.reason); got != tt.state {
-			t.Errorf("TerminalState(%q): got %s, want %s", tt.reason, got, tt.state)
 		}
 	}
 	if ReasonRestartLimit != heal.ReasonRestartLimit {
 		t.Errorf("restart limit code differs from heal's: %q vs %q", ReasonRestartLimit, heal.ReasonRestartLimit)
-	}
-	if SpawnRetryable(exec.ErrNotFound) || !SpawnRetryable(syscall.EAGAIN) {
-		t.Error("SpawnRetryable: a missing program is not passing, EAGAIN is")
 	}
 }
 
@@ -157,7 +153,7 @@ func TestEveryCodeAndStateIsTranslated(t *testing.T) {
 			}
 			seen[got] = r
 		}
-		for _, s := range States() {
+		for _, s := range states() {
 			if got := StateText(loc, s); got == vocab.StateCatalog+s || got == "" {
 				t.Errorf("%s: state %s has no label", lang, s)
 			}
@@ -194,14 +190,14 @@ func TestClassifyRealWorkers(t *testing.T) {
 			if tt.stop != "" {
 				p.Stop(tt.stop)
 			}
-			got := Classify(Failure{Result: p.Wait(), RequireResult: tt.require || RequiresResult(tt.spec.Kind)})
+			got := classify(Failure{Result: p.Wait(), RequireResult: tt.require || requiresResult(tt.spec.Kind)})
 			if got != tt.want {
 				t.Errorf("got %q, want %q", got, tt.want)
 			}
 		})
 	}
 	_, err := worker.Start(context.Background(), worker.Spec{Argv: []string{"daokit-no-such-program"}})
-	if got := Classify(Failure{SpawnErr: err}); got != ReasonSpawnFailed || !errors.Is(err, exec.ErrNotFound) {
+	if got := classify(Failure{SpawnErr: err}); got != ReasonSpawnFailed || !errors.Is(err, exec.ErrNotFound) {
 		t.Errorf("spawn failure: got %q (%v), want %q", got, err, ReasonSpawnFailed)
 	}
 }

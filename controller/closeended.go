@@ -39,7 +39,7 @@ func abandonable(r *run) bool {
 		return cancellable(r) && !r.workerRan
 	}
 	state, _ := r.runState()
-	return state == StateIdle || state == StateWaiting
+	return state == stateIdle || state == stateWaiting
 }
 
 // stopRun carries out an accepted /cancel or /abandon (abandon true):

@@ -47,7 +47,7 @@ type Options struct {
 type Controller struct {
 	opts       Options
 	cfg        config.Config
-	workflow   []StepTemplate
+	workflow   []stepTemplate
 	store      *ledger.Store
 	server     *relay.Server
 	log        *slog.Logger
@@ -105,8 +105,12 @@ type Controller struct {
 
 	// bus is the event stream (bus.go); listeners the callbacks of
 	// [[workflow.callbacks]] that hear it (events = "all").
-	bus       Bus
+	bus       bus
 	listeners []*userSink
+
+	// replay is the liveness loop's reader of other writers' events
+	// (replay.go).
+	replay *replaySignal
 }
 
 // keptFinishedLeases is how many finished leases the register keeps; older
@@ -115,11 +119,8 @@ type Controller struct {
 // change, stays small and its rewrite cost flat.
 const keptFinishedLeases = 50
 
-// OpLeasesPruned records how many finished leases a start pruned.
-const OpLeasesPruned = string(vocab.OpLeasesPruned)
-
-// ErrLocked is returned by Run when another controller holds the root.
-var ErrLocked = ledger.ErrLocked
+// opLeasesPruned records how many finished leases a start pruned.
+const opLeasesPruned = string(vocab.OpLeasesPruned)
 
 // Run starts a controller on opts.Root and serves until ctx ends or, with
 // an idle exit configured, until it has been idle that long. It returns
@@ -185,6 +186,10 @@ func open(opts Options) (*Controller, error) {
 		"from_offset", load.From, "rebuilt", load.Rebuilt)
 	c.journal = newJournal(store, index, c.now, func(err error) { c.log.Error("journal", "err", err) }, c.diskFull)
 	c.journal.bus = &c.bus
+	// What the log holds now was replayed above; the liveness loop reads
+	// what is appended from here on (see replaySignal).
+	c.replay = newReplaySignal(store.Layout().Events(), store.EventsSize())
+	c.journal.own = &c.replay.own
 	return c, nil
 }
 
@@ -196,17 +201,17 @@ func orEnglish(lang string) string {
 }
 
 // workflowOf turns the configured workflow into step templates.
-func workflowOf(cfg config.Config) []StepTemplate {
-	var wf []StepTemplate
+func workflowOf(cfg config.Config) []stepTemplate {
+	var wf []stepTemplate
 	for _, s := range cfg.Workflow.Steps {
 		title := s.Title
 		if title == "" {
 			title = "Carry out the instruction on lane " + s.Lane
 		}
-		wf = append(wf, StepTemplate{ID: s.ID, Lane: s.Lane, Title: title, Category: "implementation"})
+		wf = append(wf, stepTemplate{ID: s.ID, Lane: s.Lane, Title: title, Category: "implementation"})
 	}
 	if len(wf) == 0 {
-		return DefaultWorkflow()
+		return defaultWorkflow()
 	}
 	return wf
 }
@@ -239,7 +244,7 @@ func (c *Controller) loadLedger() error {
 	if snap.Heartbeat.OK() {
 		c.hb = snap.Heartbeat.Value
 	}
-	c.generation = Generation(&c.pipeline) + 1
+	c.generation = generation(&c.pipeline) + 1
 	return nil
 }
 
@@ -300,7 +305,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.holdStandingLeaseLocked()
 	c.mu.Unlock()
 	if pruned > 0 {
-		e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpLeasesPruned,
+		e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, opLeasesPruned,
 			"removed", pruned, "kept_finished", keptFinishedLeases)
 		if err := c.journal.append(e); err != nil {
 			c.log.Error("record lease pruning", "err", err)
@@ -332,14 +337,14 @@ func (c *Controller) serve(ctx context.Context) error {
 // announce records the controller's start, its fencing generation and any
 // repair the store made to a torn event log.
 func (c *Controller) announce() error {
-	events := []ledger.Event{c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStarted,
+	events := []ledger.Event{c.events.system(globalID, globalID, "", ledger.SeverityInfo, opControllerStarted,
 		"pid", c.pid, "generation", c.generation)}
 	if c.fenced != 0 {
-		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpControllerFenced,
+		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, opControllerFenced,
 			"pid", c.fenced, "reason_code", "STANDING_LEASE_EXPIRED", "generation", c.generation))
 	}
 	if rep := c.store.Repair(); rep.Repaired() {
-		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpLedgerRepaired,
+		events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, opLedgerRepaired,
 			"repair", fmt.Sprintf("%+v", rep)))
 	}
 	if err := c.journal.append(events...); err != nil {
@@ -405,7 +410,7 @@ func (c *Controller) shutdown() {
 	}
 	c.mu.Unlock()
 	c.flushDocs()
-	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped, "pid", c.pid, "generation", c.generation)
+	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, opControllerStopped, "pid", c.pid, "generation", c.generation)
 	if err := c.journal.append(e); err != nil {
 		c.log.Error("record stop", "err", err)
 	}

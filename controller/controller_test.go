@@ -150,7 +150,7 @@ func (h *harness) waitFor(what string, match func(ledger.Event) bool) ledger.Eve
 }
 
 func (h *harness) finished(taskID string) ledger.Event {
-	return h.waitFor("RUN_FINISHED", func(e ledger.Event) bool { return e.TaskID == taskID && op(e) == OpRunFinished })
+	return h.waitFor("RUN_FINISHED", func(e ledger.Event) bool { return e.TaskID == taskID && op(e) == opRunFinished })
 }
 
 func (h *harness) forward(text string) relay.Ack {
@@ -178,7 +178,7 @@ func TestInstructionRunsToDone(t *testing.T) {
 	t.Parallel()
 	h := startHarness(t, t.TempDir(), shellConfig(`read line; echo "reading $line"; echo editing; echo "tests pass" >&2`))
 	ack := h.forward("add a --json flag")
-	if ack.TaskID != TaskIDFor(ackID(t, h, ack)) || ack.ActiveLane != "worker" || ack.ActiveStep != "S1" || ack.NextAction != NextDispatch {
+	if ack.TaskID != taskIDFor(ackID(t, h, ack)) || ack.ActiveLane != "worker" || ack.ActiveStep != "S1" || ack.NextAction != nextDispatch {
 		t.Fatalf("ack %+v", ack)
 	}
 	end := h.finished(ack.TaskID)
@@ -193,7 +193,7 @@ func TestInstructionRunsToDone(t *testing.T) {
 	}
 	var lines []string
 	for _, e := range events {
-		if op(e) == OpWorkerOutput {
+		if op(e) == opWorkerOutput {
 			raw, _ := e.Payload.Get("lines")
 			lines = append(lines, string(raw))
 		}
@@ -203,7 +203,7 @@ func TestInstructionRunsToDone(t *testing.T) {
 	}
 	var states []string
 	for _, e := range events {
-		if e.TaskID == ack.TaskID && op(e) == OpRunState {
+		if e.TaskID == ack.TaskID && op(e) == opRunState {
 			states = append(states, e.Payload.String("to"))
 		}
 	}
@@ -261,7 +261,7 @@ func TestResendIsIdempotentAcrossARestart(t *testing.T) {
 		t.Fatalf("after restart: %+v", after)
 	}
 	events := h2.events()
-	if n := count(events, func(e ledger.Event) bool { return op(e) == OpInstruction }); n != 1 {
+	if n := count(events, func(e ledger.Event) bool { return op(e) == opInstruction }); n != 1 {
 		t.Errorf("%d INSTRUCTION_RECEIVED events, want 1", n)
 	}
 	if n := count(events, func(e ledger.Event) bool { return e.EventType == ledger.EventStepStarted }); n != 1 {
@@ -326,7 +326,7 @@ func TestTimeoutEndsTimedOut(t *testing.T) {
 	if end.Payload.String("reason_code") != ReasonTimeout {
 		t.Fatalf("reason %s, want %s", end.Payload.String("reason_code"), ReasonTimeout)
 	}
-	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == OpRunState && e.Payload.String("to") == StateTimedOut }); n != 1 {
+	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == opRunState && e.Payload.String("to") == stateTimedOut }); n != 1 {
 		t.Errorf("%d timedOut transitions, want 1", n)
 	}
 	h.waitGroupGone(pid)
@@ -401,7 +401,7 @@ func TestLaneLimitMakesTheSecondRunWait(t *testing.T) {
 	h.workerPID(first.TaskID)
 	second := h.forward("second")
 	h.waitFor("queue position", func(e ledger.Event) bool {
-		return e.TaskID == second.TaskID && op(e) == OpRunState && e.Payload.String("to") == StateWaiting && len(e.Payload.String("lane")) > 0
+		return e.TaskID == second.TaskID && op(e) == opRunState && e.Payload.String("to") == stateWaiting && len(e.Payload.String("lane")) > 0
 	})
 	if n := count(h.events(), func(e ledger.Event) bool { return e.TaskID == second.TaskID && e.EventType == ledger.EventStepStarted }); n != 0 {
 		t.Fatalf("second run started while the lane (limit 1) was busy")
@@ -472,7 +472,7 @@ func TestInstructionNamingARunAttachesToIt(t *testing.T) {
 	if n := count(events, func(e ledger.Event) bool { return e.EventType == ledger.EventStepStarted }); n != 1 {
 		t.Errorf("%d workers started, want 1: the second instruction must attach, not start a run", n)
 	}
-	if n := count(events, func(e ledger.Event) bool { return op(e) == OpRunFinished }); n != 1 {
+	if n := count(events, func(e ledger.Event) bool { return op(e) == opRunFinished }); n != 1 {
 		t.Errorf("%d RUN_FINISHED, want 1", n)
 	}
 }

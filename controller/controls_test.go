@@ -46,7 +46,7 @@ func controlFixtures() []runFixture {
 			h.typedFor(first.TaskID, ledger.EventStepStarted)
 			second := h.forward("second")
 			h.waitFor("a wait for the lane", func(e ledger.Event) bool {
-				return e.TaskID == second.TaskID && op(e) == OpRunState && e.Payload.String("to") == StateWaiting
+				return e.TaskID == second.TaskID && op(e) == opRunState && e.Payload.String("to") == stateWaiting
 			})
 			return h, second.TaskID
 		}},
@@ -193,7 +193,7 @@ func checkEffect(t *testing.T, h *harness, taskID, cmd string, before int) {
 			want = ReasonAbandoned
 		}
 		end := after("RUN_FINISHED "+want, func(e ledger.Event) bool {
-			return op(e) == OpRunFinished && e.Payload.String("reason_code") == want
+			return op(e) == opRunFinished && e.Payload.String("reason_code") == want
 		})
 		if got := end.Payload.String("status"); got != ledger.StatusFailed {
 			t.Errorf("/%s ended the run %s, want FAILED", cmd, got)
@@ -211,7 +211,7 @@ func checkEffect(t *testing.T, h *harness, taskID, cmd string, before int) {
 		}
 	case relay.ControlRetry:
 		after("the retried step's wait for its lane", func(e ledger.Event) bool {
-			return op(e) == OpRunState && e.Payload.String("to") == StateWaiting
+			return op(e) == opRunState && e.Payload.String("to") == stateWaiting
 		})
 	case relay.ControlAccept:
 		after("ACCEPTANCE_PASSED", func(e ledger.Event) bool { return e.EventType == ledger.EventAcceptancePassed })
@@ -237,7 +237,7 @@ func TestACancelledBlockedRunStaysClosedForASuccessor(t *testing.T) {
 		t.Fatalf("cancel of a blocked run: %v", err)
 	}
 	end := h.waitFor("the cancel's RUN_FINISHED", func(e ledger.Event) bool {
-		return op(e) == OpRunFinished && e.Payload.String("reason_code") == ReasonCancelled
+		return op(e) == opRunFinished && e.Payload.String("reason_code") == ReasonCancelled
 	})
 	if end.Payload.String("ended_from") != ledger.StatusBlocked || end.Payload.String("reason") != "not needed" {
 		t.Errorf("RUN_FINISHED payload %v, want ended_from BLOCKED and the person's reason", end.Payload)
@@ -269,7 +269,7 @@ func TestASuccessorCancelsARunThatBlockedBeforeIt(t *testing.T) {
 		t.Fatalf("cancel of a run that blocked under the previous controller: %v", err)
 	}
 	end := h2.waitFor("the cancel's RUN_FINISHED", func(e ledger.Event) bool {
-		return e.TaskID == ack.TaskID && op(e) == OpRunFinished && e.Payload.String("reason_code") == ReasonCancelled
+		return e.TaskID == ack.TaskID && op(e) == opRunFinished && e.Payload.String("reason_code") == ReasonCancelled
 	})
 	if end.Payload.String("status") != ledger.StatusFailed || end.Payload.String("ended_from") != ledger.StatusBlocked {
 		t.Errorf("RUN_FINISHED payload %v", end.Payload)

@@ -192,7 +192,7 @@ func TestRetryAfterARestart(t *testing.T) {
 	}
 	listed := false
 	for _, r := range st.Runs {
-		listed = listed || (r.TaskID == failed.TaskID && r.State == StateFailed)
+		listed = listed || (r.TaskID == failed.TaskID && r.State == stateFailed)
 	}
 	if !listed {
 		t.Errorf("the failed run is not listed after the restart: %+v", st.Runs)
@@ -204,7 +204,7 @@ func TestRetryAfterARestart(t *testing.T) {
 		t.Fatalf("retry after the restart: %v", err)
 	}
 	h2.waitFor("the retried run DONE", func(e ledger.Event) bool {
-		return e.TaskID == failed.TaskID && op(e) == OpRunFinished && e.Payload.String("status") == ledger.StatusDone
+		return e.TaskID == failed.TaskID && op(e) == opRunFinished && e.Payload.String("status") == ledger.StatusDone
 	})
 }
 

@@ -84,7 +84,7 @@ func TestDiskFilledByAFloodingWorker(t *testing.T) {
 	if err := os.Truncate(stdout, 0); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor("LEDGER_WRITES_HELD", func(e ledger.Event) bool { return op(e) == OpLedgerWritesHeld })
+	h.waitFor("LEDGER_WRITES_HELD", func(e ledger.Event) bool { return op(e) == opLedgerWritesHeld })
 	w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -104,7 +104,7 @@ func TestDiskFilledByAFloodingWorker(t *testing.T) {
 	if n := count(events, func(e ledger.Event) bool { return e.TaskID == ack.TaskID && e.EventType == ledger.EventStepStarted }); n != 1 {
 		t.Errorf("the flooding run started %d times, want once", n)
 	}
-	if n := count(events, func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpRunFinished }); n != 1 {
+	if n := count(events, func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == opRunFinished }); n != 1 {
 		t.Errorf("the flooding run ended %d times, want once", n)
 	}
 	// What the worker wrote after space returned was read from the log's
@@ -118,7 +118,7 @@ func TestDiskFilledByAFloodingWorker(t *testing.T) {
 		t.Errorf("the flooding step completed %d times, want once", n)
 	}
 	if n := count(events, func(e ledger.Event) bool {
-		return op(e) == OpInstruction && strings.Contains(e.Payload.String("text"), "refused")
+		return op(e) == opInstruction && strings.Contains(e.Payload.String("text"), "refused")
 	}); n != 0 {
 		t.Errorf("%d refused instructions were recorded", n)
 	}

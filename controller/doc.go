@@ -13,7 +13,7 @@
 // failed worker is a new run of the same owner, so the machine has no
 // cycles.
 //
-// Runs wait for their lane explicitly (sched.go): a LaneScheduler gives
+// Runs wait for their lane explicitly (sched.go): a laneScheduler gives
 // each lane its configured number of slots, first come first served, and
 // tells a waiting run its place in line.
 //

@@ -10,22 +10,22 @@ import (
 // Operations of the SYSTEM events the controller writes. Event types stay
 // within the contract's enum; what happened is the payload's "operation".
 const (
-	OpControllerStarted = string(vocab.OpControllerStarted)
-	OpControllerStopped = string(vocab.OpControllerStopped)
-	OpInstruction       = string(vocab.OpInstruction)
-	OpControl           = string(vocab.OpControl)
-	OpResumed           = string(vocab.OpResumed)
-	OpRunState          = string(vocab.OpRunState)
-	OpWorkerOutput      = string(vocab.OpWorkerOutput)
-	OpLedgerRepaired    = string(vocab.OpLedgerRepaired)
-	// OpLeaseRenewFailed: a lease could not be renewed (its holder's
+	opControllerStarted = string(vocab.OpControllerStarted)
+	opControllerStopped = string(vocab.OpControllerStopped)
+	opInstruction       = string(vocab.OpInstruction)
+	opControl           = string(vocab.OpControl)
+	opResumed           = string(vocab.OpResumed)
+	opRunState          = string(vocab.OpRunState)
+	opWorkerOutput      = string(vocab.OpWorkerOutput)
+	opLedgerRepaired    = string(vocab.OpLedgerRepaired)
+	// opLeaseRenewFailed: a lease could not be renewed (its holder's
 	// checks stopped for longer than the TTL, or the register lost it);
 	// it was registered afresh.
-	OpLeaseRenewFailed = string(vocab.OpLeaseRenewFailed)
-	// OpLedgerWritesHeld: events could not be written for lack of space
+	opLeaseRenewFailed = string(vocab.OpLeaseRenewFailed)
+	// opLedgerWritesHeld: events could not be written for lack of space
 	// and were held, in order, until the disk had room; written after
 	// them, with when the stall began and how many writes were tried.
-	OpLedgerWritesHeld = string(vocab.OpLedgerWritesHeld)
+	opLedgerWritesHeld = string(vocab.OpLedgerWritesHeld)
 )
 
 // Dedup key prefixes. An instruction's key carries the client's message

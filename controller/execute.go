@@ -2,6 +2,7 @@ package controller
 
 import (
 	"context"
+	"os"
 	"strconv"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
@@ -29,8 +31,8 @@ const (
 )
 
 // newRun builds the run of an instruction. Called with c.mu held.
-func (c *Controller) newRun(in Instruction) *run {
-	return &run{in: in, pipeline: NewRun(in, c.workflow, c.generation), done: make(chan struct{}),
+func (c *Controller) newRun(in instruction) *run {
+	return &run{in: in, pipeline: newRun(in, c.workflow, c.generation), done: make(chan struct{}),
 		obs: make(chan observations, obsBuffer)}
 }
 
@@ -73,7 +75,7 @@ func (c *Controller) execute(ctx context.Context, r *run) {
 func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocation, lane string) (workflow.Output, error) {
 	step := inv.StepID
 	c.mu.Lock()
-	EnsureStep(&r.pipeline, loopStepOr(c.workflow, inv, lane))
+	ensureStep(&r.pipeline, loopStepOr(c.workflow, inv, lane))
 	r.instruction, r.observe, r.iteration, r.role = inv.Instruction, inv.Observe, inv.Iteration, inv.Role
 	c.mu.Unlock()
 	for {
@@ -114,7 +116,7 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 
 // loopStepOr is the template of inv's step: the configured one, or a
 // loop's step made up as the loop goes.
-func loopStepOr(wf []StepTemplate, inv workflow.Invocation, lane string) StepTemplate {
+func loopStepOr(wf []stepTemplate, inv workflow.Invocation, lane string) stepTemplate {
 	for _, t := range wf {
 		if t.ID == inv.StepID {
 			return t
@@ -136,8 +138,8 @@ func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) (
 	if !ok {
 		return false, true
 	}
-	c.note(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityWarn, OpRunState,
-		"from", StateFailed, "to", "restart_scheduled", "reason_code", reason,
+	c.note(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityWarn, opRunState,
+		"from", stateFailed, "to", "restart_scheduled", "reason_code", reason,
 		"restart", count, "delay_ms", delay.Milliseconds()))
 	t := time.NewTimer(delay)
 	defer t.Stop()
@@ -175,7 +177,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	r.life = c.newLifecycle(r, step) // every attempt is a run of its own
 	r.queueRecorded = false
 	c.mu.Unlock()
-	c.transition(r, StateWaiting, "")
+	c.transition(r, stateWaiting, "")
 	release, err := c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
 	if err != nil {
 		c.mu.Lock()
@@ -190,7 +192,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	c.mu.Lock()
 	r.quiet = false
 	c.mu.Unlock()
-	c.transition(r, StateRequesting, "")
+	c.transition(r, stateRequesting, "")
 	tree, err := c.treeFor(ctx, r, step, laneCfg)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -199,7 +201,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		reason := worktreeReason(err)
 		c.log.Error("prepare worktree", "step", step, "err", err)
 		c.stepFailed(r, step, lane, reason, ledger.ObjectOf("error", firstLine(err.Error())))
-		c.transition(r, StateFailed, reason)
+		c.transition(r, stateFailed, reason)
 		return outcomeFailed, reason
 	}
 	if out, reason, ok := c.finishFromLog(r, step, lane, laneCfg, tree); ok {
@@ -231,15 +233,15 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		}
 		c.log.Error("start worker", "step", step, "err", err)
 		c.stepFailed(r, step, lane, ReasonSpawnFailed, ledger.ObjectOf("error", err.Error()))
-		c.transition(r, StateFailed, ReasonSpawnFailed)
+		c.transition(r, stateFailed, ReasonSpawnFailed)
 		return outcomeFailed, ReasonSpawnFailed
 	}
 	defer proc.Discard()
 	c.started(r, step, lane, proc, spec)
-	c.transition(r, StateGenerating, "")
+	c.transition(r, stateGenerating, "")
 	c.consume(r, step, lane, proc)
 	res := proc.Wait()
-	c.transition(r, StatePersisting, "")
+	c.transition(r, statePersisting, "")
 	if r.hung {
 		c.takeOver(r, step, vocab.ReasonHeartbeatStale)
 	} else {
@@ -278,10 +280,10 @@ func (c *Controller) stopped(r *run, reason string) (outcome, string) {
 	if stopping && !cancelled {
 		return outcomeInterrupted, ""
 	}
-	if !IsTerminal(state) {
+	if !isTerminal(state) {
 		// A change waiting for review has a completed attempt: the
 		// run's RUN_FINISHED says it was cancelled.
-		c.transition(r, StateCancelled, reason)
+		c.transition(r, stateCancelled, reason)
 	}
 	return outcomeCancelled, reason
 }
@@ -339,8 +341,11 @@ func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instructi
 	}
 	argv = agentArgv(lane, argv, dir)
 	return worker.Spec{
-		Argv:         argv,
-		Dir:          dir,
+		Argv: argv,
+		Dir:  dir,
+		// The controller may hold a GitHub token (it opens pull requests);
+		// agents never get it (only a lane's own env can hand it on).
+		BaseEnv:      outbox.WithoutSecrets(os.Environ()),
 		Env:          append(append(env, "DAOKIT_ROLE="+string(r.role), "DAOKIT_ITERATION="+strconv.Itoa(r.iteration)), lane.Env...),
 		Stdin:        instruction,
 		UseStdin:     lane.Stdin,
@@ -366,13 +371,15 @@ func logLimitOf(lane config.Lane) int64 {
 // recording every move would write a million events.
 func (c *Controller) queued(r *run, step, lane string, position int) {
 	c.mu.Lock()
-	MarkQueued(&r.pipeline, step, lane)
+	markQueued(&r.pipeline, step, lane)
 	first := !r.queueRecorded && !r.quiet
 	r.queueRecorded = true
 	c.mu.Unlock()
 	if first {
-		c.note(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, OpRunState,
-			"from", StateWaiting, "to", StateWaiting, "lane", lane, "queue_position", position))
+		c.note(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, opRunState,
+			"from", stateWaiting, "to", stateWaiting, "lane", lane, "queue_position", position))
+		// The person who sent it sees why nothing happens yet.
+		c.say(r.pipeline.TaskID, r.pipeline.RunID, step, "controller.queue.position", "Lane", lane, "Position", strconv.Itoa(position))
 	}
 	c.persist(r)
 }
@@ -386,7 +393,7 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	c.releaseSuccessorsLocked(r)
 	p := &r.pipeline
 	c.takeLeasesLocked(r, step, lane, proc.PID())
-	MarkDispatched(p, step, lane)
+	markDispatched(p, step, lane)
 	c.writeLeasesLocked()
 	attempt, taskID, runID := r.attempt, p.TaskID, p.RunID
 	c.mu.Unlock()
@@ -502,12 +509,12 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 	// An agent CLI always ends with its result: one that exits 0 without
 	// it broke its stream (WORKER_OUTPUT_INVALID, restarted).
 	laneCfg, _ := c.cfg.Lane(lane)
-	requireResult := RequiresResult(string(laneCfg.Kind))
+	requireResult := requiresResult(string(laneCfg.Kind))
 	noResult := requireResult && res.Summary.Result == nil
 	switch {
 	case stopping && !cancelled:
 		// Not a verdict on the work: the next controller resumes it.
-		c.transition(r, StateCancelled, ReasonInterrupted)
+		c.transition(r, stateCancelled, ReasonInterrupted)
 		return outcomeInterrupted, ""
 	case res.Success() && !hung && !workerSaidFailed(res) && agentReason(res.Summary) == "" && !noResult:
 		c.mu.Lock()
@@ -531,28 +538,28 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		if isolated {
 			// The person decides (see awaitReview); nothing is accepted yet.
 			c.record(completed)
-			c.transition(r, StateCompleted, "")
+			c.transition(r, stateCompleted, "")
 			return outcomeReview, ""
 		}
 		// One write for both: the step's end and its acceptance.
 		code, criterion := stepCriterion(res)
 		c.recordWritten(completed, c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
 			"criteria", []string{criterion}, "criterion", code))
-		c.transition(r, StateCompleted, "")
+		c.transition(r, stateCompleted, "")
 		return outcomeDone, ""
 	}
-	reason := Classify(Failure{Result: res, Cancelled: cancelled, Hung: hung, ResultFailed: workerSaidFailed(res), RequireResult: requireResult})
+	reason := classify(Failure{Result: res, Cancelled: cancelled, Hung: hung, ResultFailed: workerSaidFailed(res), RequireResult: requireResult})
 	c.stepFailed(r, step, lane, reason, detail)
 	switch reason {
 	case ReasonCancelled:
-		c.transition(r, StateCancelled, reason)
+		c.transition(r, stateCancelled, reason)
 		return outcomeCancelled, reason
 	case ReasonTimeout:
-		c.transition(r, StateTimedOut, reason)
+		c.transition(r, stateTimedOut, reason)
 		return outcomeFailed, reason
 	}
-	c.transition(r, StateFailed, reason)
-	if Restartable(reason) {
+	c.transition(r, stateFailed, reason)
+	if restartable(reason) {
 		return outcomeRestart, reason
 	}
 	return outcomeFailed, reason
@@ -578,11 +585,11 @@ func (c *Controller) finish(r *run, status, reason string, extra ...any) {
 	p := &r.pipeline
 	switch status {
 	case ledger.StatusDone:
-		MarkRunDone(p)
+		markRunDone(p)
 	case ledger.StatusFailed:
-		MarkStepFailed(p, p.CurrentStep, reason, false)
+		markStepFailed(p, p.CurrentStep, reason, false)
 	case ledger.StatusBlocked:
-		MarkStepFailed(p, p.CurrentStep, reason, true)
+		markStepFailed(p, p.CurrentStep, reason, true)
 	}
 	r.final, r.endReason = status, reason
 	if len(r.successors) > 0 {
@@ -614,7 +621,7 @@ func (c *Controller) recordFinished(r *run, status, reason string, extra ...any)
 	}
 	p := r.pipeline
 	kv := append([]any{"status", status, "reason_code", reason, "message_id", r.in.MessageID}, extra...)
-	c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, severity, OpRunFinished, kv...))
+	c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, severity, opRunFinished, kv...))
 }
 
 // abandon drops r while it waits for its lane slot, at a person's
@@ -644,7 +651,7 @@ func (c *Controller) retry(r *run) {
 	c.mu.Lock()
 	step := r.pipeline.CurrentStep
 	reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)
-	MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
+	markRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
 	r.final, r.endReason, r.cancelled, r.attempt, r.tree, r.inFolder = "", "", false, 0, nil, nil
 	r.restarts = heal.Restarts{}
 	r.done = make(chan struct{})

@@ -62,7 +62,7 @@ func streamConfig(lanes ...config.Lane) config.Config {
 func stepCost(t *testing.T, events []ledger.Event, step string) workflow.Cost {
 	t.Helper()
 	for _, e := range events {
-		if op(e) == OpStepMetrics && e.StepID == step {
+		if op(e) == opStepMetrics && e.StepID == step {
 			raw, _ := e.Payload.Get("step")
 			var c workflow.Cost
 			if err := json.Unmarshal(raw, &c); err != nil {
@@ -94,7 +94,7 @@ func TestSummaryReadsRealToolResults(t *testing.T) {
 	}
 	final := map[string]ledger.Event{}
 	for _, e := range h.events() {
-		if raw, _ := e.Payload.Get("final"); op(e) == OpStepSummary && string(raw) == "true" {
+		if raw, _ := e.Payload.Get("final"); op(e) == opStepSummary && string(raw) == "true" {
 			final[e.StepID] = e
 		}
 	}
@@ -126,7 +126,7 @@ func TestResumedClaudeStepCostsBothProcesses(t *testing.T) {
 		t.Fatalf("run ended %v", fin.Payload)
 	}
 	events := h.events()
-	if n := count(events, func(e ledger.Event) bool { return op(e) == OpSessionResume && e.Payload.String("decision") == "resume" }); n != 1 {
+	if n := count(events, func(e ledger.Event) bool { return op(e) == opSessionResume && e.Payload.String("decision") == "resume" }); n != 1 {
 		t.Fatalf("%d resumes, want 1", n)
 	}
 	c := stepCost(t, events, "S1")
@@ -185,7 +185,7 @@ func TestBudgetWarnsThenBlocks(t *testing.T) {
 	var ops []string
 	for _, e := range events {
 		switch {
-		case op(e) == OpBudgetWarning || op(e) == OpBudgetExceeded:
+		case op(e) == opBudgetWarning || op(e) == opBudgetExceeded:
 			ops = append(ops, e.StepID+":"+op(e))
 		case e.EventType == ledger.EventStepStarted:
 			ops = append(ops, e.StepID+":started")
@@ -202,7 +202,7 @@ func TestBudgetWarnsThenBlocks(t *testing.T) {
 	if _, err := h.control(relay.Control{Kind: relay.ControlRetry, TaskID: ack.Route.TaskID, RunID: ack.Route.RunID}); err != nil {
 		t.Fatal(err)
 	}
-	ext := h.waitFor("BUDGET_EXTENDED", func(e ledger.Event) bool { return op(e) == OpBudgetExtended })
+	ext := h.waitFor("BUDGET_EXTENDED", func(e ledger.Event) bool { return op(e) == opBudgetExtended })
 	spent, _ := ext.Payload.Get("spent_usd")
 	to, _ := ext.Payload.Get("to_usd")
 	var s, u float64
@@ -210,7 +210,7 @@ func TestBudgetWarnsThenBlocks(t *testing.T) {
 		t.Fatalf("extension %v", ext.Payload)
 	}
 	h.waitFor("RUN_FINISHED DONE", func(e ledger.Event) bool {
-		return op(e) == OpRunFinished && e.Payload.String("status") == ledger.StatusDone
+		return op(e) == opRunFinished && e.Payload.String("status") == ledger.StatusDone
 	})
 	if n := count(h.events(), func(e ledger.Event) bool { return e.EventType == ledger.EventStepStarted }); n != 4 {
 		t.Fatalf("%d steps started, want 4 (none twice)", n)
@@ -242,7 +242,7 @@ func TestCodexThreadTotalSurvivesARestart(t *testing.T) {
 	}
 	var last workflow.Cost
 	for _, e := range h.events() {
-		if op(e) == OpStepMetrics && e.StepID == "S1" {
+		if op(e) == opStepMetrics && e.StepID == "S1" {
 			raw, _ := e.Payload.Get("step")
 			if err := json.Unmarshal(raw, &last); err != nil {
 				t.Fatal(err)
@@ -282,7 +282,7 @@ func TestTaskBudgetSpansItsRuns(t *testing.T) {
 		}
 	}
 	finishedRun := func(runID string) ledger.Event {
-		return h.waitFor("RUN_FINISHED of "+runID, func(e ledger.Event) bool { return op(e) == OpRunFinished && e.RunID == runID })
+		return h.waitFor("RUN_FINISHED of "+runID, func(e ledger.Event) bool { return op(e) == opRunFinished && e.RunID == runID })
 	}
 	named("m-a", "RUN-A")
 	if fin := finishedRun("RUN-A"); fin.Payload.String("status") != ledger.StatusDone {
@@ -295,7 +295,7 @@ func TestTaskBudgetSpansItsRuns(t *testing.T) {
 	}
 	var exceeded ledger.Event
 	for _, e := range h.events() {
-		if op(e) == OpBudgetExceeded {
+		if op(e) == opBudgetExceeded {
 			exceeded = e
 		}
 	}
@@ -318,7 +318,7 @@ func TestCodexStderrDenialIsInTheSummary(t *testing.T) {
 		t.Fatalf("run ended %v", fin.Payload)
 	}
 	for _, e := range h.events() {
-		if raw, _ := e.Payload.Get("final"); op(e) == OpStepSummary && string(raw) == "true" {
+		if raw, _ := e.Payload.Get("final"); op(e) == opStepSummary && string(raw) == "true" {
 			raw, _ := e.Payload.Get("facts")
 			var facts workflow.Facts
 			if err := json.Unmarshal(raw, &facts); err != nil || len(facts.Edited) != 0 || len(facts.Denied) != 1 ||
@@ -347,7 +347,7 @@ func TestFailedEditsAreNotEdits(t *testing.T) {
 			h := startHarness(t, root, streamConfig(streamLane(t, "agent", tc.kind, tc.stream, "")))
 			h.finished(h.forward("edit a file").Route.TaskID)
 			for _, e := range h.events() {
-				if raw, _ := e.Payload.Get("final"); op(e) == OpStepSummary && string(raw) == "true" {
+				if raw, _ := e.Payload.Get("final"); op(e) == opStepSummary && string(raw) == "true" {
 					raw, _ := e.Payload.Get("facts")
 					var facts workflow.Facts
 					text := e.Payload.String("text")

@@ -74,7 +74,7 @@ func TestLapsedStandingLeaseIsRegisteredAfresh(t *testing.T) {
 	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
 	h := startHarnessWith(t, Options{Root: root, Config: cfg, Now: clock})
 	offset.Store(int64(2 * leaseTTLOf(cfg)))
-	h.waitFor("LEASE_RENEW_FAILED", func(e ledger.Event) bool { return op(e) == OpLeaseRenewFailed })
+	h.waitFor("LEASE_RENEW_FAILED", func(e ledger.Event) bool { return op(e) == opLeaseRenewFailed })
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		active := 0

@@ -43,22 +43,22 @@ const ReasonWorkflowError = string(vocab.ReasonWorkflowError)
 // flowSteps returns the step templates a run starts with: the configured
 // steps, the single pass, or the first step of a loop (a loop adds the
 // others as it goes).
-func flowSteps(cfg config.Config) []StepTemplate {
+func flowSteps(cfg config.Config) []stepTemplate {
 	w := cfg.Workflow
 	switch w.Flow() {
 	case config.FlowSingle:
-		return []StepTemplate{
+		return []stepTemplate{
 			{ID: "coder", Lane: w.Coder, Title: "Coder", Category: "implementation"},
 			{ID: "reviewer", Lane: w.Reviewer, Title: "Reviewer", Category: "review"},
 		}
 	case config.FlowLoop:
-		return []StepTemplate{loopStep(1, workflow.RoleCoder, w.Coder)}
+		return []stepTemplate{loopStep(1, workflow.RoleCoder, w.Coder)}
 	}
 	return workflowOf(cfg)
 }
 
 // loopStep is the template of an agent's step in iteration n.
-func loopStep(n int, role workflow.Role, lane string) StepTemplate {
+func loopStep(n int, role workflow.Role, lane string) stepTemplate {
 	category := "implementation"
 	if role != workflow.RoleCoder {
 		category = "review"
@@ -66,7 +66,7 @@ func loopStep(n int, role workflow.Role, lane string) StepTemplate {
 	if role == workflow.RoleJudge && lane == "" {
 		category = "judge"
 	}
-	return StepTemplate{ID: workflow.StepID(n, string(role)), Lane: lane,
+	return stepTemplate{ID: workflow.StepID(n, string(role)), Lane: lane,
 		Title: fmt.Sprintf("Iteration %d: %s", n, role), Category: category}
 }
 
@@ -182,11 +182,11 @@ func (m runMemory) Recall(stepID string) (workflow.Record, bool) {
 // outputKeep bounds the text a finished step keeps in the pipeline.
 const outputKeep = 400
 
-// OpStepRecorded records what a finished step said (payload: role,
+// opStepRecorded records what a finished step said (payload: role,
 // record) when no STEP_COMPLETED carries it: a built-in judge's decision,
 // an agent judge's decision after its step. The instruction index keeps
 // it for a restart.
-const OpStepRecorded = string(vocab.OpStepRecorded)
+const opStepRecorded = string(vocab.OpStepRecorded)
 
 // Remember implements workflow.Memory: the step's record is in the log
 // when it returns (in its STEP_COMPLETED, or in STEP_RECORDED), durable
@@ -200,7 +200,7 @@ func (m runMemory) Remember(stepID string, role workflow.Role, rec workflow.Reco
 	m.c.mu.Lock()
 	taskID, runID := m.r.pipeline.TaskID, m.r.pipeline.RunID
 	m.c.mu.Unlock()
-	m.c.recordWritten(m.c.events.system(taskID, runID, stepID, ledger.SeverityInfo, OpStepRecorded,
+	m.c.recordWritten(m.c.events.system(taskID, runID, stepID, ledger.SeverityInfo, opStepRecorded,
 		"role", string(role), "record", record))
 	return nil
 }
@@ -228,10 +228,10 @@ func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec
 	if role == workflow.RoleJudge && LaneOfStep(p, stepID) == "" {
 		// A built-in judge is no worker, but its decision is a step of
 		// the iteration all the same.
-		EnsureStep(p, loopStep(iterationOf(stepID), workflow.RoleJudge, ""))
+		ensureStep(p, loopStep(iterationOf(stepID), workflow.RoleJudge, ""))
 		p.RoleLifecycle = p.RoleLifecycle.With(keyLoopAgent, string(workflow.RoleJudge))
 	}
-	MarkStepCompleted(p, stepID)
+	markStepCompleted(p, stepID)
 	if out != "" {
 		p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+stepID, out)
 	}
@@ -273,7 +273,7 @@ func applyRecords(p *ledger.PipelineState, records map[string]json.RawMessage, d
 			continue
 		}
 		if p.RoleLifecycle.Get("step:"+step) != stepCompleted {
-			MarkStepCompleted(p, step)
+			markStepCompleted(p, step)
 		}
 		if out := recordOut(records[step], rec.Text != "" || rec.Verdict != nil || rec.Decision != nil); out != "" {
 			p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+step, out)

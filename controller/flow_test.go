@@ -49,14 +49,14 @@ func TestLoopRunsUntilTheReviewerApproves(t *testing.T) {
 		t.Fatalf("run ended %s (%s)", got, fin.Payload.String("reason_code"))
 	}
 	events := h.events()
-	verdicts := count(events, func(e ledger.Event) bool { return op(e) == OpReviewVerdict })
-	ends := count(events, func(e ledger.Event) bool { return op(e) == OpIterationFinished })
-	summaries := count(events, func(e ledger.Event) bool { return op(e) == OpStepSummary })
+	verdicts := count(events, func(e ledger.Event) bool { return op(e) == opReviewVerdict })
+	ends := count(events, func(e ledger.Event) bool { return op(e) == opIterationFinished })
+	summaries := count(events, func(e ledger.Event) bool { return op(e) == opStepSummary })
 	if verdicts != 2 || ends != 2 || summaries == 0 {
 		t.Fatalf("verdicts %d, iteration ends %d, summaries %d", verdicts, ends, summaries)
 	}
 	for _, e := range events {
-		if op(e) == OpIterationFinished && e.Payload.String("decision") == "done" && e.Payload.String("reason_code") != workflow.JudgeReviewerApproved {
+		if op(e) == opIterationFinished && e.Payload.String("decision") == "done" && e.Payload.String("reason_code") != workflow.JudgeReviewerApproved {
 			t.Errorf("final decision %v", e.Payload)
 		}
 	}
@@ -117,7 +117,7 @@ func TestLoopJudgeCommandAndEscalation(t *testing.T) {
 	}
 	codes := []string{}
 	for _, e := range h.events() {
-		if op(e) == OpIterationFinished {
+		if op(e) == opIterationFinished {
 			codes = append(codes, e.Payload.String("reason_code"))
 		}
 	}
@@ -170,7 +170,7 @@ func TestLoopResumesTheIterationItWasIn(t *testing.T) {
 	}
 	resumed := count(h.events(), func(e ledger.Event) bool {
 		raw, _ := e.Payload.Get("iteration")
-		return op(e) == OpIterationStarted && string(raw) == "2"
+		return op(e) == opIterationStarted && string(raw) == "2"
 	})
 	if resumed != 2 {
 		t.Errorf("iteration 2 started %d times, want 2 (once, then resumed)", resumed)
@@ -194,7 +194,7 @@ func TestRetryExtendsABlockedLoop(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitFor("second RUN_FINISHED", func(e ledger.Event) bool {
-		return op(e) == OpRunFinished && e.TaskID == ack.Route.TaskID && e.Payload.String("status") == ledger.StatusDone
+		return op(e) == opRunFinished && e.TaskID == ack.Route.TaskID && e.Payload.String("status") == ledger.StatusDone
 	})
 	starts := count(h.events(), func(e ledger.Event) bool { return e.EventType == ledger.EventStepStarted })
 	if starts != 6 {
@@ -220,7 +220,7 @@ func TestLoopWithAnAgentJudge(t *testing.T) {
 	var codes []string
 	judged := 0
 	for _, e := range h.events() {
-		if op(e) == OpIterationFinished {
+		if op(e) == opIterationFinished {
 			codes = append(codes, e.Payload.String("reason_code"))
 		}
 		if e.EventType == ledger.EventStepStarted && strings.HasSuffix(e.StepID, "-judge") {
@@ -249,7 +249,7 @@ func TestLoopMetricsFromReportedUsage(t *testing.T) {
 	if lc.Get(keyInputTokens) != "1000000" || lc.Get(keyOutputTokens) != "100000" || lc.Get(keyCostUSD) != "2.25" {
 		t.Fatalf("metrics in the pipeline: %s %s %s", lc.Get(keyInputTokens), lc.Get(keyOutputTokens), lc.Get(keyCostUSD))
 	}
-	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == OpStepMetrics }); n != 1 {
+	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == opStepMetrics }); n != 1 {
 		t.Fatalf("%d STEP_METRICS events, want 1", n)
 	}
 }

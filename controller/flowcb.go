@@ -10,11 +10,11 @@ import (
 
 // Operations of the SYSTEM events the workflow's callbacks write.
 const (
-	OpIterationStarted  = workflow.OpIterationStarted
-	OpReviewVerdict     = workflow.OpReviewVerdict
-	OpIterationFinished = workflow.OpIterationFinished
-	OpStepSummary       = workflow.OpStepSummary
-	OpStepMetrics       = workflow.OpStepMetrics
+	opIterationStarted  = workflow.OpIterationStarted
+	opReviewVerdict     = workflow.OpReviewVerdict
+	opIterationFinished = workflow.OpIterationFinished
+	opStepSummary       = workflow.OpStepSummary
+	opStepMetrics       = workflow.OpStepMetrics
 )
 
 // Lifecycle keys of the run's metrics and latest summary.
@@ -106,7 +106,7 @@ func (l *ledgerCallback) event(step, severity, op string, kv ...any) {
 // OnIterationStart implements workflow.Callback.
 func (l *ledgerCallback) OnIterationStart(it workflow.Iteration) {
 	l.set(keyLoopIteration, strconv.Itoa(it.N), keyLoopMax, strconv.Itoa(it.Max), keyLoopAgent, string(workflow.RoleCoder))
-	l.event(workflow.StepID(it.N, "coder"), ledger.SeverityInfo, OpIterationStarted,
+	l.event(workflow.StepID(it.N, "coder"), ledger.SeverityInfo, opIterationStarted,
 		"iteration", it.N, "max_iterations", it.Max, "resumed", it.Resumed)
 }
 
@@ -129,7 +129,7 @@ func (l *ledgerCallback) OnAgentEnd(a workflow.AgentInfo, out workflow.Output) {
 	if findings == nil {
 		findings = []string{}
 	}
-	l.event(a.StepID, ledger.SeverityInfo, OpReviewVerdict, "iteration", a.Iteration, "role", string(a.Role),
+	l.event(a.StepID, ledger.SeverityInfo, opReviewVerdict, "iteration", a.Iteration, "role", string(a.Role),
 		"verdict", string(v.Decision), "reason", v.Reason, "findings", findings, "escalate", v.Escalate)
 }
 
@@ -160,14 +160,14 @@ func (l *ledgerCallback) OnIterationEnd(it workflow.Iteration, res workflow.Iter
 		// The judge command's own wall time (fork to reaping), in µs.
 		kv = append(kv, "judge_process_us", d.ProcessTime.Microseconds())
 	}
-	l.event(workflow.StepID(it.N, workflow.JudgeStep), severity, OpIterationFinished, kv...)
+	l.event(workflow.StepID(it.N, workflow.JudgeStep), severity, opIterationFinished, kv...)
 }
 
 // summary records a SummarizationCallback summary.
 func (l *ledgerCallback) summary(s workflow.Summary) {
 	f := s.Facts
 	l.set(keySummary, clip(s.Text, 200))
-	l.event(f.StepID, ledger.SeverityInfo, OpStepSummary, "iteration", f.Iteration, "role", string(f.Role),
+	l.event(f.StepID, ledger.SeverityInfo, opStepSummary, "iteration", f.Iteration, "role", string(f.Role),
 		"text", s.Text, "by", s.By, "final", s.Final, "facts", ledger.ObjectOf(
 			"edited", nonNil(f.Edited), "tool_uses", f.ToolUses, "commands", f.Commands,
 			"tests_run", f.TestsRun, "passing", f.Passing, "failing", nonNil(f.Failing), "denied", nonNil(f.Denied), "unapplied", nonNil(f.Unapplied), "last", f.Last))
@@ -186,7 +186,7 @@ func (l *ledgerCallback) metrics(m workflow.Metrics) {
 		workflow.KeyCacheReadTokens, strconv.FormatInt(m.Run.CacheReadTokens, 10),
 		workflow.KeyCacheCreationTokens, strconv.FormatInt(m.Run.CacheCreationTokens, 10),
 		keyCostUSD, strconv.FormatFloat(m.Run.CostUSD, 'f', -1, 64))
-	l.event(m.Agent.StepID, ledger.SeverityInfo, OpStepMetrics, "iteration", m.Agent.Iteration, "role", string(m.Agent.Role),
+	l.event(m.Agent.StepID, ledger.SeverityInfo, opStepMetrics, "iteration", m.Agent.Iteration, "role", string(m.Agent.Role),
 		"step", cost(m.Step), "iteration_total", cost(m.Iter), "run_total", cost(m.Run))
 }
 

@@ -92,7 +92,7 @@ func (c *Controller) followUp(req relay.Request, in relay.Instruction) (relay.Ac
 	n := len(followUps(&r.pipeline)) + 1
 	target := r.in.MessageID
 	c.mu.Unlock()
-	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
+	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(c.now()),
 		"route", routePayload(route), "generation", c.generation, "attached_to", target,
 		"follow_up", true, "follow_up_number", n)
@@ -121,13 +121,13 @@ func (c *Controller) followUpDone(req relay.Request, in relay.Instruction, prev 
 	c.mu.Lock()
 	at := c.now()
 	taskID := prev.pipeline.TaskID
-	r := c.newRun(Instruction{MessageID: req.ID, Text: prev.in.Text, At: at, TaskID: taskID, RunID: c.freshRunID(taskID, at)})
+	r := c.newRun(instruction{MessageID: req.ID, Text: prev.in.Text, At: at, TaskID: taskID, RunID: c.freshRunID(taskID, at)})
 	for _, t := range followUps(&prev.pipeline) {
 		addFollowUp(&r.pipeline, t)
 	}
 	n := addFollowUp(&r.pipeline, in.Text)
 	route := r.pipeline.Route()
-	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
+	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
 		"message_id", req.ID, "text", prev.in.Text, "received_at", ledger.FormatTime(at),
 		"route", routePayload(route), "generation", c.generation,
 		"follow_up", true, "follow_up_number", n, "follow_up_text", in.Text, "follows", prev.in.MessageID,

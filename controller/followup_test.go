@@ -75,10 +75,10 @@ func TestFollowUpReachesTheNextIterationsBrief(t *testing.T) {
 	}
 	runs := map[string]bool{}
 	for _, e := range h.events() {
-		if op(e) == OpInstruction && e.TaskID == task {
+		if op(e) == opInstruction && e.TaskID == task {
 			runs[e.RunID] = true
 		}
-		if op(e) == OpInstruction && e.Payload.String("text") == "also print it sorted by name" {
+		if op(e) == opInstruction && e.Payload.String("text") == "also print it sorted by name" {
 			if raw, _ := e.Payload.Get("follow_up"); string(raw) != "true" || e.RunID != first.Route.RunID {
 				t.Errorf("the follow-up was recorded as %v on run %s", e.Payload, e.RunID)
 			}
@@ -109,7 +109,7 @@ func TestFollowUpOfAFinishedTaskRunsItAgain(t *testing.T) {
 	if ack.Route.TaskID != task || ack.Route.RunID == first.Route.RunID {
 		t.Fatalf("follow-up routed to %s/%s; want a new run of %s", ack.Route.TaskID, ack.Route.RunID, task)
 	}
-	h.waitFor("the new run's end", func(e ledger.Event) bool { return e.RunID == ack.Route.RunID && op(e) == OpRunFinished })
+	h.waitFor("the new run's end", func(e ledger.Event) bool { return e.RunID == ack.Route.RunID && op(e) == opRunFinished })
 	// The new run's first coder overwrote coder-<task>-1.txt.
 	b := readText(t, filepath.Join(root, "coder-"+task+"-1.txt"))
 	if !strings.Contains(b, "add a --json flag") || !strings.Contains(b, "and document it") {
@@ -173,7 +173,7 @@ esac`
 		t.Fatalf("the second task ended %v", end.Payload)
 	}
 	for _, e := range h.events() {
-		if op(e) == OpSessionResume && e.TaskID == two.Route.TaskID && e.Payload.String("decision") == "resume" {
+		if op(e) == opSessionResume && e.TaskID == two.Route.TaskID && e.Payload.String("decision") == "resume" {
 			t.Errorf("the second task resumed session %s", e.Payload.String("session_id"))
 		}
 	}
@@ -226,16 +226,16 @@ func TestIndexKeepsFollowUps(t *testing.T) {
 	f := eventFactory{now: time.Now}
 	x := newInstrIndex(t.TempDir())
 	attached := func(id, target, text string, reopens bool) ledger.Event {
-		e := f.system(TaskIDFor(target), "run-1", "S1", ledger.SeverityInfo, OpInstruction,
+		e := f.system(taskIDFor(target), "run-1", "S1", ledger.SeverityInfo, opInstruction,
 			"message_id", id, "text", text, "attached_to", target, "follow_up", true)
 		if reopens {
 			e.Payload = e.Payload.With("reopens", "true")
 		}
 		return e
 	}
-	failed := f.system(TaskIDFor("b"), "run-1", "S1", ledger.SeverityInfo, OpRunFinished, "status", ledger.StatusFailed, "message_id", "b")
-	done := f.system(TaskIDFor("c"), "run-2", "S1", ledger.SeverityInfo, OpInstruction, "message_id", "c2", "text", "do c",
-		"route", routePayload(ledger.Route{TaskID: TaskIDFor("c"), RunID: "run-2"}), "follow_up", true, "follows", "c",
+	failed := f.system(taskIDFor("b"), "run-1", "S1", ledger.SeverityInfo, opRunFinished, "status", ledger.StatusFailed, "message_id", "b")
+	done := f.system(taskIDFor("c"), "run-2", "S1", ledger.SeverityInfo, opInstruction, "message_id", "c2", "text", "do c",
+		"route", routePayload(ledger.Route{TaskID: taskIDFor("c"), RunID: "run-2"}), "follow_up", true, "follows", "c",
 		"follow_ups", []string{"first", "second"})
 	for _, e := range []ledger.Event{instructionEvent(f, "a"), attached("a1", "a", "also this", false),
 		instructionEvent(f, "b"), failed, attached("b1", "b", "try it this way", true), done} {

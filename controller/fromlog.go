@@ -15,14 +15,14 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// OpStepReadBack records a successor's decision about a worker that a
+// opStepReadBack records a successor's decision about a worker that a
 // dead controller left without recording its end (payload: finished,
 // why, pid, attempt): finished, the step ends from the worker's logs
 // and its STEP_COMPLETED says from_log; not finished, the step runs
 // again and why says what the logs lacked.
-const OpStepReadBack = string(vocab.OpStepReadBack)
+const opStepReadBack = string(vocab.OpStepReadBack)
 
-// What a successor found of a left worker (OpStepReadBack's why): only
+// What a successor found of a left worker (opStepReadBack's why): only
 // readBackFinished ends the step from the log.
 const (
 	readBackAlive    = "worker_alive"     // it outlived the wait for its end
@@ -36,12 +36,12 @@ const (
 // codes (ACCEPTANCE_PASSED's criterion, labelled by vocab.Criterion in
 // the reader's language) and the English text of its criteria list.
 const (
-	// CriterionExitZero: the worker was seen to exit 0.
-	CriterionExitZero = string(vocab.CriterionExitZero)
-	// CriterionResultInLog: a step finished from its log (see
+	// criterionExitZero: the worker was seen to exit 0.
+	criterionExitZero = string(vocab.CriterionExitZero)
+	// criterionResultInLog: a step finished from its log (see
 	// finishFromLog): its exit status died with the controller that
 	// started it, and what was checked is the result line its log holds.
-	CriterionResultInLog = string(vocab.CriterionResultInLog)
+	criterionResultInLog = string(vocab.CriterionResultInLog)
 	// CriterionNoChange: the step's worktree held no change to review
 	// (see Controller.unchanged).
 	CriterionNoChange = string(vocab.CriterionNoChange)
@@ -51,9 +51,9 @@ const (
 // checked: the code and its text.
 func stepCriterion(res worker.Result) (code, text string) {
 	if res.FromLog {
-		return CriterionResultInLog, "the worker's result in its log says success (its exit code was not observed)"
+		return criterionResultInLog, "the worker's result in its log says success (its exit code was not observed)"
 	}
-	return CriterionExitZero, "the worker finishes with exit code 0"
+	return criterionExitZero, "the worker finishes with exit code 0"
 }
 
 // readBackGoneAfter bounds the wait for a left worker to die once it was
@@ -98,7 +98,7 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		if why != readBackFinished {
 			severity = ledger.SeverityWarn
 		}
-		c.note(c.events.system(taskID, runID, step, severity, OpStepReadBack,
+		c.note(c.events.system(taskID, runID, step, severity, opStepReadBack,
 			"finished", why == readBackFinished, "why", why, "pid", u.PID, "attempt", u.Attempt, "lane", u.Lane))
 	}
 	if !c.awaitGone(u.PID, taskID, readBackGoneAfter) {
@@ -111,7 +111,7 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		c.mu.Lock()
 		r.unended = u
 		c.mu.Unlock()
-		c.transition(r, StateFailed, ReasonHung)
+		c.transition(r, stateFailed, ReasonHung)
 		return outcomeRestart, ReasonHung, true
 	}
 	// First the verdict alone: the callbacks hear the output only of a
@@ -142,7 +142,7 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 	top := r.treeTop()
 	c.mu.Unlock()
 	usage := c.meter(r, laneCfg)
-	c.transition(r, StateGenerating, "")
+	c.transition(r, stateGenerating, "")
 	replayed, err := worker.Replay(spec, from, func(rec transcript.Record) {
 		r.texts = observeRecord(obs, r.texts, &rec, usage, top)
 		for _, ev := range rec.Events {
@@ -155,7 +155,7 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		// Read once already: the logs changed under us. Run the step.
 		c.log.Warn("read back a left worker's logs", "step", step, "err", err)
 		decided(readBackNoLog)
-		c.transition(r, StateFailed, ReasonInterrupted)
+		c.transition(r, stateFailed, ReasonInterrupted)
 		return outcomeRestart, ReasonInterrupted, true
 	}
 	if err := worker.SyncLogs(spec); err != nil {
@@ -163,7 +163,7 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		c.log.Warn("sync a left worker's logs", "step", step, "err", err)
 	}
 	decided(readBackFinished)
-	c.transition(r, StatePersisting, "")
+	c.transition(r, statePersisting, "")
 	out, reason = c.judge(r, step, lane, worker.Result{PID: u.PID, ExitCode: 0, Stats: replayed.Stats,
 		Summary: replayed.Summary, FromLog: true})
 	return out, reason, true

@@ -220,11 +220,11 @@ func crashAfterCoder(t *testing.T, cfg config.Config) (string, []ledger.Event) {
 func readBack(t *testing.T, events []ledger.Event, step string) ledger.Event {
 	t.Helper()
 	for _, e := range events {
-		if op(e) == OpStepReadBack && e.StepID == step {
+		if op(e) == opStepReadBack && e.StepID == step {
 			return e
 		}
 	}
-	t.Fatalf("no %s for %s", OpStepReadBack, step)
+	t.Fatalf("no %s for %s", opStepReadBack, step)
 	return ledger.Event{}
 }
 
@@ -253,9 +253,9 @@ func TestFinishedWorkerIsFinishedFromItsLog(t *testing.T) {
 			// the one checked, its result line in its log.
 			accepted++
 			criteria, _ := e.Payload.Get("criteria")
-			if e.Payload.String("criterion") != CriterionResultInLog || strings.Contains(string(criteria), "exit code 0") ||
+			if e.Payload.String("criterion") != criterionResultInLog || strings.Contains(string(criteria), "exit code 0") ||
 				!strings.Contains(string(criteria), "result in its log") {
-				t.Errorf("ACCEPTANCE_PASSED %v, want the criterion %s", e.Payload, CriterionResultInLog)
+				t.Errorf("ACCEPTANCE_PASSED %v, want the criterion %s", e.Payload, criterionResultInLog)
 			}
 		case e.EventType == ledger.EventStepStarted:
 			starts++
@@ -274,7 +274,7 @@ func TestFinishedWorkerIsFinishedFromItsLog(t *testing.T) {
 	}
 	// The reviewer after it, seen to exit, says so.
 	seen := count(events, func(e ledger.Event) bool {
-		return e.StepID == "I1-reviewer" && e.EventType == ledger.EventAcceptancePassed && e.Payload.String("criterion") == CriterionExitZero
+		return e.StepID == "I1-reviewer" && e.EventType == ledger.EventAcceptancePassed && e.Payload.String("criterion") == criterionExitZero
 	})
 	if seen != 1 {
 		t.Errorf("%d acceptances of I1-reviewer say it exited 0, want 1", seen)
@@ -282,7 +282,7 @@ func TestFinishedWorkerIsFinishedFromItsLog(t *testing.T) {
 	// What the coder said reached the workflow's callbacks: its edit is
 	// in the step's summary.
 	summarized := count(events, func(e ledger.Event) bool {
-		return op(e) == OpStepSummary && e.StepID == "I1-coder" && factsName(e, "handler.go")
+		return op(e) == opStepSummary && e.StepID == "I1-coder" && factsName(e, "handler.go")
 	})
 	if summarized == 0 {
 		t.Errorf("no summary of I1-coder names the edit read back from its log")
@@ -321,7 +321,7 @@ func TestRecordedJudgeIsNotRunAgain(t *testing.T) {
 	cfg := loopConfig("1", 2)
 	cfg.Workflow.Judge = config.JudgeCommand
 	cfg.Workflow.JudgeCommand = []string{"sh", "-c", `echo run >> "$DAOKIT_ROOT/judge-runs"; [ "$DAOKIT_ITERATION" -ge 1 ]`}
-	crash := newCrashImage(`"step_id":"I1-judge"`, `"operation":"`+OpStepRecorded+`"`)
+	crash := newCrashImage(`"step_id":"I1-judge"`, `"operation":"`+opStepRecorded+`"`)
 	h := crash.start(t, root, cfg)
 	ack := h.forward("add a --json flag")
 	crash.wait(t)

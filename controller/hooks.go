@@ -19,8 +19,8 @@ import (
 
 // Operations of the SYSTEM event that records each run of a hook.
 const (
-	OpHookRan     = string(vocab.OpHookRan)
-	OpHookSkipped = string(vocab.OpHookSkipped)
+	opHookRan     = string(vocab.OpHookRan)
+	opHookSkipped = string(vocab.OpHookSkipped)
 )
 
 // controllerPoints are the hook points the controller runs; pre-compact
@@ -140,10 +140,10 @@ func latestInstruction(out []byte) string {
 func (c *Controller) runHooks(ctx context.Context, point hooks.Point, input []byte, taskID, runID, step string) []byte {
 	out := c.hooks.Run(ctx, point, input)
 	for _, res := range out.Results {
-		op, severity := OpHookRan, ledger.SeverityInfo
+		op, severity := opHookRan, ledger.SeverityInfo
 		kv := []any{"point", point.String(), "hook", res.Name, "status", res.Status.String(), "duration_ms", res.Duration.Milliseconds()}
 		if res.Status != hooks.StatusOK {
-			op, severity = OpHookSkipped, ledger.SeverityWarn
+			op, severity = opHookSkipped, ledger.SeverityWarn
 			kv = append(kv, "reason_code", string(res.Code), "reason", res.Reason)
 			c.log.Warn("hook skipped", "point", point, "hook", res.Name, "code", res.Code, "reason", res.Reason)
 		}
@@ -162,7 +162,7 @@ func (c *Controller) sessionStart() {
 	facts := compact.PipelineFacts(c.pipeline)
 	c.mu.Unlock()
 	c.runs.Go(func() {
-		in := hookContext(facts, facts.Route.ActiveStep, facts.Route.ActiveLane, "", NextDispatch)
+		in := hookContext(facts, facts.Route.ActiveStep, facts.Route.ActiveLane, "", nextDispatch)
 		c.runHooks(c.runCtx, hooks.SessionStart, in, globalID, globalID, "")
 	})
 }
@@ -174,7 +174,7 @@ func (c *Controller) preDispatch(ctx context.Context, facts compact.Facts, step,
 	if len(c.hooks.At(hooks.PreDispatch)) == 0 {
 		return instruction
 	}
-	out := c.runHooks(ctx, hooks.PreDispatch, hookContext(facts, step, lane, instruction, NextDispatch), facts.Route.TaskID, facts.Route.RunID, step)
+	out := c.runHooks(ctx, hooks.PreDispatch, hookContext(facts, step, lane, instruction, nextDispatch), facts.Route.TaskID, facts.Route.RunID, step)
 	if changed := latestInstruction(out); changed != "" {
 		return changed
 	}

@@ -16,11 +16,11 @@ func TestHookInputIsTheRelayContextCompactionWrites(t *testing.T) {
 		facts                   compact.Facts
 		step, lane, instr, next string
 	}{
-		{facts: compact.Facts{CurrentBlockers: []string{}}, next: NextDispatch},
+		{facts: compact.Facts{CurrentBlockers: []string{}}, next: nextDispatch},
 		{facts: compact.Facts{Goal: "  ship <it> & \"more\" 修复\n", CurrentBlockers: []string{"status=BLOCKED", "  ", "step:S1=failed "},
 			Route: ledger.Route{TaskID: "T1", RunID: "R1", ActiveLane: "old", ActiveStep: "S0", NextAction: "x"}},
 			step: "S1", lane: "backend", instr: "\tdo it\nthen 😀 this\ttab \u2028 \x01\n", next: ledger.NextActionComplete},
-		{facts: compact.Facts{CurrentBlockers: []string{}, Route: ledger.Route{TaskID: "T1"}}, step: "S2", instr: " ", next: NextDispatch},
+		{facts: compact.Facts{CurrentBlockers: []string{}, Route: ledger.Route{TaskID: "T1"}}, step: "S2", instr: " ", next: nextDispatch},
 	} {
 		facts := tc.facts
 		facts.LatestInstruction = tc.instr

@@ -39,13 +39,13 @@ func TestLifecycleHooks(t *testing.T) {
 	}
 	// session-start runs beside the first run; wait for its record.
 	h.waitFor("session-start hook", func(e ledger.Event) bool {
-		return op(e) == OpHookRan && e.Payload.String("point") == config.HookSessionStart
+		return op(e) == opHookRan && e.Payload.String("point") == config.HookSessionStart
 	})
 	events := h.events()
 
 	var output string
 	for _, e := range events {
-		if e.TaskID == ack.TaskID && op(e) == OpWorkerOutput {
+		if e.TaskID == ack.TaskID && op(e) == opWorkerOutput {
 			raw, _ := e.Payload.Get("lines")
 			output += string(raw)
 		}
@@ -56,11 +56,11 @@ func TestLifecycleHooks(t *testing.T) {
 
 	outcome := map[string]ledger.Event{}
 	for _, e := range events {
-		if op(e) == OpHookRan || op(e) == OpHookSkipped {
+		if op(e) == opHookRan || op(e) == opHookSkipped {
 			outcome[e.Payload.String("hook")] = e
 		}
 	}
-	for name, want := range map[string]string{"hello": OpHookRan, "broken": OpHookSkipped, "guard": OpHookRan, "garbage": OpHookSkipped, "notify": OpHookRan} {
+	for name, want := range map[string]string{"hello": opHookRan, "broken": opHookSkipped, "guard": opHookRan, "garbage": opHookSkipped, "notify": opHookRan} {
 		e, ok := outcome[name]
 		if !ok || op(e) != want {
 			t.Errorf("hook %s: recorded %q, want %s", name, op(e), want)

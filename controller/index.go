@@ -132,9 +132,9 @@ func (e indexEntry) ack() relay.Ack {
 }
 
 // instruction returns what the entry's run starts from.
-func (e indexEntry) instruction() Instruction {
+func (e indexEntry) instruction() instruction {
 	at, _ := ledger.ParseTime(e.ReceivedAt)
-	return Instruction{MessageID: e.MessageID, Text: e.Text, At: at, TaskID: e.Route.TaskID, RunID: e.Route.RunID}
+	return instruction{MessageID: e.MessageID, Text: e.Text, At: at, TaskID: e.Route.TaskID, RunID: e.Route.RunID}
 }
 
 // isTrue reports whether payload key holds JSON true.
@@ -218,9 +218,9 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 	}
 	id := e.Payload.String("message_id")
 	switch e.Payload.String("operation") {
-	case OpControllerStarted:
+	case opControllerStarted:
 		x.generation = max(x.generation, payloadInt(e.Payload, "generation"))
-	case OpInstruction:
+	case opInstruction:
 		if id == "" {
 			return
 		}
@@ -244,22 +244,22 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 		}
 		x.fresh[id] = en
 		x.openLocked(en)
-	case OpControl:
+	case opControl:
 		if id != "" {
 			x.fresh[id] = indexEntry{MessageID: id, Kind: entryControl, EventID: e.EventID, Route: routeFrom(e.Payload)}
 		}
 		if e.Payload.String("kind") == string(relay.ControlRetry) {
 			x.reopenLocked(e.Payload.String("target_message_id"))
 		}
-	case OpStepRecorded:
+	case opStepRecorded:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.keepRecord(e.StepID, e.Payload)
 		}
-	case OpRunState:
+	case opRunState:
 		// A controller that stopped cleanly stopped its workers itself:
 		// whatever their logs say, they did not end on their own, and
 		// the next controller runs their steps again.
-		if e.Payload.String("to") == StateCancelled && e.Payload.String("reason_code") == ReasonInterrupted {
+		if e.Payload.String("to") == stateCancelled && e.Payload.String("reason_code") == ReasonInterrupted {
 			if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil && en.Unended != nil && en.Unended.Step == e.StepID {
 				en.Unended = nil
 			}
@@ -272,7 +272,7 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.Tree = treeMarkOf(e)
 		}
-	case OpRunFinished:
+	case opRunFinished:
 		if en := x.open[id]; en != nil {
 			delete(x.byRun, [2]string{en.Route.TaskID, en.Route.RunID})
 			delete(x.open, id)

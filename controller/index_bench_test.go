@@ -60,7 +60,7 @@ func writeHistory(tb testing.TB, root string, events, pending int) {
 		tb.Fatal(err)
 	}
 	stateDir := ledger.Layout{Root: root}.StateDir()
-	x := newInstrIndex(filepath.Join(stateDir, IndexDir))
+	x := newInstrIndex(filepath.Join(stateDir, indexDir))
 	if err := os.MkdirAll(x.dir, 0o755); err != nil {
 		tb.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func writeHistory(tb testing.TB, root string, events, pending int) {
 		id := fmt.Sprint("done-", i)
 		put(instructionEvent(factory, id))
 		for range 3 {
-			put(factory.system(TaskIDFor(id), "run-1", "S1", ledger.SeverityInfo, OpWorkerOutput,
+			put(factory.system(taskIDFor(id), "run-1", "S1", ledger.SeverityInfo, opWorkerOutput,
 				"lines", []any{ledger.ObjectOf("stream", "stdout", "line", "compiling package 12 of 40, all tests so far pass")}))
 		}
 		put(finishedEvent(factory, id))

@@ -18,8 +18,8 @@ import (
 
 // The files of the instruction index, under state/index/.
 const (
-	// IndexDir is the index's folder inside state/.
-	IndexDir = "index"
+	// indexDir is the index's folder inside state/.
+	indexDir = "index"
 	// indexCheckpointFile holds the open instructions and the events.jsonl
 	// offset they are true at; it is replaced atomically.
 	indexCheckpointFile = "checkpoint.json"
@@ -191,8 +191,8 @@ type indexLoad struct {
 // truth. An error reading the log is returned: the controller must not
 // start work on a history it could not read.
 func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
-	dir := filepath.Join(stateDir, IndexDir)
-	d, err := ledger.OpenDir(stateDir, IndexDir, true) // refuses a link in place of index/
+	dir := filepath.Join(stateDir, indexDir)
+	d, err := ledger.OpenDir(stateDir, indexDir, true) // refuses a link in place of index/
 	if err != nil {
 		return nil, indexLoad{}, fmt.Errorf("create instruction index: %w", err)
 	}
@@ -247,8 +247,8 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 
 // indexMarkers pick the lines worth decoding during a replay: every
 // event the fold uses names one of them.
-var indexMarkers = [][]byte{[]byte(OpInstruction), []byte(OpControl), []byte(OpRunFinished),
-	[]byte(OpControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(OpStepRecorded),
+var indexMarkers = [][]byte{[]byte(opInstruction), []byte(opControl), []byte(opRunFinished),
+	[]byte(opControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(opStepRecorded),
 	[]byte(OpReviewPending), []byte(ledger.EventAcceptancePassed), []byte(ledger.EventAcceptanceFailed), []byte(OpWorktreeReady)}
 
 // replay folds every complete line of the log from offset on and returns

@@ -16,7 +16,7 @@ func replaySeed() []byte {
 	at := time.Date(2026, 2, 12, 9, 48, 0, 0, time.UTC)
 	var buf []byte
 	for _, text := range []string{"short", strings.Repeat("字", 200)} {
-		e := ledger.NewEvent(at, "DK-1", "R-1", "S1", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("operation", OpInstruction, "text", text))
+		e := ledger.NewEvent(at, "DK-1", "R-1", "S1", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("operation", opInstruction, "text", text))
 		line, err := ledger.MarshalLine(e)
 		if err != nil {
 			panic(err)

@@ -21,11 +21,11 @@ func TestIndexKnowsAChangeNeverPutToThePerson(t *testing.T) {
 	}
 	f := c.events
 	ready := func(id string) ledger.Event {
-		return f.system(TaskIDFor(id), "run-1", "S1", ledger.SeverityInfo, OpWorktreeReady,
+		return f.system(taskIDFor(id), "run-1", "S1", ledger.SeverityInfo, OpWorktreeReady,
 			"path", "/w/"+id, "branch", "daokit/"+id, "base", "abc", "base_branch", "main", "repo", "/repo")
 	}
 	completed := func(id string) ledger.Event {
-		return ledger.NewEvent(time.Now(), TaskIDFor(id), "run-1", "S1", ledger.EventStepCompleted, ledger.SeverityInfo,
+		return ledger.NewEvent(time.Now(), taskIDFor(id), "run-1", "S1", ledger.EventStepCompleted, ledger.SeverityInfo,
 			ledger.ObjectOf("exit_code", 0))
 	}
 	// "ckpt" completes before the checkpoint; "asked" and "delivered"
@@ -37,9 +37,9 @@ func TestIndexKnowsAChangeNeverPutToThePerson(t *testing.T) {
 	}
 	c.journal.close() // a checkpoint
 	if err := c.store.AppendEvents([]ledger.Event{
-		f.system(TaskIDFor("asked"), "run-1", "S1", ledger.SeverityInfo, OpReviewPending,
+		f.system(taskIDFor("asked"), "run-1", "S1", ledger.SeverityInfo, OpReviewPending,
 			"path", "/w/asked", "branch", "daokit/asked", "base_branch", "main", "base", "abc", "repo", "/repo", "key", "S1"),
-		ledger.NewEvent(time.Now(), TaskIDFor("delivered"), "run-1", "S1", ledger.EventAcceptancePassed, ledger.SeverityInfo,
+		ledger.NewEvent(time.Now(), taskIDFor("delivered"), "run-1", "S1", ledger.EventAcceptancePassed, ledger.SeverityInfo,
 			ledger.ObjectOf("no_change", true, "branch", "daokit/delivered")),
 		instructionEvent(f, "replayed"), ready("replayed"), completed("replayed"),
 	}); err != nil {

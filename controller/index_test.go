@@ -19,13 +19,13 @@ import (
 
 // instructionEvent is what HandleInstruction records for message id.
 func instructionEvent(f eventFactory, id string) ledger.Event {
-	route := ledger.Route{TaskID: TaskIDFor(id), RunID: "run-1", ActiveLane: "worker", ActiveStep: "S1", NextAction: NextDispatch}
-	return f.system(route.TaskID, route.RunID, "S1", ledger.SeverityInfo, OpInstruction,
+	route := ledger.Route{TaskID: taskIDFor(id), RunID: "run-1", ActiveLane: "worker", ActiveStep: "S1", NextAction: nextDispatch}
+	return f.system(route.TaskID, route.RunID, "S1", ledger.SeverityInfo, opInstruction,
 		"message_id", id, "text", "do "+id, "received_at", ledger.FormatTime(time.Now()), "route", routePayload(route), "generation", 1)
 }
 
 func finishedEvent(f eventFactory, id string) ledger.Event {
-	return f.system(TaskIDFor(id), "run-1", "S1", ledger.SeverityInfo, OpRunFinished, "status", ledger.StatusDone, "message_id", id)
+	return f.system(taskIDFor(id), "run-1", "S1", ledger.SeverityInfo, opRunFinished, "status", ledger.StatusDone, "message_id", id)
 }
 
 // TestIndexKnowsEveryInstructionWithoutTheHistory writes 20,000 finished
@@ -54,7 +54,7 @@ func TestIndexKnowsEveryInstructionWithoutTheHistory(t *testing.T) {
 			first = batch[0]
 		}
 		for range 3 {
-			batch = append(batch, f.system(TaskIDFor(id), "run-1", "S1", ledger.SeverityInfo, OpWorkerOutput, "lines", []any{"working"}))
+			batch = append(batch, f.system(taskIDFor(id), "run-1", "S1", ledger.SeverityInfo, opWorkerOutput, "lines", []any{"working"}))
 		}
 		batch = append(batch, finishedEvent(f, id))
 		if len(batch) >= 1000 {
@@ -90,7 +90,7 @@ func TestIndexKnowsEveryInstructionWithoutTheHistory(t *testing.T) {
 
 	// A crash after appends but before the next checkpoint: open-2's step
 	// completed (its run had not ended).
-	completed := ledger.NewEvent(time.Now(), TaskIDFor("open-2"), "run-1", "S1", ledger.EventStepCompleted, ledger.SeverityInfo,
+	completed := ledger.NewEvent(time.Now(), taskIDFor("open-2"), "run-1", "S1", ledger.EventStepCompleted, ledger.SeverityInfo,
 		ledger.ObjectOf("exit_code", 0))
 	if err := c.store.AppendEvents([]ledger.Event{finishedEvent(f, "open-1"), instructionEvent(f, "open-3"), completed}); err != nil {
 		t.Fatal(err)
@@ -111,7 +111,7 @@ func TestIndexKnowsEveryInstructionWithoutTheHistory(t *testing.T) {
 	}
 
 	// A torn checkpoint is rebuilt from the log, which is the truth.
-	if err := os.WriteFile(filepath.Join(stateDir, IndexDir, indexCheckpointFile), []byte(`{"version":1,"open":[`), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(stateDir, indexDir, indexCheckpointFile), []byte(`{"version":1,"open":[`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	x, load, err = loadIndex(stateDir)
@@ -200,14 +200,14 @@ func TestIndexKeepsWhatFinishedStepsSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, task := c.events, TaskIDFor("loop")
+	f, task := c.events, taskIDFor("loop")
 	completed := func(step, record string) ledger.Event {
 		return ledger.NewEvent(time.Now(), task, "run-1", step, ledger.EventStepCompleted, ledger.SeverityInfo,
 			ledger.ObjectOf("exit_code", 0, "record", json.RawMessage(record)))
 	}
 	judged := func(n int, done bool) ledger.Event {
 		rec := fmt.Sprintf(`{"decision":{"done":%t,"code":"JUDGE_COMMAND_FAILED"}}`, done)
-		return f.system(task, "run-1", fmt.Sprintf("I%d-judge", n), ledger.SeverityInfo, OpStepRecorded,
+		return f.system(task, "run-1", fmt.Sprintf("I%d-judge", n), ledger.SeverityInfo, opStepRecorded,
 			"role", "judge", "record", json.RawMessage(rec))
 	}
 	if err := c.journal.append(instructionEvent(f, "loop"),
@@ -238,7 +238,7 @@ func TestIndexKeepsWhatFinishedStepsSaid(t *testing.T) {
 
 	// A resumed run's pipeline gets them: iteration 2 is closed and its
 	// review is there for the next coder.
-	p := NewRun(en.instruction(), flowSteps(loopConfig("0", 5)), 2)
+	p := newRun(en.instruction(), flowSteps(loopConfig("0", 5)), 2)
 	applyRecords(&p, en.Records, en.DoneThrough)
 	mem := runMemory{c: c, r: &run{pipeline: p}}
 	if rec, ok := mem.Recall("I2-reviewer"); !ok || rec.Output.Verdict == nil || rec.Output.Verdict.Decision != workflow.RequestChanges {

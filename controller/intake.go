@@ -63,9 +63,9 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 		c.mu.Unlock()
 		return c.attach(req, in, existing)
 	}
-	r := c.newRun(Instruction{MessageID: req.ID, Text: in.Text, At: c.now(), TaskID: strings.TrimSpace(in.TaskID), RunID: strings.TrimSpace(in.RunID)})
+	r := c.newRun(instruction{MessageID: req.ID, Text: in.Text, At: c.now(), TaskID: strings.TrimSpace(in.TaskID), RunID: strings.TrimSpace(in.RunID)})
 	route := r.pipeline.Route()
-	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
+	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(r.in.At),
 		"route", routePayload(route), "generation", c.generation)
 	e.DedupKey = dedupInstruction + req.ID
@@ -91,7 +91,7 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 // recorded: the disk is full (and nothing was recorded), or another
 // write error, or a request too large to record.
 func ackWriteError(err error) error {
-	if errors.Is(err, ErrDiskFull) {
+	if errors.Is(err, errDiskFull) {
 		return &relay.Error{Code: codeDiskFull, Detail: ledger.EventsFile}
 	}
 	if errors.Is(err, ledger.ErrTooLarge) {
@@ -111,7 +111,7 @@ func (c *Controller) seen(id string) (relay.Ack, bool, error) {
 	en, ok, err := c.index.lookup(id)
 	if err != nil {
 		c.log.Error("look up message id", "message_id", id, "err", err)
-		return relay.Ack{}, false, &relay.Error{Code: codeIndexRead, Detail: IndexDir}
+		return relay.Ack{}, false, &relay.Error{Code: codeIndexRead, Detail: indexDir}
 	}
 	if !ok {
 		return relay.Ack{}, false, nil
@@ -146,7 +146,7 @@ func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (re
 	route := r.pipeline.Route()
 	retry := r.final == ledger.StatusFailed || r.final == ledger.StatusBlocked
 	c.mu.Unlock()
-	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, OpInstruction,
+	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(c.now()),
 		"route", routePayload(route), "generation", c.generation, "attached_to", r.in.MessageID)
 	if retry {
@@ -203,7 +203,7 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	if r != nil {
 		target = r.in.MessageID
 	}
-	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, OpControl,
+	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, opControl,
 		"message_id", req.ID, "kind", string(ctl.Kind), "target_message_id", target, "route", routePayload(route))
 	if ctl.Kind == relay.ControlReject || ctl.Kind == relay.ControlAbandon || ctl.Kind == relay.ControlCancel {
 		e.Payload = e.Payload.With("reason", ctl.Reason)

@@ -23,9 +23,9 @@ const (
 	codeNoIssue = relay.Code(vocab.ResultNoIssue)
 )
 
-// OpIssueChanged records a comment, label or close the person sent from
+// opIssueChanged records a comment, label or close the person sent from
 // the window.
-const OpIssueChanged = string(vocab.OpIssueChanged)
+const opIssueChanged = string(vocab.OpIssueChanged)
 
 // changeIssue writes a comment, a label (or its removal) or a close on
 // an issue of the team's outbox, for the person: the window forwards
@@ -83,7 +83,7 @@ func (c *Controller) changeIssue(req relay.Request, ctl relay.Control) (relay.Ac
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}
-	e := c.events.system(TeamTask, "outbox", "", ledger.SeverityInfo, OpIssueChanged,
+	e := c.events.system(teamTask, "outbox", "", ledger.SeverityInfo, opIssueChanged,
 		"message_id", req.ID, "issue", id, "kind", string(ctl.Kind), "message", strings.TrimSpace(ref+" "+string(ctl.Kind)+" "+rest))
 	e.DedupKey = dedupControl + req.ID
 	if err := c.journal.append(e); err != nil {

@@ -90,7 +90,7 @@ func TestControllerChangesAnIssueForTheWindow(t *testing.T) {
 	if !slices.Equal(said, []string{"looks good", "a duplicate of #2"}) {
 		t.Errorf("comments: %q", said)
 	}
-	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == OpIssueChanged }); n != 5 {
+	if n := count(h.events(), func(e ledger.Event) bool { return op(e) == opIssueChanged }); n != 5 {
 		t.Errorf("%d ISSUE_CHANGED events, want 5", n)
 	}
 }

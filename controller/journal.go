@@ -81,7 +81,10 @@ type journal struct {
 	// it from ending.
 	giveUpAt atomic.Int64
 	// bus hears every line once it is written (nil: nobody listens).
-	bus *Bus
+	bus *bus
+	// own remembers the ids of the events queued, for the replay signal
+	// to tell them from another writer's (nil: not remembered).
+	own *ownEvents
 }
 
 type appendReq struct {
@@ -103,9 +106,9 @@ type appendReq struct {
 	lines []byte
 }
 
-// ErrDiskFull is returned for an acknowledgement while the ledger's disk
+// errDiskFull is returned for an acknowledgement while the ledger's disk
 // is full: nothing was recorded, so nothing is acknowledged.
-var ErrDiskFull = errors.New("the ledger's disk is full")
+var errDiskFull = errors.New("the ledger's disk is full")
 
 // errJournalClosed refuses a request sent after the journal closed.
 var errJournalClosed = errors.New("the journal is closed")
@@ -143,7 +146,7 @@ func (j *journal) appendWritten(events ...ledger.Event) error {
 }
 
 // appendAck is append for an acknowledgement: while the disk is full it
-// fails at once with ErrDiskFull instead of waiting for space.
+// fails at once with errDiskFull instead of waiting for space.
 func (j *journal) appendAck(events ...ledger.Event) error {
 	return j.send(&appendReq{events: events, refuseWhenFull: true})
 }
@@ -179,6 +182,9 @@ func (j *journal) enqueue(req *appendReq) error {
 	defer j.closeMu.RUnlock()
 	if j.closed {
 		return errJournalClosed
+	}
+	if j.own != nil {
+		j.own.add(req.events)
 	}
 	j.reqs <- req
 	return nil
@@ -376,7 +382,7 @@ func (j *journal) wait(pending []*appendReq, open bool, d time.Duration) ([]*app
 				return pending, false
 			}
 			if req.refuseWhenFull {
-				req.answer(ErrDiskFull, j.onErr)
+				req.answer(errDiskFull, j.onErr)
 				continue
 			}
 			pending = append(pending, req)
@@ -431,7 +437,7 @@ func (j *journal) write(pending []*appendReq) error {
 // on, to be tried again.
 func (j *journal) recovered(s *stall) error {
 	e := ledger.NewEvent(j.now(), globalID, globalID, "", ledger.EventSystem, ledger.SeverityWarn, ledger.ObjectOf(
-		"operation", OpLedgerWritesHeld, "since", ledger.FormatTime(s.since), "attempts", s.attempts,
+		"operation", opLedgerWritesHeld, "since", ledger.FormatTime(s.since), "attempts", s.attempts,
 		"held_events", s.held))
 	if err := j.write(j.encode([]*appendReq{{events: []ledger.Event{e}}})); err != nil {
 		return err
@@ -461,13 +467,13 @@ func (r *appendReq) answer(err error, onErr func(error)) {
 	}
 }
 
-// refuseAcks answers the held acknowledgements with ErrDiskFull and
+// refuseAcks answers the held acknowledgements with errDiskFull and
 // returns the rest, in order.
 func refuseAcks(reqs []*appendReq) []*appendReq {
 	kept := reqs[:0]
 	for _, r := range reqs {
 		if r.refuseWhenFull {
-			r.err <- ErrDiskFull // an acknowledgement is always awaited
+			r.err <- errDiskFull // an acknowledgement is always awaited
 			continue
 		}
 		kept = append(kept, r)

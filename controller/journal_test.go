@@ -66,7 +66,7 @@ func logIDs(t *testing.T, root, operation string) []string {
 }
 
 func outputEvent(f eventFactory, line string) ledger.Event {
-	return f.system("DK-1", "run-1", "S1", ledger.SeverityInfo, OpWorkerOutput, "lines", []any{line})
+	return f.system("DK-1", "run-1", "S1", ledger.SeverityInfo, opWorkerOutput, "lines", []any{line})
 }
 
 // TestPostedEventsKeepTheirPlace: posted events are written in order with
@@ -90,7 +90,7 @@ func TestPostedEventsKeepTheirPlace(t *testing.T) {
 		if err := j.append(e); err != nil {
 			t.Fatal(err)
 		}
-		if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, want) {
+		if got := logIDs(t, root, opWorkerOutput); !slices.Equal(got, want) {
 			t.Fatalf("round %d: the log holds %d events %v after the append returned, want %d in order %v", round, len(got), got, len(want), want)
 		}
 	}
@@ -112,7 +112,7 @@ func TestPostedEventsAloneAreWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(5 * time.Millisecond) { // polling the log; the condition decides
-		if slices.Contains(logIDs(t, root, OpWorkerOutput), first.EventID) {
+		if slices.Contains(logIDs(t, root, opWorkerOutput), first.EventID) {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -124,7 +124,7 @@ func TestPostedEventsAloneAreWritten(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.close()
-	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, []string{first.EventID, last.EventID}) {
+	if got := logIDs(t, root, opWorkerOutput); !slices.Equal(got, []string{first.EventID, last.EventID}) {
 		t.Errorf("log %v, want both posted events", got)
 	}
 }
@@ -149,7 +149,7 @@ func TestAnEventTooLongIsRefusedAlone(t *testing.T) {
 		t.Fatal(err)
 	}
 	j.close()
-	if got, want := logIDs(t, root, OpWorkerOutput), []string{before.EventID, after.EventID}; !slices.Equal(got, want) {
+	if got, want := logIDs(t, root, opWorkerOutput), []string{before.EventID, after.EventID}; !slices.Equal(got, want) {
 		t.Errorf("log %v, want %v: the events around the refused one, in order", got, want)
 	}
 	if errs := ears.errors(); len(errs) > 0 {
@@ -199,7 +199,7 @@ func TestWrittenEventsReturnBeforeTheirSync(t *testing.T) {
 		t.Fatal("appendWritten waits for its fsync")
 	}
 	<-syncing // its fsync began and waits at the gate
-	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, []string{written.EventID}) {
+	if got := logIDs(t, root, opWorkerOutput); !slices.Equal(got, []string{written.EventID}) {
 		t.Fatalf("the log holds %v when appendWritten returned, want the written event", got)
 	}
 	after := outputEvent(c.events, "after")
@@ -216,7 +216,7 @@ func TestWrittenEventsReturnBeforeTheirSync(t *testing.T) {
 	if err := <-appended; err != nil {
 		t.Fatal(err)
 	}
-	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, []string{written.EventID, after.EventID}) {
+	if got := logIDs(t, root, opWorkerOutput); !slices.Equal(got, []string{written.EventID, after.EventID}) {
 		t.Errorf("log %v, want the written event, then the appended one", got)
 	}
 	if errs := ears.errors(); len(errs) > 0 {
@@ -266,8 +266,8 @@ func TestPostedEventsAreHeldWhileTheDiskIsFull(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the journal did not notice the full disk within 10s")
 	}
-	ack := c.events.system("DK-2", "run-1", "S1", ledger.SeverityInfo, OpInstruction, "message_id", "refused")
-	if err := j.appendAck(ack); !errors.Is(err, ErrDiskFull) {
+	ack := c.events.system("DK-2", "run-1", "S1", ledger.SeverityInfo, opInstruction, "message_id", "refused")
+	if err := j.appendAck(ack); !errors.Is(err, errDiskFull) {
 		t.Fatalf("an acknowledgement on a full disk: %v, want ErrDiskFull", err)
 	}
 	// Room again; an append waits until everything before it is written.
@@ -280,13 +280,13 @@ func TestPostedEventsAreHeldWhileTheDiskIsFull(t *testing.T) {
 		t.Fatalf("append once there is room: %v", err)
 	}
 	j.close()
-	if got := logIDs(t, root, OpWorkerOutput); !slices.Equal(got, want) {
+	if got := logIDs(t, root, opWorkerOutput); !slices.Equal(got, want) {
 		t.Errorf("log %v, want the held events in order, then the append: %v", got, want)
 	}
-	if ids := logIDs(t, root, OpInstruction); len(ids) != 0 {
+	if ids := logIDs(t, root, opInstruction); len(ids) != 0 {
 		t.Errorf("the refused acknowledgement is in the log: %v", ids)
 	}
-	if ids := logIDs(t, root, OpLedgerWritesHeld); len(ids) != 1 {
+	if ids := logIDs(t, root, opLedgerWritesHeld); len(ids) != 1 {
 		t.Errorf("%d LEDGER_WRITES_HELD events, want 1", len(ids))
 	}
 	for _, err := range ears.errors() {
@@ -334,9 +334,9 @@ func TestARefusedAcknowledgementAloneEndsItsStall(t *testing.T) {
 	filler := filepath.Join(root, "filler")
 	fillDisk(t, filler)
 	// Longer than a page: it needs one the disk no longer has.
-	ack := c.events.system("DK-2", "run-1", "S1", ledger.SeverityInfo, OpInstruction, "message_id", "refused",
+	ack := c.events.system("DK-2", "run-1", "S1", ledger.SeverityInfo, opInstruction, "message_id", "refused",
 		"text", strings.Repeat("x", 8192))
-	if err := j.appendAck(ack); !errors.Is(err, ErrDiskFull) {
+	if err := j.appendAck(ack); !errors.Is(err, errDiskFull) {
 		t.Fatalf("an acknowledgement on a full disk: %v, want ErrDiskFull", err)
 	}
 	if !j.isFull() {
@@ -355,15 +355,15 @@ func TestARefusedAcknowledgementAloneEndsItsStall(t *testing.T) {
 			t.Fatalf("the journal did not say full=%v within 20s", want)
 		}
 	}
-	ack = c.events.system("DK-3", "run-1", "S1", ledger.SeverityInfo, OpInstruction, "message_id", "taken")
+	ack = c.events.system("DK-3", "run-1", "S1", ledger.SeverityInfo, opInstruction, "message_id", "taken")
 	if err := j.appendAck(ack); err != nil {
 		t.Fatalf("an acknowledgement once there is room: %v", err)
 	}
 	j.close()
-	if ids := logIDs(t, root, OpLedgerWritesHeld); len(ids) != 1 {
+	if ids := logIDs(t, root, opLedgerWritesHeld); len(ids) != 1 {
 		t.Errorf("%d LEDGER_WRITES_HELD events, want 1", len(ids))
 	}
-	if ids := logIDs(t, root, OpInstruction); len(ids) != 1 {
+	if ids := logIDs(t, root, opInstruction); len(ids) != 1 {
 		t.Errorf("instructions in the log %v, want only the one taken after the stall", ids)
 	}
 }
@@ -390,7 +390,7 @@ func TestHeldWritesAreGivenUpOnceTheControllerStops(t *testing.T) {
 	j.stopHolding(50 * time.Millisecond)
 	done := make(chan error, 1)
 	go func() {
-		done <- j.append(c.events.system(globalID, globalID, "", ledger.SeverityInfo, OpControllerStopped))
+		done <- j.append(c.events.system(globalID, globalID, "", ledger.SeverityInfo, opControllerStopped))
 	}()
 	select {
 	case err := <-done:

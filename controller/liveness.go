@@ -18,18 +18,24 @@ func (c *Controller) thresholds() heal.Thresholds {
 	return heal.Thresholds{CheckInterval: sec(h.CheckInterval.Std()), WarningAfter: sec(h.WarningAfter.Std()), StaleAfter: sec(h.StaleAfter.Std())}
 }
 
-// checkLiveness is one pass of the liveness loop: renew the leases of
-// live holders (acting on every failed renewal), write the heartbeat,
-// and judge each running worker's silence. The loop only observes: what
+// checkLiveness is one pass of the liveness loop: read what other
+// writers appended to the log since the last pass (the replay signal,
+// see reactLocked), renew the leases of live holders (acting on every
+// failed renewal), write the heartbeat, and judge each running worker's
+// silence. The loop only observes: what
 // it sees of a run (a verdict on its worker, the failed renewal of a
 // lease it holds) goes to the run as an observation (see post), and the
 // run itself records it and stops its worker (see observed). Only the
 // loop's goroutine calls it.
 func (c *Controller) checkLiveness() {
+	// Read outside c.mu (a file read); reacted to before the renewals, so
+	// that a step another writer took is not renewed for a pass more.
+	foreign := c.replay.read(c.log.Warn)
 	now := c.now()
 	th := c.thresholds()
 	c.mu.Lock()
-	renewals := c.renewLeasesLocked(now)
+	reports := c.reactLocked(foreign)
+	renewals := append(reports, c.renewLeasesLocked(now)...)
 	watched := make([]watchedRun, 0, len(c.order))
 	for _, r := range c.order {
 		if r.proc != nil {
@@ -236,7 +242,7 @@ func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thr
 }
 
 // blockReason is why a blocked run waits for a person, as finish
-// recorded it (see MarkStepFailed): the loop's last iteration, an
+// recorded it (see markStepFailed): the loop's last iteration, an
 // escalation, the budget or the restart limit each say something
 // different to the person. A pipeline that names no reason (written by
 // an older daokit) was blocked by the restart limit, the only block

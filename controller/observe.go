@@ -36,6 +36,10 @@ const (
 	// its clock; or the register marked it EXPIRED); the loop registered
 	// it afresh.
 	obsExpired
+	// obsTakenOver: another writer took over the step the run's worker
+	// is on (the replay signal, see reactLocked): the loop no longer
+	// renews the run's leases, and the run stops its worker.
+	obsTakenOver
 )
 
 // verdict reports whether k judges a worker (its silence or its death)
@@ -61,6 +65,8 @@ type observation struct {
 	warnReason string
 	// lease is the news of a lease (obsRenewFailed, obsExpired).
 	lease leaseNews
+	// takeover is another writer's takeover (obsTakenOver).
+	takeover takeoverNews
 }
 
 // leaseNews is a failed renewal of a lease a run holds, and what the
@@ -141,7 +147,12 @@ func (c *Controller) settleObservations(r *run) {
 		select {
 		case batch := <-r.obs:
 			for _, o := range batch {
-				if !o.kind.verdict() {
+				switch {
+				case o.kind == obsTakenOver:
+					// The worker ended before it heard: nothing to stop,
+					// the takeover is still recorded.
+					c.recordTakeover(r, o.takeover, false)
+				case !o.kind.verdict():
 					c.leaseRenewFailed(r, o)
 				}
 			}
@@ -157,9 +168,12 @@ func (c *Controller) settleObservations(r *run) {
 // judged).
 func (c *Controller) observed(r *run, proc *worker.Process, batch observations) {
 	for _, o := range batch {
-		if o.kind.verdict() {
+		switch {
+		case o.kind.verdict():
 			c.judged(r, proc, o)
-		} else {
+		case o.kind == obsTakenOver:
+			c.takeoverSeen(r, proc, o)
+		default:
 			c.leaseRenewFailed(r, o)
 		}
 	}
@@ -179,7 +193,7 @@ func (c *Controller) leaseRenewFailed(r *run, o observation) {
 
 // leaseEvent is the LEASE_RENEW_FAILED event of news.
 func (c *Controller) leaseEvent(taskID, runID string, news leaseNews) ledger.Event {
-	return c.events.system(taskID, runID, news.step, ledger.SeverityWarn, OpLeaseRenewFailed,
+	return c.events.system(taskID, runID, news.step, ledger.SeverityWarn, opLeaseRenewFailed,
 		"reason_code", news.code, "error", news.err, "token", news.old, "new_token", news.fresh,
 		"lane", news.lane, "lease_status", news.status, "failed_at", ledger.FormatTime(news.at))
 }

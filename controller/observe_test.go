@@ -147,7 +147,7 @@ func TestLateCheckWarnsBeforeStaleThroughTheRun(t *testing.T) {
 	streaks := map[string]string{}
 	renewFailed := 0
 	for _, e := range h.events() {
-		if op(e) == OpLeaseRenewFailed && e.Payload.String("new_token") != "" {
+		if op(e) == opLeaseRenewFailed && e.Payload.String("new_token") != "" {
 			renewFailed++
 		}
 		if e.TaskID != ack.TaskID || (e.EventType != ledger.EventHeartbeatWarning && e.EventType != ledger.EventHeartbeatStale) {

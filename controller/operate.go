@@ -16,11 +16,11 @@ import (
 
 var _ relay.Operator = (*Controller)(nil)
 
-// OpOperation records a command the CLI forwarded (`daokit takeover`,
+// opOperation records a command the CLI forwarded (`daokit takeover`,
 // `handoff --create/--apply`) and what it answered.
-const OpOperation = string(vocab.OpOperation)
+const opOperation = string(vocab.OpOperation)
 
-// dedupOperation prefixes the dedup key of an OpOperation event.
+// dedupOperation prefixes the dedup key of an opOperation event.
 const dedupOperation = "operation:"
 
 // keptOutcomes bounds the outcomes kept in memory for resends: a client
@@ -38,7 +38,7 @@ const resendHorizon = 50_000
 // controller holds the root: the takeover, or the handoff's create or
 // apply, through the controller's own state and writer (it is the only
 // writer; the CLI takes no lock), answering with what the command
-// prints. It is recorded as OpOperation before it is answered. A resent
+// prints. It is recorded as opOperation before it is answered. A resent
 // id gets the original outcome and nothing is done again.
 func (c *Controller) HandleOperation(_ context.Context, req relay.Request, op relay.Operation) (relay.Outcome, error) {
 	if out, ok := c.operated(req.ID); ok {
@@ -60,7 +60,7 @@ func (c *Controller) HandleOperation(_ context.Context, req relay.Request, op re
 	if out.Failure != nil {
 		result, severity = out.Failure.Code, ledger.SeverityWarn
 	}
-	e := c.events.system(orGlobal(taskID), orGlobal(runID), "", severity, OpOperation,
+	e := c.events.system(orGlobal(taskID), orGlobal(runID), "", severity, opOperation,
 		"message_id", req.ID, "kind", string(op.Kind), "result", result, "peer_pid", int(req.Peer.PID),
 		"output", out.Output)
 	if out.Failure != nil {
@@ -84,7 +84,7 @@ func (c *Controller) HandleOperation(_ context.Context, req relay.Request, op re
 }
 
 // operated returns the outcome of an operation id already carried out:
-// from memory, or else from its OpOperation record, which a predecessor
+// from memory, or else from its opOperation record, which a predecessor
 // that died before answering left in the log.
 func (c *Controller) operated(id string) (relay.Outcome, bool) {
 	c.mu.Lock()
@@ -100,7 +100,7 @@ func (c *Controller) operated(id string) (relay.Outcome, bool) {
 		return relay.Outcome{}, false
 	}
 	for _, e := range tail.Events {
-		if e.DedupKey != key || e.Payload.String("operation") != OpOperation {
+		if e.DedupKey != key || e.Payload.String("operation") != opOperation {
 			continue
 		}
 		out = relay.Outcome{Output: e.Payload.String("output"), EventID: e.EventID}

@@ -40,7 +40,7 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 		if len(batch) == 0 {
 			return
 		}
-		c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpWorkerOutput,
+		c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, opWorkerOutput,
 			"lines", batch, "dropped", dropped))
 		batch, dropped = batch[:0:0], 0
 	}
@@ -57,7 +57,7 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 			if !ok {
 				flush()
 				if omitted > 0 {
-					c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpWorkerOutput,
+					c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, opWorkerOutput,
 						"lines", []any{}, "omitted", omitted))
 				}
 				records = nil

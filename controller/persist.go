@@ -9,9 +9,9 @@ import (
 	"github.com/daokit/daokit/vocab"
 )
 
-// OpRunFinished marks the end of a run in events.jsonl: recovery treats an
+// opRunFinished marks the end of a run in events.jsonl: recovery treats an
 // instruction without one as unfinished.
-const OpRunFinished = string(vocab.OpRunFinished)
+const opRunFinished = string(vocab.OpRunFinished)
 
 // docSet names the documents that changed since the last flush.
 type docSet uint8
@@ -214,15 +214,15 @@ func (c *Controller) note(e ledger.Event) {
 
 // newLifecycle starts the state machine of an attempt at step. Called
 // with c.mu held.
-func (c *Controller) newLifecycle(r *run, step string) *Lifecycle {
+func (c *Controller) newLifecycle(r *run, step string) *lifecycle {
 	owner := Owner{TaskID: r.pipeline.TaskID, RunID: r.pipeline.RunID, StepID: step}
-	l, err := NewLifecycle(owner, c.now)
+	l, err := newLifecycle(owner, c.now)
 	if err != nil {
 		// A pipeline always names its task and run; a step may not be
 		// chosen yet. The attempt still gets a state machine.
 		owner.StepID = orGlobal(owner.StepID)
 		owner.TaskID, owner.RunID = orGlobal(owner.TaskID), orGlobal(owner.RunID)
-		l, _ = NewLifecycle(owner, c.now)
+		l, _ = newLifecycle(owner, c.now)
 	}
 	return l
 }
@@ -244,12 +244,12 @@ func (c *Controller) transition(r *run, to, reason string) {
 	_, reason = r.life.Current() // a cancel or timeout without a reason gets one
 	p := r.pipeline
 	state := r.relayState()
-	quiet := r.quiet && to == StateWaiting // a resumed wait: see run.quiet
+	quiet := r.quiet && to == stateWaiting // a resumed wait: see run.quiet
 	c.mu.Unlock()
 	if !quiet {
-		e := c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityInfo, OpRunState,
+		e := c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityInfo, opRunState,
 			"from", from, "to", to, "reason_code", reason, "lane", state.Lane)
-		if reason != "" && to != StateCompleted {
+		if reason != "" && to != stateCompleted {
 			e.Severity = ledger.SeverityWarn
 		}
 		c.note(e)

@@ -2,20 +2,22 @@ package controller
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/workflow"
 )
 
-// OpOrphansKilled records that a starting controller killed processes an
+// opOrphansKilled records that a starting controller killed processes an
 // earlier controller of the root left running (payload: killed).
-const OpOrphansKilled = string(vocab.OpOrphansKilled)
+const opOrphansKilled = string(vocab.OpOrphansKilled)
 
 // sweepOrphans kills what a previous controller of this root left
 // running: the cgroups and marked processes of its steps (an agent's own
@@ -27,7 +29,7 @@ func (c *Controller) sweepOrphans() {
 	c.log.Info("child process trees", "tracking", proc.Tracking())
 	if n := c.procs.Sweep(); n > 0 {
 		c.log.Warn("killed processes a previous controller left", "killed", n)
-		c.note(c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpOrphansKilled, "killed", n))
+		c.note(c.events.system(globalID, globalID, "", ledger.SeverityWarn, opOrphansKilled, "killed", n))
 	}
 }
 
@@ -76,6 +78,8 @@ func (j worktreeJudge) Decide(ctx context.Context, round workflow.Round) (workfl
 	env := c.stepEnv(j.r, round.StepID, workflow.RoleJudge, round.Iteration, tree)
 	c.mu.Unlock()
 	cmd := j.base
+	// The judge runs code the agent wrote (its tests): no GitHub token.
+	cmd.BaseEnv = outbox.WithoutSecrets(os.Environ())
 	if tree != "" {
 		cmd.Dir = inTree(c.opts.Root, top, tree)
 	}

@@ -14,7 +14,7 @@ import (
 
 // found is an open instruction the index gave back at start.
 type found struct {
-	in    Instruction
+	in    instruction
 	route ledger.Route
 	// started: a worker ran for it before; its resumption is recorded.
 	started bool
@@ -98,7 +98,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 				if !reviewPending(&r.pipeline, step) {
 					// A change that waits for review stays waiting: its
 					// worker finished, and running it again would redo it.
-					MarkRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
+					markRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
 				}
 				res.announce = true
 			}
@@ -107,7 +107,7 @@ func (c *Controller) adoptUnfinished(list []found) []resumed {
 			// A step whose change waits for review completed its work,
 			// but not its review: it stays waiting (see restoreReview).
 			if st := r.pipeline.RoleLifecycle.Get("step:" + step); st != stepCompleted && st != stepReviewPending {
-				MarkStepCompleted(&r.pipeline, step)
+				markStepCompleted(&r.pipeline, step)
 			}
 		}
 		applyRecords(&r.pipeline, f.records, f.doneThrough)
@@ -147,7 +147,7 @@ func (c *Controller) resume(list []resumed) {
 			c.mu.Lock()
 			p := r.pipeline
 			c.mu.Unlock()
-			c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityWarn, OpResumed,
+			c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityWarn, opResumed,
 				"message_id", r.in.MessageID, "generation", c.generation, "route", routePayload(p.Route())))
 			c.log.Info("resuming instruction", "message_id", r.in.MessageID, "task_id", p.TaskID)
 		}

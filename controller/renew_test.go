@@ -70,7 +70,7 @@ func TestTakenOverLeasesAreRenewedWhileTheRunWaits(t *testing.T) {
 	r.post(observation{kind: obsStale, proc: proc, warnReason: "NO_OUTPUT_1H",
 		health: heal.Health{Status: heal.HealthStale, ReasonCode: "NO_OUTPUT_2H", Silence: 7200, SignalAt: proc.LastActivity()}})
 	h.waitFor("restart_scheduled", func(e ledger.Event) bool {
-		return e.TaskID == ack.TaskID && op(e) == OpRunState && e.Payload.String("to") == "restart_scheduled"
+		return e.TaskID == ack.TaskID && op(e) == opRunState && e.Payload.String("to") == "restart_scheduled"
 	})
 	c.mu.Lock()
 	held := len(r.successors)
@@ -109,7 +109,7 @@ func TestTakenOverLeasesAreRenewedWhileTheRunWaits(t *testing.T) {
 	clock.advance(2 * 3 * time.Second)
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) { // polling the log; the condition decides
 		reports := count(h.events(), func(e ledger.Event) bool {
-			return op(e) == OpLeaseRenewFailed && e.TaskID == ack.TaskID && e.RunID == ack.RunID &&
+			return op(e) == opLeaseRenewFailed && e.TaskID == ack.TaskID && e.RunID == ack.RunID &&
 				e.Payload.String("reason_code") == heal.LeaseIsExpired && e.Payload.String("new_token") != ""
 		})
 		if reports == held {
@@ -168,7 +168,7 @@ func TestExpiredLeasesReachTheRun(t *testing.T) {
 	reported := map[string]ledger.Event{}
 	for old := range lapsed {
 		reported[old] = h.waitFor("LEASE_RENEW_FAILED of "+lapsed[old]+"'s lease", func(e ledger.Event) bool {
-			return op(e) == OpLeaseRenewFailed && e.Payload.String("token") == old
+			return op(e) == opLeaseRenewFailed && e.Payload.String("token") == old
 		})
 	}
 	newWorker, newCtl := leaseTokens(t, c, r)

@@ -91,7 +91,7 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 			r.pipeline = c.pipeline
 		} else {
 			for _, step := range en.Completed {
-				MarkStepCompleted(&r.pipeline, step)
+				markStepCompleted(&r.pipeline, step)
 			}
 			applyRecords(&r.pipeline, en.Records, en.DoneThrough)
 			restoreFollowUps(&r.pipeline, en.FollowUps)
@@ -99,7 +99,7 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 			if step == "" {
 				step = r.pipeline.CurrentStep
 			}
-			MarkStepFailed(&r.pipeline, step, en.FinalReason, en.Final == ledger.StatusBlocked)
+			markStepFailed(&r.pipeline, step, en.FinalReason, en.Final == ledger.StatusBlocked)
 		}
 		r.final, r.endReason, r.workerRan = r.pipeline.Status, en.FinalReason, en.Started
 		r.quiet = true
@@ -109,7 +109,7 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 		if reason == "" {
 			reason = ReasonInterrupted
 		}
-		_ = r.life.To(StateFailed, reason)
+		_ = r.life.To(stateFailed, reason)
 		close(r.done)
 		// Only the run the pipeline file shows (the latest) becomes the
 		// current one: a bare /retry must not revive an older run.

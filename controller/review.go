@@ -137,34 +137,28 @@ func (c *Controller) rejected(r *run, step, key string, tree *stepTree, reason s
 	return outcomeFailed, ReasonRejected
 }
 
-// accepted delivers the step's change into its base (see deliver). ok is
-// false when nothing was merged: the refusal is recorded and the step
-// goes on waiting.
+// accepted delivers the step's change: merged into its base (see
+// deliver), or as a pull request when the step's lane says deliver =
+// "pr" (see acceptedPR). ok is false when nothing was delivered: the
+// refusal is recorded and the step goes on waiting.
 func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tree *stepTree) (outcome, string, bool) {
 	c.mu.Lock()
 	p := r.pipeline
 	summary, instruction := reviewSummary(r, step), r.in.Text
+	asPR := c.deliversPR(&r.pipeline, step, key)
+	body := ""
+	if asPR {
+		body = prBody(c.loc, &r.pipeline, instruction, step)
+	}
 	c.mu.Unlock()
+	message := commitMessage(p, instruction, step, summary)
+	if asPR {
+		return c.acceptedPR(ctx, r, step, key, tree, message, prTitle(p, instruction, step), body)
+	}
 	w := tree.wt
-	d, err := c.deliver(ctx, p, step, tree, commitMessage(p, instruction, step, summary))
+	d, err := c.deliver(ctx, p, step, tree, message)
 	if err != nil {
-		code, files := ReasonMergeFailed, []string(nil)
-		var ce *gitwork.ConflictError
-		switch {
-		case errors.As(err, &ce):
-			code, files = ReasonMergeConflict, ce.Files
-		case errors.Is(err, gitwork.ErrNotFastForward):
-			code = ReasonMergeNotFF
-		case errors.Is(err, gitwork.ErrNothingToDeliver):
-			code = ReasonNothingToDeliver
-		case errors.Is(err, gitwork.ErrDiverged):
-			code = ReasonDiverged
-		}
-		c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpMergeRefused,
-			"reason_code", code, "files", files, "error", firstLine(err.Error()), "branch", w.Branch, "base_branch", w.BaseBranch,
-			"committed", d.Committed))
-		c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: p.TaskID, RunID: p.RunID,
-			StepID: step, Stream: "stderr", Line: ReasonText(c.loc, code), Reason: code}})
+		c.refused(p, step, w, gitRefusal(err), err, d.Committed)
 		return 0, "", false
 	}
 	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
@@ -176,6 +170,41 @@ func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tre
 	c.mu.Unlock()
 	c.cleanTree(ctx, r, step, tree)
 	return outcomeDone, "", true
+}
+
+// refusal is why an accept delivered nothing: a reason code and, for a
+// conflict, the files.
+type refusal struct {
+	code  string
+	files []string
+}
+
+// gitRefusal words an error of gitwork's delivery as a refusal.
+func gitRefusal(err error) refusal {
+	code, files := ReasonMergeFailed, []string(nil)
+	var ce *gitwork.ConflictError
+	switch {
+	case errors.As(err, &ce):
+		code, files = ReasonMergeConflict, ce.Files
+	case errors.Is(err, gitwork.ErrNotFastForward):
+		code = ReasonMergeNotFF
+	case errors.Is(err, gitwork.ErrNothingToDeliver):
+		code = ReasonNothingToDeliver
+	case errors.Is(err, gitwork.ErrDiverged):
+		code = ReasonDiverged
+	}
+	return refusal{code: code, files: files}
+}
+
+// refused records an accept that delivered nothing (MERGE_REFUSED with
+// the reason code) and tells the window, in the person's language; the
+// change goes on waiting for review. err's text must hold no secret.
+func (c *Controller) refused(p ledger.PipelineState, step string, w gitwork.Worktree, why refusal, err error, committed string, kv ...any) {
+	c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, OpMergeRefused,
+		append([]any{"reason_code", why.code, "files", why.files, "error", firstLine(err.Error()), "branch", w.Branch, "base_branch", w.BaseBranch,
+			"committed", committed}, kv...)...))
+	c.notify(relay.Notice{Kind: relay.NoticeWorkerOutput, Output: &relay.OutputLine{TaskID: p.TaskID, RunID: p.RunID,
+		StepID: step, Stream: "stderr", Line: ReasonText(c.loc, why.code), Reason: why.code}})
 }
 
 // deliver commits what the agent left uncommitted in the worktree, takes

@@ -138,7 +138,7 @@ func TestALoopsChangeSurvivesACrashBeforeItsReview(t *testing.T) {
 				t.Errorf("the coder ran %d times, want once", n)
 			}
 			if n := count(next.events(), func(e ledger.Event) bool {
-				return e.TaskID == ack.TaskID && op(e) == OpStepRecorded && e.Payload.String("role") == "judge"
+				return e.TaskID == ack.TaskID && op(e) == opStepRecorded && e.Payload.String("role") == "judge"
 			}); n != 1 {
 				t.Errorf("the judge decided %d times, want once", n)
 			}
@@ -210,9 +210,9 @@ func TestADeliveredLoopIsNotReviewedAgainAfterACrash(t *testing.T) {
 func acceptAfterCrash(t *testing.T, next *harness, ack relay.Ack) {
 	t.Helper()
 	next.waitFor("REVIEW_PENDING or RUN_FINISHED", func(e ledger.Event) bool {
-		return e.TaskID == ack.TaskID && (op(e) == OpReviewPending || op(e) == OpRunFinished)
+		return e.TaskID == ack.TaskID && (op(e) == OpReviewPending || op(e) == opRunFinished)
 	})
-	if n := count(next.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpRunFinished }); n != 0 {
+	if n := count(next.events(), func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == opRunFinished }); n != 0 {
 		t.Fatalf("the successor ended the run without a review: %s", next.finished(ack.TaskID).Payload.String("status"))
 	}
 	if _, err := next.control(relay.Control{Kind: relay.ControlAccept, TaskID: ack.TaskID, RunID: ack.RunID}); err != nil {

@@ -14,12 +14,12 @@ import (
 // Next actions a route summary names. They are stored in the ledger as
 // they are and labelled in the person's language by the window.
 const (
-	NextDispatch = string(vocab.NextDispatch) // the step is about to start
-	NextQueued   = string(vocab.NextQueued)   // the lane is busy; the step waits its turn
-	NextWorking  = string(vocab.NextWorking)  // a worker is on the step
-	NextDone     = string(vocab.NextDone)     // the run is finished
-	NextRetry    = string(vocab.NextRetry)    // the step failed; a person decides
-	NextAwait    = string(vocab.NextAwait)    // the run is blocked and waits for a person
+	nextDispatch = string(vocab.NextDispatch) // the step is about to start
+	nextQueued   = string(vocab.NextQueued)   // the lane is busy; the step waits its turn
+	nextWorking  = string(vocab.NextWorking)  // a worker is on the step
+	nextDone     = string(vocab.NextDone)     // the run is finished
+	nextRetry    = string(vocab.NextRetry)    // the step failed; a person decides
+	nextAwait    = string(vocab.NextAwait)    // the run is blocked and waits for a person
 	NextReview   = string(vocab.NextReview)   // a step's change waits for /accept or /reject
 )
 
@@ -31,21 +31,21 @@ const (
 	keyGeneration = "controller_generation"
 )
 
-// StepTemplate is one step of the workflow an instruction becomes.
-type StepTemplate struct {
+// stepTemplate is one step of the workflow an instruction becomes.
+type stepTemplate struct {
 	ID       string // step id, e.g. "S1"
 	Lane     string // worker lane that carries it out
 	Title    string // short human title
 	Category string // reporting category, e.g. "implementation"
 }
 
-// DefaultWorkflow is one step on lane "worker".
-func DefaultWorkflow() []StepTemplate {
-	return []StepTemplate{{ID: "S1", Lane: "worker", Title: "Carry out the instruction", Category: "implementation"}}
+// defaultWorkflow is one step on lane "worker".
+func defaultWorkflow() []stepTemplate {
+	return []stepTemplate{{ID: "S1", Lane: "worker", Title: "Carry out the instruction", Category: "implementation"}}
 }
 
-// Instruction is a person's request, as recorded before it is acknowledged.
-type Instruction struct {
+// instruction is a person's request, as recorded before it is acknowledged.
+type instruction struct {
 	MessageID string    // client-chosen id; the dedup key
 	Text      string    // what the person typed
 	At        time.Time // when the controller received it
@@ -54,17 +54,17 @@ type Instruction struct {
 	TaskID, RunID string
 }
 
-// TaskIDFor derives a stable task id from a message id, so that a resent
+// taskIDFor derives a stable task id from a message id, so that a resent
 // instruction maps to the same task even across controller restarts.
-func TaskIDFor(messageID string) string {
+func taskIDFor(messageID string) string {
 	sum := sha256.Sum256([]byte(messageID))
 	return "DK-" + strings.ToUpper(hex.EncodeToString(sum[:4]))
 }
 
-// MaxGoalRunes is the longest goal kept whole: as long as the goals the
+// maxGoalRunes is the longest goal kept whole: as long as the goals the
 // Python tool keeps. A longer instruction's goal is cut there (its last
 // character an ellipsis); the full text stays in the instruction event.
-const MaxGoalRunes = 300
+const maxGoalRunes = 300
 
 // goalOf turns an instruction into the goal (steps require a
 // non-empty goal; the full text stays in the instruction event).
@@ -73,8 +73,8 @@ func goalOf(text string) string {
 	// --goal: only the length is bounded, since the goal is copied into
 	// every step of the pipeline document.
 	goal := text
-	if r := []rune(goal); len(r) > MaxGoalRunes {
-		goal = string(r[:MaxGoalRunes-1]) + "…"
+	if r := []rune(goal); len(r) > maxGoalRunes {
+		goal = string(r[:maxGoalRunes-1]) + "…"
 	}
 	if strings.TrimSpace(goal) == "" {
 		goal = "(empty instruction)"
@@ -82,17 +82,17 @@ func goalOf(text string) string {
 	return goal
 }
 
-// NewRun builds the pipeline of a run for in, replacing whatever run the
+// newRun builds the pipeline of a run for in, replacing whatever run the
 // pipeline held (that run's history stays in events.jsonl). generation is
 // the controller's fencing generation, recorded so that readers can tell
 // which controller wrote the state.
-func NewRun(in Instruction, workflow []StepTemplate, generation int) ledger.PipelineState {
+func newRun(in instruction, workflow []stepTemplate, generation int) ledger.PipelineState {
 	if len(workflow) == 0 {
-		workflow = DefaultWorkflow()
+		workflow = defaultWorkflow()
 	}
 	taskID := in.TaskID
 	if taskID == "" {
-		taskID = TaskIDFor(in.MessageID)
+		taskID = taskIDFor(in.MessageID)
 	}
 	runID := in.RunID
 	if runID == "" {
@@ -126,15 +126,12 @@ func NewRun(in Instruction, workflow []StepTemplate, generation int) ledger.Pipe
 		With("route:correlation_id", corr).
 		With(keyMessageID, in.MessageID).
 		With(keyActiveLane, first.Lane).
-		With(keyNextAction, NextDispatch)
+		With(keyNextAction, nextDispatch)
 	for i := 1; i < len(workflow); i++ {
 		p.Steps[i].Dependencies = []string{workflow[i-1].ID}
 	}
 	return p
 }
-
-// MessageIDOf returns the id of the instruction that started the run.
-func MessageIDOf(p *ledger.PipelineState) string { return p.RoleLifecycle.Get(keyMessageID) }
 
 // setRoute records the step, lane and next action.
 func setRoute(p *ledger.PipelineState, step, lane, next string) {
@@ -151,16 +148,16 @@ const (
 	stepNonAdopted     = string(vocab.StepFailedNonAdopted)
 )
 
-// MarkQueued records that the step waits for a free slot on its lane.
-func MarkQueued(p *ledger.PipelineState, step, lane string) {
-	setRoute(p, step, lane, NextQueued)
+// markQueued records that the step waits for a free slot on its lane.
+func markQueued(p *ledger.PipelineState, step, lane string) {
+	setRoute(p, step, lane, nextQueued)
 	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, stepQueued)
 }
 
-// MarkDispatched records that a worker started on step.
-func MarkDispatched(p *ledger.PipelineState, step, lane string) {
+// markDispatched records that a worker started on step.
+func markDispatched(p *ledger.PipelineState, step, lane string) {
 	p.Status = ledger.StatusExecute
-	setRoute(p, step, lane, NextWorking)
+	setRoute(p, step, lane, nextWorking)
 	p.RoleLifecycle = p.RoleLifecycle.
 		With("lane:"+lane, "active_step:"+step).
 		With("step:"+step, string(vocab.StepDispatched.With(lane))).
@@ -168,27 +165,27 @@ func MarkDispatched(p *ledger.PipelineState, step, lane string) {
 		With("route:last_reason", "dispatch_started")
 }
 
-// MarkStepCompleted records a finished step; the route stays on it until
-// the workflow starts the next one (EnsureStep) or the run ends
-// (MarkRunDone).
-func MarkStepCompleted(p *ledger.PipelineState, step string) {
+// markStepCompleted records a finished step; the route stays on it until
+// the workflow starts the next one (ensureStep) or the run ends
+// (markRunDone).
+func markStepCompleted(p *ledger.PipelineState, step string) {
 	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, stepCompleted).
 		With("route:last_node", "accept").With("route:last_reason", "step_completed")
-	p.RoleLifecycle = p.RoleLifecycle.With(keyNextAction, NextDispatch)
+	p.RoleLifecycle = p.RoleLifecycle.With(keyNextAction, nextDispatch)
 }
 
-// MarkRunDone records a run whose workflow finished.
-func MarkRunDone(p *ledger.PipelineState) {
+// markRunDone records a run whose workflow finished.
+func markRunDone(p *ledger.PipelineState) {
 	p.Status = ledger.StatusDone
 	p.RoleLifecycle = p.RoleLifecycle.With("orchestrator", "transition_complete").
 		With("acceptance", "passed").With("controller_ownership", "controller:unassigned")
-	setRoute(p, p.CurrentStep, p.RoleLifecycle.Get(keyActiveLane), NextDone)
+	setRoute(p, p.CurrentStep, p.RoleLifecycle.Get(keyActiveLane), nextDone)
 }
 
-// EnsureStep makes t the current step, appending it after the last step
+// ensureStep makes t the current step, appending it after the last step
 // when the workflow grows as it runs (a loop adds each iteration's steps
 // as they start).
-func EnsureStep(p *ledger.PipelineState, t StepTemplate) {
+func ensureStep(p *ledger.PipelineState, t stepTemplate) {
 	found := false
 	for _, s := range p.Steps {
 		if s.ID == t.ID {
@@ -216,7 +213,7 @@ func EnsureStep(p *ledger.PipelineState, t StepTemplate) {
 	if lane == "" {
 		lane = "judge" // a built-in judge has no lane; the route names its role
 	}
-	setRoute(p, t.ID, lane, NextDispatch)
+	setRoute(p, t.ID, lane, nextDispatch)
 }
 
 // LaneOfStep returns the lane of step id as the pipeline records it (its
@@ -235,25 +232,25 @@ func LaneOfStep(p *ledger.PipelineState, id string) string {
 	return ""
 }
 
-// MarkStepFailed records a failed step. blocked marks the run BLOCKED
+// markStepFailed records a failed step. blocked marks the run BLOCKED
 // instead of FAILED: it waits for a person, and reason says why (the
 // restart limit, a loop's max iterations, an escalation, the budget),
 // each a code of its own that status and the window word differently.
-func MarkStepFailed(p *ledger.PipelineState, step, reason string, blocked bool) {
+func markStepFailed(p *ledger.PipelineState, step, reason string, blocked bool) {
 	p.RoleLifecycle = p.RoleLifecycle.With("step:"+step, string(vocab.StepFailed.With(reason))).
 		With("route:last_node", "accept").With("route:last_reason", strings.ToLower(reason)).
 		With("controller_ownership", "controller:unassigned")
 	if blocked {
 		p.Status = ledger.StatusBlocked
-		setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), NextAwait)
+		setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), nextAwait)
 		return
 	}
 	p.Status = ledger.StatusFailed
-	setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), NextRetry)
+	setRoute(p, step, p.RoleLifecycle.Get(keyActiveLane), nextRetry)
 }
 
-// MarkRetry puts a failed or blocked step back on the route.
-func MarkRetry(p *ledger.PipelineState, step, lane string) {
+// markRetry puts a failed or blocked step back on the route.
+func markRetry(p *ledger.PipelineState, step, lane string) {
 	p.Status = ledger.StatusExecute
 	if p.RoleLifecycle.Get("step:"+step) != stepCompleted {
 		// A completed step stays completed: the workflow goes on after it
@@ -263,12 +260,12 @@ func MarkRetry(p *ledger.PipelineState, step, lane string) {
 	p.RoleLifecycle = p.RoleLifecycle.
 		With("controller_ownership", "controller:"+step).
 		With("route:last_reason", "retry_requested")
-	setRoute(p, step, lane, NextDispatch)
+	setRoute(p, step, lane, nextDispatch)
 }
 
-// Generation returns the fencing generation recorded in the pipeline (0
+// generation returns the fencing generation recorded in the pipeline (0
 // when none).
-func Generation(p *ledger.PipelineState) int {
+func generation(p *ledger.PipelineState) int {
 	n, _ := strconv.Atoi(p.RoleLifecycle.Get(keyGeneration))
 	return n
 }

@@ -15,13 +15,13 @@ import (
 // in progress. Every field is guarded by the Controller's mutex, except
 // where its comment says otherwise.
 type run struct {
-	in       Instruction
+	in       instruction
 	pipeline ledger.PipelineState
 
 	// life is the state machine of the step attempt in progress (nil
 	// before the first): every attempt is a run of its own, with a
-	// Lifecycle of its own that refuses illegal transitions.
-	life *Lifecycle
+	// lifecycle of its own that refuses illegal transitions.
+	life *lifecycle
 	// attempt counts the workers started for the current step.
 	attempt int
 
@@ -104,7 +104,7 @@ func (r *run) finished() bool { return r.final != "" }
 // runState returns the attempt's state and the reason of its last change.
 func (r *run) runState() (state, reason string) {
 	if r.life == nil {
-		return StateIdle, ""
+		return stateIdle, ""
 	}
 	return r.life.Current()
 }

@@ -25,20 +25,20 @@ var legal = map[string]bool{
 
 // pathTo is a legal way from idle to each state.
 var pathTo = map[string][]string{
-	StateIdle:       nil,
-	StateWaiting:    {StateWaiting},
-	StateRequesting: {StateWaiting, StateRequesting},
-	StateGenerating: {StateWaiting, StateRequesting, StateGenerating},
-	StatePersisting: {StateWaiting, StateRequesting, StateGenerating, StatePersisting},
-	StateCompleted:  {StateWaiting, StateRequesting, StateGenerating, StatePersisting, StateCompleted},
-	StateFailed:     {StateFailed},
-	StateCancelled:  {StateCancelled},
-	StateTimedOut:   {StateWaiting, StateRequesting, StateTimedOut},
+	stateIdle:       nil,
+	stateWaiting:    {stateWaiting},
+	stateRequesting: {stateWaiting, stateRequesting},
+	stateGenerating: {stateWaiting, stateRequesting, stateGenerating},
+	statePersisting: {stateWaiting, stateRequesting, stateGenerating, statePersisting},
+	stateCompleted:  {stateWaiting, stateRequesting, stateGenerating, statePersisting, stateCompleted},
+	stateFailed:     {stateFailed},
+	stateCancelled:  {stateCancelled},
+	stateTimedOut:   {stateWaiting, stateRequesting, stateTimedOut},
 }
 
-func lifecycleIn(t *testing.T, state string) *Lifecycle {
+func lifecycleIn(t *testing.T, state string) *lifecycle {
 	t.Helper()
-	l, err := NewLifecycle(owner, nil)
+	l, err := newLifecycle(owner, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,10 +52,10 @@ func lifecycleIn(t *testing.T, state string) *Lifecycle {
 
 // TestEveryTransition checks all 81 (from, to) pairs, legal and illegal.
 func TestEveryTransition(t *testing.T) {
-	for _, from := range States() {
-		for _, to := range States() {
+	for _, from := range states() {
+		for _, to := range states() {
 			want := legal[from+">"+to]
-			if got := CanTransition(from, to); got != want {
+			if got := canTransition(from, to); got != want {
 				t.Errorf("CanTransition(%s, %s): got %v, want %v", from, to, got, want)
 			}
 			l := lifecycleIn(t, from)
@@ -66,8 +66,8 @@ func TestEveryTransition(t *testing.T) {
 				}
 				continue
 			}
-			var te *TransitionError
-			if !errors.As(err, &te) || !errors.Is(err, ErrIllegalTransition) || te.From != from || te.To != to || te.Owner != owner {
+			var te *transitionError
+			if !errors.As(err, &te) || !errors.Is(err, errIllegalTransition) || te.From != from || te.To != to || te.Owner != owner {
 				t.Errorf("%s → %s: got %v, want a *TransitionError naming the owner", from, to, err)
 			}
 			if l.State() != from {
@@ -75,44 +75,44 @@ func TestEveryTransition(t *testing.T) {
 			}
 		}
 	}
-	err := checkTransition(StateCompleted, StateIdle)
-	var te *TransitionError
-	if !errors.As(err, &te) || !errors.Is(err, ErrIllegalTransition) {
+	err := checkTransition(stateCompleted, stateIdle)
+	var te *transitionError
+	if !errors.As(err, &te) || !errors.Is(err, errIllegalTransition) {
 		t.Fatalf("checkTransition(completed, idle): got %v", err)
 	}
 	if got := te.Localize(i18n.MustNew(i18n.Chinese)); got != "非法的运行状态变更 completed → idle" {
 		t.Errorf("Localize: got %q", got)
 	}
-	if CanTransition("bogus", StateFailed) || CanTransition(StateIdle, "bogus") {
+	if canTransition("bogus", stateFailed) || canTransition(stateIdle, "bogus") {
 		t.Error("unknown states must have no transitions")
 	}
 }
 
 func TestTerminalStates(t *testing.T) {
-	for _, s := range States() {
-		terminal := s == StateCompleted || s == StateFailed || s == StateCancelled || s == StateTimedOut
-		if IsTerminal(s) != terminal {
-			t.Errorf("IsTerminal(%s): got %v, want %v", s, IsTerminal(s), terminal)
+	for _, s := range states() {
+		terminal := s == stateCompleted || s == stateFailed || s == stateCancelled || s == stateTimedOut
+		if isTerminal(s) != terminal {
+			t.Errorf("IsTerminal(%s): got %v, want %v", s, isTerminal(s), terminal)
 		}
-		if terminal && len(Next(s)) != 0 {
-			t.Errorf("terminal %s has exits %v", s, Next(s))
+		if terminal && len(transitions[s]) != 0 {
+			t.Errorf("terminal %s has exits %v", s, transitions[s])
 		}
-		if !terminal && !(CanTransition(s, StateFailed) && CanTransition(s, StateCancelled)) {
+		if !terminal && !(canTransition(s, stateFailed) && canTransition(s, stateCancelled)) {
 			t.Errorf("%s cannot fail or be cancelled: a run in it could never end", s)
 		}
 	}
 }
 
 func TestLifecycleBasics(t *testing.T) {
-	if _, err := NewLifecycle(Owner{TaskID: "T", RunID: "R"}, nil); !errors.Is(err, ErrNoOwner) {
+	if _, err := newLifecycle(Owner{TaskID: "T", RunID: "R"}, nil); !errors.Is(err, errNoOwner) {
 		t.Errorf("NewLifecycle without a step: got %v, want ErrNoOwner", err)
 	}
 	clock := time.Date(2026, 11, 22, 2, 0, 0, 0, time.UTC)
-	l, _ := NewLifecycle(owner, func() time.Time { clock = clock.Add(time.Second); return clock })
-	if err := l.To(StateFailed, ""); !errors.Is(err, ErrNoReason) || l.State() != StateIdle {
+	l, _ := newLifecycle(owner, func() time.Time { clock = clock.Add(time.Second); return clock })
+	if err := l.To(stateFailed, ""); !errors.Is(err, errNoReason) || l.State() != stateIdle {
 		t.Errorf("fail without a reason: got %v, state %s; want ErrNoReason and idle", err, l.State())
 	}
-	for _, s := range []string{StateWaiting, StateRequesting, StateGenerating} {
+	for _, s := range []string{stateWaiting, stateRequesting, stateGenerating} {
 		if err := l.To(s, ""); err != nil {
 			t.Fatal(err)
 		}
@@ -125,15 +125,15 @@ func TestLifecycleBasics(t *testing.T) {
 		t.Error("Done closed before the end")
 	default:
 	}
-	if err := l.To(StateTimedOut, ""); err != nil {
+	if err := l.To(stateTimedOut, ""); err != nil {
 		t.Fatal(err)
 	}
 	<-l.Done()
-	if state, reason, ok := l.Outcome(); !ok || state != StateTimedOut || reason != ReasonTimeout {
+	if state, reason, ok := l.Outcome(); !ok || state != stateTimedOut || reason != ReasonTimeout {
 		t.Errorf("Outcome: got %s %s %v, want timedOut %s", state, reason, ok, ReasonTimeout)
 	}
 	h := l.History()
-	if len(h) != 4 || h[0].From != StateIdle || h[3].To != StateTimedOut || !h[3].At.After(h[0].At) {
+	if len(h) != 4 || h[0].From != stateIdle || h[3].To != stateTimedOut || !h[3].At.After(h[0].At) {
 		t.Errorf("history: got %+v", h)
 	}
 	if l.Owner() != owner || !strings.Contains(owner.String(), "DK-1/DK-1_R/S1") {
@@ -146,24 +146,24 @@ func TestLifecycleBasics(t *testing.T) {
 // history is a legal path, a terminal state is never left, and a run can
 // always be ended, after which it has exactly one terminal state.
 func TestRandomEventsEndInOneTerminalState(t *testing.T) {
-	targets := append(States(), "bogus", "")
+	targets := append(states(), "bogus", "")
 	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range 20_000 {
-		l, _ := NewLifecycle(owner, nil)
+		l, _ := newLifecycle(owner, nil)
 		n := rng.IntN(12)
 		for range n {
 			before := l.State()
 			to := targets[rng.IntN(len(targets))]
 			err := l.To(to, "R")
-			if (err == nil) != CanTransition(before, to) {
+			if (err == nil) != canTransition(before, to) {
 				t.Fatalf("sequence %d: %s → %s: got %v", i, before, to, err)
 			}
-			if IsTerminal(before) && l.State() != before {
+			if isTerminal(before) && l.State() != before {
 				t.Fatalf("sequence %d: left terminal %s for %s", i, before, l.State())
 			}
 		}
-		if !IsTerminal(l.State()) {
-			end := []string{StateFailed, StateCancelled}[rng.IntN(2)]
+		if !isTerminal(l.State()) {
+			end := []string{stateFailed, stateCancelled}[rng.IntN(2)]
 			if err := l.To(end, "END"); err != nil {
 				t.Fatalf("sequence %d: cannot end from %s: %v", i, l.State(), err)
 			}
@@ -172,15 +172,15 @@ func TestRandomEventsEndInOneTerminalState(t *testing.T) {
 	}
 }
 
-func checkHistory(t *testing.T, seq int, h []Transition) {
+func checkHistory(t *testing.T, seq int, h []transition) {
 	t.Helper()
 	terminals := 0
-	prev := StateIdle
+	prev := stateIdle
 	for j, tr := range h {
-		if tr.From != prev || !CanTransition(tr.From, tr.To) {
+		if tr.From != prev || !canTransition(tr.From, tr.To) {
 			t.Fatalf("sequence %d: step %d %s → %s does not follow %s", seq, j, tr.From, tr.To, prev)
 		}
-		if IsTerminal(tr.To) {
+		if isTerminal(tr.To) {
 			terminals++
 			if j != len(h)-1 {
 				t.Fatalf("sequence %d: terminal %s at step %d of %d", seq, tr.To, j, len(h))
@@ -197,15 +197,15 @@ func checkHistory(t *testing.T, seq int, h []Transition) {
 // one wins.
 func TestConcurrentEndings(t *testing.T) {
 	for range 200 {
-		l := lifecycleIn(t, StateGenerating)
+		l := lifecycleIn(t, stateGenerating)
 		var wg sync.WaitGroup
 		var mu sync.Mutex
 		wins := 0
-		for _, end := range []string{StatePersisting, StateFailed, StateCancelled, StateTimedOut, StateFailed, StateCancelled} {
+		for _, end := range []string{statePersisting, stateFailed, stateCancelled, stateTimedOut, stateFailed, stateCancelled} {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				if l.To(end, "R") == nil && IsTerminal(end) {
+				if l.To(end, "R") == nil && isTerminal(end) {
 					mu.Lock()
 					wins++
 					mu.Unlock()
@@ -213,8 +213,8 @@ func TestConcurrentEndings(t *testing.T) {
 			}()
 		}
 		wg.Wait()
-		if !IsTerminal(l.State()) {
-			if err := l.To(StateFailed, "R"); err != nil {
+		if !isTerminal(l.State()) {
+			if err := l.To(stateFailed, "R"); err != nil {
 				t.Fatal(err)
 			}
 			wins++
@@ -224,4 +224,10 @@ func TestConcurrentEndings(t *testing.T) {
 		}
 		checkHistory(t, 0, l.History())
 	}
+}
+
+// states lists every run state in path order, terminal states last.
+func states() []string {
+	return []string{stateIdle, stateWaiting, stateRequesting, stateGenerating, statePersisting,
+		stateCompleted, stateFailed, stateCancelled, stateTimedOut}
 }

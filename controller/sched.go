@@ -6,45 +6,43 @@ import (
 	"fmt"
 	"slices"
 	"sync"
-
-	"github.com/daokit/daokit/i18n"
 )
 
-// LaneScheduler hands out the slots of each lane: at most the lane's
+// laneScheduler hands out the slots of each lane: at most the lane's
 // concurrency limit of runs hold a slot at once, and the others wait in
 // first-come, first-served order. Waiting is explicit: a Ticket knows its
 // place in the queue and is told when it moves. A lane without a
-// configured limit has one slot. A LaneScheduler is safe for concurrent
+// configured limit has one slot. A laneScheduler is safe for concurrent
 // use.
-type LaneScheduler struct {
+type laneScheduler struct {
 	mu     sync.Mutex
 	limits map[string]int
 	lanes  map[string]*laneQueue
 }
 
 type laneQueue struct {
-	holding []*Ticket
-	waiting []*Ticket
+	holding []*ticket
+	waiting []*ticket
 }
 
-// ErrAlreadyQueued is returned for a second ticket of the same owner in a
+// errAlreadyQueued is returned for a second ticket of the same owner in a
 // lane: a run has exactly one owner, and an owner one place in a lane.
-var ErrAlreadyQueued = errors.New("owner already holds or waits for a slot of this lane")
+var errAlreadyQueued = errors.New("owner already holds or waits for a slot of this lane")
 
-// NewLaneScheduler returns a scheduler with the given slots per lane
+// newLaneScheduler returns a scheduler with the given slots per lane
 // (config.Config.ConcurrencyLimits). Limits below 1 count as 1.
-func NewLaneScheduler(limits map[string]int) *LaneScheduler {
-	s := &LaneScheduler{limits: map[string]int{}, lanes: map[string]*laneQueue{}}
+func newLaneScheduler(limits map[string]int) *laneScheduler {
+	s := &laneScheduler{limits: map[string]int{}, lanes: map[string]*laneQueue{}}
 	for lane, n := range limits {
 		s.limits[lane] = max(n, 1)
 	}
 	return s
 }
 
-// Ticket is one run's place in a lane: waiting for a slot, then holding
+// ticket is one run's place in a lane: waiting for a slot, then holding
 // it, until Release.
-type Ticket struct {
-	s     *LaneScheduler
+type ticket struct {
+	s     *laneScheduler
 	lane  string
 	owner Owner
 	ready chan struct{} // closed when the slot is granted
@@ -52,14 +50,14 @@ type Ticket struct {
 	done  bool          // released; guarded by s.mu
 }
 
-func (s *LaneScheduler) limit(lane string) int {
+func (s *laneScheduler) limit(lane string) int {
 	if n, ok := s.limits[lane]; ok {
 		return n
 	}
 	return 1
 }
 
-func (s *LaneScheduler) queue(lane string) *laneQueue {
+func (s *laneScheduler) queue(lane string) *laneQueue {
 	q := s.lanes[lane]
 	if q == nil {
 		q = &laneQueue{}
@@ -70,19 +68,19 @@ func (s *LaneScheduler) queue(lane string) *laneQueue {
 
 // Enqueue takes a place in lane for owner: the slot at once when one is
 // free and nobody waits, else the end of the queue. An owner with a
-// complete id may hold only one place per lane (ErrAlreadyQueued).
-func (s *LaneScheduler) Enqueue(lane string, owner Owner) (*Ticket, error) {
+// complete id may hold only one place per lane (errAlreadyQueued).
+func (s *laneScheduler) Enqueue(lane string, owner Owner) (*ticket, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	q := s.queue(lane)
 	if owner.Valid() {
 		for _, t := range slices.Concat(q.holding, q.waiting) {
 			if t.owner == owner {
-				return nil, fmt.Errorf("enqueue %s on lane %s: %w", owner, lane, ErrAlreadyQueued)
+				return nil, fmt.Errorf("enqueue %s on lane %s: %w", owner, lane, errAlreadyQueued)
 			}
 		}
 	}
-	t := &Ticket{s: s, lane: lane, owner: owner, ready: make(chan struct{}), moved: make(chan struct{}, 1)}
+	t := &ticket{s: s, lane: lane, owner: owner, ready: make(chan struct{}), moved: make(chan struct{}, 1)}
 	q.waiting = append(q.waiting, t)
 	s.grant(lane, q)
 	return t, nil
@@ -90,7 +88,7 @@ func (s *LaneScheduler) Enqueue(lane string, owner Owner) (*Ticket, error) {
 
 // grant gives free slots to the front of the queue and tells the rest
 // they moved. Called with s.mu held.
-func (s *LaneScheduler) grant(lane string, q *laneQueue) {
+func (s *laneScheduler) grant(lane string, q *laneQueue) {
 	moved := false
 	for len(q.holding) < s.limit(lane) && len(q.waiting) > 0 {
 		t := q.waiting[0]
@@ -111,7 +109,7 @@ func (s *LaneScheduler) grant(lane string, q *laneQueue) {
 // run has to wait and each time the place changes. Cancelling ctx while
 // waiting leaves the queue and returns ctx's error. The caller must
 // Release the ticket it gets.
-func (s *LaneScheduler) Acquire(ctx context.Context, lane string, owner Owner, onPosition func(int)) (*Ticket, error) {
+func (s *laneScheduler) Acquire(ctx context.Context, lane string, owner Owner, onPosition func(int)) (*ticket, error) {
 	t, err := s.Enqueue(lane, owner)
 	if err != nil {
 		return nil, err
@@ -135,17 +133,17 @@ func (s *LaneScheduler) Acquire(ctx context.Context, lane string, owner Owner, o
 }
 
 // Ready is closed when the ticket holds its slot.
-func (t *Ticket) Ready() <-chan struct{} { return t.ready }
+func (t *ticket) Ready() <-chan struct{} { return t.ready }
 
 // Moved receives a value when the ticket's place in the queue changed.
-func (t *Ticket) Moved() <-chan struct{} { return t.moved }
+func (t *ticket) Moved() <-chan struct{} { return t.moved }
 
 // Lane returns the ticket's lane.
-func (t *Ticket) Lane() string { return t.lane }
+func (t *ticket) Lane() string { return t.lane }
 
 // Position returns 0 while the ticket holds its slot, its 1-based place
 // in the queue while it waits, and -1 once released.
-func (t *Ticket) Position() int {
+func (t *ticket) Position() int {
 	t.s.mu.Lock()
 	defer t.s.mu.Unlock()
 	if t.done {
@@ -161,7 +159,7 @@ func (t *Ticket) Position() int {
 // Release gives the slot back, or leaves the queue if the ticket is still
 // waiting (a cancel while waiting). The next waiter gets the slot. Safe to
 // call more than once.
-func (t *Ticket) Release() {
+func (t *ticket) Release() {
 	s := t.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -186,15 +184,15 @@ func (t *Ticket) Release() {
 // SetLimit changes a lane's number of slots (a reloaded daokit.toml). A
 // higher limit lets waiters in at once; a lower one takes effect as runs
 // release their slots.
-func (s *LaneScheduler) SetLimit(lane string, n int) {
+func (s *laneScheduler) SetLimit(lane string, n int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.limits[lane] = max(n, 1)
 	s.grant(lane, s.queue(lane))
 }
 
-// LaneStatus is a snapshot of one lane, for the window and the ledger.
-type LaneStatus struct {
+// laneStatus is a snapshot of one lane, for the window and the ledger.
+type laneStatus struct {
 	Lane    string
 	Limit   int
 	Holding []Owner // in the order they got their slot
@@ -202,10 +200,10 @@ type LaneStatus struct {
 }
 
 // Status returns a snapshot of lane.
-func (s *LaneScheduler) Status(lane string) LaneStatus {
+func (s *laneScheduler) Status(lane string) laneStatus {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	st := LaneStatus{Lane: lane, Limit: s.limit(lane)}
+	st := laneStatus{Lane: lane, Limit: s.limit(lane)}
 	if q := s.lanes[lane]; q != nil {
 		for _, t := range q.holding {
 			st.Holding = append(st.Holding, t.owner)
@@ -225,9 +223,9 @@ func notify(c chan struct{}) {
 }
 
 // laneSlots is the scheduler as the controller's run loop calls it.
-type laneSlots struct{ s *LaneScheduler }
+type laneSlots struct{ s *laneScheduler }
 
-func newLaneSlots(limits map[string]int) *laneSlots { return &laneSlots{NewLaneScheduler(limits)} }
+func newLaneSlots(limits map[string]int) *laneSlots { return &laneSlots{newLaneScheduler(limits)} }
 
 // acquire waits for a slot of lane and returns the function that gives it
 // back.
@@ -237,10 +235,4 @@ func (l *laneSlots) acquire(ctx context.Context, lane string, onPosition func(in
 		return nil, err
 	}
 	return t.Release, nil
-}
-
-// PositionText says in loc's language that a run waits for lane at
-// position (1 = next).
-func PositionText(loc *i18n.Localizer, lane string, position int) string {
-	return loc.T("controller.queue.position", "Lane", lane, "Position", position)
 }

@@ -3,16 +3,21 @@ package controller
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/daokit/daokit/i18n"
+	"github.com/daokit/daokit/internal/say"
+	"github.com/daokit/daokit/relay"
 )
 
 func ownerN(n int) Owner { return Owner{TaskID: "T", RunID: "R", StepID: string(rune('A' + n))} }
 
-func mustEnqueue(t *testing.T, s *LaneScheduler, lane string, o Owner) *Ticket {
+func mustEnqueue(t *testing.T, s *laneScheduler, lane string, o Owner) *ticket {
 	t.Helper()
 	tk, err := s.Enqueue(lane, o)
 	if err != nil {
@@ -21,7 +26,7 @@ func mustEnqueue(t *testing.T, s *LaneScheduler, lane string, o Owner) *Ticket {
 	return tk
 }
 
-func isReady(t *Ticket) bool {
+func isReady(t *ticket) bool {
 	select {
 	case <-t.Ready():
 		return true
@@ -30,7 +35,7 @@ func isReady(t *Ticket) bool {
 	}
 }
 
-func positions(ts ...*Ticket) []int {
+func positions(ts ...*ticket) []int {
 	out := make([]int, len(ts))
 	for i, t := range ts {
 		out[i] = t.Position()
@@ -51,7 +56,7 @@ func samePositions(got, want []int) bool {
 }
 
 func TestLimitOneMakesTheSecondRunWait(t *testing.T) {
-	s := NewLaneScheduler(map[string]int{"worker": 1})
+	s := newLaneScheduler(map[string]int{"worker": 1})
 	a := mustEnqueue(t, s, "worker", ownerN(0))
 	b := mustEnqueue(t, s, "worker", ownerN(1))
 	if !isReady(a) || isReady(b) {
@@ -67,8 +72,8 @@ func TestLimitOneMakesTheSecondRunWait(t *testing.T) {
 }
 
 func TestReleaseWakesTheNextInOrder(t *testing.T) {
-	s := NewLaneScheduler(nil) // unconfigured lanes have one slot
-	ts := make([]*Ticket, 4)
+	s := newLaneScheduler(nil) // unconfigured lanes have one slot
+	ts := make([]*ticket, 4)
 	for i := range ts {
 		ts[i] = mustEnqueue(t, s, "lane", ownerN(i))
 	}
@@ -94,7 +99,7 @@ func TestReleaseWakesTheNextInOrder(t *testing.T) {
 }
 
 func TestCancelWhileWaiting(t *testing.T) {
-	s := NewLaneScheduler(map[string]int{"lane": 1})
+	s := newLaneScheduler(map[string]int{"lane": 1})
 	a := mustEnqueue(t, s, "lane", ownerN(0))
 	b := mustEnqueue(t, s, "lane", ownerN(1))
 	c := mustEnqueue(t, s, "lane", ownerN(2))
@@ -114,7 +119,7 @@ func TestCancelWhileWaiting(t *testing.T) {
 }
 
 func TestAcquireReportsPositionsAndHonoursCancel(t *testing.T) {
-	s := NewLaneScheduler(map[string]int{"lane": 1})
+	s := newLaneScheduler(map[string]int{"lane": 1})
 	holder, err := s.Acquire(context.Background(), "lane", ownerN(0), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -149,8 +154,8 @@ func TestAcquireReportsPositionsAndHonoursCancel(t *testing.T) {
 }
 
 func TestLimitTwoAndRaisingIt(t *testing.T) {
-	s := NewLaneScheduler(map[string]int{"lane": 2})
-	ts := []*Ticket{mustEnqueue(t, s, "lane", ownerN(0)), mustEnqueue(t, s, "lane", ownerN(1)), mustEnqueue(t, s, "lane", ownerN(2)), mustEnqueue(t, s, "lane", ownerN(3))}
+	s := newLaneScheduler(map[string]int{"lane": 2})
+	ts := []*ticket{mustEnqueue(t, s, "lane", ownerN(0)), mustEnqueue(t, s, "lane", ownerN(1)), mustEnqueue(t, s, "lane", ownerN(2)), mustEnqueue(t, s, "lane", ownerN(3))}
 	if got := positions(ts...); !samePositions(got, []int{0, 0, 1, 2}) {
 		t.Fatalf("positions with 2 slots: got %v, want [0 0 1 2]", got)
 	}
@@ -165,9 +170,9 @@ func TestLimitTwoAndRaisingIt(t *testing.T) {
 }
 
 func TestOneOwnerOnePlace(t *testing.T) {
-	s := NewLaneScheduler(nil)
+	s := newLaneScheduler(nil)
 	mustEnqueue(t, s, "lane", ownerN(0))
-	if _, err := s.Enqueue("lane", ownerN(0)); !errors.Is(err, ErrAlreadyQueued) {
+	if _, err := s.Enqueue("lane", ownerN(0)); !errors.Is(err, errAlreadyQueued) {
 		t.Errorf("second place for one owner: got %v, want ErrAlreadyQueued", err)
 	}
 	if _, err := s.Enqueue("other", ownerN(0)); err != nil {
@@ -178,7 +183,7 @@ func TestOneOwnerOnePlace(t *testing.T) {
 // TestSchedulerUnderLoad: many runs on a lane of three slots never exceed
 // three at once, and all of them get their turn.
 func TestSchedulerUnderLoad(t *testing.T) {
-	s := NewLaneScheduler(map[string]int{"lane": 3})
+	s := newLaneScheduler(map[string]int{"lane": 3})
 	var active, peak, served atomic.Int32
 	var wg sync.WaitGroup
 	for i := range 50 {
@@ -235,8 +240,36 @@ func TestLaneSlots(t *testing.T) {
 	cancel()
 }
 
-func TestPositionText(t *testing.T) {
-	if got := PositionText(i18n.MustNew(i18n.Chinese), "worker", 2); got != "等待通道 worker：排在第 2 位" {
-		t.Errorf("got %q", got)
+// TestWaitingRunSaysItsPlace: a run that waits for its lane tells the
+// windows where it waits, in each reader's language.
+func TestWaitingRunSaysItsPlace(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	gate := filepath.Join(root, "gate")
+	h := startHarness(t, root, shellConfig(`while [ ! -f `+gate+` ]; do sleep 0.05; done`))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := h.client.Observe(ctx); err != nil {
+		t.Fatal(err)
 	}
+	first := h.forward("first")
+	h.workerPID(first.TaskID)
+	second := h.forward("second")
+	var said *relay.OutputLine
+	for said == nil {
+		select {
+		case n := <-h.client.Notices():
+			if o := n.Output; n.Kind == relay.NoticeWorkerOutput && o != nil && o.TaskID == second.TaskID && o.Message != "" {
+				said = o
+			}
+		case <-ctx.Done():
+			t.Fatal("the waiting run said nothing")
+		}
+	}
+	if got, want := say.FromRelay(*said).Words(i18n.MustNew(i18n.Chinese)), "等待通道 worker：排在第 1 位"; got != want {
+		t.Errorf("in Chinese the waiting run says %q, want %q", got, want)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	h.finished(first.TaskID)
+	h.finished(second.TaskID)
 }

@@ -8,13 +8,13 @@ import (
 
 // Operations of the session SYSTEM events.
 const (
-	// OpSessionBound: a worker reported its resume handle (payload:
+	// opSessionBound: a worker reported its resume handle (payload:
 	// session_id, lane, dir, worktree). Recorded at once, not when the
 	// worker ends, so that a crash does not lose it.
-	OpSessionBound = string(vocab.OpSessionBound)
-	// OpSessionResume: how a step with a resume_command starts: "resume"
+	opSessionBound = string(vocab.OpSessionBound)
+	// opSessionResume: how a step with a resume_command starts: "resume"
 	// with the handle, or "fresh" with the reason_code why not.
-	OpSessionResume = string(vocab.OpSessionResume)
+	opSessionResume = string(vocab.OpSessionResume)
 )
 
 // Lifecycle keys of a lane's latest resume handle and its owner, each
@@ -65,11 +65,11 @@ func (c *Controller) recordResume(r *run, step, lane string, rc resumeChoice) {
 	}
 	p := r.pipeline
 	if rc.handle != "" {
-		c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpSessionResume,
+		c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, opSessionResume,
 			"decision", "resume", "session_id", rc.handle, "lane", lane))
 		return
 	}
-	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpSessionResume,
+	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, opSessionResume,
 		"decision", "fresh", "reason_code", rc.why, "session_id", rc.other, "lane", lane))
 }
 
@@ -91,7 +91,7 @@ func (c *Controller) bindSession(r *run, step, lane, handle string) {
 	p.RoleLifecycle = lc.With(keySession+lane, handle).With(keySessionStep+lane, step).With(keySessionDir+lane, dir)
 	taskID, runID := p.TaskID, p.RunID
 	c.mu.Unlock()
-	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpSessionBound,
+	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, opSessionBound,
 		"session_id", handle, "lane", lane, "dir", dir, "worktree", worktree))
 	c.persistSoon(r)
 }

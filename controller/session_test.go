@@ -38,9 +38,9 @@ esac`
 	var bound, decisions []string
 	for _, e := range h.events() {
 		switch op(e) {
-		case OpSessionBound:
+		case opSessionBound:
 			bound = append(bound, e.StepID+":"+e.Payload.String("session_id")+"@"+e.Payload.String("dir"))
-		case OpSessionResume:
+		case opSessionResume:
 			decisions = append(decisions, e.StepID+":"+e.Payload.String("decision")+":"+e.Payload.String("session_id")+":"+e.Payload.String("reason_code"))
 		}
 	}

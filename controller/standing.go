@@ -22,8 +22,8 @@ import (
 const (
 	standingTask = liveness.StandingTask
 	standingStep = "controller"
-	// OpControllerFenced records that a hung controller was killed.
-	OpControllerFenced = string(vocab.OpControllerFenced)
+	// opControllerFenced records that a hung controller was killed.
+	opControllerFenced = string(vocab.OpControllerFenced)
 	// fenceWait bounds the wait for a killed holder's lock to go.
 	fenceWait = 10 * time.Second
 )

@@ -31,19 +31,19 @@ import (
 // their leases over (fenceOrphansLocked kills Leads left running, since
 // they carry DAOKIT_ROOT and DAOKIT_TASK_ID=team like workers).
 const (
-	// TeamTask is the task id of the Leads' leases.
-	TeamTask = "team"
+	// teamTask is the task id of the Leads' leases.
+	teamTask = "team"
 	// Operations of the Leads' events.
-	OpLeadStarted      = string(vocab.OpLeadStarted)
-	OpLeadExited       = string(vocab.OpLeadExited)
-	OpLeadRestartLimit = string(vocab.OpLeadRestartLimit)
-	// OpOutboxEvent mirrors one outbox event into the ledger, so that the
+	opLeadStarted      = string(vocab.OpLeadStarted)
+	opLeadExited       = string(vocab.OpLeadExited)
+	opLeadRestartLimit = string(vocab.OpLeadRestartLimit)
+	// opOutboxEvent mirrors one outbox event into the ledger, so that the
 	// window's event pane shows the team's traffic.
-	OpOutboxEvent = string(vocab.OpOutboxEvent)
+	opOutboxEvent = string(vocab.OpOutboxEvent)
 )
 
-// LeadLane is the lease lane of role's Lead.
-func LeadLane(role string) string { return "lead-" + role }
+// leadLane is the lease lane of role's Lead.
+func leadLane(role string) string { return "lead-" + role }
 
 // teamSup is the controller's side of the Leads.
 type teamSup struct {
@@ -89,7 +89,7 @@ func (c *Controller) startTeam() {
 	}
 	if err != nil {
 		c.log.Error("team not started", "err", err)
-		c.recordTeam(c.events.system(globalID, globalID, "", ledger.SeverityError, OpLeadExited, "reason_code", string(vocab.ReasonWorkflowInvalid), "error", err.Error()))
+		c.recordTeam(c.events.system(globalID, globalID, "", ledger.SeverityError, opLeadExited, "reason_code", string(vocab.ReasonWorkflowInvalid), "error", err.Error()))
 		return
 	}
 	s := &teamSup{wf: wf, statusDir: roster.StatusDir(wf)}
@@ -123,7 +123,7 @@ func (c *Controller) recordTeam(events ...ledger.Event) {
 // startLead starts role's Lead and takes out its lease.
 func (c *Controller) startLead(lp *leadProc) {
 	cmd := exec.Command(c.opts.Self, "lead", "--role", lp.role, "--root", c.opts.Root)
-	cmd.Env = append(os.Environ(), "DAOKIT_ROOT="+c.opts.Root, "DAOKIT_TASK_ID="+TeamTask, "DAOKIT_LANG="+c.opts.Lang)
+	cmd.Env = append(os.Environ(), "DAOKIT_ROOT="+c.opts.Root, "DAOKIT_TASK_ID="+teamTask, "DAOKIT_LANG="+c.opts.Lang)
 	cmd.SysProcAttr = leadSysProcAttr()
 	// The Lead's stderr goes to a file of its own, emptied at each start:
 	// its last line is the error of a Lead that dies without an Exit
@@ -147,7 +147,7 @@ func (c *Controller) startLead(lp *leadProc) {
 	if err != nil {
 		_ = roster.WriteExit(statusDir, roster.Exit{Role: lp.role, Reason: roster.ExitStartFailed, Detail: err.Error(), Time: now,
 			Restarts: lp.restarts.Count()})
-		c.recordTeam(c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError, OpLeadExited,
+		c.recordTeam(c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityError, opLeadExited,
 			"role", lp.role, "reason_code", roster.ExitStartFailed, "error", err.Error()))
 		c.mu.Lock()
 		limit := c.scheduleRestartLocked(lp, now)
@@ -168,14 +168,14 @@ func (c *Controller) startLead(lp *leadProc) {
 	c.mu.Lock()
 	lp.tree = tree
 	lp.cmd, lp.done, lp.started, lp.restartAt, lp.health, lp.hung = cmd, done, now, time.Time{}, heal.HealthActive, false
-	h, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: LeadLane(lp.role), TaskID: TeamTask, RunID: LeadLane(lp.role), StepID: lp.role,
-		Holder: heal.Holder{ThreadID: LeadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
+	h, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: leadLane(lp.role), TaskID: teamTask, RunID: leadLane(lp.role), StepID: lp.role,
+		Holder: heal.Holder{ThreadID: leadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
 	if err == nil {
 		lp.held = h
 		c.writeLeasesLocked()
 	}
 	c.mu.Unlock()
-	c.recordTeam(c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityInfo, OpLeadStarted,
+	c.recordTeam(c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityInfo, opLeadStarted,
 		"role", lp.role, "pid", cmd.Process.Pid))
 	c.flushDocs()
 }
@@ -186,8 +186,8 @@ func (c *Controller) scheduleRestartLocked(lp *leadProc, now time.Time) []ledger
 	delay, ok := lp.restarts.Next(c.restartPolicy(), now, nil)
 	if !ok {
 		lp.gaveUp = true
-		return []ledger.Event{c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityError,
-			OpLeadRestartLimit, "role", lp.role, "reason_code", ReasonRestartLimit, "restarts", lp.restarts.Count())}
+		return []ledger.Event{c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityError,
+			opLeadRestartLimit, "role", lp.role, "reason_code", ReasonRestartLimit, "restarts", lp.restarts.Count())}
 	}
 	lp.restartAt = now.Add(delay)
 	return nil
@@ -211,7 +211,7 @@ func (c *Controller) superviseTeam() {
 		case lp.cmd != nil && exited(lp.done):
 			code := lp.cmd.ProcessState.ExitCode()
 			ex := c.leadExit(s, lp, now)
-			events = append(events, c.events.system(TeamTask, LeadLane(lp.role), lp.role, ledger.SeverityWarn, OpLeadExited,
+			events = append(events, c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityWarn, opLeadExited,
 				"role", lp.role, "pid", lp.cmd.Process.Pid, "exit_code", code, "health", lp.health,
 				"reason_code", ex.Reason, "error", ex.Detail))
 			if lp.held != nil {
@@ -279,10 +279,10 @@ func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, ev
 	lp.health = health
 	switch health {
 	case heal.HealthWarning:
-		*events = append(*events, c.events.typed(TeamTask, LeadLane(lp.role), lp.role, ledger.EventHeartbeatWarning, ledger.SeverityWarn,
+		*events = append(*events, c.events.typed(teamTask, leadLane(lp.role), lp.role, ledger.EventHeartbeatWarning, ledger.SeverityWarn,
 			"role", lp.role, "silent_seconds", silent.Seconds()))
 	case heal.HealthStale:
-		*events = append(*events, c.events.typed(TeamTask, LeadLane(lp.role), lp.role, ledger.EventHeartbeatStale, ledger.SeverityError,
+		*events = append(*events, c.events.typed(teamTask, leadLane(lp.role), lp.role, ledger.EventHeartbeatStale, ledger.SeverityError,
 			"role", lp.role, "silent_seconds", silent.Seconds(), "reason_code", roster.ExitHung))
 		lp.hung = true
 		lp.tree.Kill()
@@ -435,7 +435,7 @@ func (c *Controller) followOutbox(ctx context.Context, wf *team.Workflow) {
 		var out []ledger.Event
 		for _, e := range evs {
 			after = e.ID
-			out = append(out, c.events.system(TeamTask, "outbox", "", ledger.SeverityInfo, OpOutboxEvent,
+			out = append(out, c.events.system(teamTask, "outbox", "", ledger.SeverityInfo, opOutboxEvent,
 				"outbox_event_id", e.ID, "kind", string(e.Kind), "issue", e.Issue, "actor", e.Actor, "value", e.Value,
 				"message", outboxSummary(e)))
 		}
@@ -484,8 +484,8 @@ const (
 	codeOutbox = relay.Code(vocab.ResultOutbox)
 )
 
-// OpIssueFiled records an issue the person filed from the window.
-const OpIssueFiled = string(vocab.OpIssueFiled)
+// opIssueFiled records an issue the person filed from the window.
+const opIssueFiled = string(vocab.OpIssueFiled)
 
 // fileIssue files "/issue ROLE TITLE…" from a window in the outbox, for
 // the person (the window never writes the outbox itself). The request id
@@ -519,7 +519,7 @@ func (c *Controller) fileIssue(req relay.Request, ctl relay.Control) (relay.Ack,
 	if len(res.Issues) > 0 {
 		issue = res.Issues[0]
 	}
-	e := c.events.system(TeamTask, "outbox", "", ledger.SeverityInfo, OpIssueFiled,
+	e := c.events.system(teamTask, "outbox", "", ledger.SeverityInfo, opIssueFiled,
 		"message_id", req.ID, "issue", issue, "role", role, "message", "#"+strconv.FormatInt(issue, 10)+" "+title)
 	e.DedupKey = dedupControl + req.ID
 	if err := c.journal.append(e); err != nil {

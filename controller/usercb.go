@@ -14,8 +14,8 @@ import (
 
 // Operations of the SYSTEM events about [[workflow.callbacks]].
 const (
-	OpCallbackExited  = string(vocab.OpCallbackExited)
-	OpCallbackDropped = string(vocab.OpCallbackDropped)
+	opCallbackExited  = string(vocab.OpCallbackExited)
+	opCallbackDropped = string(vocab.OpCallbackDropped)
 )
 
 // callbackGrace is how long a closing callback may take to be handed
@@ -122,7 +122,7 @@ func (c *Controller) callbackOutput(taskID, runID, name string) *os.File {
 // stopped listening: the run goes on without it.
 func (c *Controller) callbackGone(u *userSink, err error) {
 	c.log.Warn("callback stopped listening", "callback", u.name, "run", u.runID, "err", err)
-	c.note(c.events.system(u.taskID, u.runID, "", ledger.SeverityWarn, OpCallbackExited,
+	c.note(c.events.system(u.taskID, u.runID, "", ledger.SeverityWarn, opCallbackExited,
 		"callback", u.name, "error", err.Error()))
 }
 
@@ -138,7 +138,7 @@ func (c *Controller) closeUserSink(u *userSink) {
 	}
 	if n := u.lines.Dropped(); n > 0 {
 		c.log.Warn("callback dropped events", "callback", u.name, "run", u.runID, "dropped", n)
-		c.note(c.events.system(u.taskID, u.runID, "", ledger.SeverityWarn, OpCallbackDropped,
+		c.note(c.events.system(u.taskID, u.runID, "", ledger.SeverityWarn, opCallbackDropped,
 			"callback", u.name, "dropped", n, "written", u.lines.Written()))
 	}
 }

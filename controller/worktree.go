@@ -18,9 +18,9 @@ const (
 	// OpWorktreeReady: a step's worktree exists (payload: path, branch,
 	// base, base_branch, repo, dir, reused).
 	OpWorktreeReady = string(vocab.OpWorktreeReady)
-	// OpWorktreeSetup: the repository's set-up script ran, or was skipped
+	// opWorktreeSetup: the repository's set-up script ran, or was skipped
 	// because the person has not allowed it (reason_code).
-	OpWorktreeSetup = string(vocab.OpWorktreeSetup)
+	opWorktreeSetup = string(vocab.OpWorktreeSetup)
 	// OpWorktreeRemoved: an accepted step's worktree was removed; or kept
 	// (kept = the reasons), when removing it would lose work.
 	OpWorktreeRemoved = string(vocab.OpWorktreeRemoved)
@@ -131,7 +131,7 @@ func (c *Controller) setup(ctx context.Context, taskID, runID, step string, repo
 		return nil
 	}
 	if !repo.SetupAllowed(ctx) {
-		c.record(c.events.system(taskID, runID, step, ledger.SeverityWarn, OpWorktreeSetup,
+		c.record(c.events.system(taskID, runID, step, ledger.SeverityWarn, opWorktreeSetup,
 			"script", w.SetupScript, "ran", false, "reason_code", ReasonSetupNotAllowed))
 		return nil
 	}
@@ -140,7 +140,7 @@ func (c *Controller) setup(ctx context.Context, taskID, runID, step string, repo
 	if err != nil {
 		severity, code = ledger.SeverityError, ReasonSetupFailed
 	}
-	c.record(c.events.system(taskID, runID, step, severity, OpWorktreeSetup,
+	c.record(c.events.system(taskID, runID, step, severity, opWorktreeSetup,
 		"script", w.SetupScript, "ran", true, "reason_code", code, "output", clip(string(res.Output), outputLineBytes)))
 	if err != nil {
 		return errSetup{err}

@@ -192,7 +192,7 @@ func TestInterruptedStepReusesItsWorktree(t *testing.T) {
 	h := startHarness(t, root, worktreeConfig(repo, script))
 	ack := h.forward("survive a restart")
 	first := h.opFor(ack.TaskID, OpWorktreeReady)
-	h.waitFor("worker output", func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == OpWorkerOutput })
+	h.waitFor("worker output", func(e ledger.Event) bool { return e.TaskID == ack.TaskID && op(e) == opWorkerOutput })
 	h.stop()
 	h2 := startHarness(t, root, worktreeConfig(repo, script))
 	h2.waitFor("second WORKTREE_READY", func(e ledger.Event) bool {
@@ -296,7 +296,7 @@ func TestSetupScriptRunsOnlyOnceAllowed(t *testing.T) {
 	h := startHarness(t, t.TempDir(), cfg)
 
 	first := h.forward("before allowing")
-	skipped := h.opFor(first.TaskID, OpWorktreeSetup)
+	skipped := h.opFor(first.TaskID, opWorktreeSetup)
 	if payloadTrue(skipped.Payload, "ran") || skipped.Payload.String("reason_code") != ReasonSetupNotAllowed {
 		t.Fatalf("setup before allowing: %v", skipped.Payload)
 	}
@@ -308,7 +308,7 @@ func TestSetupScriptRunsOnlyOnceAllowed(t *testing.T) {
 
 	gittest.Git(t, repo, "config", "--local", "daokit.allowSetup", "true")
 	second := h.forward("after allowing")
-	ran := h.opFor(second.TaskID, OpWorktreeSetup)
+	ran := h.opFor(second.TaskID, opWorktreeSetup)
 	if !payloadTrue(ran.Payload, "ran") || ran.Payload.String("reason_code") != "" {
 		t.Fatalf("setup after allowing: %v", ran.Payload)
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/relay/relaytest/latency"
 )
 
 // floodConfig runs one lane whose worker prints at rate lines per second
@@ -70,7 +71,7 @@ func benchAcksWhileWorking(b *testing.B, rate int) {
 	waitEvent(b, root, "worker output", 30*time.Second, func(e ledger.Event) bool { return op(e) == "WORKER_OUTPUT" })
 	b.ResetTimer()
 	n := max(b.N, 500)
-	lat, err := relay.MeasureAcks(ctx, client, n, func(i int) string { return fmt.Sprintf("instruction %d", i) })
+	lat, err := latency.MeasureAcks(ctx, func(ctx context.Context, s string) error { _, err := client.Forward(ctx, s); return err }, n, func(i int) string { return fmt.Sprintf("instruction %d", i) })
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -193,7 +193,7 @@ func deepStep(spec string) int {
 
 // startDeepLead runs "daokit lead --role backend" where no user namespace
 // can be made, in a process group of its own.
-func startDeepLead(t *testing.T, root, lang string, stderr *strings.Builder) *exec.Cmd {
+func startDeepLead(t *testing.T, root, lang string, stderr *lockedBuffer) *exec.Cmd {
 	cmd := exec.Command(os.Args[0])
 	cmd.Env = append(os.Environ(), "DAOKIT_LANG="+lang,
 		deepEnv+"="+strings.Join([]string{daokit, "lead", "--role", "backend", "--root", root}, "\x1f"))
@@ -218,7 +218,7 @@ func TestLeadRefusesWorkersItCannotGuard(t *testing.T) {
 		t.Fatal(r.stderr)
 	}
 	for lang, want := range map[string]string{"en": "refuses to run Workers: they cannot be guarded here", "zh-CN": "拒绝运行 Worker：这里无法为它们建立保护"} {
-		var stderr strings.Builder
+		var stderr lockedBuffer
 		cmd := startDeepLead(t, root, lang, &stderr)
 		err := cmd.Wait()
 		var ee *exec.ExitError
@@ -239,7 +239,7 @@ func TestLeadRefusesWorkersItCannotGuard(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(team, "workflow.toml"), []byte(wf), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	var stderr strings.Builder
+	var stderr lockedBuffer
 	cmd := startDeepLead(t, root, "en", &stderr)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()

@@ -3,6 +3,8 @@ package e2e
 import (
 	"encoding/json"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -67,7 +69,9 @@ func TestWindowIssuesViewShowsABlockedIssueAndSendsAComment(t *testing.T) {
 // TestTeamExampleOpensTheWindow runs examples/team/window.sh, what `make
 // team` runs: the window opens on the example team, its controller
 // starts the Leads, and F6 shows the three issues, qa's blocked by
-// backend's.
+// backend's. The thread of backend's #1 shows its Worker's output as the
+// Worker prints it, and F5 there opens the Worker's whole log, which
+// follows what the Worker goes on printing.
 func TestTeamExampleOpensTheWindow(t *testing.T) {
 	root := filepath.Join(t.TempDir(), "team-root")
 	t.Cleanup(func() { stopRootController(t, root) })
@@ -77,4 +81,27 @@ func TestTeamExampleOpensTheWindow(t *testing.T) {
 	win.waitFor(30*time.Second, "Connected to the controller")
 	win.keys("F6")
 	win.waitFor(30*time.Second, "Issues", "Login API", "Login form", "Test login", "← #1")
+
+	// backend's #1 is first in the list; its Worker sleeps 30 s, saying
+	// so every 200 ms.
+	win.keys("Enter")
+	win.waitFor(30*time.Second, "#1 Login API", "Worker · attempt 1", "still working (")
+	win.keys("F5")
+	screen := win.waitFor(15*time.Second, "Log · backend #1 · attempt 1 · stdout", "working on #1: Login API", "following")
+	first := logLines(screen)
+	win.until(15*time.Second, "the log view following the Worker's output", func(s string) bool { return logLines(s) > first })
+	win.fits(160, 48, "worker log", win.settled(""))
+	win.keys("Escape")
+	win.waitFor(10*time.Second, "#1 Login API", "Worker · attempt 1")
+}
+
+// logLines is the count of lines the log view's title says it holds
+// (-1: no log view on screen).
+func logLines(screen string) int {
+	m := regexp.MustCompile(`(\d+) lines · following`).FindStringSubmatch(screen)
+	if m == nil {
+		return -1
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }

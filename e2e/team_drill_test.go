@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
@@ -90,13 +89,13 @@ func TestTeamDrillWorkersRunOnce(t *testing.T) {
 	repeated, rerun := 0, 0
 	for i, id := range ids {
 		role := fmt.Sprintf("r%d", i%roles)
-		atts, err := lead.Attempts(roster.StatusDir(wf), role, id)
+		atts, err := roster.Attempts(roster.StatusDir(wf), role, id)
 		if err != nil {
 			t.Fatal(err)
 		}
 		finished := 0
 		for _, a := range atts {
-			out, _ := os.ReadFile(filepath.Join(lead.AttemptDir(roster.StatusDir(wf), role, id, a), "stdout.log"))
+			out, _ := os.ReadFile(filepath.Join(roster.AttemptDir(roster.StatusDir(wf), role, id, a), "stdout.log"))
 			done := strings.Contains(string(out), "State: done\n")
 			if finished > 0 {
 				repeated++

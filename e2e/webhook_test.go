@@ -75,10 +75,10 @@ func TestWebhookCommand(t *testing.T) {
 		resp.Body.Close()
 		return resp.StatusCode
 	}
-	if st := deliver("d-1", outbox.SignWebhook([]byte("wrong"), body)); st != http.StatusUnauthorized {
+	if st := deliver("d-1", fakegithub.SignWebhook([]byte("wrong"), body)); st != http.StatusUnauthorized {
 		t.Fatalf("forged delivery: %d", st)
 	}
-	if st := deliver("d-1", outbox.SignWebhook([]byte(secret), body)); st != http.StatusAccepted {
+	if st := deliver("d-1", fakegithub.SignWebhook([]byte(secret), body)); st != http.StatusAccepted {
 		t.Fatalf("delivery: %d %s", st, stderr.String())
 	}
 	show := exec.Command(daokit, "outbox", "show", "--root", root, "1")
@@ -87,7 +87,7 @@ func TestWebhookCommand(t *testing.T) {
 		t.Fatalf("the mirror lacks the issue: %v %s", err, out)
 	}
 	sent := len(f.Requests())
-	if st := deliver("d-1", outbox.SignWebhook([]byte(secret), body)); st != http.StatusOK || len(f.Requests()) != sent {
+	if st := deliver("d-1", fakegithub.SignWebhook([]byte(secret), body)); st != http.StatusOK || len(f.Requests()) != sent {
 		t.Fatalf("replay: %d, %d requests to GitHub", st, len(f.Requests())-sent)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)

@@ -105,11 +105,31 @@ type DeliverOptions struct {
 // Deliver brings everything the step's worktree holds into its base
 // branch: it commits the uncommitted work where the worktree's HEAD is,
 // moves the step's branch up to that HEAD when the agent committed on a
-// detached HEAD or another branch, and merges the branch (see Merge).
-// When the base branch already holds all of it, Deliver moves nothing:
-// ErrNothingToDeliver when the step never added a commit to the base it
-// started from, else Merged.Already (an earlier accept merged it).
+// detached HEAD or another branch (see Prepare), and merges the branch
+// (see Merge). When the base branch already holds all of it, Deliver
+// moves nothing: ErrNothingToDeliver when the step never added a commit
+// to the base it started from, else Merged.Already (an earlier accept
+// merged it).
 func (r *Repo) Deliver(ctx context.Context, wt Worktree, o DeliverOptions) (Delivery, error) {
+	d, err := r.Prepare(ctx, wt, o)
+	if err != nil {
+		return d, err
+	}
+	m, err := r.MergeAs(ctx, wt.Branch, wt.BaseBranch, o.Mode, o.MergeMessage, o.Author)
+	d.Merged = m
+	if err == nil && m.Already && wt.Base == "" {
+		return d, ErrNothingToDeliver
+	}
+	return d, err
+}
+
+// Prepare makes the step's branch hold the step's whole work without
+// merging it anywhere: what Deliver does before its merge, and all a
+// delivery as a pull request needs before the branch is pushed. It
+// commits the uncommitted work where the worktree's HEAD is and moves
+// the branch up to that HEAD; ErrNothingToDeliver when the branch holds
+// no commit beyond the base the step started from.
+func (r *Repo) Prepare(ctx context.Context, wt Worktree, o DeliverOptions) (Delivery, error) {
 	var d Delivery
 	committed, err := CommitWork(ctx, wt.Path, o.CommitMessage, o.Author)
 	if err != nil {
@@ -140,12 +160,7 @@ func (r *Repo) Deliver(ctx context.Context, wt Worktree, o DeliverOptions) (Deli
 			return d, ErrNothingToDeliver
 		}
 	}
-	m, err := r.MergeAs(ctx, wt.Branch, wt.BaseBranch, o.Mode, o.MergeMessage, o.Author)
-	d.Merged = m
-	if err == nil && m.Already && wt.Base == "" {
-		return d, ErrNothingToDeliver
-	}
-	return d, err
+	return d, nil
 }
 
 // catchUp moves branch from tip to head when head descends from it (the

@@ -83,6 +83,13 @@ func (r *Repo) Ensure(ctx context.Context, path, branch, baseBranch string) (Wor
 	return wt, nil
 }
 
+// MergeBase returns the commit branches a and b last shared: where a
+// worktree's branch left its base, which a change is read against even
+// after the base moved on.
+func (r *Repo) MergeBase(ctx context.Context, a, b string) (string, error) {
+	return r.mergeBase(ctx, a, b)
+}
+
 func (r *Repo) mergeBase(ctx context.Context, a, b string) (string, error) {
 	return line(ctx, r.Top, "merge-base", "refs/heads/"+a, "refs/heads/"+b)
 }

@@ -28,10 +28,6 @@ type Signals = liveness.Signals
 // Health is the verdict of Evaluate (liveness.Health).
 type Health = liveness.Health
 
-// DefaultCheckThresholds are the Python DAOKit's `check` defaults
-// (300 / 900 / 1200 s).
-func DefaultCheckThresholds() Thresholds { return liveness.DefaultCheckThresholds() }
-
 // Evaluate judges liveness as the Python DAOKit's evaluator does: the
 // healing loop uses the same rule as check and the window.
 func Evaluate(now time.Time, t Thresholds, s Signals) Health { return liveness.Evaluate(now, t, s) }

@@ -209,13 +209,6 @@ func (h *Hub) MonitorURL() string {
 // nats.NkeyOptionFromSeed.
 func (h *Hub) CredentialsFile() string { return h.credFile }
 
-// SyncAlways reports whether the running JetStream fsyncs every write
-// (it always should: tests and the operator check, not trust).
-func (h *Hub) SyncAlways() bool {
-	c := h.srv.JetStreamConfig()
-	return c != nil && c.SyncAlways
-}
-
 // Shutdown stops the endpoint and the server (JetStream flushes and
 // closes its store), then frees the data directory. ctx bounds the wait
 // for the endpoint's requests in flight.

@@ -28,11 +28,13 @@ var catalogConfigEn = []*goi18n.Message{
 	{ID: "config.type.boolean", Other: "true or false"},
 	{ID: "config.type.duration", Other: "a duration such as \"45s\""},
 	{ID: "config.type.env", Other: "a list [\"KEY=value\"] or a table { KEY = \"value\" }"},
+	{ID: "config.type.github_repo", Other: "a GitHub repository \"owner/name\""},
 	{ID: "config.type.integer", Other: "a whole number"},
 	{ID: "config.type.string", Other: "a string"},
 	{ID: "config.type.string_list", Other: "a list of strings, such as [\"a\", \"b\"]"},
 	{ID: "config.type.table", Other: "a table ([section])"},
 	{ID: "config.type.table_list", Other: "an array of tables ([[section]])"},
+	{ID: "config.type.url", Other: "an http:// or https:// URL"},
 }
 
 var catalogConfigZhCN = []*goi18n.Message{
@@ -59,9 +61,11 @@ var catalogConfigZhCN = []*goi18n.Message{
 	{ID: "config.type.boolean", Other: "布尔值（true 或 false）"},
 	{ID: "config.type.duration", Other: "时长，例如 \"45s\""},
 	{ID: "config.type.env", Other: "列表 [\"KEY=value\"] 或表 { KEY = \"value\" }"},
+	{ID: "config.type.github_repo", Other: "GitHub 仓库 \"所有者/名称\""},
 	{ID: "config.type.integer", Other: "整数"},
 	{ID: "config.type.string", Other: "字符串"},
 	{ID: "config.type.string_list", Other: "字符串列表，例如 [\"a\", \"b\"]"},
 	{ID: "config.type.table", Other: "表（[section]）"},
 	{ID: "config.type.table_list", Other: "表数组（[[section]]）"},
+	{ID: "config.type.url", Other: "http:// 或 https:// 网址"},
 }

@@ -64,11 +64,6 @@ var catalogWorkerEn = []*goi18n.Message{
 	{ID: "worker.sim.testing", Other: "Running tests: {{.Command}}"},
 	{ID: "worker.sim.tests_failed", Other: "{{.Failed}} of {{.Total}} tests fail"},
 	{ID: "worker.sim.tests_passed", Other: "Tests pass: {{.Passed}} of {{.Total}}"},
-	{ID: "worker.stop.agent_failed", Other: "stopped: the agent's provider refused it"},
-	{ID: "worker.stop.cancelled", Other: "cancelled"},
-	{ID: "worker.stop.hung", Other: "hung"},
-	{ID: "worker.stop.lease_lost", Other: "lease lost"},
-	{ID: "worker.stop.timeout", Other: "timed out"},
 	{ID: "worker.stream.stderr", Other: "stderr"},
 	{ID: "worker.stream.stdout", Other: "stdout"},
 }
@@ -133,11 +128,6 @@ var catalogWorkerZhCN = []*goi18n.Message{
 	{ID: "worker.sim.testing", Other: "正在运行测试：{{.Command}}"},
 	{ID: "worker.sim.tests_failed", Other: "{{.Total}} 个测试中有 {{.Failed}} 个失败"},
 	{ID: "worker.sim.tests_passed", Other: "测试通过：{{.Passed}}/{{.Total}}"},
-	{ID: "worker.stop.agent_failed", Other: "已停止：代理的服务商拒绝了它"},
-	{ID: "worker.stop.cancelled", Other: "已取消"},
-	{ID: "worker.stop.hung", Other: "无响应"},
-	{ID: "worker.stop.lease_lost", Other: "租约已失去"},
-	{ID: "worker.stop.timeout", Other: "已超时"},
 	{ID: "worker.stream.stderr", Other: "标准错误"},
 	{ID: "worker.stream.stdout", Other: "标准输出"},
 }

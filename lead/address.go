@@ -10,10 +10,10 @@ import "strings"
 // it is free; the claim adds the to:<role> label, so that the issue is
 // the role's in every list from then on.
 
-// Mentions reports whether text mentions role as "@role": a whole name,
+// mentions reports whether text mentions role as "@role": a whole name,
 // not part of a longer one (@backend-api) or of an address
 // (ops@backend); a full stop after it ends a sentence, not the name.
-func Mentions(text, role string) bool {
+func mentions(text, role string) bool {
 	at := "@" + role
 	for i := 0; i < len(text); {
 		j := strings.Index(text[i:], at)

@@ -24,7 +24,7 @@ func TestMentions(t *testing.T) {
 		"@backend.v2 is a role": false,
 		"backend":               false,
 	} {
-		if got := Mentions(text, "backend"); got != want {
+		if got := mentions(text, "backend"); got != want {
 			t.Errorf("%q: %v", text, got)
 		}
 	}
@@ -110,8 +110,8 @@ func TestGroupCapIsSharedAcrossRoles(t *testing.T) {
 		ids = append(ids, p.file(fmt.Sprintf("backend %d", i), "Sim: sleep 300ms", "to:backend"))
 		ids = append(ids, p.file(fmt.Sprintf("qa %d", i), "Sim: sleep 300ms", "to:qa"))
 	}
-	if l := p.lead("backend", 2, nil); l.Limit() != 2 {
-		t.Fatalf("limit %d", l.Limit())
+	if l := p.lead("backend", 2, nil); l.limit != 2 {
+		t.Fatalf("limit %d", l.limit)
 	}
 	for _, role := range []string{"backend", "qa"} {
 		cmd := exec.Command(os.Args[0], "lead", p.dir, role) // a Lead process, hard cap 2
@@ -210,7 +210,7 @@ func TestTwoLeadsOneClaim(t *testing.T) {
 	if is.Assignee != roster.Actor("qa") || is.HasLabel(roster.To("backend")) || len(p.comments(id)) != 1 {
 		t.Fatalf("%+v %+v", is, p.comments(id))
 	}
-	if s := a.Snapshot(ctx); len(s.Queued) != 0 || a.Cursor() != evs[0].ID {
-		t.Fatalf("backend queued %v, cursor %d", s.Queued, a.Cursor())
+	if s := a.Snapshot(ctx); len(s.Queued) != 0 || a.cursor != evs[0].ID {
+		t.Fatalf("backend queued %v, cursor %d", s.Queued, a.cursor)
 	}
 }

@@ -2,58 +2,27 @@ package lead
 
 import (
 	"encoding/json"
-	"errors"
 	"os"
 	"path/filepath"
-	"slices"
-	"strconv"
 	"time"
+
+	"github.com/daokit/daokit/lead/roster"
+	"github.com/daokit/daokit/outbox"
 )
 
-// A Worker's attempts are kept under the team's state, one folder each:
-// <status dir>/workers/<role>/<issue>/<attempt>/ holds stdout.log and
-// stderr.log (written by the Worker itself, as a controller step's are:
-// worker.Spec.ArtifactDir) and, once the Worker exited on its own,
-// result.json (written by the Lead before it posts the result: see
+// A Worker's attempts are kept under the team's state, one folder each
+// (the layout is roster's, which the window reads too): stdout.log and
+// stderr.log are written by the Worker itself, as a controller step's
+// are (worker.Spec.ArtifactDir), and, once the Worker exited on its own,
+// result.json by the Lead before it posts the result (see
 // WriteAttemptResult). Attempts count from 1 and only grow, across Lead
 // restarts, so an attempt's folder is never written twice.
 
-// WorkersDir is the folder of role's Worker attempts.
-func WorkersDir(statusDir, role string) string { return filepath.Join(statusDir, "workers", role) }
-
-// AttemptDir is the folder of one attempt of role's Worker on issue.
-func AttemptDir(statusDir, role string, issue int64, attempt int) string {
-	return filepath.Join(WorkersDir(statusDir, role), strconv.FormatInt(issue, 10), strconv.Itoa(attempt))
-}
-
-// Attempts lists the attempts kept for role's Worker on issue, oldest
-// first (none: an empty list and no error).
-func Attempts(statusDir, role string, issue int64) ([]int, error) {
-	ents, err := os.ReadDir(filepath.Join(WorkersDir(statusDir, role), strconv.FormatInt(issue, 10)))
-	if errors.Is(err, os.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	var out []int
-	for _, e := range ents {
-		if n, err := strconv.Atoi(e.Name()); err == nil && n > 0 && e.IsDir() {
-			out = append(out, n)
-		}
-	}
-	slices.Sort(out)
-	return out, nil
-}
-
-// ResultFile is the name of an attempt's result record.
-const ResultFile = "result.json"
-
-// AttemptResult is how a Worker attempt that exited on its own ended, as
+// attemptResult is how a Worker attempt that exited on its own ended, as
 // its Lead recorded it before posting it: a Lead that dies between the
 // two leaves it for the next Lead, which posts it instead of running the
 // Worker again (see Lead.recoverResult).
-type AttemptResult struct {
+type attemptResult struct {
 	Role     string `json:"role"`
 	Issue    int64  `json:"issue"`
 	Attempt  int    `json:"attempt"`
@@ -64,9 +33,12 @@ type AttemptResult struct {
 	// first record, written as the Worker exits (they are read back from
 	// its stdout log then).
 	Evidence map[string]string `json:"evidence,omitempty"`
+	// Invalid are the fields it printed that break the mailbox contract
+	// (not in Evidence), kept for the comment that posts the result.
+	Invalid map[string]outbox.InvalidField `json:"invalid,omitempty"`
 	// SessionID, Usage: what an agent CLI reported (worker.Summary).
 	SessionID string     `json:"session_id,omitempty"`
-	Usage     *UsageInfo `json:"usage,omitempty"`
+	Usage     *usageInfo `json:"usage,omitempty"`
 	// Commit is the commit the Lead made of what the Worker left
 	// uncommitted in its worktree ("" none, or no worktree).
 	Commit string `json:"commit,omitempty"`
@@ -76,24 +48,24 @@ type AttemptResult struct {
 	Time        time.Time `json:"time"`
 }
 
-// UsageInfo is what an agent Worker said its work cost.
-type UsageInfo struct {
+// usageInfo is what an agent Worker said its work cost.
+type usageInfo struct {
 	InputTokens  int64   `json:"input_tokens"`
 	OutputTokens int64   `json:"output_tokens"`
 	CostUSD      float64 `json:"cost_usd"`
 }
 
-// WriteAttemptResult records r in dir (a temp file renamed over): once it
+// writeAttemptResult records r in dir (a temp file renamed over): once it
 // returns, a Lead killed at any moment leaves it for its successor.
 // durable also syncs it and the folder, for an OS crash: the Lead's
 // first record of an exit, the instant it is known, is not synced (see
 // Lead.spawnWorker), its full record before posting is.
-func WriteAttemptResult(dir string, r AttemptResult, durable bool) error {
+func writeAttemptResult(dir string, r attemptResult, durable bool) error {
 	data, err := json.MarshalIndent(r, "", "  ")
 	if err != nil {
 		return err
 	}
-	path := filepath.Join(dir, ResultFile)
+	path := filepath.Join(dir, roster.AttemptResultFile)
 	tmp := path + ".tmp"
 	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
 	if err != nil {
@@ -124,11 +96,11 @@ func WriteAttemptResult(dir string, r AttemptResult, durable bool) error {
 	return d.Sync()
 }
 
-// ReadAttemptResult reads an attempt's result record (os.ErrNotExist: the
+// readAttemptResult reads an attempt's result record (os.ErrNotExist: the
 // Worker never exited on its own, or its Lead died first).
-func ReadAttemptResult(dir string) (AttemptResult, error) {
-	var r AttemptResult
-	data, err := os.ReadFile(filepath.Join(dir, ResultFile))
+func readAttemptResult(dir string) (attemptResult, error) {
+	var r attemptResult
+	data, err := os.ReadFile(filepath.Join(dir, roster.AttemptResultFile))
 	if err != nil {
 		return r, err
 	}

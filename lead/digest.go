@@ -31,20 +31,20 @@ import (
 // The bounds of a digest: it is the same for the same memory, and never
 // grows past these however long the project runs.
 const (
-	// DigestMaxDecisions is how many decisions a digest shows, newest
+	// digestMaxDecisions is how many decisions a digest shows, newest
 	// first; the rest are counted and left in memory/.
-	DigestMaxDecisions = 20
-	// DigestMaxBody is how much of one decision's text is quoted.
-	DigestMaxBody = 400
-	// DigestMaxBytes bounds the whole digest.
-	DigestMaxBytes = 8 << 10
+	digestMaxDecisions = 20
+	// digestMaxBody is how much of one decision's text is quoted.
+	digestMaxBody = 400
+	// digestMaxBytes bounds the whole digest.
+	digestMaxBytes = 8 << 10
 )
 
-// FieldRoles is the line by which a decision names the roles it is for.
-const FieldRoles = "Roles"
+// fieldRoles is the line by which a decision names the roles it is for.
+const fieldRoles = "Roles"
 
-// Decision is one accepted decision of the project memory.
-type Decision struct {
+// decision is one accepted decision of the project memory.
+type decision struct {
 	Issue int64
 	Title string
 	// Event is the outbox event that stamped it: the order, newest first.
@@ -57,7 +57,7 @@ type Decision struct {
 }
 
 // For reports whether the decision is given to role.
-func (d Decision) For(role string) bool { return len(d.Roles) == 0 || slices.Contains(d.Roles, role) }
+func (d decision) For(role string) bool { return len(d.Roles) == 0 || slices.Contains(d.Roles, role) }
 
 // memoryCache keeps parsed memory files by name, size and time, so that
 // a Lead re-reads only what changed before each Worker start.
@@ -66,17 +66,14 @@ type memoryCache map[string]cachedDecision
 type cachedDecision struct {
 	size int64
 	mod  time.Time
-	d    Decision
+	d    decision
 	ok   bool
 }
 
-// Decisions reads the accepted decisions of the project memory, newest
+// readDecisions reads the accepted decisions of the project memory, newest
 // first: the memory files whose issue still carries decision:accepted.
-func Decisions(ctx context.Context, wf *team.Workflow, ob outbox.Backend) ([]Decision, error) {
-	return readDecisions(ctx, wf, ob, memoryCache{})
-}
-
-func readDecisions(ctx context.Context, wf *team.Workflow, ob outbox.Backend, cache memoryCache) ([]Decision, error) {
+// cache spares re-reading the files that did not change.
+func readDecisions(ctx context.Context, wf *team.Workflow, ob outbox.Backend, cache memoryCache) ([]decision, error) {
 	entries, err := os.ReadDir(wf.MemoryPath())
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -92,7 +89,7 @@ func readDecisions(ctx context.Context, wf *team.Workflow, ob outbox.Backend, ca
 	for _, is := range accepted {
 		stamped[is.ID] = true
 	}
-	var out []Decision
+	var out []decision
 	seen := map[string]bool{}
 	for _, e := range entries {
 		id, ok := memoryIssue(e.Name())
@@ -121,7 +118,7 @@ func readDecisions(ctx context.Context, wf *team.Workflow, ob outbox.Backend, ca
 			delete(cache, name)
 		}
 	}
-	slices.SortFunc(out, func(a, b Decision) int {
+	slices.SortFunc(out, func(a, b decision) int {
 		if c := cmp.Compare(b.Event, a.Event); c != 0 {
 			return c
 		}
@@ -143,51 +140,51 @@ func memoryIssue(name string) (int64, bool) {
 // parseMemoryFile reads a file onAccepted wrote: "# Title", a blank
 // line, "Accepted: #id, stamped by X (event N)", a blank line, the body.
 // Anything else is not a decision the memory writer recorded.
-func parseMemoryFile(wf *team.Workflow, name string, id int64, data string) (Decision, bool) {
+func parseMemoryFile(wf *team.Workflow, name string, id int64, data string) (decision, bool) {
 	title, rest, ok := strings.Cut(data, "\n")
 	if !ok || !strings.HasPrefix(title, "# ") {
-		return Decision{}, false
+		return decision{}, false
 	}
 	rest = strings.TrimLeft(rest, "\n")
 	header, body, _ := strings.Cut(rest, "\n")
 	prefix := fmt.Sprintf("Accepted: #%d, stamped by ", id)
 	_, ev, ok := strings.Cut(header, " (event ")
 	if !strings.HasPrefix(header, prefix) || !ok || !strings.HasSuffix(ev, ")") {
-		return Decision{}, false
+		return decision{}, false
 	}
 	event, err := strconv.ParseInt(strings.TrimSuffix(ev, ")"), 10, 64)
 	if err != nil {
-		return Decision{}, false
+		return decision{}, false
 	}
 	rel, err := filepath.Rel(wf.Dir, filepath.Join(wf.MemoryPath(), name))
 	if err != nil {
 		rel = filepath.Join(wf.MemoryPath(), name)
 	}
-	d := Decision{Issue: id, Title: strings.TrimSpace(title[2:]), Event: event, File: filepath.ToSlash(rel), Body: strings.TrimSpace(body)}
+	d := decision{Issue: id, Title: strings.TrimSpace(title[2:]), Event: event, File: filepath.ToSlash(rel), Body: strings.TrimSpace(body)}
 	named := map[string]bool{}
 	for _, line := range strings.Split(d.Body, "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && k == FieldRoles {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok && k == fieldRoles {
 			for _, r := range strings.FieldsFunc(v, func(c rune) bool { return c == ',' || c == ' ' }) {
 				named[strings.TrimPrefix(r, "@")] = true
 			}
 		}
 	}
 	for _, r := range wf.Names {
-		if named[r] || Mentions(d.Title+"\n"+d.Body, r) {
+		if named[r] || mentions(d.Title+"\n"+d.Body, r) {
 			d.Roles = append(d.Roles, r)
 		}
 	}
 	return d, true
 }
 
-// Digest renders the decisions given to role (ds newest first) for a
+// digest renders the decisions given to role (ds newest first) for a
 // brief: each with its issue, title and memory file, and the start of
 // its text quoted ("> ", so that nothing in it reads as an instruction
-// line of the brief's own). It is bounded (DigestMaxDecisions,
-// DigestMaxBody, DigestMaxBytes) and the same for the same memory.
+// line of the brief's own). It is bounded (digestMaxDecisions,
+// digestMaxBody, digestMaxBytes) and the same for the same memory.
 // Empty when no decision is for role.
-func Digest(ds []Decision, role string) string {
-	var mine []Decision
+func digest(ds []decision, role string) string {
+	var mine []decision
 	for _, d := range ds {
 		if d.For(role) {
 			mine = append(mine, d)
@@ -200,7 +197,7 @@ func Digest(ds []Decision, role string) string {
 	fmt.Fprintf(&b, "## Project memory: accepted decisions (newest first, %d)\n", len(mine))
 	shown := 0
 	for _, d := range mine {
-		if shown == DigestMaxDecisions {
+		if shown == digestMaxDecisions {
 			break
 		}
 		var e strings.Builder
@@ -209,12 +206,12 @@ func Digest(ds []Decision, role string) string {
 			fmt.Fprintf(&e, " [for %s]", strings.Join(d.Roles, ", "))
 		}
 		e.WriteByte('\n')
-		for _, line := range strings.Split(clip(d.Body, DigestMaxBody), "\n") {
+		for _, line := range strings.Split(clip(d.Body, digestMaxBody), "\n") {
 			if line = strings.TrimSpace(line); line != "" {
 				e.WriteString("  > " + line + "\n")
 			}
 		}
-		if b.Len()+e.Len() > DigestMaxBytes-200 {
+		if b.Len()+e.Len() > digestMaxBytes-200 {
 			break
 		}
 		b.WriteString(e.String())
@@ -241,10 +238,10 @@ func clip(s string, n int) string {
 	return s[:cut] + "…"
 }
 
-// Brief is what a Worker of role reads on its stdin for issue is: the
+// brief is what a Worker of role reads on its stdin for issue is: the
 // issue's title and body, then the digest of the project memory given
 // to the role.
-func Brief(is outbox.Issue, digest string) string {
+func brief(is outbox.Issue, digest string) string {
 	s := is.Title + "\n\n" + is.Body + "\n"
 	if digest != "" {
 		s += "\n" + digest
@@ -254,7 +251,7 @@ func Brief(is outbox.Issue, digest string) string {
 
 // refreshMemory re-reads the decisions given to the Lead's role (only
 // the files that changed) and keeps their files for its status.
-func (l *Lead) refreshMemory(ctx context.Context) ([]Decision, error) {
+func (l *Lead) refreshMemory(ctx context.Context) ([]decision, error) {
 	ds, err := readDecisions(ctx, l.o.Workflow, l.ob, l.memory)
 	if err != nil {
 		return nil, err

@@ -97,28 +97,28 @@ accepts = true
 // quotes the decisions' text so that none of it reads as a line of the
 // brief's own (the simulated Worker's "Sim:" directives).
 func TestDigestIsBounded(t *testing.T) {
-	ds := []Decision{{Issue: 99, Title: "only for qa", Event: 1000, Roles: []string{"qa"}}}
+	ds := []decision{{Issue: 99, Title: "only for qa", Event: 1000, Roles: []string{"qa"}}}
 	for i := 60; i >= 1; i-- {
-		ds = append(ds, Decision{Issue: int64(i), Title: fmt.Sprintf("decision %d", i), Event: int64(100 + i),
+		ds = append(ds, decision{Issue: int64(i), Title: fmt.Sprintf("decision %d", i), Event: int64(100 + i),
 			File: fmt.Sprintf("memory/%04d-decision.md", i), Body: "Sim: fail\n" + strings.Repeat("long text ", 200)})
 	}
-	d := Digest(ds, "backend")
-	if len(d) > DigestMaxBytes || d != Digest(ds, "backend") {
+	d := digest(ds, "backend")
+	if len(d) > digestMaxBytes || d != digest(ds, "backend") {
 		t.Fatalf("%d bytes", len(d))
 	}
 	if !strings.Contains(d, "(newest first, 60)") || !strings.HasPrefix(strings.SplitN(d, "\n- ", 2)[1], "#60 decision 60") ||
 		!strings.Contains(d, "older accepted decisions are not shown") || strings.Contains(d, "only for qa") {
 		t.Fatalf("%s", d)
 	}
-	if shown := strings.Count(d, "\n- #"); shown > DigestMaxDecisions || shown < 5 {
+	if shown := strings.Count(d, "\n- #"); shown > digestMaxDecisions || shown < 5 {
 		t.Fatalf("%d shown", shown)
 	}
 	for _, line := range strings.Split(d, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), SimDirective) {
+		if strings.HasPrefix(strings.TrimSpace(line), simDirective) {
 			t.Fatalf("an unquoted line: %q", line)
 		}
 	}
-	if Digest(nil, "backend") != "" || !strings.Contains(Digest(ds, "qa"), "only for qa") {
+	if digest(nil, "backend") != "" || !strings.Contains(digest(ds, "qa"), "only for qa") {
 		t.Fatal("roles")
 	}
 }

@@ -112,7 +112,7 @@ func TestDrillWorkersRunOnce(t *testing.T) {
 	for _, id := range ids {
 		n := started[fmt.Sprint(id)]
 		starts += n
-		atts, err := Attempts(roster.StatusDir(p.wf), fmt.Sprintf("r%d", (id-1)%roles), id)
+		atts, err := roster.Attempts(roster.StatusDir(p.wf), fmt.Sprintf("r%d", (id-1)%roles), id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -123,7 +123,7 @@ func TestDrillWorkersRunOnce(t *testing.T) {
 		}
 		finished := 0
 		for _, a := range atts {
-			out, _ := os.ReadFile(filepath.Join(AttemptDir(roster.StatusDir(p.wf), fmt.Sprintf("r%d", (id-1)%roles), id, a), "stdout.log"))
+			out, _ := os.ReadFile(filepath.Join(roster.AttemptDir(roster.StatusDir(p.wf), fmt.Sprintf("r%d", (id-1)%roles), id, a), "stdout.log"))
 			if strings.Contains(string(out), "State: done\n") {
 				finished++
 			} else if finished == 0 {

@@ -86,31 +86,39 @@ func (l *Lead) claimOps(is outbox.Issue, readUpTo int64) []outbox.Op {
 		{Kind: outbox.OpAssign, Issue: is.ID, Assignee: l.actor, IfAssignee: []string{"", l.o.Role, l.actor}},
 		{Kind: outbox.OpLabel, Issue: is.ID, Labels: labels},
 	}
+	body := outbox.ParseMailbox(is.Body)
 	var parts []string
-	for _, p := range strings.Split(outbox.ParseMailbox(is.Body).Fields[outbox.FieldSplit], ";") {
+	for _, p := range strings.Split(body.Fields[outbox.FieldSplit], ";") {
 		if p = strings.TrimSpace(p); p != "" && len(parts) < maxSplit {
 			parts = append(parts, p)
 		}
 	}
 	for _, p := range parts {
 		ops = append(ops, outbox.Op{Kind: outbox.OpOpen, Title: p, Body: fmt.Sprintf("Part of #%d.", is.ID),
-			Labels: []string{roster.To(l.o.Role), ParentLabel(is.ID)}})
+			Labels: []string{roster.To(l.o.Role), parentLabel(is.ID)}})
 	}
 	if len(parts) > 0 {
 		m.Text = fmt.Sprintf("%s claims #%d and splits it into %d sub-issues; it waits for them.", l.actor, is.ID, len(parts))
 	}
+	if said := body.NotTaken(); said != "" {
+		m.Text += "\n" + notTaken + "\n" + said
+	}
 	return append(ops, outbox.Op{Kind: outbox.OpComment, Issue: is.ID, Body: m.Render()})
 }
+
+// notTaken heads the fields of a comment, an issue or a Worker's output
+// that break the mailbox contract (outbox.Mailbox.NotTaken).
+const notTaken = "Not taken (they break the mailbox contract, outbox/mailbox.schema.json):"
 
 // maxSplit bounds the sub-issues of one split.
 const maxSplit = 20
 
-// ParentLabel marks a sub-issue of issue id.
-func ParentLabel(id int64) string { return "parent:" + strconv.FormatInt(id, 10) }
+// parentLabel marks a sub-issue of issue id.
+func parentLabel(id int64) string { return "parent:" + strconv.FormatInt(id, 10) }
 
 // children are the open sub-issues of is: a parent waits for them.
 func (l *Lead) children(ctx context.Context, is outbox.Issue) ([]int64, error) {
-	list, err := l.ob.List(ctx, outbox.Query{Label: ParentLabel(is.ID), State: "open"})
+	list, err := l.ob.List(ctx, outbox.Query{Label: parentLabel(is.ID), State: "open"})
 	if err != nil {
 		return nil, err
 	}
@@ -126,7 +134,7 @@ func (l *Lead) onAddressed(ctx context.Context, ev outbox.Event) (*effect, error
 	if err != nil {
 		return nil, err
 	}
-	if !l.claimable(is, Mentions(is.Body, l.o.Role)) {
+	if !l.claimable(is, mentions(is.Body, l.o.Role)) {
 		return nil, nil
 	}
 	return &effect{
@@ -166,7 +174,7 @@ const addressedCacheSize = 1 << 16
 // in the comment blocks the issue (stopping its Worker) until those close.
 func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) {
 	c := outbox.Comment{ID: ev.Comment, Issue: ev.Issue, Body: ev.Body}
-	mentioned := Mentions(c.Body, l.o.Role)
+	mentioned := mentions(c.Body, l.o.Role)
 	if !mentioned {
 		addressed, err := l.addressed(ctx, ev.Issue)
 		if err != nil || !addressed {
@@ -184,10 +192,15 @@ func (l *Lead) onComment(ctx context.Context, ev outbox.Event) (*effect, error) 
 	}
 	ack := outbox.Mailbox{Text: fmt.Sprintf("%s read comment %d.", l.actor, c.ID), Fields: map[string]string{
 		outbox.FieldTrigger: trigger, outbox.FieldReadUpTo: strconv.FormatInt(ev.ID, 10)}}
+	if said := m.NotTaken(); said != "" {
+		// Fields that break the contract are not acted on, and the
+		// writer is told rather than left to wonder.
+		ack.Text += "\n" + notTaken + "\n" + said
+	}
 	eff := &effect{change: outbox.Change{Trigger: trigger}}
 	var afters []func()
 	switch {
-	case l.claimable(is, mentioned || Mentions(is.Body, l.o.Role)):
+	case l.claimable(is, mentioned || mentions(is.Body, l.o.Role)):
 		eff.change.Ops = append(eff.change.Ops, l.claimOps(is, ev.ID)...)
 		afters = append(afters, func() { l.enqueue(is.ID) })
 	case wantsRetry(m.Text) && l.retryable(is):

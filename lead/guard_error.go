@@ -15,7 +15,7 @@ import (
 // mode, started the way a Worker is: nil when Workers can be guarded
 // here, else a *GuardUnavailableError.
 func CheckGuard(guard []string) error {
-	if !GuardSupported {
+	if !guardSupported {
 		return &roster.GuardUnavailableError{Err: errors.New("not Linux")}
 	}
 	argv := guard

@@ -18,11 +18,11 @@ import (
 func runInit(argv, env []string) (int, error) {
 	path, err := exec.LookPath(argv[0])
 	if err != nil {
-		return ExitGuardSetup, fmt.Errorf("guard: %w", err)
+		return exitGuardSetup, fmt.Errorf("guard: %w", err)
 	}
 	attr, err := nestedAttr()
 	if err != nil {
-		return ExitGuardSetup, err
+		return exitGuardSetup, err
 	}
 	sigs := make(chan os.Signal, 32)
 	signal.Notify(sigs, syscall.SIGCHLD, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGQUIT,
@@ -30,7 +30,7 @@ func runInit(argv, env []string) (int, error) {
 	defer signal.Stop(sigs)
 	p, err := os.StartProcess(path, argv, &os.ProcAttr{Env: env, Files: []*os.File{os.Stdin, os.Stdout, os.Stderr}, Sys: attr})
 	if err != nil {
-		return ExitGuardSetup, fmt.Errorf("guard: start %s: %w", argv[0], err)
+		return exitGuardSetup, fmt.Errorf("guard: start %s: %w", argv[0], err)
 	}
 	for s := range sigs {
 		if s != syscall.SIGCHLD {
@@ -55,7 +55,7 @@ func runInit(argv, env []string) (int, error) {
 			}
 		}
 	}
-	return ExitGuardSetup, nil // not reached: sigs is never closed
+	return exitGuardSetup, nil // not reached: sigs is never closed
 }
 
 // nestedAttr puts a child in a further user and mount namespace, where

@@ -8,12 +8,12 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// GuardSupported reports whether Workers can be guarded on this system.
-const GuardSupported = true
+// guardSupported reports whether Workers can be guarded on this system.
+const guardSupported = true
 
-// ExitGuardSetup is the exit code of a guard that could not set up its
+// exitGuardSetup is the exit code of a guard that could not set up its
 // namespaces: the Worker did not run.
-const ExitGuardSetup = 125
+const exitGuardSetup = 125
 
 // Guard runs argv as a guarded Worker and returns its exit code; it
 // refuses to run argv unguarded (any step that fails is an error, and
@@ -34,24 +34,24 @@ const ExitGuardSetup = 125
 // whatever argv left running in the namespace.
 func Guard(g GuardPaths, argv []string, env []string) (int, error) {
 	if len(argv) == 0 {
-		return ExitGuardSetup, errors.New("guard: no command")
+		return exitGuardSetup, errors.New("guard: no command")
 	}
 	if os.Getpid() != 1 {
 		// Outside namespaces of its own the mounts below would change the
 		// caller's system: refuse.
-		return ExitGuardSetup, errors.New("guard: not in a PID namespace of its own (only a Lead starts the guard)")
+		return exitGuardSetup, errors.New("guard: not in a PID namespace of its own (only a Lead starts the guard)")
 	}
 	if err := unix.Prctl(unix.PR_SET_DUMPABLE, 0, 0, 0, 0); err != nil {
-		return ExitGuardSetup, fmt.Errorf("guard: undumpable: %w", err)
+		return exitGuardSetup, fmt.Errorf("guard: undumpable: %w", err)
 	}
 	if err := confine(g); err != nil {
-		return ExitGuardSetup, err
+		return exitGuardSetup, err
 	}
 	// The working folder was resolved before the mounts: enter it again,
 	// so that the Worker's relative paths go through them too.
 	if wd, err := os.Getwd(); err == nil {
 		if err := os.Chdir(wd); err != nil {
-			return ExitGuardSetup, fmt.Errorf("guard: working folder: %w", err)
+			return exitGuardSetup, fmt.Errorf("guard: working folder: %w", err)
 		}
 	}
 	return runInit(argv, env)

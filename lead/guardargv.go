@@ -21,13 +21,13 @@ type GuardPaths struct {
 	Hidden []string
 }
 
-// ReadOnlyPaths are what a Worker must not write: the outbox database
+// readOnlyPaths are what a Worker must not write: the outbox database
 // (with its WAL and shared-memory files; the whole folder when the
 // database has one of its own, so that no WAL can be planted beside it),
 // the project memory folder and workflow.toml; with the ledger root (""
 // when unknown), also daokit.toml, whose hooks the controller runs, and
 // the controller's state folder.
-func ReadOnlyPaths(w *team.Workflow, root string) []string {
+func readOnlyPaths(w *team.Workflow, root string) []string {
 	db := w.DBPath()
 	paths := []string{db, db + "-wal", db + "-shm"}
 	if dir := filepath.Dir(db); dir != w.Dir {
@@ -40,12 +40,12 @@ func ReadOnlyPaths(w *team.Workflow, root string) []string {
 	return paths
 }
 
-// HiddenPaths are the folders whose sockets a Worker must not reach:
+// hiddenPaths are the folders whose sockets a Worker must not reach:
 // the controller's (<root>/state/run, and the per-user folder its socket
 // falls back to for a long root) and the session's $XDG_RUNTIME_DIR
 // (the user's service manager and bus, which start processes outside
 // the guard for anyone of the user's uid).
-func HiddenPaths(root string) []string {
+func hiddenPaths(root string) []string {
 	var out []string
 	add := func(p string) {
 		if p == "" || !filepath.IsAbs(p) {
@@ -72,7 +72,7 @@ func HiddenPaths(root string) []string {
 // GuardOf returns the paths of w and the ledger root (may be "") that the
 // guard protects.
 func GuardOf(w *team.Workflow, root string) GuardPaths {
-	return GuardPaths{ReadOnly: ReadOnlyPaths(w, root), Hidden: HiddenPaths(root)}
+	return GuardPaths{ReadOnly: readOnlyPaths(w, root), Hidden: hiddenPaths(root)}
 }
 
 // GuardArgv is the command line prefix that runs a Worker through

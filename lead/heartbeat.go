@@ -54,10 +54,10 @@ func (v Liveness) withDefaults() Liveness {
 	return v
 }
 
-// HealthActive is a Worker that spoke within WarningAfter; a silent one
+// healthActive is a Worker that spoke within WarningAfter; a silent one
 // is roster.HealthWarning, then roster.HealthStale (the words of the Lead's own health
 // and of vocab's, as a controller step's).
-const HealthActive = string(vocab.HealthActive)
+const healthActive = string(vocab.HealthActive)
 
 // healthOf is the health of a Worker silent for silent.
 func (v Liveness) healthOf(silent time.Duration) string {
@@ -67,7 +67,7 @@ func (v Liveness) healthOf(silent time.Duration) string {
 	case silent >= v.WarningAfter:
 		return roster.HealthWarning
 	}
-	return HealthActive
+	return healthActive
 }
 
 // checkWorkers judges each running Worker's silence; a STALE one is

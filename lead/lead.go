@@ -117,7 +117,7 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 	if l.logRoot == "" {
 		l.logRoot = roster.StatusDir(o.Workflow)
 	}
-	if w := MemoryWriter(o.Workflow); w != "" {
+	if w := memoryWriter(o.Workflow); w != "" {
 		l.memoryWriter = roster.Actor(w)
 	}
 	for _, g := range o.Workflow.SharedGroups(o.Role) {
@@ -134,12 +134,6 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 	l.cursor = c
 	return l, nil
 }
-
-// Limit is the Lead's Worker limit, min(soft cap, hard cap).
-func (l *Lead) Limit() int { return l.limit }
-
-// Cursor is the last event the Lead has handled.
-func (l *Lead) Cursor() int64 { return l.cursor }
 
 // Run recovers the Lead's claimed work, then handles events as they
 // arrive and dispatches Workers until ctx ends; it stops its Workers

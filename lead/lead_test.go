@@ -90,8 +90,8 @@ func TestLeadsIgnoreLeadComments(t *testing.T) {
 func TestConcurrencyMinOfSoftAndHard(t *testing.T) {
 	p := newProject(t, "[roles.backend]\nrole_repo = \"repo\"\n[groups.backend]\nmax_concurrent = 4\n", time.Hour)
 	l := p.lead("backend", 2, nil)
-	if l.Limit() != 2 {
-		t.Fatalf("limit %d", l.Limit())
+	if l.limit != 2 {
+		t.Fatalf("limit %d", l.limit)
 	}
 	var ids []int64
 	for i := range 6 {
@@ -221,8 +221,8 @@ func TestAcceptedGateWritesMemory(t *testing.T) {
 	p.do("ann", outbox.Op{Kind: outbox.OpLabel, Issue: acc, Labels: []string{roster.LabelAccepted}})
 	p.do("ann", outbox.Op{Kind: outbox.OpComment, Issue: draft, Body: "I think we should"})
 	p.do("lead:backend", outbox.Op{Kind: outbox.OpLabel, Issue: forged, Labels: []string{roster.LabelAccepted}})
-	if MemoryWriter(p.wf) != "integrator" {
-		t.Fatal(MemoryWriter(p.wf))
+	if memoryWriter(p.wf) != "integrator" {
+		t.Fatal(memoryWriter(p.wf))
 	}
 	for _, role := range []string{"backend", "integrator"} {
 		if _, err := p.lead(role, 1, nil).Step(context.Background()); err != nil {
@@ -298,7 +298,7 @@ func TestSplitIntoSubIssues(t *testing.T) {
 	id := p.file("auth", "Split: tokens; sessions; logout", "to:backend")
 	runLead(t, p.lead("backend", 2, nil))
 	p.waitFor("parent closed", 30*time.Second, func() bool { return p.issue(id).Closed })
-	subs, _ := p.ob.List(context.Background(), outbox.Query{Label: ParentLabel(id), State: "closed"})
+	subs, _ := p.ob.List(context.Background(), outbox.Query{Label: parentLabel(id), State: "closed"})
 	if len(subs) != 3 || subs[0].Title != "tokens" {
 		t.Fatalf("sub-issues %+v", subs)
 	}

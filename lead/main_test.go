@@ -70,7 +70,7 @@ func runGuardProcess(args []string) int {
 		case args[0] == "--probe":
 			if err := ProbeGuard(); err != nil {
 				os.Stderr.WriteString(err.Error() + "\n")
-				return ExitGuardSetup
+				return exitGuardSetup
 			}
 			return 0
 		case args[0] == "--ro" && len(args) > 1:

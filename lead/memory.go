@@ -15,10 +15,10 @@ import (
 	"github.com/daokit/daokit/team"
 )
 
-// MemoryWriter is the one role whose Lead writes accepted decisions to
+// memoryWriter is the one role whose Lead writes accepted decisions to
 // the project memory: "recorder" when the workflow has it, else the first
 // role (by name) with accepts = true; "" when no role may.
-func MemoryWriter(w *team.Workflow) string {
+func memoryWriter(w *team.Workflow) string {
 	if r, ok := w.Roles["recorder"]; ok && r.Accepts {
 		return "recorder"
 	}
@@ -44,8 +44,8 @@ func (l *Lead) stampAllowed(actor string) bool {
 // slugRe is compiled on first use (see ledger's dateTimePattern).
 var slugRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9]+`) })
 
-// MemoryFile is where an accepted issue is recorded.
-func MemoryFile(w *team.Workflow, is outbox.Issue) string {
+// memoryFile is where an accepted issue is recorded.
+func memoryFile(w *team.Workflow, is outbox.Issue) string {
 	slug := strings.Trim(slugRe().ReplaceAllString(strings.ToLower(is.Title), "-"), "-")
 	if len(slug) > 48 {
 		slug = strings.Trim(slug[:48], "-")
@@ -62,7 +62,7 @@ func MemoryFile(w *team.Workflow, is outbox.Issue) string {
 // between rewrites the same bytes: never a half or a second version.
 // Only the issue's title and body are recorded, never its discussion.
 func (l *Lead) onAccepted(ctx context.Context, ev outbox.Event) (*effect, error) {
-	if MemoryWriter(l.o.Workflow) != l.o.Role || !l.stampAllowed(ev.Actor) {
+	if memoryWriter(l.o.Workflow) != l.o.Role || !l.stampAllowed(ev.Actor) {
 		return nil, nil
 	}
 	is, err := l.ob.Issue(ctx, ev.Issue)
@@ -72,7 +72,7 @@ func (l *Lead) onAccepted(ctx context.Context, ev outbox.Event) (*effect, error)
 	if !is.HasLabel(roster.LabelAccepted) {
 		return nil, nil // stamped, then unstamped before we read it
 	}
-	path := MemoryFile(l.o.Workflow, is)
+	path := memoryFile(l.o.Workflow, is)
 	content := fmt.Sprintf("# %s\n\nAccepted: #%d, stamped by %s (event %d)\n\n%s\n", is.Title, is.ID, ev.Actor, ev.ID, strings.TrimSpace(is.Body))
 	if err := writeFileAtomic(path, []byte(content)); err != nil {
 		return nil, err

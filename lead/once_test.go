@@ -68,9 +68,9 @@ func (p *onceProject) finishWorkerUnposted(id int64) (unlock func()) {
 	if err := os.WriteFile(p.fifo, []byte("go\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	dir := AttemptDir(roster.StatusDir(p.wf), "be", id, 1)
+	dir := roster.AttemptDir(roster.StatusDir(p.wf), "be", id, 1)
 	p.waitFor("the result recorded", 20*time.Second, func() bool {
-		r, err := ReadAttemptResult(dir)
+		r, err := readAttemptResult(dir)
 		return err == nil && r.Evidence[outbox.FieldTests] == "once"
 	})
 	return func() {
@@ -108,7 +108,7 @@ func TestWorkerFinishedBeforeLeadKillIsNotRunAgain(t *testing.T) {
 	if n := p.runs(); n != 1 {
 		t.Errorf("the Worker ran %d times", n)
 	}
-	if atts, _ := Attempts(roster.StatusDir(p.wf), "be", id); len(atts) != 1 {
+	if atts, _ := roster.Attempts(roster.StatusDir(p.wf), "be", id); len(atts) != 1 {
 		t.Errorf("attempts %v, want [1]", atts)
 	}
 	f := fieldsOf(p.comments(id), roster.Actor("be"))

@@ -13,14 +13,14 @@ import (
 	"github.com/daokit/daokit/outbox"
 )
 
-// SimDirective is the line prefix by which an issue steers the simulated
+// simDirective is the line prefix by which an issue steers the simulated
 // role worker: "Sim: sleep 300ms" (working, saying so every
 // simProgress), "Sim: hang 10m" (silent, as a hung Worker),
 // "Sim: fail", "Sim: blocked #3",
 // "Sim: breaking <what>", "Sim: pwd" (report the working folder),
 // "Sim: write <path>" (try to write a file),
 // "Sim: outbox <db>" (try to comment through the outbox).
-const SimDirective = "Sim:"
+const simDirective = "Sim:"
 
 // RunSimWorker is the simulated Worker of a role: it reads the issue from
 // in, "works", and prints its evidence (IssueRef, Changes, Tests and, when
@@ -40,7 +40,7 @@ func RunSimWorker(ctx context.Context, issue string, in io.Reader, out io.Writer
 	fmt.Fprintf(out, "working on #%s: %s\n", issue, strings.TrimSpace(title))
 	code := 0
 	for _, line := range strings.Split(text, "\n") {
-		d, ok := strings.CutPrefix(strings.TrimSpace(line), SimDirective)
+		d, ok := strings.CutPrefix(strings.TrimSpace(line), simDirective)
 		if !ok {
 			continue
 		}

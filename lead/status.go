@@ -36,7 +36,7 @@ func (l *Lead) Snapshot(ctx context.Context) roster.Status {
 	}
 	for id, r := range l.pending {
 		s.Workers = append(s.Workers, roster.WorkerStatus{Issue: id, Attempt: r.attempt, Health: roster.HealthStale, Restarts: len(l.restarts[id]),
-			RestartAt: r.at.UTC(), Logs: AttemptDir(l.logRoot, l.o.Role, id, r.attempt)})
+			RestartAt: r.at.UTC(), Logs: roster.AttemptDir(l.logRoot, l.o.Role, id, r.attempt)})
 	}
 	slices.SortFunc(s.Workers, func(a, b roster.WorkerStatus) int { return int(a.Issue - b.Issue) })
 	for id, deps := range l.blocked {

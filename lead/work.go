@@ -225,6 +225,9 @@ func (l *Lead) post(ctx context.Context, res workerResult) (dup bool, err error)
 		f[outbox.FieldState] = roster.LabelFailed
 		ops = append(ops, outbox.Op{Kind: outbox.OpLabel, Issue: res.issue, Labels: []string{roster.LabelFailed}})
 	}
+	if said := (outbox.Mailbox{Invalid: res.invalid}).NotTaken(); said != "" {
+		text += "\n" + notTaken + "\n" + said
+	}
 	if res.attempt > 0 {
 		text += "\n" + l.attemptNote(res)
 	}
@@ -258,7 +261,7 @@ func (l *Lead) attemptNote(res workerResult) string {
 		s += " (read back from its result record after the Lead restarted)"
 	}
 	if res.tree != "" {
-		s += "; its work is on branch " + WorktreeBranch(l.o.Role, res.issue)
+		s += "; its work is on branch " + roster.WorktreeBranch(l.o.Role, res.issue)
 		if res.commit != "" {
 			s += " (committed " + shortCommit(res.commit) + ")"
 		}
@@ -340,13 +343,13 @@ func (l *Lead) Recover(ctx context.Context) error {
 // been posted already (the issue was then sent to a Worker again, whose
 // attempt left nothing): the issue is queued again.
 func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err error) {
-	atts, err := Attempts(l.logRoot, l.o.Role, issue)
+	atts, err := roster.Attempts(l.logRoot, l.o.Role, issue)
 	if err != nil || len(atts) == 0 {
 		return false, err
 	}
 	last := atts[len(atts)-1]
-	spec := worker.Spec{Kind: l.kind(), ArtifactDir: AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
-	rec, err := ReadAttemptResult(spec.ArtifactDir)
+	spec := worker.Spec{Kind: l.kind(), ArtifactDir: roster.AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
+	rec, err := readAttemptResult(spec.ArtifactDir)
 	if err != nil {
 		// No exit recorded: the Worker was stopped, or died with its Lead
 		// (or just after it exited, before the Lead heard of it). Its own
@@ -360,16 +363,16 @@ func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err
 		dup, err := l.post(ctx, res)
 		return err == nil && !dup, err
 	}
-	res := workerResult{issue: issue, attempt: last, exit: rec.ExitCode, signal: rec.Signal, evidence: rec.Evidence,
+	res := workerResult{issue: issue, attempt: last, exit: rec.ExitCode, signal: rec.Signal, evidence: rec.Evidence, invalid: rec.Invalid,
 		session: rec.SessionID, usage: rec.Usage, fromRecord: true}
 	if res.evidence == nil {
 		// Recorded as it exited, before its Lead read its output: what it
 		// printed is read back from its stdout log.
-		ev, summary, err := readEvidence(spec)
+		m, summary, err := readEvidence(spec)
 		if err != nil {
 			return false, nil // unreadable logs: the Worker runs again
 		}
-		res.evidence, res.session, res.usage = ev, summary.SessionID, usageOf(summary)
+		res.evidence, res.invalid, res.session, res.usage = m.Fields, m.Invalid, summary.SessionID, usageOf(summary)
 	}
 	res.tree, res.commit = l.issueTree(issue), rec.Commit
 	if rec.Evidence == nil {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/gitwork"
+	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
@@ -28,7 +29,7 @@ type workerRun struct {
 	started time.Time
 	// blocked: stopped because its issue was blocked (no evidence).
 	blocked bool
-	// health is its heartbeat (HealthActive, roster.HealthWarning, roster.HealthStale);
+	// health is its heartbeat (healthActive, roster.HealthWarning, roster.HealthStale);
 	// hung: stopped as STALE, to be started again.
 	health string
 	hung   bool
@@ -45,8 +46,11 @@ type workerResult struct {
 	stopped  transcript.StopCause
 	err      error
 	evidence map[string]string
-	session  string
-	usage    *UsageInfo
+	// invalid are the fields it printed that break the mailbox
+	// contract: not taken, said in the Lead's comment.
+	invalid map[string]outbox.InvalidField
+	session string
+	usage   *usageInfo
 	// fromRecord: read back from the attempt's result.json by a Lead
 	// that took over from one that died before posting it.
 	fromRecord bool
@@ -60,11 +64,11 @@ type workerResult struct {
 // Placeholders of a role's worker command line.
 const (
 	PlaceholderIssue = "{issue}"
-	PlaceholderRole  = "{role}"
-	PlaceholderRepo  = "{repo}"
-	// PlaceholderSession is the session of the issue's earlier attempt,
+	placeholderRole  = "{role}"
+	placeholderRepo  = "{repo}"
+	// placeholderSession is the session of the issue's earlier attempt,
 	// in a role's resume command line.
-	PlaceholderSession = "{session}"
+	placeholderSession = "{session}"
 )
 
 // workerStopGrace is the time between SIGTERM and SIGKILL when a Lead
@@ -86,9 +90,9 @@ func (l *Lead) workerArgv(is outbox.Issue, dir, session string) []string {
 	out := make([]string, len(argv))
 	for i, a := range argv {
 		a = strings.ReplaceAll(a, PlaceholderIssue, strconv.FormatInt(is.ID, 10))
-		a = strings.ReplaceAll(a, PlaceholderRole, l.o.Role)
-		a = strings.ReplaceAll(a, PlaceholderSession, session)
-		out[i] = strings.ReplaceAll(a, PlaceholderRepo, dir)
+		a = strings.ReplaceAll(a, placeholderRole, l.o.Role)
+		a = strings.ReplaceAll(a, placeholderSession, session)
+		out[i] = strings.ReplaceAll(a, placeholderRepo, dir)
 	}
 	return append(append([]string(nil), l.o.Guard...), out...)
 }
@@ -115,14 +119,14 @@ func (l *Lead) startWorker(ctx context.Context, is outbox.Issue) error {
 	if err != nil {
 		return err
 	}
-	return l.spawnWorker(ctx, is, Brief(is, Digest(ds, l.o.Role)))
+	return l.spawnWorker(ctx, is, brief(is, digest(ds, l.o.Role)))
 }
 
 // nextAttempt is the number of issue's next attempt: one past the last
 // kept, so that a Lead that took over never writes into an attempt of
 // its predecessor's.
 func (l *Lead) nextAttempt(issue int64) (int, error) {
-	atts, err := Attempts(l.logRoot, l.o.Role, issue)
+	atts, err := roster.Attempts(l.logRoot, l.o.Role, issue)
 	if err != nil {
 		return 0, err
 	}
@@ -157,7 +161,7 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 	spec := worker.Spec{
 		Argv: argv, Dir: dir, BaseEnv: l.workerEnv(is), Env: extra,
 		Stdin: brief, UseStdin: true, Kind: l.kind(),
-		ArtifactDir: AttemptDir(l.logRoot, l.o.Role, is.ID, attempt), ArtifactRoot: l.logRoot,
+		ArtifactDir: roster.AttemptDir(l.logRoot, l.o.Role, is.ID, attempt), ArtifactRoot: l.logRoot,
 		LogLimit: worker.DefaultLogLimit, StopGrace: workerStopGrace,
 		SysProcAttr: workerSysProcAttr(len(l.o.Guard) > 0),
 	}
@@ -169,11 +173,11 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 		if e.Stopped != transcript.StopNone {
 			return
 		}
-		rec := AttemptResult{Role: l.o.Role, Issue: is.ID, Attempt: attempt, PID: e.PID, ExitCode: e.ExitCode, Time: now()}
+		rec := attemptResult{Role: l.o.Role, Issue: is.ID, Attempt: attempt, PID: e.PID, ExitCode: e.ExitCode, Time: now()}
 		if e.Signal != 0 {
 			rec.Signal = worker.Result{Signal: e.Signal}.SignalName()
 		}
-		if err := WriteAttemptResult(spec.ArtifactDir, rec, false); err != nil {
+		if err := writeAttemptResult(spec.ArtifactDir, rec, false); err != nil {
 			fmt.Fprintf(os.Stderr, "lead %s: record the exit of #%d attempt %d: %v\n", l.o.Role, is.ID, attempt, err)
 		}
 	}
@@ -190,7 +194,7 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 	// (see collect); the heartbeat needs only its last activity.
 	p.Discard()
 	w := &workerRun{issue: is.ID, attempt: attempt, proc: p, dir: spec.ArtifactDir, tree: tree, workDir: dir,
-		started: p.StartedAt(), health: HealthActive}
+		started: p.StartedAt(), health: healthActive}
 	l.mu.Lock()
 	l.running[is.ID] = w
 	l.mu.Unlock()
@@ -210,16 +214,17 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 func (l *Lead) collect(w *workerRun, spec worker.Spec) {
 	res := w.proc.Wait()
 	out := workerResult{issue: w.issue, attempt: w.attempt, exit: res.ExitCode, signal: res.SignalName(), stopped: res.Stopped, tree: w.tree}
-	ev, summary, err := readEvidence(spec)
-	out.evidence, out.session, out.usage = ev, summary.SessionID, usageOf(summary)
+	m, summary, err := readEvidence(spec)
+	ev := m.Fields
+	out.evidence, out.invalid, out.session, out.usage = ev, m.Invalid, summary.SessionID, usageOf(summary)
 	if err == nil && res.Stopped == transcript.StopNone {
 		out.commit = l.commitWork(w.issue, w.attempt, w.tree)
 		// Now with what it printed, and on disk for good before it is
 		// posted.
-		rec := AttemptResult{Role: l.o.Role, Issue: w.issue, Attempt: w.attempt, PID: res.PID, ExitCode: res.ExitCode,
-			Signal: out.signal, Evidence: ev, SessionID: out.session, Usage: out.usage, Commit: out.commit,
+		rec := attemptResult{Role: l.o.Role, Issue: w.issue, Attempt: w.attempt, PID: res.PID, ExitCode: res.ExitCode,
+			Signal: out.signal, Evidence: ev, Invalid: m.Invalid, SessionID: out.session, Usage: out.usage, Commit: out.commit,
 			StdoutBytes: res.Stats.StdoutLogBytes, StderrBytes: res.Stats.StderrLogBytes, Time: now()}
-		if werr := WriteAttemptResult(spec.ArtifactDir, rec, true); werr != nil {
+		if werr := writeAttemptResult(spec.ArtifactDir, rec, true); werr != nil {
 			fmt.Fprintf(os.Stderr, "lead %s: record the result of #%d attempt %d: %v\n", l.o.Role, w.issue, w.attempt, werr)
 		}
 	} else if err != nil {
@@ -262,13 +267,22 @@ func (l *Lead) kind() string {
 // readEvidence reads the mailbox fields a Worker printed back from its
 // stdout log (one per line, the last value of a field winning; an agent
 // CLI's fields may also be in its result's text), with what its output
-// said of its session and usage.
-func readEvidence(spec worker.Spec) (map[string]string, worker.Summary, error) {
+// said of its session and usage. A value that breaks the contract is not
+// taken (in Invalid, unless a valid value of that field was printed).
+func readEvidence(spec worker.Spec) (outbox.Mailbox, worker.Summary, error) {
 	ev := map[string]string{}
+	var invalid map[string]outbox.InvalidField
 	take := func(text string) {
 		for _, line := range strings.Split(text, "\n") {
-			for k, v := range outbox.ParseMailbox(line).Fields {
+			m := outbox.ParseMailbox(line)
+			for k, v := range m.Fields {
 				ev[k] = v
+			}
+			for k, f := range m.Invalid {
+				if invalid == nil {
+					invalid = map[string]outbox.InvalidField{}
+				}
+				invalid[k] = f
 			}
 		}
 	}
@@ -283,16 +297,24 @@ func readEvidence(spec worker.Spec) (map[string]string, worker.Summary, error) {
 			}
 		}
 	})
-	return ev, rep.Summary, err
+	for k := range invalid {
+		if _, taken := ev[k]; taken {
+			delete(invalid, k)
+		}
+	}
+	if len(invalid) == 0 {
+		invalid = nil
+	}
+	return outbox.Mailbox{Fields: ev, Invalid: invalid}, rep.Summary, err
 }
 
 // usageOf is what the Worker's result said its work cost, if it said.
-func usageOf(s worker.Summary) *UsageInfo {
+func usageOf(s worker.Summary) *usageInfo {
 	if s.Result == nil || s.Result.Usage == nil {
 		return nil
 	}
 	u := s.Result.Usage
-	return &UsageInfo{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD}
+	return &usageInfo{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CostUSD: u.CostUSD}
 }
 
 // workerState reads the State a Worker printed as its result line
@@ -323,11 +345,12 @@ func succeeded(res workerResult) bool {
 // then stands for the exit status that died with its Lead. ok is false
 // for a Worker that never got that far: it runs again.
 func resultFromLog(spec worker.Spec, issue int64, attempt int) (workerResult, bool) {
-	ev, summary, err := readEvidence(spec)
+	m, summary, err := readEvidence(spec)
 	if err != nil {
 		return workerResult{}, false
 	}
-	res := workerResult{issue: issue, attempt: attempt, evidence: ev, session: summary.SessionID, usage: usageOf(summary), fromRecord: true}
+	ev := m.Fields
+	res := workerResult{issue: issue, attempt: attempt, evidence: ev, invalid: m.Invalid, session: summary.SessionID, usage: usageOf(summary), fromRecord: true}
 	if done, said := workerState(ev); said {
 		if !done {
 			res.exit = 1
@@ -348,7 +371,7 @@ func resultFromLog(spec worker.Spec, issue int64, attempt int) (workerResult, bo
 // next attempt of a role with a resume command goes on with it, in the
 // same worktree.
 func (l *Lead) lastSession(issue int64, attempt int) string {
-	atts, err := Attempts(l.logRoot, l.o.Role, issue)
+	atts, err := roster.Attempts(l.logRoot, l.o.Role, issue)
 	if err != nil {
 		return ""
 	}
@@ -356,8 +379,8 @@ func (l *Lead) lastSession(issue int64, attempt int) string {
 		if atts[i] >= attempt {
 			continue
 		}
-		dir := AttemptDir(l.logRoot, l.o.Role, issue, atts[i])
-		if rec, err := ReadAttemptResult(dir); err == nil && rec.SessionID != "" {
+		dir := roster.AttemptDir(l.logRoot, l.o.Role, issue, atts[i])
+		if rec, err := readAttemptResult(dir); err == nil && rec.SessionID != "" {
 			return rec.SessionID
 		}
 		if _, summary, err := readEvidence(worker.Spec{Kind: l.kind(), ArtifactDir: dir, ArtifactRoot: l.logRoot}); err == nil && summary.SessionID != "" {
@@ -395,7 +418,7 @@ const commitTimeout = time.Minute
 // issueTree is issue's worktree when it has one (for a result read back
 // by a Lead that did not start its Worker).
 func (l *Lead) issueTree(issue int64) string {
-	p := filepath.Join(WorktreesDir(l.o.Workflow.Dir, l.o.Role), strconv.FormatInt(issue, 10))
+	p := filepath.Join(roster.WorktreesDir(l.o.Workflow.Dir, l.o.Role), strconv.FormatInt(issue, 10))
 	if _, err := os.Stat(filepath.Join(p, ".git")); err != nil {
 		return ""
 	}

@@ -26,7 +26,7 @@ worker = ["sh", "-c", "echo 'compiler says: no' >&2; echo working; echo 'Tests: 
 	id := p.file("build it", "", "to:be")
 	p.waitFor("the issue closed", 20*time.Second, func() bool { return p.issue(id).Closed })
 
-	dir := AttemptDir(roster.StatusDir(p.wf), "be", id, 1)
+	dir := roster.AttemptDir(roster.StatusDir(p.wf), "be", id, 1)
 	errLog, err := os.ReadFile(filepath.Join(dir, "stderr.log"))
 	if err != nil || !strings.Contains(string(errLog), "compiler says: no") {
 		t.Fatalf("stderr.log = %q, %v", errLog, err)
@@ -35,7 +35,7 @@ worker = ["sh", "-c", "echo 'compiler says: no' >&2; echo working; echo 'Tests: 
 	if !strings.Contains(string(outLog), "working\nTests: 2 passed\n") {
 		t.Errorf("stdout.log = %q", outLog)
 	}
-	rec, err := ReadAttemptResult(dir)
+	rec, err := readAttemptResult(dir)
 	if err != nil || rec.ExitCode != 0 || rec.Evidence[outbox.FieldTests] != "2 passed" || rec.Attempt != 1 {
 		t.Errorf("result.json = %+v, %v", rec, err)
 	}
@@ -78,21 +78,21 @@ func TestHungWorkerIsWarnedThenStaleAndRestarted(t *testing.T) {
 	// (the backoff); attempt 2's STALE ends the issue at once.
 	p.waitFor("attempt 1 WARNING", 20*time.Second, func() bool { return health(1) == roster.HealthWarning })
 	p.waitFor("attempt 1 STALE", 20*time.Second, func() bool { return health(1) == roster.HealthStale })
-	p.waitFor("attempt 2 running", 20*time.Second, func() bool { return health(2) == HealthActive || health(2) == roster.HealthWarning })
+	p.waitFor("attempt 2 running", 20*time.Second, func() bool { return health(2) == healthActive || health(2) == roster.HealthWarning })
 	p.waitFor("the issue failed", 20*time.Second, func() bool { return p.issue(id).HasLabel(roster.LabelFailed) })
 	if !hasText(p.comments(id), "(STALE) 2 times; the restart limit") {
 		t.Errorf("the failure does not name the restart limit: %v", p.comments(id))
 	}
 	for a := 1; a <= 2; a++ {
-		dir := AttemptDir(roster.StatusDir(p.wf), "be", id, a)
-		if _, err := ReadAttemptResult(dir); err == nil {
+		dir := roster.AttemptDir(roster.StatusDir(p.wf), "be", id, a)
+		if _, err := readAttemptResult(dir); err == nil {
 			t.Errorf("attempt %d, stopped as STALE, has a result record", a)
 		}
 		if out, _ := os.ReadFile(filepath.Join(dir, "stdout.log")); !strings.Contains(string(out), "working on") {
 			t.Errorf("attempt %d's log = %q", a, out)
 		}
 	}
-	if atts, _ := Attempts(roster.StatusDir(p.wf), "be", id); len(atts) != 2 {
+	if atts, _ := roster.Attempts(roster.StatusDir(p.wf), "be", id); len(atts) != 2 {
 		t.Errorf("attempts %v, want 2 (one restart allowed)", atts)
 	}
 }
@@ -133,13 +133,13 @@ func TestTwoWorkersOfOneRoleWorkInTwoWorktrees(t *testing.T) {
 	}
 	real := func(s string) string { r, _ := filepath.EvalSymlinks(s); return r }
 	wa, wb := real(cwd(a)), real(cwd(b))
-	if wa == wb || wa != real(filepath.Join(WorktreesDir(p.dir, "be"), fmt.Sprint(a))) || wb != real(filepath.Join(WorktreesDir(p.dir, "be"), fmt.Sprint(b))) {
+	if wa == wb || wa != real(filepath.Join(roster.WorktreesDir(p.dir, "be"), fmt.Sprint(a))) || wb != real(filepath.Join(roster.WorktreesDir(p.dir, "be"), fmt.Sprint(b))) {
 		t.Errorf("worked in %q and %q", wa, wb)
 	}
 	list := git("worktree", "list", "--porcelain")
 	for _, id := range []int64{a, b} {
-		if !strings.Contains(list, "branch refs/heads/"+WorktreeBranch("be", id)+"\n") {
-			t.Errorf("no worktree on %s:\n%s", WorktreeBranch("be", id), list)
+		if !strings.Contains(list, "branch refs/heads/"+roster.WorktreeBranch("be", id)+"\n") {
+			t.Errorf("no worktree on %s:\n%s", roster.WorktreeBranch("be", id), list)
 		}
 	}
 	if out := git("status", "--porcelain"); out != "" {
@@ -147,16 +147,16 @@ func TestTwoWorkersOfOneRoleWorkInTwoWorktrees(t *testing.T) {
 	}
 	// What the Worker left uncommitted is committed on its issue's
 	// branch, and the result says where.
-	if out := git("show", WorktreeBranch("be", a)+":made-by-worker.txt"); out != "written by a worker\n" {
+	if out := git("show", roster.WorktreeBranch("be", a)+":made-by-worker.txt"); out != "written by a worker\n" {
 		t.Errorf("the branch holds %q", out)
 	}
-	if out := git("log", "--format=%s", "-1", WorktreeBranch("be", a)); out != fmt.Sprintf("be #%d (attempt 1): the work its Worker left\n", a) {
+	if out := git("log", "--format=%s", "-1", roster.WorktreeBranch("be", a)); out != fmt.Sprintf("be #%d (attempt 1): the work its Worker left\n", a) {
 		t.Errorf("the branch's last commit is %q", out)
 	}
-	if !hasText(p.comments(a), "its work is on branch "+WorktreeBranch("be", a)+" (committed ") {
+	if !hasText(p.comments(a), "its work is on branch "+roster.WorktreeBranch("be", a)+" (committed ") {
 		t.Errorf("the result does not name the branch: %v", p.comments(a))
 	}
-	if out := git("log", "--format=%s", "-1", WorktreeBranch("be", b)); out != "first\n" {
+	if out := git("log", "--format=%s", "-1", roster.WorktreeBranch("be", b)); out != "first\n" {
 		t.Errorf("a Worker that left nothing got a commit: %q", out)
 	}
 }
@@ -181,7 +181,7 @@ func TestRestartedAgentWorkerResumesItsSession(t *testing.T) {
 	if data, _ := os.ReadFile(trace); string(data) != "resumed sess-42\n" {
 		t.Errorf("resume trace %q", data)
 	}
-	rec, err := ReadAttemptResult(AttemptDir(roster.StatusDir(p.wf), "be", id, 2))
+	rec, err := readAttemptResult(roster.AttemptDir(roster.StatusDir(p.wf), "be", id, 2))
 	if err != nil || rec.SessionID != "sess-42" || rec.Usage == nil || rec.Usage.CostUSD != 0.25 || rec.Evidence[outbox.FieldTests] != "4 passed" {
 		t.Errorf("attempt 2's result %+v (usage %+v), %v", rec, rec.Usage, err)
 	}

@@ -8,22 +8,8 @@ import (
 	"strconv"
 
 	"github.com/daokit/daokit/gitwork"
+	"github.com/daokit/daokit/lead/roster"
 )
-
-// WorktreesDir is the folder, in the outbox root, that holds role's
-// Workers' worktrees (<outbox root>/team-worktrees/<role>/<issue>):
-// outside the outbox's folder, which the guard makes read-only for
-// Workers, and apart from the controller's step worktrees (and their
-// branch prefix), whose prune must not take a worktree a Worker is in.
-func WorktreesDir(outboxRoot, role string) string {
-	return filepath.Join(outboxRoot, "team-worktrees", role)
-}
-
-// WorktreeBranch is the branch of role's worktree for issue
-// (daokit-team/<role>/<issue>).
-func WorktreeBranch(role string, issue int64) string {
-	return "daokit-team/" + role + "/" + strconv.FormatInt(issue, 10)
-}
 
 // workDir is where the Worker of issue runs: its own git worktree of the
 // role's repo (made on first use, reused by later attempts on the issue,
@@ -46,12 +32,12 @@ func (l *Lead) workDir(ctx context.Context, issue int64) (dir, tree string, err 
 	if err != nil {
 		return "", "", err
 	}
-	root := WorktreesDir(l.o.Workflow.Dir, l.o.Role)
+	root := roster.WorktreesDir(l.o.Workflow.Dir, l.o.Role)
 	ignoreAll(filepath.Dir(root))
 	// One git at a time on the repository: two Workers starting at once
 	// would race for its worktree list.
 	l.gitMu.Lock()
-	wt, err := repo.Ensure(ctx, filepath.Join(root, strconv.FormatInt(issue, 10)), WorktreeBranch(l.o.Role, issue), base)
+	wt, err := repo.Ensure(ctx, filepath.Join(root, strconv.FormatInt(issue, 10)), roster.WorktreeBranch(l.o.Role, issue), base)
 	l.gitMu.Unlock()
 	if err != nil {
 		return "", "", err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 )
 
 // JournalFile is the commit journal in state/: while it exists, a Commit
@@ -187,7 +188,10 @@ func (s *Store) Commit(b Changes) error {
 		if node == "" {
 			node = NodeDaokitCommit
 		}
-		if j.Appends, err = s.resumeAppends(j.Docs[0].New, j.Docs[0].Old, node); err != nil {
+		// The pipeline is not the first document when a handoff package
+		// rides along (a takeover): find it by name.
+		i := slices.IndexFunc(j.Docs, func(d journalDoc) bool { return d.Name == PipelineFile })
+		if j.Appends, err = s.resumeAppends(j.Docs[i].New, j.Docs[i].Old, node); err != nil {
 			return fmt.Errorf("commit: %w", err)
 		}
 	}

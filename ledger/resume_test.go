@@ -284,3 +284,27 @@ func killedPipelineWrite(t *testing.T, write, at string) {
 		t.Errorf("after recovery the newest checkpoint is not the pipeline:\n%s\n%s", newest.State, compactFile(t, root, PipelineFile))
 	}
 }
+
+// TestATakeoverWithItsHandoffCheckpointsThePipeline: when a takeover's
+// commit carries the handoff package too (it is written first), the
+// checkpoint Python resumes from holds the pipeline, not the package.
+func TestATakeoverWithItsHandoffCheckpointsThePipeline(t *testing.T) {
+	root := resumeRoot(t)
+	s := openStore(t, root)
+	c := takeoverChanges(t, root)
+	pkg := HandoffPackage{SchemaVersion: SchemaVersion, TaskID: "DKT-300", RunID: "RUN-A", CurrentStep: "S1",
+		OpenAcceptanceItems: []AcceptanceItem{}, NextAction: NextActionResume, ResumableStepIDs: []string{"S1"},
+		StepStatus: StepStatus{Pending: []string{"S1"}}, CreatedAt: FormatTime(testNow)}
+	var err error
+	if pkg.PackageHash, err = pkg.ComputeHash(); err != nil {
+		t.Fatal(err)
+	}
+	c.Handoff, c.Node = &pkg, NodeSuccessionTakeover
+	if err := s.Commit(c); err != nil {
+		t.Fatal(err)
+	}
+	newest, _ := newestValidCheckpoint(t, root)
+	if !bytes.Equal(newest.State, compactFile(t, root, PipelineFile)) {
+		t.Fatalf("the checkpoint state is not the pipeline:\n%s", newest.State)
+	}
+}

@@ -75,13 +75,7 @@ func fileErr(path string, err error) error {
 	return &FileError{File: filepath.Base(path), Path: path, Err: err}
 }
 
-// tailEvents is TailEvents over any reader, with the chunk size as a
-// parameter so that tests can put chunk boundaries everywhere.
-func tailEvents(r io.ReaderAt, size int64, n, chunk int) (TailResult, error) {
-	return tailWith(r, size, n, chunk, MaxReadLineBytes, nil)
-}
-
-// tailWith is tailEvents, or with a needle TailMatching: n then counts
+// tailWith is TailEvents over any reader, or with a needle TailMatching: n then counts
 // the lines examined, and only those holding needle are decoded. Lines
 // longer than maxLine are skipped without being held.
 func tailWith(r io.ReaderAt, size int64, n, chunk, maxLine int, needle []byte) (TailResult, error) {

@@ -3,6 +3,7 @@ package ledger
 import (
 	"bytes"
 	"errors"
+	"io"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -215,4 +216,10 @@ func TestLongPythonEventsAreRead(t *testing.T) {
 			t.Errorf("%d MiB: TailObjects read %d (%d skipped)", size>>20, len(objs.Objects), objs.Skipped)
 		}
 	}
+}
+
+// tailEvents is TailEvents over any reader, with the chunk size as a
+// parameter so that tests can put chunk boundaries everywhere.
+func tailEvents(r io.ReaderAt, size int64, n, chunk int) (TailResult, error) {
+	return tailWith(r, size, n, chunk, MaxReadLineBytes, nil)
 }

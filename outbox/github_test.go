@@ -567,7 +567,7 @@ func TestGitHubWebhookWakesOnceAndIsReplaySafe(t *testing.T) {
 	if _, err := g.Issue(ctx, n); !errors.Is(err, ErrNotFound) {
 		t.Fatal("a refused delivery synced")
 	}
-	if st := deliver("d-1", "issues", SignWebhook(secret, body), body); st != http.StatusAccepted {
+	if st := deliver("d-1", "issues", fakegithub.SignWebhook(secret, body), body); st != http.StatusAccepted {
 		t.Fatalf("good delivery: %d", st)
 	}
 	if err := <-woke; err != nil {
@@ -578,7 +578,7 @@ func TestGitHubWebhookWakesOnceAndIsReplaySafe(t *testing.T) {
 	}
 	sent := len(f.Requests())
 	h1, _ := g.Head(ctx)
-	if st := deliver("d-1", "issues", SignWebhook(secret, body), body); st != http.StatusOK {
+	if st := deliver("d-1", "issues", fakegithub.SignWebhook(secret, body), body); st != http.StatusOK {
 		t.Fatalf("replay: %d", st)
 	}
 	if h2, _ := g.Head(ctx); h2 != h1 || len(f.Requests()) != sent {

@@ -172,11 +172,3 @@ func (g *Forge) delivery(ctx context.Context, id string) (bool, error) {
 	n, _ := r.RowsAffected()
 	return n == 1, nil
 }
-
-// SignWebhook is the X-Hub-Signature-256 GitHub sends for body (for
-// tests and for checking a set-up by hand).
-func SignWebhook(secret, body []byte) string {
-	mac := hmac.New(sha256.New, secret)
-	mac.Write(body)
-	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
-}

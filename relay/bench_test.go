@@ -10,6 +10,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/relay/relaytest/latency"
 )
 
 // minSamples is the fewest round trips a latency figure is computed from,
@@ -58,7 +60,7 @@ func (h *durableHandler) HandleInstruction(ctx context.Context, req Request, in 
 
 // measureAcks forwards max(b.N, minSamples) instructions through c one by
 // one and reports ns/op and the median and p99 in microseconds.
-func measureAcks(b *testing.B, c *Client) Latency {
+func measureAcks(b *testing.B, c *Client) latency.Latency {
 	b.Helper()
 	ctx := context.Background()
 	for range 100 { // warm up connections, maps and the file
@@ -71,7 +73,7 @@ func measureAcks(b *testing.B, c *Client) Latency {
 	runtime.ReadMemStats(&before)
 	b.ResetTimer()
 	start := time.Now()
-	lat, err := MeasureAcks(ctx, c, n, func(i int) string { return "instruction " + strconv.Itoa(i) })
+	lat, err := latency.MeasureAcks(ctx, forwardOf(c), n, func(i int) string { return "instruction " + strconv.Itoa(i) })
 	elapsed := time.Since(start)
 	b.StopTimer()
 	runtime.ReadMemStats(&after)
@@ -192,4 +194,12 @@ func BenchmarkNotify(b *testing.B) {
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(ts.Stats().Dropped), "dropped")
+}
+
+// forwardOf is c's Forward as latency.MeasureAcks sends.
+func forwardOf(c *Client) func(context.Context, string) error {
+	return func(ctx context.Context, text string) error {
+		_, err := c.Forward(ctx, text)
+		return err
+	}
 }

@@ -110,8 +110,8 @@
 //
 // # Time and measurement
 //
-// relay reads the clock only for deadlines, backoff and latency figures;
-// no protocol decision depends on it. MeasureAcks times acknowledgements
-// end to end through a real Client, for the controller's own benchmark of
-// the durable append.
+// relay reads the clock only for deadlines, backoff and Ping's round
+// trip; no protocol decision depends on it. The benchmarks time acknowledgements end to end
+// through a real Client with relay/relaytest/latency, which the binary
+// does not contain.
 package relay

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/daokit/daokit/relay/relaytest/latency"
 )
 
 // flood notifies worker output lines until stop is closed, perMs lines a
@@ -147,7 +149,7 @@ func TestAcksDoNotStarveUnderFlood(t *testing.T) {
 	}
 	close(stop)
 	n := (<-sent).notices
-	sum := SummarizeLatency(lat)
+	sum := latency.Summarize(lat)
 	st := ts.Stats()
 	t.Logf("acks under a flood of %d notices: %+v; server stats %+v", n, sum, st)
 	// Every ack arrived, which is what starving would prevent. How fast

@@ -35,6 +35,10 @@ func keyMsg(s string) tea.KeyMsg {
 		return tea.KeyMsg{Type: tea.KeyF3}
 	case "f4":
 		return tea.KeyMsg{Type: tea.KeyF4}
+	case "f5":
+		return tea.KeyMsg{Type: tea.KeyF5}
+	case "f6":
+		return tea.KeyMsg{Type: tea.KeyF6}
 	case "ctrl+n":
 		return tea.KeyMsg{Type: tea.KeyCtrlN}
 	case "ctrl+r":

@@ -10,8 +10,10 @@ import (
 
 // The log view (F5) shows the whole output of one step's worker: the
 // steered task's latest step, or the controller's current step when no
-// task is steered. It reads the step's log under artifacts/ again after
-// every ledger update and clock tick while it is open.
+// task is steered; opened from the issues view (F6), the latest attempt
+// of the Lead's Worker of the issue shown. It reads the log again after
+// every ledger update and clock tick while it is open, so it follows a
+// Worker's output, which no ledger event announces.
 
 // logKey handles the log view's keys: opening it from anywhere, and,
 // while it is open, every key but quit, F1, F2 and the task list's,
@@ -37,9 +39,15 @@ func (m *Model) logKey(msg tea.KeyMsg) (cmd tea.Cmd, ok bool) {
 	return m.tell(m.logs, msg), true
 }
 
-// logSource is the step whose log F5 shows: the steered task's latest
-// step, else the current run's current step.
+// logSource is the log F5 shows: with the issues view open on an issue
+// addressed to a role, that issue's Worker; else the steered task's
+// latest step, else the current run's current step.
 func (m *Model) logSource() logview.Source {
+	if m.issues.Visible() {
+		if role, issue, attempts, ok := m.issues.WorkerLog(); ok {
+			return logview.Source{Role: role, Issue: issue, Attempts: attempts}
+		}
+	}
 	task, run, step := m.tasks.Current()
 	if t := m.tasks.Get(m.steer.TaskID); t != nil {
 		task, run, step = t.ID, t.Run, t.Step

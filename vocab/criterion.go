@@ -1,7 +1,5 @@
 package vocab
 
-import "github.com/daokit/daokit/i18n"
-
 // Criterion is what the acceptance of a step that ended without a review
 // checked: ACCEPTANCE_PASSED's payload "criterion", beside the English
 // text of its "criteria" list that the Python tool reads.
@@ -25,10 +23,4 @@ const CriterionCatalog = "vocab.criterion."
 // Criteria lists every acceptance criterion.
 func Criteria() []Criterion {
 	return []Criterion{CriterionExitZero, CriterionResultInLog, CriterionNoChange}
-}
-
-// Label returns c in loc's language; an unknown criterion is shown as it
-// is.
-func (c Criterion) Label(loc *i18n.Localizer) string {
-	return label(loc, CriterionCatalog, Criteria(), c)
 }

@@ -64,8 +64,3 @@ const SeverityCatalog = "vocab.severity."
 
 // Severities lists every severity, mildest first.
 func Severities() []Severity { return []Severity{SeverityInfo, SeverityWarn, SeverityError} }
-
-// Label returns s in loc's language; an unknown severity is shown as it is.
-func (s Severity) Label(loc *i18n.Localizer) string {
-	return label(loc, SeverityCatalog, Severities(), s)
-}

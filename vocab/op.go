@@ -1,7 +1,5 @@
 package vocab
 
-import "github.com/daokit/daokit/i18n"
-
 // Op is the operation of a SYSTEM event (its payload's "operation"): what
 // the controller, a hook, a Lead or a person's command did. The event
 // types stay the contract's; the operation says which of many things a
@@ -65,6 +63,13 @@ const (
 	// queue was full, or it had gone) were dropped; counted when it
 	// closed.
 	OpCallbackDropped Op = "CALLBACK_DROPPED"
+	// OpTakeoverSeen: the liveness loop read another writer's takeover of
+	// a run of this controller (the replay signal); acted says whether it
+	// stopped the run's worker on the lost step.
+	OpTakeoverSeen Op = "TAKEOVER_SEEN"
+	// OpForeignRun: the liveness loop read events of a run another writer
+	// runs, which this controller does not have: reported, not acted on.
+	OpForeignRun Op = "FOREIGN_RUN_SEEN"
 	// The ledger's own (see ledger.OpCommitDiscarded and the others): a
 	// writer that does not erase what another tool wrote says so.
 	OpCommitDiscarded         Op = "COMMIT_JOURNAL_DISCARDED"
@@ -72,6 +77,10 @@ const (
 	OpLeasesMerged            Op = "LEASES_MERGED"
 	OpForeignPipelineReplaced Op = "FOREIGN_PIPELINE_REPLACED"
 )
+
+// OpPullRequest: an accepted change was delivered as a pull request
+// (payload: url, number, created, repo, remote, branch, base_branch).
+const OpPullRequest Op = "PULL_REQUEST"
 
 // Ops lists every operation.
 func Ops() []Op {
@@ -81,11 +90,7 @@ func Ops() []Op {
 		OpHookRan, OpHookSkipped, OpOrphansKilled, OpLeadStarted, OpLeadExited, OpLeadRestartLimit,
 		OpOutboxEvent, OpIssueFiled, OpIssueChanged, OpIterationStarted, OpReviewVerdict, OpIterationFinished,
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
-		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpSessionBound,
+		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpPullRequest, OpSessionBound,
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
-		OpCallbackExited, OpCallbackDropped, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
+		OpCallbackExited, OpCallbackDropped, OpTakeoverSeen, OpForeignRun, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
 }
-
-// Label returns o in loc's language; an unknown operation is shown as it
-// is.
-func (o Op) Label(loc *i18n.Localizer) string { return label(loc, OpCatalog, Ops(), o) }

@@ -134,6 +134,18 @@ const (
 	// ReasonDiverged: the worktree's HEAD and the step's branch went
 	// separate ways; nothing was merged, the person picks.
 	ReasonDiverged Reason = "WORKTREE_DIVERGED"
+	// ReasonPRPushFailed: an accept of a change delivered as a pull
+	// request could not push the step's branch; nothing was opened, the
+	// change still waits for review.
+	ReasonPRPushFailed Reason = "PR_PUSH_FAILED"
+	// ReasonPROpenFailed: the branch was pushed, but GitHub did not open
+	// the pull request (refused, unreachable, rate limited); the change
+	// still waits for review, and the next accept finds or opens it.
+	ReasonPROpenFailed Reason = "PR_OPEN_FAILED"
+	// ReasonPRNotConfigured: an accept cannot open a pull request: no
+	// GitHub token, or no repository (pr_repo unset and the remote's URL
+	// names none).
+	ReasonPRNotConfigured Reason = "PR_NOT_CONFIGURED"
 	// ReasonSessionOtherStep and ReasonSessionOtherFolder: a recorded
 	// resume handle was not used because it belongs to another step or
 	// another folder; the worker started fresh.
@@ -198,6 +210,7 @@ var reasons = []Reason{
 	ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused,
 	ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed, ReasonRejected, ReasonMergeConflict,
 	ReasonMergeNotFF, ReasonMergeFailed, ReasonNothingToDeliver, ReasonDiverged,
+	ReasonPRPushFailed, ReasonPROpenFailed, ReasonPRNotConfigured,
 	ReasonSessionOtherStep, ReasonSessionOtherFolder,
 	JudgeReviewerApproved, JudgeChangesRequested, JudgeNoVerdict, JudgeCommandPassed, JudgeCommandFailed,
 	JudgeCommandTimedOut, JudgeAgentDone, JudgeAgentContinue, JudgeEscalated,

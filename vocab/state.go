@@ -144,8 +144,3 @@ const (
 func ControllerStates() []ControllerState {
 	return []ControllerState{ControllerStarting, ControllerReady, ControllerStopping, ControllerDiskFull}
 }
-
-// Label returns s in loc's language; an unknown state is shown as it is.
-func (s ControllerState) Label(loc *i18n.Localizer) string {
-	return label(loc, ControllerCatalog, ControllerStates(), s)
-}

@@ -64,12 +64,6 @@ func TestLabelsWordEveryValue(t *testing.T) {
 		for _, n := range Nexts() {
 			check("next", string(n), n.Label(loc))
 		}
-		for _, o := range Ops() {
-			check("op", string(o), o.Label(loc))
-		}
-		for _, c := range ControllerStates() {
-			check("controller", string(c), c.Label(loc))
-		}
 		for _, r := range Results() {
 			check("result", string(r), r.Label(loc, "x"))
 		}
@@ -81,12 +75,6 @@ func TestLabelsWordEveryValue(t *testing.T) {
 		}
 		for _, e := range EventTypes() {
 			check("event", string(e), e.Label(loc))
-		}
-		for _, s := range Severities() {
-			check("severity", string(s), s.Label(loc))
-		}
-		for _, c := range Criteria() {
-			check("criterion", string(c), c.Label(loc))
 		}
 		for _, r := range []Reason{NoOutput(30, 'S'), NoOutput(2, 'M'), NoOutput(1, 'H'), NoAction("IDLE"), InvalidLease(LeaseExpired)} {
 			if !r.Known() {
@@ -132,8 +120,8 @@ func TestUnknownValuesShowAsStored(t *testing.T) {
 	if got := Reason("SOMETHING_NEW").Label(loc); got != "SOMETHING_NEW" {
 		t.Errorf("unknown reason: %q", got)
 	}
-	if got := Op("NEW_OP").Label(loc); got != "NEW_OP" {
-		t.Errorf("unknown op: %q", got)
+	if got := RunState("newState").Label(loc); got != "newState" {
+		t.Errorf("unknown state: %q", got)
 	}
 	if got := Result("nope").Label(loc, "d"); got != "nope" {
 		t.Errorf("unknown result: %q", got)

@@ -90,6 +90,11 @@ type CommandJudge struct {
 	Dir     string
 	Env     []string // added to the process's environment
 	Timeout time.Duration
+	// BaseEnv, when not nil, replaces the controller's environment
+	// under Env: the command runs code an agent wrote (its tests), so
+	// the controller leaves out what agents must not get (the GitHub
+	// token it opens pull requests with).
+	BaseEnv []string
 }
 
 // Kind implements Judge.
@@ -113,7 +118,11 @@ func (j CommandJudge) Decide(ctx context.Context, r Round) (JudgeDecision, error
 	}
 	cmd := exec.Command(j.Argv[0], j.Argv[1:]...)
 	cmd.Dir = j.Dir
-	cmd.Env = append(os.Environ(), j.Env...)
+	base := j.BaseEnv
+	if base == nil {
+		base = os.Environ()
+	}
+	cmd.Env = append(base[:len(base):len(base)], j.Env...)
 	out := &proc.Tail{Max: judgeOutputMax}
 	// The judge dies with the controller rather than finish unrecorded.
 	cmd.SysProcAttr = judgeSysProcAttr()

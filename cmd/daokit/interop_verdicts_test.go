@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/liveness"
 )
@@ -80,7 +79,7 @@ func TestCheckVerdictsMatchPython(t *testing.T) {
 // and is never IDLE again, though its lease expires at 1200 s.
 func TestLedgerVerdictOverTime(t *testing.T) {
 	t.Parallel()
-	th := heal.DefaultCheckThresholds()
+	th := liveness.DefaultCheckThresholds()
 	for _, tc := range []struct {
 		name string
 		want []string // at 0, 600, 900, 1199, 1200, 1300, 86400 s after the lease's last beat

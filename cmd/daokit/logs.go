@@ -6,7 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/worker"
@@ -90,7 +89,7 @@ func (a *app) workerLog(root, role string, issue int64, attempt int, name string
 	dir := roster.StatusDir(env.wf)
 	what := role + " #" + strconv.FormatInt(issue, 10)
 	if attempt <= 0 {
-		atts, err := lead.Attempts(dir, role, issue)
+		atts, err := roster.Attempts(dir, role, issue)
 		if err != nil {
 			return failf("E_LOGS", err.Error())
 		}
@@ -100,7 +99,7 @@ func (a *app) workerLog(root, role string, issue int64, attempt int, name string
 		attempt = atts[len(atts)-1]
 	}
 	what += " " + a.t("cli.logs.attempt", "Attempt", attempt)
-	return a.printLog(filepath.Join(lead.AttemptDir(dir, role, issue, attempt), name), what)
+	return a.printLog(filepath.Join(roster.AttemptDir(dir, role, issue, attempt), name), what)
 }
 
 // printLog writes the bytes a log keeps (past a head cut to keep it

@@ -16,7 +16,7 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// Next actions that end a run (see controller.NextDone and friends).
+// Next actions that end a run (see vocab.NextDone and friends).
 // A step waiting for review ends the wait as well: the person acts next.
 var finalNextActions = map[vocab.Next]bool{vocab.NextDone: true, vocab.NextRetry: true, vocab.NextAwait: true, vocab.NextReview: true}
 

@@ -161,6 +161,7 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 		writeTable(w, "  ", []string{"  " + a.t("cli.status.col.step"), a.t("cli.status.col.title"), a.t("cli.status.col.state")}, rows)
 	}
 	a.printFlow(w, p)
+	a.printPullRequest(w, p)
 	a.printAgentState(w, p)
 	last := hb.LastHeartbeatAt
 	if last == "" {

@@ -47,12 +47,16 @@ type Server struct {
 	nextID   int64
 	clock    time.Time
 	pageSize int
+	branch   func(repo, branch string) (string, bool)
 }
 
 type repo struct {
 	name     string
 	issues   []*issue
 	comments []*comment
+	pulls    []*pull
+	// statuses: the combined CI status of a commit (SetStatus).
+	statuses map[string]string
 }
 
 type issue struct {
@@ -88,13 +92,18 @@ type Options struct {
 	CommentLag int
 	// PageSize caps per_page (GitHub: 100), so tests paginate small.
 	PageSize int
+	// Branch, when set, says whether repo holds branch on GitHub and at
+	// which commit (a test reads its bare remote): opening a pull
+	// request of a branch that was never pushed is refused, as GitHub
+	// refuses it. Unset: every branch exists.
+	Branch func(repo, branch string) (sha string, ok bool)
 }
 
 // New starts a stand-in serving repos (each "owner/name") to tokens.
 // Close it when done.
 func New(o Options, tokens map[string]Token, repos ...string) *Server {
 	s := &Server{Prefix: strings.TrimRight(o.Prefix, "/"), tokens: tokens, repos: map[string]*repo{}, lag: o.CommentLag,
-		nextID: 1000, clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), pageSize: o.PageSize}
+		nextID: 1000, clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), pageSize: o.PageSize, branch: o.Branch}
 	if s.pageSize <= 0 || s.pageSize > 100 {
 		s.pageSize = 100
 	}
@@ -321,6 +330,14 @@ func (s *Server) route(w http.ResponseWriter, req *http.Request, path string, bo
 		s.createIssue(w, req, r, body, tok)
 	case len(rest) == 2 && rest[0] == "issues" && rest[1] == "comments" && req.Method == http.MethodGet:
 		s.listComments(w, req, r, 0)
+	case len(rest) == 1 && rest[0] == "pulls" && req.Method == http.MethodGet:
+		s.listPulls(w, req, r)
+	case len(rest) == 1 && rest[0] == "pulls" && req.Method == http.MethodPost:
+		s.createPull(w, req, r, body, tok)
+	case len(rest) == 2 && rest[0] == "pulls":
+		s.onPull(w, req, r, rest[1])
+	case len(rest) == 3 && rest[0] == "commits" && rest[2] == "status" && req.Method == http.MethodGet:
+		s.combinedStatus(w, req, r, rest[1])
 	case len(rest) >= 2 && rest[0] == "issues":
 		n, err := strconv.ParseInt(rest[1], 10, 64)
 		if err != nil || n < 1 || int(n) > len(r.issues) {

@@ -123,6 +123,11 @@ func TestAnswersHaveGitHubsShapes(t *testing.T) {
 	if p := sameShape("repository", v, recorded(t, "get-repository", 0)); st != 200 || p != "" {
 		t.Fatal(st, p)
 	}
+	s.SetStatus("o/r", "0000000000000000000000000000000000000001", "failure")
+	st, v, _ = call(t, "GET", s.URL+"/repos/o/r/commits/0000000000000000000000000000000000000001/status", "tok", "")
+	if p := sameShape("combined status", v, recorded(t, "create-status", 3)); st != 200 || p != "" {
+		t.Fatal(st, p)
+	}
 	if st, _, _ := call(t, "GET", s.URL+"/repos/o/r", "wrong", ""); st != 401 {
 		t.Fatalf("a wrong token got %d", st)
 	}

@@ -29,8 +29,8 @@ func TestOutputLineTextFollowsTheReader(t *testing.T) {
 			en.T("controller.budget.retry_unlimited", "Spent", "$2.0000"), zh.T("controller.budget.retry_unlimited", "Spent", "$2.0000")},
 		{"unknown message", relay.OutputLine{Line: "as said", Message: "controller.from_the_future"}, "as said", "as said"},
 		{"parts", relay.OutputLine{Line: "x", Parts: []relay.OutputPart{{Type: "tool", Detail: "edit a.go", Failed: true}}},
-			transcript.Describe(en, transcript.Event{Type: transcript.EventTool, Tool: "edit", Text: "a.go", Failed: true}),
-			transcript.Describe(zh, transcript.Event{Type: transcript.EventTool, Tool: "edit", Text: "a.go", Failed: true})},
+			transcript.Part{Type: transcript.EventTool, Detail: "edit a.go", Failed: true}.Describe(en),
+			transcript.Part{Type: transcript.EventTool, Detail: "edit a.go", Failed: true}.Describe(zh)},
 	} {
 		if got := FromRelay(tc.line).Words(en); got != tc.en {
 			t.Errorf("%s en: %q, want %q", tc.name, got, tc.en)

@@ -98,11 +98,11 @@ func DefaultConfig() Config {
 }
 
 // Operation and payload keys of the controller's run-state events (see
-// controller.OpRunState); the window reads them, never writes them.
+// vocab.OpRunState); the window reads them, never writes them.
 const (
 	opRunState     = "RUN_STATE"
 	stateCancelled = "cancelled"
-	// opRunFinished ends a run (controller.OpRunFinished); the reasons
+	// opRunFinished ends a run (vocab.OpRunFinished); the reasons
 	// below say a person ended it (controller.ReasonCancelled,
 	// controller.ReasonAbandoned).
 	opRunFinished   = "RUN_FINISHED"

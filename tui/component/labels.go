@@ -1,6 +1,8 @@
 package component
 
 import (
+	"strings"
+
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/vocab"
 )
@@ -27,44 +29,24 @@ const (
 	KindCriterion = "vocab.criterion"
 )
 
-// vocabularies lists the stored values the catalogs label. Values stay on
-// screen as they are stored; the label is extra text in the person's
-// language. A value missing here (written by another tool) shows raw.
-var vocabularies = map[string][]string{
-	KindPipeline:   values(vocab.Statuses()),
-	KindHeartbeat:  values(vocab.Healths()),
-	KindLease:      values(vocab.LeaseStatuses()),
-	KindSeverity:   values(vocab.Severities()),
-	KindEvent:      values(vocab.EventTypes()),
-	KindNext:       values(vocab.Nexts()),
-	KindReason:     values(vocab.Reasons()),
-	KindStep:       values(vocab.StepStates()),
-	KindRun:        values(vocab.RunStates()),
-	KindController: values(vocab.ControllerStates()),
-	KindOperation:  values(vocab.Ops()),
-	KindCriterion:  values(vocab.Criteria()),
-	KindRelayError: {"bad_version", "malformed", "too_large", "unknown_type", "forbidden_peer",
-		"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost",
-		"unsupported"},
-}
-
-func values[T ~string](vs []T) []string {
-	out := make([]string, len(vs))
-	for i, v := range vs {
-		out[i] = string(v)
+// vocabularies lists the stored values the catalogs label: every one of
+// package vocab's vocabularies under its catalog (a kind is its catalog
+// without the final dot), so that a value vocab adds is labelled in the
+// window at once, and the relay's error codes, which are the window's
+// link's, not the ledger's. Values stay on screen as they are stored; the
+// label is extra text in the person's language. A value missing here
+// (written by another tool) shows raw.
+var vocabularies = func() map[string][]string {
+	m := map[string][]string{
+		KindRelayError: {"bad_version", "malformed", "too_large", "unknown_type", "forbidden_peer",
+			"forbidden_action", "bad_request", "internal", "unavailable", "wrong_root", "closed", "timeout", "lost",
+			"unsupported"},
 	}
-	return out
-}
-
-// Vocabularies returns every labelled kind with its values, for tests
-// that check the catalogs.
-func Vocabularies() map[string][]string {
-	out := make(map[string][]string, len(vocabularies))
-	for k, v := range vocabularies {
-		out[k] = append([]string(nil), v...)
+	for _, k := range vocab.Kinds() {
+		m[strings.TrimSuffix(k.Catalog, ".")] = k.Values
 	}
-	return out
-}
+	return m
+}()
 
 // Labels renders stored values in the person's language. Every label of
 // the vocabularies is rendered once, when the language is chosen, so that

@@ -27,6 +27,11 @@ type LogMsg struct {
 	Data  []byte
 	Reset bool
 	Err   error
+	// Worker is the attempts folder of a Lead's Worker whose latest
+	// attempt was read (LoadWorkerLog), Attempt that attempt; "" and 0
+	// for a step's log.
+	Worker  string
+	Attempt int
 }
 
 // LoadLog reads path from offset on (at most LogTail bytes, the newest),

@@ -30,6 +30,7 @@ func (m *Model) edited(data []byte) {
 	capLists(c)
 	f := c.Facts()
 	m.cur = c
+	m.cut = m.policy.now()
 	m.constraints = []string{}
 	m.addConstraints(f.Constraints)
 	m.missing = f.Missing()

@@ -83,6 +83,7 @@ func (m *Model) RemoveConstraint(ctx context.Context, n int) (string, bool, tea.
 	}
 	gone := m.constraints[n-1]
 	m.constraints = slices.Delete(slices.Clone(m.constraints), n-1, n)
+	m.cut = m.policy.now()
 	m.setFacts(compact.Facts{})
 	return gone, true, m.maybeCompact(ctx)
 }
@@ -170,9 +171,9 @@ func sameFacts(a, b compact.Facts) bool {
 
 // instructionEvent takes the constraints and the text of an instruction
 // the controller recorded (sent from this window, `daokit send` or any
-// other client) unless the keep set was stamped after it: a constraint
-// removed since must not come back when the window reads the ledger
-// again.
+// other client) unless the constraints were set whole after it (see
+// Model.cut): a constraint removed since must not come back when the
+// window reads the ledger again.
 func (m *Model) instructionEvent(e *ledger.Event) {
 	if e.EventType != ledger.EventSystem || e.Payload.String("operation") != string(vocab.OpInstruction) {
 		return
@@ -186,10 +187,8 @@ func (m *Model) instructionEvent(e *ledger.Event) {
 		m.early = append(m.early, *e)
 		return
 	}
-	if at, err := ledger.ParseTime(e.Timestamp); err == nil {
-		if stamped, err := ledger.ParseTime(m.cur.UpdatedAt()); err == nil && !at.After(stamped) {
-			return
-		}
+	if at, err := ledger.ParseTime(e.Timestamp); err == nil && !m.cut.IsZero() && !at.After(m.cut) {
+		return
 	}
 	text := e.Payload.String("text")
 	m.addConstraints(ConstraintLines(text))

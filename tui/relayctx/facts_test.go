@@ -109,6 +109,26 @@ func TestLedgerInstructionsBringConstraints(t *testing.T) {
 	}
 }
 
+// The run an instruction starts can reach the window before the
+// instruction's own event: the keep set is stamped with the new goal
+// and route first. The instruction's constraints still count: only a
+// removal (or the file read, a hand edit) sets the line they must be
+// after. (CI once saw the goal of "send --constraint" and not its
+// constraint.)
+func TestAnInstructionSeenAfterItsRunStillBringsItsConstraints(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	m, c := newAt(t, nil)
+	c.t = c.t.Add(time.Minute)
+	sent := instructionEvent(c.t, "hang once more\nConstraint: no new dependencies")
+	c.t = c.t.Add(time.Second)
+	drain(m, m.Ledger(ctx, pipelineUpdate(ledger.StatusExecute, ledger.Route{TaskID: "T2", RunID: "R2"})))
+	drain(m, m.Ledger(ctx, live.LedgerUpdate{Events: []ledger.Event{sent}}))
+	if got := m.Constraints(); !slices.Equal(got, []string{"no new dependencies"}) {
+		t.Fatalf("constraints %q, want the instruction's", got)
+	}
+}
+
 // The keep set follows the ledger at once: BLOCKED is saved while the run
 // is blocked, without waiting for a compaction; a snapshot that changes
 // nothing does not rewrite the file.

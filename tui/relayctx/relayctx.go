@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
 
@@ -85,6 +86,12 @@ type Model struct {
 	saved       []byte         // what the file holds, as last read or written
 	writes      int            // times the file was written
 	early       []ledger.Event // instruction events that arrived before the file was read
+	// cut is when the constraints were last set whole (the saved file
+	// read, a hand edit, a removal): an instruction recorded before it
+	// is in them already or was taken out, and must not add again. Not
+	// the keep set's stamp, which moves with every route and blocker: a
+	// run's pipeline can be seen before its instruction's event.
+	cut time.Time
 }
 
 // New returns an empty context kept in store (nil: memory only).
@@ -237,6 +244,7 @@ func (m *Model) loadedMsg(ctx context.Context, msg LoadedMsg) tea.Cmd {
 	// saved constraints come first.
 	pending := m.cur
 	m.cur = saved
+	m.cut, _ = ledger.ParseTime(saved.UpdatedAt())
 	for _, l := range compact.Lists() {
 		for _, e := range pending.Entries(l) {
 			_ = m.cur.Append(l, e)

@@ -16,15 +16,6 @@ func EventLabel(loc *i18n.Localizer, t EventType) string {
 	return loc.T("worker.event." + string(t))
 }
 
-// StopLabel names why daokit stopped a worker, or "" when it did not.
-func StopLabel(loc *i18n.Localizer, c StopCause) string {
-	switch c {
-	case StopCancelled, StopTimeout, StopHung, StopLeaseLost, StopAgentFailed:
-		return loc.T("worker.stop." + string(c))
-	}
-	return string(c)
-}
-
 // StreamLabel names an output stream.
 func StreamLabel(loc *i18n.Localizer, s Stream) string {
 	if s != Stdout && s != Stderr {
@@ -138,20 +129,8 @@ func DescribeParts(loc *i18n.Localizer, parts []Part) string {
 	return strings.Join(words, " · ")
 }
 
-// Describe renders what a worker said as one line for a person: the text
-// of progress and messages as they are, other events labelled ("tool ·
-// edit main.go"). It returns "" for events with nothing to show
-// (heartbeats), so that callers can skip them.
-func Describe(loc *i18n.Localizer, ev Event) string {
-	p, ok := PartOf(ev)
-	if !ok {
-		return ""
-	}
-	return p.Describe(loc)
-}
-
 // DescribeRecord renders a record for a person: its events when the line
-// was structured (see Describe), else its text. A record of heartbeats
+// was structured (see Part.Describe), else its text. A record of heartbeats
 // only renders as "".
 func DescribeRecord(loc *i18n.Localizer, r Record) string {
 	if len(r.Events) == 0 {

@@ -18,11 +18,6 @@ func TestLabelsInEveryLanguage(t *testing.T) {
 				t.Errorf("%s: event %s has no label (%q)", lang, et, got)
 			}
 		}
-		for _, c := range []StopCause{StopCancelled, StopTimeout, StopHung, StopLeaseLost} {
-			if got := StopLabel(loc, c); got == "" || strings.HasPrefix(got, "worker.") {
-				t.Errorf("%s: stop cause %s has no label (%q)", lang, c, got)
-			}
-		}
 		for _, s := range []Stream{Stdout, Stderr} {
 			if got := StreamLabel(loc, s); got == "" || strings.HasPrefix(got, "worker.") {
 				t.Errorf("%s: stream %s has no label (%q)", lang, s, got)
@@ -34,7 +29,7 @@ func TestLabelsInEveryLanguage(t *testing.T) {
 		}
 	}
 	en := i18n.MustNew(i18n.English)
-	if EventLabel(en, "telepathy") != "telepathy" || StopLabel(en, StopNone) != "" {
+	if EventLabel(en, "telepathy") != "telepathy" {
 		t.Error("unknown values must show as they are")
 	}
 	if got := Notes(en, Record{Status: StatusUnknown}); len(got) != 1 || got[0] != "unknown worker message" {
@@ -58,7 +53,7 @@ func TestDescribe(t *testing.T) {
 		{Event{Type: EventError, Text: "rate limited"}, "error · rate limited"},
 	}
 	for _, tt := range tests {
-		if got := Describe(en, tt.ev); got != tt.want {
+		if got := wordEvent(en, tt.ev); got != tt.want {
 			t.Errorf("Describe(%+v) = %q, want %q", tt.ev, got, tt.want)
 		}
 	}
@@ -69,7 +64,19 @@ func TestDescribe(t *testing.T) {
 		t.Errorf("plain record renders %q", got)
 	}
 	zh := i18n.MustNew(i18n.Chinese)
-	if got := Describe(zh, Event{Type: EventResult, Text: "x", Failed: true}); !strings.Contains(got, "失败") {
+	if got := wordEvent(zh, Event{Type: EventResult, Text: "x", Failed: true}); !strings.Contains(got, "失败") {
 		t.Errorf("Chinese: %q", got)
 	}
+}
+
+// wordEvent renders what a worker said as one line for a person: the text
+// of progress and messages as they are, other events labelled ("tool ·
+// edit main.go"). It returns "" for events with nothing to show
+// (heartbeats), so that callers can skip them.
+func wordEvent(loc *i18n.Localizer, ev Event) string {
+	p, ok := PartOf(ev)
+	if !ok {
+		return ""
+	}
+	return p.Describe(loc)
 }

@@ -140,20 +140,17 @@ func TestDescribeOutcomes(t *testing.T) {
 	t.Parallel()
 	for _, lang := range i18n.Supported() {
 		loc := i18n.MustNew(lang)
-		retry := Describe(loc, Event{Type: EventRetry, Retry: &Retry{Status: 401, Error: "authentication_failed", Attempt: 2, Max: 10}})
+		retry := wordEvent(loc, Event{Type: EventRetry, Retry: &Retry{Status: 401, Error: "authentication_failed", Attempt: 2, Max: 10}})
 		if !strings.Contains(retry, "401 authentication_failed, 2/10") || strings.HasPrefix(retry, "worker.") {
 			t.Errorf("%s: retry shown as %q", lang, retry)
 		}
-		deny := Describe(loc, Event{Type: EventDenied, Tool: "Edit", Text: "main.go"})
+		deny := wordEvent(loc, Event{Type: EventDenied, Tool: "Edit", Text: "main.go"})
 		if !strings.HasSuffix(deny, " · Edit main.go") || strings.HasPrefix(deny, "worker.") {
 			t.Errorf("%s: denial shown as %q", lang, deny)
 		}
-		if got := StopLabel(loc, StopAgentFailed); got == "" || strings.HasPrefix(got, "worker.") {
-			t.Errorf("%s: stop cause %s has no label", lang, StopAgentFailed)
-		}
 	}
 	en := i18n.MustNew(i18n.English)
-	if got := Describe(en, Event{Type: EventRetry, Retry: &Retry{Status: 401, Error: "authentication_failed", Attempt: 1, Max: 10}}); got != "retrying (401 authentication_failed, 1/10)" {
+	if got := wordEvent(en, Event{Type: EventRetry, Retry: &Retry{Status: 401, Error: "authentication_failed", Attempt: 1, Max: 10}}); got != "retrying (401 authentication_failed, 1/10)" {
 		t.Errorf("retry in English: %q", got)
 	}
 }

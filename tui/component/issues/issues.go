@@ -21,20 +21,24 @@ import (
 	"github.com/daokit/daokit/tui/live"
 )
 
-// Thread is one issue with its comments, oldest first.
+// Thread is one issue with its comments, oldest first, and its Worker
+// (nil: none ran or runs).
 type Thread struct {
 	Issue    outbox.Issue
 	Comments []outbox.Comment
+	Worker   *Worker
 }
 
 // LoadedMsg carries what a read found: the issues (Has: the root has a
-// team at all) and, when an issue was open, its Thread.
+// team at all), the folder the Leads publish in (roster.StatusDir) and,
+// when an issue was open, its Thread.
 type LoadedMsg struct {
-	Has    bool
-	Issues []roster.IssueView
-	Open   int64
-	Thread *Thread
-	Err    error
+	Has       bool
+	Issues    []roster.IssueView
+	StatusDir string
+	Open      int64
+	Thread    *Thread
+	Err       error
 }
 
 // Model is the issues view.
@@ -47,10 +51,11 @@ type Model struct {
 	visible bool
 	loading bool
 
-	has    bool
-	issues []roster.IssueView
-	err    error
-	cursor int // index into issues
+	has       bool
+	issues    []roster.IssueView
+	statusDir string
+	err       error
+	cursor    int // index into issues
 
 	open   int64 // the issue whose thread is shown; 0: the list
 	thread *Thread
@@ -111,7 +116,27 @@ func (m *Model) load() tea.Cmd {
 		return nil
 	}
 	m.loading = true
-	return Load(m.life, m.root, m.open)
+	var mark *Mark
+	if m.thread != nil && m.thread.Worker != nil {
+		mark = &m.thread.Worker.Mark
+	}
+	return Load(m.life, m.root, m.open, mark)
+}
+
+// WorkerLog is the Lead's Worker of the issue a log opened from the view
+// is about (Target): its role, number and attempts folder (ok false: no
+// issue, or one addressed to no role).
+func (m *Model) WorkerLog() (role string, issue int64, attempts string, ok bool) {
+	id := m.Target()
+	if id == 0 || m.statusDir == "" {
+		return "", 0, "", false
+	}
+	for _, v := range m.issues {
+		if v.ID == id && v.Role != "" {
+			return v.Role, id, roster.IssueAttemptsDir(m.statusDir, v.Role, id), true
+		}
+	}
+	return "", 0, "", false
 }
 
 // Update implements tea.Model.
@@ -150,7 +175,7 @@ func (m *Model) take(msg LoadedMsg) bool {
 	if msg.Err != nil {
 		return true
 	}
-	m.has = msg.Has
+	m.has, m.statusDir = msg.Has, msg.StatusDir
 	var at int64
 	if m.cursor < len(m.issues) {
 		at = m.issues[m.cursor].ID
@@ -165,6 +190,12 @@ func (m *Model) take(msg LoadedMsg) bool {
 	}
 	if msg.Open != m.open {
 		return false
+	}
+	if w := msg.Thread.worker(); w != nil && !w.Diffed {
+		// The Worker did nothing since the change shown was read.
+		if old := m.thread.worker(); old != nil {
+			w.Files, w.DiffErr, w.Mark = old.Files, old.DiffErr, old.Mark
+		}
 	}
 	m.thread = msg.Thread
 	return true
@@ -214,10 +245,20 @@ func (m *Model) Refresh() tea.Cmd {
 	return m.load()
 }
 
+// worker is t's Worker; nil for no thread.
+func (t *Thread) worker() *Worker {
+	if t == nil {
+		return nil
+	}
+	return t.Worker
+}
+
 // Load reads root's team: its issues by role and state, what blocks the
 // blocked ones (the Leads' status files, else their comments), and the
-// thread of issue open (0: none). The outbox is opened read-only.
-func Load(ctx context.Context, root string, open int64) tea.Cmd {
+// thread of issue open (0: none) with its Worker's output and change
+// (the change read again only when the Worker moved past mark; nil: read
+// it). The outbox is opened read-only.
+func Load(ctx context.Context, root string, open int64, mark *Mark) tea.Cmd {
 	return func() tea.Msg {
 		cfg, err := config.Load(root)
 		if err != nil || (!team.Exists(cfg.Team.OutboxDir(root)) && cfg.Team.OutboxRoot == "") {
@@ -240,7 +281,7 @@ func Load(ctx context.Context, root string, open int64) tea.Cmd {
 		if err != nil {
 			return LoadedMsg{Has: true, Open: open, Err: err}
 		}
-		msg := LoadedMsg{Has: true, Issues: list, Open: open}
+		msg := LoadedMsg{Has: true, Issues: list, StatusDir: roster.StatusDir(wf), Open: open}
 		if open != 0 {
 			is, err := ob.Issue(ctx, open)
 			if err != nil {
@@ -251,6 +292,17 @@ func Load(ctx context.Context, root string, open int64) tea.Cmd {
 				return LoadedMsg{Has: true, Issues: list, Open: open, Err: err}
 			}
 			msg.Thread = &Thread{Issue: is, Comments: cs}
+			role := ""
+			for _, v := range list {
+				if v.ID == open {
+					role = v.Role
+				}
+			}
+			prev := Mark{Attempt: -1}
+			if mark != nil {
+				prev = *mark
+			}
+			msg.Thread.Worker = readWorker(ctx, wf, views, role, open, prev)
 		}
 		return msg
 	}
@@ -262,14 +314,14 @@ func (m *Model) ShortHelp() []key.Binding {
 		return nil
 	}
 	if m.open != 0 {
-		return []key.Binding{m.keys.Back, m.keys.Up, m.keys.Down}
+		return []key.Binding{m.keys.Back, m.keys.Log, m.keys.Up, m.keys.Down}
 	}
-	return []key.Binding{m.keys.Read, m.keys.Back}
+	return []key.Binding{m.keys.Read, m.keys.Log, m.keys.Back}
 }
 
 // FullHelp implements help.KeyMap: every key of the view (the window
 // gives it exactly these, see keyroute.go).
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
-	return [][]key.Binding{{k.Open, k.Up, k.Down, k.PageUp, k.PageDown, k.Read, k.Back}}
+	return [][]key.Binding{{k.Open, k.Up, k.Down, k.PageUp, k.PageDown, k.Read, k.Log, k.Back}}
 }

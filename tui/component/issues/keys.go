@@ -21,7 +21,11 @@ type KeyMap struct {
 	PageUp   key.Binding
 	PageDown key.Binding
 	Read     key.Binding // read the thread of the issue under the cursor
-	Back     key.Binding // back to the list, or close the view
+	// Log opens the log view on the Worker of the issue shown (the log
+	// view's own key, handled by the window, listed here where it does
+	// something else).
+	Log  key.Binding
+	Back key.Binding // back to the list, or close the view
 }
 
 // DefaultKeyMap returns the bindings with help in loc's language.
@@ -36,6 +40,7 @@ func DefaultKeyMap(loc *i18n.Localizer) KeyMap {
 		PageUp:   b("pgup", "tui.issues.key.page_up", "pgup"),
 		PageDown: b("pgdn", "tui.issues.key.page_down", "pgdown"),
 		Read:     b("enter", "tui.issues.key.read", "enter"),
+		Log:      b("f5", "tui.issues.key.log", "f5"),
 		Back:     b("esc", "tui.issues.key.back", "esc"),
 	}
 }

@@ -170,6 +170,9 @@ func (m *Model) threadLines() []string {
 	for _, c := range m.thread.Comments {
 		entry(c.Author, env.Clock(c.Created), c.Body)
 	}
+	// The Worker comes last: its output is what changes most, and a
+	// thread follows its end.
+	body = append(body, m.workerLines(m.thread.Worker, w)...)
 	room := max(m.Height-2, 0)
 	// A thread opens on its end (the newest comment, which is what
 	// changed) and stays there as comments arrive, until scrolled up.

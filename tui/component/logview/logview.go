@@ -1,8 +1,9 @@
 // Package logview is the log view of a step (like k9s' logs): the whole
 // of what the step's worker printed, read from the step's stdout.log or
-// stderr.log under artifacts/, with scrolling, search and follow. The
-// file is read by live.LoadLog in a command, from where the last read
-// ended; the view keeps the newest MaxLines lines.
+// stderr.log under artifacts/, or what a Lead's Worker printed in its
+// latest attempt, with scrolling, search and follow. The file is read by
+// live.LoadLog (LoadWorkerLog) in a command, from where the last
+// read ended; the view keeps the newest MaxLines lines.
 package logview
 
 import (
@@ -20,10 +21,30 @@ import (
 const MaxLines = 20000
 
 // Source is the step whose log the view shows, and the folder its
-// worker's logs are in.
+// worker's logs are in; or a Lead's Worker: its Role and Issue, and
+// Attempts, the folder of its attempts (roster.IssueAttemptsDir), of
+// which the view follows the latest (Dir is then that attempt's folder,
+// found by the reads).
 type Source struct {
 	Task, Run, Step string
 	Dir             string
+
+	Role     string
+	Issue    int64
+	Attempts string
+	Attempt  int
+}
+
+// Worker reports whether s is a Lead's Worker.
+func (s Source) Worker() bool { return s.Attempts != "" }
+
+// same reports whether s and o are the same log: a Worker's is the same
+// whichever attempt was found last.
+func (s Source) same(o Source) bool {
+	if s.Worker() || o.Worker() {
+		return s.Attempts == o.Attempts && s.Role == o.Role && s.Issue == o.Issue
+	}
+	return s == o
 }
 
 // Model is the log view.
@@ -80,7 +101,7 @@ func (m *Model) Source() Source { return m.src }
 // command that reads it. The same source keeps what was read.
 func (m *Model) Open(src Source) tea.Cmd {
 	m.visible, m.searching = true, false
-	if src != m.src {
+	if !src.same(m.src) {
 		m.src = src
 		m.restart()
 	}
@@ -109,21 +130,32 @@ func (m *Model) restart() {
 	m.top, m.follow, m.hits, m.match = 0, true, nil, -1
 }
 
+// name is the log file's name: the stream shown.
+func (m *Model) name() string {
+	if m.stderr {
+		return "stderr.log"
+	}
+	return "stdout.log"
+}
+
 // path is the log file shown.
 func (m *Model) path() string {
 	if m.src.Dir == "" {
 		return ""
 	}
-	name := "stdout.log"
-	if m.stderr {
-		name = "stderr.log"
-	}
-	return filepath.Join(m.src.Dir, name)
+	return filepath.Join(m.src.Dir, m.name())
 }
 
 func (m *Model) load() tea.Cmd {
+	if m.loading {
+		return nil
+	}
+	if m.src.Worker() {
+		m.loading = true
+		return LoadWorkerLog(m.src.Attempts, m.name(), m.path(), m.offset)
+	}
 	p := m.path()
-	if m.loading || p == "" {
+	if p == "" {
 		return nil
 	}
 	m.loading = true
@@ -154,10 +186,38 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // not follow on from what the view has. It reports whether the view
 // changed.
 func (m *Model) take(msg live.LogMsg) bool {
-	if msg.Path != m.path() {
+	if m.src.Worker() {
+		return m.takeWorker(msg)
+	}
+	if msg.Worker != "" || msg.Path != m.path() {
 		return false
 	}
 	m.loading = false
+	return m.takeData(msg)
+}
+
+// takeWorker keeps what a read of a Worker's latest attempt brought: a
+// new attempt starts the view over on its log.
+func (m *Model) takeWorker(msg live.LogMsg) bool {
+	if msg.Worker != m.src.Attempts || (msg.Path != "" && filepath.Base(msg.Path) != m.name()) {
+		return false
+	}
+	m.loading = false
+	if msg.Path != m.path() {
+		if !msg.Reset {
+			return false
+		}
+		m.src.Dir, m.src.Attempt = "", msg.Attempt
+		if msg.Path != "" {
+			m.src.Dir = filepath.Dir(msg.Path)
+		}
+		m.hits, m.match = nil, -1
+	}
+	return m.takeData(msg)
+}
+
+// takeData adds what a read of the log shown brought.
+func (m *Model) takeData(msg live.LogMsg) bool {
 	if !msg.Reset && msg.From != m.offset {
 		return false
 	}

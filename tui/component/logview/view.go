@@ -29,6 +29,10 @@ func (m *Model) render() string {
 		stream = "stderr"
 	}
 	title := env.T("tui.log.title", "Task", env.Clean(m.src.Task), "Step", env.Clean(m.src.Step), "Stream", stream)
+	if m.src.Worker() {
+		title = env.T("tui.log.title_worker", "Role", env.Clean(m.src.Role), "Issue", "#"+strconv.FormatInt(m.src.Issue, 10),
+			"Attempt", strconv.Itoa(m.src.Attempt), "Stream", stream)
+	}
 	state := env.T("tui.log.paused")
 	if m.follow {
 		state = env.T("tui.log.following")
@@ -36,6 +40,8 @@ func (m *Model) render() string {
 	info := env.T("tui.log.info", "N", strconv.Itoa(len(lines)), "State", state)
 	body := make([]string, 0, rows+1)
 	switch {
+	case m.src.Worker() && m.src.Dir == "":
+		body = append(body, " "+env.Styles.Muted.Render(env.T("tui.log.no_attempt")))
 	case m.src.Dir == "":
 		body = append(body, " "+env.Styles.Muted.Render(env.T("tui.log.no_step")))
 	case len(lines) == 0:

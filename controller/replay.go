@@ -1,0 +1,234 @@
+package controller
+
+import (
+	"encoding/json"
+	"slices"
+	"sync"
+
+	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
+	"github.com/daokit/daokit/worker"
+	"github.com/daokit/daokit/worker/transcript"
+)
+
+// The replay signal (seed 000, Detect: "event replay signal"): on every
+// pass the liveness loop reads the events appended to events.jsonl since
+// its last look, and picks out those another writer appended (the Python
+// tool, a `daokit takeover` run without this controller). Two of them it
+// reacts to: a takeover of a step one of its runs is running (the run
+// stops acting on it: see takeoverSeen), and a run it does not have (a
+// foreign run: reported once, not acted on). Everything else is history
+// the next start replays.
+const (
+	// OpTakeoverSeen records that another writer took over a run of this
+	// controller, and what the controller did about it.
+	OpTakeoverSeen = string(vocab.OpTakeoverSeen)
+	// OpForeignRun records a run another writer started or wrote to,
+	// which this controller does not have. Reported once per run.
+	OpForeignRun = string(vocab.OpForeignRun)
+)
+
+// replaySignal is the loop's reader of events.jsonl. Only the loop's
+// goroutine calls read; own is shared with the journal.
+type replaySignal struct {
+	follower *ledger.Follower
+	// own are the ids of the events this controller's journal queued and
+	// the reader has not met yet: an event met here is someone else's.
+	own ownEvents
+	// foreign are the runs already reported foreign (task and run).
+	foreign map[[2]string]bool
+	// lastErr is the last read error logged, so that a broken file is
+	// logged once, not on every pass.
+	lastErr string
+}
+
+// replayReadsPerPass bounds the follower reads of one pass (each at most
+// a few MiB): a long backlog is caught up over a few passes rather than
+// stalling the checks.
+const replayReadsPerPass = 8
+
+// ownCap bounds the ids kept for the reader. The reader forgets each as
+// it meets it, so only a reader failing for long gets near; it then
+// starts over (and may report its own events of that stretch as foreign:
+// reports only).
+const ownCap = 1 << 17
+
+func newReplaySignal(events string, from int64) *replaySignal {
+	return &replaySignal{follower: ledger.NewFollower(events, from), foreign: map[[2]string]bool{}}
+}
+
+// ownEvents is the set of event ids this controller wrote.
+type ownEvents struct {
+	mu  sync.Mutex
+	ids map[string]struct{}
+}
+
+// add remembers events as this controller's. Called by the journal as it
+// queues them, before they can be in the file.
+func (o *ownEvents) add(events []ledger.Event) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.ids == nil || len(o.ids)+len(events) > ownCap {
+		o.ids = make(map[string]struct{}, len(events))
+	}
+	for _, e := range events {
+		o.ids[e.EventID] = struct{}{}
+	}
+}
+
+// take reports whether id is this controller's, and forgets it.
+func (o *ownEvents) take(id string) bool {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	_, ok := o.ids[id]
+	delete(o.ids, id)
+	return ok
+}
+
+// read returns the events other writers appended since the last read.
+// When nothing was appended it costs two stats. When the file was
+// replaced or truncated under it (Batch.Reset), the lines the new file
+// held then are dropped, and what is appended after them is read.
+func (s *replaySignal) read(log func(msg string, args ...any)) []ledger.Event {
+	if s == nil {
+		return nil // a controller not opened by open (tests)
+	}
+	var out []ledger.Event
+	for range replayReadsPerPass {
+		b, err := s.follower.Next()
+		if err != nil {
+			if msg := err.Error(); msg != s.lastErr {
+				s.lastErr = msg
+				log("read events for the replay signal", "err", err)
+			}
+			return out
+		}
+		s.lastErr = ""
+		if b.Reset {
+			// What the new file holds is history, not news (the next
+			// start replays it); what the old one had left was read
+			// before (Follower drains it first) and stays.
+			log("events.jsonl was replaced; the replay signal reads on from its new content", "offset", b.Offset)
+			b.Events = nil
+		}
+		for _, e := range b.Events {
+			if !s.own.take(e.EventID) {
+				out = append(out, e)
+			}
+		}
+		if !b.More {
+			break
+		}
+	}
+	return out
+}
+
+// ledgerOps are the SYSTEM operations the ledger itself records when one
+// writer meets another's document: they name a run, but start none.
+var ledgerOps = []string{ledger.OpCommitDiscarded, ledger.OpWriteConflict, ledger.OpLeasesMerged, ledger.OpForeignPipelineReplaced}
+
+// reactLocked handles what other writers appended: a takeover of a step
+// a run of this controller is running detaches the run's leases (they
+// are the successor's now: renewing them would contest the takeover) and
+// is posted to the run, which stops its worker (see takeoverSeen); any
+// other takeover of a run it has is recorded, as is once each run it
+// does not have. It returns the events to record. Called with c.mu held,
+// before the pass renews leases.
+func (c *Controller) reactLocked(foreign []ledger.Event) (events []ledger.Event) {
+	for _, e := range foreign {
+		r := c.runOfLocked(e.TaskID, e.RunID)
+		switch {
+		case e.EventType == ledger.EventLeaseTakeover && r != nil:
+			if ev, ok := c.takeoverLocked(r, e); ok {
+				events = append(events, ev)
+			}
+		case r != nil, e.TaskID == globalID, e.TaskID == standingTask:
+		case e.EventType == ledger.EventSystem && slices.Contains(ledgerOps, e.Payload.String("operation")):
+		case !c.replay.foreign[[2]string{e.TaskID, e.RunID}]:
+			c.replay.foreign[[2]string{e.TaskID, e.RunID}] = true
+			c.log.Warn("another writer runs a run this controller does not have; reported, not acted on",
+				"task_id", e.TaskID, "run_id", e.RunID, "event_type", e.EventType, "event_id", e.EventID)
+			events = append(events, c.events.system(globalID, globalID, "", ledger.SeverityWarn, OpForeignRun,
+				"foreign_task_id", e.TaskID, "foreign_run_id", e.RunID, "event_id", e.EventID, "event_type", e.EventType,
+				"step_id", e.StepID, "acted", false))
+		}
+	}
+	return events
+}
+
+// runOfLocked is this controller's run of task and run, or nil.
+func (c *Controller) runOfLocked(taskID, runID string) *run {
+	for _, r := range c.order {
+		if r.pipeline.TaskID == taskID && r.pipeline.RunID == runID {
+			return r
+		}
+	}
+	return nil
+}
+
+// takeoverLocked reacts to another writer's LEASE_TAKEOVER e of r. When
+// the takeover names the step r's worker is on (adopted, or failed as
+// expired), the step is lost: r's leases on it are dropped from the
+// renewals and the run hears it (obsTakenOver). Otherwise (r waits, or
+// the takeover took nothing of it) it is only recorded.
+func (c *Controller) takeoverLocked(r *run, e ledger.Event) (ledger.Event, bool) {
+	step := r.pipeline.CurrentStep
+	named := slices.Contains(payloadStrings(e.Payload, "adopted_step_ids"), step) || slices.Contains(payloadStrings(e.Payload, "failed_step_ids"), step)
+	seen := takeoverNews{eventID: e.EventID, at: e.Payload.String("takeover_at"), step: step,
+		thread: e.Payload.String("successor_thread_id"), pid: payloadInt(e.Payload, "successor_pid"), generation: payloadInt(e.Payload, "generation")}
+	if named && r.proc != nil && !r.proc.Exited() {
+		r.lease, r.ctlLease = nil, nil
+		c.log.Warn("another writer took over the step this controller runs; stopping its worker",
+			"task_id", r.pipeline.TaskID, "run_id", r.pipeline.RunID, "step", step, "event_id", e.EventID)
+		r.post(observation{kind: obsTakenOver, proc: r.proc, takeover: seen})
+		return ledger.Event{}, false // the run records it (see takeoverSeen)
+	}
+	c.log.Warn("another writer took over a run of this controller; it runs no worker on that step",
+		"task_id", r.pipeline.TaskID, "run_id", r.pipeline.RunID, "step", step, "event_id", e.EventID)
+	return c.takeoverEvent(r.pipeline.TaskID, r.pipeline.RunID, seen, false), true
+}
+
+// takeoverNews is another writer's takeover of a run's step.
+type takeoverNews struct {
+	eventID, at, step, thread string
+	pid, generation           int
+}
+
+// takeoverEvent is TAKEOVER_SEEN: whose takeover, of which step, and
+// whether the controller stopped a worker for it (acted).
+func (c *Controller) takeoverEvent(taskID, runID string, n takeoverNews, acted bool) ledger.Event {
+	return c.events.system(taskID, runID, n.step, ledger.SeverityWarn, OpTakeoverSeen,
+		"reason_code", ReasonLeaseLost, "takeover_event_id", n.eventID, "takeover_at", n.at,
+		"successor_thread_id", n.thread, "successor_pid", n.pid, "generation", n.generation, "acted", acted)
+}
+
+// payloadStrings reads a list of strings from o (nil when absent or not
+// one: another writer's payload is read, not trusted).
+func payloadStrings(o ledger.Object, key string) []string {
+	var out []string
+	if raw, ok := o.Get(key); ok && json.Unmarshal(raw, &out) != nil {
+		return nil
+	}
+	return out
+}
+
+// takeoverSeen is the run's handling of another writer's takeover of the
+// step its worker proc is on: recorded (TAKEOVER_SEEN, LEASE_LOST), then
+// the worker is stopped as having lost its lease, so that its end is
+// classified LEASE_LOST, a failure the restart policy leaves alone: the
+// run does not start the step again. Run goroutine only.
+func (c *Controller) takeoverSeen(r *run, proc *worker.Process, o observation) {
+	if o.proc != proc {
+		return // about an earlier attempt
+	}
+	c.recordTakeover(r, o.takeover, true)
+	proc.Stop(transcript.StopLeaseLost)
+}
+
+// recordTakeover records TAKEOVER_SEEN under r's task and run.
+func (c *Controller) recordTakeover(r *run, n takeoverNews, acted bool) {
+	c.mu.Lock()
+	taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
+	c.mu.Unlock()
+	c.record(c.takeoverEvent(taskID, runID, n, acted))
+}
