@@ -89,11 +89,14 @@ var allowed = map[string][]string{
 	"e2e":        {},
 	"docs":       {},
 	"examples":   {},
-	// Test helpers: importable by any package's tests, importing nothing of ours.
+	// Test helpers: importable by any package's tests, importing nothing of ours
+	// but the stand-ins' shared fakerest.
 	"internal/ptytest":                 {},
 	"internal/gittest":                 {},
 	"internal/fakemodel":               {},
-	"internal/fakegithub":              {},
+	"internal/fakegithub":              {"internal/fakerest"},
+	"internal/fakegitlab":              {"internal/fakerest"},
+	"internal/fakerest":                {},
 	"internal/fakemodel/cmd/fakemodel": {"internal/fakemodel"},
 	// The one process runtime: every child daokit starts goes through it.
 	"internal/proc": {},

@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"errors"
+	"os"
 	"strconv"
 	"strings"
 
@@ -66,7 +67,7 @@ func (c *Controller) changeIssue(req relay.Request, ctl relay.Control) (relay.Ac
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeNoTeam, Detail: err.Error()}
 	}
-	ob, err := pick.Open(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
+	ob, err := pick.Open(context.Background(), wf, pick.Token(wf, os.Getenv), outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

@@ -505,7 +505,7 @@ func (c *Controller) fileIssue(req relay.Request, ctl relay.Control) (relay.Ack,
 	if _, ok := wf.Roles[role]; !ok || title == "" {
 		return relay.Ack{}, &relay.Error{Code: codeBadIssue, Detail: strings.Join(wf.Names, ", ")}
 	}
-	ob, err := pick.Open(context.Background(), wf, outbox.TokenFromEnv(), outbox.Options{})
+	ob, err := pick.Open(context.Background(), wf, pick.Token(wf, os.Getenv), outbox.Options{})
 	if err != nil {
 		return relay.Ack{}, &relay.Error{Code: codeOutbox, Detail: err.Error()}
 	}

@@ -100,7 +100,7 @@ func runLeadProcess(dir, role string) int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
-	ob, err := pick.Open(ctx, wf, outbox.TokenFromEnv(), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
+	ob, err := pick.Open(ctx, wf, pick.Token(wf, os.Getenv), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2

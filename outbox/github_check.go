@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 	"time"
 )
 
@@ -20,8 +21,9 @@ const (
 	GitHubRateLimited = "GITHUB_RATE_LIMITED"
 )
 
-// GitHubError is a GitHub set-up problem: Code, the repository and the
-// API root it was found with, and GitHub's own words (never the token).
+// GitHubError is a set-up problem of a GitHub or GitLab outbox: Code
+// (GITHUB_* or GITLAB_*), the repository and the API root it was found
+// with, and the service's own words (never the token).
 type GitHubError struct {
 	Code   string
 	Repo   string
@@ -48,10 +50,24 @@ func AsGitHubError(err error, repo, api string) *GitHubError {
 	if api == "" {
 		api = DefaultGitHubAPI
 	}
+	return asForgeError(err, repo, api, "")
+}
+
+// asForgeError classifies err as a GITHUB_ problem, or with prefix
+// ("GITLAB_") instead.
+func asForgeError(err error, repo, api, prefix string) *GitHubError {
 	var ge *GitHubError
 	if errors.As(err, &ge) {
 		return ge
 	}
+	e := classify(err, repo, api)
+	if e != nil && prefix != "" {
+		e.Code = prefix + strings.TrimPrefix(e.Code, "GITHUB_")
+	}
+	return e
+}
+
+func classify(err error, repo, api string) *GitHubError {
 	e := &GitHubError{Repo: repo, API: api, Err: err}
 	var ae *APIError
 	switch {
@@ -108,25 +124,29 @@ func CheckGitHub(ctx context.Context, cfg GitHubConfig) error {
 	if cfg.Token == "" {
 		return fail(ErrNoToken)
 	}
-	c := newGHClient(cfg.APIURL, cfg.Repo, cfg.Token, cfg.HTTP)
-	// A check answers at once: one retry, no long backoff; a rate
-	// limit is reported, not waited out.
-	c.tries, c.backoff = 2, 500*time.Millisecond
-	c.sleep = func(ctx context.Context, d time.Duration) error {
-		if d > time.Second {
-			return &APIError{Status: http.StatusTooManyRequests, Method: http.MethodGet, Path: c.repoPath(""), Message: "rate limited"}
-		}
-		return sleepCtx(ctx, d)
-	}
+	c := forCheck(newGitHubClient(cfg))
 	var r ghRepo
 	if err := c.getJSON(ctx, c.repoPath(""), &r); err != nil {
 		return fail(err)
 	}
 	if !r.HasIssues {
-		return fail(&APIError{Status: http.StatusGone, Method: http.MethodGet, Path: c.repoPath(""), Message: "issues are turned off"})
+		return fail(&APIError{Service: c.service, Status: http.StatusGone, Method: http.MethodGet, Path: c.repoPath(""), Message: "issues are turned off"})
 	}
 	if p := r.Permissions; p == nil || !(p.Admin || p.Maintain || p.Push || p.Triage) {
-		return fail(&APIError{Status: http.StatusForbidden, Method: http.MethodGet, Path: c.repoPath(""), Message: "the token's user may only read " + cfg.Repo})
+		return fail(&APIError{Service: c.service, Status: http.StatusForbidden, Method: http.MethodGet, Path: c.repoPath(""), Message: "the token's user may only read " + cfg.Repo})
 	}
 	return nil
+}
+
+// forCheck makes c answer at once, as a check does: one retry, no long
+// backoff; a rate limit is reported, not waited out.
+func forCheck(c *apiClient) *apiClient {
+	c.tries, c.backoff = 2, 500*time.Millisecond
+	c.sleep = func(ctx context.Context, d time.Duration) error {
+		if d > time.Second {
+			return &APIError{Service: c.service, Status: http.StatusTooManyRequests, Method: http.MethodGet, Path: c.repoPath(""), Message: "rate limited"}
+		}
+		return sleepCtx(ctx, d)
+	}
+	return c
 }

@@ -50,7 +50,7 @@ type PullRequestsConfig struct {
 // REST client as the outbox (the token on every request and nowhere
 // else, rate limits waited out, 5xx retried).
 type PullRequests struct {
-	c     *ghClient
+	c     *apiClient
 	owner string
 }
 
@@ -63,7 +63,7 @@ func NewPullRequests(cfg PullRequestsConfig) (*PullRequests, error) {
 	if cfg.Token == "" {
 		return nil, ErrNoToken
 	}
-	c := newGHClient(cfg.APIURL, cfg.Repo, cfg.Token, cfg.HTTP)
+	c := newGitHubClient(ForgeConfig{Repo: cfg.Repo, APIURL: cfg.APIURL, Token: cfg.Token, HTTP: cfg.HTTP})
 	c.maxBlock = cfg.MaxBlock
 	if c.maxBlock <= 0 {
 		c.maxBlock = time.Minute

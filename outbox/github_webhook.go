@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -27,15 +28,68 @@ var webhookEvents = map[string]bool{"issues": true, "issue_comment": true, "labe
 // maxDelivery bounds a delivery's body (GitHub caps payloads at 25 MB).
 const maxDelivery = 25 << 20
 
-// WebhookHandler receives GitHub's webhook deliveries. A delivery whose
-// X-Hub-Signature-256 is not the HMAC-SHA256 of its body under secret
-// is refused (401); a delivery id seen before changes nothing (replays
-// and GitHub's redeliveries); any other issue or comment delivery reads
-// GitHub's changes into the mirror at once, which wakes the Leads
-// watching it. The payload is only a wake-up call: what changed is read
-// from GitHub with the cursor, as polling does, which stays the
-// fallback and the truth.
-func (g *GitHub) WebhookHandler(secret []byte) (http.Handler, error) {
+// GitLabWebhookSecretEnv holds the secret token of a GitLab project's
+// webhook, which GitLab sends as X-Gitlab-Token; never given to a
+// Worker.
+const GitLabWebhookSecretEnv = "GITLAB_WEBHOOK_SECRET"
+
+// WebhookSecretEnvOf is the variable that holds the webhook secret of
+// service ("github", "gitlab").
+func WebhookSecretEnvOf(service string) string {
+	if service == GitLabActor {
+		return GitLabWebhookSecretEnv
+	}
+	return WebhookSecretEnv
+}
+
+// hookDialect is how a service authenticates, names and types a
+// webhook delivery.
+type hookDialect struct {
+	// authentic reports whether the delivery comes from the service.
+	authentic func(secret, body []byte, h http.Header) bool
+	// id is the delivery's id, the same on a redelivery.
+	id func(h http.Header) string
+	// wakes reports whether the delivery's event can change the outbox.
+	wakes func(h http.Header) bool
+}
+
+var githubHook = hookDialect{
+	authentic: func(secret, body []byte, h http.Header) bool {
+		return validSignature(secret, body, h.Get("X-Hub-Signature-256"))
+	},
+	id:    func(h http.Header) string { return h.Get("X-GitHub-Delivery") },
+	wakes: func(h http.Header) bool { return webhookEvents[h.Get("X-GitHub-Event")] },
+}
+
+// gitlabHookEvents are GitLab's deliveries that can change the outbox.
+var gitlabHookEvents = map[string]bool{"Issue Hook": true, "Note Hook": true, "Confidential Issue Hook": true, "Confidential Note Hook": true}
+
+// gitlabHook: GitLab sends the secret itself (X-Gitlab-Token), compared
+// in constant time; a redelivery keeps its Idempotency-Key (GitLab 17.4
+// and later) or X-Gitlab-Event-UUID.
+var gitlabHook = hookDialect{
+	authentic: func(secret, _ []byte, h http.Header) bool {
+		return subtle.ConstantTimeCompare([]byte(h.Get("X-Gitlab-Token")), secret) == 1
+	},
+	id: func(h http.Header) string {
+		if k := h.Get("Idempotency-Key"); k != "" {
+			return k
+		}
+		return h.Get("X-Gitlab-Event-UUID")
+	},
+	wakes: func(h http.Header) bool { return gitlabHookEvents[h.Get("X-Gitlab-Event")] },
+}
+
+// WebhookHandler receives the service's webhook deliveries. A delivery
+// that does not authenticate (GitHub: X-Hub-Signature-256 is not the
+// HMAC-SHA256 of its body under secret; GitLab: X-Gitlab-Token is not
+// secret) is refused (401); a delivery id seen before changes nothing
+// (replays and the service's redeliveries); any other issue or comment
+// delivery reads the service's changes into the mirror at once, which
+// wakes the Leads watching it. The payload is only a wake-up call: what
+// changed is read from the service with the cursor, as polling does,
+// which stays the fallback and the truth.
+func (g *Forge) WebhookHandler(secret []byte) (http.Handler, error) {
 	if len(secret) == 0 {
 		return nil, ErrNoWebhookSecret
 	}
@@ -44,6 +98,10 @@ func (g *GitHub) WebhookHandler(secret []byte) (http.Handler, error) {
 	}
 	if _, err := g.db.Exec(`CREATE TABLE IF NOT EXISTS gh_deliveries(id TEXT PRIMARY KEY, time INTEGER NOT NULL) WITHOUT ROWID`); err != nil {
 		return nil, err
+	}
+	hook := githubHook
+	if g.c.service == GitLabActor {
+		hook = gitlabHook
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodPost {
@@ -55,11 +113,11 @@ func (g *GitHub) WebhookHandler(secret []byte) (http.Handler, error) {
 			http.Error(w, "unreadable body", http.StatusBadRequest)
 			return
 		}
-		if !validSignature(secret, body, r.Header.Get("X-Hub-Signature-256")) {
+		if !hook.authentic(secret, body, r.Header) {
 			http.Error(w, "bad signature", http.StatusUnauthorized)
 			return
 		}
-		id := r.Header.Get("X-GitHub-Delivery")
+		id := hook.id(r.Header)
 		if id == "" {
 			http.Error(w, "no delivery id", http.StatusBadRequest)
 			return
@@ -74,11 +132,11 @@ func (g *GitHub) WebhookHandler(secret []byte) (http.Handler, error) {
 			io.WriteString(w, "duplicate delivery\n")
 			return
 		}
-		if !webhookEvents[r.Header.Get("X-GitHub-Event")] {
+		if !hook.wakes(r.Header) {
 			w.WriteHeader(http.StatusAccepted)
 			return
 		}
-		// GitHub waits 10 s for an answer; the sync is bounded by it,
+		// GitHub waits 10 s for an answer (GitLab more); the sync is bounded by it,
 		// and a sync that fails is caught up by the next poll.
 		ctx, cancel := context.WithTimeout(r.Context(), 9*time.Second)
 		defer cancel()
@@ -106,7 +164,7 @@ func validSignature(secret, body []byte, header string) bool {
 }
 
 // delivery records a delivery id; false when it was recorded before.
-func (g *GitHub) delivery(ctx context.Context, id string) (bool, error) {
+func (g *Forge) delivery(ctx context.Context, id string) (bool, error) {
 	r, err := g.db.ExecContext(ctx, `INSERT INTO gh_deliveries(id, time) VALUES(?,?) ON CONFLICT DO NOTHING`, id, nowNanos())
 	if err != nil {
 		return false, err

@@ -59,6 +59,13 @@ func (c ghComment) issueNumber() int64 {
 	return n
 }
 
+func (c ghComment) note() note {
+	return note{ID: c.ID, Issue: c.issueNumber(), User: c.User.Login, Body: c.Body, Created: c.CreatedAt.UTC(), Updated: c.UpdatedAt.UTC()}
+}
+
+// isPull: GitHub lists pull requests among the issues.
+func (g ghIssue) isPull() bool { return len(g.PullRequest) > 0 && string(g.PullRequest) != "null" }
+
 // AssigneeLabelPrefix starts the GitHub label that carries a daokit
 // assignee that is no GitHub login ("lead:backend"): GitHub only assigns
 // its users, and a login never holds a colon, so the two never mix.

@@ -63,6 +63,10 @@ const (
 // repoPattern is "owner/name" as GitHub spells them.
 var repoPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,39}/[A-Za-z0-9._-]{1,100}$`)
 
+// projectPattern is a GitLab project path, "group/sub/name" (outbox
+// checks the lengths).
+var projectPattern = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.-]*(/[A-Za-z0-9_][A-Za-z0-9_.-]*)+$`)
+
 var namePattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`) })
 
 // Load reads <dir>/workflow.toml.
@@ -111,9 +115,9 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 	case BackendSQLite:
 		onlyGitHub(w.Outbox, add)
 		onlyNATS(w.Outbox, add)
-	case BackendGitHub:
-		if !repoPattern.MatchString(w.Outbox.Repo) {
-			add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(w.Outbox.Repo), Want: BackendGitHub})
+	case BackendGitHub, BackendGitLab:
+		if !w.Outbox.validRepo() {
+			add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(w.Outbox.Repo), Want: w.Outbox.Backend})
 		}
 		if u, err := url.Parse(w.Outbox.APIURL); w.Outbox.APIURL != "" && (err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "") {
 			add(&Error{Code: CodeAPIURL, Key: "outbox.api_url", Value: strconv.Quote(w.Outbox.APIURL)})
@@ -123,12 +127,12 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 		checkHub(w.Outbox, add)
 		onlyGitHub(w.Outbox, add)
 	default:
-		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite + ", " + BackendGitHub + ", " + BackendNATS})
+		add(&Error{Code: CodeBackend, Key: "outbox.backend", Value: strconv.Quote(w.Outbox.Backend), Want: BackendSQLite + ", " + BackendGitHub + ", " + BackendGitLab + ", " + BackendNATS})
 	}
 	if w.Outbox.Path == "" {
 		w.Outbox.Path = DefaultDBPath
-		if w.Outbox.Backend == BackendGitHub && repoPattern.MatchString(w.Outbox.Repo) {
-			w.Outbox.Path = filepath.Join(".daokit", "github", filepath.FromSlash(w.Outbox.Repo)+".db")
+		if (w.Outbox.Backend == BackendGitHub || w.Outbox.Backend == BackendGitLab) && w.Outbox.validRepo() {
+			w.Outbox.Path = filepath.Join(".daokit", w.Outbox.Backend, filepath.FromSlash(w.Outbox.Repo)+".db")
 		}
 	}
 	if w.MemoryDir == "" {
@@ -262,7 +266,16 @@ func (w *Workflow) CheckHardCaps(caps map[string]int, file string) error {
 	return nil
 }
 
-// onlyGitHub refuses repo and api_url on a backend other than github.
+// validRepo: Repo is what the backend names a repository by.
+func (o Outbox) validRepo() bool {
+	if o.Backend == BackendGitLab {
+		return projectPattern.MatchString(o.Repo) && !strings.Contains(o.Repo, "..")
+	}
+	return repoPattern.MatchString(o.Repo)
+}
+
+// onlyGitHub refuses repo and api_url on a backend other than github
+// and gitlab.
 func onlyGitHub(o Outbox, add func(*Error)) {
 	if o.Repo != "" || o.APIURL != "" {
 		add(&Error{Code: CodeRepo, Key: "outbox.repo", Value: strconv.Quote(o.Repo), Want: BackendGitHub})

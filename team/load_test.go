@@ -96,6 +96,8 @@ func TestOneClearMessageEach(t *testing.T) {
 		{"github bad repo", "[outbox]\nbackend = \"github\"\nrepo = \"just-a-name\"\n[roles.a]\n", CodeRepo, `"just-a-name"`, "owner/name"},
 		{"repo on sqlite", "[outbox]\nrepo = \"a/b\"\n[roles.a]\n", CodeRepo, "only it takes repo", "只有它接受"},
 		{"github bad api_url", "[outbox]\nbackend = \"github\"\nrepo = \"a/b\"\napi_url = \"ftp://x\"\n[roles.a]\n", CodeAPIURL, "not an http(s) URL", "不是 http(s) URL"},
+		{"gitlab bad project", "[outbox]\nbackend = \"gitlab\"\nrepo = \"just-a-name\"\n[roles.a]\n", CodeRepo, `the gitlab backend needs repo`, "gitlab 后端需要"},
+		{"gitlab bad api_url", "[outbox]\nbackend = \"gitlab\"\nrepo = \"a/b/c\"\napi_url = \"gitlab.example\"\n[roles.a]\n", CodeAPIURL, "https://HOST/api/v4", "自托管 GitLab"},
 		{"syntax", "[roles.a\n", CodeSyntax, "not a valid workflow file", "不是有效的"},
 	}
 	zh := i18n.MustNew(i18n.Chinese)
@@ -171,6 +173,18 @@ func TestGitHubOutbox(t *testing.T) {
 		t.Fatal(err)
 	}
 	if w.Outbox.Repo != "acme/app" || w.Outbox.APIURL != "https://ghe.example/api/v3" || w.DBPath() != "/p/.daokit/github/acme/app.db" {
+		t.Fatalf("%+v %s", w.Outbox, w.DBPath())
+	}
+}
+
+// The gitlab backend names its project by its path, subgroups and all,
+// and keeps its mirror per project under .daokit/gitlab.
+func TestGitLabOutbox(t *testing.T) {
+	w, err := Parse([]byte("[outbox]\nbackend = \"gitlab\"\nrepo = \"acme/platform/app\"\napi_url = \"https://git.example/api/v4\"\n[roles.a]\n"), "", "/p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Outbox.Repo != "acme/platform/app" || w.Outbox.APIURL != "https://git.example/api/v4" || w.DBPath() != "/p/.daokit/gitlab/acme/platform/app.db" {
 		t.Fatalf("%+v %s", w.Outbox, w.DBPath())
 	}
 }

@@ -18,6 +18,9 @@ const (
 	// BackendGitHub keeps the outbox in a GitHub repository's issues
 	// (Repo), mirrored locally at Path.
 	BackendGitHub = "github"
+	// BackendGitLab keeps the outbox in a GitLab project's issues
+	// (Repo is the project's path), mirrored locally at Path.
+	BackendGitLab = "gitlab"
 	// BackendNATS is the outbox on a daokit hub (issue 31): url, root
 	// and credentials say which hub and which root's outbox stream.
 	BackendNATS = "nats"
@@ -44,13 +47,14 @@ type Workflow struct {
 
 // Outbox is the [outbox] section.
 type Outbox struct {
-	// Backend is "sqlite" or "github".
+	// Backend is "sqlite", "github", "gitlab" or "nats".
 	Backend string
 	// Path is the SQLite database, relative to the outbox root; for
 	// GitHub the local mirror of the repository (default
 	// .daokit/github/<owner>/<name>.db).
 	Path string
-	// Repo is the GitHub repository, "owner/name".
+	// Repo is the GitHub repository, "owner/name", or the GitLab
+	// project's path, "group/sub/name".
 	Repo string
 	// APIURL is the GitHub REST root ("" = the public API; GitHub
 	// Enterprise Server: https://HOST/api/v3).

@@ -15,7 +15,7 @@ import (
 // problem of workflow.toml (and of daokit.toml's hard caps against it),
 // one line each, then the outbox database, which must be there and be an
 // outbox. A broken team is a failed check: the controller would run no
-// Lead, or Leads that die at once. A GitHub outbox is asked once whether
+// Lead, or Leads that die at once. A GitHub or GitLab outbox is asked once whether
 // the token may write the repository's issues, unless offline.
 func (a *app) checkTeam(root string, cfg config.Config, offline bool) bool {
 	dir := cfg.Team.OutboxDir(root)
@@ -36,7 +36,7 @@ func (a *app) checkTeam(root string, cfg config.Config, offline bool) bool {
 		}
 		return false
 	}
-	if wf.Outbox.Backend == team.BackendGitHub {
+	if wf.Outbox.Backend == team.BackendGitHub || wf.Outbox.Backend == team.BackendGitLab {
 		return a.checkGitHub(wf, offline)
 	}
 	ob, err := pick.Open(a.ctx, wf, "", outbox.Options{ReadOnly: true})
@@ -52,17 +52,21 @@ func (a *app) checkTeam(root string, cfg config.Config, offline bool) bool {
 	return true
 }
 
-// checkGitHub validates a GitHub outbox: the token is in the
-// environment, GitHub accepts it for the repository's issues (one
+// checkGitHub validates a GitHub or GitLab outbox: the token is in the
+// environment, the service accepts it for the repository's issues (one
 // request, skipped offline), and the local mirror, when a Lead has made
 // it already, is an outbox.
 func (a *app) checkGitHub(wf *team.Workflow, offline bool) bool {
-	gc := pick.GitHubConfig(wf, outbox.TokenFrom(a.getenv), outbox.Options{ReadOnly: true})
+	gc := pick.ForgeConfig(wf, pick.Token(wf, a.getenv), outbox.Options{ReadOnly: true})
+	classify, check := outbox.AsGitHubError, outbox.CheckGitHub
+	if wf.Outbox.Backend == team.BackendGitLab {
+		classify, check = outbox.AsGitLabError, outbox.CheckGitLab
+	}
 	var err error
 	if gc.Token == "" {
-		err = outbox.AsGitHubError(outbox.ErrNoToken, gc.Repo, gc.APIURL)
+		err = classify(outbox.ErrNoToken, gc.Repo, gc.APIURL)
 	} else if !offline {
-		err = outbox.CheckGitHub(a.ctx, gc)
+		err = check(a.ctx, gc)
 	}
 	if err != nil {
 		fmt.Fprintln(a.io.err, "E_CHECK_OUTBOX_INVALID: "+a.outboxProblem(err))

@@ -42,7 +42,7 @@ func newLeadCmd(a *app) *cobra.Command {
 			_ = roster.WriteExit(roster.StatusDir(env.wf), roster.ExitOf(*role, os.Getpid(), err))
 			return cliErr
 		}
-		ob, err := pick.Open(a.ctx, env.wf, outbox.TokenFrom(a.getenv), outbox.Options{WakeInterval: wake})
+		ob, err := pick.Open(a.ctx, env.wf, pick.Token(env.wf, a.getenv), outbox.Options{WakeInterval: wake})
 		if err != nil {
 			return dead(err, a.outboxFailure(err))
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"strings"
 
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
@@ -24,7 +25,8 @@ func (a *app) outboxProblem(err error) string {
 
 // outboxFailure is the CLI error of an outbox that could not be opened:
 // E_OUTBOX_MISSING, E_OUTBOX_EMPTY or E_OUTBOX_CORRUPT for a refused
-// database, E_GITHUB_<problem> for a GitHub set-up problem, E_OUTBOX
+// database, E_GITHUB_<problem> or E_GITLAB_<problem> for a set-up
+// problem of those backends, E_OUTBOX
 // otherwise.
 func (a *app) outboxFailure(err error) error {
 	var oe *outbox.OpenError
@@ -38,11 +40,15 @@ func (a *app) outboxFailure(err error) error {
 	return failf("E_OUTBOX", err.Error())
 }
 
-// githubProblem words a GitHub set-up problem in the reader's language.
+// githubProblem words a GitHub or GitLab set-up problem in the
+// reader's language.
 func (a *app) githubProblem(ge *outbox.GitHubError) string {
 	api := ge.API
 	if api == "" {
 		api = outbox.DefaultGitHubAPI
+		if strings.HasPrefix(ge.Code, "GITLAB_") {
+			api = outbox.DefaultGitLabAPI
+		}
 	}
 	return a.t("team.github."+ge.Code, "Repo", ge.Repo, "API", api, "Detail", ge.Detail)
 }

@@ -121,7 +121,7 @@ func (a *app) printRoles(ts teamStatus) {
 		a.t("cli.status.col.claimed"), a.t("cli.status.col.running"), a.t("cli.status.col.queued"), a.t("cli.status.col.blocked")}, rows)
 	for _, v := range ts.views {
 		if w := v.RateWait; w != nil {
-			fmt.Fprintln(a.io.out, "  "+a.t("cli.status.rate_wait", "Role", v.Role, "Reason", a.t("team.github.wait."+strings.ReplaceAll(w.Reason, "-", "_")),
+			fmt.Fprintln(a.io.out, "  "+a.t("cli.status.rate_wait", "Role", v.Role, "Service", w.ServiceName(), "Reason", a.t("team.github.wait."+strings.ReplaceAll(w.Reason, "-", "_")),
 				"Until", w.Until.UTC().Format("2006-01-02 15:04:05 UTC")))
 		}
 	}

@@ -48,7 +48,7 @@ func (a *app) loadTeam(root, outboxDir string) (*teamEnv, error) {
 }
 
 // open opens the project's outbox for writing (the SQLite file, the
-// hub's stream, or GitHub through its mirror).
+// hub's stream, or GitHub or GitLab through its mirror).
 func (t *teamEnv) open(ctx context.Context, getenv func(string) string) (outbox.Backend, error) {
-	return pick.Open(ctx, t.wf, outbox.TokenFrom(getenv), outbox.Options{})
+	return pick.Open(ctx, t.wf, pick.Token(t.wf, getenv), outbox.Options{})
 }

@@ -14,9 +14,10 @@ import (
 	"github.com/spf13/cobra"
 )
 
-// newWebhookCmd is "daokit webhook --listen ADDR": it receives GitHub's
-// webhook deliveries for a GitHub outbox, checks their signature with
-// GITHUB_WEBHOOK_SECRET, and reads GitHub's changes into the mirror at
+// newWebhookCmd is "daokit webhook --listen ADDR": it receives the
+// webhook deliveries of a GitHub or GitLab outbox, checks them with
+// GITHUB_WEBHOOK_SECRET (the signature) or GITLAB_WEBHOOK_SECRET (the
+// X-Gitlab-Token), and reads the service's changes into the mirror at
 // once, which wakes the Leads; polling stays as the fallback.
 func newWebhookCmd(a *app) *cobra.Command {
 	c := a.command("webhook", "cli.webhook.summary", nil)
@@ -29,19 +30,20 @@ func newWebhookCmd(a *app) *cobra.Command {
 		if err != nil {
 			return err
 		}
-		if env.wf.Outbox.Backend != team.BackendGitHub {
-			return failf("E_WEBHOOK", a.t("cli.webhook.error.not_github", "Backend", env.wf.Outbox.Backend))
+		if b := env.wf.Outbox.Backend; b != team.BackendGitHub && b != team.BackendGitLab {
+			return failf("E_WEBHOOK", a.t("cli.webhook.error.not_github", "Backend", b))
 		}
-		secret := a.getenv(outbox.WebhookSecretEnv)
+		secretEnv := outbox.WebhookSecretEnvOf(env.wf.Outbox.Backend)
+		secret := a.getenv(secretEnv)
 		if secret == "" {
-			return failf("E_WEBHOOK_NO_SECRET", a.t("cli.webhook.error.no_secret", "Env", outbox.WebhookSecretEnv))
+			return failf("E_WEBHOOK_NO_SECRET", a.t("cli.webhook.error.no_secret", "Env", secretEnv))
 		}
-		ob, err := pick.Open(a.ctx, env.wf, outbox.TokenFrom(a.getenv), outbox.Options{})
+		ob, err := pick.Open(a.ctx, env.wf, pick.Token(env.wf, a.getenv), outbox.Options{})
 		if err != nil {
 			return a.outboxFailure(err)
 		}
 		defer ob.Close()
-		g, ok := ob.(*outbox.GitHub)
+		g, ok := ob.(*outbox.Forge)
 		if !ok {
 			return failf("E_WEBHOOK", a.t("cli.webhook.error.not_github", "Backend", env.wf.Outbox.Backend))
 		}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/daokit/daokit/internal/fakerest"
 )
 
 // pull is a pull request; its issue (same number, as on GitHub) holds
@@ -109,7 +111,7 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request, r *repo, b
 	p := &pull{Number: is.Number, Head: branch, Base: in.Base, SHA: sha}
 	r.pulls = append(r.pulls, p)
 	w.Header().Set("Location", s.abs(req, fmt.Sprintf("/repos/%s/pulls/%d", r.name, p.Number)))
-	s.reply(w, req, http.StatusCreated, s.pullJSON(req, r, p))
+	fakerest.Reply(w, req, http.StatusCreated, s.pullJSON(req, r, p))
 }
 
 // invalid answers 422 Validation Failed with GitHub's errors array.
@@ -157,14 +159,14 @@ func (s *Server) listPulls(w http.ResponseWriter, req *http.Request, r *repo) {
 	for _, p := range page(s, w, req, out) {
 		js = append(js, s.pullJSON(req, r, p))
 	}
-	s.reply(w, req, 200, js)
+	fakerest.Reply(w, req, 200, js)
 }
 
 // onPull answers GET /repos/o/r/pulls/N.
 func (s *Server) onPull(w http.ResponseWriter, req *http.Request, r *repo, number string) {
 	for _, p := range r.pulls {
 		if fmt.Sprint(p.Number) == number && req.Method == http.MethodGet {
-			s.reply(w, req, 200, s.pullJSON(req, r, p))
+			fakerest.Reply(w, req, 200, s.pullJSON(req, r, p))
 			return
 		}
 	}
@@ -181,7 +183,7 @@ func (s *Server) combinedStatus(w http.ResponseWriter, req *http.Request, r *rep
 	if n > 0 {
 		statuses = append(statuses, map[string]any{"state": state, "context": "ci", "description": "CI " + state})
 	}
-	s.reply(w, req, 200, map[string]any{"state": state, "sha": ref, "total_count": n, "statuses": statuses,
+	fakerest.Reply(w, req, 200, map[string]any{"state": state, "sha": ref, "total_count": n, "statuses": statuses,
 		"repository": map[string]any{"full_name": r.name}})
 }
 

@@ -1,8 +1,6 @@
 package fakegithub
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -15,6 +13,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/daokit/daokit/internal/fakerest"
 )
 
 // Token is one access token the stand-in accepts.
@@ -26,33 +26,10 @@ type Token struct {
 }
 
 // Request is one request as the stand-in received it.
-type Request struct {
-	Method string
-	// Path is the path under the API root; Query its query string.
-	Path   string
-	Query  string
-	Header http.Header
-	Body   string
-	Status int
-}
+type Request = fakerest.Request
 
-// Fault is an injected answer: the next Times requests whose method
-// and path match (empty matches any) are answered with Status, Header
-// and Body instead.
-type Fault struct {
-	Method string
-	// PathSuffix matches the end of the path.
-	PathSuffix string
-	Status     int
-	Header     map[string]string
-	Body       string
-	Times      int
-	// Hold, when set, holds the matching request until Hold is closed,
-	// then answers it as usual (Status and the rest are unused): GitHub
-	// did what was asked, whether or not the client is still there to
-	// hear it. Holding is closed when the request arrives.
-	Hold, Holding chan struct{}
-}
+// Fault is an injected answer (see fakerest.Fault).
+type Fault = fakerest.Fault
 
 // Server is the stand-in. Its zero value is not usable: use New.
 type Server struct {
@@ -61,19 +38,16 @@ type Server struct {
 	Prefix string
 	srv    *httptest.Server
 
-	mu       sync.Mutex
-	tokens   map[string]Token
-	repos    map[string]*repo
-	requests []Request
-	faults   []*Fault
+	mu     sync.Mutex
+	tokens map[string]Token
+	repos  map[string]*repo
+	log    fakerest.Log
 	// lag: how many comment listings a new comment is missing from.
 	lag      int
 	nextID   int64
 	clock    time.Time
 	pageSize int
-	// charged counts requests that cost rate limit (not the 304s).
-	charged int
-	branch  func(repo, branch string) (string, bool)
+	branch   func(repo, branch string) (string, bool)
 }
 
 type repo struct {
@@ -148,24 +122,21 @@ func (s *Server) Close() { s.srv.Close() }
 func (s *Server) Inject(f Fault) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if f.Times <= 0 {
-		f.Times = 1
-	}
-	s.faults = append(s.faults, &f)
+	s.log.Inject(f)
 }
 
 // Requests returns every request so far.
 func (s *Server) Requests() []Request {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return slices.Clone(s.requests)
+	return s.log.Requests()
 }
 
 // Charged counts the requests that cost rate limit: all but the 304s.
 func (s *Server) Charged() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.charged
+	return s.log.Charged()
 }
 
 // now is the stand-in's clock: a second per change, so that updated_at
@@ -247,25 +218,19 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	rec := Request{Method: req.Method, Path: strings.TrimPrefix(req.URL.Path, s.Prefix), Query: req.URL.RawQuery, Header: req.Header.Clone(), Body: string(body)}
-	rw := &recorder{ResponseWriter: w, status: 200}
-	defer func() {
-		rec.Status = rw.status
-		if rw.status != http.StatusNotModified {
-			s.charged++
-		}
-		s.requests = append(s.requests, rec)
-	}()
+	rw := &fakerest.Recorder{ResponseWriter: w, Status: 200}
+	defer func() { s.log.Record(rec, rw.Status) }()
 	h := rw.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-RateLimit-Limit", "5000")
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, 5000-s.charged-1)))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, 5000-s.log.Charged()-1)))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
 	h.Set("X-RateLimit-Resource", "core")
 	if !strings.HasPrefix(req.URL.Path, s.Prefix+"/") {
 		s.fail(rw, http.StatusNotFound, "Not Found")
 		return
 	}
-	if f := s.fault(req.Method, rec.Path); f != nil && f.Hold != nil {
+	if f := s.log.Fault(req.Method, rec.Path); f != nil && f.Hold != nil {
 		s.mu.Unlock()
 		if f.Holding != nil {
 			close(f.Holding)
@@ -273,11 +238,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		<-f.Hold
 		s.mu.Lock()
 	} else if f != nil {
-		for k, v := range f.Header {
-			h.Set(k, v)
-		}
-		rw.WriteHeader(f.Status)
-		_, _ = rw.Write([]byte(f.Body))
+		f.Answer(rw)
 		return
 	}
 	tok, ok := s.auth(req)
@@ -286,29 +247,6 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		return
 	}
 	s.route(rw, req, rec.Path, body, tok)
-}
-
-type recorder struct {
-	http.ResponseWriter
-	status int
-}
-
-func (r *recorder) WriteHeader(code int) {
-	r.status = code
-	r.ResponseWriter.WriteHeader(code)
-}
-
-func (s *Server) fault(method, path string) *Fault {
-	for i, f := range s.faults {
-		if (f.Method == "" || f.Method == method) && strings.HasSuffix(path, f.PathSuffix) {
-			f.Times--
-			if f.Times <= 0 {
-				s.faults = append(s.faults[:i], s.faults[i+1:]...)
-			}
-			return f
-		}
-	}
-	return nil
 }
 
 func (s *Server) auth(req *http.Request) (Token, bool) {
@@ -325,21 +263,6 @@ func (s *Server) auth(req *http.Request) (Token, bool) {
 func (s *Server) fail(w http.ResponseWriter, status int, msg string) {
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]string{"message": msg, "documentation_url": "https://docs.github.com/rest"})
-}
-
-// reply writes v with an ETag; a request whose If-None-Match holds the
-// same ETag gets a 304 with no body.
-func (s *Server) reply(w http.ResponseWriter, req *http.Request, status int, v any) {
-	data, _ := json.Marshal(v)
-	sum := sha256.Sum256(data)
-	etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
-	w.Header().Set("ETag", etag)
-	if req.Method == http.MethodGet && req.Header.Get("If-None-Match") == etag {
-		w.WriteHeader(http.StatusNotModified)
-		return
-	}
-	w.WriteHeader(status)
-	_, _ = w.Write(data)
 }
 
 // page cuts items to the request's page and sets the Link header the
@@ -381,7 +304,7 @@ func page[T any](s *Server, w http.ResponseWriter, req *http.Request, items []T)
 func (s *Server) route(w http.ResponseWriter, req *http.Request, path string, body []byte, tok Token) {
 	parts := strings.Split(strings.Trim(path, "/"), "/")
 	if len(parts) == 1 && parts[0] == "user" {
-		s.reply(w, req, 200, map[string]any{"login": tok.Login, "id": 1, "type": "User"})
+		fakerest.Reply(w, req, 200, map[string]any{"login": tok.Login, "id": 1, "type": "User"})
 		return
 	}
 	if len(parts) < 3 || parts[0] != "repos" {
@@ -400,7 +323,7 @@ func (s *Server) route(w http.ResponseWriter, req *http.Request, path string, bo
 	}
 	switch {
 	case len(rest) == 0 && req.Method == http.MethodGet:
-		s.reply(w, req, 200, s.repoJSON(req, r, tok))
+		fakerest.Reply(w, req, 200, s.repoJSON(req, r, tok))
 	case len(rest) == 1 && rest[0] == "issues" && req.Method == http.MethodGet:
 		s.listIssues(w, req, r)
 	case len(rest) == 1 && rest[0] == "issues" && req.Method == http.MethodPost:
@@ -443,7 +366,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *
 	}
 	switch {
 	case len(rest) == 0 && req.Method == http.MethodGet:
-		s.reply(w, req, 200, s.issueJSON(req, r, is))
+		fakerest.Reply(w, req, 200, s.issueJSON(req, r, is))
 	case len(rest) == 0 && req.Method == http.MethodPatch:
 		if in.State != nil {
 			if *in.State != "open" && *in.State != "closed" {
@@ -465,7 +388,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *
 			is.Assignees = slices.Clone(*in.Assignees)
 		}
 		is.Updated = s.now()
-		s.reply(w, req, 200, s.issueJSON(req, r, is))
+		fakerest.Reply(w, req, 200, s.issueJSON(req, r, is))
 	case len(rest) == 1 && rest[0] == "comments" && req.Method == http.MethodGet:
 		s.listComments(w, req, r, is.Number)
 	case len(rest) == 1 && rest[0] == "comments" && req.Method == http.MethodPost:
@@ -475,7 +398,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *
 		}
 		c := s.addComment(r, is, tok.Login, *in.Body)
 		w.Header().Set("Location", s.abs(req, fmt.Sprintf("/repos/%s/issues/comments/%d", r.name, c.ID)))
-		s.reply(w, req, http.StatusCreated, s.commentJSON(req, r, c))
+		fakerest.Reply(w, req, http.StatusCreated, s.commentJSON(req, r, c))
 	case len(rest) == 1 && rest[0] == "labels" && req.Method == http.MethodPost:
 		if in.Labels == nil {
 			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
@@ -487,7 +410,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *
 			}
 		}
 		is.Updated = s.now()
-		s.reply(w, req, 200, s.labelsJSON(req, r, is.Labels))
+		fakerest.Reply(w, req, 200, s.labelsJSON(req, r, is.Labels))
 	case len(rest) == 2 && rest[0] == "labels" && req.Method == http.MethodDelete:
 		name, _ := url.PathUnescape(rest[1])
 		i := slices.Index(is.Labels, name)
@@ -497,7 +420,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *
 		}
 		is.Labels = slices.Delete(is.Labels, i, i+1)
 		is.Updated = s.now()
-		s.reply(w, req, 200, s.labelsJSON(req, r, is.Labels))
+		fakerest.Reply(w, req, 200, s.labelsJSON(req, r, is.Labels))
 	default:
 		s.fail(w, http.StatusNotFound, "Not Found")
 	}
@@ -519,7 +442,7 @@ func (s *Server) createIssue(w http.ResponseWriter, req *http.Request, r *repo, 
 		Labels: in.Labels, Assignees: in.Assignees, Created: t, Updated: t}
 	r.issues = append(r.issues, is)
 	w.Header().Set("Location", s.abs(req, fmt.Sprintf("/repos/%s/issues/%d", r.name, is.Number)))
-	s.reply(w, req, http.StatusCreated, s.issueJSON(req, r, is))
+	fakerest.Reply(w, req, http.StatusCreated, s.issueJSON(req, r, is))
 }
 
 // listIssues answers GET /repos/o/r/issues: state (open default), since
@@ -562,7 +485,7 @@ func (s *Server) listIssues(w http.ResponseWriter, req *http.Request, r *repo) {
 	for _, is := range page(s, w, req, out) {
 		js = append(js, s.issueJSON(req, r, is))
 	}
-	s.reply(w, req, 200, js)
+	fakerest.Reply(w, req, 200, js)
 }
 
 // listComments answers the repository's comment listing (issue 0) or
@@ -596,5 +519,5 @@ func (s *Server) listComments(w http.ResponseWriter, req *http.Request, r *repo,
 	for _, c := range page(s, w, req, out) {
 		js = append(js, s.commentJSON(req, r, c))
 	}
-	s.reply(w, req, 200, js)
+	fakerest.Reply(w, req, 200, js)
 }

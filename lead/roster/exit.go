@@ -15,9 +15,9 @@ import (
 // shown by daokit status and the roles pane with the message
 // "team.lead_exit.<code>" (Detail, when set, is the error as printed).
 // The outbox's refusals keep their own codes (outbox.OpenError.Code):
-// OUTBOX_MISSING, OUTBOX_EMPTY, OUTBOX_CORRUPT; so do GitHub set-up
-// problems (outbox.GitHubError.Code, GITHUB_*), worded as
-// "team.github.<code>".
+// OUTBOX_MISSING, OUTBOX_EMPTY, OUTBOX_CORRUPT; so do GitHub and GitLab
+// set-up problems (outbox.GitHubError.Code, GITHUB_*, GITLAB_*), worded
+// as "team.github.<code>".
 const (
 	// ExitFailed: the Lead stopped on an error of its own (Detail).
 	ExitFailed = "LEAD_FAILED"
@@ -41,7 +41,9 @@ func ExitReasons() []string {
 	return []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped, ExitGuardUnavailable,
 		"OUTBOX_MISSING", "OUTBOX_EMPTY", "OUTBOX_CORRUPT",
 		outbox.GitHubNoToken, outbox.GitHubBadRepo, outbox.GitHubBadToken, outbox.GitHubNoRepo, outbox.GitHubNoIssues,
-		outbox.GitHubReadOnly, outbox.GitHubUnreachable, outbox.GitHubRateLimited}
+		outbox.GitHubReadOnly, outbox.GitHubUnreachable, outbox.GitHubRateLimited,
+		outbox.GitLabNoToken, outbox.GitLabBadRepo, outbox.GitLabBadToken, outbox.GitLabNoRepo, outbox.GitLabNoIssues,
+		outbox.GitLabReadOnly, outbox.GitLabUnreachable, outbox.GitLabRateLimited}
 }
 
 // Exit is why a role's Lead process last ended, kept in
@@ -56,8 +58,8 @@ type Exit struct {
 	Detail   string `json:"detail,omitempty"`
 	ExitCode int    `json:"exit_code"`
 	Signal   string `json:"signal,omitempty"`
-	// Repo and API name the GitHub repository and API root of a GitHub
-	// set-up problem (Reason GITHUB_*).
+	// Repo and API name the repository and API root of a GitHub or
+	// GitLab set-up problem (Reason GITHUB_*, GITLAB_*).
 	Repo string `json:"repo,omitempty"`
 	API  string `json:"api,omitempty"`
 	// Restarts is how many times the controller had restarted the Lead;
@@ -157,7 +159,7 @@ func (e Exit) Text(t func(id string, kv ...any) string) string {
 		detail = "-"
 	}
 	var s string
-	if strings.HasPrefix(e.Reason, "GITHUB_") {
+	if strings.HasPrefix(e.Reason, "GITHUB_") || strings.HasPrefix(e.Reason, "GITLAB_") {
 		s = t("team.github."+e.Reason, "Repo", e.Repo, "API", e.API, "Detail", detail)
 	} else {
 		s = t("team.lead_exit."+e.Reason, "Detail", detail, "Signal", e.Signal, "Code", e.ExitCode)

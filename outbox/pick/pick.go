@@ -15,26 +15,45 @@ import (
 
 // Open opens wf's outbox for a process that writes it (a Lead, the CLI,
 // the controller): the SQLite file, the hub's stream, or the GitHub
-// repository through its mirror at wf.DBPath() with token
-// (outbox.TokenFrom: GITHUB_TOKEN or GH_TOKEN, which only Leads and the
-// person's own commands have; Workers get neither). A read-only open of
-// a GitHub outbox reads the mirror the Leads keep, without a token.
+// repository or GitLab project through its mirror at wf.DBPath() with
+// token (Token: GITHUB_TOKEN or GH_TOKEN, GITLAB_TOKEN, which only
+// Leads and the person's own commands have; Workers get none). A
+// read-only open of a GitHub or GitLab outbox reads the mirror the
+// Leads keep, without a token.
 func Open(ctx context.Context, wf *team.Workflow, token string, o outbox.Options) (outbox.Backend, error) {
 	switch wf.Outbox.Backend {
 	case team.BackendNATS:
 		return natsbox.Open(ctx, hubOptions(wf, o))
-	case team.BackendGitHub:
+	case team.BackendGitHub, team.BackendGitLab:
 		if o.ReadOnly {
 			return outbox.OpenSQLite(wf.DBPath(), o) // the mirror the Leads keep
 		}
-		return outbox.OpenGitHub(ctx, GitHubConfig(wf, token, o))
+		if wf.Outbox.Backend == team.BackendGitLab {
+			return outbox.OpenGitLab(ctx, ForgeConfig(wf, token, o))
+		}
+		return outbox.OpenGitHub(ctx, ForgeConfig(wf, token, o))
 	}
 	return outbox.OpenSQLite(wf.DBPath(), o)
 }
 
+// Token is the token of wf's backend in the environment getenv reads:
+// GITLAB_TOKEN for gitlab, else GITHUB_TOKEN or GH_TOKEN (the SQLite
+// and hub backends take none).
+func Token(wf *team.Workflow, getenv func(string) string) string {
+	if wf.Outbox.Backend == team.BackendGitLab {
+		return outbox.GitLabTokenFrom(getenv)
+	}
+	return outbox.TokenFrom(getenv)
+}
+
+// ForgeConfig is the GitHub or GitLab backend's configuration of wf.
+func ForgeConfig(wf *team.Workflow, token string, o outbox.Options) outbox.ForgeConfig {
+	return outbox.ForgeConfig{Repo: wf.Outbox.Repo, APIURL: wf.Outbox.APIURL, Token: token, Mirror: wf.DBPath(), Options: o}
+}
+
 // GitHubConfig is the GitHub backend's configuration of wf.
 func GitHubConfig(wf *team.Workflow, token string, o outbox.Options) outbox.GitHubConfig {
-	return outbox.GitHubConfig{Repo: wf.Outbox.Repo, APIURL: wf.Outbox.APIURL, Token: token, Mirror: wf.DBPath(), Options: o}
+	return ForgeConfig(wf, token, o)
 }
 
 // InitResult is what Init did, and where.

@@ -172,9 +172,9 @@ func (m *Model) body() []string {
 				text.Fit(env.T("tui.roles.exit", "Reason", env.Clean(v.LastExit.Text(env.T))), w-9, env.Tail())))
 		}
 		if rw := v.RateWait; rw != nil && len(lines) < room {
-			// GitHub holds the Lead back: its work waits, not stalls.
+			// GitHub or GitLab holds the Lead back: its work waits, not stalls.
 			lines = append(lines, strings.Repeat(" ", 10)+st.Paint(theme.ToneWarn).Apply(
-				text.Fit(env.T("tui.roles.rate_wait", "Until", rw.Until.Local().Format("15:04:05"),
+				text.Fit(env.T("tui.roles.rate_wait", "Service", rw.ServiceName(), "Until", rw.Until.Local().Format("15:04:05"),
 					"Reason", env.T("team.github.wait."+strings.ReplaceAll(rw.Reason, "-", "_"))), w-9, env.Tail())))
 		}
 		if b := blocked(v.Blocked); b != "" && len(lines) < room {

@@ -6,24 +6,21 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
-	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 )
 
-// step is one thing GitHub answered to a write, in order: the issue as
+// step is one thing the service answered to a write, in order: the issue as
 // it now is, or a new comment.
 type step struct {
 	issue   *remote
-	comment *ghComment
+	comment *note
 }
 
-// Apply writes c through to GitHub and commits what GitHub answered,
+// Apply writes c through to the service and commits what it answered,
 // the triggers and the cursor in one transaction of the mirror.
 //
-// GitHub has no transactions, so a write is made safe differently: the
+// GitHub and GitLab have no transactions, so a write is made safe differently: the
 // mirror is read fresh first (a conditional request), under the lock
 // every process of the mirror takes; a triggered part is written down
 // as under way (gh_intents) before its first request, and a part found
@@ -33,7 +30,7 @@ type step struct {
 // them changes nothing. IfAssignee and Limits are checked against the
 // fresh mirror: exact among the processes of one machine, close
 // (a window of one request) for Leads on several machines.
-func (g *GitHub) Apply(ctx context.Context, c Change) (Result, error) {
+func (g *Forge) Apply(ctx context.Context, c Change) (Result, error) {
 	if g.readOnly {
 		return Result{}, ErrReadOnly
 	}
@@ -49,10 +46,23 @@ func (g *GitHub) Apply(ctx context.Context, c Change) (Result, error) {
 	return res, err
 }
 
-func (g *GitHub) apply(ctx context.Context, c Change) (Result, error) {
+func (g *Forge) apply(ctx context.Context, c Change) (Result, error) {
 	parts := append([]Part{{Trigger: c.Trigger, Ops: c.Ops}}, c.Parts...)
+	// The service has no rollback: a change that names an issue it does
+	// not open is refused before its first write, as the SQLite
+	// backend's transaction refuses it whole.
+	opened := 0
+	for _, p := range parts {
+		for _, op := range p.Ops {
+			if op.Kind == OpOpen {
+				opened++
+			} else if op.Issue < 0 && int(-op.Issue) > opened {
+				return Result{}, fmt.Errorf("%w: issue %d of this change not opened yet", ErrInvalid, op.Issue)
+			}
+		}
+	}
 	// A change without operations (a cursor moved, triggers recorded)
-	// is the mirror's alone: GitHub is not asked.
+	// is the mirror's alone: the service is not asked.
 	if slices.ContainsFunc(parts, func(p Part) bool { return len(p.Ops) > 0 }) {
 		if err := g.sync(ctx); err != nil {
 			return Result{}, err
@@ -110,7 +120,7 @@ func (g *GitHub) apply(ctx context.Context, c Change) (Result, error) {
 				lost = true
 				break
 			} else if err != nil {
-				// What GitHub did is kept; the intents stay, so the
+				// What the service did is kept; the intents stay, so the
 				// retry recovers instead of posting again.
 				if _, cerr := g.commit(ctx, c, w.steps, nil, false); cerr != nil {
 					return Result{}, errors.Join(err, cerr)
@@ -133,7 +143,7 @@ func (g *GitHub) apply(ctx context.Context, c Change) (Result, error) {
 
 // intend writes a triggered part down as under way. dup: the trigger
 // was answered already; recovering: an earlier attempt crashed in it.
-func (g *GitHub) intend(ctx context.Context, reader, trigger string) (dup, recovering bool, err error) {
+func (g *Forge) intend(ctx context.Context, reader, trigger string) (dup, recovering bool, err error) {
 	var one int
 	err = g.db.QueryRowContext(ctx, `SELECT 1 FROM triggers WHERE reader=? AND key=?`, reader, trigger).Scan(&one)
 	if err == nil {
@@ -152,7 +162,7 @@ func (g *GitHub) intend(ctx context.Context, reader, trigger string) (dup, recov
 
 // commit ingests the steps as c.Actor's events; when done, it also
 // records the triggers, drops their intents and moves the cursor.
-func (g *GitHub) commit(ctx context.Context, c Change, steps []step, triggers []string, done bool) ([]int64, error) {
+func (g *Forge) commit(ctx context.Context, c Change, steps []step, triggers []string, done bool) ([]int64, error) {
 	tx, err := g.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -196,7 +206,7 @@ func (g *GitHub) commit(ctx context.Context, c Change, steps []step, triggers []
 	return evs, tx.Commit()
 }
 
-func (g *GitHub) countLimit(ctx context.Context, lim Limit) (int, error) {
+func (g *Forge) countLimit(ctx context.Context, lim Limit) (int, error) {
 	args := []any{lim.Label}
 	for _, as := range lim.Assignees {
 		args = append(args, as)
@@ -208,16 +218,16 @@ func (g *GitHub) countLimit(ctx context.Context, lim Limit) (int, error) {
 	return n, err
 }
 
-// writer does the operations of one Change against GitHub.
+// writer does the operations of one Change against the service.
 type writer struct {
-	g          *GitHub
+	g          *Forge
 	ctx        context.Context
 	c          Change
 	trigger    string
 	recovering bool
 	res        Result
 	steps      []step
-	// issues are the issues as GitHub last answered in this Change.
+	// issues are the issues as the service last answered in this Change.
 	issues map[int64]remote
 }
 
@@ -225,11 +235,7 @@ func (w *writer) mark() marker {
 	return marker{Actor: w.c.Actor, Reader: w.c.Reader, Trigger: w.trigger}
 }
 
-func (w *writer) issuePath(n int64, rest string) string {
-	return w.g.c.repoPath("/issues/" + strconv.FormatInt(n, 10) + rest)
-}
-
-// current is the issue as GitHub has it: as answered in this Change,
+// current is the issue as the service has it: as answered in this Change,
 // else as the fresh mirror has it.
 func (w *writer) current(op Op) (remote, error) {
 	n := op.Issue
@@ -247,8 +253,8 @@ func (w *writer) current(op Op) (remote, error) {
 	var closed int
 	var ls, as string
 	var created, updated int64
-	// updated is GitHub's time (gh_issues), never the mirror's local one:
-	// it is compared with GitHub's listings.
+	// updated is the service's time (gh_issues), never the mirror's local one:
+	// it is compared with its listings.
 	err := w.g.db.QueryRowContext(w.ctx, `SELECT i.title, i.closed, i.created, g.updated, g.labels, g.assignees, g.author
 		FROM issues i JOIN gh_issues g ON g.number = i.id WHERE i.id=?`, n).Scan(&r.Title, &closed, &created, &updated, &ls, &as, &r.User)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -317,27 +323,41 @@ func (w *writer) op(op Op) error {
 		if cur.Closed == (op.Kind == OpClose) {
 			return nil
 		}
-		state := "closed"
-		if op.Kind == OpReopen {
-			state = "open"
-		}
-		var gi ghIssue
-		if err := w.g.c.sendJSON(w.ctx, http.MethodPatch, w.issuePath(cur.Number, ""), map[string]any{"state": state}, &gi); err != nil {
+		r, err := w.g.api.setClosed(w.ctx, cur.Number, op.Kind == OpClose)
+		if err != nil {
 			return err
 		}
-		w.answered(remoteOf(gi))
+		w.answered(r)
 	}
 	return nil
 }
 
-// assign makes name the issue's one assignee: a GitHub login through
-// GitHub's assignees, any other name (a Lead) through its assignee
+// assign makes name the issue's one assignee: a login through
+// the service's assignees, any other name (a Lead) through its assignee
 // label; "" takes both away.
 func (w *writer) assign(cur remote, name string) error {
 	if cur.assignee() == name && (name == "" || len(cur.Assignees) <= 1) {
 		return nil
 	}
 	login := name != "" && !strings.Contains(name, ":") && loginPattern(name)
+	// A login is set before the assignee labels go, and a label's
+	// rivals go before it comes: the assignee label wins over the
+	// service's assignees, so the issue passes through no other
+	// assignee on the way (one event, as on SQLite).
+	if login || name == "" {
+		want := []string{}
+		if login {
+			want = []string{name}
+		}
+		if !slices.Equal(cur.Assignees, want) && (len(want) > 0 || len(cur.Assignees) > 0) {
+			r, err := w.g.api.setAssignees(w.ctx, cur.Number, want)
+			if err != nil {
+				return err
+			}
+			w.answered(r)
+			cur = r
+		}
+	}
 	for _, l := range slices.Clone(cur.Labels) {
 		if strings.HasPrefix(l, AssigneeLabelPrefix) && l != AssigneeLabelPrefix+name {
 			var err error
@@ -346,22 +366,7 @@ func (w *writer) assign(cur remote, name string) error {
 			}
 		}
 	}
-	if login || name == "" {
-		want := []string{}
-		if login {
-			want = []string{name}
-		}
-		if slices.Equal(cur.Assignees, want) || (len(want) == 0 && len(cur.Assignees) == 0) {
-			return nil
-		}
-		var gi ghIssue
-		if err := w.g.c.sendJSON(w.ctx, http.MethodPatch, w.issuePath(cur.Number, ""), map[string]any{"assignees": want}, &gi); err != nil {
-			return err
-		}
-		w.answered(remoteOf(gi))
-		return nil
-	}
-	if slices.Contains(cur.Labels, AssigneeLabelPrefix+name) {
+	if login || name == "" || slices.Contains(cur.Labels, AssigneeLabelPrefix+name) {
 		return nil
 	}
 	return w.addLabels(cur, []string{AssigneeLabelPrefix + name})
@@ -377,95 +382,58 @@ func loginPattern(s string) bool {
 }
 
 func (w *writer) addLabels(cur remote, add []string) error {
-	var ls []ghLabel
-	if err := w.g.c.sendJSON(w.ctx, http.MethodPost, w.issuePath(cur.Number, "/labels"), map[string]any{"labels": add}, &ls); err != nil {
+	ls, err := w.g.api.addLabels(w.ctx, cur, add)
+	if err != nil {
 		return err
 	}
-	cur.Labels = labelNames(ls)
+	cur.Labels = ls
 	w.answered(cur)
 	return nil
 }
 
 func (w *writer) removeLabel(cur remote, l string) (remote, error) {
-	var ls []ghLabel
-	err := w.g.c.sendJSON(w.ctx, http.MethodDelete, w.issuePath(cur.Number, "/labels/"+url.PathEscape(l)), nil, &ls)
-	var ae *APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
-		// Taken away already (by a person, or by the crashed attempt).
-		cur.Labels = slices.DeleteFunc(slices.Clone(cur.Labels), func(x string) bool { return x == l })
-		w.answered(cur)
-		return cur, nil
-	}
+	ls, err := w.g.api.removeLabel(w.ctx, cur, l)
 	if err != nil {
 		return cur, err
 	}
-	cur.Labels = labelNames(ls)
+	cur.Labels = ls
 	w.answered(cur)
 	return cur, nil
-}
-
-func labelNames(ls []ghLabel) []string {
-	out := make([]string, 0, len(ls))
-	for _, l := range ls {
-		out = append(out, l.Name)
-	}
-	return out
 }
 
 func (w *writer) open(op Op) error {
 	body := withMarker(op.Body, w.mark())
 	if w.recovering {
-		if gi, ok, err := w.findIssue(op.Title, body); err != nil {
+		if r, ok, err := w.g.api.findIssue(w.ctx, w.g.login, op.Title, body); err != nil {
 			return err
 		} else if ok {
-			r := remoteOf(gi)
 			w.res.Issues = append(w.res.Issues, r.Number)
 			w.answered(r)
 			return nil
 		}
 	}
 	labels := slices.Clone(op.Labels)
-	in := map[string]any{"title": op.Title, "body": body}
+	var assignees []string
 	if a := op.Assignee; a != "" {
 		if strings.Contains(a, ":") || !loginPattern(a) {
 			labels = append(labels, AssigneeLabelPrefix+a)
 		} else {
-			in["assignees"] = []string{a}
+			assignees = []string{a}
 		}
 	}
-	if len(labels) > 0 {
-		in["labels"] = labels
-	}
-	var gi ghIssue
-	if err := w.g.c.sendJSON(w.ctx, http.MethodPost, w.g.c.repoPath("/issues"), in, &gi); err != nil {
+	r, err := w.g.api.open(w.ctx, op.Title, body, labels, assignees)
+	if err != nil {
 		return err
 	}
-	r := remoteOf(gi)
 	w.res.Issues = append(w.res.Issues, r.Number)
 	w.answered(r)
 	return nil
 }
 
-// findIssue looks among the token user's newest issues for one a
-// crashed attempt opened (same title, same marked body).
-func (w *writer) findIssue(title, body string) (ghIssue, bool, error) {
-	q := url.Values{"creator": {w.g.login}, "state": {"all"}, "sort": {"created"}, "direction": {"desc"}, "per_page": {"100"}}
-	var gs []ghIssue
-	if err := w.g.c.getJSON(w.ctx, w.g.c.repoPath("/issues?"+q.Encode()), &gs); err != nil {
-		return ghIssue{}, false, err
-	}
-	for _, gi := range gs {
-		if gi.Title == title && gi.Body != nil && strings.TrimSpace(*gi.Body) == strings.TrimSpace(body) {
-			return gi, true, nil
-		}
-	}
-	return ghIssue{}, false, nil
-}
-
 func (w *writer) comment(n int64, text string) error {
 	body := withMarker(text, w.mark())
 	if w.recovering {
-		if c, ok, err := w.findComment(n, body); err != nil {
+		if c, ok, err := w.g.api.findComment(w.ctx, n, w.g.login, body); err != nil {
 			return err
 		} else if ok {
 			w.res.Comments = append(w.res.Comments, c.ID)
@@ -473,34 +441,11 @@ func (w *writer) comment(n int64, text string) error {
 			return nil
 		}
 	}
-	var c ghComment
-	if err := w.g.c.sendJSON(w.ctx, http.MethodPost, w.issuePath(n, "/comments"), map[string]any{"body": body}, &c); err != nil {
+	c, err := w.g.api.comment(w.ctx, n, body)
+	if err != nil {
 		return err
 	}
 	w.res.Comments = append(w.res.Comments, c.ID)
 	w.steps = append(w.steps, step{comment: &c})
 	return nil
-}
-
-// findComment looks through an issue's comments for one a crashed
-// attempt posted (the same marked body, by the token's user).
-func (w *writer) findComment(n int64, body string) (ghComment, bool, error) {
-	next := w.issuePath(n, "/comments?per_page=100")
-	for next != "" {
-		r, err := w.g.c.do(w.ctx, http.MethodGet, next, nil, "")
-		if err != nil {
-			return ghComment{}, false, err
-		}
-		var cs []ghComment
-		if err := json.Unmarshal(r.Body, &cs); err != nil {
-			return ghComment{}, false, err
-		}
-		for _, c := range cs {
-			if c.User.Login == w.g.login && strings.TrimSpace(c.Body) == strings.TrimSpace(body) {
-				return c, true, nil
-			}
-		}
-		next = r.Next
-	}
-	return ghComment{}, false, nil
 }

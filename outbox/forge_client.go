@@ -15,13 +15,12 @@ import (
 	"time"
 )
 
-// DefaultGitHubAPI is the public GitHub REST API; GitHub Enterprise
-// Server answers at https://HOST/api/v3.
-const DefaultGitHubAPI = "https://api.github.com"
-
-// APIError is a refused GitHub request. It never holds the token: only
-// the method, the path and GitHub's message.
+// APIError is a refused request of the issue tracker's API. It never
+// holds the token: only the service, the method, the path and the
+// service's message.
 type APIError struct {
+	// Service is "github" or "gitlab".
+	Service string
 	Status  int
 	Method  string
 	Path    string
@@ -29,38 +28,50 @@ type APIError struct {
 }
 
 func (e *APIError) Error() string {
-	return fmt.Sprintf("github: %s %s: %d %s", e.Method, e.Path, e.Status, e.Message)
+	return fmt.Sprintf("%s: %s %s: %d %s", e.Service, e.Method, e.Path, e.Status, e.Message)
 }
 
-// RateWait is a wait the GitHub API imposed: until when, and why
-// ("primary" when the hourly quota is spent, "secondary" for GitHub's
-// abuse limits, "retry-after" when it named the wait itself).
+// RateWait is a wait the API imposed: until when, and why ("primary"
+// when the quota is spent, "secondary" for GitHub's abuse limits or a
+// bare 429, "retry-after" when it named the wait itself).
 type RateWait struct {
 	Until  time.Time `json:"until"`
 	Reason string    `json:"reason"`
+	// Service is who imposed it: "github" (also when empty, as a wait
+	// written before GitLab was a backend) or "gitlab".
+	Service string `json:"service,omitempty"`
+}
+
+// ServiceName is the name people know the service by, for messages.
+func (w RateWait) ServiceName() string {
+	if w.Service == GitLabActor {
+		return "GitLab"
+	}
+	return "GitHub"
 }
 
 // ErrRateLimited matches a *RateLimitedError.
-var ErrRateLimited = errors.New("outbox: rate limited by GitHub")
+var ErrRateLimited = errors.New("outbox: rate limited by the issue tracker")
 
-// RateLimitedError is a write or read not sent because GitHub imposed a
+// RateLimitedError is a write or read not sent because the API imposed a
 // wait longer than the backend blocks for: the caller tries again after
 // Wait.Until (and shows it meanwhile).
 type RateLimitedError struct{ Wait RateWait }
 
 func (e *RateLimitedError) Error() string {
-	return fmt.Sprintf("outbox: rate limited by GitHub (%s) until %s", e.Wait.Reason, e.Wait.Until.UTC().Format(time.RFC3339))
+	return fmt.Sprintf("outbox: rate limited by the issue tracker (%s) until %s", e.Wait.Reason, e.Wait.Until.UTC().Format(time.RFC3339))
 }
 
 // Is makes errors.Is(err, ErrRateLimited) true.
 func (e *RateLimitedError) Is(target error) bool { return target == ErrRateLimited }
 
-// ghClient speaks GitHub's REST API for one repository: the token on
-// every request and nowhere else, the rate limits waited out, 5xx
-// retried with backoff.
-type ghClient struct {
+// apiClient speaks a REST API (GitHub's or GitLab's) for one
+// repository: the token on every request and nowhere else, the rate
+// limits waited out, 5xx retried with backoff. What differs between
+// the services is the dialect.
+type apiClient struct {
+	dialect
 	base  string
-	repo  string
 	token string
 	hc    *http.Client
 	// sleep waits d or until ctx ends (tests record instead of sleeping).
@@ -79,27 +90,35 @@ type ghClient struct {
 
 	mu   sync.Mutex
 	wait RateWait
-	// remaining and reset are the quota GitHub last reported
+	// remaining and reset are the quota the API last reported
 	// (remaining < 0: not reported yet).
 	remaining int
 	reset     time.Time
 }
 
-func newGHClient(base, repo, token string, hc *http.Client) *ghClient {
+// dialect is what a service's REST API does its own way.
+type dialect struct {
+	// service names it in errors ("github", "gitlab").
+	service string
+	// root is the API path of the repository (or project).
+	root string
+	// header sets the headers of every request, the token among them
+	// (token is "" for none).
+	header func(h http.Header, token string)
+}
+
+func newAPIClient(d dialect, base, token string, hc *http.Client) *apiClient {
 	if hc == nil {
 		hc = &http.Client{Timeout: 30 * time.Second}
 	}
-	if base == "" {
-		base = DefaultGitHubAPI
-	}
-	return &ghClient{base: strings.TrimRight(base, "/"), repo: repo, token: token, hc: hc, sleep: sleepCtx, backoff: time.Second, tries: maxTries, remaining: -1}
+	return &apiClient{dialect: d, base: strings.TrimRight(base, "/"), token: token, hc: hc, sleep: sleepCtx, backoff: time.Second, tries: maxTries, remaining: -1}
 }
 
 // maxTries bounds the tries of one request (rate-limit waits and 5xx).
 const maxTries = 8
 
-// ghResponse is one answer: status, body, the headers the backend reads.
-type ghResponse struct {
+// apiResponse is one answer: status, body, the headers the backend reads.
+type apiResponse struct {
 	Status int
 	Body   []byte
 	ETag   string
@@ -107,14 +126,14 @@ type ghResponse struct {
 }
 
 // do sends one request (path is relative to the API root, or an
-// absolute next-page URL GitHub gave) and waits out rate limits and 5xx.
+// absolute next-page URL the API gave) and waits out rate limits and 5xx.
 // A 304 is an answer (Status 304), not an error.
-func (c *ghClient) do(ctx context.Context, method, path string, in any, etag string) (ghResponse, error) {
+func (c *apiClient) do(ctx context.Context, method, path string, in any, etag string) (apiResponse, error) {
 	var payload []byte
 	if in != nil {
 		var err error
 		if payload, err = json.Marshal(in); err != nil {
-			return ghResponse{}, err
+			return apiResponse{}, err
 		}
 	}
 	target := path
@@ -124,18 +143,14 @@ func (c *ghClient) do(ctx context.Context, method, path string, in any, etag str
 	delay := c.backoff
 	for try := 1; ; try++ {
 		if err := c.waitImposed(ctx); err != nil {
-			return ghResponse{}, err
+			return apiResponse{}, err
 		}
 		req, err := http.NewRequestWithContext(ctx, method, target, bytes.NewReader(payload))
 		if err != nil {
-			return ghResponse{}, err
+			return apiResponse{}, err
 		}
-		req.Header.Set("Accept", "application/vnd.github+json")
-		req.Header.Set("X-GitHub-Api-Version", "2022-11-28")
 		req.Header.Set("User-Agent", "daokit")
-		if c.token != "" {
-			req.Header.Set("Authorization", "Bearer "+c.token)
-		}
+		c.header(req.Header, c.token)
 		if in != nil {
 			req.Header.Set("Content-Type", "application/json")
 		}
@@ -145,10 +160,10 @@ func (c *ghClient) do(ctx context.Context, method, path string, in any, etag str
 		resp, err := c.hc.Do(req)
 		if err != nil {
 			if ctx.Err() != nil || try >= c.tries {
-				return ghResponse{}, fmt.Errorf("github: %s %s: %w", method, pathOnly(target), scrub(err))
+				return apiResponse{}, fmt.Errorf("%s: %s %s: %w", c.service, method, pathOnly(target), scrub(err))
 			}
 			if err := c.sleep(ctx, delay); err != nil {
-				return ghResponse{}, err
+				return apiResponse{}, err
 			}
 			delay *= 2
 			continue
@@ -156,9 +171,9 @@ func (c *ghClient) do(ctx context.Context, method, path string, in any, etag str
 		body, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
 		resp.Body.Close()
 		if err != nil {
-			return ghResponse{}, err
+			return apiResponse{}, err
 		}
-		out := ghResponse{Status: resp.StatusCode, Body: body, ETag: resp.Header.Get("ETag"), Next: nextLink(resp.Header.Get("Link"))}
+		out := apiResponse{Status: resp.StatusCode, Body: body, ETag: resp.Header.Get("ETag"), Next: nextPage(resp.Header, target)}
 		c.noteQuota(resp.Header)
 		if w, ok := c.imposed(resp, body); ok && try < c.tries {
 			c.setWait(w)
@@ -170,7 +185,7 @@ func (c *ghClient) do(ctx context.Context, method, path string, in any, etag str
 			return out, nil
 		case resp.StatusCode >= 500 && try < c.tries:
 			if err := c.sleep(ctx, delay); err != nil {
-				return ghResponse{}, err
+				return apiResponse{}, err
 			}
 			delay *= 2
 			continue
@@ -179,7 +194,7 @@ func (c *ghClient) do(ctx context.Context, method, path string, in any, etag str
 			Message string `json:"message"`
 		}
 		_ = json.Unmarshal(body, &m)
-		return out, &APIError{Status: resp.StatusCode, Method: method, Path: pathOnly(target), Message: m.Message}
+		return out, &APIError{Service: c.service, Status: resp.StatusCode, Method: method, Path: pathOnly(target), Message: m.Message}
 	}
 }
 
@@ -202,9 +217,10 @@ func pathOnly(target string) string {
 }
 
 // imposed reads a rate-limit answer: 429, or 403 with Retry-After, an
-// exhausted quota or GitHub's secondary-limit message. A 403 without
-// these is a permission error, returned as it is.
-func (c *ghClient) imposed(resp *http.Response, body []byte) (RateWait, bool) {
+// exhausted quota or GitHub's secondary-limit message (GitLab answers
+// 429 with Retry-After and RateLimit-Reset). A 403 without these is a
+// permission error, returned as it is.
+func (c *apiClient) imposed(resp *http.Response, body []byte) (RateWait, bool) {
 	if resp.StatusCode != http.StatusForbidden && resp.StatusCode != http.StatusTooManyRequests {
 		return RateWait{}, false
 	}
@@ -217,8 +233,8 @@ func (c *ghClient) imposed(resp *http.Response, body []byte) (RateWait, bool) {
 			return RateWait{Until: t, Reason: "retry-after"}, true
 		}
 	}
-	if resp.Header.Get("X-RateLimit-Remaining") == "0" {
-		if n, err := strconv.ParseInt(resp.Header.Get("X-RateLimit-Reset"), 10, 64); err == nil {
+	if quotaHeader(resp.Header, "Remaining") == "0" {
+		if n, err := strconv.ParseInt(quotaHeader(resp.Header, "Reset"), 10, 64); err == nil {
 			return RateWait{Until: time.Unix(n, 0), Reason: "primary"}, true
 		}
 	}
@@ -229,11 +245,20 @@ func (c *ghClient) imposed(resp *http.Response, body []byte) (RateWait, bool) {
 	return RateWait{}, false
 }
 
+// quotaHeader is the rate-limit header of that name: GitHub's
+// X-RateLimit-<name>, else GitLab's RateLimit-<name>.
+func quotaHeader(h http.Header, name string) string {
+	if v := h.Get("X-RateLimit-" + name); v != "" {
+		return v
+	}
+	return h.Get("RateLimit-" + name)
+}
+
 // noteQuota: a success that spent the last request of the quota makes
 // the next request wait for the reset instead of being refused.
-func (c *ghClient) noteQuota(h http.Header) {
-	left, err1 := strconv.Atoi(h.Get("X-RateLimit-Remaining"))
-	n, err2 := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64)
+func (c *apiClient) noteQuota(h http.Header) {
+	left, err1 := strconv.Atoi(quotaHeader(h, "Remaining"))
+	n, err2 := strconv.ParseInt(quotaHeader(h, "Reset"), 10, 64)
 	if err1 != nil || err2 != nil {
 		return
 	}
@@ -248,7 +273,7 @@ func (c *ghClient) noteQuota(h http.Header) {
 // reserve makes sure the quota holds n more requests: a change that
 // would run out of it half done waits for the reset before its first
 // write instead (*RateLimitedError when that is longer than maxBlock).
-func (c *ghClient) reserve(ctx context.Context, n int) error {
+func (c *apiClient) reserve(ctx context.Context, n int) error {
 	c.mu.Lock()
 	short := c.remaining >= 0 && c.remaining < n && time.Until(c.reset) > 0
 	reset := c.reset
@@ -260,7 +285,8 @@ func (c *ghClient) reserve(ctx context.Context, n int) error {
 	return c.waitImposed(ctx)
 }
 
-func (c *ghClient) setWait(w RateWait) {
+func (c *apiClient) setWait(w RateWait) {
+	w.Service = c.service
 	c.mu.Lock()
 	c.wait = w
 	c.mu.Unlock()
@@ -269,7 +295,7 @@ func (c *ghClient) setWait(w RateWait) {
 	}
 }
 
-func (c *ghClient) clearWait() {
+func (c *apiClient) clearWait() {
 	c.mu.Lock()
 	had := c.wait.Reason != ""
 	c.wait = RateWait{}
@@ -280,13 +306,13 @@ func (c *ghClient) clearWait() {
 }
 
 // Wait is the wait in force (zero when none).
-func (c *ghClient) Wait() RateWait {
+func (c *apiClient) Wait() RateWait {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.wait
 }
 
-func (c *ghClient) waitImposed(ctx context.Context) error {
+func (c *apiClient) waitImposed(ctx context.Context) error {
 	w := c.Wait()
 	d := time.Until(w.Until)
 	if d <= 0 {
@@ -324,13 +350,34 @@ func nextLink(h string) string {
 	return ""
 }
 
+// nextPage is the URL of the next page: the Link header's rel="next"
+// (GitHub, GitLab), else GitLab's X-Next-Page set on target's query
+// (GitLab leaves Link out of large listings).
+func nextPage(h http.Header, target string) string {
+	if next := nextLink(h.Get("Link")); next != "" {
+		return next
+	}
+	page := h.Get("X-Next-Page")
+	if page == "" {
+		return ""
+	}
+	u, err := url.Parse(target)
+	if err != nil {
+		return ""
+	}
+	q := u.Query()
+	q.Set("page", page)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
 // repoPath is the API path of the repository, with rest appended.
-func (c *ghClient) repoPath(rest string) string {
-	return "/repos/" + c.repo + rest
+func (c *apiClient) repoPath(rest string) string {
+	return c.root + rest
 }
 
 // getJSON GETs path and decodes the answer into out.
-func (c *ghClient) getJSON(ctx context.Context, path string, out any) error {
+func (c *apiClient) getJSON(ctx context.Context, path string, out any) error {
 	r, err := c.do(ctx, http.MethodGet, path, nil, "")
 	if err != nil {
 		return err
@@ -339,7 +386,7 @@ func (c *ghClient) getJSON(ctx context.Context, path string, out any) error {
 }
 
 // sendJSON sends in and decodes the answer into out (when not nil).
-func (c *ghClient) sendJSON(ctx context.Context, method, path string, in, out any) error {
+func (c *apiClient) sendJSON(ctx context.Context, method, path string, in, out any) error {
 	r, err := c.do(ctx, method, path, in, "")
 	if err != nil {
 		return err

@@ -13,38 +13,49 @@ import (
 )
 
 // syncOverlap is how far behind the newest change seen the next listing
-// starts: GitHub's listings are eventually consistent, and a comment
-// can show up a moment after a later one. What is read twice is
-// recognized by its id and changes nothing.
+// starts: the services' listings are eventually consistent, and a
+// comment can show up a moment after a later one. What is read twice
+// is recognized by its id and changes nothing.
 const syncOverlap = 2 * time.Minute
 
 // listing is one conditional, paginated GET whose watermark and ETag
-// live in gh_state under key.
+// live in gh_state under key: path with query, and the watermark as
+// the query value sinceParam.
 type listing struct {
-	key  string
-	path string
+	key        string
+	path       string
+	query      url.Values
+	sinceParam string
+}
+
+// listed is what fetch read of a listing, for saveListing.
+type listed struct {
+	l      listing
+	pages  [][]byte
+	target string
+	etag   string
 }
 
 // fetch GETs every page of l past its watermark. A 304 (nothing changed
 // since the ETag) returns nil pages and costs no rate limit.
-func (g *GitHub) fetch(ctx context.Context, l listing) (pages [][]byte, target, etag string, err error) {
+func (g *Forge) fetch(ctx context.Context, l listing) (listed, error) {
 	since, err := g.state(ctx, l.key+"_since")
 	if err != nil {
-		return nil, "", "", err
+		return listed{}, err
 	}
-	q := url.Values{"sort": {"updated"}, "direction": {"asc"}, "per_page": {"100"}}
-	if l.key == "issues" {
-		q.Set("state", "all")
+	q := url.Values{}
+	for k, v := range l.query {
+		q[k] = v
 	}
 	if since != "" {
-		q.Set("since", since)
+		q.Set(l.sinceParam, since)
 	}
-	target = l.path + "?" + q.Encode()
+	out := listed{l: l, target: l.path + "?" + q.Encode()}
 	old := ""
-	if u, _ := g.state(ctx, l.key+"_url"); u == target {
+	if u, _ := g.state(ctx, l.key+"_url"); u == out.target {
 		old, _ = g.state(ctx, l.key+"_etag")
 	}
-	next, first := target, true
+	next, first := out.target, true
 	for next != "" {
 		tag := ""
 		if first {
@@ -52,60 +63,28 @@ func (g *GitHub) fetch(ctx context.Context, l listing) (pages [][]byte, target, 
 		}
 		r, err := g.c.do(ctx, http.MethodGet, next, nil, tag)
 		if err != nil {
-			return nil, "", "", err
+			return listed{}, err
 		}
 		if r.Status == http.StatusNotModified {
-			return nil, target, old, nil
+			out.etag = old
+			return out, nil
 		}
 		if first {
-			etag = r.ETag
+			out.etag = r.ETag
 		}
-		pages = append(pages, r.Body)
+		out.pages = append(out.pages, r.Body)
 		next, first = r.Next, false
 	}
-	return pages, target, etag, nil
+	return out, nil
 }
 
 // sync reads the issues and comments changed since the watermark and
 // commits them, as events, with the new watermark and ETags, in one
 // transaction. The caller holds the lock.
-func (g *GitHub) sync(ctx context.Context) error {
-	il := listing{key: "issues", path: g.c.repoPath("/issues")}
-	cl := listing{key: "comments", path: g.c.repoPath("/issues/comments")}
-	ipages, iurl, ietag, err := g.fetch(ctx, il)
+func (g *Forge) sync(ctx context.Context) error {
+	issues, comments, save, err := g.api.changes(ctx, g)
 	if err != nil {
 		return err
-	}
-	cpages, curl, cetag, err := g.fetch(ctx, cl)
-	if err != nil {
-		return err
-	}
-	var issues []remote
-	newest := time.Time{}
-	for _, p := range ipages {
-		var gs []ghIssue
-		if err := json.Unmarshal(p, &gs); err != nil {
-			return err
-		}
-		for _, gi := range gs {
-			if len(gi.PullRequest) > 0 && string(gi.PullRequest) != "null" {
-				continue
-			}
-			issues = append(issues, remoteOf(gi))
-			newest = later(newest, gi.UpdatedAt)
-		}
-	}
-	var comments []ghComment
-	cnewest := time.Time{}
-	for _, p := range cpages {
-		var cs []ghComment
-		if err := json.Unmarshal(p, &cs); err != nil {
-			return err
-		}
-		comments = append(comments, cs...)
-		for _, c := range cs {
-			cnewest = later(cnewest, c.UpdatedAt)
-		}
 	}
 	// A comment on an issue the listing did not show yet (eventual
 	// consistency) fetches the issue; a pull request's is skipped.
@@ -113,28 +92,23 @@ func (g *GitHub) sync(ctx context.Context) error {
 	for _, r := range issues {
 		known[r.Number] = true
 	}
-	var keep []ghComment
+	var keep []note
 	for _, c := range comments {
-		n := c.issueNumber()
+		n := c.Issue
 		if !known[n] {
 			in, err := g.hasIssue(ctx, n)
 			if err != nil {
 				return err
 			}
 			if !in {
-				var gi ghIssue
-				err := g.c.getJSON(ctx, g.c.repoPath("/issues/"+strconv.FormatInt(n, 10)), &gi)
-				var ae *APIError
-				if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusGone) {
-					continue
-				}
+				r, ok, err := g.api.issue(ctx, n)
 				if err != nil {
 					return err
 				}
-				if len(gi.PullRequest) > 0 && string(gi.PullRequest) != "null" {
+				if !ok {
 					continue
 				}
-				issues = append(issues, remoteOf(gi))
+				issues = append(issues, r)
 			}
 			known[n] = true
 		}
@@ -160,10 +134,7 @@ func (g *GitHub) sync(ctx context.Context) error {
 			return err
 		}
 	}
-	if err := g.saveListing(ctx, tx, il, ipages != nil, iurl, ietag, newest); err != nil {
-		return err
-	}
-	if err := g.saveListing(ctx, tx, cl, cpages != nil, curl, cetag, cnewest); err != nil {
+	if err := save(tx); err != nil {
 		return err
 	}
 	if err := g.setState(ctx, tx, "last_sync", strconv.FormatInt(time.Now().UnixNano(), 10)); err != nil {
@@ -181,14 +152,15 @@ func later(a, b time.Time) time.Time {
 
 // saveListing keeps the ETag of the URL read, and moves the watermark
 // forward to the newest change less the overlap (never back).
-func (g *GitHub) saveListing(ctx context.Context, tx *sql.Tx, l listing, changed bool, target, etag string, newest time.Time) error {
-	if !changed {
+func (g *Forge) saveListing(ctx context.Context, tx *sql.Tx, ls listed, newest time.Time) error {
+	l := ls.l
+	if ls.pages == nil {
 		return nil
 	}
-	if err := g.setState(ctx, tx, l.key+"_url", target); err != nil {
+	if err := g.setState(ctx, tx, l.key+"_url", ls.target); err != nil {
 		return err
 	}
-	if err := g.setState(ctx, tx, l.key+"_etag", etag); err != nil {
+	if err := g.setState(ctx, tx, l.key+"_etag", ls.etag); err != nil {
 		return err
 	}
 	if newest.IsZero() {
@@ -203,7 +175,7 @@ func (g *GitHub) saveListing(ctx context.Context, tx *sql.Tx, l listing, changed
 	return g.setState(ctx, tx, l.key+"_since", since.Format(time.RFC3339))
 }
 
-func (g *GitHub) hasIssue(ctx context.Context, n int64) (bool, error) {
+func (g *Forge) hasIssue(ctx context.Context, n int64) (bool, error) {
 	var one int
 	err := g.db.QueryRowContext(ctx, `SELECT 1 FROM issues WHERE id=?`, n).Scan(&one)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -212,9 +184,9 @@ func (g *GitHub) hasIssue(ctx context.Context, n int64) (bool, error) {
 	return err == nil, err
 }
 
-// ingester commits what GitHub answered into the mirror, as events.
+// ingester commits what the service answered into the mirror, as events.
 type ingester struct {
-	g   *GitHub
+	g   *Forge
 	tx  *sql.Tx
 	ctx context.Context
 	now int64
@@ -260,7 +232,8 @@ func (in *ingester) trigger(m marker, ev int64) error {
 // issue brings the mirror's issue to r and appends an event per
 // difference, in the order the SQLite backend would have: opened, then
 // labels, assignee, state. actor is whose change it was ("" when read
-// by a sync: the author for a new issue, GitHubActor for the rest).
+// by a sync: the author for a new issue, the service's name
+// (GitHubActor, GitLabActor) for the rest).
 func (in *ingester) issue(r remote, actor string) ([]int64, error) {
 	var evs []int64
 	add := func(kind EventKind, value string, who string) error {
@@ -275,7 +248,7 @@ func (in *ingester) issue(r remote, actor string) ([]int64, error) {
 	}
 	changer := actor
 	if changer == "" {
-		changer = GitHubActor
+		changer = in.g.c.service // GitHubActor on GitHub
 	}
 	if actor == "" && !r.Updated.IsZero() {
 		// A listing older than what the mirror knows (GitHub's listings
@@ -430,7 +403,7 @@ func nonNil(s []string) []string {
 // comment adds a comment GitHub has and the mirror has not, with its
 // event; one the mirror has changes nothing (read twice, or posted by
 // this backend and read back).
-func (in *ingester) comment(c ghComment, actor string) (int64, error) {
+func (in *ingester) comment(c note, actor string) (int64, error) {
 	var one int
 	err := in.tx.QueryRowContext(in.ctx, `SELECT 1 FROM comments WHERE id=?`, c.ID).Scan(&one)
 	if err == nil {
@@ -439,17 +412,17 @@ func (in *ingester) comment(c ghComment, actor string) (int64, error) {
 	if !errors.Is(err, sql.ErrNoRows) {
 		return 0, err
 	}
-	body, m, mine := in.own(c.User.Login, c.Body)
-	author := c.User.Login
+	body, m, mine := in.own(c.User, c.Body)
+	author := c.User
 	if mine {
 		author = m.Actor
 	}
 	if actor != "" {
 		author = actor
 	}
-	n := c.issueNumber()
+	n := c.Issue
 	if _, err := in.tx.ExecContext(in.ctx, `INSERT INTO comments(id, issue, author, body, created) VALUES(?,?,?,?,?)`,
-		c.ID, n, author, body, c.CreatedAt.UnixNano()); err != nil {
+		c.ID, n, author, body, c.Created.UnixNano()); err != nil {
 		return 0, err
 	}
 	ev, err := in.event(EventCommented, n, c.ID, author, "")
@@ -470,7 +443,7 @@ func (in *ingester) comment(c ghComment, actor string) (int64, error) {
 // issue the mirror has when it was last changed (a listing holds only
 // the last state), a comment when it was posted; on a tie the issue
 // first, whose change cannot be later than the comment that bumped it.
-func (g *GitHub) order(ctx context.Context, issues []remote, comments []ghComment) ([]step, error) {
+func (g *Forge) order(ctx context.Context, issues []remote, comments []note) ([]step, error) {
 	type timed struct {
 		t time.Time
 		s step
@@ -489,7 +462,7 @@ func (g *GitHub) order(ctx context.Context, issues []remote, comments []ghCommen
 		all = append(all, timed{t, step{issue: r}})
 	}
 	for i := range comments {
-		all = append(all, timed{comments[i].CreatedAt, step{comment: &comments[i]}})
+		all = append(all, timed{comments[i].Created, step{comment: &comments[i]}})
 	}
 	slices.SortStableFunc(all, func(a, b timed) int {
 		if c := a.t.Compare(b.t); c != 0 {
