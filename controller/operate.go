@@ -131,11 +131,17 @@ func (c *Controller) ledgerRunLocked() (*run, ledger.PipelineState, *relay.Failu
 	return nil, doc.Value, nil
 }
 
-// busyLocked refuses an operation on a run this controller is still
-// running: its worker holds the step's lease, and a takeover or a
-// handoff applied under it would contradict what the run does next.
-// Called with c.mu held.
-func (c *Controller) busyLocked(r *run, code string) *relay.Failure {
+// refuseLocked is why an operation that changes run r cannot go ahead,
+// under code, or nil: the ledger could not be read (fail, from
+// ledgerRunLocked), or r is a run this controller is still running: its
+// worker holds the step's lease, and a takeover or a handoff applied
+// under it would contradict what the run does next. Called with c.mu
+// held.
+func (c *Controller) refuseLocked(r *run, fail *relay.Failure, code string) *relay.Failure {
+	if fail != nil {
+		fail.Code = code
+		return fail
+	}
 	if r == nil {
 		return nil
 	}
@@ -179,12 +185,8 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 			p = clonePipeline(r.pipeline)
 		}
 	}
-	if fail == nil {
-		fail = c.busyLocked(r, code)
-	}
-	if fail != nil {
+	if fail = c.refuseLocked(r, fail, code); fail != nil {
 		c.mu.Unlock()
-		fail.Code = code
 		return relay.Outcome{Failure: fail}, op.TaskID, op.RunID
 	}
 	now := c.now()
@@ -264,12 +266,8 @@ func (c *Controller) operateHandoffApply(op relay.Operation) (relay.Outcome, str
 	}
 	c.mu.Lock()
 	r, p, fail := c.ledgerRunLocked()
-	if fail == nil {
-		fail = c.busyLocked(r, code)
-	}
-	if fail != nil {
+	if fail = c.refuseLocked(r, fail, code); fail != nil {
 		c.mu.Unlock()
-		fail.Code = code
 		return relay.Outcome{Failure: fail}, pkg.TaskID, pkg.RunID
 	}
 	plan, err := heal.ApplyHandoff(&p, pkg, op.IncludeAccepted, c.now())

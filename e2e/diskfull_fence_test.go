@@ -1,11 +1,8 @@
 package e2e
 
 import (
-	"errors"
 	"os"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -16,34 +13,9 @@ import (
 // exits saying why. (A paused one is fenced: TestPausedControllerIsFenced.)
 func TestFullDiskControllerIsNotFenced(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root; this test runs as root")
-	}
-	root := t.TempDir()
-	if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=4m"); err != nil {
-		t.Skipf("cannot mount a tmpfs (%v)", err)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(root, syscall.MNT_DETACH) })
-	run(t, "init", "--root", root)
-	if err := os.WriteFile(filepath.Join(root, "daokit.toml"), []byte(simConfig("1s")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := tmpfsProject(t, "1s")
 	holder := startController(t, root)
-	filler := filepath.Join(root, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	f.Close()
+	filler := fillDisk(t, root)
 	deadline := time.Now().Add(20 * time.Second)
 	for !standingExpired(root, holder.pid()) {
 		if time.Now().After(deadline) {

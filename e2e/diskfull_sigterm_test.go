@@ -1,9 +1,7 @@
 package e2e
 
 import (
-	"errors"
 	"os"
-	"path/filepath"
 	"syscall"
 	"testing"
 	"time"
@@ -23,18 +21,7 @@ const diskFullGrace = 20 * time.Second
 // successor resumes it and runs it to its end.
 func TestSIGTERMOnAFullDiskEndsTheController(t *testing.T) {
 	t.Parallel()
-	if os.Geteuid() != 0 {
-		t.Skip("mounting a small tmpfs needs root; this test runs as root")
-	}
-	root := t.TempDir()
-	if err := syscall.Mount("tmpfs", root, "tmpfs", 0, "size=4m"); err != nil {
-		t.Skipf("cannot mount a tmpfs (%v)", err)
-	}
-	t.Cleanup(func() { _ = syscall.Unmount(root, syscall.MNT_DETACH) })
-	run(t, "init", "--root", root)
-	if err := os.WriteFile(filepath.Join(root, "daokit.toml"), []byte(simConfig("3s")), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	root := tmpfsProject(t, "3s")
 	ctl := startController(t, root)
 	r := runBounded(t, "send", "--root", root, "--json", "the acknowledged instruction")
 	if r.code != 0 {
@@ -44,21 +31,7 @@ func TestSIGTERMOnAFullDiskEndsTheController(t *testing.T) {
 		return e.EventType == ledger.EventStepStarted
 	})
 
-	filler := filepath.Join(root, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	chunk := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			break
-		}
-	}
-	f.Close()
+	filler := fillDisk(t, root)
 
 	stopped := time.Now()
 	_ = ctl.cmd.Process.Signal(syscall.SIGTERM)

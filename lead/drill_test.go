@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"sync"
 	"syscall"
 	"testing"
@@ -38,27 +37,7 @@ func TestDrillKillLeads(t *testing.T) {
 		p.do("ann", outbox.Op{Kind: outbox.OpClose, Issue: issue[r]})
 	}
 
-	var mu sync.Mutex
-	procs := make([]*exec.Cmd, roles)
-	start := func(r int) {
-		cmd := exec.Command(os.Args[0], "lead", p.dir, fmt.Sprintf("r%d", r))
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs[r] = cmd
-	}
-	for r := range roles {
-		start(r)
-	}
-	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range procs {
-			c.Process.Kill()
-			c.Wait()
-		}
-	})
+	leads := startLeadProcs(t, p.dir, roles)
 
 	// The cursor watch: every reader's cursor only grows.
 	watchCtx, stopWatch := context.WithCancel(ctx)
@@ -98,11 +77,7 @@ func TestDrillKillLeads(t *testing.T) {
 			// A random moment: the Lead is somewhere in its work.
 			jitter := time.NewTimer(time.Duration(rng.IntN(3000)) * time.Microsecond)
 			<-jitter.C
-			mu.Lock()
-			procs[victim].Process.Signal(syscall.SIGKILL)
-			procs[victim].Wait()
-			start(victim)
-			mu.Unlock()
+			leads.restart(victim, syscall.SIGKILL)
 		}
 	}
 

@@ -4,10 +4,8 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -36,27 +34,7 @@ func TestDrillWorkersRunOnce(t *testing.T) {
 	}
 	p := newProject(t, wf, time.Second)
 
-	var mu sync.Mutex
-	procs := make([]*exec.Cmd, roles)
-	start := func(r int) {
-		cmd := exec.Command(os.Args[0], "lead", p.dir, fmt.Sprintf("r%d", r))
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs[r] = cmd
-	}
-	for r := range roles {
-		start(r)
-	}
-	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range procs {
-			c.Process.Kill()
-			c.Wait()
-		}
-	})
+	leads := startLeadProcs(t, p.dir, roles)
 
 	ids := make([]int64, 0, issues)
 	for i := range issues {
@@ -80,11 +58,7 @@ func TestDrillWorkersRunOnce(t *testing.T) {
 		if i%10 == 9 {
 			sig = syscall.SIGTERM
 		}
-		mu.Lock()
-		procs[victim].Process.Signal(sig)
-		procs[victim].Wait()
-		start(victim)
-		mu.Unlock()
+		leads.restart(victim, sig)
 		if sig == syscall.SIGKILL {
 			sigkills++
 		} else {

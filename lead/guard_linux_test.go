@@ -155,6 +155,49 @@ func (f *guardFixture) checkHeld(t *testing.T, id int64) {
 	}
 }
 
+// attackLead is the attacking Lead, run as a process of its own so it
+// can run as another user or in a mount namespace of its own.
+type attackLead struct {
+	cmd    *exec.Cmd
+	exited chan error // cmd.Wait's result, put back by whoever reads it
+	stderr strings.Builder
+}
+
+// startAttackLead starts cmd, keeping its stderr for failure messages,
+// and stops it (and waits for it) when the test ends.
+func startAttackLead(t *testing.T, cmd *exec.Cmd) *attackLead {
+	t.Helper()
+	l := &attackLead{cmd: cmd, exited: make(chan error, 1)}
+	cmd.Stderr = &l.stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() { l.exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		<-l.exited
+	})
+	return l
+}
+
+// awaitAttack waits for the attack issue id to close; a Lead that ends
+// first fails the test, after onExit (if set) has seen why (to skip).
+func (f *guardFixture) awaitAttack(t *testing.T, l *attackLead, id int64, onExit func(error)) {
+	t.Helper()
+	f.p.waitFor("the attack's evidence", 60*time.Second, func() bool {
+		select {
+		case err := <-l.exited:
+			l.exited <- err
+			if onExit != nil {
+				onExit(err)
+			}
+			t.Fatalf("the Lead ended: %v: %s", err, l.stderr.String())
+		default:
+		}
+		return f.p.issue(id).Closed
+	})
+}
+
 func equalMaps(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
@@ -214,37 +257,20 @@ func TestGuardHoldsAgainstANonRootWorker(t *testing.T) {
 	}
 	cmd := exec.Command(bin, "attacklead", f.p.dir, "backend", f.plan.Root, f.planFile)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-exited
-	})
+	lead := startAttackLead(t, cmd)
 	// The Worker is told the Lead's pid once the Lead runs; it then gets
 	// its issue.
-	f.plan.LeadPID = cmd.Process.Pid
+	f.plan.LeadPID = lead.cmd.Process.Pid
 	f.writePlan(t)
 	if err := os.Chown(f.planFile, 65534, 65534); err != nil {
 		t.Fatal(err)
 	}
 	id := f.p.file("attack", "", "to:backend")
-	f.p.waitFor("the attack's evidence", 60*time.Second, func() bool {
-		select {
-		case err := <-exited:
-			exited <- err
-			var ee *exec.ExitError
-			if errors.As(err, &ee) && ee.ExitCode() == exitNoGuard {
-				t.Skipf("no guard for uid 65534 here: %s", stderr.String())
-			}
-			t.Fatalf("the Lead ended: %v: %s", err, stderr.String())
-		default:
+	f.awaitAttack(t, lead, id, func(err error) {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) && ee.ExitCode() == exitNoGuard {
+			t.Skipf("no guard for uid 65534 here: %s", lead.stderr.String())
 		}
-		return f.p.issue(id).Closed
 	})
 	f.checkHeld(t, id)
 }
@@ -266,29 +292,11 @@ func TestGuardHoldsAgainstAnAlias(t *testing.T) {
 	// private), where it binds the project at the alias first.
 	cmd := exec.Command(os.Args[0], "attacklead", f.p.dir, "backend", f.plan.Root, f.planFile, f.plan.Alias)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Unshareflags: syscall.CLONE_NEWNS}
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		_ = cmd.Process.Signal(syscall.SIGTERM)
-		<-exited
-	})
-	f.plan.LeadPID = cmd.Process.Pid
+	lead := startAttackLead(t, cmd)
+	f.plan.LeadPID = lead.cmd.Process.Pid
 	f.writePlan(t)
 	id := f.p.file("attack", "", "to:backend")
-	f.p.waitFor("the attack's evidence", 60*time.Second, func() bool {
-		select {
-		case err := <-exited:
-			exited <- err
-			t.Fatalf("the Lead ended: %v: %s", err, stderr.String())
-		default:
-		}
-		return f.p.issue(id).Closed
-	})
+	f.awaitAttack(t, lead, id, nil)
 	if _, ok := f.report(t)["alias memory write"]; !ok {
 		t.Fatal("the alias was not tried")
 	}

@@ -2,7 +2,9 @@ package lead
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -134,4 +136,53 @@ func hasText(cs []outbox.Comment, s string) bool {
 		}
 	}
 	return false
+}
+
+// leadProcs are a drill's Lead processes, one per role r0, r1, …, each
+// this test binary's "lead" subcommand on the project in dir.
+type leadProcs struct {
+	t     *testing.T
+	dir   string
+	mu    sync.Mutex
+	procs []*exec.Cmd
+}
+
+// startLeadProcs starts the Leads of roles r0 … r<roles-1> and kills
+// them (and waits for them) when the test ends.
+func startLeadProcs(t *testing.T, dir string, roles int) *leadProcs {
+	t.Helper()
+	l := &leadProcs{t: t, dir: dir, procs: make([]*exec.Cmd, roles)}
+	for r := range roles {
+		l.start(r)
+	}
+	t.Cleanup(func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		for _, c := range l.procs {
+			c.Process.Kill()
+			c.Wait()
+		}
+	})
+	return l
+}
+
+func (l *leadProcs) start(r int) {
+	l.t.Helper()
+	cmd := exec.Command(os.Args[0], "lead", l.dir, fmt.Sprintf("r%d", r))
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		l.t.Fatal(err)
+	}
+	l.procs[r] = cmd
+}
+
+// restart stops role r's Lead with sig, waits for it to end and starts
+// a new one in its place.
+func (l *leadProcs) restart(r int, sig os.Signal) {
+	l.t.Helper()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.procs[r].Process.Signal(sig)
+	l.procs[r].Wait()
+	l.start(r)
 }

@@ -2,10 +2,7 @@ package workflow
 
 import (
 	"context"
-	"runtime"
-	"slices"
 	"testing"
-	"time"
 )
 
 // BenchmarkDispatchLine is the cost callback dispatch adds to one line of
@@ -15,35 +12,7 @@ import (
 // ns/op is the mean, median-ns/line the median over the bursts.
 func BenchmarkDispatchLine(b *testing.B) {
 	d := startDispatcher([]Callback{NopCallback{}, NopCallback{}, NopCallback{}}, DefaultQueue)
-	o := &Observer{d: d, a: AgentInfo{StepID: "I1-coder", Role: RoleCoder, Iteration: 1}}
-	t := Text{Body: "ok  \texample.com/project/pkg/api\t0.12s"}
-	const batch = 64
-	var per []float64
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; {
-		n := min(batch, b.N-i)
-		start := time.Now()
-		for range n {
-			o.Text(t)
-		}
-		per = append(per, float64(time.Since(start).Nanoseconds())/float64(n))
-		i += n
-		// Let the callbacks catch up before the next batch, as they do
-		// between the bursts of a real worker: this measures the hand-off,
-		// not the drop path of a flooded queue.
-		b.StopTimer()
-		for _, s := range d.subs {
-			for s.backlog.Load() > 0 {
-				runtime.Gosched()
-			}
-		}
-		b.StartTimer()
-	}
-	b.StopTimer()
-	st := d.stop(time.Second)
-	slices.Sort(per)
-	b.ReportMetric(per[len(per)/2], "median-ns/line")
+	st := benchDispatchLines(b, d)
 	// Lines a no-op callback could not keep up with (shed, not waited for).
 	b.ReportMetric(float64(st.Dropped)/float64(3*b.N), "dropped/line")
 }
@@ -98,32 +67,7 @@ func BenchmarkDispatchLineDeafCommand(b *testing.B) {
 	defer sink.Close(0)
 	deaf := &LineCallback{Task: "T1", Run: "R1", Out: sink}
 	d := startDispatcher([]Callback{NopCallback{}, NopCallback{}, deaf}, DefaultQueue)
-	o := &Observer{d: d, a: AgentInfo{StepID: "I1-coder", Role: RoleCoder, Iteration: 1}}
-	t := Text{Body: "ok  \texample.com/project/pkg/api\t0.12s"}
-	const batch = 64
-	var per []float64
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; {
-		n := min(batch, b.N-i)
-		start := time.Now()
-		for range n {
-			o.Text(t)
-		}
-		per = append(per, float64(time.Since(start).Nanoseconds())/float64(n))
-		i += n
-		b.StopTimer()
-		for _, s := range d.subs {
-			for s.backlog.Load() > 0 {
-				runtime.Gosched()
-			}
-		}
-		b.StartTimer()
-	}
-	b.StopTimer()
-	st := d.stop(time.Second)
-	slices.Sort(per)
-	b.ReportMetric(per[len(per)/2], "median-ns/line")
+	st := benchDispatchLines(b, d)
 	b.ReportMetric(float64(sink.Dropped())/float64(b.N), "deaf-dropped/line")
 	if st.Abandoned > 0 {
 		b.Fatalf("a deaf command held dispatch at the flow's end: %+v", st)
