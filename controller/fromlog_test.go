@@ -95,6 +95,9 @@ func copyRoot(t *testing.T, root string) string {
 	t.Helper()
 	dst := t.TempDir()
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) && path != root {
+			return nil // gone between the listing and the visit (a temp file)
+		}
 		if err != nil {
 			return err
 		}
@@ -107,6 +110,9 @@ func copyRoot(t *testing.T, root string) string {
 			return nil // the socket, a lock's leftovers
 		}
 		in, err := os.Open(path)
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil // a temp file renamed over its document meanwhile: the document is copied
+		}
 		if err != nil {
 			return err
 		}
