@@ -411,6 +411,21 @@ func (s *Server) createIssue(w http.ResponseWriter, req *http.Request, r *repo, 
 	fakerest.Reply(w, req, http.StatusCreated, s.issueJSON(req, r, is))
 }
 
+// since reads the since= filter of a listing (zero when absent). A
+// malformed one is answered with a 422, as GitHub does, and ok is false.
+func (s *Server) since(w http.ResponseWriter, q url.Values) (since time.Time, ok bool) {
+	v := q.Get("since")
+	if v == "" {
+		return time.Time{}, true
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+		return time.Time{}, false
+	}
+	return t, true
+}
+
 // listIssues answers GET /repos/o/r/issues: state (open default), since
 // (updated at or after), creator, sort (created default, updated),
 // direction (desc default), pull requests included as GitHub does.
@@ -420,14 +435,9 @@ func (s *Server) listIssues(w http.ResponseWriter, req *http.Request, r *repo) {
 	if state == "" {
 		state = "open"
 	}
-	var since time.Time
-	if v := q.Get("since"); v != "" {
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
-			return
-		}
-		since = t
+	since, ok := s.since(w, q)
+	if !ok {
+		return
 	}
 	var out []*issue
 	for _, is := range r.issues {
@@ -458,14 +468,9 @@ func (s *Server) listIssues(w http.ResponseWriter, req *http.Request, r *repo) {
 // one issue's. A new comment is missing from its first listings (lag).
 func (s *Server) listComments(w http.ResponseWriter, req *http.Request, r *repo, issue int64) {
 	q := req.URL.Query()
-	var since time.Time
-	if v := q.Get("since"); v != "" {
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
-			return
-		}
-		since = t
+	since, ok := s.since(w, q)
+	if !ok {
+		return
 	}
 	var out []*comment
 	for _, c := range r.comments {
