@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,14 +35,7 @@ func newFake(t *testing.T, o fakegithub.Options) *fakegithub.Server {
 }
 
 // openGH opens the backend on the stand-in; waits records the rate
-// limit and 5xx waits instead of sleeping, with the RateWait shown
-// while each lasts.
-type ghWaits struct {
-	mu    sync.Mutex
-	waits []time.Duration
-	shown []RateWait
-}
-
+// limit and 5xx waits instead of sleeping.
 func openGH(t *testing.T, f *fakegithub.Server, mirror string) (*GitHub, *ghWaits) {
 	t.Helper()
 	g, err := OpenGitHub(context.Background(), GitHubConfig{Repo: testRepo, APIURL: f.URL, Token: ghToken, Mirror: mirror,
@@ -52,16 +44,7 @@ func openGH(t *testing.T, f *fakegithub.Server, mirror string) (*GitHub, *ghWait
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	w := &ghWaits{}
-	g.c.backoff, g.c.maxBlock = time.Millisecond, 0
-	g.c.sleep = func(ctx context.Context, d time.Duration) error {
-		w.mu.Lock()
-		w.waits = append(w.waits, d)
-		w.shown = append(w.shown, g.RateWait())
-		w.mu.Unlock()
-		return ctx.Err()
-	}
-	return g, w
+	return g, recordWaits(g.c, g.RateWait)
 }
 
 func mirrorPath(t *testing.T) string { return filepath.Join(t.TempDir(), "github", "acme", "app.db") }
@@ -118,24 +101,8 @@ func TestGitHubMapsOntoTheMailboxAsSQLiteDoes(t *testing.T) {
 		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:qa", IfAssignee: []string{""}}}},
 		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}}}},
 	}
-	for i, c := range changes {
-		rs := mustApply(t, s, c)
-		rg := mustApply(t, g, c)
-		if rs.Duplicate != rg.Duplicate || rs.Lost != rg.Lost || len(rs.Events) != len(rg.Events) || len(rs.Comments) != len(rg.Comments) || !slices.Equal(rs.Issues, rg.Issues) {
-			t.Fatalf("change %d: sqlite %+v, github %+v", i, rs, rg)
-		}
-	}
-	if a, b := shapes(allEvents(t, s)), shapes(allEvents(t, g)); !slices.Equal(a, b) {
-		t.Fatalf("events differ:\nsqlite %+v\ngithub %+v", a, b)
-	}
-	is, _ := s.Issue(ctx, 1)
-	ig, err := g.Issue(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if is.Title != ig.Title || is.Body != ig.Body || is.Author != ig.Author || is.Assignee != ig.Assignee || is.Closed != ig.Closed || !slices.Equal(is.Labels, ig.Labels) {
-		t.Fatalf("issue differs:\nsqlite %+v\ngithub %+v", is, ig)
-	}
+	applyAlike(t, "github", s, g, changes)
+	sameEventsAndIssue(t, "github", s, g, 1)
 	cs, _ := s.Comments(ctx, 1)
 	cg, _ := g.Comments(ctx, 1)
 	if len(cs) != len(cg) || cs[1].Author != cg[1].Author || cs[1].Body != cg[1].Body {

@@ -42,16 +42,7 @@ func openGL(t testing.TB, f *fakegitlab.Server, mirror string, wake time.Duratio
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	w := &ghWaits{}
-	g.c.backoff, g.c.maxBlock = time.Millisecond, 0
-	g.c.sleep = func(ctx context.Context, d time.Duration) error {
-		w.mu.Lock()
-		w.waits = append(w.waits, d)
-		w.shown = append(w.shown, g.RateWait())
-		w.mu.Unlock()
-		return ctx.Err()
-	}
-	return g, w
+	return g, recordWaits(g.c, g.RateWait)
 }
 
 func glMirror(t testing.TB) string {
@@ -63,7 +54,6 @@ func glMirror(t testing.TB) string {
 // path, the token is in PRIVATE-TOKEN only, labels are set with
 // add_labels/remove_labels, and a Lead's claim is its assignee label.
 func TestGitLabMapsOntoTheMailboxAsSQLiteDoes(t *testing.T) {
-	ctx := context.Background()
 	f := newGitLabFake(t, fakegitlab.Options{})
 	g, _ := openGL(t, f, glMirror(t), 20*time.Millisecond)
 	s := openTest(t)
@@ -81,25 +71,9 @@ func TestGitLabMapsOntoTheMailboxAsSQLiteDoes(t *testing.T) {
 		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:qa", IfAssignee: []string{""}}}},
 		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}}}},
 	}
-	for i, c := range changes {
-		rs := mustApply(t, s, c)
-		rg := mustApply(t, g, c)
-		if rs.Duplicate != rg.Duplicate || rs.Lost != rg.Lost || len(rs.Events) != len(rg.Events) || len(rs.Comments) != len(rg.Comments) || !slices.Equal(rs.Issues, rg.Issues) {
-			t.Fatalf("change %d: sqlite %+v, gitlab %+v", i, rs, rg)
-		}
-	}
+	applyAlike(t, "gitlab", s, g, changes)
 	mustSync(t, g) // the system notes GitLab wrote are not comments
-	if a, b := shapes(allEvents(t, s)), shapes(allEvents(t, g)); !slices.Equal(a, b) {
-		t.Fatalf("events differ:\nsqlite %+v\ngitlab %+v", a, b)
-	}
-	is, _ := s.Issue(ctx, 1)
-	ig, err := g.Issue(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if is.Title != ig.Title || is.Body != ig.Body || is.Author != ig.Author || is.Assignee != ig.Assignee || is.Closed != ig.Closed || !slices.Equal(is.Labels, ig.Labels) {
-		t.Fatalf("issue differs:\nsqlite %+v\ngitlab %+v", is, ig)
-	}
+	sameEventsAndIssue(t, "gitlab", s, g, 1)
 	labels, assignees, state, _ := f.Issue(testProject, 1)
 	if state != "opened" || len(assignees) != 0 || slices.Contains(labels, "assignee:lead:backend") || !slices.Contains(labels, "assignee:lead:qa") {
 		t.Fatalf("on GitLab: %v %v %s", labels, assignees, state)
