@@ -196,15 +196,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		s.fail(rw, http.StatusNotFound, "Not Found")
 		return
 	}
-	if f := s.Log().Fault(req.Method, rec.Path); f != nil && f.Hold != nil {
-		s.Unlock()
-		if f.Holding != nil {
-			close(f.Holding)
-		}
-		<-f.Hold
-		s.Lock()
-	} else if f != nil {
-		f.Answer(rw)
+	if s.Faulted(rw, req.Method, rec.Path) {
 		return
 	}
 	tok, ok := s.auth(req)

@@ -247,15 +247,7 @@ func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 		fail(rw, http.StatusNotFound, "404 Not Found")
 		return
 	}
-	if f := s.Log().Fault(req.Method, path); f != nil && f.Hold != nil {
-		s.Unlock()
-		if f.Holding != nil {
-			close(f.Holding)
-		}
-		<-f.Hold
-		s.Lock()
-	} else if f != nil {
-		f.Answer(rw)
+	if s.Faulted(rw, req.Method, path) {
 		return
 	}
 	tok, ok := s.tokens[req.Header.Get("PRIVATE-TOKEN")]

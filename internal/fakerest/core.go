@@ -68,3 +68,26 @@ func (c *Core) Now() time.Time {
 	c.clock = c.clock.Add(time.Second)
 	return c.clock
 }
+
+// Faulted applies the fault queued for method and path, if any, with the
+// lock held: a Hold releases the lock until it is closed, then the request
+// goes on as usual; any other fault is answered on w, and Faulted reports
+// true, the request done.
+func (c *Core) Faulted(w http.ResponseWriter, method, path string) bool {
+	f := c.log.Fault(method, path)
+	switch {
+	case f == nil:
+		return false
+	case f.Hold != nil:
+		c.mu.Unlock()
+		if f.Holding != nil {
+			close(f.Holding)
+		}
+		<-f.Hold
+		c.mu.Lock()
+		return false
+	default:
+		f.Answer(w)
+		return true
+	}
+}
