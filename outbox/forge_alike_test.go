@@ -2,6 +2,7 @@ package outbox
 
 import (
 	"context"
+	"os"
 	"slices"
 	"sync"
 	"testing"
@@ -58,5 +59,13 @@ func sameEventsAndIssue(t *testing.T, name string, s, g Backend, id int64) {
 	}
 	if is.Title != ig.Title || is.Body != ig.Body || is.Author != ig.Author || is.Assignee != ig.Assignee || is.Closed != ig.Closed || !slices.Equal(is.Labels, ig.Labels) {
 		t.Fatalf("issue differs:\nsqlite %+v\n%s %+v", is, name, ig)
+	}
+}
+
+// removeMirror deletes a forge backend's SQLite mirror with its WAL
+// files, so that the next open rebuilds it from the forge alone.
+func removeMirror(mirror string) {
+	for _, suffix := range []string{"", "-wal", "-shm"} {
+		os.Remove(mirror + suffix)
 	}
 }

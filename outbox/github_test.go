@@ -268,9 +268,7 @@ func TestGitHubTriggerAnsweredOnceAcrossCrashAndLostMirror(t *testing.T) {
 		t.Fatal("the replay answered the trigger again")
 	}
 	g2.Close()
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(mirror + suffix)
-	}
+	removeMirror(mirror)
 	g3, _ := openGH(t, f, mirror)
 	mustSync(t, g3)
 	if r := mustApply(t, g3, ch); !r.Duplicate {

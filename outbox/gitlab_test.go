@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -250,9 +249,7 @@ func TestGitLabTriggerAnsweredOnceAcrossCrashAndLostMirror(t *testing.T) {
 		t.Fatalf("labels %v", labels)
 	}
 	g2.Close()
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(mirror + suffix)
-	}
+	removeMirror(mirror)
 	g3, _ := openGL(t, f, mirror, 20*time.Millisecond)
 	mustSync(t, g3)
 	ch.UpTo = 0
