@@ -69,3 +69,62 @@ func removeMirror(mirror string) {
 		os.Remove(mirror + suffix)
 	}
 }
+
+// forgeRig is one forge's stand-in as the shared tests drive it.
+type forgeRig struct {
+	// mirror is a fresh mirror path; open opens the backend on it.
+	mirror string
+	open   func(mirror string) *Forge
+	// openIssue opens an issue as a person, labelled; comments are the
+	// bodies of issue n's comments (notes) on the forge, labels its labels.
+	openIssue func(title string, labels ...string) int64
+	comments  func(n int64) []string
+	labels    func(n int64) []string
+	// failLabel makes the next label change fail.
+	failLabel func()
+}
+
+// triggerAnsweredOnce: a Lead that dies in the middle of a trigger (its
+// comment posted, its label not) redoes it without posting again; a
+// replay is a Duplicate; a mirror lost and rebuilt from the forge gets
+// the trigger back from the comment's marker.
+func triggerAnsweredOnce(t *testing.T, r forgeRig) {
+	t.Helper()
+	ctx := context.Background()
+	n := r.openIssue("fix", "to:backend")
+	g := r.open(r.mirror)
+	mustSync(t, g)
+	ch := Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 1, Trigger: "claim:1", Ops: []Op{
+		{Kind: OpComment, Issue: n, Body: "claimed\n\nTrigger: claim:1\nReadUpTo: 1"},
+		{Kind: OpLabel, Issue: n, Labels: []string{"state:queued"}},
+	}}
+	r.failLabel()
+	if _, err := g.Apply(ctx, ch); err == nil {
+		t.Fatal("the failed label went unnoticed")
+	}
+	g.Close()
+	g2 := r.open(r.mirror)
+	if res := mustApply(t, g2, ch); res.Duplicate {
+		t.Fatal("the interrupted trigger counted as answered")
+	}
+	if bodies := r.comments(n); len(bodies) != 1 {
+		t.Fatalf("%d comments after the redo, want 1", len(bodies))
+	}
+	if labels := r.labels(n); !slices.Contains(labels, "state:queued") {
+		t.Fatalf("labels %v", labels)
+	}
+	ch.UpTo = 0 // a replay from a reader that lost its cursor
+	if res := mustApply(t, g2, ch); !res.Duplicate {
+		t.Fatal("the replay answered the trigger again")
+	}
+	g2.Close()
+	removeMirror(r.mirror)
+	g3 := r.open(r.mirror)
+	mustSync(t, g3)
+	if res := mustApply(t, g3, ch); !res.Duplicate {
+		t.Fatal("a rebuilt mirror answered the trigger again")
+	}
+	if bodies := r.comments(n); len(bodies) != 1 {
+		t.Fatalf("%d comments, want 1", len(bodies))
+	}
+}

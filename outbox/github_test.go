@@ -232,51 +232,22 @@ func TestGitHubPaginatesAndCatchesLateComments(t *testing.T) {
 	}
 }
 
-// A trigger is answered once: a Lead that dies in the middle of one
-// (its comment posted, its label not) redoes it without posting again;
-// a replay is a Duplicate; a mirror lost and rebuilt from GitHub gets
-// the trigger back from the comment's marker.
+// A trigger is answered once on GitHub across a crash, a replay and a
+// lost mirror (see triggerAnsweredOnce).
 func TestGitHubTriggerAnsweredOnceAcrossCrashAndLostMirror(t *testing.T) {
-	ctx := context.Background()
 	f := newFake(t, fakegithub.Options{})
-	mirror := mirrorPath(t)
-	n := f.OpenIssue(testRepo, ghPerson, "fix", "", "to:backend")
-	g, _ := openGH(t, f, mirror)
-	mustSync(t, g)
-	ch := Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 1, Trigger: "claim:1", Ops: []Op{
-		{Kind: OpComment, Issue: n, Body: "claimed\n\nTrigger: claim:1\nReadUpTo: 1"},
-		{Kind: OpLabel, Issue: n, Labels: []string{"state:queued"}},
-	}}
-	f.Inject(fakegithub.Fault{Method: http.MethodPost, PathSuffix: "/labels", Status: http.StatusUnprocessableEntity, Body: `{"message":"Validation Failed"}`})
-	if _, err := g.Apply(ctx, ch); err == nil {
-		t.Fatal("the failed label went unnoticed")
-	}
-	g.Close()
-	g2, _ := openGH(t, f, mirror)
-	r := mustApply(t, g2, ch)
-	if r.Duplicate {
-		t.Fatal("the interrupted trigger counted as answered")
-	}
-	if bodies := f.Comments(testRepo, n); len(bodies) != 1 {
-		t.Fatalf("%d comments after the redo, want 1", len(bodies))
-	}
-	if labels, _, _, _ := f.Issue(testRepo, n); !slices.Contains(labels, "state:queued") {
-		t.Fatalf("labels %v", labels)
-	}
-	ch.UpTo = 0 // a replay from a reader that lost its cursor
-	if r := mustApply(t, g2, ch); !r.Duplicate {
-		t.Fatal("the replay answered the trigger again")
-	}
-	g2.Close()
-	removeMirror(mirror)
-	g3, _ := openGH(t, f, mirror)
-	mustSync(t, g3)
-	if r := mustApply(t, g3, ch); !r.Duplicate {
-		t.Fatal("a rebuilt mirror answered the trigger again")
-	}
-	if bodies := f.Comments(testRepo, n); len(bodies) != 1 {
-		t.Fatalf("%d comments, want 1", len(bodies))
-	}
+	triggerAnsweredOnce(t, forgeRig{
+		mirror: mirrorPath(t),
+		open:   func(m string) *Forge { g, _ := openGH(t, f, m); return g },
+		openIssue: func(title string, labels ...string) int64 {
+			return f.OpenIssue(testRepo, ghPerson, title, "", labels...)
+		},
+		comments: func(n int64) []string { return f.Comments(testRepo, n) },
+		labels:   func(n int64) []string { l, _, _, _ := f.Issue(testRepo, n); return l },
+		failLabel: func() {
+			f.Inject(fakegithub.Fault{Method: http.MethodPost, PathSuffix: "/labels", Status: http.StatusUnprocessableEntity, Body: `{"message":"Validation Failed"}`})
+		},
+	})
 }
 
 // A marker in a stranger's comment is text: nobody can answer a Lead's

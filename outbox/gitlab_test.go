@@ -219,46 +219,22 @@ func TestGitLabWaitsOutRateLimitsAnd5xx(t *testing.T) {
 	}
 }
 
-// A trigger is answered once on GitLab too: a part that failed half way
-// is redone without a second note, a replay is a duplicate, and a
-// mirror rebuilt from GitLab knows the trigger from the note's marker.
+// A trigger is answered once on GitLab too (see triggerAnsweredOnce):
+// there the comments are notes and a label change is an issue edit.
 func TestGitLabTriggerAnsweredOnceAcrossCrashAndLostMirror(t *testing.T) {
-	ctx := context.Background()
 	f := newGitLabFake(t, fakegitlab.Options{})
-	mirror := glMirror(t)
-	n := f.OpenIssue(testProject, "ann", "fix", "", "to:backend")
-	g, _ := openGL(t, f, mirror, 20*time.Millisecond)
-	mustSync(t, g)
-	ch := Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 1, Trigger: "claim:1", Ops: []Op{
-		{Kind: OpComment, Issue: n, Body: "claimed\n\nTrigger: claim:1\nReadUpTo: 1"},
-		{Kind: OpLabel, Issue: n, Labels: []string{"state:queued"}},
-	}}
-	f.Inject(fakegitlab.Fault{Method: http.MethodPut, PathSuffix: "/issues/1", Status: http.StatusBadRequest, Body: `{"message":{"labels":["is invalid"]}}`})
-	if _, err := g.Apply(ctx, ch); err == nil {
-		t.Fatal("the failed label went unnoticed")
-	}
-	g.Close()
-	g2, _ := openGL(t, f, mirror, 20*time.Millisecond)
-	if r := mustApply(t, g2, ch); r.Duplicate {
-		t.Fatal("the interrupted trigger counted as answered")
-	}
-	if bodies := f.Notes(testProject, n); len(bodies) != 1 {
-		t.Fatalf("%d notes after the redo, want 1", len(bodies))
-	}
-	if labels, _, _, _ := f.Issue(testProject, n); !slices.Contains(labels, "state:queued") {
-		t.Fatalf("labels %v", labels)
-	}
-	g2.Close()
-	removeMirror(mirror)
-	g3, _ := openGL(t, f, mirror, 20*time.Millisecond)
-	mustSync(t, g3)
-	ch.UpTo = 0
-	if r := mustApply(t, g3, ch); !r.Duplicate {
-		t.Fatal("a rebuilt mirror answered the trigger again")
-	}
-	if bodies := f.Notes(testProject, n); len(bodies) != 1 {
-		t.Fatalf("%d notes, want 1", len(bodies))
-	}
+	triggerAnsweredOnce(t, forgeRig{
+		mirror: glMirror(t),
+		open:   func(m string) *Forge { g, _ := openGL(t, f, m, 20*time.Millisecond); return g },
+		openIssue: func(title string, labels ...string) int64 {
+			return f.OpenIssue(testProject, "ann", title, "", labels...)
+		},
+		comments: func(n int64) []string { return f.Notes(testProject, n) },
+		labels:   func(n int64) []string { l, _, _, _ := f.Issue(testProject, n); return l },
+		failLabel: func() {
+			f.Inject(fakegitlab.Fault{Method: http.MethodPut, PathSuffix: "/issues/1", Status: http.StatusBadRequest, Body: `{"message":{"labels":["is invalid"]}}`})
+		},
+	})
 }
 
 // CheckGitLab names each set-up problem with a GITLAB_ code: no token,
