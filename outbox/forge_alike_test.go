@@ -128,3 +128,23 @@ func triggerAnsweredOnce(t *testing.T, r forgeRig) {
 		t.Fatalf("%d comments, want 1", len(bodies))
 	}
 }
+
+// mailboxScript is the life of issue 1 that both forge tests apply to
+// SQLite and the forge alike: opened with a comment, claimed by the
+// backend Lead, done and closed, reopened by the changes given, then
+// claimed by the QA Lead while a stale backend claim is lost.
+func mailboxScript(reopen ...Change) []Change {
+	return slices.Concat([]Change{
+		{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "login", Body: "DependsOn: #9", Labels: []string{"to:backend"}}, {Kind: OpComment, Issue: -1, Body: "first"}}},
+		{Actor: "lead:backend", Reader: "lead:backend", UpTo: 2, Trigger: "claim:1", Ops: []Op{
+			{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}},
+			{Kind: OpLabel, Issue: 1, Labels: []string{"state:running", "to:backend"}},
+			{Kind: OpUnlabel, Issue: 1, Labels: []string{"state:absent"}},
+			{Kind: OpComment, Issue: 1, Body: "working\n\nTrigger: claim:1\nReadUpTo: 2"},
+		}},
+		{Actor: "lead:backend", Ops: []Op{{Kind: OpUnlabel, Issue: 1, Labels: []string{"state:running"}}, {Kind: OpLabel, Issue: 1, Labels: []string{"state:done"}}, {Kind: OpClose, Issue: 1}, {Kind: OpClose, Issue: 1}}},
+	}, reopen, []Change{
+		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:qa", IfAssignee: []string{""}}}},
+		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}}}},
+	})
+}

@@ -88,19 +88,9 @@ func TestGitHubMapsOntoTheMailboxAsSQLiteDoes(t *testing.T) {
 	f := newFake(t, fakegithub.Options{})
 	g, _ := openGH(t, f, mirrorPath(t))
 	s := openTest(t)
-	changes := []Change{
-		{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "login", Body: "DependsOn: #9", Labels: []string{"to:backend"}}, {Kind: OpComment, Issue: -1, Body: "first"}}},
-		{Actor: "lead:backend", Reader: "lead:backend", UpTo: 2, Trigger: "claim:1", Ops: []Op{
-			{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}},
-			{Kind: OpLabel, Issue: 1, Labels: []string{"state:running", "to:backend"}},
-			{Kind: OpUnlabel, Issue: 1, Labels: []string{"state:absent"}},
-			{Kind: OpComment, Issue: 1, Body: "working\n\nTrigger: claim:1\nReadUpTo: 2"},
-		}},
-		{Actor: "lead:backend", Ops: []Op{{Kind: OpUnlabel, Issue: 1, Labels: []string{"state:running"}}, {Kind: OpLabel, Issue: 1, Labels: []string{"state:done"}}, {Kind: OpClose, Issue: 1}, {Kind: OpClose, Issue: 1}}},
-		{Actor: "ann", Ops: []Op{{Kind: OpReopen, Issue: 1}, {Kind: OpAssign, Issue: 1, Assignee: ""}}},
-		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:qa", IfAssignee: []string{""}}}},
-		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}}}},
-	}
+	changes := mailboxScript(
+		Change{Actor: "ann", Ops: []Op{{Kind: OpReopen, Issue: 1}, {Kind: OpAssign, Issue: 1, Assignee: ""}}},
+	)
 	applyAlike(t, "github", s, g, changes)
 	sameEventsAndIssue(t, "github", s, g, 1)
 	cs, _ := s.Comments(ctx, 1)
