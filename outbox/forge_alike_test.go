@@ -1,7 +1,9 @@
 package outbox
 
 import (
+	"bytes"
 	"context"
+	"net/http"
 	"os"
 	"slices"
 	"sync"
@@ -147,4 +149,20 @@ func mailboxScript(reopen ...Change) []Change {
 		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:qa", IfAssignee: []string{""}}}},
 		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}}}},
 	})
+}
+
+// postHook delivers body to a webhook receiver at url with the forge's
+// headers, and returns the status it answered.
+func postHook(t *testing.T, url string, body []byte, header map[string]string) int {
+	t.Helper()
+	req, _ := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	return resp.StatusCode
 }

@@ -463,16 +463,7 @@ func TestGitHubWebhookWakesOnceAndIsReplaySafe(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	deliver := func(id, event, sig string, body []byte) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
-		req.Header.Set("X-GitHub-Delivery", id)
-		req.Header.Set("X-GitHub-Event", event)
-		req.Header.Set("X-Hub-Signature-256", sig)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return postHook(t, srv.URL, body, map[string]string{"X-GitHub-Delivery": id, "X-GitHub-Event": event, "X-Hub-Signature-256": sig})
 	}
 	woke := make(chan error, 1)
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)

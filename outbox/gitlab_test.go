@@ -275,16 +275,7 @@ func TestGitLabWebhookChecksTheTokenAndIsReplaySafe(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	deliver := func(key, event, token string) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"object_kind":"issue"}`))
-		req.Header.Set("Idempotency-Key", key)
-		req.Header.Set("X-Gitlab-Event", event)
-		req.Header.Set("X-Gitlab-Token", token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return postHook(t, srv.URL, []byte(`{"object_kind":"issue"}`), map[string]string{"Idempotency-Key": key, "X-Gitlab-Event": event, "X-Gitlab-Token": token})
 	}
 	n := f.OpenIssue(testProject, "ann", "new", "", "to:backend")
 	if st := deliver("k-1", "Issue Hook", "hook-secreT"); st != http.StatusUnauthorized {
