@@ -376,6 +376,12 @@ func (c *apiClient) repoPath(rest string) string {
 	return c.root + rest
 }
 
+// issuePath is the path of issue n, then rest: the same on GitHub and
+// GitLab (where n is the issue's iid).
+func (c *apiClient) issuePath(n int64, rest string) string {
+	return c.repoPath("/issues/" + strconv.FormatInt(n, 10) + rest)
+}
+
 // getJSON GETs path and decodes the answer into out.
 func (c *apiClient) getJSON(ctx context.Context, path string, out any) error {
 	r, err := c.do(ctx, http.MethodGet, path, nil, "")

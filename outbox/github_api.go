@@ -8,17 +8,12 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 )
 
 // githubAPI is the forge of GitHub's REST API.
 type githubAPI struct{ c *apiClient }
-
-func (a *githubAPI) issuePath(n int64, rest string) string {
-	return a.c.repoPath("/issues/" + strconv.FormatInt(n, 10) + rest)
-}
 
 func (a *githubAPI) who(ctx context.Context) (string, error) {
 	var u ghUser
@@ -80,7 +75,7 @@ func (a *githubAPI) changes(ctx context.Context, g *Forge) ([]remote, []note, fu
 
 func (a *githubAPI) issue(ctx context.Context, n int64) (remote, bool, error) {
 	var gi ghIssue
-	err := a.c.getJSON(ctx, a.issuePath(n, ""), &gi)
+	err := a.c.getJSON(ctx, a.c.issuePath(n, ""), &gi)
 	var ae *APIError
 	if errors.As(err, &ae) && (ae.Status == http.StatusNotFound || ae.Status == http.StatusGone) {
 		return remote{}, false, nil
@@ -108,7 +103,7 @@ func (a *githubAPI) open(ctx context.Context, title, body string, labels, assign
 
 func (a *githubAPI) patch(ctx context.Context, n int64, in map[string]any) (remote, error) {
 	var gi ghIssue
-	if err := a.c.sendJSON(ctx, http.MethodPatch, a.issuePath(n, ""), in, &gi); err != nil {
+	if err := a.c.sendJSON(ctx, http.MethodPatch, a.c.issuePath(n, ""), in, &gi); err != nil {
 		return remote{}, err
 	}
 	return remoteOf(gi), nil
@@ -128,7 +123,7 @@ func (a *githubAPI) setAssignees(ctx context.Context, n int64, logins []string) 
 
 func (a *githubAPI) addLabels(ctx context.Context, cur remote, add []string) ([]string, error) {
 	var ls []ghLabel
-	if err := a.c.sendJSON(ctx, http.MethodPost, a.issuePath(cur.Number, "/labels"), map[string]any{"labels": add}, &ls); err != nil {
+	if err := a.c.sendJSON(ctx, http.MethodPost, a.c.issuePath(cur.Number, "/labels"), map[string]any{"labels": add}, &ls); err != nil {
 		return nil, err
 	}
 	return labelNames(ls), nil
@@ -136,7 +131,7 @@ func (a *githubAPI) addLabels(ctx context.Context, cur remote, add []string) ([]
 
 func (a *githubAPI) removeLabel(ctx context.Context, cur remote, l string) ([]string, error) {
 	var ls []ghLabel
-	err := a.c.sendJSON(ctx, http.MethodDelete, a.issuePath(cur.Number, "/labels/"+url.PathEscape(l)), nil, &ls)
+	err := a.c.sendJSON(ctx, http.MethodDelete, a.c.issuePath(cur.Number, "/labels/"+url.PathEscape(l)), nil, &ls)
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		// Taken away already (by a person, or by the crashed attempt).
@@ -158,7 +153,7 @@ func labelNames(ls []ghLabel) []string {
 
 func (a *githubAPI) comment(ctx context.Context, n int64, body string) (note, error) {
 	var c ghComment
-	if err := a.c.sendJSON(ctx, http.MethodPost, a.issuePath(n, "/comments"), map[string]any{"body": body}, &c); err != nil {
+	if err := a.c.sendJSON(ctx, http.MethodPost, a.c.issuePath(n, "/comments"), map[string]any{"body": body}, &c); err != nil {
 		return note{}, err
 	}
 	return c.note(), nil
@@ -183,7 +178,7 @@ func (a *githubAPI) findIssue(ctx context.Context, login, title, body string) (r
 // findComment looks through an issue's comments for one a crashed
 // attempt posted (the same marked body, by login).
 func (a *githubAPI) findComment(ctx context.Context, n int64, login, body string) (note, bool, error) {
-	return findNote(ctx, a.c, a.issuePath(n, "/comments?per_page=100"), login, body, func(p []byte) ([]note, error) {
+	return findNote(ctx, a.c, a.c.issuePath(n, "/comments?per_page=100"), login, body, func(p []byte) ([]note, error) {
 		var cs []ghComment
 		err := json.Unmarshal(p, &cs)
 		out := make([]note, 0, len(cs))

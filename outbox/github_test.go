@@ -12,7 +12,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -36,14 +35,7 @@ func newFake(t *testing.T, o fakegithub.Options) *fakegithub.Server {
 }
 
 // openGH opens the backend on the stand-in; waits records the rate
-// limit and 5xx waits instead of sleeping, with the RateWait shown
-// while each lasts.
-type ghWaits struct {
-	mu    sync.Mutex
-	waits []time.Duration
-	shown []RateWait
-}
-
+// limit and 5xx waits instead of sleeping.
 func openGH(t *testing.T, f *fakegithub.Server, mirror string) (*GitHub, *ghWaits) {
 	t.Helper()
 	g, err := OpenGitHub(context.Background(), GitHubConfig{Repo: testRepo, APIURL: f.URL, Token: ghToken, Mirror: mirror,
@@ -52,16 +44,7 @@ func openGH(t *testing.T, f *fakegithub.Server, mirror string) (*GitHub, *ghWait
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	w := &ghWaits{}
-	g.c.backoff, g.c.maxBlock = time.Millisecond, 0
-	g.c.sleep = func(ctx context.Context, d time.Duration) error {
-		w.mu.Lock()
-		w.waits = append(w.waits, d)
-		w.shown = append(w.shown, g.RateWait())
-		w.mu.Unlock()
-		return ctx.Err()
-	}
-	return g, w
+	return g, recordWaits(g.c, g.RateWait)
 }
 
 func mirrorPath(t *testing.T) string { return filepath.Join(t.TempDir(), "github", "acme", "app.db") }
@@ -105,37 +88,11 @@ func TestGitHubMapsOntoTheMailboxAsSQLiteDoes(t *testing.T) {
 	f := newFake(t, fakegithub.Options{})
 	g, _ := openGH(t, f, mirrorPath(t))
 	s := openTest(t)
-	changes := []Change{
-		{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "login", Body: "DependsOn: #9", Labels: []string{"to:backend"}}, {Kind: OpComment, Issue: -1, Body: "first"}}},
-		{Actor: "lead:backend", Reader: "lead:backend", UpTo: 2, Trigger: "claim:1", Ops: []Op{
-			{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}},
-			{Kind: OpLabel, Issue: 1, Labels: []string{"state:running", "to:backend"}},
-			{Kind: OpUnlabel, Issue: 1, Labels: []string{"state:absent"}},
-			{Kind: OpComment, Issue: 1, Body: "working\n\nTrigger: claim:1\nReadUpTo: 2"},
-		}},
-		{Actor: "lead:backend", Ops: []Op{{Kind: OpUnlabel, Issue: 1, Labels: []string{"state:running"}}, {Kind: OpLabel, Issue: 1, Labels: []string{"state:done"}}, {Kind: OpClose, Issue: 1}, {Kind: OpClose, Issue: 1}}},
-		{Actor: "ann", Ops: []Op{{Kind: OpReopen, Issue: 1}, {Kind: OpAssign, Issue: 1, Assignee: ""}}},
-		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:qa", IfAssignee: []string{""}}}},
-		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}}}},
-	}
-	for i, c := range changes {
-		rs := mustApply(t, s, c)
-		rg := mustApply(t, g, c)
-		if rs.Duplicate != rg.Duplicate || rs.Lost != rg.Lost || len(rs.Events) != len(rg.Events) || len(rs.Comments) != len(rg.Comments) || !slices.Equal(rs.Issues, rg.Issues) {
-			t.Fatalf("change %d: sqlite %+v, github %+v", i, rs, rg)
-		}
-	}
-	if a, b := shapes(allEvents(t, s)), shapes(allEvents(t, g)); !slices.Equal(a, b) {
-		t.Fatalf("events differ:\nsqlite %+v\ngithub %+v", a, b)
-	}
-	is, _ := s.Issue(ctx, 1)
-	ig, err := g.Issue(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if is.Title != ig.Title || is.Body != ig.Body || is.Author != ig.Author || is.Assignee != ig.Assignee || is.Closed != ig.Closed || !slices.Equal(is.Labels, ig.Labels) {
-		t.Fatalf("issue differs:\nsqlite %+v\ngithub %+v", is, ig)
-	}
+	changes := mailboxScript(
+		Change{Actor: "ann", Ops: []Op{{Kind: OpReopen, Issue: 1}, {Kind: OpAssign, Issue: 1, Assignee: ""}}},
+	)
+	applyAlike(t, "github", s, g, changes)
+	sameEventsAndIssue(t, "github", s, g, 1)
 	cs, _ := s.Comments(ctx, 1)
 	cg, _ := g.Comments(ctx, 1)
 	if len(cs) != len(cg) || cs[1].Author != cg[1].Author || cs[1].Body != cg[1].Body {
@@ -265,53 +222,22 @@ func TestGitHubPaginatesAndCatchesLateComments(t *testing.T) {
 	}
 }
 
-// A trigger is answered once: a Lead that dies in the middle of one
-// (its comment posted, its label not) redoes it without posting again;
-// a replay is a Duplicate; a mirror lost and rebuilt from GitHub gets
-// the trigger back from the comment's marker.
+// A trigger is answered once on GitHub across a crash, a replay and a
+// lost mirror (see triggerAnsweredOnce).
 func TestGitHubTriggerAnsweredOnceAcrossCrashAndLostMirror(t *testing.T) {
-	ctx := context.Background()
 	f := newFake(t, fakegithub.Options{})
-	mirror := mirrorPath(t)
-	n := f.OpenIssue(testRepo, ghPerson, "fix", "", "to:backend")
-	g, _ := openGH(t, f, mirror)
-	mustSync(t, g)
-	ch := Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 1, Trigger: "claim:1", Ops: []Op{
-		{Kind: OpComment, Issue: n, Body: "claimed\n\nTrigger: claim:1\nReadUpTo: 1"},
-		{Kind: OpLabel, Issue: n, Labels: []string{"state:queued"}},
-	}}
-	f.Inject(fakegithub.Fault{Method: http.MethodPost, PathSuffix: "/labels", Status: http.StatusUnprocessableEntity, Body: `{"message":"Validation Failed"}`})
-	if _, err := g.Apply(ctx, ch); err == nil {
-		t.Fatal("the failed label went unnoticed")
-	}
-	g.Close()
-	g2, _ := openGH(t, f, mirror)
-	r := mustApply(t, g2, ch)
-	if r.Duplicate {
-		t.Fatal("the interrupted trigger counted as answered")
-	}
-	if bodies := f.Comments(testRepo, n); len(bodies) != 1 {
-		t.Fatalf("%d comments after the redo, want 1", len(bodies))
-	}
-	if labels, _, _, _ := f.Issue(testRepo, n); !slices.Contains(labels, "state:queued") {
-		t.Fatalf("labels %v", labels)
-	}
-	ch.UpTo = 0 // a replay from a reader that lost its cursor
-	if r := mustApply(t, g2, ch); !r.Duplicate {
-		t.Fatal("the replay answered the trigger again")
-	}
-	g2.Close()
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(mirror + suffix)
-	}
-	g3, _ := openGH(t, f, mirror)
-	mustSync(t, g3)
-	if r := mustApply(t, g3, ch); !r.Duplicate {
-		t.Fatal("a rebuilt mirror answered the trigger again")
-	}
-	if bodies := f.Comments(testRepo, n); len(bodies) != 1 {
-		t.Fatalf("%d comments, want 1", len(bodies))
-	}
+	triggerAnsweredOnce(t, forgeRig{
+		mirror: mirrorPath(t),
+		open:   func(m string) *Forge { g, _ := openGH(t, f, m); return g },
+		openIssue: func(title string, labels ...string) int64 {
+			return f.OpenIssue(testRepo, ghPerson, title, "", labels...)
+		},
+		comments: func(n int64) []string { return f.Comments(testRepo, n) },
+		labels:   func(n int64) []string { l, _, _, _ := f.Issue(testRepo, n); return l },
+		failLabel: func() {
+			f.Inject(fakegithub.Fault{Method: http.MethodPost, PathSuffix: "/labels", Status: http.StatusUnprocessableEntity, Body: `{"message":"Validation Failed"}`})
+		},
+	})
 }
 
 // A marker in a stranger's comment is text: nobody can answer a Lead's
@@ -537,16 +463,7 @@ func TestGitHubWebhookWakesOnceAndIsReplaySafe(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	deliver := func(id, event, sig string, body []byte) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, bytes.NewReader(body))
-		req.Header.Set("X-GitHub-Delivery", id)
-		req.Header.Set("X-GitHub-Event", event)
-		req.Header.Set("X-Hub-Signature-256", sig)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return postHook(t, srv.URL, body, map[string]string{"X-GitHub-Delivery": id, "X-GitHub-Event": event, "X-Hub-Signature-256": sig})
 	}
 	woke := make(chan error, 1)
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)

@@ -7,17 +7,12 @@ import (
 	"errors"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 )
 
 // gitlabAPI is the forge of GitLab's REST API v4.
 type gitlabAPI struct{ c *apiClient }
-
-func (a *gitlabAPI) issuePath(n int64, rest string) string {
-	return a.c.repoPath("/issues/" + strconv.FormatInt(n, 10) + rest)
-}
 
 func (a *gitlabAPI) who(ctx context.Context) (string, error) {
 	var u glUser
@@ -60,7 +55,7 @@ func (a *gitlabAPI) changes(ctx context.Context, g *Forge) ([]remote, []note, fu
 
 func (a *gitlabAPI) notesPath(n int64, order string) string {
 	q := url.Values{"sort": {order}, "order_by": {"created_at"}, "per_page": {"100"}}
-	return a.issuePath(n, "/notes?"+q.Encode())
+	return a.c.issuePath(n, "/notes?"+q.Encode())
 }
 
 // notes are every note people and daokit wrote on issue n.
@@ -92,7 +87,7 @@ func decodeNotes(n int64) func([]byte) ([]note, error) {
 
 func (a *gitlabAPI) issue(ctx context.Context, n int64) (remote, bool, error) {
 	var gi glIssue
-	err := a.c.getJSON(ctx, a.issuePath(n, ""), &gi)
+	err := a.c.getJSON(ctx, a.c.issuePath(n, ""), &gi)
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Status == http.StatusNotFound {
 		return remote{}, false, nil
@@ -145,7 +140,7 @@ func (a *gitlabAPI) open(ctx context.Context, title, body string, labels, assign
 // as it now is.
 func (a *gitlabAPI) edit(ctx context.Context, n int64, in map[string]any) (remote, error) {
 	var gi glIssue
-	if err := a.c.sendJSON(ctx, http.MethodPut, a.issuePath(n, ""), in, &gi); err != nil {
+	if err := a.c.sendJSON(ctx, http.MethodPut, a.c.issuePath(n, ""), in, &gi); err != nil {
 		return remote{}, err
 	}
 	return gi.remote(), nil
@@ -182,7 +177,7 @@ func (a *gitlabAPI) removeLabel(ctx context.Context, cur remote, l string) ([]st
 
 func (a *gitlabAPI) comment(ctx context.Context, n int64, body string) (note, error) {
 	var gn glNote
-	if err := a.c.sendJSON(ctx, http.MethodPost, a.issuePath(n, "/notes"), map[string]any{"body": body}, &gn); err != nil {
+	if err := a.c.sendJSON(ctx, http.MethodPost, a.c.issuePath(n, "/notes"), map[string]any{"body": body}, &gn); err != nil {
 		return note{}, err
 	}
 	return gn.note(n), nil

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -42,16 +41,7 @@ func openGL(t testing.TB, f *fakegitlab.Server, mirror string, wake time.Duratio
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { g.Close() })
-	w := &ghWaits{}
-	g.c.backoff, g.c.maxBlock = time.Millisecond, 0
-	g.c.sleep = func(ctx context.Context, d time.Duration) error {
-		w.mu.Lock()
-		w.waits = append(w.waits, d)
-		w.shown = append(w.shown, g.RateWait())
-		w.mu.Unlock()
-		return ctx.Err()
-	}
-	return g, w
+	return g, recordWaits(g.c, g.RateWait)
 }
 
 func glMirror(t testing.TB) string {
@@ -63,43 +53,16 @@ func glMirror(t testing.TB) string {
 // path, the token is in PRIVATE-TOKEN only, labels are set with
 // add_labels/remove_labels, and a Lead's claim is its assignee label.
 func TestGitLabMapsOntoTheMailboxAsSQLiteDoes(t *testing.T) {
-	ctx := context.Background()
 	f := newGitLabFake(t, fakegitlab.Options{})
 	g, _ := openGL(t, f, glMirror(t), 20*time.Millisecond)
 	s := openTest(t)
-	changes := []Change{
-		{Actor: "ann", Ops: []Op{{Kind: OpOpen, Title: "login", Body: "DependsOn: #9", Labels: []string{"to:backend"}}, {Kind: OpComment, Issue: -1, Body: "first"}}},
-		{Actor: "lead:backend", Reader: "lead:backend", UpTo: 2, Trigger: "claim:1", Ops: []Op{
-			{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}},
-			{Kind: OpLabel, Issue: 1, Labels: []string{"state:running", "to:backend"}},
-			{Kind: OpUnlabel, Issue: 1, Labels: []string{"state:absent"}},
-			{Kind: OpComment, Issue: 1, Body: "working\n\nTrigger: claim:1\nReadUpTo: 2"},
-		}},
-		{Actor: "lead:backend", Ops: []Op{{Kind: OpUnlabel, Issue: 1, Labels: []string{"state:running"}}, {Kind: OpLabel, Issue: 1, Labels: []string{"state:done"}}, {Kind: OpClose, Issue: 1}, {Kind: OpClose, Issue: 1}}},
-		{Actor: "ann", Ops: []Op{{Kind: OpReopen, Issue: 1}, {Kind: OpAssign, Issue: 1, Assignee: "bob"}}},
-		{Actor: "ann", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: ""}}},
-		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:qa", IfAssignee: []string{""}}}},
-		{Actor: "lead:qa", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: "lead:backend", IfAssignee: []string{""}}}},
-	}
-	for i, c := range changes {
-		rs := mustApply(t, s, c)
-		rg := mustApply(t, g, c)
-		if rs.Duplicate != rg.Duplicate || rs.Lost != rg.Lost || len(rs.Events) != len(rg.Events) || len(rs.Comments) != len(rg.Comments) || !slices.Equal(rs.Issues, rg.Issues) {
-			t.Fatalf("change %d: sqlite %+v, gitlab %+v", i, rs, rg)
-		}
-	}
+	changes := mailboxScript(
+		Change{Actor: "ann", Ops: []Op{{Kind: OpReopen, Issue: 1}, {Kind: OpAssign, Issue: 1, Assignee: "bob"}}},
+		Change{Actor: "ann", Ops: []Op{{Kind: OpAssign, Issue: 1, Assignee: ""}}},
+	)
+	applyAlike(t, "gitlab", s, g, changes)
 	mustSync(t, g) // the system notes GitLab wrote are not comments
-	if a, b := shapes(allEvents(t, s)), shapes(allEvents(t, g)); !slices.Equal(a, b) {
-		t.Fatalf("events differ:\nsqlite %+v\ngitlab %+v", a, b)
-	}
-	is, _ := s.Issue(ctx, 1)
-	ig, err := g.Issue(ctx, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if is.Title != ig.Title || is.Body != ig.Body || is.Author != ig.Author || is.Assignee != ig.Assignee || is.Closed != ig.Closed || !slices.Equal(is.Labels, ig.Labels) {
-		t.Fatalf("issue differs:\nsqlite %+v\ngitlab %+v", is, ig)
-	}
+	sameEventsAndIssue(t, "gitlab", s, g, 1)
 	labels, assignees, state, _ := f.Issue(testProject, 1)
 	if state != "opened" || len(assignees) != 0 || slices.Contains(labels, "assignee:lead:backend") || !slices.Contains(labels, "assignee:lead:qa") {
 		t.Fatalf("on GitLab: %v %v %s", labels, assignees, state)
@@ -246,48 +209,22 @@ func TestGitLabWaitsOutRateLimitsAnd5xx(t *testing.T) {
 	}
 }
 
-// A trigger is answered once on GitLab too: a part that failed half way
-// is redone without a second note, a replay is a duplicate, and a
-// mirror rebuilt from GitLab knows the trigger from the note's marker.
+// A trigger is answered once on GitLab too (see triggerAnsweredOnce):
+// there the comments are notes and a label change is an issue edit.
 func TestGitLabTriggerAnsweredOnceAcrossCrashAndLostMirror(t *testing.T) {
-	ctx := context.Background()
 	f := newGitLabFake(t, fakegitlab.Options{})
-	mirror := glMirror(t)
-	n := f.OpenIssue(testProject, "ann", "fix", "", "to:backend")
-	g, _ := openGL(t, f, mirror, 20*time.Millisecond)
-	mustSync(t, g)
-	ch := Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 1, Trigger: "claim:1", Ops: []Op{
-		{Kind: OpComment, Issue: n, Body: "claimed\n\nTrigger: claim:1\nReadUpTo: 1"},
-		{Kind: OpLabel, Issue: n, Labels: []string{"state:queued"}},
-	}}
-	f.Inject(fakegitlab.Fault{Method: http.MethodPut, PathSuffix: "/issues/1", Status: http.StatusBadRequest, Body: `{"message":{"labels":["is invalid"]}}`})
-	if _, err := g.Apply(ctx, ch); err == nil {
-		t.Fatal("the failed label went unnoticed")
-	}
-	g.Close()
-	g2, _ := openGL(t, f, mirror, 20*time.Millisecond)
-	if r := mustApply(t, g2, ch); r.Duplicate {
-		t.Fatal("the interrupted trigger counted as answered")
-	}
-	if bodies := f.Notes(testProject, n); len(bodies) != 1 {
-		t.Fatalf("%d notes after the redo, want 1", len(bodies))
-	}
-	if labels, _, _, _ := f.Issue(testProject, n); !slices.Contains(labels, "state:queued") {
-		t.Fatalf("labels %v", labels)
-	}
-	g2.Close()
-	for _, suffix := range []string{"", "-wal", "-shm"} {
-		os.Remove(mirror + suffix)
-	}
-	g3, _ := openGL(t, f, mirror, 20*time.Millisecond)
-	mustSync(t, g3)
-	ch.UpTo = 0
-	if r := mustApply(t, g3, ch); !r.Duplicate {
-		t.Fatal("a rebuilt mirror answered the trigger again")
-	}
-	if bodies := f.Notes(testProject, n); len(bodies) != 1 {
-		t.Fatalf("%d notes, want 1", len(bodies))
-	}
+	triggerAnsweredOnce(t, forgeRig{
+		mirror: glMirror(t),
+		open:   func(m string) *Forge { g, _ := openGL(t, f, m, 20*time.Millisecond); return g },
+		openIssue: func(title string, labels ...string) int64 {
+			return f.OpenIssue(testProject, "ann", title, "", labels...)
+		},
+		comments: func(n int64) []string { return f.Notes(testProject, n) },
+		labels:   func(n int64) []string { l, _, _, _ := f.Issue(testProject, n); return l },
+		failLabel: func() {
+			f.Inject(fakegitlab.Fault{Method: http.MethodPut, PathSuffix: "/issues/1", Status: http.StatusBadRequest, Body: `{"message":{"labels":["is invalid"]}}`})
+		},
+	})
 }
 
 // CheckGitLab names each set-up problem with a GITLAB_ code: no token,
@@ -338,16 +275,7 @@ func TestGitLabWebhookChecksTheTokenAndIsReplaySafe(t *testing.T) {
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	deliver := func(key, event, token string) int {
-		req, _ := http.NewRequest(http.MethodPost, srv.URL, strings.NewReader(`{"object_kind":"issue"}`))
-		req.Header.Set("Idempotency-Key", key)
-		req.Header.Set("X-Gitlab-Event", event)
-		req.Header.Set("X-Gitlab-Token", token)
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		return resp.StatusCode
+		return postHook(t, srv.URL, []byte(`{"object_kind":"issue"}`), map[string]string{"Idempotency-Key": key, "X-Gitlab-Event": event, "X-Gitlab-Token": token})
 	}
 	n := f.OpenIssue(testProject, "ann", "new", "", "to:backend")
 	if st := deliver("k-1", "Issue Hook", "hook-secreT"); st != http.StatusUnauthorized {

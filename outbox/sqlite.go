@@ -668,47 +668,5 @@ func (s *SQLite) Comment(ctx context.Context, id int64) (Comment, error) {
 // before them, so none is lost in between. Without writes, nothing polls.
 func (s *SQLite) Wait(ctx context.Context, after int64) error {
 	s.once.Do(func() { s.notify = newNotifier(s.path) })
-	// Subscribe before reading the head, so a commit in between still
-	// wakes us.
-	ch := s.notify.subscribe()
-	if head, err := s.Head(ctx); err != nil || head > after {
-		return err
-	}
-	t := time.NewTimer(s.wake)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			return nil
-		case <-ch:
-		}
-		ch = s.notify.subscribe()
-		for _, d := range settleLooks {
-			if err := sleepCtx(ctx, d); err != nil {
-				return err
-			}
-			if head, err := s.Head(ctx); err != nil || head > after {
-				return err
-			}
-		}
-	}
-}
-
-// settleLooks are the delays of the looks after a notification.
-var settleLooks = []time.Duration{0, time.Millisecond, 3 * time.Millisecond, 12 * time.Millisecond, 48 * time.Millisecond}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return nil
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
+	return WaitHead(ctx, after, s.wake, s.notify.subscribe, s.Head)
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -17,13 +15,7 @@ const cliToken = "ghp_cliTOKEN0123456789abcdef"
 // the stand-in at api.
 func githubRoot(t *testing.T, repo, api string) string {
 	t.Helper()
-	root := initRoot(t)
-	cfg, _ := os.ReadFile(filepath.Join(root, "daokit.toml"))
-	os.WriteFile(filepath.Join(root, "daokit.toml"), append(cfg, []byte("\n[team]\noutbox_root = \"team\"\n")...), 0o644)
-	os.MkdirAll(filepath.Join(root, "team"), 0o755)
-	os.WriteFile(filepath.Join(root, "team", "workflow.toml"), []byte(
-		"[outbox]\nbackend = \"github\"\nrepo = \""+repo+"\"\napi_url = \""+api+"\"\n[roles.backend]\n[roles.qa]\ndepends_on = [\"backend\"]\n"), 0o644)
-	return root
+	return forgeRoot(t, "github", repo, api)
 }
 
 // daokit check asks GitHub once and names each bad set-up in both
@@ -33,12 +25,7 @@ func TestCheckGitHubOutbox(t *testing.T) {
 		cliToken: {Login: "bot", Push: true}, "ro": {Login: "reader"}}, "acme/app")
 	defer f.Close()
 	good := githubRoot(t, "acme/app", f.URL)
-	cases := []struct {
-		name, root string
-		env        map[string]string
-		args       []string
-		en, zh     string
-	}{
+	cases := []checkCase{
 		{"good", good, map[string]string{"GITHUB_TOKEN": cliToken}, nil, "", ""},
 		{"gh's token", good, map[string]string{"GH_TOKEN": cliToken}, nil, "", ""},
 		{"no token", good, nil, nil, "no GitHub token: set GITHUB_TOKEN", "没有 GitHub 令牌"},
@@ -49,29 +36,7 @@ func TestCheckGitHubOutbox(t *testing.T) {
 		{"offline", githubRoot(t, "acme/app", "http://127.0.0.1:1/api/v3"), map[string]string{"GITHUB_TOKEN": cliToken}, []string{"--offline"}, "", ""},
 		{"unreachable", githubRoot(t, "acme/app", "http://127.0.0.1:1/api/v3"), map[string]string{"GITHUB_TOKEN": cliToken}, nil, "cannot reach http://127.0.0.1:1/api/v3", "无法连接"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			for _, lang := range []string{"en", "zh-CN"} {
-				r := runCLI(t, c.env, append([]string{"check", "--root", c.root, "--lang", lang}, c.args...)...)
-				want := c.en
-				if lang == "zh-CN" {
-					want = c.zh
-				}
-				if want == "" {
-					if strings.Contains(r.stderr, "E_CHECK_OUTBOX_INVALID") {
-						t.Fatalf("%s: %q", lang, r.stderr)
-					}
-					continue
-				}
-				if r.code != exitFailure || !strings.Contains(r.stderr, "E_CHECK_OUTBOX_INVALID: ") || !strings.Contains(r.stderr, want) {
-					t.Fatalf("%s: code %d stderr %q, want %q", lang, r.code, r.stderr, want)
-				}
-				if strings.Contains(r.stderr+r.stdout, cliToken) {
-					t.Fatal("the token was printed")
-				}
-			}
-		})
-	}
+	runCheckCases(t, cases, cliToken, func() int { return len(f.Requests()) })
 }
 
 // daokit outbox writes through to GitHub and reads the mirror back;

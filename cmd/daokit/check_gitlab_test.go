@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -15,10 +13,7 @@ const cliGitLabToken = "glpat-cliTOKEN0123456789abcdef"
 // GitLab project at path on the stand-in at api.
 func gitlabRoot(t *testing.T, path, api string) string {
 	t.Helper()
-	root := githubRoot(t, "unused/repo", api)
-	os.WriteFile(filepath.Join(root, "team", "workflow.toml"), []byte(
-		"[outbox]\nbackend = \"gitlab\"\nrepo = \""+path+"\"\napi_url = \""+api+"\"\n[roles.backend]\n[roles.qa]\ndepends_on = [\"backend\"]\n"), 0o644)
-	return root
+	return forgeRoot(t, "gitlab", path, api)
 }
 
 // daokit check asks GitLab once (GET the project, the token in
@@ -29,12 +24,7 @@ func TestCheckGitLabOutbox(t *testing.T) {
 		cliGitLabToken: {Username: "bot", Level: 30}, "guest": {Username: "guest", Level: 10}}, nil, "acme/platform/app")
 	defer f.Close()
 	good := gitlabRoot(t, "acme/platform/app", f.URL)
-	cases := []struct {
-		name, root string
-		env        map[string]string
-		args       []string
-		en, zh     string
-	}{
+	cases := []checkCase{
 		{"good", good, map[string]string{"GITLAB_TOKEN": cliGitLabToken}, nil, "", ""},
 		{"github's token is not GitLab's", good, map[string]string{"GITHUB_TOKEN": cliGitLabToken}, nil, "no GitLab token: set GITLAB_TOKEN", "没有 GitLab 令牌"},
 		{"no token offline", good, nil, []string{"--offline"}, "no GitLab token", "没有 GitLab 令牌"},
@@ -44,33 +34,7 @@ func TestCheckGitLabOutbox(t *testing.T) {
 		{"offline", gitlabRoot(t, "acme/platform/app", "http://127.0.0.1:1/api/v4"), map[string]string{"GITLAB_TOKEN": cliGitLabToken}, []string{"--offline"}, "", ""},
 		{"unreachable", gitlabRoot(t, "acme/platform/app", "http://127.0.0.1:1/api/v4"), map[string]string{"GITLAB_TOKEN": cliGitLabToken}, nil, "cannot reach http://127.0.0.1:1/api/v4", "无法连接"},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			for _, lang := range []string{"en", "zh-CN"} {
-				before := len(f.Requests())
-				r := runCLI(t, c.env, append([]string{"check", "--root", c.root, "--lang", lang}, c.args...)...)
-				want := c.en
-				if lang == "zh-CN" {
-					want = c.zh
-				}
-				if strings.Contains(r.stderr+r.stdout, cliGitLabToken) {
-					t.Fatal("the token was printed")
-				}
-				if n := len(f.Requests()) - before; n > 1 {
-					t.Fatalf("%s: check sent %d requests", lang, n)
-				}
-				if want == "" {
-					if strings.Contains(r.stderr, "E_CHECK_OUTBOX_INVALID") {
-						t.Fatalf("%s: %q", lang, r.stderr)
-					}
-					continue
-				}
-				if r.code != exitFailure || !strings.Contains(r.stderr, "E_CHECK_OUTBOX_INVALID: ") || !strings.Contains(r.stderr, want) {
-					t.Fatalf("%s: code %d stderr %q, want %q", lang, r.code, r.stderr, want)
-				}
-			}
-		})
-	}
+	runCheckCases(t, cases, cliGitLabToken, func() int { return len(f.Requests()) })
 	for _, r := range f.Requests() {
 		if r.Path != "/projects/acme%2Fplatform%2Fapp" && r.Path != "/projects/acme%2Fnone" {
 			t.Fatalf("check asked %s", r.Path)

@@ -28,8 +28,8 @@ type Pull struct {
 
 // Pulls returns the repository's pull requests, in the order opened.
 func (s *Server) Pulls(repoName string) []Pull {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	r := s.repos[repoName]
 	var out []Pull
 	for _, p := range r.pulls {
@@ -43,8 +43,8 @@ func (s *Server) Pulls(repoName string) []Pull {
 // SetStatus sets the combined CI status GitHub reports for commit sha
 // ("success", "failure", "pending").
 func (s *Server) SetStatus(repoName, sha, state string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	r := s.repos[repoName]
 	if r.statuses == nil {
 		r.statuses = map[string]string{}
@@ -104,7 +104,7 @@ func (s *Server) createPull(w http.ResponseWriter, req *http.Request, r *repo, b
 			return
 		}
 	}
-	t := s.now()
+	t := s.Now()
 	is := &issue{Number: int64(len(r.issues) + 1), Title: in.Title, Body: in.Body, User: tok.Login, State: "open",
 		Created: t, Updated: t, PR: true}
 	r.issues = append(r.issues, is)

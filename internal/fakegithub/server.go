@@ -5,13 +5,11 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/daokit/daokit/internal/fakerest"
@@ -31,21 +29,21 @@ type Request = fakerest.Request
 // Fault is an injected answer (see fakerest.Fault).
 type Fault = fakerest.Fault
 
+// core is fakerest.Core under a name that stays unexported in Server.
+type core = fakerest.Core
+
 // Server is the stand-in. Its zero value is not usable: use New.
 type Server struct {
 	// URL is the API root (the Prefix included), for api_url.
 	URL    string
 	Prefix string
-	srv    *httptest.Server
 
-	mu     sync.Mutex
+	core
 	tokens map[string]Token
 	repos  map[string]*repo
-	log    fakerest.Log
 	// lag: how many comment listings a new comment is missing from.
 	lag      int
 	nextID   int64
-	clock    time.Time
 	pageSize int
 	branch   func(repo, branch string) (string, bool)
 }
@@ -103,55 +101,23 @@ type Options struct {
 // Close it when done.
 func New(o Options, tokens map[string]Token, repos ...string) *Server {
 	s := &Server{Prefix: strings.TrimRight(o.Prefix, "/"), tokens: tokens, repos: map[string]*repo{}, lag: o.CommentLag,
-		nextID: 1000, clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC), pageSize: o.PageSize, branch: o.Branch}
+		nextID: 1000, pageSize: o.PageSize, branch: o.Branch}
 	if s.pageSize <= 0 || s.pageSize > 100 {
 		s.pageSize = 100
 	}
 	for _, r := range repos {
 		s.repos[r] = &repo{name: r}
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.srv.URL + s.Prefix
+	s.URL = s.Start(s.serve) + s.Prefix
 	return s
-}
-
-// Close stops the stand-in.
-func (s *Server) Close() { s.srv.Close() }
-
-// Inject queues a fault.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log.Inject(f)
-}
-
-// Requests returns every request so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.Requests()
-}
-
-// Charged counts the requests that cost rate limit: all but the 304s.
-func (s *Server) Charged() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.Charged()
-}
-
-// now is the stand-in's clock: a second per change, so that updated_at
-// orders changes as GitHub's does and since= filters are exact.
-func (s *Server) now() time.Time {
-	s.clock = s.clock.Add(time.Second)
-	return s.clock
 }
 
 // OpenIssue opens an issue as login did on GitHub (a person).
 func (s *Server) OpenIssue(repoName, login, title, body string, labels ...string) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	r := s.repos[repoName]
-	t := s.now()
+	t := s.Now()
 	is := &issue{Number: int64(len(r.issues) + 1), Title: title, Body: body, User: login, State: "open", Labels: slices.Clone(labels), Created: t, Updated: t}
 	r.issues = append(r.issues, is)
 	return is.Number
@@ -161,40 +127,40 @@ func (s *Server) OpenIssue(repoName, login, title, body string, labels ...string
 // GitHub lists them, with a pull_request field).
 func (s *Server) OpenPullRequest(repoName, login, title string) int64 {
 	n := s.OpenIssue(repoName, login, title, "")
-	s.mu.Lock()
+	s.Lock()
 	s.repos[repoName].issues[n-1].PR = true
-	s.mu.Unlock()
+	s.Unlock()
 	return n
 }
 
 // Comment posts a comment as login did on GitHub.
 func (s *Server) Comment(repoName string, number int64, login, body string) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	return s.addComment(s.repos[repoName], s.repos[repoName].issues[number-1], login, body).ID
 }
 
 // SetLabels sets an issue's labels as a person did on GitHub.
 func (s *Server) SetLabels(repoName string, number int64, labels ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	is := s.repos[repoName].issues[number-1]
 	is.Labels = slices.Clone(labels)
-	is.Updated = s.now()
+	is.Updated = s.Now()
 }
 
 // Issue returns a copy of an issue: Labels, Assignees, State, Body.
 func (s *Server) Issue(repoName string, number int64) (labels, assignees []string, state, body string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	is := s.repos[repoName].issues[number-1]
 	return slices.Clone(is.Labels), slices.Clone(is.Assignees), is.State, is.Body
 }
 
 // Comments returns the bodies of an issue's comments, as stored.
 func (s *Server) Comments(repoName string, number int64) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	var out []string
 	for _, c := range s.repos[repoName].comments {
 		if c.Issue == number {
@@ -206,7 +172,7 @@ func (s *Server) Comments(repoName string, number int64) []string {
 
 func (s *Server) addComment(r *repo, is *issue, login, body string) *comment {
 	s.nextID++
-	t := s.now()
+	t := s.Now()
 	c := &comment{ID: s.nextID, Issue: is.Number, User: login, Body: body, Created: t, Updated: t, hidden: s.lag}
 	r.comments = append(r.comments, c)
 	is.Updated = t
@@ -215,30 +181,22 @@ func (s *Server) addComment(r *repo, is *issue, login, body string) *comment {
 
 func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	rec := Request{Method: req.Method, Path: strings.TrimPrefix(req.URL.Path, s.Prefix), Query: req.URL.RawQuery, Header: req.Header.Clone(), Body: string(body)}
 	rw := &fakerest.Recorder{ResponseWriter: w, Status: 200}
-	defer func() { s.log.Record(rec, rw.Status) }()
+	defer func() { s.Log().Record(rec, rw.Status) }()
 	h := rw.Header()
 	h.Set("Content-Type", "application/json; charset=utf-8")
 	h.Set("X-RateLimit-Limit", "5000")
-	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, 5000-s.log.Charged()-1)))
+	h.Set("X-RateLimit-Remaining", strconv.Itoa(max(0, 5000-s.Log().Charged()-1)))
 	h.Set("X-RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Hour).Unix(), 10))
 	h.Set("X-RateLimit-Resource", "core")
 	if !strings.HasPrefix(req.URL.Path, s.Prefix+"/") {
 		s.fail(rw, http.StatusNotFound, "Not Found")
 		return
 	}
-	if f := s.log.Fault(req.Method, rec.Path); f != nil && f.Hold != nil {
-		s.mu.Unlock()
-		if f.Holding != nil {
-			close(f.Holding)
-		}
-		<-f.Hold
-		s.mu.Lock()
-	} else if f != nil {
-		f.Answer(rw)
+	if s.Faulted(rw, req.Method, rec.Path) {
 		return
 	}
 	tok, ok := s.auth(req)
@@ -387,7 +345,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *
 		if in.Assignees != nil {
 			is.Assignees = slices.Clone(*in.Assignees)
 		}
-		is.Updated = s.now()
+		is.Updated = s.Now()
 		fakerest.Reply(w, req, 200, s.issueJSON(req, r, is))
 	case len(rest) == 1 && rest[0] == "comments" && req.Method == http.MethodGet:
 		s.listComments(w, req, r, is.Number)
@@ -409,7 +367,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *
 				is.Labels = append(is.Labels, l)
 			}
 		}
-		is.Updated = s.now()
+		is.Updated = s.Now()
 		fakerest.Reply(w, req, 200, s.labelsJSON(req, r, is.Labels))
 	case len(rest) == 2 && rest[0] == "labels" && req.Method == http.MethodDelete:
 		name, _ := url.PathUnescape(rest[1])
@@ -419,7 +377,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, r *repo, is *
 			return
 		}
 		is.Labels = slices.Delete(is.Labels, i, i+1)
-		is.Updated = s.now()
+		is.Updated = s.Now()
 		fakerest.Reply(w, req, 200, s.labelsJSON(req, r, is.Labels))
 	default:
 		s.fail(w, http.StatusNotFound, "Not Found")
@@ -437,12 +395,27 @@ func (s *Server) createIssue(w http.ResponseWriter, req *http.Request, r *repo, 
 		s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
 		return
 	}
-	t := s.now()
+	t := s.Now()
 	is := &issue{Number: int64(len(r.issues) + 1), Title: in.Title, Body: in.Body, User: tok.Login, State: "open",
 		Labels: in.Labels, Assignees: in.Assignees, Created: t, Updated: t}
 	r.issues = append(r.issues, is)
 	w.Header().Set("Location", s.abs(req, fmt.Sprintf("/repos/%s/issues/%d", r.name, is.Number)))
 	fakerest.Reply(w, req, http.StatusCreated, s.issueJSON(req, r, is))
+}
+
+// since reads the since= filter of a listing (zero when absent). A
+// malformed one is answered with a 422, as GitHub does, and ok is false.
+func (s *Server) since(w http.ResponseWriter, q url.Values) (since time.Time, ok bool) {
+	v := q.Get("since")
+	if v == "" {
+		return time.Time{}, true
+	}
+	t, err := time.Parse(time.RFC3339, v)
+	if err != nil {
+		s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
+		return time.Time{}, false
+	}
+	return t, true
 }
 
 // listIssues answers GET /repos/o/r/issues: state (open default), since
@@ -454,14 +427,9 @@ func (s *Server) listIssues(w http.ResponseWriter, req *http.Request, r *repo) {
 	if state == "" {
 		state = "open"
 	}
-	var since time.Time
-	if v := q.Get("since"); v != "" {
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
-			return
-		}
-		since = t
+	since, ok := s.since(w, q)
+	if !ok {
+		return
 	}
 	var out []*issue
 	for _, is := range r.issues {
@@ -492,14 +460,9 @@ func (s *Server) listIssues(w http.ResponseWriter, req *http.Request, r *repo) {
 // one issue's. A new comment is missing from its first listings (lag).
 func (s *Server) listComments(w http.ResponseWriter, req *http.Request, r *repo, issue int64) {
 	q := req.URL.Query()
-	var since time.Time
-	if v := q.Get("since"); v != "" {
-		t, err := time.Parse(time.RFC3339, v)
-		if err != nil {
-			s.fail(w, http.StatusUnprocessableEntity, "Validation Failed")
-			return
-		}
-		since = t
+	since, ok := s.since(w, q)
+	if !ok {
+		return
 	}
 	var out []*comment
 	for _, c := range r.comments {

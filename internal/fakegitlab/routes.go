@@ -120,7 +120,7 @@ func (s *Server) onIssue(w http.ResponseWriter, req *http.Request, p *project, i
 		}
 		if in.AssigneeIDs != nil {
 			is.Assignees = s.names(*in.AssigneeIDs)
-			is.Updated = s.now()
+			is.Updated = s.Now()
 		}
 		switch {
 		case in.StateEvent == "close" && is.State != "closed":

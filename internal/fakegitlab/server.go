@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/daokit/daokit/internal/fakerest"
@@ -42,21 +40,21 @@ type Options struct {
 	NoLink bool
 }
 
+// core is fakerest.Core under a name that stays unexported in Server.
+type core = fakerest.Core
+
 // Server is the stand-in. Its zero value is not usable: use New.
 type Server struct {
 	// URL is the API root, for api_url.
 	URL    string
 	Prefix string
-	srv    *httptest.Server
 	o      Options
 
-	mu       sync.Mutex
-	log      fakerest.Log
+	core
 	tokens   map[string]Token
 	users    map[string]int64
 	projects map[string]*project
 	nextID   int64
-	clock    time.Time
 }
 
 type project struct {
@@ -101,7 +99,7 @@ func New(o Options, tokens map[string]Token, users []string, projects ...string)
 		o.PageSize = 100
 	}
 	s := &Server{Prefix: strings.TrimRight(o.Prefix, "/"), o: o, tokens: tokens, users: map[string]int64{}, projects: map[string]*project{},
-		nextID: 1000, clock: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+		nextID: 1000}
 	for _, t := range tokens {
 		s.user(t.Username)
 	}
@@ -111,8 +109,7 @@ func New(o Options, tokens map[string]Token, users []string, projects ...string)
 	for i, p := range projects {
 		s.projects[p] = &project{id: int64(100 + i), path: p}
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.serve))
-	s.URL = s.srv.URL + s.Prefix
+	s.URL = s.Start(s.serve) + s.Prefix
 	return s
 }
 
@@ -124,47 +121,16 @@ func (s *Server) user(name string) int64 {
 	return s.users[name]
 }
 
-// Close stops the stand-in.
-func (s *Server) Close() { s.srv.Close() }
-
-// Inject queues a fault.
-func (s *Server) Inject(f Fault) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.log.Inject(f)
-}
-
-// Requests returns every request so far.
-func (s *Server) Requests() []Request {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.Requests()
-}
-
-// Charged counts the requests that cost rate limit: all but the 304s.
-func (s *Server) Charged() int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.log.Charged()
-}
-
-// now is the stand-in's clock: a second per change, so that updated_at
-// orders changes and updated_after filters are exact.
-func (s *Server) now() time.Time {
-	s.clock = s.clock.Add(time.Second)
-	return s.clock
-}
-
 // OpenIssue opens an issue as username did on GitLab (a person).
 func (s *Server) OpenIssue(path, username, title, body string, labels ...string) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	return s.open(s.projects[path], username, title, body, labels, nil).IID
 }
 
 func (s *Server) open(p *project, username, title, body string, labels, assignees []string) *issue {
 	s.nextID++
-	t := s.now()
+	t := s.Now()
 	is := &issue{ID: s.nextID, IID: int64(len(p.issues) + 1), Title: title, Body: body, Author: username, State: "opened",
 		Labels: uniq(labels), Assignees: assignees, Created: t, Updated: t}
 	p.issues = append(p.issues, is)
@@ -173,16 +139,16 @@ func (s *Server) open(p *project, username, title, body string, labels, assignee
 
 // Comment posts a note as username did on GitLab.
 func (s *Server) Comment(path string, iid int64, username, body string) int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	p := s.projects[path]
 	return s.addNote(p, p.issues[iid-1], username, body, false).ID
 }
 
 // SetLabels sets an issue's labels as a person did on GitLab.
 func (s *Server) SetLabels(path string, iid int64, labels ...string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	p := s.projects[path]
 	is := p.issues[iid-1]
 	s.relabel(p, is, "root", uniq(labels))
@@ -191,24 +157,24 @@ func (s *Server) SetLabels(path string, iid int64, labels ...string) {
 // Issue returns a copy of an issue: Labels, Assignees, State ("opened",
 // "closed"), Description.
 func (s *Server) Issue(path string, iid int64) (labels, assignees []string, state, body string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	is := s.projects[path].issues[iid-1]
 	return slices.Clone(is.Labels), slices.Clone(is.Assignees), is.State, is.Body
 }
 
 // Issues counts a project's issues.
 func (s *Server) Issues(path string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	return len(s.projects[path].issues)
 }
 
 // Notes returns the bodies of an issue's notes people and tokens wrote
 // (not the system notes), as stored.
 func (s *Server) Notes(path string, iid int64) []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	var out []string
 	for _, n := range s.projects[path].notes {
 		if n.IID == iid && !n.System {
@@ -220,7 +186,7 @@ func (s *Server) Notes(path string, iid int64) []string {
 
 func (s *Server) addNote(p *project, is *issue, username, body string, system bool) *note {
 	s.nextID++
-	t := s.now()
+	t := s.Now()
 	n := &note{ID: s.nextID, IID: is.IID, Author: username, Body: body, System: system, Created: t, hidden: s.o.NoteLag}
 	if system {
 		n.hidden = 0
@@ -250,7 +216,7 @@ func (s *Server) relabel(p *project, is *issue, by string, labels []string) {
 	if len(removed) > 0 {
 		s.addNote(p, is, by, "removed "+strings.Join(removed, " ")+" labels", true)
 	}
-	is.Updated = s.now()
+	is.Updated = s.Now()
 }
 
 func uniq(ls []string) []string {
@@ -266,30 +232,22 @@ func uniq(ls []string) []string {
 
 func (s *Server) serve(w http.ResponseWriter, req *http.Request) {
 	body, _ := io.ReadAll(req.Body)
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.Lock()
+	defer s.Unlock()
 	path := strings.TrimPrefix(req.URL.EscapedPath(), s.Prefix)
 	rec := Request{Method: req.Method, Path: path, Query: req.URL.RawQuery, Header: req.Header.Clone(), Body: string(body)}
 	rw := &fakerest.Recorder{ResponseWriter: w, Status: 200}
-	defer func() { s.log.Record(rec, rw.Status) }()
+	defer func() { s.Log().Record(rec, rw.Status) }()
 	h := rw.Header()
 	h.Set("Content-Type", "application/json")
 	h.Set("RateLimit-Limit", "2000")
-	h.Set("RateLimit-Remaining", strconv.Itoa(max(0, 2000-s.log.Charged()-1)))
+	h.Set("RateLimit-Remaining", strconv.Itoa(max(0, 2000-s.Log().Charged()-1)))
 	h.Set("RateLimit-Reset", strconv.FormatInt(time.Now().Add(time.Minute).Unix(), 10))
 	if !strings.HasPrefix(req.URL.Path, s.Prefix+"/") {
 		fail(rw, http.StatusNotFound, "404 Not Found")
 		return
 	}
-	if f := s.log.Fault(req.Method, path); f != nil && f.Hold != nil {
-		s.mu.Unlock()
-		if f.Holding != nil {
-			close(f.Holding)
-		}
-		<-f.Hold
-		s.mu.Lock()
-	} else if f != nil {
-		f.Answer(rw)
+	if s.Faulted(rw, req.Method, path) {
 		return
 	}
 	tok, ok := s.tokens[req.Header.Get("PRIVATE-TOKEN")]

@@ -1,8 +1,8 @@
 // Package fakerest is what the REST stand-ins of the test tree
 // (fakegithub, fakegitlab) share: the record of every request, the
 // injected faults, and answers with ETags that a matching If-None-Match
-// turns into a free 304. It holds no lock: each stand-in guards its Log
-// with its own.
+// turns into a free 304. Log holds no lock: Core, which each stand-in
+// embeds, guards it with the lock over the stand-in's whole state.
 package fakerest
 
 import (

@@ -1,0 +1,58 @@
+package outbox
+
+import (
+	"context"
+	"time"
+)
+
+// settleLooks are the delays of the looks after a wake: a wake can come a
+// moment before the write it announces is visible to a read (SQLite's
+// wal-index, a NATS batch before the hub commits it).
+var settleLooks = []time.Duration{0, time.Millisecond, 3 * time.Millisecond, 12 * time.Millisecond, 48 * time.Millisecond}
+
+// WaitHead is the Wait every backend shares: it returns once head reports
+// past after, ctx ends, or wake passes, whichever is first. subscribe
+// returns a channel closed at the next write; it is called before each
+// read of the head, so a write in between still wakes us. A wake is
+// followed by a few quick looks before waiting again; without writes,
+// nothing polls.
+func WaitHead(ctx context.Context, after int64, wake time.Duration, subscribe func() <-chan struct{}, head func(context.Context) (int64, error)) error {
+	ch := subscribe()
+	if h, err := head(ctx); err != nil || h > after {
+		return err
+	}
+	t := time.NewTimer(wake)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-t.C:
+			return nil
+		case <-ch:
+		}
+		ch = subscribe()
+		for _, d := range settleLooks {
+			if err := sleepCtx(ctx, d); err != nil {
+				return err
+			}
+			if h, err := head(ctx); err != nil || h > after {
+				return err
+			}
+		}
+	}
+}
+
+func sleepCtx(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
