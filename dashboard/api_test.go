@@ -3,30 +3,13 @@ package dashboard
 import (
 	"encoding/json"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/ledger/ledgertest"
 )
-
-func appendLine(t *testing.T, root string, e ledger.Event) {
-	t.Helper()
-	line, err := e.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(filepath.Join(root, "state", "events.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		t.Fatal(err)
-	}
-}
 
 // The Python dashboard's read endpoints answer with the ledger's
 // documents and newest events, behind the token; its POST /api/message
@@ -36,7 +19,8 @@ func TestPythonAPI(t *testing.T) {
 	base, root := serve(t, Options{Relay: rec})
 	now := time.Now()
 	for _, task := range []string{"T-A", "T-B", "T-A"} {
-		appendLine(t, root, ledger.NewEvent(now, task, "R-1", "S1", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("task", task)))
+		line, _ := ledger.MarshalLine(ledger.NewEvent(now, task, "R-1", "S1", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("task", task)))
+		ledgertest.AppendEvents(t, root, line)
 	}
 	getJSON := func(path string, into any) int {
 		t.Helper()

@@ -20,6 +20,7 @@ import (
 
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/ledger/ledgertest"
 	"github.com/daokit/daokit/tui"
 	"github.com/daokit/daokit/tui/live"
 )
@@ -274,14 +275,7 @@ func TestStreamShowsAppendedEvents(t *testing.T) {
 	}
 	e := ledger.NewEvent(time.Now(), "T-9", "R-9", "S1", ledger.EventSystem, ledger.SeverityError, ledger.ObjectOf("message", "<b>marker</b>"))
 	line, _ := e.MarshalJSON()
-	f, err := os.OpenFile(filepath.Join(root, "state", "events.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	ledgertest.AppendEvents(t, root, line)
 	for {
 		got := next()
 		if !strings.Contains(got.data, e.EventID) {

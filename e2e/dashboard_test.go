@@ -17,6 +17,7 @@ import (
 
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/ledger/ledgertest"
 )
 
 // dashboardProc is a `daokit dashboard` child of the test.
@@ -82,24 +83,6 @@ func (p *dashboardProc) stop(t *testing.T) {
 	}
 }
 
-// appendEvent appends one event line to events.jsonl as another writer
-// (the Python tool) does: O_APPEND, outside daokit.
-func appendEvent(t *testing.T, root string, e ledger.Event) {
-	t.Helper()
-	line, err := e.MarshalJSON()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.OpenFile(filepath.Join(root, "state", "events.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if _, err := f.Write(append(line, '\n')); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestDashboardInBrowser: the dashboard in headless Chromium, in each
 // language. The page loads with its labels in that language; an event
 // another writer appends to the ledger appears without a reload (the
@@ -133,8 +116,9 @@ func TestDashboardInBrowser(t *testing.T) {
 			// An event written beside daokit shows up in the open page.
 			b.eval(`window.notReloaded = true`)
 			marker := fmt.Sprintf("appended-%s-%d", lang, time.Now().UnixNano())
-			appendEvent(t, root, ledger.NewEvent(time.Now(), "DKT-DASH", "RUN-DASH", "S1", ledger.EventSystem, ledger.SeverityWarn,
+			line, _ := ledger.MarshalLine(ledger.NewEvent(time.Now(), "DKT-DASH", "RUN-DASH", "S1", ledger.EventSystem, ledger.SeverityWarn,
 				ledger.ObjectOf("message", marker)))
+			ledgertest.AppendEvents(t, root, line)
 			b.waitText("#events tbody", 10*time.Second, func(s string) bool { return strings.Contains(s, marker) })
 			b.waitText("#runs tbody", 10*time.Second, func(s string) bool { return strings.Contains(s, "RUN-DASH") })
 			if b.eval(`return window.notReloaded === true`) != true {

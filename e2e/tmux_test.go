@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/internal/gittest"
+	"github.com/daokit/daokit/ledger/ledgertest"
 
 	"github.com/daokit/daokit/ledger"
 )
@@ -278,15 +279,10 @@ func TestWatchFollowsALedger(t *testing.T) {
 	win := openWindow(t, "watch", "--root", root)
 	win.waitFor(20*time.Second, "python wrote this goal", "DKT-900")
 
-	f, err := os.OpenFile(filepath.Join(root, "state", "events.jsonl"), os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
 	e := ledger.NewEvent(time.Now(), "DKT-900", "RUN-900", "S1", ledger.EventStepFailed, ledger.SeverityError,
 		ledger.ObjectOf("reason_code", "WATCHED_FROM_OUTSIDE"))
 	line, _ := ledger.MarshalLine(e)
-	f.Write(line)
-	f.Close()
+	ledgertest.AppendEvents(t, root, line)
 	win.waitFor(20*time.Second, "WATCHED_FROM_OUTSIDE")
 }
 
