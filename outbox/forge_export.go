@@ -272,7 +272,10 @@ func (x *exporter) issue(ctx context.Context, i int, is Issue) error {
 		x.rep.Numbers[is.ID], x.rep.Had = n, x.rep.Had+1
 		st.To, st.Had = n, true
 		x.progress(st, true)
-		return nil
+		if x.o.DryRun {
+			return nil
+		}
+		return x.keepAssignee(ctx, is, n)
 	}
 	x.rep.Issues++
 	if x.o.DryRun {
@@ -294,7 +297,26 @@ func (x *exporter) issue(ctx context.Context, i int, is Issue) error {
 	x.rep.Numbers[is.ID] = res.Issues[0]
 	st.To = res.Issues[0]
 	x.progress(st, true)
-	return nil
+	return x.keepAssignee(ctx, is, res.Issues[0])
+}
+
+// keepAssignee gives issue n the source's assignee as an assignee label
+// when the service left it out (a name that is none of its users: GitHub
+// and GitLab drop an assignee they cannot assign), so that no assignee
+// is lost on the way.
+func (x *exporter) keepAssignee(ctx context.Context, is Issue, n int64) error {
+	if is.Assignee == "" {
+		return nil
+	}
+	var have string
+	if err := x.g.db.QueryRowContext(ctx, `SELECT assignee FROM issues WHERE id=?`, n).Scan(&have); err != nil {
+		return err
+	}
+	if have == is.Assignee {
+		return nil
+	}
+	_, err := x.g.Apply(ctx, Change{Actor: is.Author, Ops: []Op{{Kind: OpLabel, Issue: n, Labels: []string{AssigneeLabelPrefix + is.Assignee}}}})
+	return err
 }
 
 // text gives an issue that named an issue opened after it the numbers

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"path/filepath"
 	"time"
@@ -110,6 +111,9 @@ func (e *exportCmd) run(c *cobra.Command) error {
 			}
 		},
 	})
+	if errors.Is(err, context.Canceled) {
+		return err // Ctrl-C: E_INTERRUPTED; a run again goes on
+	}
 	if err != nil {
 		ge := outbox.AsGitHubError(err, cfg.Repo, cfg.APIURL)
 		if *e.to == team.BackendGitLab {

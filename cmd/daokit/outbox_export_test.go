@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -19,10 +20,12 @@ type exportForge struct {
 	backend, repo, url, token, env string
 	// person opens an issue on the service before the export, so that
 	// the numbers there differ from the outbox's.
-	person   func()
+	person func()
+	// issue is issue n; labels has its assignees too, as "@login".
 	issue    func(n int64) (labels []string, state, body string)
 	comments func(n int64) []string
 	requests func() []fakerest.Request
+	inject   func(fakerest.Fault)
 }
 
 func githubExportForge(t *testing.T) exportForge {
@@ -31,10 +34,17 @@ func githubExportForge(t *testing.T) exportForge {
 	return exportForge{backend: "github", repo: "acme/app", url: f.URL, token: cliToken, env: "GITHUB_TOKEN",
 		person: func() { f.OpenIssue("acme/app", "carol", "filed on GitHub", "before the move") },
 		issue: func(n int64) ([]string, string, string) {
-			ls, _, st, b := f.Issue("acme/app", n)
-			return ls, st, b
+			ls, as, st, b := f.Issue("acme/app", n)
+			return withLogins(ls, as), st, b
 		},
-		comments: func(n int64) []string { return f.Comments("acme/app", n) }, requests: f.Requests}
+		comments: func(n int64) []string { return f.Comments("acme/app", n) }, requests: f.Requests, inject: f.Inject}
+}
+
+func withLogins(labels, assignees []string) []string {
+	for _, a := range assignees {
+		labels = append(labels, "@"+a)
+	}
+	return labels
 }
 
 func gitlabExportForge(t *testing.T) exportForge {
@@ -44,10 +54,10 @@ func gitlabExportForge(t *testing.T) exportForge {
 	return exportForge{backend: "gitlab", repo: p, url: f.URL, token: cliGitLabToken, env: "GITLAB_TOKEN",
 		person: func() { f.OpenIssue(p, "carol", "filed on GitLab", "before the move") },
 		issue: func(n int64) ([]string, string, string) {
-			ls, _, st, b := f.Issue(p, n)
-			return ls, st, b
+			ls, as, st, b := f.Issue(p, n)
+			return withLogins(ls, as), st, b
 		},
-		comments: func(n int64) []string { return f.Notes(p, n) }, requests: f.Requests}
+		comments: func(n int64) []string { return f.Notes(p, n) }, requests: f.Requests, inject: f.Inject}
 }
 
 // seedOutbox fills the team's SQLite outbox (team/.daokit/outbox.db of
@@ -85,7 +95,7 @@ func seedOutbox(t *testing.T, root string) string {
 	apply(outbox.Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 5, Trigger: "T-ann", Ops: []outbox.Op{
 		{Kind: outbox.OpComment, Issue: 2, Body: "lead:backend read comment " + itoa(c) + ".\n\nTrigger: T-ann\nIssueRef: #2\nBlockedBy: 1"}}})
 	apply(outbox.Change{Actor: "lead:backend", Reader: "lead:backend", UpTo: 6, Trigger: "comment:" + itoa(c+1)})
-	apply(outbox.Change{Actor: "lead:backend", Ops: []outbox.Op{{Kind: outbox.OpClose, Issue: 2}}})
+	apply(outbox.Change{Actor: "lead:backend", Ops: []outbox.Op{{Kind: outbox.OpAssign, Issue: 2, Assignee: "dave"}, {Kind: outbox.OpClose, Issue: 2}}})
 	return path
 }
 
@@ -142,7 +152,10 @@ func TestOutboxExport(t *testing.T) {
 				t.Fatalf("#2 on %s: %v %s %q", ff.backend, labels, state, body)
 			}
 			labels, state, body = ff.issue(3)
-			if state != "closed" || !slices.Contains(labels, "parent:2") || !strings.Contains(body, "Part of #2.") {
+			// dave is a GitHub login (the stand-in takes any), and no
+			// user of the GitLab project: there his name is a label.
+			dave := map[string]string{"github": "@dave", "gitlab": "assignee:dave"}[ff.backend]
+			if state != "closed" || !slices.Contains(labels, "parent:2") || !strings.Contains(body, "Part of #2.") || !slices.Contains(labels, dave) {
 				t.Fatalf("#3 on %s: %v %s %q", ff.backend, labels, state, body)
 			}
 			cs := ff.comments(3)
@@ -215,5 +228,31 @@ func TestOutboxExportErrors(t *testing.T) {
 		if !strings.Contains(h.stdout, want) {
 			t.Fatalf("--help lacks %q:\n%s", want, h.stdout)
 		}
+	}
+}
+
+// A rate limit the service imposes mid-export (429, Retry-After) is
+// waited out and shown, and the export goes on: every comment once.
+func TestOutboxExportWaitsOutRateLimits(t *testing.T) {
+	for _, mk := range []func(*testing.T) exportForge{githubExportForge, gitlabExportForge} {
+		ff := mk(t)
+		t.Run(ff.backend, func(t *testing.T) {
+			root := exportRoot(t, ff)
+			ff.inject(fakerest.Fault{Method: "POST", PathSuffix: map[string]string{"github": "/comments", "gitlab": "/notes"}[ff.backend],
+				Status: http.StatusTooManyRequests, Header: map[string]string{"Retry-After": "1"}, Body: `{"message":"slow down"}`})
+			r := runCLI(t, map[string]string{ff.env: ff.token}, "outbox", "export", "--to", ff.backend, "--root", root)
+			if r.code != 0 || !strings.Contains(r.stdout, "asks to wait (rate limit): going on at") || !strings.Contains(r.stdout, "exported 2 issues and 4 comments") {
+				t.Fatalf("export: %d %q %q", r.code, r.stdout, r.stderr)
+			}
+			n := 0
+			for _, c := range ff.comments(2) {
+				if strings.Contains(c, "is #3 done?") {
+					n++
+				}
+			}
+			if n != 1 {
+				t.Fatalf("the first comment is there %d times: %q", n, ff.comments(2))
+			}
+		})
 	}
 }
