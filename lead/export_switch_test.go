@@ -102,6 +102,11 @@ func leadsAnswerNothing(t *testing.T, ff forgeFake, wf *team.Workflow, roles []s
 		if err != nil {
 			t.Fatal(err)
 		}
+		// As Run starts: what the Lead holds is recovered, then the
+		// outbox read to its head.
+		if err := l.Recover(context.Background()); err != nil {
+			t.Fatal(err)
+		}
 		n, err := l.Step(context.Background())
 		if err != nil || n != 0 {
 			t.Fatalf("%s on %s answered %d old triggers again (%v)", role, ff.backend, n, err)

@@ -64,15 +64,24 @@ func rewriteLabels(ls []string, to func(int64) (int64, bool)) []string {
 }
 
 // issueTriggers are the prefixes of the Lead's triggers that name an
-// issue by its number ("claim:N", "memory:N", "worker:N:attempt"); a
-// "comment:C" trigger names a comment by its id.
-var issueTriggers = []string{"claim", "memory", "worker"}
+// issue by its number ("claim:N", "memory:N"); a "comment:C" trigger
+// names a comment by its id.
+var issueTriggers = []string{"claim", "memory"}
+
+// localTriggers are the prefixes of triggers that answer nothing on the
+// outbox but a Lead's own records ("worker:N:attempt": a Worker's result
+// it posts, kept in the attempt folders of the old outbox's status
+// folder). They stay behind: the Leads on the service start a status
+// folder of their own, whose attempts count from 1 again, and a carried
+// "worker:N:1" would swallow the first result posted there.
+var localTriggers = []string{"worker"}
 
 // answeredOf sorts the triggers of the old outbox onto what carries them
 // on the service: one naming an issue or a comment onto it, as a
 // template its new number fills in; one a comment's Trigger field set
 // onto that comment, as it is; any other (the window's "relay:" keys)
-// onto the first issue.
+// onto the first issue. A Worker's result's (localTriggers) and one of
+// an issue or comment that is gone stay behind.
 func answeredOf(triggers []answered, issues map[int64]bool, comments map[int64]bool, fieldOf map[string]int64, first int64) (byIssue, byComment map[int64][]answered) {
 	byIssue, byComment = map[int64][]answered{}, map[int64][]answered{}
 	for _, t := range triggers {
@@ -84,11 +93,16 @@ func answeredOf(triggers []answered, issues map[int64]bool, comments map[int64]b
 			}
 		}
 		switch {
+		case slices.Contains(localTriggers, parts[0]):
 		case len(parts) == 2 && parts[0] == "comment" && comments[n]:
 			byComment[n] = append(byComment[n], answered{t.Reader, "comment:{comment}"})
 		case n >= 0 && slices.Contains(issueTriggers, parts[0]) && issues[n]:
 			parts[1] = "{issue}"
 			byIssue[n] = append(byIssue[n], answered{t.Reader, strings.Join(parts, ":")})
+		case n >= 0 && (parts[0] == "comment" || slices.Contains(issueTriggers, parts[0])):
+			// Of an issue or comment that is gone: it comes over as
+			// nothing, and kept as it is it would answer the service's
+			// own issue or comment of that number.
 		case fieldOf[t.Trigger] != 0:
 			c := fieldOf[t.Trigger]
 			byComment[c] = append(byComment[c], t)

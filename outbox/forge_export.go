@@ -74,6 +74,10 @@ type ExportReport struct {
 	// Numbers maps the old outbox's issue numbers to the service's
 	// (a dry run's: those brought over already).
 	Numbers map[int64]int64
+	// Unfinished are the open issues in a Lead's hands (a state: label)
+	// whose number changed, in the old numbers: the Leads' worktrees and
+	// branches are named by issue number, and theirs by the old one.
+	Unfinished []int64
 }
 
 // source is what Export reads of the old outbox.
@@ -196,6 +200,9 @@ func Export(ctx context.Context, src *SQLite, g *Forge, o ExportOptions) (Export
 		}
 		if err := x.close(ctx, is); err != nil {
 			return rep, err
+		}
+		if n, ok := rep.Numbers[is.ID]; ok && n != is.ID && !is.Closed && is.LabelWithPrefix("state:") != "" {
+			rep.Unfinished = append(rep.Unfinished, is.ID)
 		}
 	}
 	return rep, nil

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -130,6 +132,13 @@ func (e *exportCmd) run(c *cobra.Command) error {
 		id = "cli.outbox.export.dry_done"
 	}
 	a.println(a.t(id, "Issues", rep.Issues, "Comments", rep.Comments, "Had", rep.Had, "Where", where))
+	if len(rep.Unfinished) > 0 {
+		var moved []string
+		for _, n := range rep.Unfinished {
+			moved = append(moved, fmt.Sprintf("#%d → #%d", n, rep.Numbers[n]))
+		}
+		a.println(a.t("cli.outbox.export.unfinished", "Issues", strings.Join(moved, ", "), "Dir", filepath.Join(wf.Dir, "team-worktrees")))
+	}
 	if !*e.dry && (wf.Outbox.Backend != *e.to || wf.Outbox.Repo != cfg.Repo) {
 		a.println(a.t("cli.outbox.export.next", "Backend", *e.to, "Repo", cfg.Repo))
 	}

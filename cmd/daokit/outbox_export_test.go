@@ -142,6 +142,10 @@ func TestOutboxExport(t *testing.T) {
 			if r.code != 0 || !strings.Contains(r.stdout, "exported 2 issues and 4 comments") || !strings.Contains(r.stdout, "issue #1 → #2 Login API") {
 				t.Fatalf("export: %d %q %q", r.code, r.stdout, r.stderr)
 			}
+			// #1 is open in lead:backend's hands (state:queued) and is #2 now.
+			if !strings.Contains(r.stdout, "open issues in a Lead's hands got new numbers (#1 → #2)") {
+				t.Fatalf("no word of the renumbered work: %q", r.stdout)
+			}
 			if strings.Contains(r.stdout+r.stderr, ff.token) {
 				t.Fatal("the token was printed")
 			}
