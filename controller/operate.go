@@ -185,6 +185,11 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 			p = clonePipeline(r.pipeline)
 		}
 	}
+	if fail == nil && r != nil && !runEnded(r) {
+		// A run it is running: carried out, not refused.
+		c.mu.Unlock()
+		return c.operateTakeoverLive(r, op), op.TaskID, op.RunID
+	}
 	if fail = c.refuseLocked(r, fail, code); fail != nil {
 		c.mu.Unlock()
 		return relay.Outcome{Failure: fail}, op.TaskID, op.RunID
@@ -197,11 +202,7 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 	}, now)
 	if err != nil {
 		c.mu.Unlock()
-		var le *heal.LeaseError
-		if errors.As(err, &le) {
-			return failure(code, "cli.takeover.error.bad_field", "Field", le.Field), op.TaskID, op.RunID
-		}
-		return relay.Outcome{Failure: &relay.Failure{Code: code, Detail: err.Error()}}, op.TaskID, op.RunID
+		return takeoverFailure(code, err), op.TaskID, op.RunID
 	}
 	c.writeLeasesLocked()
 	c.mu.Unlock()
