@@ -152,6 +152,9 @@ func TestForwardedTakeoverOfARunningStepIsCarriedOut(t *testing.T) {
 		if n := workerRuns(t, root, taskID); n != 2 {
 			t.Errorf("the worker ran %d times, want 2 (stopped, then resumed)", n)
 		}
+		if py := os.Getenv(pythonSrcEnv); py != "" {
+			pythonStatusAgrees(t, py, root)
+		}
 	})
 
 	t.Run("finished", func(t *testing.T) {
