@@ -2,9 +2,11 @@ package controller
 
 import (
 	"errors"
+	"strconv"
 	"time"
 
 	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker"
@@ -19,23 +21,21 @@ import (
 const takeoverStopWait = 30 * time.Second
 
 // operateTakeoverLive is `daokit takeover` of r, a run this controller
-// is running right now, carried out rather than refused: the takeover
+// is running right now, carried out rather than refused. The takeover
 // is planned by heal.PlanTakeover on r's own pipeline and the register
-// (the leases become TAKEN_OVER, the step's fencing generation rises,
-// the successor's leases are held for it until the step's next worker
-// starts), the takeover is recorded as finishTakeover records every
-// takeover (the handoff package written and applied, LEASE_TAKEOVER and
-// the rest), the step's worker tree is stopped as taken over (as the
-// replay signal stops it for another writer's takeover, see
-// takeoverSeen), and the answer waits until that worker is gone, so
-// that a resend, answered from the outcome kept, finds the same. The
-// run itself then
-// resumes the step (the stop is restartable, see classify): its next
-// attempt reads back the result of a worker that had finished its work
-// when it was stopped (finishFromLog) instead of running it again.
-// A run between attempts (waiting for its lane, for a restart, for a
-// review) is taken over the same way; its next worker starts under the
-// successor's fencing generation.
+// (the leases become TAKEN_OVER, the fencing generation of each step
+// whose lease was adopted rises, the successor's leases are held for it
+// until the step's next worker starts) and recorded as finishTakeover
+// records every takeover (the handoff package written and applied,
+// LEASE_TAKEOVER and the rest). Then the step's worker tree is stopped
+// as taken over (as the replay signal stops it for another writer's
+// takeover, see takeoverSeen), and the answer waits until that worker
+// is gone. The run itself resumes the step (the stop is restartable,
+// see classify): its next attempt reads back the result of a worker
+// that had finished its work when it was stopped (finishFromLog)
+// instead of running it again. A run between attempts (waiting for its
+// lane, a restart or a review) has no worker to stop: the takeover is
+// recorded as on an idle root and the run goes on.
 func (c *Controller) operateTakeoverLive(r *run, op relay.Operation) relay.Outcome {
 	const code = "E_TAKEOVER_FAILED"
 	c.mu.Lock()
@@ -87,6 +87,45 @@ func (c *Controller) operateTakeoverLive(r *run, op relay.Operation) relay.Outco
 		c.log.Warn("the worker stopped for a takeover is not gone yet; its run waits for it", "pid", proc.PID())
 	}
 	return c.printed(code, t.Object())
+}
+
+// operateHandoffApplyLive is `daokit handoff --apply` of a package of
+// r, a run this controller is running right now. Applying a package
+// sets the step the run resumes from and the handoff's notes
+// (heal.ApplyHandoff); when that step is the one the run is on, the
+// run already does what the package says, and the package is applied
+// to its pipeline under c.mu, with nothing stopped. A package that
+// would move the run to another step contradicts what the run does
+// next and is refused (cli.forward.error.running); the run is taken
+// over or cancelled first.
+func (c *Controller) operateHandoffApplyLive(r *run, pkg ledger.HandoffPackage, op relay.Operation) relay.Outcome {
+	const code = "E_HANDOFF_FAILED"
+	c.mu.Lock()
+	p := clonePipeline(r.pipeline)
+	plan, err := heal.ApplyHandoff(&p, pkg, op.IncludeAccepted, c.now())
+	if err != nil {
+		c.mu.Unlock()
+		return applyFailure(code, err)
+	}
+	if plan.ResumeStepID != r.pipeline.CurrentStep {
+		c.mu.Unlock()
+		return failure(code, "cli.forward.error.running", "PID", strconv.Itoa(c.pid), "Task", pkg.TaskID, "Run", pkg.RunID)
+	}
+	r.pipeline = p
+	c.mu.Unlock()
+	c.persist(r)
+	plan.PackagePath = op.PackagePath
+	return c.printed(code, plan.Object())
+}
+
+// applyFailure is a package heal.ApplyHandoff refused, as the local
+// command words it.
+func applyFailure(code string, err error) relay.Outcome {
+	var mismatch *heal.MismatchError
+	if errors.As(err, &mismatch) {
+		return failure(code, "cli.handoff.error.mismatch", "Field", mismatch.Field, "Ledger", mismatch.Ledger, "Package", mismatch.Handed)
+	}
+	return relay.Outcome{Failure: &relay.Failure{Code: code, Detail: err.Error()}}
 }
 
 // stoppedWorker is proc, the worker of step's attempt, as finishFromLog
