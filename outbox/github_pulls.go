@@ -35,7 +35,10 @@ type NewPull struct {
 
 // PullRequestsConfig configures NewPullRequests.
 type PullRequestsConfig struct {
-	// Repo is "owner/name"; APIURL the REST root (DefaultGitHubAPI when
+	// Service is the forge: "github" (also when empty) or "gitlab".
+	Service string
+	// Repo is "owner/name" (a GitLab project's path, "group/sub/name");
+	// APIURL the REST root (DefaultGitHubAPI or DefaultGitLabAPI when
 	// empty); Token authenticates every request and is written nowhere.
 	Repo, APIURL, Token string
 	// HTTP replaces the default client (tests, proxies).
