@@ -198,6 +198,9 @@ func assertNoToken(t *testing.T, where, text string) {
 	if strings.Contains(text, prToken) || strings.Contains(text, "GITHUB_TOKEN=") {
 		t.Errorf("%s holds the GitHub token", where)
 	}
+	if strings.Contains(text, glPRToken) || strings.Contains(text, "GITLAB_TOKEN=") {
+		t.Errorf("%s holds the GitLab token", where)
+	}
 }
 
 // TestAcceptAfterACrashOpensNoSecondPullRequest: the controller dies
@@ -344,13 +347,13 @@ func TestGitHubRemote(t *testing.T) {
 		"file:///srv/git/o/r.git":                  "",
 		"./o:r":                                    "",
 	} {
-		host, repo, ok := githubRemote(raw)
+		host, repo, ok := forgeRemote(raw)
 		got := ""
 		if ok {
 			got = host + " " + repo
 		}
 		if got != want {
-			t.Errorf("githubRemote(%q) = %q, want %q", raw, got, want)
+			t.Errorf("forgeRemote(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }
