@@ -69,7 +69,6 @@ func (l *Lead) onAcceptedPR(ctx context.Context, ev outbox.Event) (*effect, erro
 	case rateLimited(err):
 		return nil, err
 	case err != nil:
-		readUpTo[outbox.FieldState] = roster.LabelFailed
 		m := outbox.Mailbox{Text: fmt.Sprintf("%s could not deliver #%d as a %s: %s", l.actor, is.ID, changeRequestName(target.Service),
 			firstLine(redact(err, target.Token))), Fields: readUpTo}
 		return &effect{change: outbox.Change{Trigger: prTrigger(is.ID) + ":failed:" + strconv.FormatInt(ev.ID, 10),

@@ -212,3 +212,84 @@ accepts = true
 		})
 	}
 }
+
+// A stamp by a Lead whose role may not accept delivers nothing; an
+// accepting Lead's stamp whose push is refused is said on the issue
+// once, without the token (here written into the remote's URL, which
+// git's error shows), and no pull request is asked for.
+func TestRefusedDeliveryIsSaidWithoutTheToken(t *testing.T) {
+	repo := gittest.NewRepo(t, map[string]string{"README": "app\n"})
+	gittest.Git(t, repo, "remote", "add", "origin", "https://x-access-token:"+leadToken+"@127.0.0.1:9/acme/app.git")
+	ff := githubPRForge(t, t.TempDir())
+	ff.setToken(t)
+	dir := t.TempDir()
+	wfText := fmt.Sprintf(`[outbox]
+backend = "github"
+repo = "acme/app"
+api_url = %q
+[roles.be]
+role_repo = %q
+deliver = "pr"
+worker = ["sh", "-c", "echo feature > feature.txt; echo 'Tests: ok'"]
+[roles.qa]
+[roles.integrator]
+accepts = true
+`, ff.url, repo)
+	if err := os.WriteFile(filepath.Join(dir, team.FileName), []byte(wfText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	wf, err := team.Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ob, err := pick.Open(context.Background(), wf, pick.Token(wf, os.Getenv), outbox.Options{WakeInterval: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ob.Close() })
+	l, err := New(context.Background(), Options{Role: "be", Workflow: wf, HardCap: 1, Backend: ob, StatusDir: roster.StatusDir(wf)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ff.open("Login API", "POST /login.", "to:be")
+	runLead(t, l)
+	waitUntil(t, "#1 closed", 30*time.Second, func() bool { return ff.closed(1) })
+	stamp := func(actor string, kind outbox.OpKind) {
+		if _, err := ob.Apply(context.Background(), outbox.Change{Actor: actor,
+			Ops: []outbox.Op{{Kind: kind, Issue: 1, Labels: []string{roster.LabelAccepted}}}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	stamp("lead:qa", outbox.OpLabel)
+	stamp("lead:qa", outbox.OpUnlabel)
+	stamp("lead:integrator", outbox.OpLabel)
+	waitUntil(t, "the refusal on #1", 30*time.Second, func() bool { return ff.count(1, "could not deliver #1 as a pull request") > 0 })
+	ff.open("Logout API", "POST /logout.", "to:be")
+	waitUntil(t, "the later issue claimed", 30*time.Second, func() bool { return ff.count(2, "claims #2") == 1 })
+	if n := ff.count(1, "could not deliver"); n != 1 {
+		t.Errorf("%d refusals posted, want 1 (the qa Lead's stamp counts for nothing): %q", n, ff.comments(1))
+	}
+	for _, c := range ff.comments(1) {
+		if strings.Contains(c, leadToken) {
+			t.Errorf("a comment holds the token: %q", c)
+		}
+		if strings.Contains(c, "could not deliver") && !strings.Contains(c, "push daokit-team/be/1 to origin") {
+			t.Errorf("the refusal does not say what failed: %q", c)
+		}
+	}
+	for _, r := range ff.requests() {
+		if r.Method == "POST" && strings.HasSuffix(r.Path, "/pulls") {
+			t.Error("a pull request was asked for although the push failed")
+		}
+	}
+}
+
+// redact hides the token and a URL's credentials, which an older git
+// prints in a push's error.
+func TestRedactHidesTheToken(t *testing.T) {
+	err := fmt.Errorf("fatal: unable to access 'https://x-access-token:%s@github.com/acme/app.git/': 403 (token %s)", leadToken, leadToken)
+	got := redact(err, leadToken)
+	if strings.Contains(got, leadToken) || !strings.Contains(got, "https://***@github.com/acme/app.git/") {
+		t.Fatalf("%q", got)
+	}
+}
