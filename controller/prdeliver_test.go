@@ -359,13 +359,14 @@ func TestGitHubRemote(t *testing.T) {
 }
 
 // TestTheJudgeGetsNoGitHubToken: the command judge runs code the agent
-// wrote (its tests) in the worktree; the controller holds the token,
-// the judge's environment does not.
+// wrote (its tests) in the worktree; the controller holds the tokens
+// (GitHub's and GitLab's), the judge's environment has neither.
 func TestTheJudgeGetsNoGitHubToken(t *testing.T) {
 	rig := newPRRig(t)
 	cfg := rig.loopConfig()
 	cfg.Workflow.Judge = config.JudgeCommand
 	cfg.Workflow.JudgeCommand = []string{"sh", "-c", `env > "` + rig.envDir + `/judge.env"`}
+	t.Setenv("GITLAB_TOKEN", glPRToken) // a controller may hold both forges' tokens
 	h := startHarness(t, t.TempDir(), cfg)
 	ack := h.forward("judge me")
 	h.opFor(ack.TaskID, OpReviewPending)
