@@ -19,8 +19,9 @@ import (
 // issue's branch is pushed to.
 const prRemote = "origin"
 
-// prTimeout bounds one delivery (push and the forge's requests): a Lead
-// keeps its heartbeat; a delivery that ran out is tried again.
+// prTimeout bounds one delivery (push and the forge's requests), which
+// the Lead's loop waits for; one that runs out is said on the issue, and
+// stamping again tries again.
 const prTimeout = 2 * time.Minute
 
 // prTrigger is the Trigger of the comment that gives an issue's pull
