@@ -3,6 +3,7 @@ package outbox
 import (
 	"cmp"
 	"context"
+	"errors"
 	"net/http"
 	"slices"
 	"strconv"
@@ -116,6 +117,28 @@ func ReviewFindings(cs []ReviewComment) []string {
 		out = append(out, c.Finding())
 	}
 	return out
+}
+
+// ensureOnce is Ensure on either forge: the change request of head is
+// looked up first, and opened (open) only when there is none. A refusal
+// with status exists (the forge's "one already exists") means one was
+// opened by a request whose answer never came and was not listed yet:
+// it is looked up again instead of failing.
+func ensureOnce(ctx context.Context, crs ChangeRequests, head string, exists int, open func() (*PullRequest, error)) (*PullRequest, bool, error) {
+	if pr, err := crs.Find(ctx, head); err != nil || pr != nil {
+		return pr, false, err
+	}
+	pr, err := open()
+	var ae *APIError
+	if errors.As(err, &ae) && ae.Status == exists {
+		if found, ferr := crs.Find(ctx, head); ferr == nil && found != nil {
+			return found, false, nil
+		}
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	return pr, true, nil
 }
 
 // eachPage gives f the body of every page of a listing from first, at

@@ -3,7 +3,6 @@ package outbox
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -83,22 +82,12 @@ func (m *MergeRequests) Find(ctx context.Context, branch string) (*PullRequest, 
 // this source branch") means one opened by a request whose answer was
 // lost, and it is found instead.
 func (m *MergeRequests) Ensure(ctx context.Context, n NewPull) (*PullRequest, bool, error) {
-	if pr, err := m.Find(ctx, n.Head); err != nil || pr != nil {
-		return pr, false, err
-	}
-	var out glMergeRequest
-	err := m.c.sendJSON(ctx, http.MethodPost, m.c.repoPath("/merge_requests"),
-		map[string]any{"title": n.Title, "description": n.Body, "source_branch": n.Head, "target_branch": n.Base}, &out)
-	var ae *APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusConflict {
-		if pr, ferr := m.Find(ctx, n.Head); ferr == nil && pr != nil {
-			return pr, false, nil
-		}
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return out.pull(), true, nil
+	return ensureOnce(ctx, m, n.Head, http.StatusConflict, func() (*PullRequest, error) {
+		var out glMergeRequest
+		err := m.c.sendJSON(ctx, http.MethodPost, m.c.repoPath("/merge_requests"),
+			map[string]any{"title": n.Title, "description": n.Body, "source_branch": n.Head, "target_branch": n.Base}, &out)
+		return out.pull(), err
+	})
 }
 
 // Checks is the status of the newest pipeline of commit ref, in
