@@ -30,6 +30,11 @@ type Options struct {
 	Relay live.Relay
 	// Controllers finds and starts the controller; nil never starts one.
 	Controllers live.Controllers
+	// OpenOutbox opens the team's outbox read-only for the issues view
+	// and the roles pane, whatever its backend (cmd/daokit gives
+	// outbox/pick's); nil reads SQLite files and mirrors only, and says
+	// an outbox on a hub cannot be read.
+	OpenOutbox live.OutboxOpener
 	// Context keeps the relay context between runs; nil keeps it in
 	// memory only.
 	Context relayctx.Store

@@ -31,6 +31,8 @@ func ErrorText(env *Env, err error) string {
 		return s
 	case errors.Is(err, context.DeadlineExceeded):
 		return env.Labels.Or(KindRelayError, "timeout")
+	case errors.Is(err, live.ErrHubUnreadable):
+		return env.T("tui.outbox.hub_unreadable")
 	case errors.Is(err, context.Canceled), errors.Is(err, live.ErrClosed):
 		return env.Labels.Or(KindRelayError, "closed")
 	}
