@@ -29,6 +29,7 @@ import (
 	"github.com/daokit/daokit/tui/component/tasks"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 	"github.com/daokit/daokit/tui/theme"
@@ -142,7 +143,7 @@ func New(ctx context.Context, opts Options) *Model {
 	}
 	// One reader of the team's outbox for the panes that show it: a
 	// hub's connection is made once, not by every read.
-	obs := live.NewOutboxes(ctx, opts.OpenOutbox)
+	obs := outboxes.New(ctx, opts.OpenOutbox)
 	m := &Model{
 		opts:    opts,
 		life:    ctx,

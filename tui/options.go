@@ -8,6 +8,7 @@ import (
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 	"github.com/daokit/daokit/tui/theme"
@@ -34,7 +35,7 @@ type Options struct {
 	// and the roles pane, whatever its backend (cmd/daokit gives
 	// outbox/pick's); nil reads SQLite files and mirrors only, and says
 	// an outbox on a hub cannot be read.
-	OpenOutbox live.OutboxOpener
+	OpenOutbox outboxes.Opener
 	// Context keeps the relay context between runs; nil keeps it in
 	// memory only.
 	Context relayctx.Store

@@ -18,6 +18,7 @@ import (
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 )
 
 // Thread is one issue with its comments, oldest first, and its Worker
@@ -47,7 +48,7 @@ type Model struct {
 
 	root    string
 	life    context.Context
-	obs     *live.Outboxes // how the outbox is read
+	obs     *outboxes.Reader // how the outbox is read
 	visible bool
 	loading bool
 
@@ -68,7 +69,7 @@ var _ component.Component = (*Model)(nil)
 // New returns a hidden view of root's team (empty root: nothing is
 // read), whose outbox it reads through obs. ctx bounds the reads its
 // commands do.
-func New(ctx context.Context, env *component.Env, root string, obs *live.Outboxes) *Model {
+func New(ctx context.Context, env *component.Env, root string, obs *outboxes.Reader) *Model {
 	return &Model{Pane: component.Pane{Env: env}, keys: DefaultKeyMap(env.Loc), root: root, life: ctx, obs: obs}
 }
 
@@ -259,10 +260,10 @@ func (t *Thread) worker() *Worker {
 // thread of issue open (0: none) with its Worker's output and change
 // (the change read again only when the Worker moved past mark; nil: read
 // it). The outbox is read through obs, read-only, whatever its backend.
-func Load(ctx context.Context, obs *live.Outboxes, root string, open int64, mark *Mark) tea.Cmd {
+func Load(ctx context.Context, obs *outboxes.Reader, root string, open int64, mark *Mark) tea.Cmd {
 	return func() tea.Msg {
 		tm, err := obs.Team(root)
-		if errors.Is(err, live.ErrNoTeam) {
+		if errors.Is(err, outboxes.ErrNoTeam) {
 			return LoadedMsg{Open: open}
 		}
 		if err != nil {

@@ -23,6 +23,7 @@ import (
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 	"github.com/daokit/daokit/tui/text"
 	"github.com/daokit/daokit/tui/theme"
 )
@@ -43,7 +44,7 @@ type Model struct {
 
 	root     string
 	life     context.Context
-	obs      *live.Outboxes // how the outbox is read
+	obs      *outboxes.Reader // how the outbox is read
 	views    []roster.RoleView
 	problems []string
 	has      bool
@@ -54,7 +55,7 @@ var _ component.Component = (*Model)(nil)
 
 // New returns the pane for root (empty: no team, nothing is read). ctx
 // bounds the reads its commands do.
-func New(ctx context.Context, env *component.Env, root string, obs *live.Outboxes) *Model {
+func New(ctx context.Context, env *component.Env, root string, obs *outboxes.Reader) *Model {
 	return &Model{Pane: component.Pane{Env: env}, root: root, life: ctx, obs: obs}
 }
 
@@ -90,10 +91,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // refused outbox is shown, not hidden: the team is off, and the pane
 // says why (loc renders the problems). The outbox is read through obs,
 // whatever its backend.
-func Load(ctx context.Context, obs *live.Outboxes, root string, now time.Time, loc *i18n.Localizer) tea.Cmd {
+func Load(ctx context.Context, obs *outboxes.Reader, root string, now time.Time, loc *i18n.Localizer) tea.Cmd {
 	return func() tea.Msg {
 		tm, err := obs.Team(root)
-		if errors.Is(err, live.ErrNoTeam) {
+		if errors.Is(err, outboxes.ErrNoTeam) {
 			return LoadedMsg{}
 		}
 		if err != nil {

@@ -1,4 +1,4 @@
-package live
+package outboxes
 
 import (
 	"context"
@@ -35,7 +35,7 @@ func TestOutboxesKeepTheHubConnection(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opens, closes := 0, 0
 	refuse := errors.New("refused")
-	o := NewOutboxes(ctx, func(_ context.Context, wf *team.Workflow) (outbox.Backend, error) {
+	o := New(ctx, func(_ context.Context, wf *team.Workflow) (outbox.Backend, error) {
 		opens++
 		if wf.Outbox.URL == "nats://down:4222" {
 			return nil, refuse
@@ -99,7 +99,7 @@ func TestOutboxesKeepTheHubConnection(t *testing.T) {
 // Without an opener a hub's outbox is refused by name, never taken for
 // a missing SQLite file.
 func TestOutboxesWithoutOpener(t *testing.T) {
-	o := NewOutboxes(context.Background(), nil)
+	o := New(context.Background(), nil)
 	if _, _, err := o.Open(context.Background(), hubWorkflow(t, "nats://x:4222")); !errors.Is(err, ErrHubUnreadable) {
 		t.Errorf("got %v, want ErrHubUnreadable", err)
 	}

@@ -1,4 +1,9 @@
-package live
+// Package outboxes is how the window reads its team's outbox, whatever
+// the backend: a file opened for each read, a hub's outbox opened once
+// through the opener the command that starts the window hands it. It is
+// a package of its own beside live so that what reaches live (the
+// browser dashboard) does not reach the team's configuration.
+package outboxes
 
 import (
 	"context"
@@ -12,12 +17,12 @@ import (
 	"github.com/daokit/daokit/team"
 )
 
-// OutboxOpener opens a team's outbox read-only, whatever its backend:
+// Opener opens a team's outbox read-only, whatever its backend:
 // the SQLite file, the mirror the Leads keep of a GitHub or GitLab
 // outbox, or the outbox on a daokit hub (cmd/daokit gives the window
 // outbox/pick's, which the window itself does not import: it never
 // reaches the hub's client but through this).
-type OutboxOpener func(ctx context.Context, wf *team.Workflow) (outbox.Backend, error)
+type Opener func(ctx context.Context, wf *team.Workflow) (outbox.Backend, error)
 
 // ErrNoTeam says the root has no team (no outbox folder, no hub root).
 var ErrNoTeam = errors.New("no team")
@@ -38,14 +43,14 @@ type Team struct {
 	Workflow *team.Workflow
 }
 
-// Outboxes is how the window's panes read the team's outbox: never by
+// Reader is how the window's panes read the team's outbox: never by
 // opening a database themselves. A file (SQLite, a forge's mirror) is
 // opened for each read, so that every read sees the current file; a
 // hub's outbox is opened once and kept (it follows the hub's stream
 // itself) until the window's life ends. Safe for concurrent use: the
 // panes read inside their commands.
-type Outboxes struct {
-	open OutboxOpener
+type Reader struct {
+	open Opener
 	now  func() time.Time
 
 	mu     sync.Mutex
@@ -58,18 +63,18 @@ type Outboxes struct {
 	failedErr error
 }
 
-// NewOutboxes returns the outbox reader of a window whose life is ctx:
+// New returns the outbox reader of a window whose life is ctx:
 // the hub outbox it keeps is closed when ctx ends. open nil opens only
 // SQLite files and mirrors.
-func NewOutboxes(ctx context.Context, open OutboxOpener) *Outboxes {
-	o := &Outboxes{open: open, now: time.Now}
+func New(ctx context.Context, open Opener) *Reader {
+	o := &Reader{open: open, now: time.Now}
 	context.AfterFunc(ctx, o.close)
 	return o
 }
 
 // Team reads root's daokit.toml and its team's workflow.toml; ErrNoTeam
 // when it has none, team.Load's error when the workflow is broken.
-func (o *Outboxes) Team(root string) (Team, error) {
+func (o *Reader) Team(root string) (Team, error) {
 	cfg, err := config.Load(root)
 	if err != nil || (!team.Exists(cfg.Team.OutboxDir(root)) && cfg.Team.OutboxRoot == "") {
 		return Team{}, ErrNoTeam
@@ -83,7 +88,7 @@ func (o *Outboxes) Team(root string) (Team, error) {
 
 // Open returns wf's outbox, read-only, and the function to call when
 // the read is done.
-func (o *Outboxes) Open(ctx context.Context, wf *team.Workflow) (outbox.Backend, func(), error) {
+func (o *Reader) Open(ctx context.Context, wf *team.Workflow) (outbox.Backend, func(), error) {
 	if wf.Outbox.Backend != team.BackendNATS {
 		ob, err := o.openFile(ctx, wf)
 		if err != nil {
@@ -98,7 +103,7 @@ func (o *Outboxes) Open(ctx context.Context, wf *team.Workflow) (outbox.Backend,
 	return ob, func() {}, nil
 }
 
-func (o *Outboxes) openFile(ctx context.Context, wf *team.Workflow) (outbox.Backend, error) {
+func (o *Reader) openFile(ctx context.Context, wf *team.Workflow) (outbox.Backend, error) {
 	if o.open == nil {
 		return outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
 	}
@@ -107,7 +112,7 @@ func (o *Outboxes) openFile(ctx context.Context, wf *team.Workflow) (outbox.Back
 
 // openHub returns the kept hub outbox of wf, opening it when there is
 // none (or wf names another hub, root or key than the kept one's).
-func (o *Outboxes) openHub(ctx context.Context, wf *team.Workflow) (outbox.Backend, error) {
+func (o *Reader) openHub(ctx context.Context, wf *team.Workflow) (outbox.Backend, error) {
 	if o.open == nil {
 		return nil, ErrHubUnreadable
 	}
@@ -138,7 +143,7 @@ func (o *Outboxes) openHub(ctx context.Context, wf *team.Workflow) (outbox.Backe
 }
 
 // close closes the kept hub outbox; nothing is opened afterwards.
-func (o *Outboxes) close() {
+func (o *Reader) close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.closed = true
