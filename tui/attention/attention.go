@@ -168,16 +168,21 @@ func (m *Model) event(e *ledger.Event) {
 		m.heard = map[string]projection.Entry{}
 	}
 	p := e.Payload
-	u := projection.Update{TaskID: e.TaskID, RunID: e.RunID, Reason: vocab.Reason(p.String("reason_code"))}
+	u := projection.Update{TaskID: e.TaskID, RunID: e.RunID}
+	op := ""
+	if e.EventType == ledger.EventSystem {
+		op = p.String("operation")
+	}
 	switch {
-	case e.EventType == ledger.EventSystem && p.String("operation") == string(vocab.OpRunState):
+	case op == string(vocab.OpRunState):
 		u.StepID, u.Lane, u.State = e.StepID, p.String("lane"), vocab.RunState(p.String("to"))
-	case e.EventType == ledger.EventSystem && p.String("operation") == string(vocab.OpRunFinished):
+	case op == string(vocab.OpRunFinished):
 		u.Final = vocab.Status(p.String("status"))
 	case e.EventType == ledger.EventStepFailed:
 	default:
 		return
 	}
+	u.Reason = vocab.Reason(p.String("reason_code"))
 	k := runKey(e.TaskID, e.RunID)
 	h, ok := m.heard[k]
 	if !ok {
