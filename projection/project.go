@@ -128,7 +128,11 @@ func Pipeline(status vocab.Status, run Entry) Display {
 	if run.EndedByPerson() {
 		return Project(run, false)
 	}
-	return Display{Word: Word{Kind: WordPipeline, Value: string(status)}, Mood: statusMood(status)}
+	// Live: the run executes, so its loop has an agent at work (the
+	// pipeline pane and status name it; a blocked, failed or finished
+	// run has nobody at work).
+	return Display{Word: Word{Kind: WordPipeline, Value: string(status)}, Mood: statusMood(status),
+		Live: status == vocab.StatusExecute}
 }
 
 // Step returns the display model of one step of a pipeline: stored is

@@ -62,8 +62,13 @@ func TestSettled(t *testing.T) {
 // for a run a person ended, which shows what they did.
 func TestPipeline(t *testing.T) {
 	run := Entry{TaskID: "T1", RunID: "R1"}
-	if d := Pipeline(vocab.StatusExecute, run); d.Word != (Word{WordPipeline, "EXECUTE"}) || d.Mood != MoodProgress {
+	if d := Pipeline(vocab.StatusExecute, run); d.Word != (Word{WordPipeline, "EXECUTE"}) || d.Mood != MoodProgress || !d.Live {
 		t.Errorf("executing: %+v", d)
+	}
+	for _, s := range []vocab.Status{vocab.StatusBlocked, vocab.StatusFailed, vocab.StatusDone, vocab.StatusAccept} {
+		if d := Pipeline(s, run); d.Live {
+			t.Errorf("%s: an agent at work", s)
+		}
 	}
 	if d := Pipeline("", run); d.Mood != MoodQuiet {
 		t.Errorf("no status: %+v", d)
