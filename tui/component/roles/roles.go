@@ -45,6 +45,7 @@ type Model struct {
 	root     string
 	life     context.Context
 	obs      *outboxes.Reader // how the outbox is read
+	loading  bool             // a read is in flight
 	views    []roster.RoleView
 	problems []string
 	has      bool
@@ -68,11 +69,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case component.EnvMsg:
 		m.Env = msg.Env
 	case live.TickMsg:
-		if m.root == "" {
+		if m.root == "" || m.loading {
+			// One read at a time: a hub that answers slowly must not
+			// gather a read per tick.
 			return m, nil
 		}
+		m.loading = true
 		return m, Load(m.life, m.obs, m.root, msg.Now, m.Env.Loc)
 	case LoadedMsg:
+		m.loading = false
 		m.has, m.problems = msg.Has, msg.Problems
 		if msg.Err != nil {
 			m.stale = true
