@@ -148,7 +148,7 @@ func (m *Model) stepLine(s *ledger.Step) string {
 	g := st.Glyphs
 	p := &m.p
 	state := p.RoleLifecycle.Get("step:" + s.ID)
-	done := p.Status == ledger.StatusDone
+	done := m.attn.Pipeline(p.TaskID, p.RunID, p.Status).Done()
 	d := projection.Step(state, s.ID == p.CurrentStep && !done, done)
 	tone := component.Tone(d.Mood)
 	cur := " "
