@@ -87,6 +87,9 @@ func (a *app) runWindow(c *cobra.Command, o windowFlags, readOnly bool) error {
 		Wide:      tui.ApplyWidthPolicy(a.getenv),
 		Logger:    logger,
 		Attention: windowAttention(dir, logger),
+		// The issues view and the roles pane read the team's outbox
+		// whatever its backend, a hub's included, always read-only.
+		OpenOutbox: openOutboxReadOnly,
 	}
 	if !readOnly {
 		cfg := relay.DefaultClientConfig()
