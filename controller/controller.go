@@ -39,6 +39,10 @@ type Options struct {
 	SyncData func(*os.File) error
 	// Ready, if set, is called once the socket accepts connections.
 	Ready func(socket string)
+
+	// replica is the root's leadership on a hub (Run sets it with
+	// [hub]): the store hands it every line before writing it.
+	replica ledger.Replica
 }
 
 // Controller is the only process that executes anything for a root and
@@ -133,13 +137,36 @@ func Run(ctx context.Context, opts Options) error {
 	// Where cgroups cannot track a step's tree, its descendants that
 	// leave their group must still become ours when their parent dies.
 	proc.BecomeSubreaper()
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	lead, rec, err := leadOnHub(ctx, opts)
+	if err != nil {
+		return err
+	}
+	if lead != nil {
+		defer lead.Close()
+		opts.replica = lead
+		var stop func()
+		ctx, stop = stepDownOn(ctx, lead)
+		defer stop()
+	}
 	c, err := open(opts)
 	if err != nil {
 		return err
 	}
 	defer c.store.Close()
 	defer c.journal.close()
-	return c.serve(ctx)
+	if lead != nil {
+		if err := c.recordElected(lead, rec); err != nil {
+			return err
+		}
+	}
+	err = c.serve(ctx)
+	if deposed(ctx) {
+		return fmt.Errorf("controller: %w", ErrDeposed)
+	}
+	return err
 }
 
 func open(opts Options) (*Controller, error) {
