@@ -9,6 +9,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/synadia-io/orbit.go/jetstreamext"
 
 	"github.com/daokit/daokit/hub/mirror"
 )
@@ -82,6 +83,10 @@ func (l *Leader) publishLocked(msgs [][]byte) (int, error) {
 		}
 		held, msgs = n, msgs[n:]
 	}
+	if len(msgs) > 1 {
+		n, err := l.publishBatches(msgs)
+		return held + n, err
+	}
 	subject := l.names.LedgerSubject()
 	futures := make([]jetstream.PubAckFuture, 0, len(msgs))
 	var err error
@@ -121,6 +126,67 @@ func (l *Leader) publishLocked(msgs [][]byte) (int, error) {
 		return held, err
 	}
 	return held, nil
+}
+
+// maxBatch is the most lines one atomic batch carries (the hub's limit
+// is 1,000 messages).
+const maxBatch = 500
+
+// publishBatches publishes msgs as atomic batches of up to maxBatch
+// messages, the first of each expecting the stream's last sequence: the
+// hub stores a batch whole or not at all and syncs it once, where
+// messages published one by one cost a sync each. The caller holds mu.
+func (l *Leader) publishBatches(msgs [][]byte) (int, error) {
+	held := 0
+	for len(msgs) > 0 {
+		part := msgs[:min(len(msgs), maxBatch)]
+		if err := l.publishBatch(part); err != nil {
+			l.dirty = true
+			return held, err
+		}
+		l.last += uint64(len(part))
+		held += len(part)
+		msgs = msgs[len(part):]
+	}
+	return held, nil
+}
+
+func (l *Leader) publishBatch(msgs [][]byte) error {
+	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
+	defer cancel()
+	b, err := jetstreamext.NewBatchPublisher(l.js)
+	if err != nil {
+		return err
+	}
+	subject := l.names.LedgerSubject()
+	last := len(msgs) - 1
+	for i, m := range msgs[:last] {
+		var opts []jetstreamext.BatchMsgOpt
+		if i == 0 {
+			opts = append(opts, jetstreamext.WithBatchExpectLastSequence(l.last))
+		}
+		if err := b.Add(subject, m, opts...); err != nil {
+			if !b.IsClosed() {
+				_ = b.Discard()
+			}
+			return err
+		}
+	}
+	var opts []jetstreamext.BatchMsgOpt
+	if last == 0 {
+		opts = append(opts, jetstreamext.WithBatchExpectLastSequence(l.last))
+	}
+	ack, err := b.Commit(ctx, subject, msgs[last], opts...)
+	if err != nil {
+		if !b.IsClosed() {
+			_ = b.Discard()
+		}
+		return err
+	}
+	if ack.Sequence != l.last+uint64(len(msgs)) {
+		return fmt.Errorf("ledger stream: batch acknowledged at %d, want %d", ack.Sequence, l.last+uint64(len(msgs)))
+	}
+	return nil
 }
 
 // resync reads what the stream holds past l.last: messages that are the

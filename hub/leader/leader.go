@@ -133,7 +133,7 @@ func (l *Leader) ensure(ctx context.Context) error {
 	s, err := l.js.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
 		Name: l.names.LedgerStream(), Subjects: []string{l.names.LedgerSubject()},
 		Storage: jetstream.FileStorage, Retention: jetstream.LimitsPolicy, Discard: jetstream.DiscardNew,
-		Duplicates: 0, MaxMsgSize: -1,
+		MaxMsgSize: -1, AllowAtomicPublish: true, AllowDirect: true,
 	})
 	if err != nil {
 		return fmt.Errorf("ledger stream %s: %w", l.names.LedgerStream(), err)
