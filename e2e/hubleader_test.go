@@ -21,8 +21,11 @@ import (
 
 // hubRootConfig is simConfig with the root on the hub at url as rootID,
 // with a two-second lease.
-func hubRootConfig(url, key, rootID string) string {
-	return simConfig("0.2s") + fmt.Sprintf(`
+func hubRootConfig(url, key, rootID string) string { return hubRootConfigRuns(url, key, rootID, "0.2s") }
+
+// hubRootConfigRuns is hubRootConfig with runs lasting duration.
+func hubRootConfigRuns(url, key, rootID, duration string) string {
+	return simConfig(duration) + fmt.Sprintf(`
 [hub]
 url = %q
 root_id = %q
@@ -100,16 +103,17 @@ func TestHubOneLeaderFencedAfterSIGSTOP(t *testing.T) {
 	h := startHubProc(t, hubDir, "127.0.0.1:0")
 	key := filepath.Join(hubDir, "admin.nk")
 	const id = "drill-leader"
-	cfg := hubRootConfig(h.url, key, id)
+	// Runs of 3 s: the leader is stopped while its worker still writes
+	// output, which it reads and tries to record once resumed.
+	cfg := hubRootConfigRuns(h.url, key, id, "3s")
 	rootA, rootB := newRoot(t, cfg), newRoot(t, cfg)
 
 	a := startController(t, rootA)
 	b, bReady := spawnController(t, rootB)
-	for i := range 5 {
-		if r := run(t, "send", "--root", rootA, fmt.Sprintf("burst %d", i)); r.code != 0 {
-			t.Fatalf("send: %d %s", r.code, r.stderr)
-		}
+	for i := range 3 {
+		ackTask(t, run(t, "send", "--root", rootA, fmt.Sprintf("burst %d", i)))
 	}
+	waitFor(t, 10*time.Second, "a worker of the leader running", func() bool { return hasWorkers(rootA) })
 	lines := streamLines(t, h.url, key, id)
 	if got := electedIn(lines); len(got) != 1 {
 		t.Fatalf("elected records in the stream while A leads: %v, want exactly one (A's)", got)
@@ -150,6 +154,10 @@ func TestHubOneLeaderFencedAfterSIGSTOP(t *testing.T) {
 	if a.err == nil || !strings.Contains(a.err.Error(), "no longer the root's leader") {
 		t.Errorf("the deposed leader ended with %v, want it to say it is no longer the leader", a.err)
 	}
+	if log, _ := os.ReadFile(ledger.Layout{Root: rootA}.Path("controller.log")); !bytes.Contains(log, []byte("deposed")) {
+		t.Error("the deposed leader's log does not say why it stepped down")
+	}
+	waitFor(t, 15*time.Second, "the deposed leader's workers gone", func() bool { return !hasWorkers(rootA) })
 	if r := run(t, "send", "--root", rootB, "after the takeover"); r.code != 0 {
 		t.Fatalf("send to the successor: %d %s", r.code, r.stderr)
 	}
@@ -188,6 +196,22 @@ func TestHubOneLeaderFencedAfterSIGSTOP(t *testing.T) {
 		}
 	}
 	t.Logf("stream %d messages; deposed leader wrote %d, successor's first write is message %d; 0 accepted after it", len(stream), len(aLines), successorFirst)
+}
+
+// hasWorkers reports whether a live process works for root (its
+// environment names it).
+func hasWorkers(root string) bool {
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		if err != nil || !bytes.Contains(env, []byte("DAOKIT_ROOT="+root+"\x00")) {
+			continue
+		}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !bytes.Contains(stat, []byte(") Z ")) {
+			return true
+		}
+	}
+	return false
 }
 
 // mirrorProc is a `daokit mirror` child of the test.
@@ -288,4 +312,80 @@ func TestHubMirrorEqualsLeaderAcrossSIGKILL(t *testing.T) {
 	}
 	n := len(fileLines(t, copyDir))
 	t.Logf("mirror holds %d lines, equal to the leader's", n)
+}
+
+// TestHubOutageLosesNothingAcknowledged SIGKILLs the real hub five times
+// in the middle of a stream of instructions to a leader, starting it
+// again each time on the same directory and port: the leader's writes wait out the outage
+// and go on; every instruction `daokit send` had acknowledged is in the
+// stream and in the leader's events.jsonl, and the two are equal byte
+// for byte.
+func TestHubOutageLosesNothingAcknowledged(t *testing.T) {
+	hubDir := t.TempDir()
+	h := startHubProc(t, hubDir, "127.0.0.1:0")
+	listen := strings.TrimPrefix(h.url, "nats://")
+	key := filepath.Join(hubDir, "admin.nk")
+	const id = "drill-outage"
+	root := newRoot(t, hubRootConfig(h.url, key, id))
+	c := startController(t, root)
+
+	type sent struct {
+		text string
+		ok   bool
+	}
+	results := make(chan sent)
+	stop := make(chan struct{})
+	go func() {
+		defer close(results)
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			text := fmt.Sprintf("outage-drill-%d", i)
+			r := run(t, "send", "--root", root, text)
+			results <- sent{text: text, ok: r.code == 0}
+		}
+	}()
+	var all []sent
+	const kills = 5
+	for range kills {
+		for n := len(all) + 3; len(all) < n; {
+			all = append(all, <-results)
+		}
+		// Sends in flight wait for the hub (the leader's writes, and so
+		// its acknowledgements, wait out the outage).
+		h.kill(t)
+		h = startHubProc(t, hubDir, listen)
+	}
+	for n := len(all) + 3; len(all) < n; {
+		all = append(all, <-results)
+	}
+	close(stop)
+	for r := range results {
+		all = append(all, r)
+	}
+	c.stop()
+
+	stream := bytes.Join(streamLines(t, h.url, key, id), nil)
+	file, err := os.ReadFile(ledger.Layout{Root: root}.Events())
+	if err != nil {
+		t.Fatal(err)
+	}
+	acked, lost := 0, 0
+	for _, r := range all {
+		if !r.ok {
+			continue
+		}
+		acked++
+		if !bytes.Contains(stream, []byte(r.text)) || !bytes.Contains(file, []byte(r.text)) {
+			lost++
+			t.Errorf("acknowledged instruction %q missing from the stream or the file", r.text)
+		}
+	}
+	if !bytes.Equal(stream, file) {
+		t.Errorf("after the outage the stream (%d bytes) is not the leader's events.jsonl (%d bytes)", len(stream), len(file))
+	}
+	t.Logf("%d hub SIGKILLs; %d sends, %d acknowledged, %d of them lost; stream = events.jsonl (%d lines)", kills, len(all), acked, lost, bytes.Count(file, []byte("\n")))
 }

@@ -86,9 +86,24 @@ func (l *Leader) publishDocument(name string, data []byte) error {
 		l.docRev[name] = nrev
 		return nil
 	}
-	if wrongSequence(err) || errors.Is(err, jetstream.ErrKeyExists) {
+	if !wrongSequence(err) && !errors.Is(err, jetstream.ErrKeyExists) {
+		return err
+	}
+	// Another revision than ours: a successor's write, or our own that
+	// landed though its answer was lost (an outage). The lease says
+	// which; while we hold it, nobody else writes.
+	taken, lerr := l.leaseTaken(ctx)
+	switch {
+	case lerr != nil:
+		return lerr
+	case taken:
 		l.depose("document " + name + " was written by another leader")
 		return ErrDeposed
 	}
-	return err
+	if e, gerr := l.docs.Get(ctx, name); gerr == nil {
+		l.docRev[name] = e.Revision()
+	} else if errors.Is(gerr, jetstream.ErrKeyNotFound) {
+		delete(l.docRev, name)
+	}
+	return err // kept, and published again with the revision read
 }

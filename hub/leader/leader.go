@@ -1,6 +1,7 @@
 package leader
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -252,7 +253,12 @@ func (l *Leader) recampaign(ctx context.Context) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if e, err := l.lease.Get(ctx, naming.LeaseKey); err == nil {
-		if e.Revision() != l.rev {
+		switch {
+		case bytes.Equal(e.Value(), l.value):
+			// Our own renewal landed though its answer was lost (the
+			// value names this leader alone): carry on from it.
+			l.rev = e.Revision()
+		case e.Revision() != l.rev:
 			l.depose(fmt.Sprintf("the lease is at revision %d, held by %s", e.Revision(), e.Value()))
 		}
 		return
@@ -273,6 +279,21 @@ func (l *Leader) recampaign(ctx context.Context) {
 		return
 	}
 	l.rev, l.deadline = rev, start.Add(l.ttl)
+}
+
+// leaseTaken reports whether the lease key holds another leader's value
+// (a key that expired with nobody taking it is not taken: the renewer
+// takes it back); an error when the hub did not answer. The caller
+// holds mu.
+func (l *Leader) leaseTaken(ctx context.Context) (bool, error) {
+	e, err := l.lease.Get(ctx, naming.LeaseKey)
+	if errors.Is(err, jetstream.ErrKeyNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return !bytes.Equal(e.Value(), l.value), nil
 }
 
 // Close stops renewing, publishes the documents still waiting and
