@@ -21,7 +21,9 @@ import (
 
 // hubRootConfig is simConfig with the root on the hub at url as rootID,
 // with a two-second lease.
-func hubRootConfig(url, key, rootID string) string { return hubRootConfigRuns(url, key, rootID, "0.2s") }
+func hubRootConfig(url, key, rootID string) string {
+	return hubRootConfigRuns(url, key, rootID, "0.2s")
+}
 
 // hubRootConfigRuns is hubRootConfig with runs lasting duration.
 func hubRootConfigRuns(url, key, rootID, duration string) string {
