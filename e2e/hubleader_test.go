@@ -216,6 +216,15 @@ func hasWorkers(root string) bool {
 	return false
 }
 
+func hostname(t *testing.T) string {
+	t.Helper()
+	h, err := os.Hostname()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
 // mirrorProc is a `daokit mirror` child of the test.
 type mirrorProc struct {
 	cmd  *exec.Cmd
@@ -273,7 +282,8 @@ func sameFile(a, b string) bool {
 // leader's root on another folder: after a burst its events.jsonl is the
 // leader's byte for byte and its pipeline_state.json the leader's; a
 // mirror SIGKILLed during a second burst and started again resumes and
-// is equal again; `daokit status` reads the mirror.
+// is equal again; `daokit status` reads the mirror; `daokit check`
+// beside the leader names it.
 func TestHubMirrorEqualsLeaderAcrossSIGKILL(t *testing.T) {
 	hubDir := t.TempDir()
 	h := startHubProc(t, hubDir, "127.0.0.1:0")
@@ -281,6 +291,9 @@ func TestHubMirrorEqualsLeaderAcrossSIGKILL(t *testing.T) {
 	const id = "drill-mirror"
 	root := newRoot(t, hubRootConfig(h.url, key, id))
 	c := startController(t, root)
+	if r := run(t, "check", "--root", root); r.code != 0 || !strings.Contains(r.stderr, fmt.Sprintf("led by %s pid %d ", hostname(t), c.pid())) {
+		t.Errorf("daokit check beside the leader: exit %d, %q; want it to name the leader", r.code, r.stderr)
+	}
 	copyDir := t.TempDir()
 	m := startMirror(t, h.url, key, id, copyDir)
 	leader, mirrored := ledger.Layout{Root: root}, ledger.Layout{Root: copyDir}

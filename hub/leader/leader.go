@@ -84,6 +84,16 @@ type leaseValue struct {
 	Since  string `json:"since"`
 }
 
+// Holder reads who holds a lease from the lease key's value (as
+// Campaign writes it); the value itself when it is not one.
+func Holder(value []byte) string {
+	var v leaseValue
+	if json.Unmarshal(value, &v) != nil || v.Holder == "" {
+		return string(value)
+	}
+	return v.Holder
+}
+
 // Campaign connects to the hub, makes the root's ledger stream and
 // buckets if needed, and campaigns for the root's lease until it holds
 // it or ctx ends (a standby: another controller leads the root). Once it
