@@ -32,8 +32,7 @@ func (a *app) checkHub(root string, cfg config.Config, offline bool) bool {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, hubCheckWait)
 	defer cancel()
-	nc, js, err := mirror.Connect(mirror.Hub{URL: h.URL, Credentials: h.CredentialsPath(root), Timeout: hubCheckWait,
-		Name: "daokit check " + h.RootID})
+	nc, js, err := mirror.Connect(mirror.Hub{URL: h.URL, Credentials: h.CredentialsPath(root), Timeout: hubCheckWait})
 	if err != nil {
 		fmt.Fprintln(a.io.err, "E_CHECK_HUB_UNREACHABLE: "+a.t("cli.check.error.hub", "URL", h.URL, "Reason", err.Error()))
 		return false
