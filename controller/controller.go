@@ -142,6 +142,9 @@ func Run(ctx context.Context, opts Options) error {
 	}
 	lead, rec, err := leadOnHub(ctx, opts)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil // stopped while waiting as a standby
+		}
 		return err
 	}
 	if lead != nil {
