@@ -39,6 +39,10 @@ type Options struct {
 	SyncData func(*os.File) error
 	// Ready, if set, is called once the socket accepts connections.
 	Ready func(socket string)
+
+	// replica is the root's leadership on a hub (Run sets it with
+	// [hub]): the store hands it every line before writing it.
+	replica ledger.Replica
 }
 
 // Controller is the only process that executes anything for a root and
@@ -140,23 +144,48 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("controller: %w", err)
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	lead, rec, err := leadOnHub(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil // stopped while waiting as a standby
+		}
+		return err
+	}
+	if lead != nil {
+		defer lead.Close()
+		opts.replica = lead
+		var stepDown func()
+		ctx, stepDown = stepDownOn(ctx, lead)
+		defer stepDown()
+	}
 	c, err := open(opts)
 	if err != nil {
 		return err
 	}
 	defer c.store.Close()
 	defer c.journal.close()
-	ctx, stop := context.WithCancelCause(ctx)
+	if lead != nil {
+		if err := c.recordElected(lead, rec); err != nil {
+			return err
+		}
+	}
+	served, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var watch sync.WaitGroup
-	watch.Go(func() { watchRoot(ctx, opts.Root, id, stop) })
-	err = c.serve(ctx)
+	watch.Go(func() { watchRoot(served, opts.Root, id, stop) })
+	err = c.serve(served)
 	var gone *RootGoneError
-	if errors.As(context.Cause(ctx), &gone) {
+	if errors.As(context.Cause(served), &gone) {
 		err = gone
 	}
 	stop(nil)
 	watch.Wait()
+	if deposed(ctx) {
+		return fmt.Errorf("controller: %w", ErrDeposed)
+	}
 	return err
 }
 
