@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/leader"
 	"github.com/daokit/daokit/hub/mirror"
 	"github.com/daokit/daokit/hub/naming"
@@ -32,12 +33,13 @@ func (a *app) checkHub(root string, cfg config.Config, offline bool) bool {
 	}
 	ctx, cancel := context.WithTimeout(a.ctx, hubCheckWait)
 	defer cancel()
-	nc, js, err := mirror.Connect(mirror.Hub{URL: h.URL, Credentials: h.CredentialsPath(root), Timeout: hubCheckWait})
+	conn, err := hubconn.Dial(hubconn.Options{URL: h.URL, Credentials: h.CredentialsPath(root), Timeout: hubCheckWait})
 	if err != nil {
 		fmt.Fprintln(a.io.err, "E_CHECK_HUB_UNREACHABLE: "+a.t("cli.check.error.hub", "URL", h.URL, "Reason", err.Error()))
 		return false
 	}
-	defer nc.Close()
+	defer conn.Close()
+	js := conn.JS
 	holder, seq := a.t("cli.check.hub.no_leader"), uint64(0)
 	if kv, err := js.KeyValue(ctx, names.LeaseBucket()); err == nil {
 		if e, err := kv.Get(ctx, naming.LeaseKey); err == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/mirror"
 	"github.com/daokit/daokit/hub/naming"
 )
@@ -116,10 +117,11 @@ func Campaign(ctx context.Context, o Options) (*Leader, error) {
 	if o.Name == "" {
 		o.Name = "daokit leader " + o.Root
 	}
-	nc, js, err := mirror.Connect(o.Hub)
+	conn, err := hubconn.Dial(o.Hub)
 	if err != nil {
 		return nil, err
 	}
+	nc, js := conn.NC, conn.JS
 	l := &Leader{nc: nc, js: js, names: names, ttl: o.TTL, log: o.Logger, deposed: make(chan struct{}),
 		docNext: map[string][]byte{}, docRev: map[string]uint64{}, docKick: make(chan struct{}, 1),
 		stop: make(chan struct{}), giveUp: make(chan struct{})}

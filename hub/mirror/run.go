@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sys/unix"
 
+	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/naming"
 )
 
@@ -65,11 +66,12 @@ func Run(ctx context.Context, o Options) error {
 	if o.Name == "" {
 		o.Name = "daokit mirror " + o.Root
 	}
-	nc, js, err := Connect(o.Hub)
+	conn, err := hubconn.Dial(o.Hub)
 	if err != nil {
 		return err
 	}
-	defer nc.Close()
+	defer conn.Close()
+	js := conn.JS
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
