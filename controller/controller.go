@@ -365,6 +365,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	serveCtx, stopServing := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(serveCtx, l) }()
+	stopRemote := c.serveRemote(serveCtx, srv)
 	if c.opts.Ready != nil {
 		c.opts.Ready(l.Addr().String())
 	}
@@ -378,6 +379,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.stopTeam()
 	c.shutdown()
 	stopServing()
+	stopRemote()
 	if serr := <-served; serr != nil && !errors.Is(serr, relay.ErrServerClosed) && err == nil {
 		err = serr
 	}

@@ -335,3 +335,10 @@ func (l *Leader) Close() {
 func (l *Leader) StopWaiting(within time.Duration) {
 	time.AfterFunc(within, func() { l.giveOnce.Do(func() { close(l.giveUp) }) })
 }
+
+// JetStream is the leader's connection to the hub, for the root's other
+// traffic while it leads (the requests of remote people, hub/remote).
+func (l *Leader) JetStream() jetstream.JetStream { return l.js }
+
+// Names are the names of the root it leads.
+func (l *Leader) Names() naming.Root { return l.names }
