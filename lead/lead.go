@@ -26,6 +26,10 @@ type Options struct {
 	// WorkerArgv is the default Worker command line (the simulated role
 	// worker) for roles whose workflow.toml names none.
 	WorkerArgv []string
+	// SimAgentArgv is the command line of a loop lane whose workflow.toml
+	// names no worker (the simulated agent): the role worker's
+	// placeholders and PlaceholderLaneRole.
+	SimAgentArgv []string
 	// Guard, when non-empty, is the command line prefix that runs a
 	// Worker with the outbox and memory read-only (see GuardArgv).
 	Guard []string

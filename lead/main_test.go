@@ -41,6 +41,8 @@ func TestMain(m *testing.M) {
 			os.Exit(runAttackLead(os.Args[2], os.Args[3], os.Args[4], os.Args[5], alias))
 		case "lead":
 			os.Exit(runLeadProcess(os.Args[2], os.Args[3]))
+		case "loopcoder", "loopreviewer", "loopjudge":
+			os.Exit(runLoopAgent(os.Args[1], os.Args[2]))
 		case "traceworker":
 			os.Exit(runTraceWorker(os.Args[2], os.Args[3]))
 		case "envworker":

@@ -45,6 +45,7 @@ type rawRole struct {
 	Accepts   bool     `toml:"accepts"`
 	Kind      string   `toml:"kind"`
 	Resume    []string `toml:"resume"`
+	rawLoop
 }
 
 type rawGroup struct {
@@ -149,7 +150,8 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 		if r.Kind != "" && !slices.Contains(WorkerKinds(), r.Kind) {
 			add(&Error{Code: CodeKind, Key: "roles." + name + ".kind", Value: strconv.Quote(r.Kind), Want: strings.Join(WorkerKinds(), ", ")})
 		}
-		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume}
+		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume,
+			Loop: parseLoop(name, r.rawLoop, add)}
 		w.Names = append(w.Names, name)
 	}
 	sort.Strings(w.Names)

@@ -97,6 +97,10 @@ type Role struct {
 	// resume): the worker's placeholders and {session}. Empty: every
 	// attempt starts afresh.
 	Resume []string
+	// Loop, when set (workflow = "loop"), is how the role works an
+	// issue instead of one Worker: its coder and reviewer lanes until
+	// its judge says done, each agent a Worker of the Lead's runtime.
+	Loop *Loop
 }
 
 // WorkerKinds are the values a role's kind may take.
