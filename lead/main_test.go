@@ -102,13 +102,14 @@ func runLeadProcess(dir, role string) int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
-	ob, err := pick.Open(ctx, wf, pick.Token(wf, os.Getenv), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
+	wake := WakeFor(20 * time.Second)
+	ob, err := pick.Open(ctx, wf, pick.Token(wf, os.Getenv), outbox.Options{WakeInterval: wake})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
 	defer ob.Close()
-	l, err := New(ctx, Options{Role: role, Workflow: wf, HardCap: 2, Backend: ob, WorkerArgv: testWorkerArgv(), StatusDir: roster.StatusDir(wf)})
+	l, err := New(ctx, Options{Role: role, Workflow: wf, HardCap: 2, Backend: ob, WorkerArgv: testWorkerArgv(), StatusDir: roster.StatusDir(wf), Beat: wake})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2

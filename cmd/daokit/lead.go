@@ -56,7 +56,7 @@ func newLeadCmd(a *app) *cobra.Command {
 			// agent, as a coder or a reviewer (a judge lane gives its
 			// verdict as a reviewer does).
 			SimAgentArgv: []string{a.self, "worker", "sim", "--lang", a.loc.Lang(), "--role", lead.PlaceholderLaneRole, "--", "#" + lead.PlaceholderIssue},
-			StatusDir:    roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg)}
+			StatusDir:    roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg), Beat: wake}
 		if !*noGuard {
 			guard, err := a.leadGuard(env.wf, *root)
 			if err != nil {
