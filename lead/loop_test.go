@@ -168,6 +168,20 @@ func TestLoopRoleClosesIssue(t *testing.T) {
 	if out, _ := os.ReadFile(filepath.Join(dir, "I1-review", "stdout.log")); !strings.Contains(string(out), `"verdict":"request_changes"`) {
 		t.Errorf("the first review's log: %q", out)
 	}
+	// daokit logs and the window follow the step that wrote last.
+	if got := roster.AttemptLogDir(dir); got != filepath.Join(dir, "I2-judge") {
+		t.Errorf("the attempt's logs are in %s", got)
+	}
+	for _, s := range []string{"I2-judge", "I12-impl"} {
+		if !roster.ValidLoopStep(s) {
+			t.Errorf("%s is a step", s)
+		}
+	}
+	for _, s := range []string{"../x", "I1-a/b", "S1", "I0-impl", ""} {
+		if roster.ValidLoopStep(s) {
+			t.Errorf("%q is no step", s)
+		}
+	}
 }
 
 // TestLoopSurvivesLeadSIGKILL: a Lead SIGKILLed while the loop's second

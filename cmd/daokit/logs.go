@@ -102,6 +102,7 @@ func (a *app) workerLog(root, role string, issue int64, attempt int, stepID, nam
 	what += " " + a.t("cli.logs.attempt", "Attempt", attempt)
 	adir := roster.AttemptDir(dir, role, issue, attempt)
 	if stepID == "" {
+		// A loop's attempt: the step that wrote last.
 		stepID = roster.LatestLoopStep(adir)
 	}
 	if stepID != "" {

@@ -42,3 +42,13 @@ func LatestLoopStep(attemptDir string) string {
 	}
 	return best
 }
+
+// AttemptLogDir is the folder holding an attempt's logs: the attempt's
+// own, or for a loop attempt the folder of the step that wrote last (the
+// one at work, while the loop runs).
+func AttemptLogDir(attemptDir string) string {
+	if step := LatestLoopStep(attemptDir); step != "" {
+		return filepath.Join(attemptDir, step)
+	}
+	return attemptDir
+}
