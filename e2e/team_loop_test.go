@@ -50,7 +50,7 @@ func TestTeamLoopRole(t *testing.T) {
 	if ts := done.Fields[outbox.FieldTests]; !strings.Contains(ts, "judge reviewer_approved (iteration 2/3): JUDGE_REVIEWER_APPROVED") {
 		t.Fatalf("Tests %q in\n%s", ts, thread)
 	}
-	r := run(t, "logs", "--root", root, "--role", "backend", "--issue", "1", "--step-id", "I1-review")
+	r := run(t, "logs", "--root", root, "--role", "backend", "--issue", "1", "--step-id", "I1-reviewer")
 	if r.code != 0 || !strings.Contains(r.stdout, `"verdict":"request_changes"`) {
 		t.Fatalf("logs of the first review: %d\n%s\n%s", r.code, r.stdout, r.stderr)
 	}

@@ -249,9 +249,9 @@ func (l *Lead) loopEvidence(w *workerRun, res workflow.Result, err error) (map[s
 	coder := map[string]string{}
 	var usage *usageInfo
 	for n := 1; n <= max(res.Iterations, 1); n++ {
-		for _, name := range []string{l.role.Loop.Coder, l.role.Loop.Reviewer, workflow.JudgeStep} {
-			id := workflow.StepID(n, name)
-			m, summary, rerr := readEvidence(l.stepSpec(w, id, ""))
+		for _, role := range []workflow.Role{workflow.RoleCoder, workflow.RoleReviewer, workflow.RoleJudge} {
+			id := workflow.StepID(n, string(role))
+			m, summary, rerr := readEvidence(l.stepSpec(w, id, l.stepKind(id)))
 			if rerr != nil {
 				continue
 			}
@@ -263,7 +263,7 @@ func (l *Lead) loopEvidence(w *workerRun, res workflow.Result, err error) (map[s
 				usage.OutputTokens += u.OutputTokens
 				usage.CostUSD += u.CostUSD
 			}
-			if name == l.role.Loop.Coder {
+			if role == workflow.RoleCoder {
 				for k, v := range m.Fields {
 					coder[k] = v
 				}
@@ -322,6 +322,23 @@ func joinNA(coder, loop string) string {
 // fieldLine makes s one line of at most n bytes: a mailbox field's
 // value is one line (outbox/mailbox.schema.json).
 func fieldLine(s string, n int) string { return clip(oneLine(s), n) }
+
+// stepKind is how the log of loop step id ("I2-reviewer") is read: as
+// the kind of the lane that does its part (an agent CLI's stream
+// carries its usage); a judge command's as plain lines.
+func (l *Lead) stepKind(id string) string {
+	lc := l.role.Loop
+	lane := ""
+	switch {
+	case strings.HasSuffix(id, "-"+string(workflow.RoleCoder)):
+		lane = lc.Coder
+	case strings.HasSuffix(id, "-"+string(workflow.RoleReviewer)):
+		lane = lc.Reviewer
+	case lc.Judge == config.JudgeAgent:
+		lane = lc.JudgeLane
+	}
+	return lc.Lanes[lane].Kind
+}
 
 // stepSpec is the runtime's Spec of a loop step's Worker (argv empty
 // when only its logs are read back).
@@ -404,8 +421,10 @@ type laneAgent struct {
 	role workflow.Role
 }
 
-// Name is the lane's name: the step ids are "I<n>-<lane>".
-func (a *laneAgent) Name() string { return a.lane.Name }
+// Name is the lane's part, as a controller loop's step is named: the
+// step ids are "I<n>-coder", "I<n>-reviewer" (and "I<n>-judge" for an
+// agent judge), whichever lanes do them.
+func (a *laneAgent) Name() string { return string(a.role) }
 
 // Role is the lane's part in the loop.
 func (a *laneAgent) Role() workflow.Role { return a.role }

@@ -34,7 +34,7 @@ func (m *stepMemory) Recall(stepID string) (workflow.Record, bool) {
 	if strings.HasSuffix(stepID, "-"+workflow.JudgeStep) {
 		return workflow.Record{}, false
 	}
-	spec := m.l.stepSpec(&workerRun{dir: m.dir}, stepID, "")
+	spec := m.l.stepSpec(&workerRun{dir: m.dir}, stepID, m.l.stepKind(stepID))
 	finished := false
 	if rec, err := readAttemptResult(dir); err == nil {
 		finished = rec.ExitCode == 0 && rec.Signal == ""

@@ -160,19 +160,19 @@ func TestLoopRoleClosesIssue(t *testing.T) {
 	}
 	// Each step's Worker kept its logs in the attempt's folder.
 	dir := roster.AttemptDir(roster.StatusDir(p.wf), "r0", id, 1)
-	for _, step := range []string{"I1-impl", "I1-review", "I1-judge", "I2-impl", "I2-review", "I2-judge"} {
+	for _, step := range []string{"I1-coder", "I1-reviewer", "I1-judge", "I2-coder", "I2-reviewer", "I2-judge"} {
 		if _, err := os.Stat(filepath.Join(dir, step, stepRecordFile)); err != nil {
 			t.Errorf("step %s: %v", step, err)
 		}
 	}
-	if out, _ := os.ReadFile(filepath.Join(dir, "I1-review", "stdout.log")); !strings.Contains(string(out), `"verdict":"request_changes"`) {
+	if out, _ := os.ReadFile(filepath.Join(dir, "I1-reviewer", "stdout.log")); !strings.Contains(string(out), `"verdict":"request_changes"`) {
 		t.Errorf("the first review's log: %q", out)
 	}
 	// daokit logs and the window follow the step that wrote last.
 	if got := roster.AttemptLogDir(dir); got != filepath.Join(dir, "I2-judge") {
 		t.Errorf("the attempt's logs are in %s", got)
 	}
-	for _, s := range []string{"I2-judge", "I12-impl"} {
+	for _, s := range []string{"I2-judge", "I12-coder"} {
 		if !roster.ValidLoopStep(s) {
 			t.Errorf("%s is a step", s)
 		}
