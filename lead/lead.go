@@ -164,6 +164,10 @@ func (l *Lead) Run(ctx context.Context) error {
 	proc.BecomeSubreaper()
 	defer l.shutdown()
 	if err := l.Recover(ctx); err != nil {
+		if ctx.Err() != nil {
+			// Told to stop while recovering: not a failure.
+			return nil
+		}
 		return err
 	}
 	if _, err := l.refreshMemory(ctx); err != nil {
@@ -203,6 +207,9 @@ func (l *Lead) Run(ctx context.Context) error {
 			}
 		}
 		if err := l.dispatch(ctx); err != nil && !rateLimited(err) {
+			if ctx.Err() != nil {
+				return nil
+			}
 			return err
 		}
 		if err := l.flushCursor(ctx, false); err != nil && !rateLimited(err) && ctx.Err() == nil {
