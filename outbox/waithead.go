@@ -7,8 +7,14 @@ import (
 
 // settleLooks are the delays of the looks after a wake: a wake can come a
 // moment before the write it announces is visible to a read (SQLite's
-// wal-index, a NATS batch before the hub commits it).
-var settleLooks = []time.Duration{0, time.Millisecond, 3 * time.Millisecond, 12 * time.Millisecond, 48 * time.Millisecond}
+// wal-index, a NATS batch before the hub commits it). The last two cover
+// a writer descheduled between its WAL writes and its commit on a loaded
+// machine: without them the commit waited for the wake interval (5 s
+// for a Lead), once Leads stopped writing their cursors for every event
+// and so no longer woke one another again and again. Looks happen only
+// after a wake that showed no new event, which is rare.
+var settleLooks = []time.Duration{0, time.Millisecond, 3 * time.Millisecond, 12 * time.Millisecond, 48 * time.Millisecond,
+	200 * time.Millisecond, 800 * time.Millisecond}
 
 // WaitHead is the Wait every backend shares: it returns once head reports
 // past after, ctx ends, or wake passes, whichever is first. subscribe
@@ -32,9 +38,24 @@ func WaitHead(ctx context.Context, after int64, wake time.Duration, subscribe fu
 		case <-ch:
 		}
 		ch = subscribe()
-		for _, d := range settleLooks {
-			if err := sleepCtx(ctx, d); err != nil {
-				return err
+		for i := 0; i < len(settleLooks); i++ {
+			if d := settleLooks[i]; d > 0 {
+				// A write while waiting for the next look is looked at
+				// at once (the looks start over), not after the wait.
+				look := time.NewTimer(d)
+				select {
+				case <-ctx.Done():
+					look.Stop()
+					return ctx.Err()
+				case <-t.C:
+					look.Stop()
+					return nil
+				case <-ch:
+					look.Stop()
+					ch, i = subscribe(), -1
+					continue
+				case <-look.C:
+				}
 			}
 			if h, err := head(ctx); err != nil || h > after {
 				return err
