@@ -706,5 +706,5 @@ func (s *SQLite) Comment(ctx context.Context, id int64) (Comment, error) {
 // before them, so none is lost in between. Without writes, nothing polls.
 func (s *SQLite) Wait(ctx context.Context, after int64) error {
 	s.once.Do(func() { s.notify = newNotifier(s.path) })
-	return WaitHead(ctx, after, s.wake, s.notify.subscribe, s.Head)
+	return WaitHead(ctx, after, s.wake, s.notify.subscribe, s.Head, s.notify.recent)
 }

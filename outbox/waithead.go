@@ -21,23 +21,30 @@ var settleLooks = []time.Duration{0, time.Millisecond, 3 * time.Millisecond, 12 
 // returns a channel closed at the next write; it is called before each
 // read of the head, so a write in between still wakes us. A wake is
 // followed by a few quick looks before waiting again; without writes,
-// nothing polls.
-func WaitHead(ctx context.Context, after int64, wake time.Duration, subscribe func() <-chan struct{}, head func(context.Context) (int64, error)) error {
+// nothing polls. recent, when set, reports a write seen just before: a
+// Wait that finds no new event looks again as after a wake, for that
+// write's notification may have come before the subscription, and its
+// commit after the first look (no later notification would tell).
+func WaitHead(ctx context.Context, after int64, wake time.Duration, subscribe func() <-chan struct{}, head func(context.Context) (int64, error), recent func() bool) error {
 	ch := subscribe()
 	if h, err := head(ctx); err != nil || h > after {
 		return err
 	}
 	t := time.NewTimer(wake)
 	defer t.Stop()
+	settle := recent != nil && recent()
 	for {
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-t.C:
-			return nil
-		case <-ch:
+		if !settle {
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-t.C:
+				return nil
+			case <-ch:
+			}
+			ch = subscribe()
 		}
-		ch = subscribe()
+		settle = false
 		for i := 0; i < len(settleLooks); i++ {
 			if d := settleLooks[i]; d > 0 {
 				// A write while waiting for the next look is looked at
