@@ -60,6 +60,9 @@ const (
 	CodeLoopOnly Code = "WORKFLOW_LOOP_ONLY"
 	// CodeIterations: max_iterations out of range (Value, Want).
 	CodeIterations Code = "WORKFLOW_ITERATIONS"
+	// CodeDeliver: a role's deliver is not "pr", or is "pr" with an
+	// outbox that is no forge (Key, Value, Want = the backend).
+	CodeDeliver Code = "WORKFLOW_DELIVER"
 )
 
 // Error is one problem of workflow.toml (or of daokit.toml's hard caps

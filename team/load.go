@@ -45,6 +45,7 @@ type rawRole struct {
 	Accepts   bool     `toml:"accepts"`
 	Kind      string   `toml:"kind"`
 	Resume    []string `toml:"resume"`
+	Deliver   string   `toml:"deliver"`
 	rawLoop
 }
 
@@ -150,8 +151,11 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 		if r.Kind != "" && !slices.Contains(WorkerKinds(), r.Kind) {
 			add(&Error{Code: CodeKind, Key: "roles." + name + ".kind", Value: strconv.Quote(r.Kind), Want: strings.Join(WorkerKinds(), ", ")})
 		}
+		if r.Deliver != "" && (r.Deliver != DeliverPR || w.Outbox.Backend != BackendGitHub && w.Outbox.Backend != BackendGitLab) {
+			add(&Error{Code: CodeDeliver, Key: "roles." + name + ".deliver", Value: strconv.Quote(r.Deliver), Want: w.Outbox.Backend})
+		}
 		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume,
-			Loop: parseLoop(name, r.rawLoop, add)}
+			Deliver: r.Deliver, Loop: parseLoop(name, r.rawLoop, add)}
 		w.Names = append(w.Names, name)
 	}
 	sort.Strings(w.Names)
