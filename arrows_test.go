@@ -61,7 +61,7 @@ var allowed = map[string][]string{
 	// What the Leads publish and how the team looks, read by the window:
 	// it runs nothing, so the window reaches no process runtime through it.
 	"lead/roster": {"outbox", "team", "liveness", "vocab", "config", "i18n", "ledger"},
-	"lead":        {"lead/roster", "internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "liveness", "config", "backoff", "vocab", "i18n", "ledger"},
+	"lead":        {"lead/roster", "internal/proc", "outbox", "team", "gitwork", "workflow", "worker", "worker/transcript", "relay", "liveness", "config", "backoff", "vocab", "i18n", "ledger"},
 	"controller":  {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "lead/roster", "worker", "worker/transcript", "gitwork", "outbox", "outbox/pick", "outbox/natsbox", "hub/leader", "hub/mirror", "hub/naming", "hub/hubconn", "hub/remote", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork (which runs git read-only
 	// through internal/proc), words workflow verdicts and
