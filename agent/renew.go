@@ -1,0 +1,76 @@
+package agent
+
+import (
+	"sync"
+	"time"
+
+	"github.com/daokit/daokit/hub/steps"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// renewer keeps a step the agent runs from being redelivered: it tells
+// the hub the step is in progress every AckWait/4 and confirms the hub
+// got it (a flush is a round trip on the same connection, after the
+// renewal). A partitioned client's renewals fail silently and its late
+// acknowledgement still returns nil, so only a confirmed renewal counts,
+// and lost closes once none was confirmed for 3/4 of AckWait: the step
+// is killed before the hub hands it to another agent.
+type renewer struct {
+	c       *steps.Conn
+	msg     jetstream.Msg
+	ackWait time.Duration
+	lost    chan struct{}
+	quit    chan struct{}
+	wg      sync.WaitGroup
+}
+
+func newRenewer(c *steps.Conn, msg jetstream.Msg, ackWait time.Duration) *renewer {
+	return &renewer{c: c, msg: msg, ackWait: ackWait, lost: make(chan struct{}), quit: make(chan struct{})}
+}
+
+// run watches the renewals until stop or until they are lost.
+func (r *renewer) run() {
+	r.wg.Add(1)
+	defer r.wg.Done()
+	every := max(r.ackWait/4, 10*time.Millisecond)
+	margin := r.ackWait * 3 / 4
+	ok := make(chan struct{}, 1)
+	r.wg.Add(1)
+	go func() {
+		defer r.wg.Done()
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-r.quit:
+				return
+			case <-t.C:
+			}
+			if r.msg.InProgress() == nil && r.c.NC.FlushTimeout(every) == nil {
+				select {
+				case ok <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	deadline := time.NewTimer(margin)
+	defer deadline.Stop()
+	for {
+		select {
+		case <-r.quit:
+			return
+		case <-ok:
+			deadline.Reset(margin)
+		case <-deadline.C:
+			close(r.lost)
+			return
+		}
+	}
+}
+
+// stop ends the renewals and waits for them.
+func (r *renewer) stop() {
+	close(r.quit)
+	r.wg.Wait()
+}
