@@ -138,6 +138,7 @@ func decodeConfig(t *table, c *Config) {
 	}
 	decodeRelay(t, c)
 	decodeRuns(t, c)
+	decodeHub(t, c)
 	t.done()
 }
 
@@ -199,6 +200,7 @@ func decodeLane(t *table) Lane {
 	t.duration("stop_grace", &l.StopGrace)
 	t.integer("concurrency", &l.Concurrency)
 	t.str("deliver", &l.Deliver)
+	t.str("host", &l.Host)
 	t.done()
 	return l
 }

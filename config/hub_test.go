@@ -1,0 +1,50 @@
+package config
+
+import (
+	"errors"
+	"testing"
+)
+
+// TestHubLanes: a lane with host = "hub" needs [hub] url and a root id
+// that can name subjects, and a name that can be a subject token; an
+// unknown host is refused with the allowed ones; a valid file loads.
+func TestHubLanes(t *testing.T) {
+	ok := "[hub]\nurl = \"nats://127.0.0.1:4222\"\nroot_id = \"proj-1\"\ncreds = \"hub.nk\"\n" +
+		"[[lanes]]\nname = \"remote\"\nhost = \"hub\"\n"
+	c, err := Parse([]byte(ok), "daokit.toml", "/r")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lane, _ := c.Lane("remote")
+	if !lane.OnHub() || c.Hub.RootID != "proj-1" || c.Hub.CredsPath("/r") != "/r/hub.nk" {
+		t.Errorf("lane %+v hub %+v", lane, c.Hub)
+	}
+	for _, tc := range []struct {
+		file string
+		want []Error
+	}{
+		{"[[lanes]]\nname = \"remote\"\nhost = \"hub\"\n",
+			[]Error{{Code: CodeRequired, Key: "hub.url"}, {Code: CodeRequired, Key: "hub.root_id"}}},
+		{"[hub]\nurl = \"nats://h\"\nroot_id = \"Proj\"\n[[lanes]]\nname = \"Remote.1\"\nhost = \"hub\"\n",
+			[]Error{{Code: CodeHubName, Key: "lanes[0].name"}, {Code: CodeHubName, Key: "hub.root_id"}}},
+		{"[[lanes]]\nname = \"w\"\nhost = \"cloud\"\n",
+			[]Error{{Code: CodeEnum, Key: "lanes[0].host", Want: "local, hub"}}},
+	} {
+		_, err := Parse([]byte(tc.file), "daokit.toml", "/r")
+		var errs Errors
+		if !errors.As(err, &errs) {
+			t.Fatalf("%q: err %v, want Errors", tc.file, err)
+		}
+		for _, w := range tc.want {
+			found := false
+			for _, e := range errs {
+				if e.Code == w.Code && e.Key == w.Key && (w.Want == "" || e.Want == w.Want) {
+					found = true
+				}
+			}
+			if !found {
+				t.Errorf("%q: no %s at %s in %v", tc.file, w.Code, w.Key, err)
+			}
+		}
+	}
+}
