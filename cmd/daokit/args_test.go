@@ -163,6 +163,13 @@ var argOrders = []struct {
 		{"hub", "--listen", "127.0.0.1:0", "--data", "/d", "--anonymous", "--monitor", ""},
 		{"hub", "--anonymous", "--monitor=", "--data=/d", "--listen=127.0.0.1:0"},
 	}},
+	{parsed{"agent", "hub=nats://h:4222 lanes=[a,b] name=n root-id=r", ""}, [][]string{
+		{"agent", "--hub", "nats://h:4222", "--name", "n", "--root-id", "r", "--lanes", "a,b"},
+		{"agent", "--lanes=a,b", "--root-id=r", "--name=n", "--hub=nats://h:4222"},
+	}},
+	{parsed{"worker hub", "hub=nats://h root-id=r", ""}, [][]string{
+		{"worker", "hub", "--hub", "nats://h", "--root-id", "r"}, {"worker", "hub", "--root-id=r", "--hub=nats://h"},
+	}},
 	{parsed{"outbox init", "force=true root=/r", ""}, [][]string{{"outbox", "init", "--force", "--root", "/r"}, {"outbox", "init", "--root=/r", "--force"}}},
 }
 
