@@ -36,22 +36,6 @@ func startHub(t testing.TB) (*steps.Conn, steps.DialOptions) {
 	return c, o
 }
 
-// runAgent serves lane "l" on its own connection until the test ends.
-func runAgent(t testing.TB, o steps.DialOptions, started func(steps.Step, int)) {
-	t.Helper()
-	c, err := steps.Dial(o, mustRoot())
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		_ = Run(ctx, c, Options{Name: "bench", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: 5 * time.Second, Started: started})
-	}()
-	t.Cleanup(func() { cancel(); <-done; c.Close() })
-}
-
 func mustRoot() naming.Root { r, _ := naming.ForRoot("t"); return r }
 
 // BenchmarkDispatch measures how long a step takes from the hub's
@@ -64,7 +48,7 @@ func BenchmarkDispatch(b *testing.B) {
 	var mu sync.Mutex
 	at := map[string]time.Time{}
 	startedCh := make(chan struct{}, 1)
-	runAgent(b, o, func(s steps.Step, _ int) {
+	runAgentAs(b, o, "bench", 5*time.Second, func(s steps.Step, _ int) {
 		mu.Lock()
 		at[s.Key] = time.Now()
 		mu.Unlock()

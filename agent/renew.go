@@ -28,32 +28,41 @@ func newRenewer(c *steps.Conn, msg jetstream.Msg, ackWait time.Duration) *renewe
 	return &renewer{c: c, msg: msg, ackWait: ackWait, lost: make(chan struct{}), quit: make(chan struct{})}
 }
 
-// run watches the renewals until stop or until they are lost.
-func (r *renewer) run() {
-	r.wg.Add(1)
-	defer r.wg.Done()
+// start renews until stop, or until the renewals are lost (lost
+// closes).
+func (r *renewer) start() {
 	every := max(r.ackWait/4, 10*time.Millisecond)
-	margin := r.ackWait * 3 / 4
 	ok := make(chan struct{}, 1)
-	r.wg.Add(1)
-	go func() {
-		defer r.wg.Done()
-		t := time.NewTicker(every)
-		defer t.Stop()
-		for {
+	r.wg.Add(2)
+	go r.renew(every, ok)
+	go r.watch(ok)
+}
+
+// renew tells the hub the step is in progress every interval, and
+// reports each renewal the hub confirmed on ok.
+func (r *renewer) renew(every time.Duration, ok chan<- struct{}) {
+	defer r.wg.Done()
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-r.quit:
+			return
+		case <-t.C:
+		}
+		if r.msg.InProgress() == nil && r.c.NC.FlushTimeout(every) == nil {
 			select {
-			case <-r.quit:
-				return
-			case <-t.C:
-			}
-			if r.msg.InProgress() == nil && r.c.NC.FlushTimeout(every) == nil {
-				select {
-				case ok <- struct{}{}:
-				default:
-				}
+			case ok <- struct{}{}:
+			default:
 			}
 		}
-	}()
+	}
+}
+
+// watch closes lost once no renewal was confirmed for 3/4 of AckWait.
+func (r *renewer) watch(ok <-chan struct{}) {
+	defer r.wg.Done()
+	margin := r.ackWait * 3 / 4
 	deadline := time.NewTimer(margin)
 	defer deadline.Stop()
 	for {

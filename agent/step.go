@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/daokit/daokit/hub/steps"
@@ -57,7 +58,7 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		return
 	}
 	rn := newRenewer(a.c, msg, a.o.AckWait)
-	go rn.run()
+	rn.start()
 	defer rn.stop()
 
 	spec, cleanup, err := a.prepare(ctx, s, delivery)
@@ -78,10 +79,16 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		return
 	}
 	defer proc.Discard()
-	if err := a.c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
+	// Watched from the process's start: a hub that went silent must not
+	// hold the fence up behind a publish waiting for it.
+	fencedCh := make(chan bool, 1)
+	go func() { fencedCh <- a.watch(ctx, proc, stopped, rn.lost) }()
+	sctx, scancel := context.WithTimeout(ctx, publishWait)
+	if err := a.c.Publish(sctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
 		Agent: a.o.Name, PID: proc.PID()}); err != nil {
 		log.Warn("announce the step", "err", err)
 	}
+	scancel()
 	forwarded := make(chan struct{})
 	go func() {
 		defer close(forwarded)
@@ -99,26 +106,9 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 				Seq: seq, Stream: stream, Text: rec.Text})
 		}
 	}()
-	fenced := false
-	select {
-	case <-proc.Done():
-	case <-stopped:
-		proc.Stop(transcript.StopCancelled)
-	case <-rn.lost:
-		// Kill at once: the hub hands the step to another agent when
-		// AckWait passes, and two must never run it.
-		fenced = true
-		proc.Stop(transcript.StopLeaseLost)
-		proc.Stop(transcript.StopLeaseLost)
-	case <-ctx.Done():
-		// The agent stops: the step goes to another agent.
-		fenced = true
-		proc.Stop(transcript.StopCancelled)
-		proc.Stop(transcript.StopCancelled)
-	}
 	res := proc.Wait()
 	<-forwarded
-	if fenced {
+	if <-fencedCh {
 		log.Warn("gave the step up", "lost_hub", ctx.Err() == nil)
 		return
 	}
@@ -128,6 +118,29 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		end.Error = res.ArtifactErr.Error()
 	}
 	a.end(ctx, s, msg, end, log)
+}
+
+// watch stops the step's process when its relay asks (a stop), and
+// kills it at once when the agent loses the step (its renewals lost, or
+// the agent stopping: the hub hands the step to another agent, and two
+// must never run it). It returns once the process is gone or stopped,
+// reporting whether the step was lost.
+func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost <-chan struct{}) bool {
+	kill := func(cause transcript.StopCause) bool {
+		proc.Stop(cause)
+		_ = syscall.Kill(-proc.PID(), syscall.SIGKILL) // the group, without the grace
+		return true
+	}
+	select {
+	case <-proc.Done():
+	case <-stopped:
+		proc.Stop(transcript.StopCancelled)
+	case <-lost:
+		return kill(transcript.StopLeaseLost)
+	case <-ctx.Done():
+		return kill(transcript.StopCancelled)
+	}
+	return false
 }
 
 // settled handles a delivery that must not run: a dispatch that ended
