@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -63,11 +65,30 @@ type agentProc struct {
 	done chan struct{}
 }
 
+// nohubBinary builds daokit without the hub (-tags nohub), as agent
+// hosts run it, once for the package's tests.
+var nohubBinary = sync.OnceValues(func() (string, error) {
+	bin := filepath.Join(filepath.Dir(daokit), "daokit-nohub")
+	build := exec.Command("go", "build", "-tags", "nohub", "-o", bin, "github.com/daokit/daokit/cmd/daokit")
+	build.Env = append(os.Environ(), "CGO_ENABLED=0")
+	out, err := build.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("go build -tags nohub: %v: %s", err, out)
+	}
+	return bin, nil
+})
+
 // startAgent runs `daokit agent` named name for lane remote of the
 // drills' root, with AckWait 1 s; the cleanup kills it.
 func startAgent(t *testing.T, url, creds, name string) *agentProc {
 	t.Helper()
-	cmd := exec.Command(daokit, "agent", "--hub", url, "--creds", creds, "--root-id", hubAgentRootID, "--name", name,
+	return startAgentBin(t, daokit, url, creds, name)
+}
+
+// startAgentBin is startAgent with the daokit binary bin.
+func startAgentBin(t *testing.T, bin, url, creds, name string) *agentProc {
+	t.Helper()
+	cmd := exec.Command(bin, "agent", "--hub", url, "--creds", creds, "--root-id", hubAgentRootID, "--name", name,
 		"--lanes", "remote", "--ack-wait", "1s", "--work", t.TempDir())
 	cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
@@ -105,13 +126,19 @@ func stepLog(root, taskID, step, name string) string {
 }
 
 // TestStepRunsOnAgentHost: a step of a lane with host = "hub" is offered
-// through a real `daokit hub` and run by a `daokit agent` (its own
-// process, the hub's key), which gives it DAOKIT_AGENT and its own
-// daokit binary; its output comes back into the step's logs and its
-// result ends the run DONE, the agent having run it once.
+// through a real `daokit hub` and run by a `daokit agent` of a build
+// without the hub (-tags nohub, as agent hosts run it; the hub's key),
+// which gives it DAOKIT_AGENT and its own daokit binary; its output
+// comes back into the step's logs and its result ends the run DONE, the
+// agent having run it once.
 func TestStepRunsOnAgentHost(t *testing.T) {
 	t.Parallel()
-	root, _, _, _ := hubAgentRoot(t, "300ms", "host-a")
+	bin, err := nohubBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, url, creds, _ := hubAgentRoot(t, "300ms", "")
+	startAgentBin(t, bin, url, creds, "host-a")
 	ctl := startController(t, root)
 	defer ctl.stop()
 	taskID := ackTask(t, run(t, "send", "--root", root, "run me on another host"))
@@ -128,6 +155,27 @@ func TestStepRunsOnAgentHost(t *testing.T) {
 	if errLog := stepLog(root, taskID, "S1", "stderr.log"); !strings.Contains(errLog, "agent host-a runs this step (delivery 1)") {
 		t.Errorf("stderr.log does not say which agent ran the step:\n%s", errLog)
 	}
+}
+
+// TestCancelStopsTheStepOnItsAgentHost: `send --cancel` stops a remote
+// step as a local one: the relay's SIGTERM becomes a stop request, the
+// agent stops the step's process, and the run ends WORKER_CANCELLED.
+func TestCancelStopsTheStepOnItsAgentHost(t *testing.T) {
+	t.Parallel()
+	root, _, _, _ := hubAgentRoot(t, "60s", "host-a")
+	ctl := startController(t, root)
+	defer ctl.stop()
+	taskID := ackTask(t, run(t, "send", "--root", root, "cancel me over there"))
+	started := waitTrace(t, filepath.Join(root, "runs.trace"), "start "+taskID)
+	sim, _ := strconv.Atoi(strings.Fields(started)[3])
+	if c := run(t, "send", "--root", root, "--cancel"); c.code != 0 {
+		t.Fatalf("send --cancel: %+v", c)
+	}
+	end := finished(t, root, taskID)
+	if got := end.Payload.String("reason_code"); got != "WORKER_CANCELLED" {
+		t.Fatalf("reason %s, want WORKER_CANCELLED", got)
+	}
+	waitGone(t, sim)
 }
 
 // TestAgentKilledMidStepIsRedelivered: the agent host running a step is
