@@ -68,6 +68,8 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		return
 	}
 	defer cleanup()
+	startAt := time.Now()
+	log.Debug("start the step", "argv0", spec.Argv[0], "queued_for", startAt.Sub(meta.Timestamp))
 	if a.o.Started != nil {
 		a.o.Started(s, delivery)
 	}
@@ -85,7 +87,7 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	go func() { fencedCh <- a.watch(ctx, proc, stopped, rn.lost) }()
 	sctx, scancel := context.WithTimeout(ctx, publishWait)
 	if err := a.c.Publish(sctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
-		Agent: a.o.Name, PID: proc.PID()}); err != nil {
+		Agent: a.o.Name, PID: proc.PID(), QueuedAt: meta.Timestamp.UnixNano(), StartAt: startAt.UnixNano()}); err != nil {
 		log.Warn("announce the step", "err", err)
 	}
 	scancel()

@@ -82,7 +82,8 @@ func (s Step) StopGrace() time.Duration { return time.Duration(s.StopGraceMS) * 
 
 // The record types.
 const (
-	// TypeStart: an agent started the step (Agent, PID).
+	// TypeStart: an agent started the step (Agent, PID, QueuedAt,
+	// StartAt).
 	TypeStart = "start"
 	// TypeLine: one line of the step's output (Stream, Text).
 	TypeLine = "line"
@@ -123,6 +124,11 @@ type Record struct {
 	Signal   int    `json:"signal,omitempty"`
 	Stopped  string `json:"stopped,omitempty"`
 	Error    string `json:"error,omitempty"`
+	// QueuedAt and StartAt (TypeStart, Unix nanoseconds) are when the hub
+	// stored the step's offer and when the agent was about to start its
+	// process: how long the step waited to be dispatched.
+	QueuedAt int64 `json:"queued_at,omitempty"`
+	StartAt  int64 `json:"start_at,omitempty"`
 }
 
 // Key is the one subject token of a step of a run: run ids and step ids
