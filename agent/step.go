@@ -208,7 +208,8 @@ func (a *Agent) prepare(ctx context.Context, s steps.Step, delivery int) (worker
 		if err := a.checkout(ctx, s.Remote, s.Commit, dir); err != nil {
 			return worker.Spec{}, cleanup, err
 		}
-		cleanup = func() { a.removeWorktree(s.Remote, dir) }
+		tree := dir
+		cleanup = func() { a.removeWorktree(s.Remote, tree) }
 		env = append(env, worker.EnvWorktree+"="+dir)
 		if s.Subdir != "" {
 			dir = filepath.Join(dir, filepath.FromSlash(s.Subdir))
