@@ -9,14 +9,17 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+
+	"github.com/daokit/daokit/hub/steps"
 )
 
 // checkout makes dir a detached worktree of commit, from the agent's
 // own clone of remote (a bare repository under the work directory, made
 // at the first step of that remote), fetching the commit when the clone
 // lacks it.
-func (a *Agent) checkout(ctx context.Context, remote, commit, dir string) error {
-	if remote == "" {
+func (a *Agent) checkout(ctx context.Context, s steps.Step, dir string) error {
+	remote, commit := s.Remote, s.Commit
+	if remote == "" && !s.Bundle {
 		return fmt.Errorf("the step names commit %s but no remote to fetch it from", commit)
 	}
 	a.git.Lock()
@@ -30,7 +33,20 @@ func (a *Agent) checkout(ctx context.Context, remote, commit, dir string) error 
 			return err
 		}
 	}
-	if git(ctx, repo, "cat-file", "-e", commit+"^{commit}") != nil {
+	if git(ctx, repo, "cat-file", "-e", commit+"^{commit}") != nil && s.Bundle {
+		file := filepath.Join(a.o.WorkDir, "bundles", commit+".bundle")
+		if err := mkdirAll(filepath.Dir(file)); err != nil {
+			return err
+		}
+		if err := a.c.FetchBundle(ctx, commit, file); err != nil {
+			return fmt.Errorf("the bundle of %s: %w", commit, err)
+		}
+		err := git(ctx, repo, "fetch", "--quiet", file, "HEAD")
+		_ = os.Remove(file)
+		if err != nil {
+			return err
+		}
+	} else if git(ctx, repo, "cat-file", "-e", commit+"^{commit}") != nil {
 		// By id first (servers allow it for reachable commits); else every
 		// branch, which holds it if it was pushed at all.
 		if err := git(ctx, repo, "fetch", "--quiet", remote, commit); err != nil {
@@ -51,7 +67,8 @@ func (a *Agent) removeWorktree(remote, dir string) {
 	_ = git(context.Background(), a.clonePath(remote), "worktree", "remove", "--force", dir)
 }
 
-// clonePath is where the agent keeps its clone of remote.
+// clonePath is where the agent keeps its clone of remote ("" for the
+// one that bundles are fetched into).
 func (a *Agent) clonePath(remote string) string {
 	h := sha256.Sum256([]byte(remote))
 	return filepath.Join(a.o.WorkDir, "clones", hex.EncodeToString(h[:8])+".git")

@@ -25,12 +25,20 @@ func gitIn(t *testing.T, dir string, args ...string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// TestStepRunsAtItsBaseCommit: a step naming a commit of a remote runs
-// in a worktree of the agent's own clone at that commit (fetched when
-// the clone lacks it: the second step's commit came after the clone was
-// made), in the lane's folder inside it, with DAOKIT_WORKTREE and
-// DAOKIT_AGENT set; its worktree is removed once the step is done.
+// TestStepRunsAtItsBaseCommit: a step naming a commit runs in a
+// worktree of the agent's own clone at that commit, fetched when the
+// clone lacks it (the second step's commit came after the clone was
+// made): from the remote the step names, or from the bundle its relay
+// published to the hub. It runs in the lane's folder inside the
+// worktree, with DAOKIT_WORKTREE and DAOKIT_AGENT set; its worktree is
+// removed once the step is done.
 func TestStepRunsAtItsBaseCommit(t *testing.T) {
+	for _, bundle := range []bool{false, true} {
+		t.Run(map[bool]string{false: "remote", true: "bundle"}[bundle], func(t *testing.T) { testBaseCommit(t, bundle) })
+	}
+}
+
+func testBaseCommit(t *testing.T, bundle bool) {
 	remote := t.TempDir()
 	gitIn(t, remote, "init", "-q", "-b", "main")
 	if err := os.MkdirAll(filepath.Join(remote, "svc"), 0o755); err != nil {
@@ -44,12 +52,19 @@ func TestStepRunsAtItsBaseCommit(t *testing.T) {
 		gitIn(t, remote, "commit", "-q", "-m", text)
 		return gitIn(t, remote, "rev-parse", "HEAD")
 	}
-	a := &Agent{o: Options{Name: "host-a", WorkDir: t.TempDir()}}
+	c, _ := startHub(t)
+	a := &Agent{c: c, o: Options{Name: "host-a", WorkDir: t.TempDir()}}
 	ctx := context.Background()
 	for i, text := range []string{"one", "two"} {
 		base := commit(text)
 		s := steps.Step{Key: "k", Dispatch: 1 + i, Kind: "command", Argv: []string{"sh", "-c", `cat f.txt; echo " $DAOKIT_AGENT"; test -d "$DAOKIT_WORKTREE/.git" || test -f "$DAOKIT_WORKTREE/.git"`},
 			Remote: remote, Commit: base, Subdir: "svc"}
+		if bundle {
+			s.Remote, s.Bundle = "", true
+			if err := c.PublishBundle(ctx, filepath.Join(remote, "svc"), base); err != nil {
+				t.Fatal(err)
+			}
+		}
 		spec, cleanup, err := a.prepare(ctx, s, 1)
 		if err != nil {
 			t.Fatal(err)

@@ -205,7 +205,7 @@ func (a *Agent) prepare(ctx context.Context, s steps.Step, delivery int) (worker
 	cleanup := func() {}
 	env := append([]string(nil), s.Env...)
 	if s.Commit != "" {
-		if err := a.checkout(ctx, s.Remote, s.Commit, dir); err != nil {
+		if err := a.checkout(ctx, s, dir); err != nil {
 			return worker.Spec{}, cleanup, err
 		}
 		tree := dir

@@ -21,8 +21,9 @@ type Hub struct {
 	// absolute; empty: connect without (an anonymous loopback hub).
 	Creds string `toml:"creds"`
 	// Remote is the git remote agent hosts fetch a step's base commit
-	// from, for lanes whose steps run in worktrees; empty: the path of
-	// the root's repository (agents on this host or a shared disk).
+	// from, for lanes whose steps run in worktrees; empty: the step's
+	// relay publishes a git bundle of it to the hub's object store, and
+	// agents fetch that.
 	Remote string `toml:"remote"`
 }
 

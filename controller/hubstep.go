@@ -38,10 +38,8 @@ func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.
 		TimeoutMS: spec.Timeout.Milliseconds(), StopGraceMS: spec.StopGrace.Milliseconds(),
 	}
 	if t := r.tree; t != nil {
-		s.Commit, s.Remote = t.wt.Base, c.cfg.Hub.Remote
-		if s.Remote == "" {
-			s.Remote = t.repo.Top
-		}
+		// Without a remote the relay publishes a bundle of the base.
+		s.Commit, s.Remote, s.Bundle = t.wt.Base, c.cfg.Hub.Remote, c.cfg.Hub.Remote == ""
 		if rel, err := filepath.Rel(t.wt.Path, t.dir); err == nil && rel != "." {
 			s.Subdir = filepath.ToSlash(rel)
 		}

@@ -72,6 +72,10 @@ type Step struct {
 	Remote string `json:"remote,omitempty"`
 	Commit string `json:"commit,omitempty"`
 	Subdir string `json:"subdir,omitempty"`
+	// Bundle, set instead of Remote, says the relay published a git
+	// bundle holding Commit to the root's bundle bucket (see
+	// Conn.PublishBundle): for agents that reach no remote.
+	Bundle bool `json:"bundle,omitempty"`
 }
 
 // Timeout is the step's timeout, 0 for none.

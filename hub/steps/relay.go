@@ -69,6 +69,12 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 		}
 	}()
 	defer func() { it.Stop(); <-pumped }()
+	if s.Bundle && s.Commit != "" {
+		// From the folder the relay runs in: the step's worktree.
+		if err := c.PublishBundle(ctx, ".", s.Commit); err != nil {
+			return 0, err
+		}
+	}
 	// Offered after the consumer exists, so its first record cannot be
 	// missed; a dispatch followed again is deduplicated by its id.
 	if err := c.Offer(ctx, s); err != nil {
