@@ -65,7 +65,7 @@ func testBaseCommit(t *testing.T, bundle bool) {
 				t.Fatal(err)
 			}
 		}
-		spec, cleanup, err := a.prepare(ctx, s, 1)
+		spec, _, cleanup, err := a.prepare(ctx, s, 1)
 		if err != nil {
 			t.Fatal(err)
 		}

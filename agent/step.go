@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -61,7 +62,7 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	rn.start()
 	defer rn.stop()
 
-	spec, cleanup, err := a.prepare(ctx, s, delivery)
+	spec, tree, cleanup, err := a.prepare(ctx, s, delivery)
 	if err != nil {
 		log.Warn("prepare the step", "err", err)
 		a.end(ctx, s, msg, steps.Record{Type: steps.TypeEnd, Delivery: delivery, ExitCode: -1, Error: err.Error()}, log)
@@ -119,7 +120,30 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	if res.ArtifactErr != nil {
 		end.Error = res.ArtifactErr.Error()
 	}
+	if tree != "" {
+		// What the step changed goes back with its end.
+		if err := a.sendPatch(ctx, s, delivery, tree, &end); err != nil {
+			log.Warn("send the step's change back", "err", err)
+			end.Error = strings.TrimSpace(end.Error + "\n" + err.Error())
+			end.ExitCode = max(end.ExitCode, 1)
+		}
+	}
 	a.end(ctx, s, msg, end, log)
+}
+
+// sendPatch publishes what the step changed in its worktree tree from
+// its base commit and names it in its end.
+func (a *Agent) sendPatch(ctx context.Context, s steps.Step, delivery int, tree string, end *steps.Record) error {
+	patch, err := steps.DiffFrom(ctx, tree, s.Commit)
+	if err != nil || len(patch) == 0 {
+		return err
+	}
+	name := steps.PatchName(s.Key, s.Dispatch, delivery)
+	if err := a.c.PublishPatch(ctx, name, patch); err != nil {
+		return err
+	}
+	end.Patch = name
+	return nil
 }
 
 // watch stops the step's process when its relay asks (a stop), and
@@ -197,25 +221,26 @@ func (a *Agent) end(ctx context.Context, s steps.Step, msg jetstream.Msg, end st
 }
 
 // prepare builds the step's process: its folder (a worktree of the
-// step's base commit, or a scratch folder), its environment and its
-// logs, under the work directory. cleanup removes the worktree.
-func (a *Agent) prepare(ctx context.Context, s steps.Step, delivery int) (worker.Spec, func(), error) {
+// step's base commit, returned as tree, or a scratch folder), its
+// environment and its logs, under the work directory. cleanup removes
+// the worktree.
+func (a *Agent) prepare(ctx context.Context, s steps.Step, delivery int) (spec worker.Spec, tree string, cleanup func(), err error) {
 	name := s.Key + "-" + strconv.Itoa(s.Dispatch) + "-" + strconv.Itoa(delivery)
 	dir := filepath.Join(a.o.WorkDir, "steps", name)
-	cleanup := func() {}
+	cleanup = func() {}
 	env := append([]string(nil), s.Env...)
 	if s.Commit != "" {
 		if err := a.checkout(ctx, s, dir); err != nil {
-			return worker.Spec{}, cleanup, err
+			return worker.Spec{}, "", cleanup, err
 		}
-		tree := dir
+		tree = dir
 		cleanup = func() { a.removeWorktree(s.Remote, tree) }
 		env = append(env, worker.EnvWorktree+"="+dir)
 		if s.Subdir != "" {
 			dir = filepath.Join(dir, filepath.FromSlash(s.Subdir))
 		}
 	} else if err := mkdirAll(dir); err != nil {
-		return worker.Spec{}, cleanup, err
+		return worker.Spec{}, "", cleanup, err
 	}
 	env = append(env, "DAOKIT_AGENT="+a.o.Name)
 	argv := make([]string, len(s.Argv))
@@ -225,12 +250,12 @@ func (a *Agent) prepare(ctx context.Context, s steps.Step, delivery int) (worker
 		}
 		argv[i] = arg
 	}
-	spec := worker.Spec{
+	spec = worker.Spec{
 		Argv: argv, Dir: dir, Env: env, Stdin: s.Stdin, UseStdin: s.UseStdin, Kind: s.Kind,
 		ArtifactDir: filepath.Join(a.o.WorkDir, "logs", name), Timeout: s.Timeout(), StopGrace: s.StopGrace(),
 	}
 	if s.Kind == "claude" || s.Kind == "codex" {
 		spec.LineLimit = agentLineLimit
 	}
-	return spec, cleanup, nil
+	return spec, tree, cleanup, nil
 }

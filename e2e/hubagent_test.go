@@ -15,6 +15,7 @@ import (
 
 	"github.com/daokit/daokit/hub/naming"
 	"github.com/daokit/daokit/hub/steps"
+	"github.com/daokit/daokit/internal/gittest"
 	"github.com/daokit/daokit/ledger"
 )
 
@@ -88,8 +89,14 @@ func startAgent(t *testing.T, url, creds, name string) *agentProc {
 // startAgentBin is startAgent with the daokit binary bin.
 func startAgentBin(t *testing.T, bin, url, creds, name string) *agentProc {
 	t.Helper()
+	return startAgentLanes(t, bin, url, creds, name, "remote")
+}
+
+// startAgentLanes is startAgentBin for lanes (comma-separated).
+func startAgentLanes(t *testing.T, bin, url, creds, name, lanes string) *agentProc {
+	t.Helper()
 	cmd := exec.Command(bin, "agent", "--hub", url, "--creds", creds, "--root-id", hubAgentRootID, "--name", name,
-		"--lanes", "remote", "--ack-wait", "1s", "--work", t.TempDir())
+		"--lanes", lanes, "--ack-wait", "1s", "--work", t.TempDir())
 	cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -287,5 +294,54 @@ func waitStepLog(t *testing.T, root, taskID, name, want string) {
 			t.Fatalf("%s has no %q within 30s:\n%s", name, want, stepLog(root, taskID, "S1", name))
 		}
 		time.Sleep(20 * time.Millisecond) // polling a file; the condition decides
+	}
+}
+
+// TestRemoteStepsChangeComesBackForReview: a lane in worktrees whose
+// steps run on an agent host, with no git remote configured: the step's
+// relay publishes a bundle of its base commit to the hub, the agent runs
+// the simulated agent in a worktree of it, and the change it made comes
+// back as a patch into the step's worktree on the controller's host,
+// where it waits for review like a local step's; `send --accept`
+// delivers it to main.
+func TestRemoteStepsChangeComesBackForReview(t *testing.T) {
+	t.Parallel()
+	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
+	dir := t.TempDir()
+	h := startHubProc(t, dir, "127.0.0.1:0")
+	creds := filepath.Join(dir, "admin.nk")
+	root := newRoot(t, worktreeConfig(project, "300ms")+`host = "hub"
+
+[hub]
+url = "`+h.url+`"
+root_id = "`+hubAgentRootID+`"
+creds = "`+creds+`"
+`)
+	startAgentLanes(t, daokit, h.url, creds, "host-a", "worker")
+	ctl := startController(t, root)
+	defer ctl.stop()
+	before := gittest.Git(t, project, "rev-parse", "main")
+	taskID := ackTask(t, run(t, "send", "--root", root, "add a cache"))
+	pending := waitEvent(t, root, "REVIEW_PENDING", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && op(e) == "REVIEW_PENDING"
+	})
+	if st := gittest.Git(t, pending.Payload.String("path"), "status", "--porcelain"); st == "" {
+		t.Fatalf("the remote step's change is not in its worktree here; stderr.log:\n%s", stepLog(root, taskID, "S1", "stderr.log"))
+	}
+	if acc := run(t, "send", "--root", root, "--accept"); acc.code != 0 {
+		t.Fatalf("send --accept: %+v", acc)
+	}
+	passed := waitEvent(t, root, "ACCEPTANCE_PASSED", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && e.EventType == ledger.EventAcceptancePassed
+	})
+	main := gittest.Git(t, project, "rev-parse", "main")
+	if main == before || passed.Payload.String("commit") != main {
+		t.Fatalf("main %s (was %s); ACCEPTANCE_PASSED %v", main, before, passed.Payload)
+	}
+	if diff := gittest.Git(t, project, "diff", "--stat", before, "main"); !strings.Contains(diff, "2 files changed") {
+		t.Errorf("main does not hold the sim's two edits:\n%s", diff)
+	}
+	if out := stepLog(root, taskID, "S1", "stderr.log"); !strings.Contains(out, "agent host-a runs this step") {
+		t.Errorf("the step did not run on the agent host:\n%s", out)
 	}
 }

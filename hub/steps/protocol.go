@@ -133,6 +133,9 @@ type Record struct {
 	// process: how long the step waited to be dispatched.
 	QueuedAt int64 `json:"queued_at,omitempty"`
 	StartAt  int64 `json:"start_at,omitempty"`
+	// Patch (TypeEnd) names the patch of what a step in a worktree
+	// changed (see PatchName); empty: it changed nothing.
+	Patch string `json:"patch,omitempty"`
 }
 
 // Key is the one subject token of a step of a run: run ids and step ids

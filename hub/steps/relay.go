@@ -191,10 +191,19 @@ func (f *follower) finish(ctx context.Context, end Record) (int, error) {
 	if end.Error != "" {
 		_, _ = io.WriteString(f.o.Stderr, end.Error+"\n")
 	}
+	code := ExitCode(end)
+	if end.Patch != "" {
+		// The step's change, into the worktree the relay runs in. One
+		// that cannot be applied fails the step (it runs again afresh).
+		if err := f.c.ApplyPatch(ctx, ".", end.Patch); err != nil {
+			_, _ = io.WriteString(f.o.Stderr, "daokit: "+err.Error()+"\n")
+			code = max(code, 1)
+		}
+	}
 	if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch}); err != nil {
 		return 0, err
 	}
-	return ExitCode(end), nil
+	return code, nil
 }
 
 // ExitCode is the exit status an end stands for: the process's code, or
