@@ -81,19 +81,19 @@ var nohubBinary = sync.OnceValues(func() (string, error) {
 
 // startAgent runs `daokit agent` named name for lane remote of the
 // drills' root, with AckWait 1 s; the cleanup kills it.
-func startAgent(t *testing.T, url, creds, name string) *agentProc {
+func startAgent(t testing.TB, url, creds, name string) *agentProc {
 	t.Helper()
 	return startAgentBin(t, daokit, url, creds, name)
 }
 
 // startAgentBin is startAgent with the daokit binary bin.
-func startAgentBin(t *testing.T, bin, url, creds, name string) *agentProc {
+func startAgentBin(t testing.TB, bin, url, creds, name string) *agentProc {
 	t.Helper()
 	return startAgentLanes(t, bin, url, creds, name, "remote")
 }
 
 // startAgentLanes is startAgentBin for lanes (comma-separated).
-func startAgentLanes(t *testing.T, bin, url, creds, name, lanes string) *agentProc {
+func startAgentLanes(t testing.TB, bin, url, creds, name, lanes string) *agentProc {
 	t.Helper()
 	cmd := exec.Command(bin, "agent", "--hub", url, "--creds", creds, "--root-id", hubAgentRootID, "--name", name,
 		"--lanes", lanes, "--ack-wait", "1s", "--work", t.TempDir())
