@@ -102,7 +102,7 @@ func (a *app) runWindow(c *cobra.Command, o windowFlags, readOnly bool) error {
 		policy := windowPolicy(dir, o.relayPolicy, logger)
 		opts.ContextPolicy = &policy
 		if !o.noStart {
-			opts.Controllers = &processControllers{self: a.self, root: dir, lang: a.loc.Lang()}
+			opts.Controllers = a.newProcessControllers(dir)
 		}
 	}
 	ro := tui.RunOptions{AltScreen: true}

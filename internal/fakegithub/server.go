@@ -157,6 +157,14 @@ func (s *Server) Issue(repoName string, number int64) (labels, assignees []strin
 	return slices.Clone(is.Labels), slices.Clone(is.Assignees), is.State, is.Body
 }
 
+// Issues counts a repository's issues (pull requests are numbered
+// apart in the stand-in).
+func (s *Server) Issues(repoName string) int {
+	s.Lock()
+	defer s.Unlock()
+	return len(s.repos[repoName].issues)
+}
+
 // Comments returns the bodies of an issue's comments, as stored.
 func (s *Server) Comments(repoName string, number int64) []string {
 	s.Lock()
