@@ -4,8 +4,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-
-	"github.com/daokit/daokit/hub/naming"
 )
 
 // Hub is how the root reaches a daokit hub (issue 31): today, for the
@@ -14,7 +12,7 @@ type Hub struct {
 	// URL is the hub's client URL (nats://host:4222, tls://…).
 	URL string `toml:"url"`
 	// RootID names this root on the hub (its subjects and streams):
-	// lowercase letters, digits, '-' and '_' (naming.ValidRootID). The
+	// lowercase letters, digits, '-' and '_' (subjectToken). The
 	// agent hosts are started with the same --root-id.
 	RootID string `toml:"root_id"`
 	// Creds is the hub's key file, relative to the ledger root unless
@@ -72,7 +70,7 @@ func (c *Config) validateHub(p *problems) {
 		case "", LaneHostLocal:
 		case LaneHostHub:
 			onHub = true
-			if naming.ValidToken(l.Name) != nil {
+			if !subjectToken(l.Name) {
 				p.add(&Error{Code: CodeHubName, Key: "lanes[" + strconv.Itoa(i) + "].name", Value: show(l.Name)})
 			}
 		default:
@@ -88,7 +86,27 @@ func (c *Config) validateHub(p *problems) {
 	}
 	if h.RootID == "" {
 		p.add(&Error{Code: CodeRequired, Key: "hub.root_id"})
-	} else if naming.ValidRootID(h.RootID) != nil {
+	} else if !subjectToken(h.RootID) {
 		p.add(&Error{Code: CodeHubName, Key: "hub.root_id", Value: show(h.RootID)})
 	}
+}
+
+// subjectToken is hub/naming's rule for a root id or a lane that names a
+// subject (naming.ValidToken, kept the same by TestHubNamesAreNamingTokens):
+// 1 to 64 lowercase ASCII letters, digits, '-' and '_', starting with a
+// letter or digit. Repeated here so that the configuration, which the
+// window reads, reaches no hub package.
+func subjectToken(s string) bool {
+	if s == "" || len(s) > 64 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case (c == '-' || c == '_') && i > 0:
+		default:
+			return false
+		}
+	}
+	return true
 }

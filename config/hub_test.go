@@ -2,8 +2,24 @@ package config
 
 import (
 	"errors"
+	"strings"
 	"testing"
+
+	"github.com/daokit/daokit/hub/naming"
 )
+
+// TestHubNamesAreNamingTokens: daokit check accepts exactly the root
+// ids and hub lane names that hub/naming can make subjects of (the
+// configuration keeps its own copy of the rule, so that the window
+// reaches no hub package).
+func TestHubNamesAreNamingTokens(t *testing.T) {
+	for _, s := range []string{"", "a", "shop-1", "gpu_2", "-a", "_a", "A", "a.b", "a b", "é", "0", "a-",
+		strings.Repeat("a", 64), strings.Repeat("a", 65)} {
+		if got, want := subjectToken(s), naming.ValidToken(s) == nil; got != want {
+			t.Errorf("%q: config says %v, naming %v", s, got, want)
+		}
+	}
+}
 
 // TestHubLanes: a lane with host = "hub" needs [hub] url and a root id
 // that can name subjects, and a name that can be a subject token; an

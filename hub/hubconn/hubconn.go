@@ -30,6 +30,10 @@ type Options struct {
 	// Timeout bounds the dial and each JetStream request; default
 	// DefaultTimeout.
 	Timeout time.Duration
+	// Ping, when set, is the keepalive interval: a connection that stops
+	// answering is noticed after two of them. nats.go's default, two
+	// minutes, is far longer than an agent host's AckWait.
+	Ping time.Duration
 }
 
 // Conn is an open connection to a hub and its JetStream context.
@@ -46,6 +50,9 @@ func Dial(o Options) (*Conn, error) {
 	}
 	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond), nats.Timeout(o.Timeout)}
+	if o.Ping > 0 {
+		opts = append(opts, nats.PingInterval(o.Ping), nats.MaxPingsOutstanding(2))
+	}
 	if o.Credentials != "" {
 		nk, err := nats.NkeyOptionFromSeed(o.Credentials)
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/naming"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -35,9 +36,7 @@ type DialOptions struct {
 	Creds string
 	// Name is the connection's name in the hub's monitoring.
 	Name string
-	// Ping is the keepalive interval: a connection that stops answering
-	// is noticed after about two of them (nats.go's default is two
-	// minutes, far longer than a step's AckWait).
+	// Ping is the keepalive interval (see hubconn.Options.Ping).
 	Ping time.Duration
 }
 
@@ -48,30 +47,15 @@ type Conn struct {
 	Root naming.Root
 }
 
-// Dial connects to the hub for root. It keeps reconnecting for ever: a
-// hub that restarts (nothing acknowledged lost) is found again.
+// Dial connects to the hub for root, the way every client of a hub does
+// (hub/hubconn: it reconnects for ever, so a hub that restarts, nothing
+// acknowledged lost, is found again).
 func Dial(o DialOptions, root naming.Root) (*Conn, error) {
-	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1), nats.ReconnectWait(250 * time.Millisecond)}
-	if o.Ping > 0 {
-		opts = append(opts, nats.PingInterval(o.Ping), nats.MaxPingsOutstanding(2))
-	}
-	if o.Creds != "" {
-		opt, err := nats.NkeyOptionFromSeed(o.Creds)
-		if err != nil {
-			return nil, err
-		}
-		opts = append(opts, opt)
-	}
-	nc, err := nats.Connect(o.URL, opts...)
+	c, err := hubconn.Dial(hubconn.Options{URL: o.URL, Credentials: o.Creds, Name: o.Name, Ping: o.Ping})
 	if err != nil {
 		return nil, err
 	}
-	js, err := jetstream.New(nc)
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
-	return &Conn{NC: nc, JS: js, Root: root}, nil
+	return &Conn{NC: c.NC, JS: c.JS, Root: root}, nil
 }
 
 // Close drains nothing: what matters was published synchronously.
