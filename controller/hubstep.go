@@ -50,6 +50,9 @@ func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.
 	if creds := h.CredsPath(c.opts.Root); creds != "" {
 		argv = append(argv, "--creds", creds)
 	}
+	if c.opts.Lang != "" {
+		argv = append(argv, "--lang", c.opts.Lang) // what the relay says in the step's log
+	}
 	relay := spec
 	relay.Argv, relay.Stdin, relay.UseStdin = argv, string(data), true
 	relay.StopGrace = spec.StopGrace + relayGrace
