@@ -70,7 +70,7 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	}
 	defer cleanup()
 	startAt := time.Now()
-	log.Debug("start the step", "argv0", spec.Argv[0], "queued_for", startAt.Sub(meta.Timestamp))
+	log.Debug("start the step", "argv", spec.Argv, "queued_for", startAt.Sub(meta.Timestamp))
 	if a.o.Started != nil {
 		a.o.Started(s, delivery)
 	}
