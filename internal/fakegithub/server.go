@@ -302,6 +302,8 @@ func (s *Server) route(w http.ResponseWriter, req *http.Request, path string, bo
 		s.createPull(w, req, r, body, tok)
 	case len(rest) == 2 && rest[0] == "pulls":
 		s.onPull(w, req, r, rest[1])
+	case len(rest) == 3 && rest[0] == "pulls" && req.Method == http.MethodGet:
+		s.pullReviews(w, req, r, rest[1], rest[2])
 	case len(rest) == 3 && rest[0] == "commits" && rest[2] == "status" && req.Method == http.MethodGet:
 		s.combinedStatus(w, req, r, rest[1])
 	case len(rest) >= 2 && rest[0] == "issues":
