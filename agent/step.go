@@ -22,6 +22,15 @@ import (
 // records once it ended.
 const publishWait = 10 * time.Second
 
+// lineBatchWait and lineBatchBytes bound a batch of output lines: a
+// line reaches the controller at most lineBatchWait late, and a batch
+// stays under the hub's 1 MiB message limit (a line that passes
+// lineBatchBytes ends its batch).
+const (
+	lineBatchWait  = 20 * time.Millisecond
+	lineBatchBytes = 256 << 10
+)
+
 // agentLineLimit is the longest line an agent CLI's step sends back
 // whole: their JSON lines carry tool outputs, and the controller decodes
 // them from the relay's output.
@@ -95,19 +104,7 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	forwarded := make(chan struct{})
 	go func() {
 		defer close(forwarded)
-		var seq int64
-		for rec := range proc.Records() {
-			if rec.Status == transcript.StatusGap {
-				continue
-			}
-			seq++
-			stream := steps.StreamStdout
-			if rec.Stream == transcript.Stderr {
-				stream = steps.StreamStderr
-			}
-			_ = a.c.PublishAsync(s.Key, steps.Record{Type: steps.TypeLine, Dispatch: s.Dispatch, Delivery: delivery,
-				Seq: seq, Stream: stream, Text: rec.Text})
-		}
+		a.forward(s, delivery, proc.Records())
 	}()
 	res := proc.Wait()
 	<-forwarded
@@ -144,6 +141,48 @@ func (a *Agent) sendPatch(ctx context.Context, s steps.Step, delivery int, tree 
 	}
 	end.Patch = name
 	return nil
+}
+
+// forward sends the step's output back in batches of the lines that
+// came within lineBatchWait (at most lineBatchBytes), until recs ends.
+func (a *Agent) forward(s steps.Step, delivery int, recs <-chan transcript.Record) {
+	var (
+		seq   int64
+		batch []steps.Line
+		size  int
+	)
+	flush := func() {
+		if len(batch) == 0 {
+			return
+		}
+		seq++
+		_ = a.c.PublishAsync(s.Key, steps.Record{Type: steps.TypeLine, Dispatch: s.Dispatch, Delivery: delivery, Seq: seq, Lines: batch})
+		batch, size = nil, 0
+	}
+	tick := time.NewTicker(lineBatchWait)
+	defer tick.Stop()
+	for {
+		select {
+		case rec, ok := <-recs:
+			if !ok {
+				flush()
+				return
+			}
+			if rec.Status == transcript.StatusGap {
+				continue
+			}
+			stream := steps.StreamStdout
+			if rec.Stream == transcript.Stderr {
+				stream = steps.StreamStderr
+			}
+			batch = append(batch, steps.Line{Stream: stream, Text: rec.Text})
+			if size += len(rec.Text); size >= lineBatchBytes {
+				flush()
+			}
+		case <-tick.C:
+			flush()
+		}
+	}
 }
 
 // watch stops the step's process when its relay asks (a stop), and

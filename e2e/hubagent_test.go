@@ -219,7 +219,7 @@ func TestAgentKilledMidStepIsRedelivered(t *testing.T) {
 	key := steps.Key(e.RunID, "S1")
 	ctx := context.Background()
 	for _, r := range []steps.Record{
-		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 99, Stream: steps.StreamStdout, Text: "LATE LINE OF A LOST AGENT"},
+		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 99, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "LATE LINE OF A LOST AGENT"}}},
 		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, ExitCode: 3, Agent: "host-a"},
 	} {
 		if err := conn.Publish(ctx, key, r); err != nil {

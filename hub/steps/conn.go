@@ -61,22 +61,29 @@ func Dial(o DialOptions, root naming.Root) (*Conn, error) {
 // Close drains nothing: what matters was published synchronously.
 func (c *Conn) Close() { c.NC.Close() }
 
-// EnsureStreams creates the root's step and result streams, or brings
-// their settings to these: both file-stored (the hub fsyncs every
-// write), the steps a work queue, the results kept a week, both with
-// the dedupe window.
+// EnsureStreams creates the root's step and result streams unless they
+// exist: both file-stored (the hub fsyncs every write), the steps a
+// work queue, the results kept a week, both with the dedupe window.
+// Streams that exist are left as they are: every relay calls this, and
+// a lookup costs the hub no write.
 func (c *Conn) EnsureStreams(ctx context.Context) error {
-	if _, err := c.JS.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	for _, cfg := range []jetstream.StreamConfig{{
 		Name: c.Root.StepStream(), Subjects: []string{c.Root.StepSubjects()},
 		Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage, Duplicates: dedupeWindow,
-	}); err != nil {
-		return err
-	}
-	_, err := c.JS.CreateOrUpdateStream(ctx, jetstream.StreamConfig{
+	}, {
 		Name: c.Root.ResultStream(), Subjects: []string{c.Root.ResultSubjects()},
 		Retention: jetstream.LimitsPolicy, Storage: jetstream.FileStorage, Duplicates: dedupeWindow, MaxAge: resultsMaxAge,
-	})
-	return err
+	}} {
+		if _, err := c.JS.Stream(ctx, cfg.Name); err == nil {
+			continue
+		} else if !errors.Is(err, jetstream.ErrStreamNotFound) {
+			return err
+		}
+		if _, err := c.JS.CreateOrUpdateStream(ctx, cfg); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // LaneConsumer is the durable pull consumer the agents of lane share:

@@ -89,7 +89,9 @@ const (
 	// TypeStart: an agent started the step (Agent, PID, QueuedAt,
 	// StartAt).
 	TypeStart = "start"
-	// TypeLine: one line of the step's output (Stream, Text).
+	// TypeLine: lines of the step's output (Lines), sent in batches:
+	// the hub fsyncs every message, and a message per line would put a
+	// disk sync per line on the way to the step's end.
 	TypeLine = "line"
 	// TypeEnd: the step's process ended (ExitCode, Signal, Stopped,
 	// Error); Delivery 0 is the relay's own, for a step given up before
@@ -107,7 +109,13 @@ const (
 	TypeStop = "stop"
 )
 
-// The output streams of a TypeLine record.
+// Line is one line of a step's output, without its newline.
+type Line struct {
+	Stream string `json:"stream"`
+	Text   string `json:"text"`
+}
+
+// The output streams of a Line.
 const (
 	StreamStdout = "stdout"
 	StreamStderr = "stderr"
@@ -122,8 +130,7 @@ type Record struct {
 	Agent    string `json:"agent,omitempty"`
 	PID      int    `json:"pid,omitempty"`
 	Seq      int64  `json:"seq,omitempty"`
-	Stream   string `json:"stream,omitempty"`
-	Text     string `json:"text,omitempty"`
+	Lines    []Line `json:"lines,omitempty"`
 	ExitCode int    `json:"exit_code,omitempty"`
 	Signal   int    `json:"signal,omitempty"`
 	Stopped  string `json:"stopped,omitempty"`

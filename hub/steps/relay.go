@@ -147,11 +147,13 @@ func (f *follower) take(r Record) (Record, bool) {
 		}
 	case TypeLine:
 		if r.Delivery == f.cur {
-			w := f.o.Stdout
-			if r.Stream == StreamStderr {
-				w = f.o.Stderr
+			for _, l := range r.Lines {
+				w := f.o.Stdout
+				if l.Stream == StreamStderr {
+					w = f.o.Stderr
+				}
+				_, _ = io.WriteString(w, l.Text+"\n")
 			}
-			_, _ = io.WriteString(w, r.Text+"\n")
 		}
 	case TypeEnd:
 		f.ends[r.Delivery] = r

@@ -24,21 +24,21 @@ func TestFollowerPrintsOnlyTheNewestDelivery(t *testing.T) {
 	}{
 		{"one delivery", []Record{
 			{Type: TypeStart, Delivery: 1, Agent: "a"},
-			{Type: TypeLine, Delivery: 1, Text: "hello"},
+			{Type: TypeLine, Delivery: 1, Lines: []Line{{Stream: StreamStdout, Text: "hello"}}},
 			{Type: TypeEnd, Delivery: 1, ExitCode: 0},
 		}, want{out: "hello\n", ended: true, started: []int{1}}},
 		{"a lost delivery's late records", []Record{
 			{Type: TypeStart, Delivery: 1, Agent: "a"},
-			{Type: TypeLine, Delivery: 1, Text: "first"},
+			{Type: TypeLine, Delivery: 1, Lines: []Line{{Stream: StreamStdout, Text: "first"}}},
 			{Type: TypeStart, Delivery: 2, Agent: "b"},
-			{Type: TypeLine, Delivery: 1, Text: "late"},
+			{Type: TypeLine, Delivery: 1, Lines: []Line{{Stream: StreamStdout, Text: "late"}}},
 			{Type: TypeEnd, Delivery: 1, ExitCode: 3},
-			{Type: TypeLine, Delivery: 2, Text: "second"},
+			{Type: TypeLine, Delivery: 2, Lines: []Line{{Stream: StreamStdout, Text: "second"}}},
 		}, want{out: "first\nsecond\n", started: []int{1, 2}}},
 		{"a lost delivery's start after the newer one", []Record{
 			{Type: TypeStart, Delivery: 2, Agent: "b"},
 			{Type: TypeStart, Delivery: 1, Agent: "a"},
-			{Type: TypeLine, Delivery: 1, Text: "late"},
+			{Type: TypeLine, Delivery: 1, Lines: []Line{{Stream: StreamStdout, Text: "late"}}},
 			{Type: TypeEnd, Delivery: 2, ExitCode: 5},
 		}, want{ended: true, code: 5, started: []int{2}}},
 		{"a skip takes the end on record", []Record{
