@@ -62,7 +62,7 @@ var allowed = map[string][]string{
 	// it runs nothing, so the window reaches no process runtime through it.
 	"lead/roster": {"outbox", "team", "liveness", "vocab", "config", "i18n", "ledger"},
 	"lead":        {"lead/roster", "internal/proc", "outbox", "team", "gitwork", "workflow", "worker", "worker/transcript", "relay", "liveness", "config", "backoff", "vocab", "i18n", "ledger"},
-	"controller":  {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "lead/roster", "worker", "worker/transcript", "gitwork", "outbox", "outbox/pick", "outbox/natsbox", "hub/leader", "hub/mirror", "hub/naming", "hub/hubconn", "hub/remote", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
+	"controller":  {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "lead/roster", "worker", "worker/transcript", "gitwork", "outbox", "outbox/pick", "outbox/natsbox", "hub/leader", "hub/mirror", "hub/naming", "hub/hubconn", "hub/remote", "hub/steps", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork (which runs git read-only
 	// through internal/proc), words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
@@ -86,6 +86,12 @@ var allowed = map[string][]string{
 	"hub/naming": {},
 	// How every client of a hub connects (the NATS client only).
 	"hub/hubconn": {},
+	// A step handed to an agent host and what comes back: the client
+	// side only, for the controller's relay and for agent hosts.
+	"hub/steps": {"hub/naming", "hub/hubconn"},
+	// An agent host: pulls steps (hub/steps) and runs them with the
+	// process runtime, never the controller's.
+	"agent": {"hub/steps", "hub/naming", "hub/hubconn", "worker", "worker/transcript", "gitwork", "internal/proc", "i18n", "ledger"},
 	// A person's requests to a root's leader through the hub: the relay's
 	// own envelopes, answered by the relay's own checks.
 	"hub/remote": {"relay", "hub/naming", "backoff", "vocab", "i18n", "ledger"},

@@ -43,7 +43,8 @@ type Config struct {
 	Compact Compact `toml:"compact"`
 	// Runs holds the run coordinator's policy switches; see Runs.
 	Runs Runs `toml:"runs"`
-	// Hub puts the root on a daokit hub; see Hub.
+	// Hub puts the root on a daokit hub (its controller leads it there,
+	// and lanes may run their steps on agent hosts); see Hub.
 	Hub Hub `toml:"hub"`
 }
 
@@ -195,6 +196,10 @@ type Lane struct {
 	// kept, and the cut recorded with the step's end. 0 means the default
 	// (64 MiB); there is no way to turn the cap off.
 	LogLimit int64 `toml:"log_limit"`
+	// Host is where the lane's steps run: "local" (children of the
+	// controller; the default, "") or "hub" (offered through [hub] to
+	// the agent hosts serving the lane). See LaneHostHub.
+	Host string `toml:"host"`
 }
 
 // Workflow is what an instruction becomes: an ordered list of steps, each

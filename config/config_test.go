@@ -272,7 +272,7 @@ func TestErrorsAreLocalized(t *testing.T) {
 func allCodes() []Code {
 	return []Code{CodeRead, CodeSyntax, CodeUnknownKey, CodeType, CodeDuration, CodeRequired, CodeTooSmall,
 		CodeTooLarge, CodeOrder, CodeEnum, CodeDuplicate, CodeUnknownLane, CodeNoInstruction, CodeNoSession,
-		CodeEnv, CodeName, CodeCallbackCommand}
+		CodeEnv, CodeName, CodeCallbackCommand, CodeHubName}
 }
 
 // TestWindowSection: the [window] keys load over their defaults, and a

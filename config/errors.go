@@ -54,6 +54,9 @@ const (
 	// CodeCallbackCommand: a command on a callback whose kind runs none
 	// (Key, Value = the kind).
 	CodeCallbackCommand Code = "CONFIG_CALLBACK_COMMAND"
+	// CodeHubName: a hub root id, or the name of a lane whose steps run
+	// on agent hosts, that cannot be one subject token (Key, Value).
+	CodeHubName Code = "CONFIG_HUB_NAME"
 )
 
 // Error is one problem in daokit.toml or in a Config. Which fields are set

@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 )
 
@@ -28,7 +29,28 @@ type Hub struct {
 	// leader that stops (crashed, paused, cut off) is replaced about this
 	// long after. Default 10s; at least 1s.
 	LeaseTTL Duration `toml:"lease_ttl"`
+	// Remote is the git remote agent hosts fetch a step's base commit
+	// from, for lanes whose steps run in worktrees; empty: the step's
+	// relay publishes a git bundle of it to the hub's object store, and
+	// agents fetch that.
+	Remote string `toml:"remote"`
 }
+
+// The values of Lane.Host.
+const (
+	// LaneHostLocal runs the lane's steps as children of the controller
+	// (the default, "").
+	LaneHostLocal = "local"
+	// LaneHostHub offers the lane's steps through the hub to the agent
+	// hosts that serve the lane (`daokit agent --lanes`).
+	LaneHostHub = "hub"
+)
+
+// LaneHosts lists the values of lanes.host.
+func LaneHosts() []string { return []string{LaneHostLocal, LaneHostHub} }
+
+// OnHub reports whether the lane's steps run on agent hosts.
+func (l Lane) OnHub() bool { return l.Host == LaneHostHub }
 
 // DefaultHubLeaseTTL is hub.lease_ttl's default.
 const DefaultHubLeaseTTL = Duration(10 * time.Second)
@@ -55,16 +77,32 @@ func decodeHub(t *table, c *Config) {
 		s.str("root_id", &c.Hub.RootID)
 		s.str("credentials", &c.Hub.Credentials)
 		s.duration("lease_ttl", &c.Hub.LeaseTTL)
+		s.str("remote", &c.Hub.Remote)
 		s.done()
 	}
 }
 
-// validateHub checks a URL a NATS client dials, the root id's form (the
-// rule of hub/naming, which config does not import) and the lease.
+// validateHub checks the lanes' hosts, a URL a NATS client dials, the
+// root id's form (the rule of hub/naming, which config does not import:
+// the window reads the configuration) and the lease. A lane on agent
+// hosts needs the hub, and a name that can be a subject token.
 func (c *Config) validateHub(p *problems) {
+	onHub := false
+	for i, l := range c.Lanes {
+		switch l.Host {
+		case "", LaneHostLocal:
+		case LaneHostHub:
+			onHub = true
+			if !subjectToken(l.Name) {
+				p.add(&Error{Code: CodeHubName, Key: "lanes[" + strconv.Itoa(i) + "].name", Value: show(l.Name)})
+			}
+		default:
+			p.add(&Error{Code: CodeEnum, Key: "lanes[" + strconv.Itoa(i) + "].host", Value: show(l.Host), Want: strings.Join(LaneHosts(), ", ")})
+		}
+	}
 	h := c.Hub
 	if !h.Enabled() {
-		if h.RootID != "" || h.Credentials != "" {
+		if onHub || h.RootID != "" || h.Credentials != "" || h.Remote != "" {
 			p.add(&Error{Code: CodeRequired, Key: "hub.url"})
 		}
 		return
@@ -76,21 +114,23 @@ func (c *Config) validateHub(p *problems) {
 	switch {
 	case h.RootID == "":
 		p.add(&Error{Code: CodeRequired, Key: "hub.root_id"})
-	case !validRootID(h.RootID):
+	case !subjectToken(h.RootID):
 		p.add(&Error{Code: CodeType, Key: "hub.root_id", Value: strconv.Quote(h.RootID), Want: "hub_root_id"})
 	}
 	atLeast(p, "hub.lease_ttl", h.LeaseTTL, minHubLeaseTTL)
 }
 
-// validRootID is hub/naming's ValidRootID: 1 to 64 lowercase letters,
-// digits, '-' and '_', starting with a letter or digit.
-func validRootID(id string) bool {
-	if id == "" || len(id) > 64 {
+// subjectToken is hub/naming's rule for a root id or a lane that names a
+// subject (naming.ValidToken, kept the same by TestHubNamesAreNamingTokens):
+// 1 to 64 lowercase ASCII letters, digits, '-' and '_', starting with a
+// letter or digit. Repeated here so that the configuration, which the
+// window reads, reaches no hub package.
+func subjectToken(s string) bool {
+	if s == "" || len(s) > 64 {
 		return false
 	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
 		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
 		case (c == '-' || c == '_') && i > 0:
 		default:

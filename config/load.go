@@ -200,6 +200,7 @@ func decodeLane(t *table) Lane {
 	t.duration("stop_grace", &l.StopGrace)
 	t.integer("concurrency", &l.Concurrency)
 	t.str("deliver", &l.Deliver)
+	t.str("host", &l.Host)
 	t.done()
 	return l
 }

@@ -219,6 +219,9 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	r.texts, r.output = r.texts[:0], workflow.Output{}
 	r.tree = tree
 	spec, resume, err := c.workerSpec(r, step, laneCfg, instruction)
+	if err == nil && laneCfg.OnHub() {
+		spec = c.hubSpec(r, step, laneCfg, spec) // an agent host runs it (hubstep.go)
+	}
 	r.dir = spec.Dir
 	c.mu.Unlock()
 	c.resetLiveness(r)

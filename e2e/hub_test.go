@@ -37,7 +37,7 @@ var (
 // startHubProc runs `daokit hub` on listen with its data in dir and a
 // monitor on a free loopback port, and returns once it printed where
 // clients and the monitor connect; the cleanup kills it.
-func startHubProc(t *testing.T, dir, listen string) *hubProc {
+func startHubProc(t testing.TB, dir, listen string) *hubProc {
 	t.Helper()
 	cmd := exec.Command(daokit, "hub", "--listen", listen, "--data", dir, "--monitor", "127.0.0.1:0", "--lang", "en")
 	cmd.Env = os.Environ()

@@ -18,6 +18,7 @@ func generatedAreas(lang string) [][]*goi18n.Message {
 
 var catalogAreasEn = [][]*goi18n.Message{
 	catalogAgentEn,
+	catalogAgenthostEn,
 	catalogBundleEn,
 	catalogCliEn,
 	catalogCompactEn,
@@ -43,6 +44,7 @@ var catalogAreasEn = [][]*goi18n.Message{
 
 var catalogAreasZhCN = [][]*goi18n.Message{
 	catalogAgentZhCN,
+	catalogAgenthostZhCN,
 	catalogBundleZhCN,
 	catalogCliZhCN,
 	catalogCompactZhCN,

@@ -167,6 +167,13 @@ var argOrders = []struct {
 		{"mirror", "--hub", "nats://h:4222", "--root-id", "r", "--to", "/d", "--credentials", "/k"},
 		{"mirror", "--to=/d", "--credentials=/k", "--root-id=r", "--hub=nats://h:4222"},
 	}},
+	{parsed{"agent", "hub=nats://h:4222 lanes=[a,b] name=n root-id=r", ""}, [][]string{
+		{"agent", "--hub", "nats://h:4222", "--name", "n", "--root-id", "r", "--lanes", "a,b"},
+		{"agent", "--lanes=a,b", "--root-id=r", "--name=n", "--hub=nats://h:4222"},
+	}},
+	{parsed{"worker hub", "hub=nats://h root-id=r", ""}, [][]string{
+		{"worker", "hub", "--hub", "nats://h", "--root-id", "r"}, {"worker", "hub", "--root-id=r", "--hub=nats://h"},
+	}},
 	{parsed{"outbox init", "force=true root=/r", ""}, [][]string{{"outbox", "init", "--force", "--root", "/r"}, {"outbox", "init", "--root=/r", "--force"}}},
 	{parsed{"outbox export", "dry-run=true repo=acme/app to=github", ""}, [][]string{{"outbox", "export", "--to", "github", "--dry-run", "--repo", "acme/app"}, {"outbox", "export", "--repo=acme/app", "--dry-run", "--to=github"}}},
 }

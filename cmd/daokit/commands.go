@@ -48,6 +48,7 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newLeadCmd,
 	newHubCmd,
 	newMirrorCmd,
+	newAgentCmd,
 	newWebhookCmd,
 	newCompletionCmd,
 }

@@ -16,6 +16,7 @@ import (
 func newWorkerCmd(a *app) *cobra.Command {
 	c := a.group("worker", "cli.worker.summary", "cli.worker.error.missing_kind", "cli.worker.error.unknown_kind")
 	c.AddCommand(newWorkerSimCmd(a))
+	c.AddCommand(newWorkerHubCmd(a))
 	return c
 }
 

@@ -30,7 +30,15 @@ type Options struct {
 	// Timeout bounds the dial and each JetStream request; default
 	// DefaultTimeout.
 	Timeout time.Duration
+	// Ping is the keepalive interval: a connection that stops answering
+	// is noticed after two of them. Default DefaultPing; nats.go's own,
+	// two minutes, is far longer than an agent host's AckWait.
+	Ping time.Duration
 }
+
+// DefaultPing is the keepalive interval when Options says none: a
+// silent hub is noticed in seconds.
+const DefaultPing = 2 * time.Second
 
 // Conn is an open connection to a hub and its JetStream context.
 type Conn struct {
@@ -44,11 +52,13 @@ func Dial(o Options) (*Conn, error) {
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultTimeout
 	}
+	ping := o.Ping
+	if ping <= 0 {
+		ping = DefaultPing
+	}
 	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1),
 		nats.ReconnectWait(100 * time.Millisecond), nats.Timeout(o.Timeout),
-		// Notice a hub that stopped answering in seconds, not the
-		// client's default minutes.
-		nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2)}
+		nats.PingInterval(ping), nats.MaxPingsOutstanding(2)}
 	if o.Credentials != "" {
 		nk, err := nats.NkeyOptionFromSeed(o.Credentials)
 		if err != nil {

@@ -1,0 +1,85 @@
+package controller
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/hub/steps"
+	"github.com/daokit/daokit/worker"
+)
+
+// relayGrace is what a step's relay gets on top of the lane's stop
+// grace: after a stop it waits for the agent host to stop the step and
+// send its end back through the hub.
+const relayGrace = 5 * time.Second
+
+// hubSpec turns the worker spec of a lane whose steps run on agent
+// hosts (lanes.host = "hub") into its relay's: `daokit worker hub`, a
+// local process that offers the step through the hub and prints what
+// the agent sends back as its own output, and exits with the step's exit
+// code. So the rest of the controller treats a remote step exactly as a
+// local one: its output reaches the step's logs and the window, its
+// silence the heartbeat's WARNING and STALE, its end the judge, a stop
+// or a timeout is the relay's SIGTERM (passed on to the agent), and a
+// successor that finds the relay gone reads its logs back; a step not
+// finished there is followed again by the next relay, not run twice
+// (see hub/steps). The step itself (command, kind, instruction, env,
+// timeout, base commit) travels in the relay's stdin. Called with c.mu
+// held.
+func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.Spec) worker.Spec {
+	p := &r.pipeline
+	s := steps.Step{
+		Key: steps.Key(p.RunID, step), TaskID: p.TaskID, RunID: p.RunID, StepID: step, Lane: lane.Name,
+		Attempt: r.attempt, Kind: spec.Kind, Argv: remoteArgv(spec.Argv, c.opts.Self), Env: remoteEnv(spec.Env),
+		Stdin: spec.Stdin, UseStdin: spec.UseStdin,
+		TimeoutMS: spec.Timeout.Milliseconds(), StopGraceMS: spec.StopGrace.Milliseconds(),
+	}
+	if t := r.tree; t != nil {
+		// Without a remote the relay publishes a bundle of the base.
+		s.Commit, s.Remote, s.Bundle = t.wt.Base, c.cfg.Hub.Remote, c.cfg.Hub.Remote == ""
+		if rel, err := filepath.Rel(t.wt.Path, t.dir); err == nil && rel != "." {
+			s.Subdir = filepath.ToSlash(rel)
+		}
+	}
+	data, _ := json.Marshal(s) // strings and numbers only
+	h := c.cfg.Hub
+	argv := []string{c.opts.Self, "worker", "hub", "--hub", h.URL, "--root-id", h.RootID}
+	if creds := h.CredentialsPath(c.opts.Root); creds != "" {
+		argv = append(argv, "--credentials", creds)
+	}
+	if c.opts.Lang != "" {
+		argv = append(argv, "--lang", c.opts.Lang) // what the relay says in the step's log
+	}
+	relay := spec
+	relay.Argv, relay.Stdin, relay.UseStdin = argv, string(data), true
+	relay.StopGrace = spec.StopGrace + relayGrace
+	return relay
+}
+
+// remoteArgv names the daokit binary as the agent host's own.
+func remoteArgv(argv []string, self string) []string {
+	out := make([]string, len(argv))
+	for i, a := range argv {
+		if a == self {
+			a = steps.SelfArg
+		}
+		out[i] = a
+	}
+	return out
+}
+
+// remoteEnv is the step's environment without the paths of this host
+// (the agent sets its own worktree's).
+func remoteEnv(env []string) []string {
+	var out []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "DAOKIT_ROOT=") || strings.HasPrefix(kv, worker.EnvWorktree+"=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}

@@ -1,0 +1,221 @@
+package steps
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// RelayIO is where a relay prints the step's output, and what it tells
+// people beside it.
+type RelayIO struct {
+	Stdout, Stderr io.Writer
+	// Stop is closed when the controller stops the step (SIGTERM: a
+	// cancel, a timeout, a stale worker).
+	Stop <-chan struct{}
+	// Announce is called when an agent starts the step (again, after a
+	// redelivery: delivery > 1); nil: nothing said.
+	Announce func(agent string, delivery int)
+}
+
+// Relay offers s (Key, Lane and the rest set; Dispatch is chosen here)
+// and prints what the agents send back until the step's end, which
+// becomes the exit code: the process exit code, or 128 + the signal that
+// ended it. It follows the last dispatch of the step instead of
+// offering the step again when that dispatch's relay died with its
+// controller (see the package comment). ctx ends the relay without a
+// verdict (the step is not stopped).
+func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
+	if err := c.EnsureStreams(ctx); err != nil {
+		return 0, err
+	}
+	d, fresh, err := c.dispatchOf(ctx, s.Key)
+	if err != nil {
+		return 0, err
+	}
+	s.Dispatch = d
+	if fresh {
+		if err := c.Publish(ctx, s.Key, Record{Type: TypeDispatch, Dispatch: d}); err != nil {
+			return 0, err
+		}
+	}
+	cons, err := c.JS.OrderedConsumer(ctx, c.Root.ResultStream(), jetstream.OrderedConsumerConfig{
+		FilterSubjects: []string{c.subject(s.Key, TypeLine), c.subject(s.Key, TypeEnd)},
+		DeliverPolicy:  jetstream.DeliverAllPolicy,
+	})
+	if err != nil {
+		return 0, err
+	}
+	it, err := cons.Messages()
+	if err != nil {
+		return 0, err
+	}
+	msgs := make(chan jetstream.Msg)
+	pumped := make(chan struct{})
+	go func() {
+		defer close(pumped)
+		for {
+			m, err := it.Next()
+			if err != nil {
+				return
+			}
+			select {
+			case msgs <- m:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	defer func() { it.Stop(); <-pumped }()
+	if s.Bundle && s.Commit != "" {
+		// From the folder the relay runs in: the step's worktree.
+		if err := c.PublishBundle(ctx, ".", s.Commit); err != nil {
+			return 0, err
+		}
+	}
+	// Offered after the consumer exists, so its first record cannot be
+	// missed; a dispatch followed again is deduplicated by its id.
+	if err := c.Offer(ctx, s); err != nil {
+		return 0, err
+	}
+	f := follower{c: c, s: s, o: o, ends: map[int]Record{}}
+	stop := o.Stop
+	for {
+		select {
+		case <-ctx.Done():
+			return 0, ctx.Err()
+		case <-stop:
+			stop = nil
+			if err := f.stop(ctx); err != nil {
+				return 0, err
+			}
+		case m := <-msgs:
+			var r Record
+			if json.Unmarshal(m.Data(), &r) != nil || r.Dispatch != d {
+				continue
+			}
+			if end, ok := f.take(r); ok {
+				return f.finish(ctx, end)
+			}
+		}
+	}
+}
+
+// dispatchOf returns the dispatch to follow: the last one, unless it is
+// closed or its relay asked it to stop (given up on purpose), else a
+// fresh one.
+func (c *Conn) dispatchOf(ctx context.Context, key string) (d int, fresh bool, err error) {
+	last, err := c.Last(ctx, key, TypeDispatch)
+	if err != nil || last == nil {
+		return 1, true, err
+	}
+	if last.Type == TypeDispatch {
+		stop, err := c.Last(ctx, key, TypeStop)
+		if err != nil {
+			return 0, false, err
+		}
+		if stop == nil || stop.Dispatch != last.Dispatch {
+			return last.Dispatch, false, nil
+		}
+	}
+	return last.Dispatch + 1, true, nil
+}
+
+// follower is a relay's view of its dispatch: the newest delivery an
+// agent started, and the ends seen.
+type follower struct {
+	c       *Conn
+	s       Step
+	o       RelayIO
+	cur     int
+	stopped bool
+	ends    map[int]Record
+}
+
+// take applies one record of the dispatch and reports the end to finish
+// with, if this record settles it.
+func (f *follower) take(r Record) (Record, bool) {
+	switch r.Type {
+	case TypeStart:
+		if r.Delivery > f.cur {
+			f.cur = r.Delivery
+			if f.o.Announce != nil {
+				f.o.Announce(r.Agent, r.Delivery)
+			}
+		}
+	case TypeLine:
+		if r.Delivery == f.cur {
+			for _, l := range r.Lines {
+				w := f.o.Stdout
+				if l.Stream == StreamStderr {
+					w = f.o.Stderr
+				}
+				_, _ = io.WriteString(w, l.Text+"\n")
+			}
+		}
+	case TypeEnd:
+		f.ends[r.Delivery] = r
+		if r.Delivery == f.cur || r.Delivery == 0 {
+			return r, true
+		}
+	case TypeSkip:
+		// The end on record stands: the newest one seen.
+		best, ok := Record{}, false
+		for dl, e := range f.ends {
+			if !ok || dl > best.Delivery {
+				best, ok = e, true
+			}
+		}
+		return best, ok
+	}
+	return Record{}, false
+}
+
+// stop asks for the step's end: a dispatch no agent started ends here
+// (its end first, then the request, so that an agent that missed the
+// request finds the end before it starts; see Agent); a started one is
+// stopped by its agent, whose end the relay then waits for.
+func (f *follower) stop(ctx context.Context) error {
+	f.stopped = true
+	if f.cur == 0 {
+		if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeEnd, Dispatch: f.s.Dispatch, Stopped: "cancelled", ExitCode: -1}); err != nil {
+			return err
+		}
+	}
+	return f.c.Publish(ctx, f.s.Key, Record{Type: TypeStop, Dispatch: f.s.Dispatch})
+}
+
+// finish prints the end's error, closes the dispatch and returns the
+// exit code.
+func (f *follower) finish(ctx context.Context, end Record) (int, error) {
+	if end.Error != "" {
+		_, _ = io.WriteString(f.o.Stderr, end.Error+"\n")
+	}
+	code := ExitCode(end)
+	if end.Patch != "" {
+		// The step's change, into the worktree the relay runs in. One
+		// that cannot be applied fails the step (it runs again afresh).
+		if err := f.c.ApplyPatch(ctx, ".", end.Patch); err != nil {
+			_, _ = io.WriteString(f.o.Stderr, "daokit: "+err.Error()+"\n")
+			code = max(code, 1)
+		}
+	}
+	if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch}); err != nil {
+		return 0, err
+	}
+	return code, nil
+}
+
+// ExitCode is the exit status an end stands for: the process's code, or
+// 128 + the signal that ended it, as a shell reports it.
+func ExitCode(end Record) int {
+	switch {
+	case end.Signal > 0:
+		return 128 + end.Signal
+	case end.ExitCode < 0:
+		return 1
+	}
+	return end.ExitCode
+}
