@@ -50,6 +50,9 @@ backoff_cap = "200ms"
 url = "` + url + `"
 root_id = "` + hubAgentRootID + `"
 credentials = "` + creds + `"
+# A SIGKILLed controller's successor leads the root once its lease
+# lapses: a short lease keeps the drills' successors on time.
+lease_ttl = "1s"
 
 [[lanes]]
 name = "remote"
