@@ -283,6 +283,11 @@ func (c *Controller) serve(ctx context.Context) error {
 		return fmt.Errorf("controller: %w", err)
 	}
 	c.server = srv
+	// The lanes' loop outlives every run: it stops after shutdown waited
+	// for them.
+	c.slots.apply = c.applyLanes
+	c.slots.start()
+	defer c.slots.stop()
 	c.runCtx, c.stopAll = context.WithCancel(proc.WithScope(context.Background(), c.procs))
 	defer c.stopAll()
 	// Before the start is announced, so that they hear it; shutdown

@@ -43,26 +43,33 @@ func (c *Controller) adopt(r *run) {
 }
 
 // start runs r in a goroutine of its own, unless the controller is
-// shutting down (the next controller resumes it then).
-func (c *Controller) start(r *run) {
+// shutting down (the next controller resumes it then). It reports
+// whether it did.
+func (c *Controller) start(r *run) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopping {
-		return
+		return false
 	}
 	ctx, cancel := context.WithCancel(c.runCtx)
 	r.cancel = cancel
+	if r.cancelled {
+		// Cancelled while it waited as data (see startQueued).
+		cancel()
+	}
 	c.runs.Add(1)
 	go func() {
 		defer c.runs.Done()
 		defer cancel()
 		c.execute(ctx, r)
 	}()
+	return true
 }
 
 // execute drives r's workflow to its end.
 func (c *Controller) execute(ctx context.Context, r *run) {
 	defer close(r.done)
+	defer c.dropGate(r)
 	defer c.settleLogs(r) // an interrupted run's last logs
 	// No write here: the attempt writes the pipeline as soon as it knows
 	// whether the step waits for its lane or starts.
@@ -173,12 +180,21 @@ func (c *Controller) restartPolicy() heal.RestartPolicy {
 // stream its output, and judge how it ended.
 func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (outcome, string) {
 	laneCfg, _ := c.cfg.Lane(lane)
-	c.mu.Lock()
-	r.life = c.newLifecycle(r, step) // every attempt is a run of its own
-	r.queueRecorded = false
-	c.mu.Unlock()
-	c.transition(r, stateWaiting, "")
-	release, err := c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
+	gate, waited := c.takeGate(r, step, lane)
+	if !waited {
+		c.mu.Lock()
+		r.life = c.newLifecycle(r, step) // every attempt is a run of its own
+		r.queueRecorded = false
+		c.mu.Unlock()
+		c.transition(r, stateWaiting, "")
+	}
+	var release func()
+	var err error
+	if gate != nil {
+		release, err = c.acquireGated(ctx, gate)
+	} else {
+		release, err = c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
+	}
 	if err != nil {
 		c.mu.Lock()
 		reason := ReasonCancelled
@@ -659,10 +675,14 @@ func (c *Controller) abandon(r *run) {
 func (c *Controller) cancel(r *run) {
 	c.mu.Lock()
 	r.cancelled = true
-	cancel := r.cancel
+	cancel, t := r.cancel, r.ticket
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()
+	}
+	if t != nil && c.slots.withdraw(t) {
+		// It waited as data: its goroutine starts to end it.
+		c.startQueued(t, false)
 	}
 }
 

@@ -83,7 +83,7 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	c.adopt(r)
 	c.mu.Unlock()
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
-	c.start(r)
+	c.admit(r)
 	return ack, nil
 }
 

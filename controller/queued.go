@@ -1,0 +1,181 @@
+package controller
+
+import (
+	"context"
+
+	"github.com/daokit/daokit/config"
+)
+
+// A new instruction whose first lane is full waits as data, not as a
+// goroutine: its run is a ticket in the lane's queue (laneSlots.queue),
+// and its goroutine starts when the ticket gets its slot. A parked run
+// goroutine keeps the stack of the whole workflow it is in (about 37 KiB
+// each); three hundred instructions queued behind one busy lane cost the
+// controller that much for nothing.
+
+// queuedSlot is what a run that waited as data brings to its first
+// attempt: its ticket, and whether the slot was granted (false when the
+// run was cancelled while it waited). Its waiting state and its place in
+// line are recorded already.
+type queuedSlot struct {
+	t       *ticket
+	granted bool
+}
+
+// admit starts or queues a new instruction's run (startOrQueue) beside
+// its acknowledgement, which does not wait for the run's first records,
+// as it never waited for the run's goroutine.
+func (c *Controller) admit(r *run) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.stopping {
+		return // the next controller resumes it
+	}
+	c.runs.Go(func() { c.startOrQueue(r) })
+}
+
+// startOrQueue starts a new instruction's run, or queues it as data when
+// its first step would only wait for its lane. The run's state and its
+// place in line are recorded as the run's goroutine would record them.
+func (c *Controller) startOrQueue(r *run) {
+	c.mu.Lock()
+	step, lane, ok := c.queueableLocked(r)
+	if ok {
+		// Before the ticket can be granted: the attempt that takes it
+		// finds its waiting recorded.
+		r.life = c.newLifecycle(r, step)
+		r.queueRecorded = false
+	}
+	c.mu.Unlock()
+	if !ok {
+		c.start(r)
+		return
+	}
+	c.transition(r, stateWaiting, "")
+	ready := make(chan struct{})
+	c.mu.Lock()
+	r.ticketReady = ready
+	c.mu.Unlock()
+	t, pos := c.slots.queue(r, step, lane)
+	if t == nil {
+		// A slot is free: the attempt takes it as any other would.
+		close(ready)
+		c.mu.Lock()
+		r.gate = &queuedSlot{}
+		c.mu.Unlock()
+		c.start(r)
+		return
+	}
+	c.mu.Lock()
+	r.ticket = t
+	c.mu.Unlock()
+	c.queued(r, step, lane, pos)
+	close(ready)
+}
+
+// queueableLocked reports whether r's first step is certain to begin
+// with a wait for its lane, with nothing recorded before it: the
+// workflow's first configured step, in a flow without loop iterations and
+// without callbacks of its own to start, within its budget. It returns
+// the step and its lane. Called with c.mu held.
+func (c *Controller) queueableLocked(r *run) (step, lane string, ok bool) {
+	if c.stopping || len(c.workflow) == 0 || c.cfg.Workflow.Flow() == config.FlowLoop {
+		return "", "", false
+	}
+	for _, cb := range c.cfg.Workflow.Callbacks {
+		if cb.Listens() == config.CallbackEventsRun {
+			return "", "", false
+		}
+	}
+	first := c.workflow[0]
+	step, lane = r.pipeline.CurrentStep, LaneOfStep(&r.pipeline, r.pipeline.CurrentStep)
+	if step != first.ID || lane != first.Lane || lane == "" || reviewPending(&r.pipeline, step) {
+		return "", "", false
+	}
+	if budget, limited := c.budgetOf(r); limited && r.spent >= budget {
+		return "", "", false
+	}
+	return step, lane, true
+}
+
+// applyLanes carries out what a change of the lanes did to runs queued
+// as data: those granted a slot start, the others learn their new place.
+func (c *Controller) applyLanes(e laneEffects) {
+	for _, t := range e.started {
+		c.startQueued(t, true)
+	}
+	for i, t := range e.moved {
+		c.mu.Lock()
+		ready := t.run.ticketReady
+		c.mu.Unlock()
+		if ready != nil {
+			// Its first place is recorded (see startOrQueue).
+			<-ready
+		}
+		c.queued(t.run, t.step, t.lane, e.positions[i])
+	}
+}
+
+// startQueued starts the goroutine of a run that waited as data: its
+// slot was granted, or (granted false) it was cancelled while it waited.
+func (c *Controller) startQueued(t *ticket, granted bool) {
+	r := t.run
+	c.mu.Lock()
+	ready := r.ticketReady
+	c.mu.Unlock()
+	<-ready // its place in line is recorded before it goes on
+	c.mu.Lock()
+	r.gate, r.ticket = &queuedSlot{t: t, granted: granted}, nil
+	c.mu.Unlock()
+	if !c.start(r) {
+		c.slots.releaseTicket(t)
+	}
+}
+
+// takeGate hands the attempt at step on lane what its run brought from
+// its wait as data, if anything: the slot to use and whether the
+// waiting state is recorded already. A slot for another lane or step (a
+// workflow that did not go where startOrQueue expected) is given back.
+func (c *Controller) takeGate(r *run, step, lane string) (g *queuedSlot, waited bool) {
+	c.mu.Lock()
+	g, r.gate = r.gate, nil
+	c.mu.Unlock()
+	if g == nil {
+		return nil, false
+	}
+	if g.t != nil && (g.t.step != step || g.t.lane != lane) {
+		c.slots.releaseTicket(g.t)
+		return nil, false
+	}
+	if g.t == nil {
+		return nil, true
+	}
+	return g, true
+}
+
+// dropGate gives back a slot its run got but never used (the workflow
+// ended before its first attempt). Called by the run's goroutine.
+func (c *Controller) dropGate(r *run) {
+	c.mu.Lock()
+	g := r.gate
+	r.gate = nil
+	c.mu.Unlock()
+	if g != nil && g.t != nil {
+		c.slots.releaseTicket(g.t)
+	}
+}
+
+// acquireGated is the attempt's wait for its slot when its run queued
+// as data: the slot it was granted, or ctx's end when it was cancelled
+// meanwhile.
+func (c *Controller) acquireGated(ctx context.Context, g *queuedSlot) (release func(), err error) {
+	release = func() { c.slots.releaseTicket(g.t) }
+	if !g.granted {
+		release()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		return nil, context.Canceled
+	}
+	return release, nil
+}
