@@ -26,6 +26,11 @@ type TakeoverSpec struct {
 	// Keep is the relay context the handoff carries; its Route defaults
 	// to the pipeline's.
 	Keep KeepSet
+	// ReadBack are steps whose worker's end the successor reads back
+	// from its logs (a controller's start-up succession): an expired
+	// lease on one of them is not a failed step, since its worker may
+	// have finished while nobody read it.
+	ReadBack []string
 }
 
 // Takeover is what one takeover decided: the leases moved, the steps
@@ -62,6 +67,9 @@ func PlanTakeover(p *ledger.PipelineState, reg *ledger.Leases, spec TakeoverSpec
 	res, err := TakeOver(reg, spec.TaskID, spec.RunID, spec.Successor, spec.TTL, now)
 	if err != nil {
 		return Takeover{}, err
+	}
+	if len(spec.ReadBack) > 0 {
+		res.FailedSteps = slices.DeleteFunc(res.FailedSteps, func(s string) bool { return slices.Contains(spec.ReadBack, s) })
 	}
 	t := Takeover{TakeoverResult: res, Spec: spec, At: now}
 	if p.TaskID != spec.TaskID || p.RunID != spec.RunID {

@@ -119,3 +119,22 @@ func TestTakeoverChangesAreOneCommit(t *testing.T) {
 		t.Errorf("another run's pipeline changed: %+v", c)
 	}
 }
+
+// A start-up succession reads the end of a step's worker back from its
+// logs: that step's expired lease does not fail it, and nothing says it
+// failed, while the live lease is adopted as in every takeover.
+func TestPlanTakeoverLeavesReadBackStepsUnfailed(t *testing.T) {
+	t.Parallel()
+	p, _, tk := takeoverOf(t, TakeoverSpec{Reason: vocab.ReasonSuccession, ReadBack: []string{"S2"}})
+	if len(tk.FailedSteps) != 0 || p.RoleLifecycle.Get("step:S2") == string(vocab.StepFailedNonAdopted) {
+		t.Errorf("failed %v, step:S2 = %q; want the read-back step left as it was", tk.FailedSteps, p.RoleLifecycle.Get("step:S2"))
+	}
+	if got := tk.AdoptedSteps(); !slices.Equal(got, []string{"S1"}) || Fence(&p, "S1") != 1 {
+		t.Errorf("adopted %v with fence %d, want [S1] raised to 1", got, Fence(&p, "S1"))
+	}
+	for _, e := range tk.Events("state/handoff_package.json") {
+		if e.EventType == ledger.EventStepFailed {
+			t.Errorf("a read-back step was recorded failed: %v", e.Payload)
+		}
+	}
+}
