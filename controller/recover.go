@@ -192,7 +192,7 @@ func (c *Controller) fenceOrphansLocked(readBack map[[2]string][]string) (takeov
 	for _, key := range slices.SortedFunc(maps.Keys(runs), func(a, b [2]string) int { return cmp.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1]) }) {
 		t, err := heal.PlanTakeover(&c.pipeline, &c.leases, heal.TakeoverSpec{TaskID: key[0], RunID: key[1],
 			Reason: vocab.ReasonSuccession, Successor: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid},
-			TTL: c.leaseTTL(), ReadBack: readBack[key]}, now)
+			TTL: c.leaseTTL(), ReadBack: readBack[key], NoHandoff: true}, now)
 		if err != nil {
 			continue
 		}

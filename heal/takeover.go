@@ -31,6 +31,11 @@ type TakeoverSpec struct {
 	// lease on one of them is not a failed step, since its worker may
 	// have finished while nobody read it.
 	ReadBack []string
+	// NoHandoff: the successor resumes from the event log, which knows
+	// more of the run than a handoff package (a controller's start-up
+	// succession rebuilds every run from its instruction index); no
+	// package is built and the pipeline's resume plan stays as it is.
+	NoHandoff bool
 }
 
 // Takeover is what one takeover decided: the leases moved, the steps
@@ -97,7 +102,7 @@ func PlanTakeover(p *ledger.PipelineState, reg *ledger.Leases, spec TakeoverSpec
 	for _, s := range res.FailedSteps {
 		p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, string(vocab.StepFailedNonAdopted))
 	}
-	if len(fenced) == 0 && len(res.FailedSteps) == 0 {
+	if spec.NoHandoff || len(fenced) == 0 && len(res.FailedSteps) == 0 {
 		return t, nil
 	}
 	keep := spec.Keep
