@@ -17,19 +17,6 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// outcome is how one worker attempt at a step ended, from the run's view.
-type outcome int
-
-const (
-	outcomeDone        outcome = iota // the step is finished
-	outcomeFailed                     // the run fails; a person may retry
-	outcomeRestart                    // start the step again (policy permitting)
-	outcomeCancelled                  // a person cancelled the run
-	outcomeInterrupted                // the controller is shutting down
-	outcomeBlocked                    // the run waits for a person (restart budget spent)
-	outcomeReview                     // the step's change waits for the person's verdict
-)
-
 // newRun builds the run of an instruction. Called with c.mu held.
 func (c *Controller) newRun(in instruction) *run {
 	return &run{in: in, pipeline: newRun(in, c.workflow, c.generation), done: make(chan struct{}),
@@ -156,24 +143,6 @@ func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) (
 	case <-t.C:
 		return true, false
 	}
-}
-
-func (c *Controller) restartPolicy() heal.RestartPolicy {
-	p := heal.DefaultRestartPolicy()
-	rs := c.cfg.Restart
-	if rs.MaxRestarts > 0 {
-		p.MaxRestarts = rs.MaxRestarts
-	}
-	if rs.Window > 0 {
-		p.Window = rs.Window.Std()
-	}
-	if rs.BackoffBase > 0 {
-		p.BaseDelay = rs.BackoffBase.Std()
-	}
-	if rs.BackoffCap > 0 {
-		p.MaxDelay = rs.BackoffCap.Std()
-	}
-	return p
 }
 
 // attempt runs one worker on step: wait for a lane slot, start the worker,
@@ -700,13 +669,4 @@ func (c *Controller) retry(r *run) {
 	c.current = r
 	c.mu.Unlock()
 	c.start(r)
-}
-
-func (c *Controller) leaseTTL() time.Duration { return leaseTTLOf(c.cfg) }
-
-func leaseTTLOf(cfg config.Config) time.Duration {
-	if ttl := cfg.Lease.TTL.Std(); ttl >= time.Second {
-		return ttl
-	}
-	return config.DefaultLeaseTTL
 }

@@ -22,7 +22,8 @@
 //
 //	<dir>: <n> files, <e> arrows, <b> back-arrows (<p> %)
 //
-// and -v prints the order and every back-arrow before it. The package
+// and -v prints the order and every back-arrow before it, with the
+// names that make it. The package
 // is type-checked against the export data `go list -export` builds, so
 // it must compile.
 package main
@@ -66,7 +67,7 @@ func main() {
 			fmt.Printf("%3d %s\n", i+1, f)
 		}
 		for _, a := range back {
-			fmt.Printf("back: %s → %s\n", a.from, a.to)
+			fmt.Printf("back: %s → %s (%s)\n", a.from, a.to, strings.Join(slices.Sorted(maps.Keys(g.names[a])), " "))
 		}
 	}
 	fmt.Println(summary(dir, g, back))
@@ -86,6 +87,8 @@ func summary(dir string, g *graph, back []arrow) string {
 type graph struct {
 	files []string
 	out   map[string]map[string]bool
+	// names are the names each arrow stands for, by "from → to".
+	names map[arrow]map[string]bool
 }
 
 type arrow struct{ from, to string }
@@ -130,7 +133,7 @@ func load(dir string, tests bool) (*graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &graph{files: names, out: map[string]map[string]bool{}}
+	g := &graph{files: names, out: map[string]map[string]bool{}, names: map[arrow]map[string]bool{}}
 	fileOf := func(pos token.Pos) string { return filepath.Base(fset.Position(pos).Filename) }
 	add := func(from token.Pos, obj types.Object) {
 		if obj == nil || obj.Pkg() != pkg || !obj.Pos().IsValid() {
@@ -144,6 +147,10 @@ func load(dir string, tests bool) (*graph, error) {
 			g.out[a] = map[string]bool{}
 		}
 		g.out[a][b] = true
+		if g.names[arrow{a, b}] == nil {
+			g.names[arrow{a, b}] = map[string]bool{}
+		}
+		g.names[arrow{a, b}][obj.Name()] = true
 	}
 	for id, obj := range info.Uses {
 		// Local variables and parameters are declared in the file that
