@@ -644,12 +644,12 @@ func (c *Controller) abandon(r *run) {
 func (c *Controller) cancel(r *run) {
 	c.mu.Lock()
 	r.cancelled = true
-	cancel, t := r.cancel, r.ticket
+	cancel := r.cancel
 	c.mu.Unlock()
 	if cancel != nil {
 		cancel()
 	}
-	if t != nil && c.slots.withdraw(t) {
+	if t := c.slots.withdraw(r); t != nil {
 		// It waited as data: its goroutine starts to end it.
 		c.startQueued(t, false)
 	}

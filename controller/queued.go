@@ -18,8 +18,9 @@ import (
 // run was cancelled while it waited). Its waiting state and its place in
 // line are recorded already.
 type queuedSlot struct {
-	t       *ticket
-	granted bool
+	t          *ticket // nil when a slot was free and the attempt waits as any
+	step, lane string
+	granted    bool
 }
 
 // admit starts or queues a new instruction's run (startOrQueue) beside
@@ -52,25 +53,17 @@ func (c *Controller) startOrQueue(r *run) {
 		return
 	}
 	c.transition(r, stateWaiting, "")
-	ready := make(chan struct{})
-	c.mu.Lock()
-	r.ticketReady = ready
-	c.mu.Unlock()
-	t, pos := c.slots.queue(r, step, lane)
+	recorded := make(chan struct{})
+	t, pos := c.slots.queue(r, step, lane, recorded)
 	if t == nil {
-		// A slot is free: the attempt takes it as any other would.
-		close(ready)
-		c.mu.Lock()
-		r.gate = &queuedSlot{}
-		c.mu.Unlock()
+		// A slot is free: the attempt takes it as any other would, and
+		// finds its waiting recorded. No ticket: nobody else starts r.
+		r.gate = &queuedSlot{step: step, lane: lane}
 		c.start(r)
 		return
 	}
-	c.mu.Lock()
-	r.ticket = t
-	c.mu.Unlock()
 	c.queued(r, step, lane, pos)
-	close(ready)
+	close(recorded)
 }
 
 // queueableLocked reports whether r's first step is certain to begin
@@ -105,29 +98,19 @@ func (c *Controller) applyLanes(e laneEffects) {
 		c.startQueued(t, true)
 	}
 	for i, t := range e.moved {
-		c.mu.Lock()
-		ready := t.run.ticketReady
-		c.mu.Unlock()
-		if ready != nil {
-			// Its first place is recorded (see startOrQueue).
-			<-ready
-		}
+		<-t.recorded // its first place is recorded first (see startOrQueue)
 		c.queued(t.run, t.step, t.lane, e.positions[i])
 	}
 }
 
 // startQueued starts the goroutine of a run that waited as data: its
 // slot was granted, or (granted false) it was cancelled while it waited.
+// The lanes hand each ticket to one caller only, so nobody else starts
+// the run meanwhile.
 func (c *Controller) startQueued(t *ticket, granted bool) {
-	r := t.run
-	c.mu.Lock()
-	ready := r.ticketReady
-	c.mu.Unlock()
-	<-ready // its place in line is recorded before it goes on
-	c.mu.Lock()
-	r.gate, r.ticket = &queuedSlot{t: t, granted: granted}, nil
-	c.mu.Unlock()
-	if !c.start(r) {
+	<-t.recorded // its place in line is recorded before it goes on
+	t.run.gate = &queuedSlot{t: t, step: t.step, lane: t.lane, granted: granted}
+	if !c.start(t.run) {
 		c.slots.releaseTicket(t)
 	}
 }
@@ -136,15 +119,16 @@ func (c *Controller) startQueued(t *ticket, granted bool) {
 // its wait as data, if anything: the slot to use and whether the
 // waiting state is recorded already. A slot for another lane or step (a
 // workflow that did not go where startOrQueue expected) is given back.
+// Called by the run's goroutine.
 func (c *Controller) takeGate(r *run, step, lane string) (g *queuedSlot, waited bool) {
-	c.mu.Lock()
 	g, r.gate = r.gate, nil
-	c.mu.Unlock()
 	if g == nil {
 		return nil, false
 	}
-	if g.t != nil && (g.t.step != step || g.t.lane != lane) {
-		c.slots.releaseTicket(g.t)
+	if g.step != step || g.lane != lane {
+		if g.t != nil {
+			c.slots.releaseTicket(g.t)
+		}
 		return nil, false
 	}
 	if g.t == nil {
@@ -156,10 +140,8 @@ func (c *Controller) takeGate(r *run, step, lane string) (g *queuedSlot, waited 
 // dropGate gives back a slot its run got but never used (the workflow
 // ended before its first attempt). Called by the run's goroutine.
 func (c *Controller) dropGate(r *run) {
-	c.mu.Lock()
 	g := r.gate
 	r.gate = nil
-	c.mu.Unlock()
 	if g != nil && g.t != nil {
 		c.slots.releaseTicket(g.t)
 	}

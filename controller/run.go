@@ -64,14 +64,10 @@ type run struct {
 	// quiet marks a run resumed at start that had never started a worker:
 	// its renewed wait for a lane is not recorded again.
 	quiet bool
-	// ticket is the run's place in its first lane's queue while it waits
-	// there as data, without a goroutine (see startOrQueue); ticketReady
-	// is closed once that place is recorded. gate is what the run's
-	// first attempt takes over from that wait (run goroutine only once
-	// it started).
-	ticket      *ticket
-	ticketReady chan struct{}
-	gate        *queuedSlot
+	// gate is what the run's first attempt takes over from a wait for
+	// its lane as data (see startOrQueue): set before its goroutine
+	// starts, that goroutine's alone from then on.
+	gate *queuedSlot
 	// queueRecorded: the attempt's place in its lane's queue was recorded
 	// (once per attempt; later moves only reach the windows).
 	queueRecorded bool

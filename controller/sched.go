@@ -17,6 +17,8 @@ import (
 type laneScheduler struct {
 	limits map[string]int
 	lanes  map[string]*laneQueue
+	// queued are the runs that wait as data, by run.
+	queued map[*run]*ticket
 	// effects collects what the last change did to queued runs (tickets
 	// with a run and no goroutine): which got their slot, which moved.
 	effects laneEffects
@@ -34,7 +36,7 @@ var errAlreadyQueued = errors.New("owner already holds or waits for a slot of th
 // newLaneScheduler returns a scheduler with the given slots per lane
 // (config.Config.ConcurrencyLimits). Limits below 1 count as 1.
 func newLaneScheduler(limits map[string]int) *laneScheduler {
-	s := &laneScheduler{limits: map[string]int{}, lanes: map[string]*laneQueue{}}
+	s := &laneScheduler{limits: map[string]int{}, lanes: map[string]*laneQueue{}, queued: map[*run]*ticket{}}
 	for lane, n := range limits {
 		s.limits[lane] = max(n, 1)
 	}
@@ -53,7 +55,10 @@ type ticket struct {
 	moved chan struct{} // signalled when the place in the queue changes
 	run   *run          // the queued run, for a ticket without a goroutine
 	step  string        // the run's step that waits
-	done  bool          // released
+	// recorded is closed once the queued run's first place in line is
+	// recorded: nothing else of it happens before (see startOrQueue).
+	recorded chan struct{}
+	done     bool // released
 }
 
 func (s *laneScheduler) limit(lane string) int {
@@ -90,6 +95,9 @@ func (s *laneScheduler) enqueue(t *ticket) error {
 		}
 	}
 	q.waiting = append(q.waiting, t)
+	if t.run != nil {
+		s.queued[t.run] = t
+	}
 	s.grant(t.lane, q)
 	return nil
 }
@@ -120,6 +128,7 @@ func (s *laneScheduler) grant(lane string, q *laneQueue) {
 
 func (t *ticket) granted() {
 	if t.run != nil {
+		delete(t.s.queued, t.run)
 		t.s.effects.started = append(t.s.effects.started, t)
 		return
 	}
@@ -181,6 +190,9 @@ func (t *ticket) Release() {
 	}
 	if i := slices.Index(q.waiting, t); i >= 0 {
 		q.waiting = slices.Delete(q.waiting, i, i+1)
+		if t.run != nil {
+			delete(s.queued, t.run)
+		}
 		for _, w := range q.waiting[i:] {
 			w.movedOn()
 		}
@@ -314,16 +326,17 @@ var errLanesStopped = errors.New("the lanes are stopped")
 
 // queue puts r, whose step waits for lane, in lane's queue as data: no
 // goroutine waits for it, and apply's started gets it when its slot is
-// granted. It returns the ticket and r's place in line, or nil when a
-// slot is free now, and the run should start as it is.
-func (l *laneSlots) queue(r *run, step, lane string) (*ticket, int) {
+// granted, once recorded is closed. It returns the ticket and r's place
+// in line, or nil when a slot is free now, and the run should start as
+// it is.
+func (l *laneSlots) queue(r *run, step, lane string, recorded chan struct{}) (*ticket, int) {
 	var t *ticket
 	pos := 0
 	l.do(func(s *laneScheduler) {
 		if s.free(lane) {
 			return
 		}
-		t = &ticket{s: s, lane: lane, run: r, step: step}
+		t = &ticket{s: s, lane: lane, run: r, step: step, recorded: recorded}
 		if s.enqueue(t) != nil {
 			t = nil
 			return
@@ -333,17 +346,18 @@ func (l *laneSlots) queue(r *run, step, lane string) (*ticket, int) {
 	return t, pos
 }
 
-// withdraw takes a queued run's ticket out of the line (the run was
-// cancelled or dropped while it waited). It reports whether the ticket
-// was still waiting: then nobody will start the run but the caller.
-func (l *laneSlots) withdraw(t *ticket) bool {
-	waiting := false
-	l.do(func(*laneScheduler) {
-		if waiting = t.Position() > 0; waiting {
+// withdraw takes r out of the line it waits in as data (it was cancelled
+// or dropped while it waited) and returns its ticket: nobody will start
+// the run but the caller. It returns nil for a run that does not wait as
+// data.
+func (l *laneSlots) withdraw(r *run) *ticket {
+	var t *ticket
+	l.do(func(s *laneScheduler) {
+		if t = s.queued[r]; t != nil {
 			t.Release()
 		}
 	})
-	return waiting
+	return t
 }
 
 // releaseTicket gives back a queued run's slot, once its goroutine is

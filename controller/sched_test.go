@@ -178,7 +178,7 @@ func TestQueuedRunsAreData(t *testing.T) {
 	l := startedSlots(t, map[string]int{"lane": 1})
 	var applied []laneEffects
 	l.apply = func(e laneEffects) { applied = append(applied, e) }
-	if tk, _ := l.queue(&run{}, "s", "lane"); tk != nil {
+	if tk, _ := l.queue(&run{}, "s", "lane", make(chan struct{})); tk != nil {
 		t.Fatal("a run was queued on a free lane")
 	}
 	holder, err := l.acquire(context.Background(), "lane", nil)
@@ -188,13 +188,13 @@ func TestQueuedRunsAreData(t *testing.T) {
 	runs := []*run{{}, {}, {}}
 	var ts []*ticket
 	for i, r := range runs {
-		tk, pos := l.queue(r, "s", "lane")
+		tk, pos := l.queue(r, "s", "lane", make(chan struct{}))
 		if tk == nil || pos != i+1 {
 			t.Fatalf("run %d queued at %d (ticket %v), want %d", i, pos, tk != nil, i+1)
 		}
 		ts = append(ts, tk)
 	}
-	if !l.withdraw(ts[1]) {
+	if l.withdraw(runs[1]) != ts[1] {
 		t.Fatal("a waiting run could not be withdrawn")
 	}
 	if len(applied) != 1 || len(applied[0].moved) != 1 || applied[0].moved[0] != ts[2] || applied[0].positions[0] != 2 {
@@ -205,7 +205,7 @@ func TestQueuedRunsAreData(t *testing.T) {
 	if len(last.started) != 1 || last.started[0].run != runs[0] || len(last.moved) != 1 || last.positions[0] != 1 {
 		t.Fatalf("after the release: %+v, want the first run started and the last at 1", last)
 	}
-	if l.withdraw(ts[0]) {
+	if l.withdraw(runs[0]) != nil {
 		t.Error("a run holding its slot was withdrawn as if it waited")
 	}
 	if st := l.status("lane"); len(st.Holding) != 1 || len(st.Waiting) != 1 {
