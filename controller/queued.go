@@ -92,14 +92,10 @@ func (c *Controller) queueableLocked(r *run) (step, lane string, ok bool) {
 }
 
 // applyLanes carries out what a change of the lanes did to runs queued
-// as data: those granted a slot start, the others learn their new place.
+// as data: those granted a slot start.
 func (c *Controller) applyLanes(e laneEffects) {
 	for _, t := range e.started {
 		c.startQueued(t, true)
-	}
-	for i, t := range e.moved {
-		<-t.recorded // its first place is recorded first (see startOrQueue)
-		c.queued(t.run, t.step, t.lane, e.positions[i])
 	}
 }
 

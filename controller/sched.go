@@ -20,7 +20,7 @@ type laneScheduler struct {
 	// queued are the runs that wait as data, by run.
 	queued map[*run]*ticket
 	// effects collects what the last change did to queued runs (tickets
-	// with a run and no goroutine): which got their slot, which moved.
+	// with a run and no goroutine): which got their slot.
 	effects laneEffects
 }
 
@@ -135,12 +135,13 @@ func (t *ticket) granted() {
 	close(t.ready)
 }
 
+// movedOn tells a waiting goroutine its place changed. A run queued as
+// data hears nothing: only the place it entered at is recorded (see
+// Controller.queued), and nothing of its pipeline depends on the place.
 func (t *ticket) movedOn() {
-	if t.run != nil {
-		t.s.effects.moved = append(t.s.effects.moved, t)
-		return
+	if t.run == nil {
+		notify(t.moved)
 	}
-	notify(t.moved)
 }
 
 // takeEffects returns what the changes since the last call did to queued
@@ -238,13 +239,9 @@ func notify(c chan struct{}) {
 
 // laneEffects is what a change of the lanes did to queued runs that
 // have no goroutine yet: the caller that made the change starts those
-// that got their slot and tells the moved ones their new place, outside
-// the state loop.
+// that got their slot, outside the state loop.
 type laneEffects struct {
 	started []*ticket
-	moved   []*ticket
-	// positions are the moved tickets' new places, read in the loop.
-	positions []int
 }
 
 // laneSlots is the scheduler as the controller's runs call it: owned by
@@ -253,8 +250,7 @@ type laneSlots struct {
 	loop   *stateLoop
 	limits map[string]int
 	// apply carries out a request's effects on queued runs (the
-	// controller's startQueued and queued); nil in tests of the lanes
-	// alone.
+	// controller's startQueued); nil in tests of the lanes alone.
 	apply func(laneEffects)
 }
 
@@ -276,11 +272,8 @@ func (l *laneSlots) do(f func(s *laneScheduler)) bool {
 	ran := l.loop.do(func(st *loopState) {
 		f(st.lanes)
 		effects = st.lanes.takeEffects()
-		for _, t := range effects.moved {
-			effects.positions = append(effects.positions, t.Position())
-		}
 	})
-	if l.apply != nil && (len(effects.started) > 0 || len(effects.moved) > 0) {
+	if l.apply != nil && len(effects.started) > 0 {
 		l.apply(effects)
 	}
 	return ran
