@@ -64,6 +64,15 @@ func (c *Controller) startOrQueue(r *run) {
 	}
 	c.queued(r, step, lane, pos)
 	close(recorded)
+	c.mu.Lock()
+	cancelled := r.cancelled
+	c.mu.Unlock()
+	if cancelled {
+		// A cancel that came before the ticket found nothing to withdraw.
+		if t := c.slots.withdraw(r); t != nil {
+			c.startQueued(t, false)
+		}
+	}
 }
 
 // queueableLocked reports whether r's first step is certain to begin
