@@ -285,8 +285,8 @@ func (l *laneSlots) do(f func(s *laneScheduler)) bool {
 // the place changes. Cancelling ctx while waiting leaves the queue and
 // returns ctx's error.
 func (l *laneSlots) acquire(ctx context.Context, lane string, onPosition func(int)) (release func(), err error) {
-	t := &ticket{lane: lane, ready: make(chan struct{}), moved: make(chan struct{}, 1)}
-	if !l.do(func(s *laneScheduler) { t.s, err = s, s.enqueue(t) }) {
+	var t *ticket
+	if !l.do(func(s *laneScheduler) { t, err = s.Enqueue(lane, Owner{}) }) {
 		return nil, fmt.Errorf("wait for lane %s: %w", lane, errLanesStopped)
 	}
 	if err != nil {
