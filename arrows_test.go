@@ -52,17 +52,17 @@ var allowed = map[string][]string{
 	// The outbox on a hub: the root's stream names and the NATS client.
 	// Its own key, so that the window, which reads the outbox, never
 	// reaches it (and with it the network client) through outbox.
-	"outbox/natsbox": {"outbox", "hub/naming", "i18n", "ledger"},
+	"outbox/natsbox": {"outbox", "hub/naming", "hub/hubconn", "i18n", "ledger"},
 	// Opens the backend workflow.toml names: for the commands and the
 	// controller, never the window.
-	"outbox/pick": {"outbox", "outbox/natsbox", "hub/naming", "team", "config", "i18n", "ledger"},
+	"outbox/pick": {"outbox", "outbox/natsbox", "hub/naming", "hub/hubconn", "team", "config", "i18n", "ledger"},
 	// The behaviour every outbox backend shares, for their tests.
 	"outbox/outboxtest": {"outbox", "i18n", "ledger"},
 	// What the Leads publish and how the team looks, read by the window:
 	// it runs nothing, so the window reaches no process runtime through it.
 	"lead/roster": {"outbox", "team", "liveness", "vocab", "config", "i18n", "ledger"},
 	"lead":        {"lead/roster", "internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "liveness", "config", "backoff", "vocab", "i18n", "ledger"},
-	"controller":  {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "lead/roster", "worker", "worker/transcript", "gitwork", "outbox", "outbox/pick", "outbox/natsbox", "hub/naming", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
+	"controller":  {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "lead/roster", "worker", "worker/transcript", "gitwork", "outbox", "outbox/pick", "outbox/natsbox", "hub/naming", "hub/hubconn", "hub/remote", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork (which runs git read-only
 	// through internal/proc), words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
@@ -84,6 +84,11 @@ var allowed = map[string][]string{
 	// server.
 	"hub":        {},
 	"hub/naming": {},
+	// How every client of a hub connects (the NATS client only).
+	"hub/hubconn": {},
+	// A person's requests to a root's leader through the hub: the relay's
+	// own envelopes, answered by the relay's own checks.
+	"hub/remote": {"relay", "hub/naming", "backoff", "vocab", "i18n", "ledger"},
 	"cmd":        {"*"},
 	"bench":      {"ledger"},
 	"e2e":        {},

@@ -86,7 +86,18 @@ type Worktrees struct {
 	// PRAPIURL is the GitHub REST root. Default "": the public API for a
 	// github.com remote, https://HOST/api/v3 for another host.
 	PRAPIURL string `toml:"pr_api_url"`
+	// PRForge is where the change request is opened: ForgeGitHub (a pull
+	// request) or ForgeGitLab (a merge request). Default "": GitLab when
+	// the remote's host names it (gitlab.com, gitlab.example.com), else
+	// GitHub; a self-hosted GitLab under another name sets it.
+	PRForge string `toml:"pr_forge"`
 }
+
+// The forges [worktrees] pr_forge names.
+const (
+	ForgeGitHub = "github"
+	ForgeGitLab = "gitlab"
+)
 
 // DeliversPR reports whether the lane's accepted changes become pull
 // requests.
@@ -157,7 +168,14 @@ func (c *Config) validateWorktrees(p *problems) {
 	if w.Remote == "" || strings.HasPrefix(w.Remote, "-") {
 		p.add(&Error{Code: CodeName, Key: "worktrees.remote", Value: show(w.Remote)})
 	}
-	if w.PRRepo != "" && !validRepo(w.PRRepo) {
+	if w.PRForge != "" && w.PRForge != ForgeGitHub && w.PRForge != ForgeGitLab {
+		p.add(&Error{Code: CodeEnum, Key: "worktrees.pr_forge", Value: show(w.PRForge), Want: "github, gitlab"})
+	}
+	switch {
+	case w.PRRepo == "":
+	case w.PRForge == ForgeGitLab && !validProject(w.PRRepo):
+		p.add(&Error{Code: CodeType, Key: "worktrees.pr_repo", Value: show(w.PRRepo), Want: "gitlab_project"})
+	case w.PRForge == ForgeGitHub && !validRepo(w.PRRepo), w.PRForge == "" && !validRepo(w.PRRepo) && !validProject(w.PRRepo):
 		p.add(&Error{Code: CodeType, Key: "worktrees.pr_repo", Value: show(w.PRRepo), Want: "github_repo"})
 	}
 	if w.PRAPIURL != "" && !strings.HasPrefix(w.PRAPIURL, "https://") && !strings.HasPrefix(w.PRAPIURL, "http://") {
@@ -185,7 +203,23 @@ func decodeWorktrees(s *table, w *Worktrees) {
 	s.str("remote", &w.Remote)
 	s.str("pr_repo", &w.PRRepo)
 	s.str("pr_api_url", &w.PRAPIURL)
+	s.str("pr_forge", &w.PRForge)
 	s.done()
+}
+
+// validProject accepts a GitLab project's path: a group, its subgroups
+// and the project, "group/sub/name" (at most 20 levels of subgroups).
+func validProject(s string) bool {
+	parts := strings.Split(s, "/")
+	if len(parts) < 2 || len(parts) > 21 {
+		return false
+	}
+	for _, part := range parts {
+		if !validName(part) {
+			return false
+		}
+	}
+	return true
 }
 
 // validRepo accepts "owner/name" as GitHub spells them.

@@ -21,6 +21,7 @@ const (
 	ReasonReportedFailure    = string(vocab.ReasonReportedFailure)
 	ReasonHung               = string(vocab.ReasonHung)
 	ReasonLeaseLost          = string(vocab.ReasonLeaseLost)
+	ReasonManualTakeover     = string(vocab.ReasonManualTakeover)
 	ReasonRestartLimit       = string(vocab.ReasonRestartLimit)
 	ReasonInterrupted        = string(vocab.ReasonInterrupted)
 	ReasonAbandoned          = string(vocab.ReasonAbandoned)
@@ -55,7 +56,7 @@ const (
 // controller gives (vocab.Reasons has every reason code).
 func Reasons() []string {
 	return []string{ReasonExitNonzero, ReasonKilledSignal, ReasonTimeout, ReasonCancelled, ReasonSpawnFailed,
-		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonRestartLimit,
+		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonManualTakeover, ReasonRestartLimit,
 		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
 		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
 		ReasonNothingToDeliver, ReasonDiverged, ReasonPRPushFailed, ReasonPROpenFailed, ReasonPRNotConfigured,
@@ -98,6 +99,8 @@ func classify(f Failure) string {
 		return ReasonCancelled
 	case f.LeaseLost || r.Stopped == transcript.StopLeaseLost:
 		return ReasonLeaseLost
+	case r.Stopped == transcript.StopTakenOver:
+		return ReasonManualTakeover
 	case f.Hung || r.Stopped == transcript.StopHung:
 		return ReasonHung
 	case r.Stopped == transcript.StopTimeout:
@@ -127,12 +130,14 @@ func requiresResult(kind string) bool { return kind == "claude" || kind == "code
 
 // restartable reports whether a run that ended for reason may pass if
 // tried again, so that the restart policy applies: crashes, hangs and
-// broken output streams. Failures that would repeat (a missing program, a
-// timeout, the worker's own verdict) and decisions (cancel, lost lease)
-// are not restarted.
+// broken output streams, and a person's takeover carried out by this
+// controller (the step resumes under the successor's lease). Failures
+// that would repeat (a missing program, a timeout, the worker's own
+// verdict) and decisions (cancel, a lease another writer took) are not
+// restarted.
 func restartable(reason string) bool {
 	switch reason {
-	case ReasonExitNonzero, ReasonKilledSignal, ReasonHung, ReasonOutputInvalid:
+	case ReasonExitNonzero, ReasonKilledSignal, ReasonHung, ReasonOutputInvalid, ReasonManualTakeover:
 		return true
 	}
 	return false

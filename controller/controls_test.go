@@ -203,7 +203,7 @@ func checkEffect(t *testing.T, h *harness, taskID, cmd string, before int) {
 		if st.Need != attention.None || len(lines) > 0 {
 			t.Errorf("after /%s the window still calls: %+v %q", cmd, st, lines)
 		}
-		if !st.Cancelled {
+		if !st.Run.EndedByPerson() {
 			t.Errorf("after /%s the window does not know the run was stopped on purpose: %+v", cmd, st)
 		}
 		if _, err := h.control(relay.Control{Kind: relay.ControlCancel}); relay.CodeOf(err) != codeNotRunning {

@@ -56,6 +56,7 @@ func (c *Controller) reopenForReject(r *run, n int) {
 	if why != "" {
 		verdict.Findings = []string{why}
 	}
+	verdict.Findings = append(verdict.Findings, takePRFindings(p, runTreeKey)...)
 	rid := workflow.StepID(n, "reviewer")
 	var rec stepRecord
 	_ = json.Unmarshal([]byte(p.RoleLifecycle.Get(keyOutput+rid)), &rec)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 	"time"
 
@@ -131,29 +130,6 @@ func (c *Controller) ledgerRunLocked() (*run, ledger.PipelineState, *relay.Failu
 	return nil, doc.Value, nil
 }
 
-// refuseLocked is why an operation that changes run r cannot go ahead,
-// under code, or nil: the ledger could not be read (fail, from
-// ledgerRunLocked), or r is a run this controller is still running: its
-// worker holds the step's lease, and a takeover or a handoff applied
-// under it would contradict what the run does next. Called with c.mu
-// held.
-func (c *Controller) refuseLocked(r *run, fail *relay.Failure, code string) *relay.Failure {
-	if fail != nil {
-		fail.Code = code
-		return fail
-	}
-	if r == nil {
-		return nil
-	}
-	select {
-	case <-r.done:
-		return nil
-	default:
-	}
-	return &relay.Failure{Code: code, Message: "cli.forward.error.running", Args: map[string]string{
-		"PID": strconv.Itoa(c.pid), "Task": r.pipeline.TaskID, "Run": r.pipeline.RunID}}
-}
-
 // keepPipelineLocked makes p what the ledger shows: r's pipeline, or,
 // when the controller has no run, the file's, written by the document
 // writer. Called with c.mu held.
@@ -185,9 +161,15 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 			p = clonePipeline(r.pipeline)
 		}
 	}
-	if fail = c.refuseLocked(r, fail, code); fail != nil {
+	if fail != nil {
 		c.mu.Unlock()
+		fail.Code = code
 		return relay.Outcome{Failure: fail}, op.TaskID, op.RunID
+	}
+	if r != nil && !runEnded(r) {
+		// A run it is running: carried out there, not refused.
+		c.mu.Unlock()
+		return c.operateTakeoverLive(r, op), op.TaskID, op.RunID
 	}
 	now := c.now()
 	t, err := heal.PlanTakeover(&p, &c.leases, heal.TakeoverSpec{
@@ -197,11 +179,7 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 	}, now)
 	if err != nil {
 		c.mu.Unlock()
-		var le *heal.LeaseError
-		if errors.As(err, &le) {
-			return failure(code, "cli.takeover.error.bad_field", "Field", le.Field), op.TaskID, op.RunID
-		}
-		return relay.Outcome{Failure: &relay.Failure{Code: code, Detail: err.Error()}}, op.TaskID, op.RunID
+		return takeoverFailure(code, err), op.TaskID, op.RunID
 	}
 	c.writeLeasesLocked()
 	c.mu.Unlock()
@@ -266,19 +244,21 @@ func (c *Controller) operateHandoffApply(op relay.Operation) (relay.Outcome, str
 	}
 	c.mu.Lock()
 	r, p, fail := c.ledgerRunLocked()
-	if fail = c.refuseLocked(r, fail, code); fail != nil {
+	if fail != nil {
 		c.mu.Unlock()
+		fail.Code = code
 		return relay.Outcome{Failure: fail}, pkg.TaskID, pkg.RunID
 	}
+	if r != nil && !runEnded(r) {
+		// A run it is running: applied to that run's pipeline, or
+		// refused (see operateHandoffApplyLive).
+		c.mu.Unlock()
+		return c.operateHandoffApplyLive(r, pkg, op), pkg.TaskID, pkg.RunID
+	}
 	plan, err := heal.ApplyHandoff(&p, pkg, op.IncludeAccepted, c.now())
-	var mismatch *heal.MismatchError
-	switch {
-	case errors.As(err, &mismatch):
+	if err != nil {
 		c.mu.Unlock()
-		return failure(code, "cli.handoff.error.mismatch", "Field", mismatch.Field, "Ledger", mismatch.Ledger, "Package", mismatch.Handed), p.TaskID, p.RunID
-	case err != nil:
-		c.mu.Unlock()
-		return relay.Outcome{Failure: &relay.Failure{Code: code, Detail: err.Error()}}, p.TaskID, p.RunID
+		return applyFailure(code, err), p.TaskID, p.RunID
 	}
 	c.keepPipelineLocked(r, p)
 	c.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/daokit/daokit/config"
@@ -14,19 +15,23 @@ import (
 	"github.com/daokit/daokit/vocab"
 )
 
-// OpPullRequest: an accepted change was delivered as a pull request
-// (payload: url, number, created, repo, remote, branch, base_branch,
-// tip). Recorded before ACCEPTANCE_PASSED, which names the URL too.
+// OpPullRequest: an accepted change was delivered as a pull request,
+// or a merge request on GitLab (payload: url, number, created, state,
+// forge, repo, remote, branch, base_branch, tip). Recorded before ACCEPTANCE_PASSED, which names the URL too.
 const OpPullRequest = string(vocab.OpPullRequest)
 
-// Lifecycle keys of the pull request a run's accepted change became:
-// its URL, the repository and REST root it is on and the commit pushed,
-// so that status can show it and read its CI status back from GitHub.
+// Lifecycle keys of the pull request (or GitLab merge request) a run's
+// accepted change became: its URL and number, the forge, repository
+// and REST root it is on and the commit pushed, so that status can show
+// it and read its CI status back, and a later reject can read its
+// review comments.
 const (
-	KeyPullRequest     = "pr:url"
-	KeyPullRequestRepo = "pr:repo"
-	KeyPullRequestAPI  = "pr:api"
-	KeyPullRequestHead = "pr:head"
+	KeyPullRequest       = "pr:url"
+	KeyPullRequestRepo   = "pr:repo"
+	KeyPullRequestAPI    = "pr:api"
+	KeyPullRequestHead   = "pr:head"
+	KeyPullRequestForge  = "pr:forge"
+	KeyPullRequestNumber = "pr:number"
 )
 
 // deliversPR reports whether the change of step (key: the step, or
@@ -44,7 +49,8 @@ func (c *Controller) deliversPR(p *ledger.PipelineState, step, key string) bool 
 // acceptedPR delivers an accepted change as a pull request: the work
 // the agent left is committed on the step's branch (as a merge would
 // have it), the branch is pushed to [worktrees] remote, and the pull
-// request of that branch is found or opened on GitHub. Every step can
+// request of that branch is found or opened on GitHub (a merge request
+// on GitLab: see prTarget). Every step can
 // be repeated: an accept retried after a crash or a refusal pushes the
 // same commits again and finds the pull request it opened, so there is
 // never a second. The run is DONE only once the pull request exists; a
@@ -79,7 +85,7 @@ func (c *Controller) acceptedPR(ctx context.Context, r *run, step, key string, t
 		c.refused(p, step, w, refusal{code: ReasonPRPushFailed}, redacted(err, target.Token), d.Committed, "remote", remote)
 		return 0, "", false
 	}
-	prs, err := outbox.NewPullRequests(target)
+	prs, err := outbox.OpenChangeRequests(target)
 	var pr *outbox.PullRequest
 	created := false
 	if err == nil {
@@ -91,7 +97,7 @@ func (c *Controller) acceptedPR(ctx context.Context, r *run, step, key string, t
 		return 0, "", false
 	}
 	c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpPullRequest,
-		"url", pr.HTMLURL, "number", pr.Number, "created", created, "state", pr.State, "repo", target.Repo,
+		"url", pr.HTMLURL, "number", pr.Number, "created", created, "state", pr.State, "forge", target.Service, "repo", target.Repo,
 		"remote", remote, "branch", w.Branch, "base_branch", w.BaseBranch, "tip", d.Tip))
 	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
 		"criteria", []string{"the person accepted the change", "pull request " + pr.HTMLURL + " holds it"},
@@ -100,7 +106,8 @@ func (c *Controller) acceptedPR(ctx context.Context, r *run, step, key string, t
 	c.mu.Lock()
 	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected+key).Without(keyReview+key).
 		With(KeyPullRequest, pr.HTMLURL).With(KeyPullRequestRepo, target.Repo).With(KeyPullRequestAPI, target.APIURL).
-		With(KeyPullRequestHead, d.Tip)
+		With(KeyPullRequestHead, d.Tip).With(KeyPullRequestForge, target.Service).
+		With(KeyPullRequestNumber, strconv.FormatInt(pr.Number, 10))
 	c.mu.Unlock()
 	// The worktree stays: its branch is the pull request's, and the
 	// person may build on it after the pull request's own review.

@@ -198,6 +198,9 @@ func assertNoToken(t *testing.T, where, text string) {
 	if strings.Contains(text, prToken) || strings.Contains(text, "GITHUB_TOKEN=") {
 		t.Errorf("%s holds the GitHub token", where)
 	}
+	if strings.Contains(text, glPRToken) || strings.Contains(text, "GITLAB_TOKEN=") {
+		t.Errorf("%s holds the GitLab token", where)
+	}
 }
 
 // TestAcceptAfterACrashOpensNoSecondPullRequest: the controller dies
@@ -344,25 +347,26 @@ func TestGitHubRemote(t *testing.T) {
 		"file:///srv/git/o/r.git":                  "",
 		"./o:r":                                    "",
 	} {
-		host, repo, ok := githubRemote(raw)
+		host, repo, ok := forgeRemote(raw)
 		got := ""
 		if ok {
 			got = host + " " + repo
 		}
 		if got != want {
-			t.Errorf("githubRemote(%q) = %q, want %q", raw, got, want)
+			t.Errorf("forgeRemote(%q) = %q, want %q", raw, got, want)
 		}
 	}
 }
 
 // TestTheJudgeGetsNoGitHubToken: the command judge runs code the agent
-// wrote (its tests) in the worktree; the controller holds the token,
-// the judge's environment does not.
+// wrote (its tests) in the worktree; the controller holds the tokens
+// (GitHub's and GitLab's), the judge's environment has neither.
 func TestTheJudgeGetsNoGitHubToken(t *testing.T) {
 	rig := newPRRig(t)
 	cfg := rig.loopConfig()
 	cfg.Workflow.Judge = config.JudgeCommand
 	cfg.Workflow.JudgeCommand = []string{"sh", "-c", `env > "` + rig.envDir + `/judge.env"`}
+	t.Setenv("GITLAB_TOKEN", glPRToken) // a controller may hold both forges' tokens
 	h := startHarness(t, t.TempDir(), cfg)
 	ack := h.forward("judge me")
 	h.opFor(ack.TaskID, OpReviewPending)

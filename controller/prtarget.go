@@ -7,33 +7,46 @@ import (
 	"os"
 	"strings"
 
+	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/gitwork"
 	"github.com/daokit/daokit/outbox"
 )
 
 // errPRNoRepo: neither [worktrees] pr_repo nor the remote's URL names
-// the GitHub repository to open the pull request on.
-var errPRNoRepo = errors.New("no GitHub repository: set [worktrees] pr_repo, or use a GitHub remote")
+// the repository (GitHub) or project (GitLab) to open the change
+// request on.
+var errPRNoRepo = errors.New("no GitHub repository or GitLab project: set [worktrees] pr_repo, or use a GitHub or GitLab remote")
 
-// prTarget is where an accepted change's pull request goes: the
-// repository and REST root from [worktrees] pr_repo and pr_api_url, else
-// read from the remote's URL. The token comes from the controller's
-// environment (GITHUB_TOKEN, else GH_TOKEN) at each accept and is kept
-// nowhere.
+// prTarget is where an accepted change's pull request (GitHub) or merge
+// request (GitLab) goes: the forge from [worktrees] pr_forge, else
+// GitLab when the remote's host names it, else GitHub; the repository
+// and REST root from pr_repo and pr_api_url, else read from the
+// remote's URL. The token comes from the controller's environment
+// (GITHUB_TOKEN, else GH_TOKEN; GITLAB_TOKEN) at each accept and is
+// kept nowhere.
 func (c *Controller) prTarget(ctx context.Context, repo *gitwork.Repo, remote string) (outbox.PullRequestsConfig, error) {
-	t := outbox.PullRequestsConfig{Repo: c.cfg.Worktrees.PRRepo, APIURL: c.cfg.Worktrees.PRAPIURL, Token: outbox.TokenFromEnv()}
-	if t.Repo == "" || t.APIURL == "" {
-		raw, _ := repo.RemoteURL(ctx, remote)
-		if host, name, ok := githubRemote(raw); ok {
-			if t.Repo == "" {
-				t.Repo = name
-			}
-			if t.APIURL == "" && host != "github.com" {
-				t.APIURL = "https://" + host + "/api/v3"
-			}
+	w := c.cfg.Worktrees
+	t := outbox.PullRequestsConfig{Service: w.PRForge, Repo: w.PRRepo, APIURL: w.PRAPIURL}
+	raw, _ := repo.RemoteURL(ctx, remote)
+	host, name, fromRemote := forgeRemote(raw)
+	if t.Service == "" {
+		t.Service = config.ForgeGitHub
+		if fromRemote && strings.Contains(strings.ToLower(host), "gitlab") {
+			t.Service = config.ForgeGitLab
 		}
 	}
-	if t.Repo == "" {
+	if fromRemote && t.Repo == "" {
+		t.Repo = name
+	}
+	if fromRemote && t.APIURL == "" {
+		t.APIURL = forgeAPI(t.Service, host)
+	}
+	t.Token = outbox.ForgeTokenFrom(t.Service, os.Getenv)
+	valid := outbox.ValidRepo
+	if t.Service == config.ForgeGitLab {
+		valid = outbox.ValidProject
+	}
+	if !valid(t.Repo) {
 		return t, errPRNoRepo
 	}
 	if t.Token == "" {
@@ -42,11 +55,24 @@ func (c *Controller) prTarget(ctx context.Context, repo *gitwork.Repo, remote st
 	return t, nil
 }
 
-// githubRemote reads the host and "owner/name" from a remote's URL in
-// the forms git takes: https://host/owner/name(.git), ssh://git@host/…,
-// git@host:owner/name(.git). A local path or any other shape is no
-// GitHub remote.
-func githubRemote(raw string) (host, repo string, ok bool) {
+// forgeAPI is the REST root of service on host: "" (the public API) on
+// github.com and gitlab.com, else GitHub Enterprise's /api/v3 or a
+// self-hosted GitLab's /api/v4.
+func forgeAPI(service, host string) string {
+	switch {
+	case service == config.ForgeGitLab && host != "gitlab.com":
+		return "https://" + host + "/api/v4"
+	case service == config.ForgeGitHub && host != "github.com":
+		return "https://" + host + "/api/v3"
+	}
+	return ""
+}
+
+// forgeRemote reads the host and "owner/name" (a GitLab project's
+// "group/sub/name") from a remote's URL in the forms git takes:
+// https://host/owner/name(.git), ssh://git@host/…, git@host:owner/name(.git).
+// A local path or any other shape is no forge's remote.
+func forgeRemote(raw string) (host, repo string, ok bool) {
 	raw = strings.TrimSpace(raw)
 	var path string
 	switch {
@@ -67,7 +93,7 @@ func githubRemote(raw string) (host, repo string, ok bool) {
 		return "", "", false
 	}
 	path = strings.TrimSuffix(strings.Trim(path, "/"), ".git")
-	if host == "" || !outbox.ValidRepo(path) {
+	if host == "" || !outbox.ValidRepo(path) && !outbox.ValidProject(path) {
 		return "", "", false
 	}
 	return host, path, true

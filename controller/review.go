@@ -112,6 +112,7 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 			return c.stopped(r, ReasonCancelled)
 		case v := <-review:
 			if !v.accept {
+				c.readPRReview(ctx, r, step, key, tree)
 				return c.rejected(r, step, key, tree, v.reason)
 			}
 			if out, reason, ok := c.accepted(ctx, r, step, key, tree); ok {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"sync"
 	"time"
 
 	"github.com/daokit/daokit/config"
@@ -19,17 +20,35 @@ import (
 // an idle exit configured, until it has been idle that long. It returns
 // nil after a clean shutdown. Work in flight when ctx ends is stopped and
 // left to the next controller, which resumes it.
+//
+// A root folder deleted or replaced while it serves ends it too, its
+// workers stopped, with a *RootGoneError (see watchRoot).
 func Run(ctx context.Context, opts Options) error {
 	// Where cgroups cannot track a step's tree, its descendants that
 	// leave their group must still become ours when their parent dies.
 	proc.BecomeSubreaper()
+	id, err := statFolder(opts.Root)
+	if err != nil {
+		return fmt.Errorf("controller: %w", err)
+	}
 	c, err := open(opts)
 	if err != nil {
 		return err
 	}
 	defer c.store.Close()
 	defer c.journal.close()
-	return c.serve(ctx)
+	ctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
+	var watch sync.WaitGroup
+	watch.Go(func() { watchRoot(ctx, opts.Root, id, stop) })
+	err = c.serve(ctx)
+	var gone *RootGoneError
+	if errors.As(context.Cause(ctx), &gone) {
+		err = gone
+	}
+	stop(nil)
+	watch.Wait()
+	return err
 }
 
 func open(opts Options) (*Controller, error) {

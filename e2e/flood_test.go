@@ -187,6 +187,11 @@ func TestSocketFlood(t *testing.T) {
 		t.Fatalf("send during the flood: %+v", r)
 	}
 	t.Logf("send --wait during the flood took %v", time.Since(start))
+	// However slow the answer, no send starts a second controller beside
+	// the flooded one (two once outlived this test by hours in CI).
+	if got := controllersOn(root); len(got) != 1 || got[0] != ctl.pid() {
+		t.Errorf("controllers on the root during the flood: %v, want only %d", got, ctl.pid())
+	}
 
 	close(stopSlow)
 	<-slowDone

@@ -5,9 +5,7 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"os/exec"
 	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -291,35 +289,4 @@ func pythonStatusAgrees(t *testing.T, src, root string) {
 		t.Errorf("status --json: python lists %d leases, daokit %d", len(py.Leases), len(dk.Leases))
 	}
 	t.Logf("python status --json agrees: %v %v %v, %d leases", py.Pipeline["task_id"], py.Pipeline["status"], py.Pipeline["succession"], len(py.Leases))
-}
-
-// TestForwardedTakeoverOfARunningRunIsRefused: while the controller
-// still runs the run a takeover names (its worker holds the step's
-// lease), the takeover and a handoff --apply are refused, in the
-// reader's language, and nothing is taken over.
-func TestForwardedTakeoverOfARunningRunIsRefused(t *testing.T) {
-	t.Parallel()
-	root := newRoot(t, simConfig("30s"))
-	ctl := startController(t, root)
-	defer ctl.stop()
-	sent := run(t, "send", "--root", root, "a long job")
-	taskID := ackTask(t, sent)
-	runID := strings.TrimPrefix(strings.Fields(sent.stdout)[1], "run_id=")
-	startedPID(t, root, taskID)
-	r := run(t, "takeover", "--root", root, "--task-id", taskID, "--run-id", runID)
-	want := "E_TAKEOVER_FAILED: the controller (pid " + strconv.Itoa(ctl.pid()) + ") is still running task " + taskID + " run " + runID
-	if r.code != 1 || r.stdout != "" || !strings.HasPrefix(r.stderr, want) {
-		t.Fatalf("takeover of a running run: %+v\nwant stderr %q…", r, want)
-	}
-	cmd := exec.Command(daokit, "takeover", "--root", root, "--task-id", taskID, "--run-id", runID)
-	cmd.Env = append(os.Environ(), "DAOKIT_LANG=zh-CN")
-	out, _ := cmd.CombinedOutput()
-	if !strings.Contains(string(out), "E_TAKEOVER_FAILED: 控制器（pid "+strconv.Itoa(ctl.pid())+"）仍在执行任务 "+taskID) {
-		t.Errorf("zh-CN: %s", out)
-	}
-	for _, e := range events(t, root) {
-		if e.EventType == ledger.EventLeaseTakeover {
-			t.Fatalf("a LEASE_TAKEOVER was recorded: %+v", e)
-		}
-	}
 }

@@ -5,9 +5,14 @@ package i18n
 import goi18n "github.com/nicksnyder/go-i18n/v2/i18n"
 
 var catalogWindowEn = []*goi18n.Message{
-	{ID: "tui.attention.blocked", Other: "{{.Task}} is blocked{{.Why}} and waits for you: type /retry to try again or /cancel to stop it."},
-	{ID: "tui.attention.failed", Other: "{{.Task}} failed{{.Why}}: type /retry to run it again or /cancel to give it up."},
+	{ID: "tui.attention.blocked", Other: "{{.Task}} is blocked{{.Why}} and waits for you: type {{.Do}}."},
+	{ID: "tui.attention.do.accept", Other: "/accept to merge it"},
+	{ID: "tui.attention.do.cancel", Other: "/cancel to stop it"},
+	{ID: "tui.attention.do.reject", Other: "/reject with your reason"},
+	{ID: "tui.attention.do.retry", Other: "/retry to run it again"},
+	{ID: "tui.attention.failed", Other: "{{.Task}} failed{{.Why}}: type {{.Do}}."},
 	{ID: "tui.attention.finished", Other: "{{.Task}} is done after {{.Took}}: type your next instruction."},
+	{ID: "tui.attention.or", Other: " or "},
 	{ID: "tui.attention.title_done", Other: "daokit · done"},
 	{ID: "tui.attention.title_idle", Other: "daokit"},
 	{ID: "tui.attention.title_need", Other: "daokit · needs you"},
@@ -58,9 +63,14 @@ var catalogWindowEn = []*goi18n.Message{
 }
 
 var catalogWindowZhCN = []*goi18n.Message{
-	{ID: "tui.attention.blocked", Other: "{{.Task}} 已阻塞{{.Why}}，等你处理：输入 /retry 重试，或输入 /cancel 停止。"},
-	{ID: "tui.attention.failed", Other: "{{.Task}} 失败了{{.Why}}：输入 /retry 重新运行，或输入 /cancel 放弃。"},
+	{ID: "tui.attention.blocked", Other: "{{.Task}} 已阻塞{{.Why}}，等你处理：输入 {{.Do}}。"},
+	{ID: "tui.attention.do.accept", Other: "/accept 合并"},
+	{ID: "tui.attention.do.cancel", Other: "/cancel 停止"},
+	{ID: "tui.attention.do.reject", Other: "/reject 并附上原因"},
+	{ID: "tui.attention.do.retry", Other: "/retry 重试"},
+	{ID: "tui.attention.failed", Other: "{{.Task}} 失败了{{.Why}}：输入 {{.Do}}。"},
 	{ID: "tui.attention.finished", Other: "{{.Task}} 已完成，用时 {{.Took}}：请输入下一条指令。"},
+	{ID: "tui.attention.or", Other: "，或输入 "},
 	{ID: "tui.attention.title_done", Other: "daokit · 已完成"},
 	{ID: "tui.attention.title_idle", Other: "daokit"},
 	{ID: "tui.attention.title_need", Other: "daokit · 需要你"},

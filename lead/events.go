@@ -42,7 +42,7 @@ func (l *Lead) react(ctx context.Context, ev outbox.Event) (*effect, error) {
 		case ev.Value == roster.To(l.o.Role):
 			return l.onAddressed(ctx, ev)
 		case ev.Value == roster.LabelAccepted:
-			return l.onAccepted(ctx, ev)
+			return l.onStamped(ctx, ev)
 		}
 	case outbox.EventCommented:
 		// Never react to a Lead's comment, ours or another's: that is what

@@ -100,6 +100,12 @@ type forge interface {
 	// exactly this title and body (a crashed attempt's).
 	findIssue(ctx context.Context, login, title, body string) (remote, bool, error)
 	findComment(ctx context.Context, n int64, login, body string) (note, bool, error)
+	// setText replaces issue n's title and body (Export, once the
+	// numbers its references name are known).
+	setText(ctx context.Context, n int64, title, body string) (remote, error)
+	// username reports whether name can be one of the service's users
+	// (its own rule); any other name is an assignee label.
+	username(name string) bool
 }
 
 // note is one comment as the service has it.
@@ -127,6 +133,7 @@ const ghSchema = `
 CREATE TABLE IF NOT EXISTS gh_state(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS gh_issues(number INTEGER PRIMARY KEY, labels TEXT NOT NULL, assignees TEXT NOT NULL, author TEXT NOT NULL, updated INTEGER NOT NULL DEFAULT 0);
 CREATE TABLE IF NOT EXISTS gh_intents(reader TEXT NOT NULL, key TEXT NOT NULL, PRIMARY KEY(reader, key)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS gh_exported(origin TEXT PRIMARY KEY, issue INTEGER NOT NULL, comment INTEGER NOT NULL) WITHOUT ROWID;
 `
 
 // openForge opens the mirror of cfg.Repo for api, whose requests c

@@ -232,7 +232,7 @@ type writer struct {
 }
 
 func (w *writer) mark() marker {
-	return marker{Actor: w.c.Actor, Reader: w.c.Reader, Trigger: w.trigger}
+	return marker{Actor: w.c.Actor, Reader: w.c.Reader, Trigger: w.trigger, Answered: w.c.answered}
 }
 
 // current is the issue as the service has it: as answered in this Change,
@@ -339,7 +339,7 @@ func (w *writer) assign(cur remote, name string) error {
 	if cur.assignee() == name && (name == "" || len(cur.Assignees) <= 1) {
 		return nil
 	}
-	login := name != "" && !strings.Contains(name, ":") && loginPattern(name)
+	login := name != "" && !strings.Contains(name, ":") && w.g.api.username(name)
 	// A login is set before the assignee labels go, and a label's
 	// rivals go before it comes: the assignee label wins over the
 	// service's assignees, so the issue passes through no other
@@ -370,15 +370,6 @@ func (w *writer) assign(cur remote, name string) error {
 		return nil
 	}
 	return w.addLabels(cur, []string{AssigneeLabelPrefix + name})
-}
-
-func loginPattern(s string) bool {
-	for _, r := range s {
-		if !(r == '-' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
-			return false
-		}
-	}
-	return len(s) > 0 && len(s) <= 39
 }
 
 func (w *writer) addLabels(cur remote, add []string) error {
@@ -415,7 +406,7 @@ func (w *writer) open(op Op) error {
 	labels := slices.Clone(op.Labels)
 	var assignees []string
 	if a := op.Assignee; a != "" {
-		if strings.Contains(a, ":") || !loginPattern(a) {
+		if strings.Contains(a, ":") || !w.g.api.username(a) {
 			labels = append(labels, AssigneeLabelPrefix+a)
 		} else {
 			assignees = []string{a}

@@ -294,6 +294,9 @@ func (in *ingester) issue(r remote, actor string) ([]int64, error) {
 			if err := in.trigger(m, evs[0]); err != nil {
 				return nil, err
 			}
+			if err := in.exported(m, r.Number, 0, evs[0]); err != nil {
+				return nil, err
+			}
 		}
 		if r.Closed {
 			if _, err := in.tx.ExecContext(in.ctx, `UPDATE issues SET closed=1 WHERE id=?`, r.Number); err != nil {
@@ -431,6 +434,9 @@ func (in *ingester) comment(c note, actor string) (int64, error) {
 	}
 	if mine {
 		if err := in.trigger(m, ev); err != nil {
+			return 0, err
+		}
+		if err := in.exported(m, n, c.ID, ev); err != nil {
 			return 0, err
 		}
 	}

@@ -2,7 +2,6 @@ package outbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -35,7 +34,10 @@ type NewPull struct {
 
 // PullRequestsConfig configures NewPullRequests.
 type PullRequestsConfig struct {
-	// Repo is "owner/name"; APIURL the REST root (DefaultGitHubAPI when
+	// Service is the forge: "github" (also when empty) or "gitlab".
+	Service string
+	// Repo is "owner/name" (a GitLab project's path, "group/sub/name");
+	// APIURL the REST root (DefaultGitHubAPI or DefaultGitLabAPI when
 	// empty); Token authenticates every request and is written nowhere.
 	Repo, APIURL, Token string
 	// HTTP replaces the default client (tests, proxies).
@@ -101,24 +103,13 @@ func (p *PullRequests) Find(ctx context.Context, branch string) (*PullRequest, e
 // was lost) finds the one it opened instead of opening a second.
 // created says whether this call opened it.
 func (p *PullRequests) Ensure(ctx context.Context, n NewPull) (pr *PullRequest, created bool, err error) {
-	if pr, err := p.Find(ctx, n.Head); err != nil || pr != nil {
-		return pr, false, err
-	}
-	var out PullRequest
-	err = p.c.sendJSON(ctx, http.MethodPost, p.c.repoPath("/pulls"),
-		map[string]any{"title": n.Title, "body": n.Body, "head": n.Head, "base": n.Base}, &out)
-	var ae *APIError
-	if errors.As(err, &ae) && ae.Status == http.StatusUnprocessableEntity {
-		// "A pull request already exists": one opened by a request whose
-		// answer never came, not listed yet when Find asked.
-		if pr, ferr := p.Find(ctx, n.Head); ferr == nil && pr != nil {
-			return pr, false, nil
-		}
-	}
-	if err != nil {
-		return nil, false, err
-	}
-	return &out, true, nil
+	// 422 "A pull request already exists" is GitHub's word for it.
+	return ensureOnce(ctx, p, n.Head, http.StatusUnprocessableEntity, func() (*PullRequest, error) {
+		var out PullRequest
+		err := p.c.sendJSON(ctx, http.MethodPost, p.c.repoPath("/pulls"),
+			map[string]any{"title": n.Title, "body": n.Body, "head": n.Head, "base": n.Base}, &out)
+		return &out, err
+	})
 }
 
 // Checks is the combined CI status of the commit ref ("success",

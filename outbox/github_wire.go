@@ -136,6 +136,18 @@ type marker struct {
 	Actor   string `json:"actor"`
 	Reader  string `json:"reader,omitempty"`
 	Trigger string `json:"trigger,omitempty"`
+	// Answered are the triggers readers had answered on the outbox an
+	// export brought here (Export), so that no Lead answers them again
+	// on the service. "{issue}" and "{comment}" in a trigger stand for
+	// the number and id the service gave what carries the marker: they
+	// were not known before it was posted.
+	Answered []answered `json:"answered,omitempty"`
+}
+
+// answered is one trigger a reader answered.
+type answered struct {
+	Reader  string `json:"reader"`
+	Trigger string `json:"trigger"`
 }
 
 const markerOpen, markerClose = "<!-- daokit ", " -->"

@@ -133,6 +133,9 @@ type Change struct {
 	// Result.OverLimit is true. Leads of different processes share a
 	// group's cap this way, with no race between the count and the start.
 	Limits []Limit
+	// answered goes into the marker of what the change posts on GitHub
+	// or GitLab (Export: the triggers answered on the old outbox).
+	answered []answered
 }
 
 // Limit caps the open issues assigned to any of Assignees that carry

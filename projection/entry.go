@@ -56,8 +56,9 @@ func (e *Entry) Fold(u Update) bool {
 		}
 		if !Ended(u.State) {
 			// The run goes again (a retry, a follow-up that reopened
-			// it): it has not ended any more.
-			e.Final = ""
+			// it): it has not ended any more, and why it ended no
+			// longer applies.
+			e.Final, e.Reason = "", ""
 		}
 	case u.Final != "":
 		e.Final, e.Review = u.Final, false
@@ -101,8 +102,21 @@ func (e *Entry) Retried(run string) bool {
 func (e *Entry) Abandoned() bool { return e.Reason == vocab.ReasonAbandoned }
 
 // Cancelled reports whether the run ended because a person cancelled
-// it.
-func (e *Entry) Cancelled() bool { return e.State == vocab.StateCancelled }
+// it: its step attempt was cancelled, or its end says so (a run
+// cancelled after it ended blocked or failed, or while its change
+// waited for review, has no cancelled attempt).
+func (e *Entry) Cancelled() bool {
+	return e.State == vocab.StateCancelled || (e.Final != "" && e.Reason == vocab.ReasonCancelled)
+}
+
+// EndedByPerson reports whether a person ended the run on purpose
+// (cancelled or abandoned it): it has nothing next and calls for
+// nobody.
+func (e *Entry) EndedByPerson() bool { return e.Cancelled() || e.Abandoned() }
+
+// Going reports whether the run goes on: it has not ended, no change of
+// it waits for review, and no person ended it.
+func (e *Entry) Going() bool { return e.Final == "" && !e.Review && !e.EndedByPerson() }
 
 // Ended reports whether a run state is one a step attempt ends in.
 func Ended(s vocab.RunState) bool {
@@ -111,4 +125,29 @@ func Ended(s vocab.RunState) bool {
 		return true
 	}
 	return false
+}
+
+// Settled is the entry of a run as pipeline.json and the controller's
+// route leave it: the pipeline's status and next action say whether the
+// run ended (DONE, BLOCKED, FAILED) or waits for review, and what the
+// run's events said (heard) adds the latest reason and whether a person
+// cancelled or dropped it. It is how the window's attention and the
+// pipeline pane see the run the pipeline is at, and how the task list
+// sees a task it knows only from the pipeline.
+func Settled(heard Entry, status vocab.Status, next vocab.Next) Entry {
+	e := Entry{TaskID: heard.TaskID, RunID: heard.RunID, StepID: heard.StepID, Lane: heard.Lane, Reason: heard.Reason}
+	if heard.Cancelled() {
+		e.State = vocab.StateCancelled
+	}
+	switch {
+	case status == vocab.StatusBlocked || next == vocab.NextAwait:
+		e.Final = vocab.StatusBlocked
+	case status == vocab.StatusAccept || next == vocab.NextReview:
+		e.Review = true
+	case status == vocab.StatusFailed || next == vocab.NextRetry:
+		e.Final = vocab.StatusFailed
+	case status == vocab.StatusDone || next == vocab.NextDone:
+		e.Final = vocab.StatusDone
+	}
+	return e
 }

@@ -23,37 +23,43 @@ func TestProject(t *testing.T) {
 		{"nothing reported yet is received, not waiting", Entry{TaskID: "T1", RunID: "R1"}, false,
 			Display{Word: Word{Kind: WordReceived}}},
 		{"waiting, not selected: the word alone", run(vocab.StateWaiting), false,
-			Display{Word: Word{WordRun, "waiting"}, Waiting: true}},
+			Display{Word: Word{WordRun, "waiting"}, Mood: MoodWarn, Waiting: true}},
 		{"waiting, selected: the lane it waits for", run(vocab.StateWaiting), true,
-			Display{Word: Word{WordRun, "waiting"}, Waiting: true, Selected: true, Detail: Detail{Step: "S1", Lane: "coder"}}},
+			Display{Word: Word{WordRun, "waiting"}, Mood: MoodWarn, Waiting: true, Selected: true, Detail: Detail{Step: "S1", Lane: "coder"}}},
 		{"generating, not selected: no step, no reason", with(run(vocab.StateGenerating), func(e *Entry) { e.Reason = vocab.ReasonHung }), false,
-			Display{Word: Word{WordRun, "generating"}, Live: true}},
+			Display{Word: Word{WordRun, "generating"}, Mood: MoodProgress, Live: true}},
 		{"generating, selected: its step, no lane", run(vocab.StateGenerating), true,
-			Display{Word: Word{WordRun, "generating"}, Live: true, Selected: true, Detail: Detail{Step: "S1"}}},
+			Display{Word: Word{WordRun, "generating"}, Mood: MoodProgress, Live: true, Selected: true, Detail: Detail{Step: "S1"}}},
 		{"requesting holds a slot", run(vocab.StateRequesting), false,
-			Display{Word: Word{WordRun, "requesting"}, Live: true}},
+			Display{Word: Word{WordRun, "requesting"}, Mood: MoodProgress, Live: true}},
 		{"persisting holds a slot", run(vocab.StatePersisting), false,
-			Display{Word: Word{WordRun, "persisting"}, Live: true}},
+			Display{Word: Word{WordRun, "persisting"}, Mood: MoodProgress, Live: true}},
 		{"idle is neither waiting nor live", run(vocab.StateIdle), false,
-			Display{Word: Word{WordRun, "idle"}}},
+			Display{Word: Word{WordRun, "idle"}, Mood: MoodNeutral}},
 		{"completed step of a run going on", run(vocab.StateCompleted), false,
-			Display{Word: Word{WordRun, "completed"}}},
+			Display{Word: Word{WordRun, "completed"}, Mood: MoodGood}},
 		{"ended DONE", with(run(vocab.StateCompleted), func(e *Entry) { e.Final = vocab.StatusDone }), false,
-			Display{Word: Word{WordPipeline, "DONE"}}},
+			Display{Word: Word{WordPipeline, "DONE"}, Mood: MoodGood}},
 		{"ended BLOCKED needs its person", with(run(vocab.StateFailed), func(e *Entry) { e.Final = vocab.StatusBlocked }), false,
-			Display{Word: Word{WordPipeline, "BLOCKED"}, NeedsYou: true}},
+			Display{Word: Word{WordPipeline, "BLOCKED"}, Need: NeedBlocked, Mood: MoodWarn}},
 		{"ended FAILED needs its person, with the reason when selected",
 			with(run(vocab.StateFailed), func(e *Entry) { e.Final, e.Reason = vocab.StatusFailed, vocab.ReasonExitNonzero }), true,
-			Display{Word: Word{WordPipeline, "FAILED"}, NeedsYou: true, Selected: true, Detail: Detail{Step: "S1", Reason: vocab.ReasonExitNonzero}}},
+			Display{Word: Word{WordPipeline, "FAILED"}, Need: NeedFailed, Mood: MoodBad, Selected: true, Detail: Detail{Step: "S1", Reason: vocab.ReasonExitNonzero}}},
 		{"cancelled on purpose does not need its person", with(run(vocab.StateCancelled), func(e *Entry) { e.Final = vocab.StatusFailed }), false,
 			Display{Word: Word{WordRun, "cancelled"}}},
 		{"abandoned while waiting: abandoned, not a failure",
 			with(run(vocab.StateFailed), func(e *Entry) { e.Final, e.Reason = vocab.StatusFailed, vocab.ReasonAbandoned }), false,
 			Display{Word: Word{WordAbandoned, "RUN_ABANDONED"}}},
+		{"abandoned, selected: the word says the reason, the detail does not repeat it",
+			with(run(vocab.StateFailed), func(e *Entry) { e.Final, e.Reason = vocab.StatusFailed, vocab.ReasonAbandoned }), true,
+			Display{Word: Word{WordAbandoned, "RUN_ABANDONED"}, Selected: true, Detail: Detail{Step: "S1"}}},
+		{"cancelled after it ended blocked: its end says so",
+			with(run(vocab.StateFailed), func(e *Entry) { e.Final, e.Reason = vocab.StatusFailed, vocab.ReasonCancelled }), false,
+			Display{Word: Word{WordRun, "cancelled"}}},
 		{"a change to review beats the run's state", with(run(vocab.StateCompleted), func(e *Entry) { e.Review = true }), false,
-			Display{Word: Word{Kind: WordReview}, NeedsYou: true}},
+			Display{Word: Word{Kind: WordReview}, Need: NeedReview, Mood: MoodWarn}},
 		{"timed out step of a run going on", run(vocab.StateTimedOut), false,
-			Display{Word: Word{WordRun, "timedOut"}}},
+			Display{Word: Word{WordRun, "timedOut"}, Mood: MoodBad}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if got := Project(tc.e, tc.selected); got != tc.want {
@@ -117,7 +123,7 @@ func TestWaitingLifecycle(t *testing.T) {
 	for i, s := range steps {
 		e.Fold(s.u)
 		d := Project(e, true)
-		if d.Word != s.word || d.Waiting != s.wait || d.NeedsYou != s.need {
+		if d.Word != s.word || d.Waiting != s.wait || d.NeedsYou() != s.need {
 			t.Fatalf("step %d: %+v", i, d)
 		}
 	}
@@ -125,7 +131,7 @@ func TestWaitingLifecycle(t *testing.T) {
 	dropped.Fold(Update{TaskID: "T2", RunID: "R2", StepID: "S1", State: vocab.StateWaiting})
 	dropped.Fold(Update{TaskID: "T2", RunID: "R2", StepID: "S1", State: vocab.StateFailed, Reason: vocab.ReasonAbandoned})
 	dropped.Fold(Update{TaskID: "T2", RunID: "R2", Final: vocab.StatusFailed, Reason: vocab.ReasonAbandoned})
-	if d := Project(dropped, false); d.Word.Kind != WordAbandoned || d.NeedsYou || d.Waiting {
+	if d := Project(dropped, false); d.Word.Kind != WordAbandoned || d.NeedsYou() || d.Waiting {
 		t.Fatalf("abandoned run: %+v", d)
 	}
 	// A retry of the dropped run: it has not ended any more, and shows
@@ -133,7 +139,7 @@ func TestWaitingLifecycle(t *testing.T) {
 	if !dropped.Retried("R2") {
 		t.Fatal("Retried did not change the abandoned run")
 	}
-	if d := Project(dropped, false); d.Word.Kind != WordReceived || d.NeedsYou {
+	if d := Project(dropped, false); d.Word.Kind != WordReceived || d.NeedsYou() {
 		t.Fatalf("retried run: %+v", d)
 	}
 	if dropped.Retried("R1") {
@@ -152,15 +158,23 @@ func TestStep(t *testing.T) {
 	}{
 		{"", false, Display{Word: Word{WordStep, ""}}},
 		{"queued", true, Display{Word: Word{WordStep, "queued"}, Selected: true, Waiting: true}},
-		{"dispatched:coder", true, Display{Word: Word{WordStep, "dispatched:coder"}, Selected: true, Live: true}},
-		{"owned_by_lane:coder", false, Display{Word: Word{WordStep, "owned_by_lane:coder"}, Live: true}},
-		{"review_pending", false, Display{Word: Word{WordStep, "review_pending"}, NeedsYou: true}},
-		{"failed:worker_exit_nonzero", false, Display{Word: Word{WordStep, "failed:worker_exit_nonzero"}, NeedsYou: true}},
-		{"failed:run_abandoned", false, Display{Word: Word{WordStep, "failed:run_abandoned"}}},
-		{"completed", false, Display{Word: Word{WordStep, "completed"}}},
+		{"dispatched:coder", true, Display{Word: Word{WordStep, "dispatched:coder"}, Mood: MoodProgress, Selected: true, Live: true}},
+		{"owned_by_lane:coder", false, Display{Word: Word{WordStep, "owned_by_lane:coder"}, Mood: MoodProgress, Live: true}},
+		{"review_pending", false, Display{Word: Word{WordStep, "review_pending"}, Mood: MoodProgress, Need: NeedReview}},
+		{"failed:worker_exit_nonzero", false, Display{Word: Word{WordStep, "failed:worker_exit_nonzero"}, Mood: MoodBad, Need: NeedFailed}},
+		{"failed:run_abandoned", false, Display{Word: Word{WordStep, "failed:run_abandoned"}, Mood: MoodBad}},
+		{"completed", false, Display{Word: Word{WordStep, "completed"}, Mood: MoodGood}},
+		{"lease_released:coder", false, Display{Word: Word{WordStep, "lease_released:coder"}}},
+		{"verified", false, Display{Word: Word{WordStep, "verified"}, Mood: MoodGood}},
 	} {
-		if got := Step(tc.stored, tc.current); got != tc.want {
+		if got := Step(tc.stored, tc.current, false); got != tc.want {
 			t.Errorf("Step(%q, %v) = %+v, want %+v", tc.stored, tc.current, got, tc.want)
+		}
+	}
+	// A pipeline DONE finishes the steps it released or never reached.
+	for _, stored := range []string{"", "lease_released:coder"} {
+		if d := Step(stored, false, true); d.Mood != MoodGood {
+			t.Errorf("Step(%q) of a DONE pipeline: %+v", stored, d)
 		}
 	}
 }

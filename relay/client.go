@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 )
@@ -114,14 +113,7 @@ func Dial(ctx context.Context, root string, cfg ClientConfig) (*Client, error) {
 // Forward sends an instruction the person typed and returns the
 // controller's Ack, which comes only once the instruction is durable.
 func (c *Client) Forward(ctx context.Context, text string) (Ack, error) {
-	if strings.TrimSpace(text) == "" {
-		return Ack{}, &Error{Code: CodeBadRequest, Detail: "text"}
-	}
-	env := Envelope{Type: TypeInstruction, Action: ActionForward}
-	if err := env.SetBody(Instruction{Text: text}); err != nil {
-		return Ack{}, err
-	}
-	return c.sendAck(ctx, env)
+	return c.sendBuilt(ctx)(ForwardEnvelope(text))
 }
 
 // FollowUp sends text as a follow-up of task taskID (of its run runID,
@@ -130,30 +122,23 @@ func (c *Client) Forward(ctx context.Context, text string) (Ack, error) {
 // Ack comes once the follow-up is durable; a task the controller does
 // not know is refused.
 func (c *Client) FollowUp(ctx context.Context, taskID, runID, text string) (Ack, error) {
-	if strings.TrimSpace(text) == "" {
-		return Ack{}, &Error{Code: CodeBadRequest, Detail: "text"}
-	}
-	if strings.TrimSpace(taskID) == "" {
-		return Ack{}, &Error{Code: CodeBadRequest, Detail: "task_id"}
-	}
-	env := Envelope{Type: TypeInstruction, Action: ActionForward}
-	if err := env.SetBody(Instruction{Text: text, TaskID: taskID, RunID: runID, FollowUp: true}); err != nil {
-		return Ack{}, err
-	}
-	return c.sendAck(ctx, env)
+	return c.sendBuilt(ctx)(FollowUpEnvelope(taskID, runID, text))
 }
 
 // Control forwards a control request (cancel, retry, status) for the
 // controller to decide, and returns its Ack.
 func (c *Client) Control(ctx context.Context, ctl Control) (Ack, error) {
-	if !ctl.Kind.Valid() {
-		return Ack{}, &Error{Code: CodeBadRequest, Detail: "kind"}
+	return c.sendBuilt(ctx)(ControlEnvelope(ctl))
+}
+
+// sendBuilt sends an envelope a builder made, unless the builder refused.
+func (c *Client) sendBuilt(ctx context.Context) func(Envelope, error) (Ack, error) {
+	return func(env Envelope, err error) (Ack, error) {
+		if err != nil {
+			return Ack{}, err
+		}
+		return c.sendAck(ctx, env)
 	}
-	env := Envelope{Type: TypeControl, Action: ActionForward}
-	if err := env.SetBody(ctl); err != nil {
-		return Ack{}, err
-	}
-	return c.sendAck(ctx, env)
 }
 
 // Observe subscribes to the controller's notices and returns its Status.
@@ -191,26 +176,15 @@ func (c *Client) Ping(ctx context.Context) (time.Duration, error) {
 // If the connection drops before the answer, Send resends the same ID on
 // the next connection, until ctx ends.
 func (c *Client) Send(ctx context.Context, env Envelope) (Envelope, error) {
-	if err := Guard(env.Action); err != nil {
-		return Envelope{}, err
-	}
-	if env.ID == "" {
-		env.ID = NewID()
-	}
-	env.V, env.Re = Version, ""
-	if err := checkRequest(env); err != nil {
+	env, err := PrepareRequest(env)
+	if err != nil {
 		return Envelope{}, err
 	}
 	reply, err := c.roundTrip(ctx, env)
 	if err != nil {
 		return reply, err
 	}
-	if reply.Type == TypeError {
-		e := &Error{Code: CodeInternal}
-		_ = reply.DecodeBody(e)
-		return reply, e
-	}
-	return reply, nil
+	return reply, AnswerError(reply)
 }
 
 // sendAck sends a request answered by an ack.
@@ -219,14 +193,7 @@ func (c *Client) sendAck(ctx context.Context, env Envelope) (Ack, error) {
 	if err != nil {
 		return Ack{}, err
 	}
-	var a Ack
-	if reply.Type != TypeAck {
-		return Ack{}, &Error{Code: CodeMalformed, Detail: string(reply.Type)}
-	}
-	if err := reply.DecodeBody(&a); err != nil {
-		return Ack{}, err
-	}
-	return a, nil
+	return DecodeAck(reply)
 }
 
 // Notices returns the channel of notices from the server (after Observe),

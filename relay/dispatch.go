@@ -35,6 +35,15 @@ func (s *Server) dispatch(ctx context.Context, c *conn, env Envelope) error {
 // answer handles a checked request other than observe.
 func (s *Server) answer(ctx context.Context, c *conn, env Envelope) Envelope {
 	req := Request{ID: env.ID, Conn: c.id, Peer: c.peer}
+	if env.Type == TypeOperate {
+		return s.operate(ctx, c, req, env)
+	}
+	return s.handle(ctx, req, env)
+}
+
+// handle answers a checked ping, hello, instruction or control request,
+// whichever way it came.
+func (s *Server) handle(ctx context.Context, req Request, env Envelope) Envelope {
 	switch env.Type {
 	case TypePing:
 		return answer(TypePong, env.ID, nil)
@@ -58,11 +67,9 @@ func (s *Server) answer(ctx context.Context, c *conn, env Envelope) Envelope {
 			return errorAnswer(env.ID, &Error{Code: CodeBadRequest, Detail: "kind"})
 		}
 		return s.ack(ctx, env.ID, func() (Ack, error) { return s.h.HandleControl(ctx, req, ctl) })
-	case TypeOperate:
-		return s.operate(ctx, c, req, env)
 	}
-	// checkRequest lets only request types through, and observe went
-	// elsewhere.
+	// checkRequest lets only request types through; observe and operate
+	// went elsewhere.
 	return errorAnswer(env.ID, &Error{Code: CodeUnknownType, Detail: string(env.Type)})
 }
 

@@ -38,8 +38,12 @@ type Request struct {
 	ID string
 	// Conn numbers the connection within this server, for logs.
 	Conn uint64
-	// Peer is the client process, as the kernel reports it.
+	// Peer is the client process, as the kernel reports it; zero for a
+	// request that came through the hub.
 	Peer Peer
+	// Via names the way a request came when it was not the socket (the
+	// hub: "hub"), for logs; empty for the socket.
+	Via string
 }
 
 // Peer is the credentials of the process at the other end of a connection,

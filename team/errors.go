@@ -46,6 +46,9 @@ const (
 	CodeRepo Code = "WORKFLOW_REPO"
 	// CodeAPIURL: outbox.api_url is not an http(s) URL (Value).
 	CodeAPIURL Code = "WORKFLOW_API_URL"
+	// CodeDeliver: a role's deliver is not "pr", or is "pr" with an
+	// outbox that is no forge (Key, Value, Want = the backend).
+	CodeDeliver Code = "WORKFLOW_DELIVER"
 )
 
 // Error is one problem of workflow.toml (or of daokit.toml's hard caps

@@ -45,6 +45,7 @@ type rawRole struct {
 	Accepts   bool     `toml:"accepts"`
 	Kind      string   `toml:"kind"`
 	Resume    []string `toml:"resume"`
+	Deliver   string   `toml:"deliver"`
 }
 
 type rawGroup struct {
@@ -149,7 +150,11 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 		if r.Kind != "" && !slices.Contains(WorkerKinds(), r.Kind) {
 			add(&Error{Code: CodeKind, Key: "roles." + name + ".kind", Value: strconv.Quote(r.Kind), Want: strings.Join(WorkerKinds(), ", ")})
 		}
-		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume}
+		if r.Deliver != "" && (r.Deliver != DeliverPR || w.Outbox.Backend != BackendGitHub && w.Outbox.Backend != BackendGitLab) {
+			add(&Error{Code: CodeDeliver, Key: "roles." + name + ".deliver", Value: strconv.Quote(r.Deliver), Want: w.Outbox.Backend})
+		}
+		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume,
+			Deliver: r.Deliver}
 		w.Names = append(w.Names, name)
 	}
 	sort.Strings(w.Names)

@@ -98,6 +98,8 @@ func TestOneClearMessageEach(t *testing.T) {
 		{"github bad api_url", "[outbox]\nbackend = \"github\"\nrepo = \"a/b\"\napi_url = \"ftp://x\"\n[roles.a]\n", CodeAPIURL, "not an http(s) URL", "不是 http(s) URL"},
 		{"gitlab bad project", "[outbox]\nbackend = \"gitlab\"\nrepo = \"just-a-name\"\n[roles.a]\n", CodeRepo, `the gitlab backend needs repo`, "gitlab 后端需要"},
 		{"gitlab bad api_url", "[outbox]\nbackend = \"gitlab\"\nrepo = \"a/b/c\"\napi_url = \"gitlab.example\"\n[roles.a]\n", CodeAPIURL, "https://HOST/api/v4", "自托管 GitLab"},
+		{"deliver on sqlite", "[roles.a]\ndeliver = \"pr\"\n", CodeDeliver, `roles.a.deliver = "pr": a role delivers only as "pr"`, "当前 outbox：sqlite"},
+		{"deliver merge", "[outbox]\nbackend = \"gitlab\"\nrepo = \"a/b/c\"\n[roles.a]\ndeliver = \"merge\"\n", CodeDeliver, `"merge"`, "合并请求"},
 		{"syntax", "[roles.a\n", CodeSyntax, "not a valid workflow file", "不是有效的"},
 	}
 	zh := i18n.MustNew(i18n.Chinese)

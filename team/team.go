@@ -97,7 +97,16 @@ type Role struct {
 	// resume): the worker's placeholders and {session}. Empty: every
 	// attempt starts afresh.
 	Resume []string
+	// Deliver is how the role's accepted work leaves its worktree:
+	// DeliverPR pushes the issue's branch and opens a pull request (a
+	// merge request on GitLab) once decision:accepted is stamped on the
+	// issue; "" leaves the branch where it is.
+	Deliver string
 }
+
+// DeliverPR is the one value of a role's deliver: accepted work becomes
+// a pull request on the outbox's own repository.
+const DeliverPR = "pr"
 
 // WorkerKinds are the values a role's kind may take.
 func WorkerKinds() []string { return []string{"command", "claude", "codex"} }

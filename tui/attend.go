@@ -56,10 +56,11 @@ func (m *Model) setTitle(st attention.State) tea.Cmd {
 	}
 	id := "tui.attention.title_idle"
 	switch st.Need {
-	case attention.Blocked, attention.Failed, attention.Review:
-		id = "tui.attention.title_need"
+	case attention.None:
 	case attention.Finished:
 		id = "tui.attention.title_done"
+	default:
+		id = "tui.attention.title_need"
 	}
 	t := m.env.T(id)
 	if t == m.title {

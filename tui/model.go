@@ -29,6 +29,7 @@ import (
 	"github.com/daokit/daokit/tui/component/tasks"
 	"github.com/daokit/daokit/tui/link"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 	"github.com/daokit/daokit/tui/theme"
@@ -140,6 +141,9 @@ func New(ctx context.Context, opts Options) *Model {
 	if policy.HandoffPath == "" && opts.Root != "" {
 		policy.HandoffPath = ledger.Layout{Root: opts.Root}.Handoff()
 	}
+	// One reader of the team's outbox for the panes that show it: a
+	// hub's connection is made once, not by every read.
+	obs := outboxes.New(ctx, opts.OpenOutbox)
 	m := &Model{
 		opts:    opts,
 		life:    ctx,
@@ -150,14 +154,14 @@ func New(ctx context.Context, opts Options) *Model {
 		pipe:    pipeline.New(env),
 		hb:      heartbeat.New(env),
 		leases:  leases.New(env),
-		roles:   roles.New(ctx, env, opts.Root),
+		roles:   roles.New(ctx, env, opts.Root, obs),
 		events:  events.New(env, opts.EventCapacity),
 		input:   input.New(env),
 		status:  statusbar.New(env),
 		changes: changes.New(env),
 		tasks:   tasks.New(env),
 		logs:    logview.New(env),
-		issues:  issues.New(ctx, env, opts.Root),
+		issues:  issues.New(ctx, env, opts.Root, obs),
 		link:    link.New(opts.Controllers, opts.ReadOnly, now),
 		rctx:    relayctx.New(opts.Context, policy, opts.Logger),
 		attn:    attention.New(*opts.Attention),

@@ -8,6 +8,7 @@ import (
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 	"github.com/daokit/daokit/tui/memory"
 	"github.com/daokit/daokit/tui/relayctx"
 	"github.com/daokit/daokit/tui/theme"
@@ -30,6 +31,11 @@ type Options struct {
 	Relay live.Relay
 	// Controllers finds and starts the controller; nil never starts one.
 	Controllers live.Controllers
+	// OpenOutbox opens the team's outbox read-only for the issues view
+	// and the roles pane, whatever its backend (cmd/daokit gives
+	// outbox/pick's); nil reads SQLite files and mirrors only, and says
+	// an outbox on a hub cannot be read.
+	OpenOutbox outboxes.Opener
 	// Context keeps the relay context between runs; nil keeps it in
 	// memory only.
 	Context relayctx.Store

@@ -30,10 +30,13 @@ func (m *Model) answerStatus(msg live.AnswerMsg) tea.Cmd {
 		}
 		return env.Clean(s)
 	}
+	// The run's state from the projection: a run a person ended reads
+	// as what they did, with nothing next.
+	st := m.attn.State()
+	state := component.Word(env, st.Pipeline(r.TaskID, r.RunID, m.pipe.Status()).Word)
 	next := env.Labels.Or(component.KindNext, r.NextAction)
-	state := env.Labels.Or(component.KindPipeline, m.pipe.Status())
-	if st := m.attn.State(); st.IsCancelled(r.TaskID, r.RunID) {
-		next, state = env.T("tui.route.cancelled"), env.Labels.Or(component.KindRun, "cancelled")
+	if st.EndedByPerson(r.TaskID, r.RunID) {
+		next = env.T("tui.route.cancelled")
 	}
 	last := ""
 	if e, ok := m.events.Last(); ok {

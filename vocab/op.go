@@ -82,6 +82,13 @@ const (
 // (payload: url, number, created, repo, remote, branch, base_branch).
 const OpPullRequest Op = "PULL_REQUEST"
 
+// OpPullRequestReview: the person rejected a change whose branch has a
+// pull request (or GitLab merge request), and the review comments
+// people left on it were read as the next iteration's findings
+// (payload: url, number, forge, findings; error when they could not
+// be read).
+const OpPullRequestReview Op = "PULL_REQUEST_REVIEW"
+
 // Ops lists every operation.
 func Ops() []Op {
 	return []Op{OpControllerStarted, OpControllerStopped, OpControllerFenced, OpInstruction, OpControl, OpOperation,
@@ -90,7 +97,7 @@ func Ops() []Op {
 		OpHookRan, OpHookSkipped, OpOrphansKilled, OpLeadStarted, OpLeadExited, OpLeadRestartLimit,
 		OpOutboxEvent, OpIssueFiled, OpIssueChanged, OpIterationStarted, OpReviewVerdict, OpIterationFinished,
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
-		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpPullRequest, OpSessionBound,
+		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpPullRequest, OpPullRequestReview, OpSessionBound,
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
 		OpCallbackExited, OpCallbackDropped, OpTakeoverSeen, OpForeignRun, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
 }

@@ -184,6 +184,15 @@ func (p *Process) setCause(cause transcript.StopCause) {
 	p.mu.Unlock()
 }
 
+// StopCause returns why the worker is being stopped, as its Result
+// will report it: the first cause given before it exited, StopNone when
+// it exited on its own first (or was never stopped).
+func (p *Process) StopCause() transcript.StopCause {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.cause
+}
+
 // Cancel is Stop(StopCancelled).
 func (p *Process) Cancel() { p.Stop(transcript.StopCancelled) }
 

@@ -164,6 +164,7 @@ var argOrders = []struct {
 		{"hub", "--anonymous", "--monitor=", "--data=/d", "--listen=127.0.0.1:0"},
 	}},
 	{parsed{"outbox init", "force=true root=/r", ""}, [][]string{{"outbox", "init", "--force", "--root", "/r"}, {"outbox", "init", "--root=/r", "--force"}}},
+	{parsed{"outbox export", "dry-run=true repo=acme/app to=github", ""}, [][]string{{"outbox", "export", "--to", "github", "--dry-run", "--repo", "acme/app"}, {"outbox", "export", "--repo=acme/app", "--dry-run", "--to=github"}}},
 }
 
 // TestArgumentOrders: every command parses its flags wherever they are,

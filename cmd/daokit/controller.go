@@ -87,7 +87,12 @@ func (a *app) runController(o controllerFlags) error {
 	var locked *ledger.LockedError
 	var answering *controller.HolderAnswersError
 	var unreadable *controller.StateUnreadableError
+	var gone *controller.RootGoneError
 	switch {
+	case errors.As(err, &gone) && gone.Replaced:
+		return failf("E_CONTROLLER_FAILED", a.t("cli.controller.error.root_replaced", "Root", dir))
+	case errors.As(err, &gone):
+		return failf("E_CONTROLLER_FAILED", a.t("cli.controller.error.root_gone", "Root", dir))
 	case errors.As(err, &unreadable):
 		return failf("E_STATE_UNREADABLE", a.t("cli.controller.error.state_unreadable", "File", unreadable.File, "Reason", unreadable.Err.Error()))
 	case errors.As(err, &answering):

@@ -92,7 +92,7 @@ func (a *app) runDashboard(c *cobra.Command, o dashboardFlags) error {
 		defer reapers.Wait()
 		defer endLife()
 		opts.Relay = &startingRelay{a: a, start: !o.noStart, link: tui.NewRelayLink(client), life: life, wg: &reapers,
-			ctl: &processControllers{self: a.self, root: dir, lang: a.loc.Lang()}}
+			ctl: a.newProcessControllers(dir)}
 	}
 	srv, err := dashboard.New(opts)
 	if err != nil {

@@ -152,6 +152,11 @@ func (a *app) help(c *cobra.Command, _ []string) {
 		fmt.Fprintln(w, a.t("cli.help.usage", "Usage", usage))
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, a.t(c.Short))
+		if c.Long != "" {
+			// A message id, as Short is: what the command does, at length.
+			fmt.Fprintln(w)
+			fmt.Fprintln(w, a.t(c.Long))
+		}
 	}
 	if c.HasAvailableSubCommands() {
 		fmt.Fprintln(w)

@@ -42,6 +42,7 @@ func newOutboxCmd(a *app) *cobra.Command {
 		sub.RunE = func(_ *cobra.Command, args []string) error { return run(args) }
 		c.AddCommand(sub)
 	}
+	c.AddCommand(newOutboxExportCmd(a))
 	return c
 }
 

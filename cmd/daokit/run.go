@@ -9,6 +9,7 @@ import (
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
+	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
 
@@ -102,7 +103,7 @@ func (a *app) simulateInterruption(ctx context.Context, client *relay.Client, ro
 			if !ok {
 				return failf("E_RUN_FAILED", a.t("cli.send.error.closed"))
 			}
-			running = n.Kind == relay.NoticeRunState && n.Run != nil && n.Run.TaskID == ack.TaskID && n.Run.State == "generating"
+			running = n.Kind == relay.NoticeRunState && n.Run != nil && n.Run.TaskID == ack.TaskID && vocab.RunState(n.Run.State) == vocab.StateGenerating
 		}
 	}
 	if pid, err := ledger.LockHolder(root); err == nil && pid > 0 && pid != os.Getpid() {

@@ -7,18 +7,29 @@ import (
 	"strings"
 	"time"
 
-	"github.com/daokit/daokit/controller"
 	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/liveness"
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
 	"github.com/spf13/cobra"
 )
 
-// Next actions that end a run (see vocab.NextDone and friends).
-// A step waiting for review ends the wait as well: the person acts next.
-var finalNextActions = map[vocab.Next]bool{vocab.NextDone: true, vocab.NextRetry: true, vocab.NextAwait: true, vocab.NextReview: true}
+// settledRoute is the run a route is at as the projection settles it
+// from the route's next action alone (send follows the run over the
+// relay and has no pipeline status).
+func settledRoute(r relay.Route) projection.Entry {
+	return projection.Settled(projection.Entry{TaskID: r.TaskID, RunID: r.RunID, StepID: r.ActiveStep},
+		"", vocab.Next(r.NextAction))
+}
+
+// runOver reports whether the route says its run is over for send
+// --wait: it ended, or waits for its person's review.
+func runOver(r relay.Route) bool {
+	e := settledRoute(r)
+	return e.Final != "" || e.Review
+}
 
 // sendFlags are send's options.
 type sendFlags struct {
@@ -202,7 +213,7 @@ func (a *app) waitFailed(code string, err error) error {
 // takes the root meanwhile is followed.
 func awaitRunEnd(ctx context.Context, client *relay.Client, root, taskID, runID string, show func(relay.Notice)) (relay.Route, error) {
 	ended := func(r *relay.Route) bool {
-		return r != nil && r.TaskID == taskID && r.RunID == runID && finalNextActions[vocab.Next(r.NextAction)]
+		return r != nil && r.TaskID == taskID && r.RunID == runID && runOver(*r)
 	}
 	poll := time.NewTicker(deadPoll)
 	defer poll.Stop()
@@ -287,9 +298,14 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 	case n.Kind == relay.NoticeWorkerOutput && n.Output != nil && mine(n.Output.TaskID, n.Output.RunID):
 		a.printf("  │ %s\n", say.FromRelay(*n.Output).Words(a.loc))
 	case n.Kind == relay.NoticeRunState && n.Run != nil && mine(n.Run.TaskID, n.Run.RunID):
-		line := a.t("cli.send.state", "Step", n.Run.StepID, "State", controller.StateText(a.loc, n.Run.State))
-		if n.Run.Reason != "" {
-			line += " (" + controller.ReasonText(a.loc, n.Run.Reason) + ")"
+		// Worded by the projection, as the window's conversation does:
+		// a run dropped while it waited reads as abandoned.
+		r := n.Run
+		d := projection.Project(projection.Entry{TaskID: r.TaskID, RunID: r.RunID, StepID: r.StepID,
+			State: vocab.RunState(r.State), Reason: vocab.Reason(r.Reason)}, true)
+		line := a.t("cli.send.state", "Step", r.StepID, "State", a.word(d.Word))
+		if why := d.Detail.Reason; why != "" {
+			line += " (" + why.Label(a.loc) + ")"
 		}
 		a.println(line)
 	case n.Kind == relay.NoticeDropped:
@@ -298,12 +314,12 @@ func (a *app) showNotice(n relay.Notice, taskID, runID string) {
 }
 
 func (a *app) runEnded(r relay.Route) error {
-	switch vocab.Next(r.NextAction) {
-	case vocab.NextDone:
-		a.println(a.t("cli.send.done", "Task", r.TaskID, "Run", r.RunID))
-		return nil
-	case vocab.NextReview:
+	switch d := projection.Project(settledRoute(r), false); {
+	case d.Need == projection.NeedReview:
 		a.println(a.t("cli.send.review", "Task", r.TaskID, "Run", r.RunID))
+		return nil
+	case d.Done():
+		a.println(a.t("cli.send.done", "Task", r.TaskID, "Run", r.RunID))
 		return nil
 	}
 	return failf("E_RUN_FAILED", a.t("cli.send.failed", "Task", r.TaskID, "Run", r.RunID, "Next", vocab.Next(r.NextAction).Label(a.loc)))

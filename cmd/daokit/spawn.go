@@ -23,9 +23,13 @@ const controllerStartTimeout = 15 * time.Second
 //
 // A cold start must not wait for nothing: when no live process holds the
 // root's lock there is no controller to wait for, so one is started at
-// once, and its socket is dialed every 1 to 5 ms until it listens.
+// once, and its socket is dialed every 1 to 5 ms until it listens. A
+// live holder that does not answer within controllerStartTimeout (a
+// flood of connections, a paused process) is not replaced: Start
+// refuses while it lives, and the person is told who holds the root.
+// One that died meanwhile gets its successor.
 func (a *app) connect(ctx context.Context, root string, start bool, progress func(pid int)) (*relay.Client, error) {
-	pc := &processControllers{self: a.self, root: root, lang: a.loc.Lang()}
+	pc := a.newProcessControllers(root)
 	if lockHeld(root) || !start {
 		// A controller runs (or is starting): a busy one deserves time
 		// to answer. Without one and without leave to start one, the
@@ -122,7 +126,10 @@ func (a *app) relayFail(code string, err error) error {
 // describeRelay renders a relay error for a person.
 func (a *app) describeRelay(err error) string {
 	var exited *controllerExitError
+	var holder *holderLiveError
 	switch {
+	case errors.As(err, &holder):
+		return holder.text
 	case errors.As(err, &exited): // first: it wraps the dial's cancellation
 		return a.t("cli.error.controller_exited", "PID", exited.pid, "Output", withoutCode(exited.output))
 	case errors.Is(err, context.Canceled):

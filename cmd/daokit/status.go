@@ -154,13 +154,12 @@ func (a *app) printStatusDetail(p ledger.PipelineState, hb ledger.HeartbeatStatu
 		for _, s := range p.Steps {
 			// The window's task list and this table project entries the
 			// same way: the current step is the selected entry.
-			d := projection.Step(p.RoleLifecycle.Get("step:"+s.ID), s.ID == p.CurrentStep)
+			d := projection.Step(p.RoleLifecycle.Get("step:"+s.ID), s.ID == p.CurrentStep, p.Status == ledger.StatusDone)
 			marker := " "
 			if d.Selected {
 				marker = "▶"
 			}
-			state := vocab.StepState(d.Word.Value)
-			rows = append(rows, []string{marker + " " + s.ID, s.Title, orDash(worded(state.Label(a.loc), string(state)))})
+			rows = append(rows, []string{marker + " " + s.ID, s.Title, orDash(worded(a.word(d.Word), d.Word.Value))})
 		}
 		writeTable(w, "  ", []string{"  " + a.t("cli.status.col.step"), a.t("cli.status.col.title"), a.t("cli.status.col.state")}, rows)
 	}

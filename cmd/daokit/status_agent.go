@@ -7,6 +7,8 @@ import (
 
 	"github.com/daokit/daokit/controller"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/projection"
+	"github.com/daokit/daokit/vocab"
 )
 
 // printAgentState writes what the current step's agent CLI said about
@@ -19,7 +21,10 @@ func (a *app) printAgentState(w io.Writer, p ledger.PipelineState) {
 	if step == "" {
 		return
 	}
-	if p.Status == ledger.StatusFailed || p.Status == ledger.StatusBlocked {
+	// A run that failed or blocked, as the projection settles it: what
+	// its agent said is why the person is needed.
+	run := projection.Settled(projection.Entry{TaskID: p.TaskID, RunID: p.RunID}, vocab.Status(p.Status), "")
+	if n := projection.Project(run, false).Need; n == projection.NeedFailed || n == projection.NeedBlocked {
 		if code := strings.ToUpper(p.RoleLifecycle.Get("route:last_reason")); controller.IsAgentReason(code) {
 			fmt.Fprintln(w, a.t("cli.status.agent.failed", "Reason", controller.ReasonText(a.loc, code)))
 		}

@@ -87,6 +87,9 @@ func (a *app) runWindow(c *cobra.Command, o windowFlags, readOnly bool) error {
 		Wide:      tui.ApplyWidthPolicy(a.getenv),
 		Logger:    logger,
 		Attention: windowAttention(dir, logger),
+		// The issues view and the roles pane read the team's outbox
+		// whatever its backend, a hub's included, always read-only.
+		OpenOutbox: openOutboxReadOnly,
 	}
 	if !readOnly {
 		cfg := relay.DefaultClientConfig()
@@ -102,7 +105,7 @@ func (a *app) runWindow(c *cobra.Command, o windowFlags, readOnly bool) error {
 		policy := windowPolicy(dir, o.relayPolicy, logger)
 		opts.ContextPolicy = &policy
 		if !o.noStart {
-			opts.Controllers = &processControllers{self: a.self, root: dir, lang: a.loc.Lang()}
+			opts.Controllers = a.newProcessControllers(dir)
 		}
 	}
 	ro := tui.RunOptions{AltScreen: true}

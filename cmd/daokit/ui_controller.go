@@ -17,6 +17,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/daokit/daokit/config"
+	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/liveness"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/tui/live"
@@ -24,9 +25,17 @@ import (
 
 // processControllers finds the controller of a root and starts
 // `daokit controller` when there is none. It is the window's
-// live.Controllers.
+// live.Controllers, and the dashboard's and the CLI's way to start one.
 type processControllers struct {
-	self, root, lang string
+	self, root string
+	// loc words a refused start in the reader's language; its language
+	// is also the started controller's.
+	loc *i18n.Localizer
+}
+
+// newProcessControllers is the controllers of root, started as self.
+func (a *app) newProcessControllers(root string) *processControllers {
+	return &processControllers{self: a.self, root: root, loc: a.loc}
 }
 
 var _ live.Controllers = (*processControllers)(nil)
@@ -52,7 +61,17 @@ func (c *processControllers) Probe(context.Context) (live.Probe, error) {
 // stops work in flight. Its stderr goes to an unlinked temporary file
 // that only the window can read, to say why if it exits. It never
 // creates a ledger: the window asked for that before it opened.
+//
+// It starts none while a live process holds the root's lock (liveness's
+// one rule), however long that holder has been silent: the child would
+// either lose the lock and exit, or, where the holder's lease lapsed
+// and it does not answer, kill it; neither is for an automatic start to
+// decide. The *holderLiveError says who holds the root. A holder that
+// is gone (a stale lock) gets its successor.
 func (c *processControllers) Start(context.Context) (live.Process, error) {
+	if ctl := liveness.ReadController(c.root, time.Now()); ctl.Live() {
+		return nil, newHolderLiveError(c.loc, c.root, ctl)
+	}
 	out, err := os.CreateTemp("", "daokit-controller-*.out")
 	if err != nil {
 		return nil, fmt.Errorf("start controller: %w", err)
@@ -64,7 +83,7 @@ func (c *processControllers) Start(context.Context) (live.Process, error) {
 		return nil, fmt.Errorf("start controller: %w", err)
 	}
 	defer devnull.Close()
-	cmd := exec.Command(c.self, "controller", "--root", c.root, "--lang", c.lang)
+	cmd := exec.Command(c.self, "controller", "--root", c.root, "--lang", c.loc.Lang())
 	// Only stderr is kept: that is where the controller says why it
 	// stops; stdout carries its ready line.
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = devnull, devnull, out

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/ledger"
 )
 
@@ -57,6 +59,36 @@ func TestProbeReadsTheLockHolder(t *testing.T) {
 	}
 }
 
+// TestStartRefusesBesideALiveHolder: the window, the dashboard and the
+// CLI start a controller through Start; while a live process holds the
+// root's lock none is started (the child would fight or fence it), and
+// the refusal names the holder in the reader's language.
+func TestStartRefusesBesideALiveHolder(t *testing.T) {
+	t.Parallel()
+	root := uiRoot(t)
+	lock := filepath.Join(root, "state", ledger.LockFile)
+	if err := os.WriteFile(lock, []byte(strconv.Itoa(os.Getpid())+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	started := filepath.Join(t.TempDir(), "started")
+	self := fakeDaokit(t, "touch "+started)
+	for _, lang := range []string{"en", "zh-CN"} {
+		c := &processControllers{self: self, root: root, loc: i18n.MustNew(lang)}
+		proc, err := c.Start(context.Background())
+		var busy *holderLiveError
+		if !errors.As(err, &busy) || proc != nil || busy.pid != os.Getpid() {
+			t.Fatalf("%s: Start beside a live holder: %v, %v", lang, proc, err)
+		}
+		want := map[string]string{"en": "is alive but did not answer in time", "zh-CN": "仍存活，但未及时应答"}[lang]
+		if !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), strconv.Itoa(os.Getpid())) {
+			t.Errorf("%s: %q", lang, err)
+		}
+	}
+	if _, err := os.Stat(started); err == nil {
+		t.Fatal("a controller was started beside the live holder")
+	}
+}
+
 // fakeDaokit writes a script standing in for the daokit binary.
 func fakeDaokit(t *testing.T, body string) string {
 	t.Helper()
@@ -73,7 +105,7 @@ func TestStartedControllerRunsInItsOwnSessionAndReportsItsExit(t *testing.T) {
 read line
 echo "daokit: unknown command \"controller\"" >&2
 exit 3`)
-	c := &processControllers{self: self, root: uiRoot(t), lang: "en"}
+	c := &processControllers{self: self, root: uiRoot(t), loc: i18n.MustNew("en")}
 	proc, err := c.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -96,7 +128,7 @@ exit 3`)
 func TestWaitReturnsWhenTheWindowCloses(t *testing.T) {
 	t.Parallel()
 	self := fakeDaokit(t, "exec sleep 30")
-	c := &processControllers{self: self, root: uiRoot(t), lang: "en"}
+	c := &processControllers{self: self, root: uiRoot(t), loc: i18n.MustNew("en")}
 	proc, err := c.Start(context.Background())
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@
 //	what                        stream / bucket          subjects
 //	ledger events (leader)      DAOKIT_r_LEDGER          daokit.r.ledger
 //	instructions to the leader  DAOKIT_r_INSTR           daokit.r.instr
+//	the leader's answers (KV)   DAOKIT_r_ANSWERS         $KV.DAOKIT_r_ANSWERS.>
 //	steps offered to agents     DAOKIT_r_STEPS           daokit.r.steps.<lane>
 //	results, output, heartbeats DAOKIT_r_RESULTS         daokit.r.results.<step>
 //	the outbox                  DAOKIT_r_OUTBOX          daokit.r.outbox.>
@@ -100,6 +101,11 @@ func (r Root) InstructionStream() string { return r.StreamPrefix() + "INSTR" }
 
 // InstructionSubject is the one subject of InstructionStream.
 func (r Root) InstructionSubject() string { return r.subject("instr") }
+
+// AnswerBucket is the key-value bucket of the leader's answers to the
+// requests of InstructionStream, keyed by request id, so that a person
+// who lost the answer (a dropped link, a resend) reads it again.
+func (r Root) AnswerBucket() string { return r.StreamPrefix() + "ANSWERS" }
 
 // StepStream is the work queue agents pull steps from, one subject per
 // lane.

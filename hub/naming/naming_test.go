@@ -13,6 +13,7 @@ func TestRootNamesCarryTheRootAndNothingElse(t *testing.T) {
 		r.LedgerSubject():       "daokit.team-a_1.ledger",
 		r.InstructionStream():   "DAOKIT_team-a_1_INSTR",
 		r.InstructionSubject():  "daokit.team-a_1.instr",
+		r.AnswerBucket():        "DAOKIT_team-a_1_ANSWERS",
 		r.StepStream():          "DAOKIT_team-a_1_STEPS",
 		r.StepSubject("gpu"):    "daokit.team-a_1.steps.gpu",
 		r.StepSubjects():        "daokit.team-a_1.steps.*",

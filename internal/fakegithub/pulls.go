@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/daokit/daokit/internal/fakerest"
 )
@@ -16,6 +18,27 @@ type pull struct {
 	Head, Base string
 	SHA        string
 	Merged     bool
+	// comments are the comments on lines of the diff, reviews the
+	// submitted reviews (pulls/N/comments, pulls/N/reviews).
+	comments []*lineComment
+	reviews  []*review
+}
+
+// lineComment is a review comment on line of path.
+type lineComment struct {
+	ID         int64
+	User, Body string
+	Path       string
+	Line       int
+	Created    time.Time
+}
+
+// review is a submitted review: APPROVED, CHANGES_REQUESTED, COMMENTED
+// (or PENDING, DISMISSED).
+type review struct {
+	ID                int64
+	User, Body, State string
+	Submitted         time.Time
 }
 
 // Pull is a pull request as the stand-in holds it.
@@ -204,4 +227,72 @@ func (s *Server) pullJSON(req *http.Request, r *repo, p *pull) map[string]any {
 		m["body"] = nil
 	}
 	return m
+}
+
+// LineComment writes login's review comment on line of path in pull
+// request number, as a reviewer does on GitHub; it returns its id.
+func (s *Server) LineComment(repoName string, number int64, login, path string, line int, body string) int64 {
+	s.Lock()
+	defer s.Unlock()
+	p := s.pull(repoName, number)
+	s.nextID++
+	p.comments = append(p.comments, &lineComment{ID: s.nextID, User: login, Body: body, Path: path, Line: line, Created: s.Now()})
+	return s.nextID
+}
+
+// Review submits login's review of pull request number (state
+// APPROVED, CHANGES_REQUESTED, COMMENTED, PENDING or DISMISSED).
+func (s *Server) Review(repoName string, number int64, login, state, body string) int64 {
+	s.Lock()
+	defer s.Unlock()
+	p := s.pull(repoName, number)
+	s.nextID++
+	p.reviews = append(p.reviews, &review{ID: s.nextID, User: login, Body: body, State: state, Submitted: s.Now()})
+	return s.nextID
+}
+
+func (s *Server) pull(repoName string, number int64) *pull {
+	for _, p := range s.repos[repoName].pulls {
+		if p.Number == number {
+			return p
+		}
+	}
+	panic("fakegithub: no pull request " + strconv.FormatInt(number, 10))
+}
+
+// pullReviews answers GET /repos/o/r/pulls/N/comments and
+// /repos/o/r/pulls/N/reviews, oldest first as GitHub lists them.
+func (s *Server) pullReviews(w http.ResponseWriter, req *http.Request, r *repo, number, what string) {
+	var p *pull
+	for _, q := range r.pulls {
+		if fmt.Sprint(q.Number) == number {
+			p = q
+		}
+	}
+	if p == nil || what != "comments" && what != "reviews" {
+		s.fail(w, http.StatusNotFound, "Not Found")
+		return
+	}
+	html := pullHTML(r, p)
+	js := []map[string]any{}
+	if what == "comments" {
+		for _, c := range page(s, w, req, p.comments) {
+			js = append(js, map[string]any{"id": c.ID, "node_id": "PRRC_" + strconv.FormatInt(c.ID, 10), "pull_request_review_id": nil,
+				"diff_hunk": "@@ -1 +1 @@", "path": c.Path, "commit_id": p.SHA, "original_commit_id": p.SHA,
+				"user": s.userJSON(c.User), "body": c.Body, "created_at": ts(c.Created), "updated_at": ts(c.Created),
+				"html_url": html + "#discussion_r" + strconv.FormatInt(c.ID, 10), "author_association": "MEMBER",
+				"line": c.Line, "original_line": c.Line, "side": "RIGHT", "start_line": nil, "subject_type": "line"})
+		}
+	} else {
+		for _, rv := range page(s, w, req, p.reviews) {
+			m := map[string]any{"id": rv.ID, "node_id": "PRR_" + strconv.FormatInt(rv.ID, 10), "user": s.userJSON(rv.User),
+				"body": rv.Body, "state": rv.State, "commit_id": p.SHA, "author_association": "MEMBER",
+				"html_url": html + "#pullrequestreview-" + strconv.FormatInt(rv.ID, 10)}
+			if rv.State != "PENDING" {
+				m["submitted_at"] = ts(rv.Submitted)
+			}
+			js = append(js, m)
+		}
+	}
+	fakerest.Reply(w, req, 200, js)
 }

@@ -157,6 +157,14 @@ func (s *Server) Issue(repoName string, number int64) (labels, assignees []strin
 	return slices.Clone(is.Labels), slices.Clone(is.Assignees), is.State, is.Body
 }
 
+// Issues counts a repository's issues (pull requests are numbered
+// apart in the stand-in).
+func (s *Server) Issues(repoName string) int {
+	s.Lock()
+	defer s.Unlock()
+	return len(s.repos[repoName].issues)
+}
+
 // Comments returns the bodies of an issue's comments, as stored.
 func (s *Server) Comments(repoName string, number int64) []string {
 	s.Lock()
@@ -294,6 +302,8 @@ func (s *Server) route(w http.ResponseWriter, req *http.Request, path string, bo
 		s.createPull(w, req, r, body, tok)
 	case len(rest) == 2 && rest[0] == "pulls":
 		s.onPull(w, req, r, rest[1])
+	case len(rest) == 3 && rest[0] == "pulls" && req.Method == http.MethodGet:
+		s.pullReviews(w, req, r, rest[1], rest[2])
 	case len(rest) == 3 && rest[0] == "commits" && rest[2] == "status" && req.Method == http.MethodGet:
 		s.combinedStatus(w, req, r, rest[1])
 	case len(rest) >= 2 && rest[0] == "issues":

@@ -78,6 +78,10 @@ func (s *Server) route(w http.ResponseWriter, req *http.Request, path string, bo
 			return
 		}
 		s.onIssue(w, req, p, p.issues[n-1], rest[2:], body, tok)
+	case len(rest) >= 1 && rest[0] == "merge_requests":
+		s.onMergeRequests(w, req, p, rest[1:], body, tok)
+	case len(rest) == 1 && rest[0] == "pipelines" && req.Method == http.MethodGet:
+		s.listPipelines(w, req, p)
 	default:
 		fail(w, http.StatusNotFound, "404 Not Found")
 	}

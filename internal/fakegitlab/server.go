@@ -38,6 +38,10 @@ type Options struct {
 	// NoLink leaves the Link header out, as GitLab does on listings
 	// too large to count: X-Next-Page alone says there is more.
 	NoLink bool
+	// Branch, when set, says whether the project holds branch on GitLab
+	// and at which commit: a merge request of a branch never pushed is
+	// refused, as GitLab refuses it.
+	Branch func(path, branch string) (sha string, ok bool)
 }
 
 // core is fakerest.Core under a name that stays unexported in Server.
@@ -62,6 +66,10 @@ type project struct {
 	path   string
 	issues []*issue
 	notes  []*note
+	// mrs are the merge requests (numbered by iid apart from issues, as
+	// on GitLab); pipelines the CI pipelines, by commit.
+	mrs       []*mergeRequest
+	pipelines []*pipeline
 }
 
 type issue struct {

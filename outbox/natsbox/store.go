@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/synadia-io/orbit.go/jetstreamext"
 
+	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/naming"
 	"github.com/daokit/daokit/outbox"
 )
@@ -111,27 +112,11 @@ func connect(o Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("outbox on the hub: %w", err)
 	}
-	if o.Timeout <= 0 {
-		o.Timeout = 5 * time.Second
-	}
-	opts := []nats.Option{nats.Name("daokit outbox " + o.Root), nats.MaxReconnects(-1),
-		nats.ReconnectWait(100 * time.Millisecond), nats.Timeout(o.Timeout)}
-	if o.Credentials != "" {
-		nk, err := nats.NkeyOptionFromSeed(o.Credentials)
-		if err != nil {
-			return nil, fmt.Errorf("outbox on the hub: credentials: %w", err)
-		}
-		opts = append(opts, nk)
-	}
-	nc, err := nats.Connect(o.URL, opts...)
+	c, err := hubconn.Dial(hubconn.Options{URL: o.URL, Credentials: o.Credentials, Name: "daokit outbox " + o.Root, Timeout: o.Timeout})
 	if err != nil {
-		return nil, fmt.Errorf("outbox on the hub %s: %w", o.URL, err)
+		return nil, fmt.Errorf("outbox on the %w", err)
 	}
-	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(o.Timeout))
-	if err != nil {
-		nc.Close()
-		return nil, err
-	}
+	nc, js := c.NC, c.JS
 	s := &Store{nc: nc, js: js, names: names, where: Where(o), wake: o.WakeInterval, wakeCh: make(chan struct{}), st: newState()}
 	s.readOnly = o.ReadOnly || os.Getenv(outbox.WorkerEnv) != ""
 	if s.wake <= 0 {

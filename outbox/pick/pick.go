@@ -1,8 +1,9 @@
 // Package pick opens the outbox a team's workflow.toml names: the SQLite
 // file (the default), or the outbox on a daokit hub (backend = "nats").
 // It is its own package so that the window, which reads the outbox
-// through outbox and team, never reaches the hub's client: only the
-// commands and the controller import it.
+// through outbox and team, never imports the hub's client: only the
+// commands and the controller import it, and the command that starts
+// the window hands it Open (read-only) as tui.Options.OpenOutbox.
 package pick
 
 import (

@@ -10,36 +10,23 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/vocab"
 )
 
-// Need is why the window calls for its person.
-type Need int
+// Need is why the window calls for its person: the projection's, so
+// that the banner, the title and the task list's mark agree.
+type Need = projection.Need
 
 // Needs, from none to the most urgent.
 const (
-	None     Need = iota
-	Finished      // DONE after a long run
-	Failed        // the run failed; /retry or /cancel
-	Blocked       // the run is blocked and waits for the person
-	Review        // a step's change waits for /accept or /reject
+	None     = projection.NeedNone
+	Finished = projection.NeedFinished // DONE after a long run
+	Failed   = projection.NeedFailed   // the run failed; /retry or /cancel
+	Blocked  = projection.NeedBlocked  // the run is blocked and waits for the person
+	Review   = projection.NeedReview   // a step's change waits for /accept or /reject
 )
-
-// String names the need (the catalog key suffix).
-func (n Need) String() string {
-	switch n {
-	case Finished:
-		return "finished"
-	case Failed:
-		return "failed"
-	case Blocked:
-		return "blocked"
-	case Review:
-		return "review"
-	}
-	return "none"
-}
 
 // State is what the window needs its person for, and about which run.
 type State struct {
@@ -47,14 +34,29 @@ type State struct {
 	TaskID, RunID, StepID string
 	Reason                string        // the run's last reason code, "" if none
 	Took                  time.Duration // how long a Finished run ran
-	// Cancelled says the run was cancelled on purpose: the pipeline
-	// says FAILED for the contract's sake, the window says cancelled.
-	Cancelled bool
+	// Run is the pipeline's run as the projection settled it (see
+	// projection.Settled): the pipeline pane and /status word its
+	// status from it, so that a run a person cancelled or dropped reads
+	// as such, not as the FAILED the pipeline says for the contract's
+	// sake.
+	Run projection.Entry
 }
 
-// IsCancelled reports whether st says that run (task, run) was cancelled.
-func (st State) IsCancelled(task, run string) bool {
-	return st.Cancelled && st.TaskID == task && st.RunID == run
+// EndedByPerson reports whether st says that run (task, run) was
+// ended on purpose by a person (cancelled or abandoned).
+func (st State) EndedByPerson(task, run string) bool {
+	return st.Run.TaskID == task && st.Run.RunID == run && st.Run.EndedByPerson()
+}
+
+// Pipeline returns the display of the status of the pipeline at run
+// (task, run): what the projection makes of it with what the attention
+// heard of that run.
+func (st State) Pipeline(task, run, status string) projection.Display {
+	e := projection.Entry{TaskID: task, RunID: run}
+	if st.Run.TaskID == task && st.Run.RunID == run {
+		e = st.Run
+	}
+	return projection.Pipeline(vocab.Status(status), e)
 }
 
 // StateMsg tells the panes (the banner) what the window needs.
@@ -97,34 +99,21 @@ func DefaultConfig() Config {
 	return Config{Bell: true, Title: true, Desktop: true, LongRun: DefaultLongRun}
 }
 
-// Operation and payload keys of the controller's run-state events (see
-// vocab.OpRunState); the window reads them, never writes them.
-const (
-	opRunState     = "RUN_STATE"
-	stateCancelled = "cancelled"
-	// opRunFinished ends a run (vocab.OpRunFinished); the reasons
-	// below say a person ended it (controller.ReasonCancelled,
-	// controller.ReasonAbandoned).
-	opRunFinished   = "RUN_FINISHED"
-	reasonCancelled = "WORKER_CANCELLED"
-	reasonAbandoned = "RUN_ABANDONED"
-)
-
 // Model follows the runs of the ledger and decides the State. It is not
 // a pane: the root feeds it and shows its State.
 type Model struct {
-	cfg       Config
-	st        State
-	primed    bool                 // the first snapshot was read
-	alerted   State                // the last moment that rang
-	started   map[string]time.Time // run → when the window first saw it running
-	reason    map[string]string    // run → its latest reason code
-	cancelled map[string]bool      // run → its last run state was cancelled
+	cfg     Config
+	st      State
+	primed  bool                 // the first snapshot was read
+	alerted State                // the last moment that rang
+	started map[string]time.Time // run → when the window first saw it running
+	// heard is what each run's events said, folded by the projection.
+	heard map[string]projection.Entry
 }
 
 // New returns the attention of a window.
 func New(cfg Config) *Model {
-	return &Model{cfg: cfg, started: map[string]time.Time{}, reason: map[string]string{}, cancelled: map[string]bool{}}
+	return &Model{cfg: cfg, started: map[string]time.Time{}, heard: map[string]projection.Entry{}}
 }
 
 // Config returns the configuration.
@@ -171,68 +160,73 @@ func (m *Model) Dismiss() bool {
 	return true
 }
 
-// event remembers the run states and reasons of one event.
+// event folds one event into what its run's events said.
 func (m *Model) event(e *ledger.Event) {
-	if len(m.reason) > maxRuns {
+	if len(m.heard) > maxRuns {
 		// Old runs are never asked about again; forget them all
 		// rather than keep a list that grows with the ledger.
-		m.reason, m.cancelled = map[string]string{}, map[string]bool{}
+		m.heard = map[string]projection.Entry{}
 	}
-	k := runKey(e.TaskID, e.RunID)
+	p := e.Payload
+	u := projection.Update{TaskID: e.TaskID, RunID: e.RunID}
+	op := ""
+	if e.EventType == ledger.EventSystem {
+		op = p.String("operation")
+	}
 	switch {
-	case e.EventType == ledger.EventSystem && e.Payload.String("operation") == opRunState:
-		if r := e.Payload.String("reason_code"); r != "" {
-			m.reason[k] = r
-		}
-		m.cancelled[k] = e.Payload.String("to") == stateCancelled
-	case e.EventType == ledger.EventSystem && e.Payload.String("operation") == opRunFinished:
-		// A run cancelled or abandoned after it ended (blocked, failed)
-		// or while its change waited for review has no cancelled
-		// attempt; its end says it.
-		if r := e.Payload.String("reason_code"); r == reasonCancelled || r == reasonAbandoned {
-			m.reason[k], m.cancelled[k] = r, true
-		}
+	case op == string(vocab.OpRunState):
+		u.StepID, u.Lane, u.State = e.StepID, p.String("lane"), vocab.RunState(p.String("to"))
+	case op == string(vocab.OpRunFinished):
+		u.Final = vocab.Status(p.String("status"))
 	case e.EventType == ledger.EventStepFailed:
-		if r := e.Payload.String("reason_code"); r != "" {
-			m.reason[k] = r
-		}
+	default:
+		return
 	}
+	u.Reason = vocab.Reason(p.String("reason_code"))
+	k := runKey(e.TaskID, e.RunID)
+	h, ok := m.heard[k]
+	if !ok {
+		h = projection.Entry{TaskID: e.TaskID, RunID: e.RunID}
+	}
+	h.Fold(u)
+	m.heard[k] = h
 }
 
-// decide works out the State from the pipeline.
+// decide works out the State from the pipeline: the projection settles
+// its run from the pipeline's status, the route's next action and what
+// the run's events said, and says whether it needs its person.
 func (m *Model) decide(p *ledger.PipelineState, next string, at time.Time) State {
 	k := runKey(p.TaskID, p.RunID)
-	st := State{TaskID: p.TaskID, RunID: p.RunID, StepID: p.CurrentStep, Reason: m.reason[k]}
+	h, ok := m.heard[k]
+	if !ok {
+		h = projection.Entry{TaskID: p.TaskID, RunID: p.RunID}
+	}
+	h.StepID = p.CurrentStep
+	run := projection.Settled(h, vocab.Status(p.Status), vocab.Next(next))
+	d := projection.Project(run, true)
+	st := State{Need: d.Need, TaskID: p.TaskID, RunID: p.RunID, StepID: p.CurrentStep, Reason: string(run.Reason), Run: run}
 	switch {
-	case p.Status == ledger.StatusBlocked || next == nextAwait:
-		st.Need = Blocked
-	case p.Status == ledger.StatusAccept || next == nextReview:
-		st.Need = Review
-	case m.cancelled[k]:
-		// Cancelled on purpose: the pipeline says FAILED for the
-		// contract's sake, but nobody needs calling.
-		st.Cancelled = true
+	case d.NeedsYou():
 		return st
-	case p.Status == ledger.StatusFailed || next == nextRetry:
-		st.Need = Failed
-	case p.Status == ledger.StatusDone:
+	case d.Done():
 		if t0, ok := m.started[k]; ok && m.primed && at.Sub(t0) >= m.cfg.LongRun {
 			st.Need, st.Took = Finished, at.Sub(t0).Round(time.Second)
 		}
 		delete(m.started, k)
-		if m.st.Need == None && st.Need == None {
-			return State{}
-		}
 		if st.Need == None && m.st.Need == Finished && m.st.RunID == p.RunID {
 			return m.st // stays until dismissed
 		}
-	default:
+	case run.Going():
 		if _, ok := m.started[k]; !ok && !at.IsZero() {
 			m.started[k] = at
 		}
-		return State{}
 	}
 	if st.Need == None {
+		if run.EndedByPerson() {
+			// Nobody needs calling, but the panes say what the
+			// person did.
+			return State{Run: run}
+		}
 		return State{}
 	}
 	return st
@@ -240,10 +234,3 @@ func (m *Model) decide(p *ledger.PipelineState, next string, at time.Time) State
 
 // maxRuns bounds the runs whose reasons the model remembers.
 const maxRuns = 1024
-
-// Next actions of the controller's route that ask for a person.
-const (
-	nextRetry  = string(vocab.NextRetry)
-	nextAwait  = string(vocab.NextAwait)
-	nextReview = string(vocab.NextReview)
-)

@@ -5,6 +5,7 @@ import (
 	"errors"
 
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 	"github.com/daokit/daokit/vocab"
 )
 
@@ -31,6 +32,8 @@ func ErrorText(env *Env, err error) string {
 		return s
 	case errors.Is(err, context.DeadlineExceeded):
 		return env.Labels.Or(KindRelayError, "timeout")
+	case errors.Is(err, outboxes.ErrHubUnreadable):
+		return env.T("tui.outbox.hub_unreadable")
 	case errors.Is(err, context.Canceled), errors.Is(err, live.ErrClosed):
 		return env.Labels.Or(KindRelayError, "closed")
 	}

@@ -44,6 +44,10 @@ const (
 	StopTimeout   StopCause = "timeout"    // Spec.Timeout passed
 	StopHung      StopCause = "hung"       // the heartbeat judged it stale
 	StopLeaseLost StopCause = "lease_lost" // another writer took the step's lease over
+	// StopTakenOver: a person's takeover, carried out by the controller
+	// running the step (`daokit takeover` forwarded to it), which then
+	// resumes the step.
+	StopTakenOver StopCause = "taken_over"
 	// StopAgentFailed: the agent CLI retries what cannot succeed (its
 	// provider refused the credentials); its own result would come only
 	// after minutes of retries.

@@ -1,6 +1,7 @@
 package banner
 
 import (
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 )
@@ -15,14 +16,24 @@ func AttentionItem(env *component.Env, st attention.State) (Item, bool) {
 	}
 	task := env.Clean(st.TaskID)
 	switch st.Need {
-	case attention.Blocked:
-		return Item{Level: Error, Text: env.T("tui.attention.blocked", "Task", task, "Why", why)}, true
-	case attention.Review:
-		return Item{Level: Warn, Text: env.T("tui.attention.review", "Task", task)}, true
-	case attention.Failed:
-		return Item{Level: Error, Text: env.T("tui.attention.failed", "Task", task, "Why", why)}, true
+	case attention.None:
+		return Item{}, false
 	case attention.Finished:
-		return Item{Level: Info, Text: env.T("tui.attention.finished", "Task", task, "Took", env.Duration(st.Took))}, true
+		return Item{Level: levelOf(st.Need.Mood()), Text: env.T("tui.attention.finished", "Task", task, "Took", env.Duration(st.Took))}, true
 	}
-	return Item{}, false
+	// What happened, by the need's name, and what to type, from the
+	// controls the projection says work for that need.
+	return Item{Level: levelOf(st.Need.Mood()), Text: env.T("tui.attention."+st.Need.String(), "Task", task, "Why", why,
+		"Do", component.Suggest(env, st.Need))}, true
+}
+
+// levelOf is the banner level of a mood.
+func levelOf(m projection.Mood) Level {
+	switch m {
+	case projection.MoodBad:
+		return Error
+	case projection.MoodWarn:
+		return Warn
+	}
+	return Info
 }

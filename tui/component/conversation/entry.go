@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/text"
 	"github.com/daokit/daokit/tui/theme"
@@ -58,6 +59,8 @@ type entry struct {
 	fold  string
 	trail []string
 	event string
+	// slot is a step line's entry of the projection (see fold.go).
+	slot projection.Entry
 
 	lines []string
 	gen   uint64

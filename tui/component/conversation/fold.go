@@ -4,8 +4,10 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/workflow"
 )
 
@@ -39,16 +41,23 @@ const labelTrail = "run.trail"
 // trailSep joins the states of a trail when drawn.
 const trailSep = " → "
 
-// foldRunState puts a run-state notice into its step's line.
+// foldRunState puts a run-state notice into its step's line. The line
+// is the step's entry of the projection: the notice is folded into it,
+// and the line shows the words the projection gave it one after the
+// other, and the reason only the projection's detail names.
 func (m *Model) foldRunState(r live.RunState) {
 	key := foldKey(foldRun, r.TaskID, r.RunID, r.StepID)
 	var trail []string
+	slot := projection.Entry{TaskID: r.TaskID, RunID: r.RunID}
 	if i := m.find(key); i >= 0 {
-		trail = m.entries[i].trail
+		trail, slot = m.entries[i].trail, m.entries[i].slot
 		m.entries = append(m.entries[:i], m.entries[i+1:]...)
 	}
-	if n := len(trail); n == 0 || trail[n-1] != r.State {
-		trail = append(trail, r.State)
+	slot.Fold(projection.Update{TaskID: r.TaskID, RunID: r.RunID, StepID: r.StepID, Lane: r.Lane,
+		State: vocab.RunState(r.State), Reason: vocab.Reason(r.Reason)})
+	d := projection.Project(slot, true)
+	if tok := trailToken(d.Word); len(trail) == 0 || trail[len(trail)-1] != tok {
+		trail = append(trail, tok)
 	}
 	shown := trail
 	if len(shown) > maxTrail {
@@ -57,13 +66,31 @@ func (m *Model) foldRunState(r live.RunState) {
 	step := m.Env.Clean(r.StepID)
 	e := catalogEntry(KindController, "tui.conversation.run_state", "Step", step, "State", strings.Join(shown, " "))
 	e.labeled = labels("State", labelTrail)
-	if r.Reason != "" {
+	if why := d.Detail.Reason; why != "" {
 		e = catalogEntry(KindController, "tui.conversation.run_state_reason", "Step", step,
-			"State", strings.Join(shown, " "), "Reason", r.Reason)
+			"State", strings.Join(shown, " "), "Reason", string(why))
 		e.labeled = labels("State", labelTrail, "Reason", component.KindReason)
 	}
-	e.fold, e.trail, e.task = key, trail, r.TaskID
+	e.fold, e.trail, e.slot, e.task = key, trail, slot, r.TaskID
 	m.add(e)
+}
+
+// trailToken is a word of the projection as a trail keeps it: a run
+// state as it is stored (what lines saved by earlier windows hold),
+// another word as its kind and value.
+func trailToken(w projection.Word) string {
+	if w.Kind == projection.WordRun {
+		return w.Value
+	}
+	return string(w.Kind) + "=" + w.Value
+}
+
+// trailWord reads a trail token back.
+func trailWord(tok string) projection.Word {
+	if kind, value, ok := strings.Cut(tok, "="); ok {
+		return projection.Word{Kind: projection.WordKind(kind), Value: value}
+	}
+	return projection.StateWord(vocab.RunState(tok))
 }
 
 // find returns the index of the entry folded under key, or -1.
@@ -81,7 +108,7 @@ func labelTrailOf(env *component.Env, trail string) string {
 	states := strings.Fields(trail)
 	for i, s := range states {
 		if s != "…" {
-			states[i] = env.Labels.Or(component.KindRun, s)
+			states[i] = component.Word(env, trailWord(s))
 		}
 	}
 	return strings.Join(states, trailSep)

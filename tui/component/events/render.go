@@ -6,9 +6,11 @@ import (
 	"strings"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/text"
 	"github.com/daokit/daokit/tui/theme"
+	"github.com/daokit/daokit/vocab"
 	"github.com/daokit/daokit/worker/transcript"
 )
 
@@ -132,7 +134,8 @@ func summary(env *component.Env, ev *ledger.Event) string {
 	}
 	if from, to := ev.Payload.String("from"), ev.Payload.String("to"); from != "" || to != "" {
 		// A run-state change, in words.
-		parts = append(parts, env.Labels.Or(component.KindRun, from)+" → "+env.Labels.Or(component.KindRun, to))
+		word := func(s string) string { return component.Word(env, projection.StateWord(vocab.RunState(s))) }
+		parts = append(parts, word(from)+" → "+word(to))
 		used["from"], used["to"] = true, true
 	}
 	if d := deniedSummary(env, ev.Payload); d != "" {

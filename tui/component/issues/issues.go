@@ -8,17 +8,17 @@ package issues
 
 import (
 	"context"
+	"errors"
 	"time"
 
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
-	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 )
 
 // Thread is one issue with its comments, oldest first, and its Worker
@@ -48,6 +48,7 @@ type Model struct {
 
 	root    string
 	life    context.Context
+	obs     *outboxes.Reader // how the outbox is read
 	visible bool
 	loading bool
 
@@ -66,9 +67,10 @@ type Model struct {
 var _ component.Component = (*Model)(nil)
 
 // New returns a hidden view of root's team (empty root: nothing is
-// read). ctx bounds the reads its commands do.
-func New(ctx context.Context, env *component.Env, root string) *Model {
-	return &Model{Pane: component.Pane{Env: env}, keys: DefaultKeyMap(env.Loc), root: root, life: ctx}
+// read), whose outbox it reads through obs. ctx bounds the reads its
+// commands do.
+func New(ctx context.Context, env *component.Env, root string, obs *outboxes.Reader) *Model {
+	return &Model{Pane: component.Pane{Env: env}, keys: DefaultKeyMap(env.Loc), root: root, life: ctx, obs: obs}
 }
 
 // Keys returns the view's key map.
@@ -120,7 +122,7 @@ func (m *Model) load() tea.Cmd {
 	if m.thread != nil && m.thread.Worker != nil {
 		mark = &m.thread.Worker.Mark
 	}
-	return Load(m.life, m.root, m.open, mark)
+	return Load(m.life, m.obs, m.root, m.open, mark)
 }
 
 // WorkerLog is the Lead's Worker of the issue a log opened from the view
@@ -257,22 +259,22 @@ func (t *Thread) worker() *Worker {
 // blocked ones (the Leads' status files, else their comments), and the
 // thread of issue open (0: none) with its Worker's output and change
 // (the change read again only when the Worker moved past mark; nil: read
-// it). The outbox is opened read-only.
-func Load(ctx context.Context, root string, open int64, mark *Mark) tea.Cmd {
+// it). The outbox is read through obs, read-only, whatever its backend.
+func Load(ctx context.Context, obs *outboxes.Reader, root string, open int64, mark *Mark) tea.Cmd {
 	return func() tea.Msg {
-		cfg, err := config.Load(root)
-		if err != nil || (!team.Exists(cfg.Team.OutboxDir(root)) && cfg.Team.OutboxRoot == "") {
+		tm, err := obs.Team(root)
+		if errors.Is(err, outboxes.ErrNoTeam) {
 			return LoadedMsg{Open: open}
 		}
-		wf, err := team.Load(cfg.Team.OutboxDir(root))
 		if err != nil {
 			return LoadedMsg{Has: true, Open: open, Err: err}
 		}
-		ob, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true})
+		cfg, wf := tm.Config, tm.Workflow
+		ob, done, err := obs.Open(ctx, wf)
 		if err != nil {
 			return LoadedMsg{Has: true, Open: open, Err: err}
 		}
-		defer ob.Close()
+		defer done()
 		views, err := roster.Views(ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), time.Now())
 		if err != nil {
 			return LoadedMsg{Has: true, Open: open, Err: err}

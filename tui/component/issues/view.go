@@ -189,7 +189,7 @@ func (m *Model) statusLine() string {
 	env := m.Env
 	if m.err != nil {
 		return " " + env.Styles.Paint(theme.ToneBad).Apply(text.Truncate(env.T("tui.issues.error",
-			"Error", env.Clean(m.err.Error())), m.Width-1, env.Tail()))
+			"Error", component.ErrorText(env, m.err)), m.Width-1, env.Tail()))
 	}
 	t := m.Target()
 	if t == 0 {

@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/workflow"
 )
 
@@ -36,7 +35,7 @@ func (m *Model) loopLines() []string {
 		return usage
 	}
 	agent := ""
-	if prog.Agent != "" && m.p.Status == ledger.StatusExecute {
+	if prog.Agent != "" && m.attn.Pipeline(m.p.TaskID, m.p.RunID, m.p.Status).Live {
 		agent = env.T("workflow.role." + string(prog.Agent))
 	}
 	lines := []string{" " + st.Muted.Render(env.T("tui.pipeline.loop")+" ") +

@@ -7,11 +7,11 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/attention"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
 	"github.com/daokit/daokit/tui/text"
-	"github.com/daokit/daokit/tui/theme"
 )
 
 // Model is the pipeline pane.
@@ -100,13 +100,10 @@ func (m *Model) body() []string {
 		return " " + st.Muted.Render(env.T(id)+" ") + v
 	}
 	// The status in words (the stored value only when the window has
-	// none); a run cancelled on purpose is cancelled, not FAILED.
-	word := env.Labels.Or(component.KindPipeline, p.Status)
-	tone := component.PipelineTone(p.Status)
-	if m.attn.IsCancelled(p.TaskID, p.RunID) {
-		word, tone = env.Labels.Or(component.KindRun, "cancelled"), theme.ToneMuted
-	}
-	status := st.ToneStyle(tone).Render(env.Clean(word))
+	// none), from the projection: a run cancelled on purpose is
+	// cancelled, not FAILED.
+	d := m.attn.Pipeline(p.TaskID, p.RunID, p.Status)
+	status := st.ToneStyle(component.Tone(d.Mood)).Render(env.Clean(component.Word(env, d.Word)))
 	lines := []string{
 		" " + st.Muted.Render(env.T("tui.pipeline.status")+" ") + status,
 		field("tui.pipeline.goal", p.Goal),
@@ -151,13 +148,14 @@ func (m *Model) stepLine(s *ledger.Step) string {
 	g := st.Glyphs
 	p := &m.p
 	state := p.RoleLifecycle.Get("step:" + s.ID)
-	phase := component.PhaseOf(state, p.Status == ledger.StatusDone)
-	mark := phase.Glyph(g)
+	done := m.attn.Pipeline(p.TaskID, p.RunID, p.Status).Done()
+	d := projection.Step(state, s.ID == p.CurrentStep && !done, done)
+	tone := component.Tone(d.Mood)
 	cur := " "
-	if s.ID == p.CurrentStep && p.Status != ledger.StatusDone {
+	if d.Selected {
 		cur = g.Current
 	}
-	head := " " + cur + st.ToneStyle(phase.Tone()).Render(mark) + " " + st.Bold.Render(env.Clean(s.ID)) + " "
+	head := " " + cur + st.ToneStyle(tone).Render(component.Glyph(d.Mood, g)) + " " + st.Bold.Render(env.Clean(s.ID)) + " "
 	room := m.Width - text.Width(head) - 1
 	var right string
 	rightW := 0
@@ -166,7 +164,7 @@ func (m *Model) stepLine(s *ledger.Step) string {
 		// it (a failed step's reason) but never all of the title; the
 		// stored value (its lane or reason code, as status shows it)
 		// follows when it fits whole.
-		words := env.Clean(env.Labels.Or(component.KindStep, state))
+		words := env.Clean(component.Word(env, d.Word))
 		limit := room / 2
 		if w := text.Width(words); w > limit {
 			limit = min(w, room*2/3)
@@ -177,7 +175,7 @@ func (m *Model) stepLine(s *ledger.Step) string {
 		}
 		right = text.Truncate(right, max(limit, 0), env.Tail())
 		rightW = text.Width(right)
-		right = st.ToneStyle(phase.Tone()).Render(right)
+		right = st.ToneStyle(tone).Render(right)
 	}
 	title := text.Truncate(env.Clean(s.Title), max(room-rightW-1, 0), env.Tail())
 	gap := max(room-text.Width(title)-rightW, 1)

@@ -17,13 +17,13 @@ import (
 	"github.com/charmbracelet/bubbles/key"
 	tea "github.com/charmbracelet/bubbletea"
 
-	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/team"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/live"
+	"github.com/daokit/daokit/tui/live/outboxes"
 	"github.com/daokit/daokit/tui/text"
 	"github.com/daokit/daokit/tui/theme"
 )
@@ -44,6 +44,8 @@ type Model struct {
 
 	root     string
 	life     context.Context
+	obs      *outboxes.Reader // how the outbox is read
+	loading  bool             // a read is in flight
 	views    []roster.RoleView
 	problems []string
 	has      bool
@@ -54,8 +56,8 @@ var _ component.Component = (*Model)(nil)
 
 // New returns the pane for root (empty: no team, nothing is read). ctx
 // bounds the reads its commands do.
-func New(ctx context.Context, env *component.Env, root string) *Model {
-	return &Model{Pane: component.Pane{Env: env}, root: root, life: ctx}
+func New(ctx context.Context, env *component.Env, root string, obs *outboxes.Reader) *Model {
+	return &Model{Pane: component.Pane{Env: env}, root: root, life: ctx, obs: obs}
 }
 
 // Has reports whether the root has a team to show.
@@ -67,11 +69,15 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case component.EnvMsg:
 		m.Env = msg.Env
 	case live.TickMsg:
-		if m.root == "" {
+		if m.root == "" || m.loading {
+			// One read at a time: a hub that answers slowly must not
+			// gather a read per tick.
 			return m, nil
 		}
-		return m, Load(m.life, m.root, msg.Now, m.Env.Loc)
+		m.loading = true
+		return m, Load(m.life, m.obs, m.root, msg.Now, m.Env.Loc)
 	case LoadedMsg:
+		m.loading = false
 		m.has, m.problems = msg.Has, msg.Problems
 		if msg.Err != nil {
 			m.stale = true
@@ -88,14 +94,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // Load reads the team of root: daokit.toml, workflow.toml, the Leads'
 // status and exit files and the outbox. A broken workflow.toml or a
 // refused outbox is shown, not hidden: the team is off, and the pane
-// says why (loc renders the problems).
-func Load(ctx context.Context, root string, now time.Time, loc *i18n.Localizer) tea.Cmd {
+// says why (loc renders the problems). The outbox is read through obs,
+// whatever its backend.
+func Load(ctx context.Context, obs *outboxes.Reader, root string, now time.Time, loc *i18n.Localizer) tea.Cmd {
 	return func() tea.Msg {
-		cfg, err := config.Load(root)
-		if err != nil || (!team.Exists(cfg.Team.OutboxDir(root)) && cfg.Team.OutboxRoot == "") {
+		tm, err := obs.Team(root)
+		if errors.Is(err, outboxes.ErrNoTeam) {
 			return LoadedMsg{}
 		}
-		wf, err := team.Load(cfg.Team.OutboxDir(root))
 		if err != nil {
 			var problems []string
 			if es, ok := err.(team.Errors); ok {
@@ -110,9 +116,10 @@ func Load(ctx context.Context, root string, now time.Time, loc *i18n.Localizer) 
 			}
 			return LoadedMsg{Has: true, Problems: problems}
 		}
+		cfg, wf := tm.Config, tm.Workflow
 		var problems []string
 		var ob outbox.Backend
-		if s, err := outbox.OpenSQLite(wf.DBPath(), outbox.Options{ReadOnly: true}); err != nil {
+		if s, done, err := obs.Open(ctx, wf); err != nil {
 			var oe *outbox.OpenError
 			if errors.As(err, &oe) {
 				problems = append(problems, roster.ExitOf("", 0, err).Text(loc.T))
@@ -120,7 +127,7 @@ func Load(ctx context.Context, root string, now time.Time, loc *i18n.Localizer) 
 				return LoadedMsg{Has: true, Err: err}
 			}
 		} else {
-			defer s.Close()
+			defer done()
 			ob = s
 		}
 		views, err := roster.Views(ctx, wf, ob, cfg.Heartbeat.WarningAfter.Std(), cfg.Heartbeat.StaleAfter.Std(), now)

@@ -94,7 +94,7 @@ func (m *Model) render() string {
 	if l := env.Labels.Get(component.KindNext, m.route.NextAction); l != "" {
 		next = l
 	}
-	if m.attn.IsCancelled(m.route.TaskID, m.route.RunID) {
+	if m.attn.EndedByPerson(m.route.TaskID, m.route.RunID) {
 		next = env.T("tui.route.cancelled")
 	}
 	fields := []struct{ id, v string }{

@@ -59,7 +59,7 @@ type Task struct {
 
 // NeedsYou reports whether the task waits for its person: a change to
 // review, or a run that ended blocked or failed (not on purpose).
-func (t *Task) NeedsYou() bool { return projection.Project(t.slot, false).NeedsYou }
+func (t *Task) NeedsYou() bool { return projection.Project(t.slot, false).NeedsYou() }
 
 // Run is the id of the task's latest run.
 func (t *Task) Run() string { return t.slot.RunID }

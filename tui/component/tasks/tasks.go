@@ -212,13 +212,9 @@ func (m *Model) fromPipeline(p *ledger.PipelineState) bool {
 	}
 	at, _ := ledger.ParseTime(p.UpdatedAt)
 	t := m.add(p.TaskID, p.RunID, at)
-	t.Text, t.slot.StepID = p.Goal, p.CurrentStep
-	switch p.Status {
-	case ledger.StatusDone, ledger.StatusFailed, ledger.StatusBlocked:
-		t.slot.Final = vocab.Status(p.Status)
-	case ledger.StatusAccept:
-		t.slot.Review = true
-	}
+	t.Text = p.Goal
+	t.slot.StepID = p.CurrentStep
+	t.slot = projection.Settled(t.slot, vocab.Status(p.Status), vocab.Next(live.RouteOf(p).NextAction))
 	return true
 }
 

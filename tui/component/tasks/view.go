@@ -4,7 +4,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/daokit/daokit/projection"
 	"github.com/daokit/daokit/tui/component"
 	"github.com/daokit/daokit/tui/text"
 )
@@ -159,19 +158,9 @@ func (m *Model) state(t *Task) string {
 	w := d.Word
 	if d.Waiting && d.Detail.Lane != "" {
 		// Only the steered task says which lane it waits for.
-		return env.Labels.Or(component.KindRun, w.Value) + env.Styles.Glyphs.Sep + env.Clean(d.Detail.Lane)
+		return component.Word(env, w) + env.Styles.Glyphs.Sep + env.Clean(d.Detail.Lane)
 	}
-	switch w.Kind {
-	case projection.WordReview:
-		return env.T("tui.tasks.state.review")
-	case projection.WordAbandoned:
-		return env.Labels.Or(component.KindReason, w.Value)
-	case projection.WordPipeline:
-		return env.Labels.Or(component.KindPipeline, w.Value)
-	case projection.WordRun:
-		return env.Labels.Or(component.KindRun, w.Value)
-	}
-	return env.T("tui.tasks.state.received")
+	return component.Word(env, w)
 }
 
 // cell fits s to w cells with a space after it.
