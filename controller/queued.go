@@ -18,7 +18,7 @@ import (
 // run was cancelled while it waited). Its waiting state and its place in
 // line are recorded already.
 type queuedSlot struct {
-	t          *ticket // nil when a slot was free and the attempt waits as any
+	t          *ticket // nil when the attempt waits for its slot as any
 	step, lane string
 	granted    bool
 }
@@ -35,8 +35,8 @@ func (c *Controller) admit(r *run) {
 	c.runs.Go(func() { c.startOrQueue(r) })
 }
 
-// startOrQueue starts a new instruction's run, or queues it as data when
-// its first step would only wait for its lane. The run's state and its
+// startOrQueue starts a new or resumed instruction's run, or queues it
+// as data when its first step would only wait for its lane. The run's state and its
 // place in line are recorded as the run's goroutine would record them.
 func (c *Controller) startOrQueue(r *run) {
 	c.mu.Lock()
@@ -56,10 +56,18 @@ func (c *Controller) startOrQueue(r *run) {
 	recorded := make(chan struct{})
 	t, pos := c.slots.queue(r, step, lane, recorded)
 	if t == nil {
-		// A slot is free: the attempt takes it as any other would, and
-		// finds its waiting recorded. No ticket: nobody else starts r.
+		// No place to take (the lanes stopped): the attempt waits as any.
 		r.gate = &queuedSlot{step: step, lane: lane}
 		c.start(r)
+		return
+	}
+	if pos == 0 {
+		// The slot was free and is r's: nobody else starts r.
+		close(recorded)
+		r.gate = &queuedSlot{t: t, step: step, lane: lane, granted: true}
+		if !c.start(r) {
+			c.slots.releaseTicket(t)
+		}
 		return
 	}
 	c.queued(r, step, lane, pos)
@@ -77,9 +85,9 @@ func (c *Controller) startOrQueue(r *run) {
 
 // queueableLocked reports whether r's first step is certain to begin
 // with a wait for its lane, with nothing recorded before it: the
-// workflow's first configured step, in a flow without loop iterations and
-// without callbacks of its own to start, within its budget. It returns
-// the step and its lane. Called with c.mu held.
+// workflow's first configured step, not finished yet, in a flow without
+// loop iterations and without callbacks of its own to start, within its
+// budget. It returns the step and its lane. Called with c.mu held.
 func (c *Controller) queueableLocked(r *run) (step, lane string, ok bool) {
 	if c.stopping || len(c.workflow) == 0 || c.cfg.Workflow.Flow() == config.FlowLoop {
 		return "", "", false
@@ -91,7 +99,8 @@ func (c *Controller) queueableLocked(r *run) (step, lane string, ok bool) {
 	}
 	first := c.workflow[0]
 	step, lane = r.pipeline.CurrentStep, LaneOfStep(&r.pipeline, r.pipeline.CurrentStep)
-	if step != first.ID || lane != first.Lane || lane == "" || reviewPending(&r.pipeline, step) {
+	if step != first.ID || lane != first.Lane || lane == "" || reviewPending(&r.pipeline, step) ||
+		r.pipeline.RoleLifecycle.Get("step:"+step) == stepCompleted {
 		return "", "", false
 	}
 	if budget, limited := c.budgetOf(r); limited && r.spent >= budget {

@@ -159,7 +159,9 @@ func (c *Controller) resume(list []resumed) {
 				"message_id", r.in.MessageID, "generation", c.generation, "route", routePayload(p.Route())))
 			c.log.Info("resuming instruction", "message_id", r.in.MessageID, "task_id", p.TaskID)
 		}
-		c.start(r)
+		// A run that only waits for its lane waits as data, as it did
+		// before the restart (see startOrQueue).
+		c.startOrQueue(r)
 	}
 }
 

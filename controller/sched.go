@@ -317,19 +317,21 @@ func (l *laneSlots) acquire(ctx context.Context, lane string, onPosition func(in
 // (the controller is shutting down).
 var errLanesStopped = errors.New("the lanes are stopped")
 
-// queue puts r, whose step waits for lane, in lane's queue as data: no
-// goroutine waits for it, and apply's started gets it when its slot is
-// granted, once recorded is closed. It returns the ticket and r's place
-// in line, or nil when a slot is free now, and the run should start as
-// it is.
+// queue takes a place in lane's queue for r, whose step waits for it,
+// as data: no goroutine waits for it, and apply's started gets it when
+// its slot is granted, once recorded is closed. It returns the ticket
+// and r's place in line; place 0 is a slot free now, which r holds at
+// once, and whose run the caller starts itself.
 func (l *laneSlots) queue(r *run, step, lane string, recorded chan struct{}) (*ticket, int) {
 	var t *ticket
 	pos := 0
 	l.do(func(s *laneScheduler) {
+		t = &ticket{s: s, lane: lane, run: r, step: step, recorded: recorded}
 		if s.free(lane) {
+			q := s.queue(lane)
+			q.holding = append(q.holding, t)
 			return
 		}
-		t = &ticket{s: s, lane: lane, run: r, step: step, recorded: recorded}
 		if s.enqueue(t) != nil {
 			t = nil
 			return
