@@ -61,8 +61,8 @@ var allowed = map[string][]string{
 	// What the Leads publish and how the team looks, read by the window:
 	// it runs nothing, so the window reaches no process runtime through it.
 	"lead/roster": {"outbox", "team", "liveness", "vocab", "config", "i18n", "ledger"},
-	"lead":        {"lead/roster", "internal/proc", "outbox", "team", "gitwork", "worker", "worker/transcript", "relay", "liveness", "config", "backoff", "vocab", "i18n", "ledger"},
-	"controller":  {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "lead/roster", "worker", "worker/transcript", "gitwork", "outbox", "outbox/pick", "outbox/natsbox", "hub/naming", "hub/hubconn", "hub/remote", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
+	"lead":        {"lead/roster", "internal/proc", "outbox", "team", "gitwork", "workflow", "worker", "worker/transcript", "relay", "liveness", "config", "backoff", "vocab", "i18n", "ledger"},
+	"controller":  {"internal/proc", "relay", "heal", "liveness", "compact", "hooks", "backoff", "workflow", "lead", "lead/roster", "worker", "worker/transcript", "gitwork", "outbox", "outbox/pick", "outbox/natsbox", "hub/leader", "hub/mirror", "hub/naming", "hub/hubconn", "hub/remote", "team", "config", "internal/say", "vocab", "i18n", "ledger"},
 	// The window reads diffs through gitwork (which runs git read-only
 	// through internal/proc), words workflow verdicts and
 	// reads the team's state (outbox, team, the Leads' status through
@@ -89,6 +89,11 @@ var allowed = map[string][]string{
 	// A person's requests to a root's leader through the hub: the relay's
 	// own envelopes, answered by the relay's own checks.
 	"hub/remote": {"relay", "hub/naming", "backoff", "vocab", "i18n", "ledger"},
+	// The consuming side of a root on a hub (daokit mirror, remote
+	// windows), and the fenced leader that writes it: hub clients only,
+	// never the server, so that a client-only build stays small.
+	"hub/mirror": {"hub/naming", "hub/hubconn"},
+	"hub/leader": {"hub/mirror", "hub/naming", "hub/hubconn"},
 	"cmd":        {"*"},
 	"bench":      {"ledger"},
 	"e2e":        {},

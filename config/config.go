@@ -43,6 +43,8 @@ type Config struct {
 	Compact Compact `toml:"compact"`
 	// Runs holds the run coordinator's policy switches; see Runs.
 	Runs Runs `toml:"runs"`
+	// Hub puts the root on a daokit hub; see Hub.
+	Hub Hub `toml:"hub"`
 }
 
 // Window is how `daokit ui` calls its person when a run needs them: a run
@@ -313,6 +315,7 @@ func DefaultConfig() Config {
 		Window:    Window{Bell: true, Title: true, Desktop: true, LongRun: Duration(DefaultLongRun)},
 		Worktrees: DefaultWorktrees(),
 		Relay:     Relay{Policy: RelayPolicyOn},
+		Hub:       Hub{LeaseTTL: DefaultHubLeaseTTL},
 		Compact:   DefaultCompact(),
 	}
 }

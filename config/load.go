@@ -138,6 +138,7 @@ func decodeConfig(t *table, c *Config) {
 	}
 	decodeRelay(t, c)
 	decodeRuns(t, c)
+	decodeHub(t, c)
 	t.done()
 }
 

@@ -34,6 +34,7 @@ func (c *Config) validate(file string) error {
 	c.validateWindow(p)
 	c.validateWorktrees(p)
 	c.validateRelay(p)
+	c.validateHub(p)
 	return p.err()
 }
 

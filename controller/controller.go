@@ -38,6 +38,10 @@ type Options struct {
 	SyncData func(*os.File) error
 	// Ready, if set, is called once the socket accepts connections.
 	Ready func(socket string)
+
+	// replica is the root's leadership on a hub (Run sets it with
+	// [hub]): the store hands it every line before writing it.
+	replica ledger.Replica
 }
 
 // Controller is the only process that executes anything for a root and

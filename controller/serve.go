@@ -31,23 +31,48 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return fmt.Errorf("controller: %w", err)
 	}
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	lead, rec, err := leadOnHub(ctx, opts)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return nil // stopped while waiting as a standby
+		}
+		return err
+	}
+	if lead != nil {
+		defer lead.Close()
+		opts.replica = lead
+		var stepDown func()
+		ctx, stepDown = stepDownOn(ctx, lead)
+		defer stepDown()
+	}
 	c, err := open(opts)
 	if err != nil {
 		return err
 	}
 	defer c.store.Close()
 	defer c.journal.close()
-	ctx, stop := context.WithCancelCause(ctx)
+	if lead != nil {
+		if err := c.recordElected(lead, rec); err != nil {
+			return err
+		}
+	}
+	served, stop := context.WithCancelCause(ctx)
 	defer stop(nil)
 	var watch sync.WaitGroup
-	watch.Go(func() { watchRoot(ctx, opts.Root, id, stop) })
-	err = c.serve(ctx)
+	watch.Go(func() { watchRoot(served, opts.Root, id, stop) })
+	err = c.serve(served)
 	var gone *RootGoneError
-	if errors.As(context.Cause(ctx), &gone) {
+	if errors.As(context.Cause(served), &gone) {
 		err = gone
 	}
 	stop(nil)
 	watch.Wait()
+	if deposed(ctx) {
+		return fmt.Errorf("controller: %w", ErrDeposed)
+	}
 	return err
 }
 
@@ -193,6 +218,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	serveCtx, stopServing := context.WithCancel(ctx)
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(serveCtx, l) }()
+	stopRemote := c.serveRemote(serveCtx, srv)
 	if c.opts.Ready != nil {
 		c.opts.Ready(l.Addr().String())
 	}
@@ -206,6 +232,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.stopTeam()
 	c.shutdown()
 	stopServing()
+	stopRemote()
 	if serr := <-served; serr != nil && !errors.Is(serr, relay.ErrServerClosed) && err == nil {
 		err = serr
 	}

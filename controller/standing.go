@@ -77,7 +77,7 @@ const pingTimeout = 2 * time.Second
 // its standing lease expired, and it does not answer on its socket. It
 // returns the pid it fenced (0 if none).
 func openFencing(opts Options, ttl time.Duration) (*ledger.Store, int, error) {
-	store, err := ledger.Open(opts.Root, ledger.Options{Now: opts.Now, SyncData: opts.SyncData})
+	store, err := ledger.Open(opts.Root, ledger.Options{Now: opts.Now, SyncData: opts.SyncData, Replica: opts.replica})
 	var locked *ledger.LockedError
 	if !errors.As(err, &locked) {
 		return store, 0, err
@@ -106,7 +106,7 @@ func openFencing(opts Options, ttl time.Duration) (*ledger.Store, int, error) {
 	}
 	deadline := time.Now().Add(fenceWait)
 	for {
-		store, err = ledger.Open(opts.Root, ledger.Options{Now: opts.Now, SyncData: opts.SyncData})
+		store, err = ledger.Open(opts.Root, ledger.Options{Now: opts.Now, SyncData: opts.SyncData, Replica: opts.replica})
 		if !errors.As(err, &locked) || time.Now().After(deadline) {
 			return store, holder, err
 		}

@@ -22,11 +22,14 @@ import (
 // three is the controller's, whose Leads then get SIGTERM and the next
 // controller starts new ones): every issue is done once, and no Worker
 // that had finished (its result line is in its attempt's log) is run
-// again. 60 issues and 6 kills; 600 and 60 with DAOKIT_DRILL=full.
+// again, and each issue's two triggers (its claim and its Worker's
+// result) are answered exactly once. 60 issues and 6 kills; 600 issues
+// (1,200 triggers) and 60 kills with DAOKIT_DRILL=full, whose Workers
+// work longer so that the team is still at work for every kill.
 func TestTeamDrillWorkersRunOnce(t *testing.T) {
-	issues, kills := 60, 6
+	issues, kills, work := 60, 6, "30ms"
 	if full() {
-		issues, kills = 600, 60
+		issues, kills, work = 600, 60, "200ms"
 	}
 	const roles = 3
 	root := newRoot(t, simConfig("1s")+"\n[team]\noutbox_root = \"team\"\n[team.role_max_concurrent]\nr0 = 2\nr1 = 2\nr2 = 2\n")
@@ -54,7 +57,7 @@ func TestTeamDrillWorkersRunOnce(t *testing.T) {
 	ids := make([]int64, 0, issues)
 	for i := range issues {
 		r, err := ob.Apply(ctx, outbox.Change{Actor: "person", Ops: []outbox.Op{{Kind: outbox.OpOpen,
-			Title: fmt.Sprintf("job %d", i), Body: "Sim: sleep 30ms", Labels: []string{fmt.Sprintf("to:r%d", i%roles)}}}})
+			Title: fmt.Sprintf("job %d", i), Body: "Sim: sleep " + work, Labels: []string{fmt.Sprintf("to:r%d", i%roles)}}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,27 +69,30 @@ func TestTeamDrillWorkersRunOnce(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	controllerKills, leadKills := 0, 0
-	for i := range kills {
+	for controllerKills+leadKills < kills {
 		if closed() >= issues {
 			break
 		}
 		// A random moment: the team is somewhere in its work.
 		jitter := time.NewTimer(time.Duration(50+rng.IntN(300)) * time.Millisecond)
 		<-jitter.C
-		if i%3 == 2 {
+		// One kill in three is the controller's (a Lead kill that found
+		// no live Lead is tried again).
+		if (controllerKills+leadKills)%3 == 2 {
 			c.kill()
 			c = startController(t, root)
 			controllerKills++
 			continue
 		}
+		// Only a live Lead of this root: a status file outlives its Lead.
 		st, err := roster.ReadStatus(roster.StatusDir(wf), fmt.Sprintf("r%d", rng.IntN(roles)))
-		if err == nil && st.PID > 0 && syscall.Kill(st.PID, syscall.SIGKILL) == nil {
+		if err == nil && st.PID > 0 && isLeadOf(st.PID, root) && syscall.Kill(st.PID, syscall.SIGKILL) == nil {
 			leadKills++
 		}
 	}
 	waitFor(t, 300*time.Second, "every issue closed", func() bool { return closed() >= issues })
 
-	repeated, rerun := 0, 0
+	repeated, rerun, answered := 0, 0, 0
 	for i, id := range ids {
 		role := fmt.Sprintf("r%d", i%roles)
 		atts, err := roster.Attempts(roster.StatusDir(wf), role, id)
@@ -114,20 +120,36 @@ func TestTeamDrillWorkersRunOnce(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		n := 0
+		n, claims := 0, 0
 		for _, c := range cs {
 			if strings.HasPrefix(c.Body, "Done: the Worker finished") {
 				n++
 			}
+			if strings.HasPrefix(c.Body, "lead:"+role+" claims #") {
+				claims++
+			}
 		}
-		if n != 1 {
-			t.Errorf("#%d: %d Done comments", id, n)
+		if n != 1 || claims != 1 {
+			t.Errorf("#%d: %d Done comments, %d claims", id, n, claims)
+		} else {
+			answered += 2
 		}
 	}
-	report := fmt.Sprintf("team worker drill: %d issues, %d SIGKILL of the controller, %d SIGKILL of Leads, %d finished Workers run again, %d attempts stopped unfinished and run again",
-		issues, controllerKills, leadKills, repeated, rerun)
+	report := fmt.Sprintf("team worker drill: %d issues, %d of %d triggers answered exactly once, %d SIGKILL of the controller, %d SIGKILL of Leads, %d finished Workers run again, %d attempts stopped unfinished and run again",
+		issues, answered, 2*issues, controllerKills, leadKills, repeated, rerun)
 	t.Log(report)
 	if full() {
 		fmt.Println(report)
 	}
+}
+
+// isLeadOf reports whether pid is a Lead process of root (its command
+// line says "lead" and names root): the drill kills nothing else.
+func isLeadOf(pid int, root string) bool {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return false
+	}
+	args := strings.Split(string(data), "\x00")
+	return len(args) > 1 && args[1] == "lead" && strings.Contains(string(data), root)
 }

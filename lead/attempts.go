@@ -42,6 +42,9 @@ type attemptResult struct {
 	// Commit is the commit the Lead made of what the Worker left
 	// uncommitted in its worktree ("" none, or no worktree).
 	Commit string `json:"commit,omitempty"`
+	// Loop says how a role's loop went (workflow = "loop"; its steps
+	// are in the attempt's folder, one each).
+	Loop string `json:"loop,omitempty"`
 	// StdoutBytes, StderrBytes are the logs' lengths at the end.
 	StdoutBytes int64     `json:"stdout_bytes"`
 	StderrBytes int64     `json:"stderr_bytes"`
@@ -65,35 +68,16 @@ func writeAttemptResult(dir string, r attemptResult, durable bool) error {
 	if err != nil {
 		return err
 	}
+	if durable {
+		return writeSynced(dir, roster.AttemptResultFile, data)
+	}
 	path := filepath.Join(dir, roster.AttemptResultFile)
 	tmp := path + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(data)
-	if err == nil && durable {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
+	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}
-	if !durable {
-		return nil
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
+	return os.Rename(tmp, path)
 }
 
 // readAttemptResult reads an attempt's result record (os.ErrNotExist: the

@@ -26,12 +26,22 @@ type Options struct {
 	// WorkerArgv is the default Worker command line (the simulated role
 	// worker) for roles whose workflow.toml names none.
 	WorkerArgv []string
+	// SimAgentArgv is the command line of a loop lane whose workflow.toml
+	// names no worker (the simulated agent): the role worker's
+	// placeholders and PlaceholderLaneRole.
+	SimAgentArgv []string
 	// Guard, when non-empty, is the command line prefix that runs a
 	// Worker with the outbox and memory read-only (see GuardArgv).
 	Guard []string
 	// StatusDir receives <role>.json after every pass (the heartbeat the
 	// controller and the window read). Empty: no status file.
 	StatusDir string
+	// Beat is the most often an unchanged status is written again (0:
+	// after every pass): the outbox's wake interval (WakeFor), so that
+	// its age stays within half the warning_after it is judged by, while
+	// a Lead answering a burst of events writes it once a beat, not once
+	// an event.
+	Beat time.Duration
 	// Page is how many events one read takes (default 1000).
 	Page int
 	// OnEffect, if set, is called after each committed effect, with the
@@ -49,7 +59,13 @@ type Lead struct {
 	role   team.Role
 	limit  int
 	cursor int64
-	ob     outbox.Backend
+	// saved is the cursor as the outbox keeps it: moved with every
+	// effect, but past events that need nothing from the Lead only now
+	// and then (flushCursor), so that ten Leads do not each write for
+	// every event; lastRead is when the Lead last read one.
+	saved    int64
+	lastRead time.Time
+	ob       outbox.Backend
 
 	mu      sync.Mutex
 	running map[int64]*workerRun
@@ -87,6 +103,10 @@ type Lead struct {
 	// memoryWriter is the actor of the Lead that records decisions ("":
 	// none may): its comment says a memory file was written.
 	memoryWriter string
+	// statusSaid is the last status written (without its time), at
+	// statusAt (Run's goroutine only).
+	statusSaid []byte
+	statusAt   time.Time
 	// unfinished are Worker results whose write-back GitHub's rate limit
 	// held up (Run's goroutine only), retried oldest first.
 	unfinished []workerResult
@@ -131,7 +151,7 @@ func New(ctx context.Context, o Options) (*Lead, error) {
 	if err != nil {
 		return nil, err
 	}
-	l.cursor = c
+	l.cursor, l.saved = c, c
 	return l, nil
 }
 
@@ -144,6 +164,10 @@ func (l *Lead) Run(ctx context.Context) error {
 	proc.BecomeSubreaper()
 	defer l.shutdown()
 	if err := l.Recover(ctx); err != nil {
+		if ctx.Err() != nil {
+			// Told to stop while recovering: not a failure.
+			return nil
+		}
 		return err
 	}
 	if _, err := l.refreshMemory(ctx); err != nil {
@@ -183,6 +207,12 @@ func (l *Lead) Run(ctx context.Context) error {
 			}
 		}
 		if err := l.dispatch(ctx); err != nil && !rateLimited(err) {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		if err := l.flushCursor(ctx, false); err != nil && !rateLimited(err) && ctx.Err() == nil {
 			return err
 		}
 		l.writeStatus(ctx)
@@ -302,15 +332,41 @@ func (l *Lead) Step(ctx context.Context) (int, error) {
 		if err != nil {
 			return effects, err
 		}
-		last := evs[len(evs)-1].ID
-		if last > l.cursor {
-			// The rest of the page needed nothing: move past it at once.
-			if _, err := l.ob.Apply(ctx, outbox.Change{Reader: l.actor, UpTo: last}); err != nil {
-				return effects, err
-			}
-			l.setCursor(last)
+		// The rest of the page needed nothing: the Lead moves past it at
+		// once, the outbox's copy of its cursor later (flushCursor). A
+		// Lead killed meanwhile reads those events again, which need
+		// nothing again (every effect is under its Trigger).
+		l.setCursor(evs[len(evs)-1].ID)
+		l.lastRead = time.Now()
+		if err := l.flushCursor(ctx, false); err != nil {
+			return effects, err
 		}
 	}
+}
+
+// Bounds of the cursor's lag in the outbox: at most cursorFlushEvents
+// events, and no longer than cursorFlushAfter once the Lead is idle (its
+// next pass, at the latest the outbox's wake interval, writes it).
+const (
+	cursorFlushEvents = 512
+	cursorFlushAfter  = time.Second
+)
+
+// flushCursor writes the Lead's cursor to the outbox when it is behind
+// by cursorFlushEvents, or has been behind since the Lead went idle
+// (always, with force).
+func (l *Lead) flushCursor(ctx context.Context, force bool) error {
+	l.mu.Lock()
+	c := l.cursor
+	l.mu.Unlock()
+	if c <= l.saved || !force && c-l.saved < cursorFlushEvents && time.Since(l.lastRead) < cursorFlushAfter {
+		return nil
+	}
+	if _, err := l.ob.Apply(ctx, outbox.Change{Reader: l.actor, UpTo: c}); err != nil {
+		return err
+	}
+	l.saved = max(l.saved, c)
+	return nil
 }
 
 // maxBatch bounds the effects of one transaction.
@@ -356,6 +412,7 @@ func (l *Lead) commit(ctx context.Context, b *batch) (int, error) {
 		return 0, fmt.Errorf("lead %s: events up to %d: %w", l.o.Role, last.ID, err)
 	}
 	l.setCursor(last.ID)
+	l.saved = max(l.saved, last.ID)
 	if res.Stale {
 		return 0, nil
 	}
@@ -403,6 +460,9 @@ func (l *Lead) shutdown() {
 	l.wg.Wait()
 	ctx, cancel := context.WithTimeout(context.Background(), shutdownPosting)
 	defer cancel()
+	if err := l.flushCursor(ctx, true); err != nil {
+		fmt.Fprintf(os.Stderr, "lead %s: keep the cursor at the end: %v\n", l.o.Role, err)
+	}
 	for _, res := range l.takeResults() {
 		if res.stopped != transcript.StopNone {
 			continue

@@ -41,6 +41,8 @@ func TestMain(m *testing.M) {
 			os.Exit(runAttackLead(os.Args[2], os.Args[3], os.Args[4], os.Args[5], alias))
 		case "lead":
 			os.Exit(runLeadProcess(os.Args[2], os.Args[3]))
+		case "loopcoder", "loopreviewer", "loopjudge":
+			os.Exit(runLoopAgent(os.Args[1], os.Args[2]))
 		case "traceworker":
 			os.Exit(runTraceWorker(os.Args[2], os.Args[3]))
 		case "envworker":
@@ -100,13 +102,14 @@ func runLeadProcess(dir, role string) int {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
-	ob, err := pick.Open(ctx, wf, pick.Token(wf, os.Getenv), outbox.Options{WakeInterval: WakeFor(20 * time.Second)})
+	wake := WakeFor(20 * time.Second)
+	ob, err := pick.Open(ctx, wf, pick.Token(wf, os.Getenv), outbox.Options{WakeInterval: wake})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2
 	}
 	defer ob.Close()
-	l, err := New(ctx, Options{Role: role, Workflow: wf, HardCap: 2, Backend: ob, WorkerArgv: testWorkerArgv(), StatusDir: roster.StatusDir(wf)})
+	l, err := New(ctx, Options{Role: role, Workflow: wf, HardCap: 2, Backend: ob, WorkerArgv: testWorkerArgv(), StatusDir: roster.StatusDir(wf), Beat: wake})
 	if err != nil {
 		os.Stderr.WriteString(err.Error() + "\n")
 		return 2

@@ -1,10 +1,12 @@
 package lead
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"os"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/daokit/daokit/lead/roster"
@@ -45,10 +47,7 @@ func (l *Lead) Snapshot(ctx context.Context) roster.Status {
 	return s
 }
 
-func itoa(n int64) string {
-	b, _ := json.Marshal(n)
-	return string(b)
-}
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
 // writeStatus publishes the roster.Status when a status dir is set: a temp
 // file renamed over the old one, so a reader sees one or the other. It is
@@ -59,10 +58,27 @@ func (l *Lead) writeStatus(ctx context.Context) {
 	if l.o.StatusDir == "" {
 		return
 	}
-	data, err := json.MarshalIndent(l.Snapshot(ctx), "", "  ")
+	s := l.Snapshot(ctx)
+	at, cursor := s.Time, s.Cursor
+	// The cursor moves with every event read: it is said at the next
+	// beat, not for every event (the outbox's copy is behind anyway, see
+	// Lead.flushCursor).
+	s.Time, s.Cursor = time.Time{}, 0
+	same, err := json.Marshal(s)
 	if err != nil {
 		return
 	}
+	if bytes.Equal(same, l.statusSaid) && at.Sub(l.statusAt) < l.o.Beat {
+		// Nothing new, and the last beat is recent: a Lead answering a
+		// burst of events writes its status once a beat, not per event.
+		return
+	}
+	s.Time, s.Cursor = at, cursor
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return
+	}
+	l.statusSaid, l.statusAt = same, at
 	path := roster.StatusPath(l.o.StatusDir, l.o.Role)
 	if err := ensureDir(l.o.StatusDir); err != nil {
 		return

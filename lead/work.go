@@ -228,6 +228,9 @@ func (l *Lead) post(ctx context.Context, res workerResult) (dup bool, err error)
 	if said := (outbox.Mailbox{Invalid: res.invalid}).NotTaken(); said != "" {
 		text += "\n" + notTaken + "\n" + said
 	}
+	if res.loopNote != "" {
+		text += "\n" + res.loopNote
+	}
 	if res.attempt > 0 {
 		text += "\n" + l.attemptNote(res)
 	}
@@ -350,6 +353,11 @@ func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err
 	last := atts[len(atts)-1]
 	spec := worker.Spec{Kind: l.kind(), ArtifactDir: roster.AttemptDir(l.logRoot, l.o.Role, issue, last), ArtifactRoot: l.logRoot}
 	rec, err := readAttemptResult(spec.ArtifactDir)
+	if err != nil && l.role.Loop != nil {
+		// A loop that left no result goes on in this attempt, without
+		// its finished steps (startLoop).
+		return false, nil
+	}
 	if err != nil {
 		// No exit recorded: the Worker was stopped, or died with its Lead
 		// (or just after it exited, before the Lead heard of it). Its own
@@ -364,7 +372,7 @@ func (l *Lead) recoverResult(ctx context.Context, issue int64) (posted bool, err
 		return err == nil && !dup, err
 	}
 	res := workerResult{issue: issue, attempt: last, exit: rec.ExitCode, signal: rec.Signal, evidence: rec.Evidence, invalid: rec.Invalid,
-		session: rec.SessionID, usage: rec.Usage, fromRecord: true}
+		session: rec.SessionID, usage: rec.Usage, fromRecord: true, loopNote: rec.Loop}
 	if res.evidence == nil {
 		// Recorded as it exited, before its Lead read its output: what it
 		// printed is read back from its stdout log.

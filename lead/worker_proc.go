@@ -22,7 +22,9 @@ import (
 type workerRun struct {
 	issue   int64
 	attempt int
-	proc    *worker.Process
+	// proc is its Worker's process (*worker.Process), or its role's
+	// loop (*loopProc).
+	proc    attemptProc
 	dir     string // the attempt's folder (logs, result)
 	tree    string // its worktree's top ("": the role's folder)
 	workDir string
@@ -59,6 +61,9 @@ type workerResult struct {
 	// tree is the issue's worktree ("" none); commit the commit of what
 	// the Worker left uncommitted there.
 	tree, commit string
+	// loopNote says how a role's loop went (roles with workflow =
+	// "loop"), for the comment that posts its result.
+	loopNote string
 }
 
 // Placeholders of a role's worker command line.
@@ -118,6 +123,9 @@ func (l *Lead) startWorker(ctx context.Context, is outbox.Issue) error {
 	ds, err := l.refreshMemory(ctx)
 	if err != nil {
 		return err
+	}
+	if l.role.Loop != nil {
+		return l.startLoop(ctx, is, brief(is, digest(ds, l.o.Role)))
 	}
 	return l.spawnWorker(ctx, is, brief(is, digest(ds, l.o.Role)))
 }
@@ -201,7 +209,7 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 	l.wg.Add(1)
 	go func() {
 		defer l.wg.Done()
-		l.collect(w, spec)
+		l.collect(w, p, spec)
 	}()
 	return nil
 }
@@ -211,8 +219,8 @@ func (l *Lead) spawnWorker(ctx context.Context, is outbox.Issue, brief string) e
 // attempt's folder before anything is posted: a Lead killed from here on
 // leaves it for the next Lead (recoverResult), and the Worker is not run
 // again. The result is then handed to the Lead's loop.
-func (l *Lead) collect(w *workerRun, spec worker.Spec) {
-	res := w.proc.Wait()
+func (l *Lead) collect(w *workerRun, p *worker.Process, spec worker.Spec) {
+	res := p.Wait()
 	out := workerResult{issue: w.issue, attempt: w.attempt, exit: res.ExitCode, signal: res.SignalName(), stopped: res.Stopped, tree: w.tree}
 	m, summary, err := readEvidence(spec)
 	ev := m.Fields
@@ -231,7 +239,7 @@ func (l *Lead) collect(w *workerRun, spec worker.Spec) {
 		fmt.Fprintf(os.Stderr, "lead %s: read the logs of #%d attempt %d: %v\n", l.o.Role, w.issue, w.attempt, err)
 	}
 	l.deliver(out)
-	_ = w.proc.LogsDurable()
+	_ = p.LogsDurable()
 }
 
 // deliver hands a result to the Lead's loop without ever blocking: a

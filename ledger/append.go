@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 
@@ -113,6 +114,12 @@ func (s *Store) appendBytes(buf []byte, written func()) error {
 			return fmt.Errorf("cut events back to their last good end after an earlier failure (%w): %w", s.broken, err)
 		}
 	}
+	if s.replica != nil {
+		var err error
+		if buf, err = s.replicate(buf); err != nil {
+			return err
+		}
+	}
 	// os.File.Write issues one write(2) for anything below 1 GiB; with
 	// O_APPEND the kernel places it at the current end.
 	n, err := s.events.Write(buf)
@@ -136,7 +143,27 @@ func (s *Store) appendBytes(buf []byte, written func()) error {
 		return fmt.Errorf("sync events: %w", err)
 	}
 	s.size += int64(n)
+	s.owed = nil
 	return nil
+}
+
+// replicate hands buf to the replica before it is written, and returns
+// what to write: the lines the replica holds but the file does not yet
+// (a write after the replica took them failed) and then buf. A retry of
+// those same lines (the caller holds and retries what failed) is not
+// handed over twice. The caller holds evMu.
+func (s *Store) replicate(buf []byte) ([]byte, error) {
+	fresh := buf
+	if len(s.owed) > 0 && bytes.HasPrefix(buf, s.owed) {
+		fresh = buf[len(s.owed):]
+	}
+	if len(fresh) > 0 {
+		if err := s.replica.Append(fresh); err != nil {
+			return nil, err
+		}
+	}
+	s.owed = append(s.owed[:len(s.owed):len(s.owed)], fresh...)
+	return s.owed, nil
 }
 
 // fail records that bytes after s.size may be on disk in any state, and

@@ -153,6 +153,9 @@ func (s *Store) replaceKnown(name string, data []byte) error {
 	if placed && s.guard.known != nil && slices.Contains(guardedNames, name) {
 		s.guard.known[name] = version{id: id, data: data}
 	}
+	if placed {
+		s.replicated(name, data)
+	}
 	return err
 }
 

@@ -23,6 +23,9 @@ type Options struct {
 	// SyncData makes events.jsonl's appended data durable. nil means
 	// fdatasync(2); tests inject one that fails or waits.
 	SyncData func(*os.File) error
+	// Replica, if not nil, hears every append before it is written (and
+	// may refuse it) and every document replaced; see Replica.
+	Replica Replica
 }
 
 // Store is the single writer of a ledger root. Open takes an exclusive
@@ -61,6 +64,12 @@ type Store struct {
 	// fdatasync makes events.jsonl's data durable; a field so that a test
 	// can make one store's syncs fail.
 	fdatasync func(*os.File) error
+	// replica hears appends and documents (nil: none); see Replica.
+	replica Replica
+	// owed are lines the replica holds that a failed write left out of
+	// the file: written before anything else (see replicate). Guarded by
+	// evMu.
+	owed []byte
 }
 
 // Open opens root for writing. A root the Python tool keeps on its
@@ -91,7 +100,7 @@ func Open(root string, opts Options) (*Store, error) {
 	if fdatasync == nil {
 		fdatasync = syncData
 	}
-	s := &Store{layout: layout, dir: dir, now: now, lock: lock, fdatasync: fdatasync}
+	s := &Store{layout: layout, dir: dir, now: now, lock: lock, fdatasync: fdatasync, replica: opts.Replica}
 	if err := s.prepare(); err != nil {
 		_ = lock.release()
 		_ = dir.Close()
@@ -363,5 +372,16 @@ func (s *Store) writeDoc(name string, v any) error {
 	if s.closed {
 		return ErrClosed
 	}
-	return replaceFile(s.dir, name, data)
+	if err := replaceFile(s.dir, name, data); err != nil {
+		return err
+	}
+	s.replicated(name, data)
+	return nil
+}
+
+// replicated tells the replica, if any, that name now holds data.
+func (s *Store) replicated(name string, data []byte) {
+	if s.replica != nil {
+		s.replica.Document(name, data)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/fsnotify/fsnotify"
 )
@@ -17,6 +18,20 @@ type notifier struct {
 	ch   chan struct{}
 	w    *fsnotify.Watcher
 	done chan struct{}
+	// last is when the last change was seen.
+	last time.Time
+}
+
+// recentWrite is how long after a change a Wait that finds no new event
+// still looks again (settleLooks): the change may be a commit not yet
+// visible, whose notification came before the Wait subscribed.
+const recentWrite = 250 * time.Millisecond
+
+// recent reports whether a change was seen within recentWrite.
+func (n *notifier) recent() bool {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	return time.Since(n.last) < recentWrite
 }
 
 func newNotifier(dbPath string) *notifier {
@@ -62,6 +77,7 @@ func (n *notifier) fire() {
 	n.mu.Lock()
 	close(n.ch)
 	n.ch = make(chan struct{})
+	n.last = time.Now()
 	n.mu.Unlock()
 }
 

@@ -46,6 +46,20 @@ const (
 	CodeRepo Code = "WORKFLOW_REPO"
 	// CodeAPIURL: outbox.api_url is not an http(s) URL (Value).
 	CodeAPIURL Code = "WORKFLOW_API_URL"
+	// CodeFlow: a role's workflow is neither single nor loop (Value,
+	// Want = the workflows there are).
+	CodeFlow Code = "WORKFLOW_FLOW"
+	// CodeLane: a loop's coder, reviewer or judge_lane is missing
+	// (Value "-") or names no lane of the role (Want = its lanes).
+	CodeLane Code = "WORKFLOW_LANE"
+	// CodeJudge: a loop's judge is unknown (Want = the judges), or
+	// judge = "command" without judge_command (Value "-").
+	CodeJudge Code = "WORKFLOW_JUDGE"
+	// CodeLoopOnly: a loop's setting on a role whose workflow is not
+	// "loop" (Key, Want = loop).
+	CodeLoopOnly Code = "WORKFLOW_LOOP_ONLY"
+	// CodeIterations: max_iterations out of range (Value, Want).
+	CodeIterations Code = "WORKFLOW_ITERATIONS"
 	// CodeDeliver: a role's deliver is not "pr", or is "pr" with an
 	// outbox that is no forge (Key, Value, Want = the backend).
 	CodeDeliver Code = "WORKFLOW_DELIVER"

@@ -46,6 +46,7 @@ type rawRole struct {
 	Kind      string   `toml:"kind"`
 	Resume    []string `toml:"resume"`
 	Deliver   string   `toml:"deliver"`
+	rawLoop
 }
 
 type rawGroup struct {
@@ -154,7 +155,7 @@ func Parse(data []byte, file, dir string) (*Workflow, error) {
 			add(&Error{Code: CodeDeliver, Key: "roles." + name + ".deliver", Value: strconv.Quote(r.Deliver), Want: w.Outbox.Backend})
 		}
 		w.Roles[name] = Role{Name: name, Repo: r.RoleRepo, DependsOn: r.DependsOn, Worker: r.Worker, Accepts: r.Accepts, Kind: r.Kind, Resume: r.Resume,
-			Deliver: r.Deliver}
+			Deliver: r.Deliver, Loop: parseLoop(name, r.rawLoop, add)}
 		w.Names = append(w.Names, name)
 	}
 	sort.Strings(w.Names)

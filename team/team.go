@@ -97,6 +97,10 @@ type Role struct {
 	// resume): the worker's placeholders and {session}. Empty: every
 	// attempt starts afresh.
 	Resume []string
+	// Loop, when set (workflow = "loop"), is how the role works an
+	// issue instead of one Worker: its coder and reviewer lanes until
+	// its judge says done, each agent a Worker of the Lead's runtime.
+	Loop *Loop
 	// Deliver is how the role's accepted work leaves its worktree:
 	// DeliverPR pushes the issue's branch and opens a pull request (a
 	// merge request on GitLab) once decision:accepted is stamped on the

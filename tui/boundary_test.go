@@ -260,7 +260,7 @@ func TestRelayBoundaryInCode(t *testing.T) {
 				for _, m := range n.Methods.List {
 					for _, name := range m.Names {
 						if !allowed[name.Name] {
-							t.Errorf("relayClient has method %s", name.Name)
+							t.Errorf("RelayClient has method %s", name.Name)
 						}
 					}
 				}

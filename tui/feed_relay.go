@@ -17,8 +17,10 @@ import (
 // client itself refuses any action but forward, observe and visualize
 // (relay.Guard). TestRelayBoundary checks both.
 
-// relayClient is what the window uses of *relay.Client.
-type relayClient interface {
+// RelayClient is what the window uses of a relay client: a
+// *relay.Client on the root's host, or the hub's way to a remote root's
+// leader (cmd/daokit), which answers the same requests.
+type RelayClient interface {
 	Forward(ctx context.Context, text string) (relay.Ack, error)
 	FollowUp(ctx context.Context, taskID, runID, text string) (relay.Ack, error)
 	Control(ctx context.Context, c relay.Control) (relay.Ack, error)
@@ -27,11 +29,11 @@ type relayClient interface {
 	States() <-chan relay.StateChange
 }
 
-var _ relayClient = (*relay.Client)(nil)
+var _ RelayClient = (*relay.Client)(nil)
 
 // RelayLink adapts a relay client to the window's live.Relay.
 type RelayLink struct {
-	client relayClient
+	client RelayClient
 }
 
 var (
@@ -41,7 +43,7 @@ var (
 
 // NewRelayLink wraps c. The caller keeps ownership of c and closes it
 // after the window has ended.
-func NewRelayLink(c *relay.Client) *RelayLink { return &RelayLink{client: c} }
+func NewRelayLink(c RelayClient) *RelayLink { return &RelayLink{client: c} }
 
 // Forward implements live.Relay.
 func (l *RelayLink) Forward(ctx context.Context, text string) (live.Ack, error) {

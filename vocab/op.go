@@ -76,6 +76,11 @@ const (
 	OpWriteConflict           Op = "LEDGER_WRITE_CONFLICT"
 	OpLeasesMerged            Op = "LEASES_MERGED"
 	OpForeignPipelineReplaced Op = "FOREIGN_PIPELINE_REPLACED"
+	// OpHubLeaderElected: a controller with [hub] won the root's lease
+	// on the hub (payload: root_id, term, holder, sequence, fetched,
+	// published, restored); its first write, which fences the leader
+	// before it.
+	OpHubLeaderElected Op = "HUB_LEADER_ELECTED"
 )
 
 // OpPullRequest: an accepted change was delivered as a pull request
@@ -99,5 +104,6 @@ func Ops() []Op {
 		OpStepSummary, OpStepMetrics, OpStepRecorded, OpStepReadBack, OpWorktreeReady, OpWorktreeSetup,
 		OpWorktreeRemoved, OpWorktreeKept, OpReviewPending, OpMergeRefused, OpPullRequest, OpPullRequestReview, OpSessionBound,
 		OpSessionResume, OpAgentRetry, OpBudgetWarning, OpBudgetExceeded, OpBudgetExtended,
-		OpCallbackExited, OpCallbackDropped, OpTakeoverSeen, OpForeignRun, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced}
+		OpCallbackExited, OpCallbackDropped, OpTakeoverSeen, OpForeignRun, OpCommitDiscarded, OpWriteConflict, OpLeasesMerged, OpForeignPipelineReplaced,
+		OpHubLeaderElected}
 }

@@ -163,6 +163,10 @@ var argOrders = []struct {
 		{"hub", "--listen", "127.0.0.1:0", "--data", "/d", "--anonymous", "--monitor", ""},
 		{"hub", "--anonymous", "--monitor=", "--data=/d", "--listen=127.0.0.1:0"},
 	}},
+	{parsed{"mirror", "credentials=/k hub=nats://h:4222 root-id=r to=/d", ""}, [][]string{
+		{"mirror", "--hub", "nats://h:4222", "--root-id", "r", "--to", "/d", "--credentials", "/k"},
+		{"mirror", "--to=/d", "--credentials=/k", "--root-id=r", "--hub=nats://h:4222"},
+	}},
 	{parsed{"outbox init", "force=true root=/r", ""}, [][]string{{"outbox", "init", "--force", "--root", "/r"}, {"outbox", "init", "--root=/r", "--force"}}},
 	{parsed{"outbox export", "dry-run=true repo=acme/app to=github", ""}, [][]string{{"outbox", "export", "--to", "github", "--dry-run", "--repo", "acme/app"}, {"outbox", "export", "--repo=acme/app", "--dry-run", "--to=github"}}},
 }

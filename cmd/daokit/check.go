@@ -70,6 +70,8 @@ func (a *app) runCheck(cf checkFlags) error {
 		// So is the team's workflow.toml and outbox: a broken one
 		// turns the team off, which the check must not call PASS.
 		docsErr = &exitError{code: exitFailure}
+	} else if !a.checkHub(dir, cfg, *cf.offline) {
+		docsErr = &exitError{code: exitFailure}
 	}
 	if docsErr != nil {
 		return docsErr

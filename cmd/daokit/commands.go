@@ -47,6 +47,7 @@ var commandConstructors = []func(a *app) *cobra.Command{
 	newOutboxCmd,
 	newLeadCmd,
 	newHubCmd,
+	newMirrorCmd,
 	newWebhookCmd,
 	newCompletionCmd,
 }

@@ -52,7 +52,11 @@ func newLeadCmd(a *app) *cobra.Command {
 		}
 		o := lead.Options{Role: *role, Workflow: env.wf, HardCap: env.cfg.Team.HardCap(*role), Backend: ob,
 			WorkerArgv: []string{a.self, "lead", "sim-worker", "--issue", lead.PlaceholderIssue},
-			StatusDir:  roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg)}
+			// A loop lane without a worker: the controller's simulated
+			// agent, as a coder or a reviewer (a judge lane gives its
+			// verdict as a reviewer does).
+			SimAgentArgv: []string{a.self, "worker", "sim", "--lang", a.loc.Lang(), "--role", lead.PlaceholderLaneRole, "--", "#" + lead.PlaceholderIssue},
+			StatusDir:    roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg), Beat: wake}
 		if !*noGuard {
 			guard, err := a.leadGuard(env.wf, *root)
 			if err != nil {

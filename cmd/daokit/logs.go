@@ -40,7 +40,7 @@ func newLogsCmd(a *app) *cobra.Command {
 			if *role == "" || *issue <= 0 {
 				return a.usage(c, a.t("cli.logs.error.role_issue"))
 			}
-			return a.workerLog(*root, *role, *issue, *attempt, name)
+			return a.workerLog(*root, *role, *issue, *attempt, *stepID, name)
 		}
 		if err := a.checkIDFlags(c, "--task-id", *taskID, "--run-id", *runID, "--step-id", *stepID); err != nil {
 			return err
@@ -77,8 +77,9 @@ func (a *app) stepLog(root, taskID, runID, stepID, name string) error {
 }
 
 // workerLog prints the log of a Lead's Worker attempt (the latest when
-// attempt is 0).
-func (a *app) workerLog(root, role string, issue int64, attempt int, name string) error {
+// attempt is 0); for a role's loop, of the attempt's step stepID (the
+// step that wrote last when "").
+func (a *app) workerLog(root, role string, issue int64, attempt int, stepID, name string) error {
 	env, err := a.loadTeam(root, "")
 	if err != nil {
 		return err
@@ -99,7 +100,19 @@ func (a *app) workerLog(root, role string, issue int64, attempt int, name string
 		attempt = atts[len(atts)-1]
 	}
 	what += " " + a.t("cli.logs.attempt", "Attempt", attempt)
-	return a.printLog(filepath.Join(roster.AttemptDir(dir, role, issue, attempt), name), what)
+	adir := roster.AttemptDir(dir, role, issue, attempt)
+	if stepID == "" {
+		// A loop's attempt: the step that wrote last.
+		stepID = roster.LatestLoopStep(adir)
+	}
+	if stepID != "" {
+		if !roster.ValidLoopStep(stepID) {
+			return failf("E_LOGS", a.t("cli.logs.none", "What", what+" "+stepID))
+		}
+		what += " " + stepID
+		adir = filepath.Join(adir, stepID)
+	}
+	return a.printLog(filepath.Join(adir, name), what)
 }
 
 // printLog writes the bytes a log keeps (past a head cut to keep it

@@ -39,12 +39,21 @@ func expandPrefixes(root *cobra.Command, args []string) []string {
 	return out
 }
 
-// flagNames lists the long names of every option c accepts, its own and
-// inherited ones, help included.
+// exactOnly marks an option that no prefix abbreviates: daokit's own
+// options beside the Python tool's (--hub, --root-id), so that a prefix
+// its users type (`--ro` for `--root`) means what it meant there.
+const exactOnly = "daokit_exact_only"
+
+// flagNames lists the long names of every option c accepts that a prefix
+// may abbreviate, its own and inherited ones, help included.
 func flagNames(c *cobra.Command) []string {
 	c.InitDefaultHelpFlag()
 	var names []string
-	collect := func(f *pflag.Flag) { names = append(names, f.Name) }
+	collect := func(f *pflag.Flag) {
+		if _, exact := f.Annotations[exactOnly]; !exact {
+			names = append(names, f.Name)
+		}
+	}
 	c.LocalFlags().VisitAll(collect)
 	c.InheritedFlags().VisitAll(collect)
 	return names

@@ -19,7 +19,19 @@ func newReplayCmd(a *app) *cobra.Command {
 	limit := f.Int("limit", 20, "cli.replay.flag.limit")
 	asJSON := f.Bool("json", false, "cli.flag.json")
 	_ = c.RegisterFlagCompletionFunc("source", cobra.FixedCompletions([]string{"events", "snapshots"}, cobra.ShellCompDirectiveNoFileComp))
-	c.RunE = func(c *cobra.Command, _ []string) error { return a.runReplay(c, *root, *source, *limit, *asJSON) }
+	var remote remoteFlags
+	a.addRemoteFlags(f, &remote)
+	c.RunE = func(c *cobra.Command, _ []string) error {
+		if remote.on() {
+			dir, stop, err := a.remoteFolder(remote, "replay")
+			if err != nil {
+				return err
+			}
+			defer stop()
+			*root = dir
+		}
+		return a.runReplay(c, *root, *source, *limit, *asJSON)
+	}
 	return c
 }
 

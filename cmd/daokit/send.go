@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daokit/daokit/hub/remote"
 	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/liveness"
@@ -43,6 +44,9 @@ type sendFlags struct {
 	// worker reads them in its instruction and the window's relay context
 	// keeps them (it reads them from the ledger).
 	constraints []string
+	// remote names a root on a hub: the request goes to its leader
+	// through the hub instead of a local controller's socket.
+	remote remoteFlags
 }
 
 // newSendCmd is `daokit send [options] TEXT...`: the words are joined
@@ -67,6 +71,7 @@ func newSendCmd(a *app) *cobra.Command {
 	f.BoolVar(&o.followUp, "follow-up", false, "cli.send.flag.follow_up")
 	f.StringArrayVar(&o.constraints, "constraint", nil, "cli.send.flag.constraint")
 	f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
+	a.addRemoteFlags(f, &o.remote)
 	c.RunE = func(c *cobra.Command, args []string) error { return a.runSend(c, o, args) }
 	return c
 }
@@ -89,7 +94,7 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		if o.reject {
 			kind = relay.ControlReject
 		}
-		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID, Reason: text}, o.asJSON, !o.noStart)
+		return a.sendControl(o, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID, Reason: text}, !o.noStart)
 	}
 	if o.cancelRun || o.retryRun || o.abandonRun {
 		kind, chosen := relay.ControlCancel, 0
@@ -107,7 +112,7 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 		// A retry may start a controller, which restores the run it names
 		// from the ledger; a cancel or an abandon never does: a controller
 		// started for them would first resume the very run to be stopped.
-		return a.sendControl(o.root, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID}, o.asJSON,
+		return a.sendControl(o, relay.Control{Kind: kind, TaskID: o.taskID, RunID: o.runID},
 			kind == relay.ControlRetry && !o.noStart)
 	}
 	if text == "" {
@@ -115,6 +120,9 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 	}
 	if o.followUp && o.taskID == "" {
 		return a.usage(c, a.t("cli.send.error.follow_up_task"))
+	}
+	if o.remote.on() {
+		return a.forwardRemote(o, text)
 	}
 	dir, err := absRoot(o.root)
 	if err != nil {
@@ -146,19 +154,24 @@ func (a *app) runSend(c *cobra.Command, o sendFlags, args []string) error {
 	if err != nil {
 		return a.relayFail("E_SEND_FAILED", err)
 	}
-	if o.asJSON {
-		if err := a.writeJSON(ledger.ObjectOf("task_id", ack.TaskID, "run_id", ack.RunID, "active_lane", ack.ActiveLane,
-			"active_step", ack.ActiveStep, "next_action", ack.NextAction, "duplicate", ack.Duplicate, "event_id", ack.EventID)); err != nil {
-			return err
-		}
-	} else {
-		a.printf("task_id=%s run_id=%s active_lane=%s active_step=%s next_action=%s\n",
-			ack.TaskID, ack.RunID, ack.ActiveLane, ack.ActiveStep, ack.NextAction)
+	if err := a.forwardSent(ack, o.asJSON); err != nil {
+		return err
 	}
 	if !o.wait {
 		return nil
 	}
 	return a.follow(a.ctx, client, dir, ack.TaskID, ack.RunID)
+}
+
+// forwardSent prints the controller's answer to an instruction.
+func (a *app) forwardSent(ack relay.Ack, asJSON bool) error {
+	if asJSON {
+		return a.writeJSON(ledger.ObjectOf("task_id", ack.TaskID, "run_id", ack.RunID, "active_lane", ack.ActiveLane,
+			"active_step", ack.ActiveStep, "next_action", ack.NextAction, "duplicate", ack.Duplicate, "event_id", ack.EventID))
+	}
+	a.printf("task_id=%s run_id=%s active_lane=%s active_step=%s next_action=%s\n",
+		ack.TaskID, ack.RunID, ack.ActiveLane, ack.ActiveStep, ack.NextAction)
+	return nil
 }
 
 // withConstraints appends one "Constraint: …" line per non-blank
@@ -329,8 +342,15 @@ func (a *app) runEnded(r relay.Route) error {
 // abandon); the controller decides. With start, a controller is started
 // when none runs: after a crash, the person's accept or retry is what
 // brings the waiting change or run back.
-func (a *app) sendControl(root string, ctl relay.Control, asJSON, start bool) error {
-	dir, err := absRoot(root)
+func (a *app) sendControl(o sendFlags, ctl relay.Control, start bool) error {
+	if o.remote.on() {
+		ack, err := a.sendRemote(o.remote, func(ctx context.Context, c *remote.Client) (relay.Ack, error) { return c.Control(ctx, ctl) })
+		if err != nil {
+			return err
+		}
+		return a.controlSent(ctl, ack, o.asJSON)
+	}
+	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_SEND_FAILED", err.Error())
 	}
@@ -351,6 +371,11 @@ func (a *app) sendControl(root string, ctl relay.Control, asJSON, start bool) er
 	if err != nil {
 		return a.relayFail("E_SEND_FAILED", err)
 	}
+	return a.controlSent(ctl, ack, o.asJSON)
+}
+
+// controlSent prints the controller's answer to a control request.
+func (a *app) controlSent(ctl relay.Control, ack relay.Ack, asJSON bool) error {
 	if asJSON {
 		return a.writeJSON(ledger.ObjectOf("task_id", ack.TaskID, "run_id", ack.RunID, "active_step", ack.ActiveStep,
 			"next_action", ack.NextAction, "duplicate", ack.Duplicate))

@@ -24,7 +24,17 @@ func newStatusCmd(a *app) *cobra.Command {
 	asJSON := f.Bool("json", false, "cli.flag.json")
 	a.defaultText(f, "task-id", "cli.status.default.task_id")
 	a.defaultText(f, "run-id", "cli.status.default.run_id")
+	var remote remoteFlags
+	a.addRemoteFlags(f, &remote)
 	c.RunE = func(c *cobra.Command, _ []string) error {
+		if remote.on() {
+			dir, stop, err := a.remoteFolder(remote, "status")
+			if err != nil {
+				return err
+			}
+			defer stop()
+			*root = dir
+		}
 		return a.runStatus(*root, *taskID, *runID, *asJSON, c.Flags().Changed)
 	}
 	return c

@@ -38,6 +38,9 @@ type windowFlags struct {
 	noStart, initLedger bool
 	// relayPolicy overrides [relay] policy of daokit.toml ("" keeps it).
 	relayPolicy string
+	// remote names a root on a hub: the window reads its mirror and
+	// sends through the hub to its leader.
+	remote remoteFlags
 }
 
 // windowCommand is ui, watch, or the bare daokit (the root command).
@@ -53,6 +56,7 @@ func (a *app) windowCommand(name, summary string, readOnly bool) *cobra.Command 
 		f.BoolVar(&o.initLedger, "init", false, "cli.flag.init")
 		f.StringVar(&o.relayPolicy, "relay-policy", "", "cli.flag.relay_policy")
 	}
+	a.addRemoteFlags(f, &o.remote)
 	return c
 }
 
@@ -61,14 +65,25 @@ func (a *app) runWindow(c *cobra.Command, o windowFlags, readOnly bool) error {
 	if o.relayPolicy != "" && o.relayPolicy != config.RelayPolicyOn && o.relayPolicy != config.RelayPolicyOff {
 		return a.usage(c, a.t("cli.error.relay_policy", "Value", o.relayPolicy))
 	}
+	if !a.hasTerminal() {
+		return failf("E_UI_FAILED", a.t("cli.ui.error.no_terminal"))
+	}
+	if o.remote.on() {
+		if o.initLedger || o.noStart {
+			return usageError(a.t("remote.cli.error.local_flag"))
+		}
+		dir, stop, err := a.remoteFolder(o.remote, c.Name())
+		if err != nil {
+			return err
+		}
+		defer stop()
+		o.root = dir
+	}
 	dir, err := absRoot(o.root)
 	if err != nil {
 		return failf("E_UI_FAILED", err.Error())
 	}
-	if !a.hasTerminal() {
-		return failf("E_UI_FAILED", a.t("cli.ui.error.no_terminal"))
-	}
-	if err := a.windowLedger(dir, o, readOnly); err != nil {
+	if err := a.windowLedger(dir, o, readOnly || o.remote.on()); err != nil {
 		return failf("E_UI_FAILED", err.Error())
 	}
 	logger, closeLog, err := windowLogger(o.logPath)
@@ -91,7 +106,20 @@ func (a *app) runWindow(c *cobra.Command, o windowFlags, readOnly bool) error {
 		// whatever its backend, a hub's included, always read-only.
 		OpenOutbox: openOutboxReadOnly,
 	}
-	if !readOnly {
+	if !readOnly && o.remote.on() {
+		// Nothing to start here: the root's controller runs on the
+		// leader's host, and its answers come through the hub.
+		link, err := a.newHubRelay(o.remote)
+		if err != nil {
+			return err
+		}
+		defer link.Close()
+		opts.Relay = tui.NewRelayLink(link)
+		opts.Context = relayctx.FileStore{Path: filepath.Join(dir, "state", relayctx.FileName)}
+		opts.Memory = relayctx.FileStore{Path: filepath.Join(dir, "state", memory.FileName)}
+		policy := windowPolicy(dir, o.relayPolicy, logger)
+		opts.ContextPolicy = &policy
+	} else if !readOnly {
 		cfg := relay.DefaultClientConfig()
 		cfg.MaxBackoff, cfg.Logger = 2*time.Second, logger
 		client, err := relay.NewClient(dir, cfg)

@@ -45,7 +45,10 @@ func Dial(o Options) (*Conn, error) {
 		o.Timeout = DefaultTimeout
 	}
 	opts := []nats.Option{nats.Name(o.Name), nats.MaxReconnects(-1),
-		nats.ReconnectWait(100 * time.Millisecond), nats.Timeout(o.Timeout)}
+		nats.ReconnectWait(100 * time.Millisecond), nats.Timeout(o.Timeout),
+		// Notice a hub that stopped answering in seconds, not the
+		// client's default minutes.
+		nats.PingInterval(2 * time.Second), nats.MaxPingsOutstanding(2)}
 	if o.Credentials != "" {
 		nk, err := nats.NkeyOptionFromSeed(o.Credentials)
 		if err != nil {
@@ -57,7 +60,7 @@ func Dial(o Options) (*Conn, error) {
 	if err != nil {
 		return nil, fmt.Errorf("hub %s: %w", o.URL, err)
 	}
-	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(o.Timeout))
+	js, err := jetstream.New(nc, jetstream.WithDefaultTimeout(o.Timeout), jetstream.WithPublishAsyncTimeout(o.Timeout))
 	if err != nil {
 		nc.Close()
 		return nil, fmt.Errorf("hub %s: %w", o.URL, err)

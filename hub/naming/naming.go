@@ -15,6 +15,7 @@
 //	results, output, heartbeats DAOKIT_r_RESULTS         daokit.r.results.<step>
 //	the outbox                  DAOKIT_r_OUTBOX          daokit.r.outbox.>
 //	the leader's lease (KV)     DAOKIT_r_LEASE           $KV.DAOKIT_r_LEASE.>
+//	the root's documents (KV)   DAOKIT_r_DOCS            $KV.DAOKIT_r_DOCS.>
 //
 // Root ids are lowercase and the kinds uppercase, so no root's names can
 // collide with another's, even on a file system that ignores case (each
@@ -136,5 +137,14 @@ func (r Root) OutboxSubjects() string { return r.subject("outbox.>") }
 
 // LeaseBucket is the key-value bucket of the root's leader lease.
 func (r Root) LeaseBucket() string { return r.StreamPrefix() + "LEASE" }
+
+// LeaseKey is the one key of LeaseBucket: the leader's lease.
+const LeaseKey = "leader"
+
+// DocumentBucket is the key-value bucket of the root's documents
+// (pipeline_state.json, heartbeat_status.json, process_leases.json, …),
+// one key per file name, that the leader publishes so that another host
+// can rebuild the root (hub/mirror).
+func (r Root) DocumentBucket() string { return r.StreamPrefix() + "DOCS" }
 
 func (r Root) subject(rest string) string { return Prefix + "." + r.id + "." + rest }

@@ -76,6 +76,12 @@ func Views(ctx context.Context, wf *team.Workflow, ob outbox.Backend, warn, stal
 			v.PID, v.Limit, v.Running, v.Queued, v.Blocked, v.GroupFull, v.Memory = st.PID, st.Limit, st.Running, st.Queued, st.Blocked, st.GroupFull, st.Memory
 			if liveness.ProcessAlive(st.PID) {
 				v.Workers = st.Workers
+				// A live Lead writes its cursor to the outbox past events
+				// that need nothing only now and then; what it has read
+				// is in its status.
+				if st.Cursor > v.Cursor {
+					v.Cursor, v.Lag = st.Cursor, max(head-st.Cursor, 0)
+				}
 			}
 			if st.RateWait != nil && st.RateWait.Until.After(now) {
 				v.RateWait = st.RateWait

@@ -25,5 +25,5 @@ func (s *Store) subscribe() <-chan struct{} {
 // subscription as they are published, a moment before the hub has
 // committed the batch, which WaitHead's quick looks cover.
 func (s *Store) Wait(ctx context.Context, after int64) error {
-	return outbox.WaitHead(ctx, after, s.wake, s.subscribe, s.Head)
+	return outbox.WaitHead(ctx, after, s.wake, s.subscribe, s.Head, nil)
 }

@@ -81,7 +81,7 @@ func readWorker(ctx context.Context, wf *team.Workflow, roles []roster.RoleView,
 		w.Ended = w.Status == nil || w.Status.Attempt != w.Attempt
 	}
 	var size int64
-	w.Tail, size, err = live.TailLines(filepath.Join(logs, "stdout.log"), TailLines)
+	w.Tail, size, err = live.TailLines(filepath.Join(roster.AttemptLogDir(logs), "stdout.log"), TailLines)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		w.Tail = []string{err.Error()}
 	}

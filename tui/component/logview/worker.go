@@ -28,7 +28,7 @@ func LoadWorkerLog(attempts, name, cur string, offset int64) tea.Cmd {
 			return live.LogMsg{Worker: attempts, Err: err, Reset: true}
 		}
 		last := atts[len(atts)-1]
-		path := filepath.Join(attempts, strconv.Itoa(last), name)
+		path := filepath.Join(roster.AttemptLogDir(filepath.Join(attempts, strconv.Itoa(last))), name)
 		if path != cur {
 			offset = -1
 		}
