@@ -77,8 +77,10 @@ test-short:
 # Benchmarks behind the issues' speed and memory goals: one pass over every
 # benchmark, then the compaction budget properly (five runs, on one core and
 # on two); then what the hub costs a build (bench/hub.sh: binary size and
-# --help start-up with and without it).
+# --help start-up with and without it). First, one line: the back-arrows
+# between controller/'s files (bench/filearrows; issue 28: at most 15 %).
 bench: build
+	$(GO) run ./bench/filearrows ./controller
 	$(GO) test -run='^$$' -bench=. -benchmem -benchtime=1x -count=1 ./... | tee bench/last-go-bench.txt
 	$(GO) test -run='^$$' -bench='^BenchmarkCompact' -benchmem -count=5 -cpu=1,2 ./compact/ | tee bench/last-compact-bench.txt
 	./bench/run.sh

@@ -35,6 +35,42 @@ func BenchmarkInstructionAck(b *testing.B) {
 	b.ReportMetric(float64(lat.P99.Microseconds())/1000, "p99-ms")
 }
 
+// BenchmarkStreamingWorkerAck is BenchmarkInstructionAck while a worker
+// streams, in process: the first instruction's worker prints 100 lines/s
+// (an agent's pace) for as long as the benchmark runs, its output goes
+// through the controller to the ledger and to a window that reads it,
+// and the instructions measured queue behind it on its lane (issue 28:
+// p99 at most 4 ms).
+func BenchmarkStreamingWorkerAck(b *testing.B) {
+	cfg := shellConfig(`i=0; while [ $i -lt 60000 ]; do echo "line $i"; i=$((i+1)); sleep 0.01; done`)
+	h := startHarness(b, b.TempDir(), cfg)
+	defer h.stop()
+	ctx := context.Background()
+	if _, err := h.client.Observe(ctx); err != nil {
+		b.Fatal(err)
+	}
+	read := make(chan struct{})
+	go func() { // the window's side: read notices as they come
+		defer close(read)
+		for range h.client.Notices() {
+		}
+	}()
+	first := h.forward("the streaming run")
+	h.waitFor("the worker's output", func(e ledger.Event) bool {
+		return e.TaskID == first.TaskID && op(e) == opWorkerOutput
+	})
+	b.ResetTimer()
+	lat, err := latency.MeasureAcks(ctx, func(ctx context.Context, s string) error { _, err := h.client.Forward(ctx, s); return err }, max(b.N, 1000), func(i int) string { return fmt.Sprintf("instruction %d", i) })
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(lat.Median.Microseconds())/1000, "median-ms")
+	b.ReportMetric(float64(lat.P99.Microseconds())/1000, "p99-ms")
+	h.stop() // closes the window's connection too
+	<-read
+}
+
 // TestThousandInstructionsFromTenClients sends 1,000 instructions back to
 // back from 10 concurrent clients: every one is acknowledged, none twice,
 // none lost (the log holds exactly one record per message id).

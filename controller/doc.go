@@ -15,7 +15,10 @@
 //
 // Runs wait for their lane explicitly (sched.go): a laneScheduler gives
 // each lane its configured number of slots, first come first served, and
-// tells a waiting run its place in line.
+// tells a waiting run its place in line. The lanes are the state of one
+// goroutine, the state loop (loop.go), which the runs ask; a new
+// instruction whose lane is full waits there as data, and its run's
+// goroutine starts when it gets its slot (queued.go).
 //
 // How a worker run ended is mapped to one of a small set of stable reason
 // codes (classify.go), such as WORKER_TIMEOUT or WORKER_HUNG. The codes,

@@ -55,3 +55,10 @@ func routePayload(r ledger.Route) ledger.Object {
 	return ledger.ObjectOf("task_id", r.TaskID, "run_id", r.RunID, "active_lane", r.ActiveLane,
 		"active_step", r.ActiveStep, "next_action", r.NextAction)
 }
+
+func orGlobal(id string) string {
+	if id == "" {
+		return globalID
+	}
+	return id
+}

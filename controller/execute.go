@@ -17,19 +17,6 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// outcome is how one worker attempt at a step ended, from the run's view.
-type outcome int
-
-const (
-	outcomeDone        outcome = iota // the step is finished
-	outcomeFailed                     // the run fails; a person may retry
-	outcomeRestart                    // start the step again (policy permitting)
-	outcomeCancelled                  // a person cancelled the run
-	outcomeInterrupted                // the controller is shutting down
-	outcomeBlocked                    // the run waits for a person (restart budget spent)
-	outcomeReview                     // the step's change waits for the person's verdict
-)
-
 // newRun builds the run of an instruction. Called with c.mu held.
 func (c *Controller) newRun(in instruction) *run {
 	return &run{in: in, pipeline: newRun(in, c.workflow, c.generation), done: make(chan struct{}),
@@ -43,26 +30,33 @@ func (c *Controller) adopt(r *run) {
 }
 
 // start runs r in a goroutine of its own, unless the controller is
-// shutting down (the next controller resumes it then).
-func (c *Controller) start(r *run) {
+// shutting down (the next controller resumes it then). It reports
+// whether it did.
+func (c *Controller) start(r *run) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.stopping {
-		return
+		return false
 	}
 	ctx, cancel := context.WithCancel(c.runCtx)
 	r.cancel = cancel
+	if r.cancelled {
+		// Cancelled while it waited as data (see startQueued).
+		cancel()
+	}
 	c.runs.Add(1)
 	go func() {
 		defer c.runs.Done()
 		defer cancel()
 		c.execute(ctx, r)
 	}()
+	return true
 }
 
 // execute drives r's workflow to its end.
 func (c *Controller) execute(ctx context.Context, r *run) {
 	defer close(r.done)
+	defer c.dropGate(r)
 	defer c.settleLogs(r) // an interrupted run's last logs
 	// No write here: the attempt writes the pipeline as soon as it knows
 	// whether the step waits for its lane or starts.
@@ -151,34 +145,25 @@ func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) (
 	}
 }
 
-func (c *Controller) restartPolicy() heal.RestartPolicy {
-	p := heal.DefaultRestartPolicy()
-	rs := c.cfg.Restart
-	if rs.MaxRestarts > 0 {
-		p.MaxRestarts = rs.MaxRestarts
-	}
-	if rs.Window > 0 {
-		p.Window = rs.Window.Std()
-	}
-	if rs.BackoffBase > 0 {
-		p.BaseDelay = rs.BackoffBase.Std()
-	}
-	if rs.BackoffCap > 0 {
-		p.MaxDelay = rs.BackoffCap.Std()
-	}
-	return p
-}
-
 // attempt runs one worker on step: wait for a lane slot, start the worker,
 // stream its output, and judge how it ended.
 func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (outcome, string) {
 	laneCfg, _ := c.cfg.Lane(lane)
-	c.mu.Lock()
-	r.life = c.newLifecycle(r, step) // every attempt is a run of its own
-	r.queueRecorded = false
-	c.mu.Unlock()
-	c.transition(r, stateWaiting, "")
-	release, err := c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
+	gate, waited := c.takeGate(r, step, lane)
+	if !waited {
+		c.mu.Lock()
+		r.life = c.newLifecycle(r, step) // every attempt is a run of its own
+		r.queueRecorded = false
+		c.mu.Unlock()
+		c.transition(r, stateWaiting, "")
+	}
+	var release func()
+	var err error
+	if gate != nil {
+		release, err = c.acquireGated(ctx, gate)
+	} else {
+		release, err = c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
+	}
 	if err != nil {
 		c.mu.Lock()
 		reason := ReasonCancelled
@@ -667,6 +652,10 @@ func (c *Controller) cancel(r *run) {
 	if cancel != nil {
 		cancel()
 	}
+	if t := c.slots.withdraw(r); t != nil {
+		// It waited as data: its goroutine starts to end it.
+		c.startQueued(t, false)
+	}
 }
 
 // retry starts a failed or blocked run again from its current step.
@@ -683,13 +672,4 @@ func (c *Controller) retry(r *run) {
 	c.current = r
 	c.mu.Unlock()
 	c.start(r)
-}
-
-func (c *Controller) leaseTTL() time.Duration { return leaseTTLOf(c.cfg) }
-
-func leaseTTLOf(cfg config.Config) time.Duration {
-	if ttl := cfg.Lease.TTL.Std(); ttl >= time.Second {
-		return ttl
-	}
-	return config.DefaultLeaseTTL
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/vocab"
 )
 
 // crashImage holds the log's fdatasync of the first batch that writes a
@@ -277,6 +278,17 @@ func TestFinishedWorkerIsFinishedFromItsLog(t *testing.T) {
 	}
 	if starts != 1 || completed != 1 || accepted != 1 {
 		t.Fatalf("I1-coder started %d, completed %d and passed %d times, want once each", starts, completed, accepted)
+	}
+	// The successor took over the dead controller's leases as every
+	// takeover does (heal.PlanTakeover: the successor's thread named, the
+	// step fenced), and failed nothing it then read back.
+	succession := count(events, func(e ledger.Event) bool {
+		return e.EventType == ledger.EventLeaseTakeover && e.Payload.String("reason_code") == string(vocab.ReasonSuccession) &&
+			strings.HasPrefix(e.Payload.String("successor_thread_id"), "controller-")
+	})
+	failed := count(events, func(e ledger.Event) bool { return e.StepID == "I1-coder" && e.EventType == ledger.EventStepFailed })
+	if succession != 1 || failed != 0 {
+		t.Errorf("%d planned successions and %d STEP_FAILED of I1-coder, want 1 and 0", succession, failed)
 	}
 	// The reviewer after it, seen to exit, says so.
 	seen := count(events, func(e ledger.Event) bool {

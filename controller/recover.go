@@ -2,8 +2,11 @@ package controller
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -41,14 +44,19 @@ type found struct {
 // first. The instruction index knows them without reading the history.
 func (c *Controller) recover() []found {
 	open := c.index.openEntries()
+	readBack := map[[2]string][]string{}
+	for _, en := range open {
+		if en.Unended != nil {
+			key := [2]string{en.Route.TaskID, en.Route.RunID}
+			readBack[key] = append(readBack[key], en.Unended.Step)
+		}
+	}
 	c.mu.Lock()
-	takeovers := c.fenceOrphansLocked()
+	takeovers := c.fenceOrphansLocked(readBack)
 	c.mu.Unlock()
 	// Recorded outside c.mu: no fsync under the controller's lock.
-	if len(takeovers) > 0 {
-		if err := c.journal.append(takeovers...); err != nil {
-			c.log.Error("record takeover", "err", err)
-		}
+	for _, t := range takeovers {
+		c.finishTakeover(&c.pipeline, &t)
 	}
 	out := make([]found, 0, len(open))
 	for _, en := range open {
@@ -151,7 +159,9 @@ func (c *Controller) resume(list []resumed) {
 				"message_id", r.in.MessageID, "generation", c.generation, "route", routePayload(p.Route())))
 			c.log.Info("resuming instruction", "message_id", r.in.MessageID, "task_id", p.TaskID)
 		}
-		c.start(r)
+		// A run that only waits for its lane waits as data, as it did
+		// before the restart (see startOrQueue).
+		c.startOrQueue(r)
 	}
 }
 
@@ -160,11 +170,15 @@ func isFinal(status string) bool {
 }
 
 // fenceOrphansLocked takes over every ACTIVE lease a previous controller
-// left (returning the LEASE_TAKEOVER events for the caller to record once
-// it released c.mu): a worker of this root that still runs is killed first (its group),
-// so that no two workers ever hold one step; then the leases become
-// TAKEN_OVER (or EXPIRED), and LEASE_TAKEOVER records it.
-func (c *Controller) fenceOrphansLocked() (takeovers []ledger.Event) {
+// left, the way every takeover is planned (heal.PlanTakeover, as the
+// live succession and `daokit takeover` do), and returns the takeovers
+// for the caller to finish once it released c.mu (finishTakeover: the
+// handoff and the records). A worker of this root that still runs is
+// killed first (its group), so that no two workers ever hold one step.
+// readBack names, by task and run, the steps whose end the resumed run
+// reads back from their logs (see finishFromLog): their expired leases
+// do not fail them.
+func (c *Controller) fenceOrphansLocked(readBack map[[2]string][]string) (takeovers []heal.Takeover) {
 	now := c.now()
 	runs := map[[2]string]bool{}
 	for _, l := range c.leases.Leases {
@@ -177,28 +191,22 @@ func (c *Controller) fenceOrphansLocked() (takeovers []ledger.Event) {
 		}
 		runs[[2]string{l.TaskID, l.RunID}] = true
 	}
-	for key := range runs {
-		res, err := heal.TakeOver(&c.leases, key[0], key[1],
-			heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, c.leaseTTL(), now)
+	for _, key := range slices.SortedFunc(maps.Keys(runs), func(a, b [2]string) int { return cmp.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1]) }) {
+		t, err := heal.PlanTakeover(&c.pipeline, &c.leases, heal.TakeoverSpec{TaskID: key[0], RunID: key[1],
+			Reason: vocab.ReasonSuccession, Successor: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid},
+			TTL: c.leaseTTL(), ReadBack: readBack[key], NoHandoff: true}, now)
 		if err != nil {
 			continue
 		}
 		// The adopted leases only bridge to the resumed run, which takes
 		// out its own; release them now.
-		for _, l := range res.Adopted {
+		for _, l := range t.Adopted {
 			_ = heal.Release(&c.leases, l.LeaseToken, now)
 		}
-		takeoverAt := ledger.FormatTime(now)
-		e := c.events.typed(key[0], key[1], "", ledger.EventLeaseTakeover, ledger.SeverityWarn,
-			"takeover_at", takeoverAt, "adopted_step_ids", nonNil(res.AdoptedSteps()), "failed_step_ids", nonNil(res.FailedSteps),
-			"reason_code", string(vocab.ReasonSuccession), "generation", c.generation, "superseded_tokens", nonNil(res.Superseded),
-			"successor_pid", c.pid)
-		e.DedupKey = "succession:" + key[0] + ":" + key[1] + ":" + takeoverAt
-		takeovers = append(takeovers, e)
 		if c.pipeline.TaskID == key[0] && c.pipeline.RunID == key[1] {
-			c.pipeline.Succession.LastTakeoverAt = takeoverAt
 			c.pipeline.RoleLifecycle = c.pipeline.RoleLifecycle.With(keyGeneration, strconv.Itoa(c.generation))
 		}
+		takeovers = append(takeovers, t)
 	}
 	if len(runs) > 0 {
 		c.writeLeasesLocked()

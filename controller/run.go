@@ -64,6 +64,10 @@ type run struct {
 	// quiet marks a run resumed at start that had never started a worker:
 	// its renewed wait for a lane is not recorded again.
 	quiet bool
+	// gate is what the run's first attempt takes over from a wait for
+	// its lane as data (see startOrQueue): set before its goroutine
+	// starts, that goroutine's alone from then on.
+	gate *queuedSlot
 	// queueRecorded: the attempt's place in its lane's queue was recorded
 	// (once per attempt; later moves only reach the windows).
 	queueRecorded bool

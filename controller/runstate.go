@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/daokit/daokit/i18n"
@@ -112,16 +112,21 @@ type transition struct {
 
 // lifecycle is one worker run's state machine: its owner, its state and
 // the transitions that led there. It refuses illegal transitions, so a
-// run never leaves a terminal state and ends in exactly one. A Lifecycle
-// is safe for concurrent use.
+// run never leaves a terminal state and ends in exactly one. A lifecycle
+// is safe for concurrent use: its state is one immutable snapshot,
+// published atomically, which the run's goroutine replaces and anyone
+// (the status, the liveness loop) reads without a lock.
 type lifecycle struct {
 	owner Owner
 	now   func() time.Time
+	snap  atomic.Pointer[lifeSnap]
+	done  chan struct{}
+}
 
-	mu      sync.Mutex
+// lifeSnap is a lifecycle at one moment; never changed once published.
+type lifeSnap struct {
 	state   string
 	history []transition
-	done    chan struct{}
 }
 
 // newLifecycle returns a run in stateIdle owned by owner. now is the
@@ -133,43 +138,49 @@ func newLifecycle(owner Owner, now func() time.Time) (*lifecycle, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &lifecycle{owner: owner, now: now, state: stateIdle, done: make(chan struct{})}, nil
+	l := &lifecycle{owner: owner, now: now, done: make(chan struct{})}
+	l.snap.Store(&lifeSnap{state: stateIdle})
+	return l, nil
 }
 
 // Owner returns the run's owner.
 func (l *lifecycle) Owner() Owner { return l.owner }
 
 // State returns the current state.
-func (l *lifecycle) State() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.state
-}
+func (l *lifecycle) State() string { return l.snap.Load().state }
 
 // To moves the run to state to, recording reason. An illegal move is a
 // *transitionError and changes nothing. Failing needs a reason; a cancel
-// or timeout without one gets WORKER_CANCELLED or WORKER_TIMEOUT.
+// or timeout without one gets WORKER_CANCELLED or WORKER_TIMEOUT. Of two
+// moves at once, one wins and the other is judged from where it left
+// the run.
 func (l *lifecycle) To(to, reason string) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if err := checkTransition(l.state, to); err != nil {
-		err.(*transitionError).Owner = l.owner
-		return err
-	}
 	switch {
 	case to == stateFailed && reason == "":
+		if err := checkTransition(l.State(), to); err != nil {
+			err.(*transitionError).Owner = l.owner
+			return err
+		}
 		return fmt.Errorf("run %s: fail: %w", l.owner, errNoReason)
 	case to == stateCancelled && reason == "":
 		reason = ReasonCancelled
 	case to == stateTimedOut && reason == "":
 		reason = ReasonTimeout
 	}
-	l.history = append(l.history, transition{From: l.state, To: to, Reason: reason, At: l.now()})
-	l.state = to
-	if isTerminal(to) {
-		close(l.done)
+	for {
+		old := l.snap.Load()
+		if err := checkTransition(old.state, to); err != nil {
+			err.(*transitionError).Owner = l.owner
+			return err
+		}
+		next := &lifeSnap{state: to, history: append(slices.Clip(old.history), transition{From: old.state, To: to, Reason: reason, At: l.now()})}
+		if l.snap.CompareAndSwap(old, next) {
+			if isTerminal(to) {
+				close(l.done)
+			}
+			return nil
+		}
 	}
-	return nil
 }
 
 // errNoReason is returned by Lifecycle.To for a failure without a reason.
@@ -178,20 +189,15 @@ var errNoReason = errors.New("a failed run needs a reason code")
 // Current returns the state and the reason code of the transition that
 // led to it ("" in stateIdle).
 func (l *lifecycle) Current() (state, reason string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if len(l.history) == 0 {
-		return l.state, ""
+	s := l.snap.Load()
+	if len(s.history) == 0 {
+		return s.state, ""
 	}
-	return l.state, l.history[len(l.history)-1].Reason
+	return s.state, s.history[len(s.history)-1].Reason
 }
 
 // History returns the transitions so far, oldest first.
-func (l *lifecycle) History() []transition {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return slices.Clone(l.history)
-}
+func (l *lifecycle) History() []transition { return slices.Clone(l.snap.Load().history) }
 
 // Done is closed when the run reaches its terminal state.
 func (l *lifecycle) Done() <-chan struct{} { return l.done }
@@ -199,11 +205,10 @@ func (l *lifecycle) Done() <-chan struct{} { return l.done }
 // Outcome returns the terminal state and its reason, or ok false while
 // the run is not over.
 func (l *lifecycle) Outcome() (state, reason string, ok bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !isTerminal(l.state) {
+	s := l.snap.Load()
+	if !isTerminal(s.state) {
 		return "", "", false
 	}
-	last := l.history[len(l.history)-1]
+	last := s.history[len(s.history)-1]
 	return last.To, last.Reason, true
 }

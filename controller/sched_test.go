@@ -3,8 +3,12 @@ package controller
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -12,6 +16,7 @@ import (
 
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/internal/say"
+	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 )
 
@@ -118,38 +123,93 @@ func TestCancelWhileWaiting(t *testing.T) {
 	}
 }
 
+// startedSlots returns lanes whose loop runs until the test ends.
+func startedSlots(t *testing.T, limits map[string]int) *laneSlots {
+	l := newLaneSlots(limits)
+	l.start()
+	t.Cleanup(l.stop)
+	return l
+}
+
+func (l *laneSlots) status(lane string) (st laneStatus) {
+	l.do(func(s *laneScheduler) { st = s.Status(lane) })
+	return st
+}
+
 func TestAcquireReportsPositionsAndHonoursCancel(t *testing.T) {
-	s := newLaneScheduler(map[string]int{"lane": 1})
-	holder, err := s.Acquire(context.Background(), "lane", ownerN(0), nil)
+	l := startedSlots(t, map[string]int{"lane": 1})
+	holder, err := l.acquire(context.Background(), "lane", nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	second := mustEnqueue(t, s, "lane", ownerN(1))
+	var second *ticket
+	l.do(func(s *laneScheduler) { second = mustEnqueue(t, s, "lane", ownerN(1)) })
 
 	ctx, cancel := context.WithCancel(context.Background())
 	seen := make(chan int, 10)
 	got := make(chan error, 1)
 	go func() {
-		_, err := s.Acquire(ctx, "lane", ownerN(2), func(p int) { seen <- p })
+		_, err := l.acquire(ctx, "lane", func(p int) { seen <- p })
 		got <- err
 	}()
 	if p := <-seen; p != 2 {
 		t.Fatalf("first position: got %d, want 2", p)
 	}
-	second.Release()
+	l.do(func(*laneScheduler) { second.Release() })
 	if p := <-seen; p != 1 {
 		t.Fatalf("position after the one ahead left: got %d, want 1", p)
 	}
 	cancel()
 	if err := <-got; !errors.Is(err, context.Canceled) {
-		t.Fatalf("Acquire after cancel: got %v, want context.Canceled", err)
+		t.Fatalf("acquire after cancel: got %v, want context.Canceled", err)
 	}
-	if st := s.Status("lane"); len(st.Waiting) != 0 || len(st.Holding) != 1 {
+	if st := l.status("lane"); len(st.Waiting) != 0 || len(st.Holding) != 1 {
 		t.Errorf("status after the cancel: got %+v, want only the holder", st)
 	}
-	holder.Release()
-	if st := s.Status("lane"); len(st.Holding) != 0 {
+	holder()
+	if st := l.status("lane"); len(st.Holding) != 0 {
 		t.Errorf("a cancelled waiter got the slot: %+v", st)
+	}
+}
+
+// TestQueuedRunsAreData: runs queued as data hold their place without a
+// goroutine; a release hands the next its slot, and a withdrawn run
+// leaves the line, moving those behind it up.
+func TestQueuedRunsAreData(t *testing.T) {
+	l := startedSlots(t, map[string]int{"lane": 1})
+	var applied []laneEffects
+	l.apply = func(e laneEffects) { applied = append(applied, e) }
+	tk, pos := l.queue(&run{}, "s", "lane", make(chan struct{}))
+	if tk == nil || pos != 0 || len(applied) != 0 {
+		t.Fatalf("a run queued on a free lane at %d (effects %+v), want its slot at once and no effects", pos, applied)
+	}
+	holder := func() { l.releaseTicket(tk) }
+	runs := []*run{{}, {}, {}}
+	var ts []*ticket
+	for i, r := range runs {
+		tk, pos := l.queue(r, "s", "lane", make(chan struct{}))
+		if tk == nil || pos != i+1 {
+			t.Fatalf("run %d queued at %d (ticket %v), want %d", i, pos, tk != nil, i+1)
+		}
+		ts = append(ts, tk)
+	}
+	if l.withdraw(runs[1]) != ts[1] {
+		t.Fatal("a waiting run could not be withdrawn")
+	}
+	l.do(func(*laneScheduler) { pos = ts[2].Position() })
+	if len(applied) != 0 || pos != 2 {
+		t.Fatalf("after the withdrawal: effects %+v, the last run at %d; want none, and 2", applied, pos)
+	}
+	holder()
+	l.do(func(*laneScheduler) { pos = ts[2].Position() })
+	if len(applied) != 1 || len(applied[0].started) != 1 || applied[0].started[0].run != runs[0] || pos != 1 {
+		t.Fatalf("after the release: %+v, the last run at %d; want the first run started and the last at 1", applied, pos)
+	}
+	if l.withdraw(runs[0]) != nil {
+		t.Error("a run holding its slot was withdrawn as if it waited")
+	}
+	if st := l.status("lane"); len(st.Holding) != 1 || len(st.Waiting) != 1 {
+		t.Errorf("status: %+v, want one holding and one waiting", st)
 	}
 }
 
@@ -183,14 +243,14 @@ func TestOneOwnerOnePlace(t *testing.T) {
 // TestSchedulerUnderLoad: many runs on a lane of three slots never exceed
 // three at once, and all of them get their turn.
 func TestSchedulerUnderLoad(t *testing.T) {
-	s := newLaneScheduler(map[string]int{"lane": 3})
+	l := startedSlots(t, map[string]int{"lane": 3})
 	var active, peak, served atomic.Int32
 	var wg sync.WaitGroup
-	for i := range 50 {
+	for range 50 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			tk, err := s.Acquire(context.Background(), "lane", Owner{TaskID: "T", RunID: "R", StepID: string(rune(i + 'A'))}, nil)
+			release, err := l.acquire(context.Background(), "lane", nil)
 			if err != nil {
 				t.Error(err)
 				return
@@ -204,7 +264,7 @@ func TestSchedulerUnderLoad(t *testing.T) {
 			}
 			active.Add(-1)
 			served.Add(1)
-			tk.Release()
+			release()
 		}()
 	}
 	wg.Wait()
@@ -215,7 +275,7 @@ func TestSchedulerUnderLoad(t *testing.T) {
 
 // TestLaneSlots covers the form the run loop uses.
 func TestLaneSlots(t *testing.T) {
-	slots := newLaneSlots(map[string]int{"worker": 1})
+	slots := startedSlots(t, map[string]int{"worker": 1})
 	release, err := slots.acquire(context.Background(), "worker", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -272,4 +332,88 @@ func TestWaitingRunSaysItsPlace(t *testing.T) {
 	os.WriteFile(gate, nil, 0o644)
 	h.finished(first.TaskID)
 	h.finished(second.TaskID)
+}
+
+// TestQueuedInstructionsParkNoGoroutine: instructions queued behind a
+// busy lane wait as data, not as parked run goroutines, before and after
+// a restart: fifty of them leave one run goroutine (the busy one's), each
+// says its place, a cancelled one ends without ever running, and the
+// others run once the lane is free.
+func TestQueuedInstructionsParkNoGoroutine(t *testing.T) {
+	const queued = 50
+	root := t.TempDir()
+	gate := filepath.Join(root, "gate")
+	cfg := shellConfig(`while [ ! -f ` + gate + ` ]; do sleep 0.05; done`)
+	h := startHarness(t, root, cfg)
+	first := h.forward("first")
+	pid := h.workerPID(first.TaskID)
+	var acks []relay.Ack
+	for i := range queued {
+		acks = append(acks, h.forward(fmt.Sprintf("queued %d", i)))
+	}
+	h.waitFor("the last run's place", func(e ledger.Event) bool {
+		return e.TaskID == acks[queued-1].TaskID && string(payloadRaw(e, "queue_position")) == strconv.Itoa(queued)
+	})
+	if n := runGoroutines(); n != 1 {
+		t.Errorf("%d run goroutines with %d instructions queued behind one run, want 1", n, queued)
+	}
+	if _, err := h.control(relay.Control{Kind: relay.ControlCancel, TaskID: acks[1].TaskID}); err != nil {
+		t.Fatal(err)
+	}
+	if end := h.finished(acks[1].TaskID); end.Payload.String("reason_code") != ReasonCancelled {
+		t.Errorf("the cancelled queued run ended %s, want %s", end.Payload.String("reason_code"), ReasonCancelled)
+	}
+
+	// The next controller resumes them: the first runs again, the others
+	// wait for it as data again.
+	h.stop()
+	h = startHarness(t, root, cfg)
+	h.waitFor("the first run's worker again", func(e ledger.Event) bool {
+		return e.TaskID == first.TaskID && e.EventType == ledger.EventStepStarted && string(payloadRaw(e, "pid")) != strconv.Itoa(pid)
+	})
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) { // polling the status; the condition decides
+		st, err := h.client.Observe(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		waiting := 0
+		for _, r := range st.Runs {
+			if r.State == stateWaiting {
+				waiting++
+			}
+		}
+		if waiting == queued-1 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d resumed runs wait for the lane, want %d", waiting, queued-1)
+		}
+	}
+	if n := runGoroutines(); n != 1 {
+		t.Errorf("%d run goroutines after the restart, want 1", n)
+	}
+	os.WriteFile(gate, nil, 0o644)
+	for i, a := range acks {
+		end := h.finished(a.TaskID)
+		if i != 1 && end.Payload.String("status") != ledger.StatusDone {
+			t.Errorf("queued run %d ended %s", i, end.Payload.String("status"))
+		}
+	}
+	if n := count(h.events(), func(e ledger.Event) bool {
+		return e.TaskID == acks[1].TaskID && e.EventType == ledger.EventStepStarted
+	}); n != 0 {
+		t.Errorf("the run cancelled while queued started %d workers", n)
+	}
+}
+
+// runGoroutines counts the goroutines that drive a run (Controller.execute)
+// in this process.
+func runGoroutines() int {
+	buf := make([]byte, 16<<20)
+	return strings.Count(string(buf[:runtime.Stack(buf, true)]), "controller.(*Controller).execute(")
+}
+
+func payloadRaw(e ledger.Event, key string) []byte {
+	raw, _ := e.Payload.Get(key)
+	return raw
 }

@@ -44,8 +44,9 @@ func (c *Controller) takeOver(r *run, step string, reason vocab.Reason) {
 // p, writes the register and records the takeover's events. The caller
 // then writes p, after the events as every pipeline write comes after
 // the log's: p is r's own pipeline for the controller's own takeovers
-// (persist), a copy for a person's (operateTakeover). Either way it is
-// changed under c.mu only.
+// (persist), a copy for a person's (operateTakeover), and the pipeline
+// the previous controller left for a start-up succession (recover).
+// Either way it is changed under c.mu only.
 func (c *Controller) finishTakeover(p *ledger.PipelineState, t *heal.Takeover) {
 	var written error
 	if pkg, ok := t.Handoff(); ok {

@@ -26,6 +26,16 @@ type TakeoverSpec struct {
 	// Keep is the relay context the handoff carries; its Route defaults
 	// to the pipeline's.
 	Keep KeepSet
+	// ReadBack are steps whose worker's end the successor reads back
+	// from its logs (a controller's start-up succession): an expired
+	// lease on one of them is not a failed step, since its worker may
+	// have finished while nobody read it.
+	ReadBack []string
+	// NoHandoff: the successor resumes from the event log, which knows
+	// more of the run than a handoff package (a controller's start-up
+	// succession rebuilds every run from its instruction index); no
+	// package is built and the pipeline's resume plan stays as it is.
+	NoHandoff bool
 }
 
 // Takeover is what one takeover decided: the leases moved, the steps
@@ -63,6 +73,9 @@ func PlanTakeover(p *ledger.PipelineState, reg *ledger.Leases, spec TakeoverSpec
 	if err != nil {
 		return Takeover{}, err
 	}
+	if len(spec.ReadBack) > 0 {
+		res.FailedSteps = slices.DeleteFunc(res.FailedSteps, func(s string) bool { return slices.Contains(spec.ReadBack, s) })
+	}
 	t := Takeover{TakeoverResult: res, Spec: spec, At: now}
 	if p.TaskID != spec.TaskID || p.RunID != spec.RunID {
 		return t, nil
@@ -89,7 +102,7 @@ func PlanTakeover(p *ledger.PipelineState, reg *ledger.Leases, spec TakeoverSpec
 	for _, s := range res.FailedSteps {
 		p.RoleLifecycle = p.RoleLifecycle.With("step:"+s, string(vocab.StepFailedNonAdopted))
 	}
-	if len(fenced) == 0 && len(res.FailedSteps) == 0 {
+	if spec.NoHandoff || len(fenced) == 0 && len(res.FailedSteps) == 0 {
 		return t, nil
 	}
 	keep := spec.Keep

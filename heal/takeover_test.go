@@ -119,3 +119,28 @@ func TestTakeoverChangesAreOneCommit(t *testing.T) {
 		t.Errorf("another run's pipeline changed: %+v", c)
 	}
 }
+
+// A start-up succession reads the end of a step's worker back from its
+// logs and resumes the run from the event log: that step's expired lease
+// does not fail it, nothing says it failed and no handoff is built,
+// while the live lease is adopted and fenced as in every takeover.
+func TestPlanTakeoverLeavesReadBackStepsUnfailed(t *testing.T) {
+	t.Parallel()
+	p, _, tk := takeoverOf(t, TakeoverSpec{Reason: vocab.ReasonSuccession, ReadBack: []string{"S2"}, NoHandoff: true})
+	if len(tk.FailedSteps) != 0 || p.RoleLifecycle.Get("step:S2") == string(vocab.StepFailedNonAdopted) {
+		t.Errorf("failed %v, step:S2 = %q; want the read-back step left as it was", tk.FailedSteps, p.RoleLifecycle.Get("step:S2"))
+	}
+	if got := tk.AdoptedSteps(); !slices.Equal(got, []string{"S1"}) || Fence(&p, "S1") != 1 {
+		t.Errorf("adopted %v with fence %d, want [S1] raised to 1", got, Fence(&p, "S1"))
+	}
+	if _, ok := tk.Handoff(); ok {
+		t.Error("a succession that resumes from the log built a handoff")
+	}
+	var kinds []string
+	for _, e := range tk.Events("state/handoff_package.json") {
+		kinds = append(kinds, e.EventType+"/"+e.Payload.String("operation"))
+	}
+	if want := []string{"LEASE_TAKEOVER/", "SYSTEM/LEASE_ADOPTED"}; !slices.Equal(kinds, want) {
+		t.Errorf("events %v, want %v", kinds, want)
+	}
+}
