@@ -24,9 +24,12 @@ import (
 // the index checkpoint and the worktree, as a SIGKILL before any
 // checkpoint and a person's cleanup leave them: the successor knows the
 // run from the log alone and checks the pushed branch out again.
+// "behind" restarts while another task's change waits for review, so
+// the pipeline file shows that run and the DONE one is rebuilt from the
+// index.
 func TestRejectOfAnOpenPullRequestGoesRoundAgain(t *testing.T) {
 	for _, name := range []string{"github", "gitlab"} {
-		for _, mode := range []string{"live", "restart", "killed"} {
+		for _, mode := range []string{"live", "restart", "killed", "behind"} {
 			t.Run(name+"/"+mode, func(t *testing.T) {
 				f := map[string]func(*testing.T) reviewForge{"github": githubReviewForge, "gitlab": gitlabReviewForge}[name](t)
 				for i := range f.cfg.Lanes {
@@ -52,6 +55,12 @@ func TestRejectOfAnOpenPullRequestGoesRoundAgain(t *testing.T) {
 					t.Fatalf("%d change requests after the accept", f.opened())
 				}
 				f.comment()
+				if mode == "behind" {
+					// Another task's change waits for review: the pipeline
+					// file shows that run, not the DONE one.
+					other := h.forward("handle the long body")
+					h.opFor(other.TaskID, OpReviewPending)
+				}
 				if mode != "live" {
 					h.stop()
 					if mode == "killed" {
