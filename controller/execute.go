@@ -60,6 +60,7 @@ func (c *Controller) execute(ctx context.Context, r *run) {
 	defer c.settleLogs(r) // an interrupted run's last logs
 	// No write here: the attempt writes the pipeline as soon as it knows
 	// whether the step waits for its lane or starts.
+	c.beginRound(ctx, r) // a /reject of its pull request: prround.go
 	c.runFlow(ctx, r)
 }
 

@@ -25,7 +25,7 @@ type instrIndex struct {
 
 	mu         sync.Mutex
 	open       map[string]*indexEntry // acknowledged, not finished; by message id
-	ended      map[string]*indexEntry // finished FAILED or BLOCKED, waiting for a retry (see endLocked)
+	ended      map[string]*indexEntry // finished FAILED or BLOCKED (a retry), or DONE as a pull request (another round): see endLocked
 	byRun      map[[2]string]string   // task and run id → message id of an open instruction
 	fresh      map[string]indexEntry  // folded since the last checkpoint, not yet in a bucket
 	offset     int64                  // the events.jsonl offset the folded state covers
@@ -102,6 +102,11 @@ type indexEntry struct {
 	// reads that worker's end back from its logs (see finishFromLog).
 	// Never changed in place.
 	Unended *unendedStep `json:"unended,omitempty"`
+	// PR is the pull request the instruction's accepted change became
+	// (PULL_REQUEST): a run that ended DONE with one stays an ended
+	// entry, which a person's /reject reopens (see prround.go). Never
+	// changed in place.
+	PR *prMark `json:"pr,omitempty"`
 }
 
 // unendedStep is a worker a STEP_STARTED named: enough to find it, and
@@ -248,8 +253,12 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 		if id != "" {
 			x.fresh[id] = indexEntry{MessageID: id, Kind: entryControl, EventID: e.EventID, Route: routeFrom(e.Payload)}
 		}
+		target := e.Payload.String("target_message_id")
 		if e.Payload.String("kind") == string(relay.ControlRetry) {
-			x.reopenLocked(e.Payload.String("target_message_id"))
+			x.reopenLocked(target)
+		}
+		if en := x.ended[target]; en != nil && en.Final == ledger.StatusDone && e.Payload.String("kind") == string(relay.ControlReject) {
+			x.reopenLocked(target) // another round of its pull request (prround.go)
 		}
 	case opStepRecorded:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
@@ -267,6 +276,10 @@ func (x *instrIndex) foldLocked(e *ledger.Event) {
 	case OpReviewPending:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.Review, en.Unreviewed = reviewMarkOf(e), false
+		}
+	case OpPullRequest:
+		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
+			en.PR = prMarkOf(e, en.Tree)
 		}
 	case OpWorktreeReady:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {

@@ -12,12 +12,15 @@ import (
 // start them again as new work.
 const maxEnded = 64
 
-// endLocked keeps the entry of a run that finished FAILED or BLOCKED:
-// it waits for the person's /retry, and a successor controller must know
-// it (RUN_FINISHED removed it from the open instructions).
+// endLocked keeps the entry of a run that finished FAILED or BLOCKED,
+// or DONE with its change in a pull request: it waits for the person's
+// /retry (a /reject for another round of the pull request), and a
+// successor controller must know it (RUN_FINISHED removed it from the
+// open instructions).
 func (x *instrIndex) endLocked(en indexEntry, e *ledger.Event) {
 	status := e.Payload.String("status")
-	if en.Kind != entryInstruction || (status != ledger.StatusFailed && status != ledger.StatusBlocked) {
+	prDone := status == ledger.StatusDone && en.PR != nil // another round may be asked (prround.go)
+	if en.Kind != entryInstruction || (status != ledger.StatusFailed && status != ledger.StatusBlocked && !prDone) {
 		return
 	}
 	en.Final, en.FinalReason, en.FinalStep, en.Review, en.Unreviewed = status, e.Payload.String("reason_code"), e.StepID, nil, false

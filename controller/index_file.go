@@ -249,7 +249,8 @@ func loadIndex(stateDir string) (*instrIndex, indexLoad, error) {
 // event the fold uses names one of them.
 var indexMarkers = [][]byte{[]byte(opInstruction), []byte(opControl), []byte(opRunFinished),
 	[]byte(opControllerStarted), []byte(ledger.EventStepStarted), []byte(ledger.EventStepCompleted), []byte(opStepRecorded),
-	[]byte(OpReviewPending), []byte(ledger.EventAcceptancePassed), []byte(ledger.EventAcceptanceFailed), []byte(OpWorktreeReady)}
+	[]byte(OpReviewPending), []byte(ledger.EventAcceptancePassed), []byte(ledger.EventAcceptanceFailed), []byte(OpWorktreeReady),
+	[]byte(OpPullRequest)}
 
 // replay folds every complete line of the log from offset on and returns
 // how many events it read and the offset after the last complete line.

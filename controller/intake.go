@@ -171,8 +171,14 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	switch ctl.Kind {
 	case relay.ControlAccept, relay.ControlReject:
 		c.mu.Lock()
-		r.deliver(verdict{accept: ctl.Kind == relay.ControlAccept, reason: strings.TrimSpace(ctl.Reason)})
+		round := ctl.Kind == relay.ControlReject && c.prRoundOpen(r)
+		if !round {
+			r.deliver(verdict{accept: ctl.Kind == relay.ControlAccept, reason: strings.TrimSpace(ctl.Reason)})
+		}
 		c.mu.Unlock()
+		if round {
+			c.anotherRound(r, strings.TrimSpace(ctl.Reason)) // prround.go
+		}
 	case relay.ControlCancel, relay.ControlAbandon:
 		c.stopRun(r, ctl.Kind == relay.ControlAbandon, strings.TrimSpace(ctl.Reason))
 	case relay.ControlRetry:
@@ -194,7 +200,7 @@ func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 			return &relay.Error{Code: codeNotFailed, Detail: s}
 		}
 	case relay.ControlAccept, relay.ControlReject:
-		if r.review == nil {
+		if r.review == nil && (kind != relay.ControlReject || !c.prRoundOpen(r)) {
 			return &relay.Error{Code: codeNoReview, Detail: r.pipeline.Status}
 		}
 	case relay.ControlAbandon:

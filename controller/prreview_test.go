@@ -19,6 +19,7 @@ import (
 // request, how many exist, and how people review the first one.
 type reviewForge struct {
 	envDir  string
+	bare    string
 	cfg     config.Config
 	hold    func(hold, holding chan struct{})
 	opened  func() int
@@ -29,7 +30,7 @@ type reviewForge struct {
 func githubReviewForge(t *testing.T) reviewForge {
 	rig := newPRRig(t)
 	gh := rig.gh
-	return reviewForge{envDir: rig.envDir, cfg: rig.loopConfig(),
+	return reviewForge{envDir: rig.envDir, bare: rig.bare, cfg: rig.loopConfig(),
 		hold: func(hold, holding chan struct{}) {
 			gh.Inject(fakegithub.Fault{Method: "POST", PathSuffix: "/pulls", Hold: hold, Holding: holding})
 		},
@@ -55,7 +56,7 @@ func gitlabReviewForge(t *testing.T) reviewForge {
 		}
 		return n
 	}
-	return reviewForge{envDir: rig.envDir, cfg: gitlabConfig(rig, gl),
+	return reviewForge{envDir: rig.envDir, bare: rig.bare, cfg: gitlabConfig(rig, gl),
 		hold: func(hold, holding chan struct{}) {
 			gl.Inject(fakegitlab.Fault{Method: "POST", PathSuffix: "/merge_requests", Hold: hold, Holding: holding})
 		},

@@ -76,7 +76,8 @@ func restoreReview(p *ledger.PipelineState, m *reviewMark) {
 }
 
 // adoptEnded rebuilds the runs that finished FAILED or BLOCKED and wait
-// for the person's /retry, so that a successor controller still knows
+// for the person's /retry (and those DONE as a pull request, which a
+// /reject sends round again: adoptDoneLocked), so that a successor controller still knows
 // them (the window lists them, /retry finds them by their ids, and a
 // bare /retry the latest run's). They are not started: a retry does
 // that. Called before adoptUnfinished, so that an open run stays the
@@ -85,6 +86,10 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, en := range list {
+		if en.Final == ledger.StatusDone {
+			c.adoptDoneLocked(en) // index_pr.go
+			continue
+		}
 		r := c.newRun(en.instruction())
 		latest := c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID && isFinal(c.pipeline.Status)
 		if latest {

@@ -92,6 +92,9 @@ type run struct {
 	inFolder map[string]bool
 	// review receives the person's verdict while a step waits for one.
 	review chan verdict
+	// round is a person's /reject of the run's pull request, which the
+	// run's next start turns into another iteration (see beginRound).
+	round *prRound
 	// final is the pipeline status the run ended with ("" while active),
 	// endReason the reason code it ended with.
 	final     string
