@@ -7,19 +7,17 @@ DEMO_ROOT ?= $(CURDIR)/.demo
 # semantic version).
 STATICCHECK_VERSION ?= v0.6.1
 
-.PHONY: all build build-nohub run review team team-script test test-short test-agents agents bench lint fmt vet drill fuzz clean
+.PHONY: all build run review team team-script test test-short test-agents agents bench lint fmt vet drill fuzz clean
 
 all: build
 
 # Without cgo: nothing needs it (SQLite is pure Go), and a static binary
-# starts faster (no dynamic loader) and runs anywhere.
+# starts faster (no dynamic loader) and runs anywhere. Two programs:
+# daokit, and beside it daokit-hub, the only one that links the NATS
+# server (`daokit hub` runs it), so that the window, the controller and
+# every Lead and Worker carry none of the server's inits.
 build:
-	CGO_ENABLED=0 $(GO) build -o $(BIN) ./cmd/daokit
-
-# daokit without the hub (`daokit hub` says so): about 15 MB smaller, for
-# hosts that only connect to a hub (agent hosts, windows).
-build-nohub:
-	CGO_ENABLED=0 $(GO) build -tags nohub -o bin/daokit-nohub ./cmd/daokit
+	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/daokit ./cmd/daokit-hub
 
 # Open daokit on a demo root with a team of simulated agents: a coder and
 # a reviewer in a loop (examples/demo/daokit.toml; an existing
@@ -76,8 +74,8 @@ test-short:
 
 # Benchmarks behind the issues' speed and memory goals: one pass over every
 # benchmark, then the compaction budget properly (five runs, on one core and
-# on two); then what the hub costs a build (bench/hub.sh: binary size and
-# --help start-up with and without it). First, one line: the back-arrows
+# on two); then what the hub costs (bench/hub.sh: daokit's and
+# daokit-hub's sizes and --help start-up side by side). First, one line: the back-arrows
 # between controller/'s files (bench/filearrows; issue 28: at most 15 %).
 bench: build
 	$(GO) run ./bench/filearrows ./controller
@@ -86,10 +84,8 @@ bench: build
 	./bench/run.sh
 	./bench/hub.sh
 
-# The build without the hub is vetted too, so that it keeps compiling.
 vet:
 	$(GO) vet ./...
-	$(GO) vet -tags nohub ./cmd/daokit/
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/daokit/daokit/hub"
 	"github.com/daokit/daokit/hub/naming"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -218,52 +219,46 @@ func TestHubKeepsEveryAcknowledgedMessageAcrossSIGKILL(t *testing.T) {
 	}
 }
 
-// hubDeps are the modules the hub brings into daokit (go.mod), as
-// package path prefixes.
-var hubDeps = []string{"github.com/nats-io/", "github.com/klauspost/compress", "github.com/minio/highwayhash",
-	"github.com/google/go-tpm", "github.com/antithesishq/", "golang.org/x/crypto", "golang.org/x/time"}
-
-// TestHubCostsHelpNoHeavyInit: what the hub's packages do at every
-// daokit start, before main, is small (their package initialisation
-// allocates under 1 MB; it is about 250 kB, mostly nats-server's tables),
-// and `daokit --help` starts no hub: it creates no data directory. The
-// start-up time itself is measured by bench/hub.sh (make bench), not
-// asserted here.
-func TestHubCostsHelpNoHeavyInit(t *testing.T) {
-	home := t.TempDir()
-	cmd := exec.Command(daokit, "--help")
-	cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"))
-	var stderr strings.Builder
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("daokit --help: %v\n%s", err, stderr.String())
-	}
-	var bytes, pkgs int
-	for _, line := range strings.Split(stderr.String(), "\n") {
-		// init github.com/nats-io/nuid @3.8 ms, 0.089 ms clock, 896 bytes, 19 allocs
-		f := strings.Fields(line)
-		if len(f) < 9 || f[0] != "init" || f[8] != "bytes," {
-			continue
+// TestDaokitStartsNoServerInit: `daokit --help` initialises no package
+// of the NATS server (it is in daokit-hub alone: its inits start a
+// /proc sampler that wakes every second, in every daokit process), while
+// daokit-hub does; and --help starts no hub: it creates no data
+// directory. Start-up times are measured by bench/hub.sh (make bench),
+// not asserted here.
+func TestDaokitStartsNoServerInit(t *testing.T) {
+	t.Parallel()
+	for bin, wantServer := range map[string]bool{daokit: false, filepath.Join(filepath.Dir(daokit), "daokit-hub"): true} {
+		home := t.TempDir()
+		cmd := exec.Command(bin, "--help")
+		cmd.Env = append(os.Environ(), "GODEBUG=inittrace=1", "HOME="+home, "XDG_DATA_HOME="+filepath.Join(home, "data"))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%s --help: %v\n%s", bin, err, stderr.String())
 		}
-		for _, dep := range hubDeps {
-			if strings.HasPrefix(f[1], dep) {
-				n, err := strconv.Atoi(f[7])
-				if err != nil {
-					t.Fatalf("inittrace line %q: %v", line, err)
-				}
-				bytes += n
-				pkgs++
+		server := 0
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			// init github.com/nats-io/nats-server/v2/server/pse @3.8 ms, 0.089 ms clock, 896 bytes, 19 allocs
+			if f := strings.Fields(line); len(f) > 1 && f[0] == "init" && strings.HasPrefix(f[1], "github.com/nats-io/nats-server/") {
+				server++
 			}
 		}
+		if (server > 0) != wantServer {
+			t.Errorf("%s --help initialises %d packages of nats-server; want some: %v", bin, server, wantServer)
+		}
+		if entries, _ := os.ReadDir(home); len(entries) != 0 {
+			t.Errorf("%s --help created %v under HOME", bin, entries)
+		}
 	}
-	if pkgs == 0 {
-		t.Fatalf("no package of the hub's dependencies in the init trace: is the hub still in the build?\n%s", stderr.String())
-	}
-	t.Logf("the hub's dependencies: %d packages allocate %d bytes at init", pkgs, bytes)
-	if bytes > 1<<20 {
-		t.Errorf("the hub's dependencies allocate %d bytes at every daokit start, want under 1 MB", bytes)
-	}
-	if entries, _ := os.ReadDir(home); len(entries) != 0 {
-		t.Errorf("daokit --help created %v under HOME", entries)
+}
+
+// TestHubCommandUsesTheHubsDefaults: `daokit hub --help` shows the
+// addresses daokit-hub listens on when not told (daokit keeps copies of
+// them, as it does not link the hub package).
+func TestHubCommandUsesTheHubsDefaults(t *testing.T) {
+	t.Parallel()
+	r := run(t, "hub", "--help", "--lang", "en")
+	if r.code != 0 || !strings.Contains(r.stdout, hub.DefaultListen) || !strings.Contains(r.stdout, hub.DefaultMonitor) {
+		t.Errorf("daokit hub --help: code %d, stdout %q; want %s and %s in it", r.code, r.stdout, hub.DefaultListen, hub.DefaultMonitor)
 	}
 }

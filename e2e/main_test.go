@@ -37,13 +37,14 @@ func TestMain(m *testing.M) {
 		os.Exit(1)
 	}
 	daokit = filepath.Join(dir, "daokit")
-	// Built as make build builds it: without cgo, a static binary, which
-	// also starts faster than one the dynamic loader must link.
-	build := exec.Command("go", "build", "-o", daokit, "github.com/daokit/daokit/cmd/daokit")
+	// Built as make build builds them: without cgo, static binaries,
+	// which also start faster than ones the dynamic loader must link;
+	// daokit-hub beside daokit, where `daokit hub` looks for it first.
+	build := exec.Command("go", "build", "-o", dir, "github.com/daokit/daokit/cmd/daokit", "github.com/daokit/daokit/cmd/daokit-hub")
 	build.Env = append(os.Environ(), "CGO_ENABLED=0")
 	build.Stdout, build.Stderr = os.Stderr, os.Stderr
 	if err := build.Run(); err != nil {
-		fmt.Fprintln(os.Stderr, "build daokit:", err)
+		fmt.Fprintln(os.Stderr, "build daokit and daokit-hub:", err)
 		os.Exit(1)
 	}
 	code := m.Run()

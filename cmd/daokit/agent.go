@@ -25,7 +25,7 @@ type agentFlags struct {
 
 // newAgentCmd is `daokit agent`: an agent host that pulls a root's steps
 // from the hub for the lanes it offers (docs/deployment.en.md). It needs
-// no hub in the binary: a -tags nohub build runs it.
+// no server: daokit never links it (daokit-hub does).
 func newAgentCmd(a *app) *cobra.Command {
 	var o agentFlags
 	c := a.command("agent", "agenthost.cli.summary", func(c *cobra.Command, _ []string) error { return a.runAgent(c, o) })

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"path/filepath"
-
 	"github.com/spf13/cobra"
 )
 
@@ -15,17 +13,18 @@ type hubFlags struct {
 }
 
 // Defaults of hub's addresses, both loopback: a hub reaches other hosts
-// only when told to (they match hub.DefaultListen and hub.DefaultMonitor;
-// this file is built without the hub package too, see hub_off.go).
+// only when told to. They only word the help: daokit-hub applies its own
+// (hub.DefaultListen and hub.DefaultMonitor; e2e checks they agree), as
+// daokit never links the hub package (see hub_exec.go).
 const (
 	hubDefaultListen  = "127.0.0.1:4222"
 	hubDefaultMonitor = "127.0.0.1:8222"
 )
 
 // newHubCmd is `daokit hub`: the embedded NATS JetStream server that
-// roots on several hosts share (docs/deployment.en.md). Its flags are
-// the same in a build without the hub (-tags nohub), which refuses to
-// run it.
+// roots on several hosts share (docs/deployment.en.md). daokit parses
+// and checks its flags, so that its help and usage errors read like every
+// other command's, then hands them to daokit-hub (hub_exec.go).
 func newHubCmd(a *app) *cobra.Command {
 	var o hubFlags
 	c := a.command("hub", "hub.cli.summary", func(c *cobra.Command, _ []string) error { return a.runHub(c, o) })
@@ -39,16 +38,4 @@ func newHubCmd(a *app) *cobra.Command {
 	f.BoolVar(&o.anonymous, "anonymous", false, "hub.cli.flag.anonymous")
 	f.BoolVar(&o.verbose, "verbose", false, "hub.cli.flag.verbose")
 	return c
-}
-
-// hubDataDir is --data, or by default daokit/hub under the XDG data
-// directory ($XDG_DATA_HOME, else ~/.local/share).
-func (a *app) hubDataDir(flag string) string {
-	if flag != "" {
-		return flag
-	}
-	if x := a.getenv("XDG_DATA_HOME"); x != "" {
-		return filepath.Join(x, "daokit", "hub")
-	}
-	return filepath.Join(a.getenv("HOME"), ".local", "share", "daokit", "hub")
 }

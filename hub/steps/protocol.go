@@ -1,7 +1,7 @@
 // Package steps is how a root's controller hands a step to an agent host
 // through the hub, and how the step's output and end come back (issue
 // 31). It needs nothing but nats.go and hub/naming, so that a
-// client-only build (an agent host, -tags nohub) carries it.
+// daokit, which never links the server (cmd/daokit-hub alone does), carries it.
 //
 // The controller's side is a relay: a small process the controller
 // starts as the step's worker (`daokit worker hub`), which offers the

@@ -1,8 +1,8 @@
-//go:build !nohub
-
 package main
 
 import (
+	"bytes"
+	"context"
 	"net"
 	"os"
 	"path/filepath"
@@ -60,10 +60,39 @@ func TestHubSaysWhatToFixInBothLanguages(t *testing.T) {
 	}
 }
 
-// The command's defaults are the hub's (the command keeps copies so
-// that a build without the hub shows the same help).
-func TestHubCommandDefaultsAreTheHubs(t *testing.T) {
-	if hubDefaultListen != hub.DefaultListen || hubDefaultMonitor != hub.DefaultMonitor {
-		t.Errorf("command defaults %s, %s; hub's %s, %s", hubDefaultListen, hubDefaultMonitor, hub.DefaultListen, hub.DefaultMonitor)
+// cliResult is what one run printed and returned.
+type cliResult struct {
+	stdout, stderr string
+	code           int
+}
+
+// runCLI runs the program in-process as `daokit hub` would (args start
+// with "hub", which daokit consumes), with env as the environment; the
+// context is already done, so a hub that starts stops at once.
+func runCLI(t *testing.T, env map[string]string, args ...string) cliResult {
+	t.Helper()
+	if len(args) > 0 && args[0] == "hub" {
+		args = args[1:]
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errOut bytes.Buffer
+	code := run(ctx, args, &out, &errOut, func(k string) string { return env[k] })
+	return cliResult{stdout: out.String(), stderr: errOut.String(), code: code}
+}
+
+// TestHelpAndUsageInBothLanguages: daokit-hub run alone lists its flags
+// with the hub's defaults, and refuses a stray argument as a usage error.
+func TestHelpAndUsageInBothLanguages(t *testing.T) {
+	t.Parallel()
+	for lang, want := range map[string]string{"en": "Options:", "zh-CN": "选项："} {
+		r := runCLI(t, nil, "--help", "--lang", lang)
+		if r.code != exitOK || !strings.Contains(r.stdout, want) || !strings.Contains(r.stdout, hub.DefaultListen) || !strings.Contains(r.stdout, hub.DefaultMonitor) {
+			t.Errorf("--help --lang %s: code %d stdout %q", lang, r.code, r.stdout)
+		}
+	}
+	r := runCLI(t, nil, "extra", "--lang", "en")
+	if r.code != exitUsage || !strings.HasPrefix(r.stderr, "daokit hub: error: ") || !strings.Contains(r.stderr, "extra") {
+		t.Errorf("stray argument: code %d stderr %q", r.code, r.stderr)
 	}
 }
