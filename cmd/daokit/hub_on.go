@@ -8,9 +8,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"os"
+	"os/signal"
+	"syscall"
 	"time"
 
 	"github.com/daokit/daokit/hub"
+	"github.com/daokit/daokit/hub/naming"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +48,7 @@ func (a *app) runHub(c *cobra.Command, o hubFlags) error {
 		fmt.Fprintln(a.io.err, a.t("hub.cli.warn.plaintext", "Addr", o.listen))
 	}
 	a.println(a.t("hub.cli.stop"))
-	<-a.ctx.Done()
+	a.serveHub(h)
 	ctx, cancel := context.WithTimeout(context.Background(), hubStopWait)
 	defer cancel()
 	if err := h.Shutdown(ctx); err != nil {
@@ -86,4 +90,57 @@ func (a *app) hubError(c *cobra.Command, err error) error {
 		msg = a.t("hub.cli.error.start", "Addr", he.Subject, "Err", reason)
 	}
 	return failf("E_HUB_FAILED", msg)
+}
+
+// serveHub waits for the end, reloading the issued keys on each SIGHUP
+// (`daokit hub creds` adds them while the hub runs). A registry that
+// cannot be read is reported and changes nothing.
+func (a *app) serveHub(h *hub.Hub) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-a.ctx.Done():
+			return
+		case <-hup:
+			if err := h.ReloadUsers(); err != nil {
+				fmt.Fprintln(a.io.err, a.hubError(nil, err).Error())
+				continue
+			}
+			a.println(a.t("hub.cli.reloaded"))
+		}
+	}
+}
+
+// runHubCreds issues a key for one root and role into the hub's data
+// directory and writes its seed to --out.
+func (a *app) runHubCreds(c *cobra.Command, o hubCredsFlags) error {
+	if o.rootID == "" {
+		return a.usage(c, a.t("hub.cli.creds.error.root_id_missing"))
+	}
+	root, err := naming.ForRoot(o.rootID)
+	if err != nil {
+		return a.usage(c, a.t("hub.cli.creds.error.root_id", "ID", o.rootID))
+	}
+	role, err := hub.ParseRole(o.role)
+	if err != nil {
+		return a.usage(c, a.t("hub.cli.creds.error.role", "Role", o.role))
+	}
+	out := o.out
+	if out == "" {
+		out = "daokit-" + root.ID() + "-" + string(role) + ".nk"
+	}
+	dir := a.hubDataDir(o.data)
+	u, err := hub.Issue(dir, root, role, out)
+	var he *hub.Error
+	if errors.As(err, &he) && he.Kind == hub.KindCredentials && he.Subject == out {
+		return failf("E_HUB_FAILED", a.t("hub.cli.creds.error.out", "File", out, "Err", he.Err.Error()))
+	}
+	if err != nil {
+		return a.hubError(c, err)
+	}
+	a.println(a.t("hub.cli.creds.issued", "Role", string(u.Role), "Root", u.Root, "File", out, "Key", u.PublicKey))
+	a.println(a.t("hub.cli.creds.reload", "Dir", dir))
+	return nil
 }
