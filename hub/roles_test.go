@@ -13,7 +13,9 @@ import (
 	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/leader"
 	"github.com/daokit/daokit/hub/naming"
+	"github.com/daokit/daokit/hub/remote"
 	"github.com/daokit/daokit/hub/steps"
+	"github.com/daokit/daokit/relay"
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -239,21 +241,53 @@ func TestLeaderKeyLeadsItsRootOnly(t *testing.T) {
 	}
 }
 
-func TestReaderKeyReadsTheLedgerAndCannotWriteIt(t *testing.T) {
+// A reader (a mirror, a remote window) reads the ledger, and sends an
+// instruction that the root's leader, holding only a leader key,
+// answers through the hub; it writes nothing else.
+func TestReaderKeySendsInstructionsAndReadsTheLedgerOnly(t *testing.T) {
 	dir := t.TempDir()
-	seed := issue(t, dir, "alpha", hub.RoleReader)
+	readerSeed := issue(t, dir, "alpha", hub.RoleReader)
+	leaderSeed := issue(t, dir, "alpha", hub.RoleLeader)
 	h := startHub(t, hub.Options{DataDir: dir})
 	a := setUp(t, h, "alpha").Root
-	ctx := context.Background()
-	c := dialKey(t, h, seed)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	lc := dialKey(t, h, leaderSeed)
+	lead, err := remote.Lead(ctx, lc.js, a)
+	if err != nil {
+		t.Fatalf("a leader key serves its root's instructions: %v", err)
+	}
+	served := make(chan error, 1)
+	go func() {
+		served <- lead.Serve(ctx, func(_ context.Context, env relay.Envelope) relay.Envelope {
+			return relay.Envelope{V: relay.Version, Type: relay.TypeAck, Re: env.ID}
+		})
+	}()
+	defer func() {
+		cancel()
+		if err := <-served; err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	}()
+
+	c := dialKey(t, h, readerSeed)
 	if _, err := c.js.Stream(ctx, a.LedgerStream()); err != nil {
 		t.Fatalf("a reader reads its root's ledger: %v", err)
+	}
+	ans, err := remote.Send(ctx, c.js, a, relay.Envelope{V: relay.Version, ID: "send-1", Type: relay.TypeInstruction, Action: relay.ActionForward, Body: []byte(`{"text":"hi"}`)})
+	if err != nil || ans.Type != relay.TypeAck || ans.Re != "send-1" {
+		t.Fatalf("a reader's instruction: %+v, %v; want the leader's ack", ans, err)
 	}
 	c.refused(t, "publish to the ledger", a.LedgerSubject(), func(ctx context.Context) error {
 		_, err := c.js.Publish(ctx, a.LedgerSubject(), []byte(`{}`))
 		return err
 	})
-	c.refused(t, "pull steps", "$JS.API.STREAM.INFO."+a.StepStream(), func(ctx context.Context) error {
+	c.refused(t, "forge the leader's answer", "$KV."+a.AnswerBucket()+".forged", func(ctx context.Context) error {
+		_, err := c.js.Publish(ctx, "$KV."+a.AnswerBucket()+".forged", []byte(`{}`))
+		return err
+	})
+	c.refused(t, "look at the steps", "$JS.API.STREAM.INFO."+a.StepStream(), func(ctx context.Context) error {
 		_, err := c.js.Stream(ctx, a.StepStream())
 		return err
 	})
