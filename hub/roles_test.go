@@ -310,12 +310,19 @@ func TestHubReloadsIssuedKeys(t *testing.T) {
 	if err != nil {
 		t.Fatalf("after the reload: %v", err)
 	}
-	nc.Close()
+	defer nc.Close()
+	closed := make(chan struct{})
+	nc.SetClosedHandler(func(*nats.Conn) { close(closed) })
 	if err := os.WriteFile(filepath.Join(dir, hub.UsersFile), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := h.ReloadUsers(); err != nil {
 		t.Fatal(err)
+	}
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Error("the revoked key's connection is still open")
 	}
 	if nc, err := connect(h.ClientURL(), seed); err == nil {
 		nc.Close()
