@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -71,7 +72,8 @@ type Hub struct {
 	credFile string
 	dir      string
 	admin    string
-	opts     *server.Options
+	reloadMu sync.Mutex      // one reload at a time
+	opts     *server.Options // as last applied, for the next reload
 	mon      *http.Server
 	monLn    net.Listener
 	monDone  chan struct{}
@@ -220,6 +222,8 @@ func (h *Hub) MonitorURL() string {
 // the connections of a removed key are closed by the server. A registry
 // that cannot be read changes nothing.
 func (h *Hub) ReloadUsers() error {
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
 	users, err := LoadUsers(h.dir)
 	if err != nil {
 		return err
