@@ -122,12 +122,17 @@ func TestRemoteWindowDrivesTheLeader(t *testing.T) {
 	t.Parallel()
 	hubDir := t.TempDir()
 	h := startHubProc(t, hubDir, "127.0.0.1:0")
-	key := filepath.Join(hubDir, "admin.nk")
 	const id = "remote-window"
-	root := newRoot(t, hubRootConfig(h.url, key, id))
+	leaderKey, readerKey := issueKey(t, hubDir, id, "leader"), issueKey(t, hubDir, id, "reader")
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitAdmitted(t, h.url, readerKey)
+	root := newRoot(t, hubRootConfig(h.url, leaderKey, id))
 	startController(t, root)
 	cache := t.TempDir()
-	win := openTmux(t, "env XDG_CACHE_HOME="+cache+" "+strings.Join(quoteAll([]string{daokit, "--hub", h.url, "--root-id", id, "--credentials", key}), " "))
+	// The person's window holds only a reader key of the root.
+	win := openTmux(t, "env XDG_CACHE_HOME="+cache+" "+strings.Join(quoteAll([]string{daokit, "--hub", h.url, "--root-id", id, "--credentials", readerKey}), " "))
 	win.waitFor(30*time.Second, "Connected to the controller")
 	win.typeLine("translate the guide")
 	win.waitFor(60*time.Second, "goal translate the guide", "status done")
