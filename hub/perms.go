@@ -41,11 +41,6 @@ func ParseRole(s string) (Role, error) {
 	return "", fmt.Errorf("role %q: want leader, agent or reader", s)
 }
 
-// bundleBucket is the object store of a root's bundles and patches
-// (hub/steps.Conn.BundleBucket; named here too so that the server side
-// does not import the client's step protocol).
-func bundleBucket(r naming.Root) string { return r.StreamPrefix() + "BUNDLES" }
-
 // Permissions are what the hub lets a key of role on root publish and
 // subscribe to. Anything not listed is refused with a permissions
 // violation; the replies of JetStream's API come back on the client's
@@ -61,13 +56,13 @@ func Permissions(r naming.Root, role Role) *server.Permissions {
 		p.pub(r.All())
 		p.sub(r.All())
 		for _, s := range []string{r.LedgerStream(), r.InstructionStream(), r.StepStream(), r.ResultStream(), r.OutboxStream(),
-			kv(r.LeaseBucket()), kv(r.DocumentBucket()), kv(r.AnswerBucket()), obj(bundleBucket(r))} {
+			kv(r.LeaseBucket()), kv(r.DocumentBucket()), kv(r.AnswerBucket()), obj(r.BundleBucket())} {
 			p.manage(s)
 		}
 		for _, b := range []string{r.LeaseBucket(), r.DocumentBucket(), r.AnswerBucket()} {
 			p.pub("$KV." + b + ".>")
 		}
-		p.pub("$O." + bundleBucket(r) + ".>")
+		p.pub("$O." + r.BundleBucket() + ".>")
 	case RoleAgent:
 		// Results, output and heartbeats go out; a step's stop request
 		// comes in on its result subject.
@@ -78,9 +73,9 @@ func Permissions(r naming.Root, role Role) *server.Permissions {
 		}
 		// The base commit's bundle comes in, the step's patch goes out
 		// (a patch replaced purges its old chunks).
-		p.ensure(obj(bundleBucket(r)))
-		p.pub("$JS.API.STREAM.PURGE." + obj(bundleBucket(r)))
-		p.pub("$O." + bundleBucket(r) + ".>")
+		p.ensure(obj(r.BundleBucket()))
+		p.pub("$JS.API.STREAM.PURGE." + obj(r.BundleBucket()))
+		p.pub("$O." + r.BundleBucket() + ".>")
 	case RoleReader:
 		p.read(r.LedgerStream())
 		p.read(kv(r.DocumentBucket()))
