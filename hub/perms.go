@@ -79,7 +79,10 @@ func Permissions(r naming.Root, role Role) *server.Permissions {
 	case RoleReader:
 		p.read(r.LedgerStream())
 		p.read(kv(r.DocumentBucket()))
-		p.read(r.InstructionStream())
+		// Only a look-up of the instruction stream: it is the leader's
+		// work queue, and a reader consuming it would take instructions
+		// away from the leader.
+		p.pub("$JS.API.STREAM.INFO." + r.InstructionStream())
 		p.read(kv(r.AnswerBucket()))
 		p.pub(r.InstructionSubject())
 	}

@@ -69,7 +69,8 @@ func dialKey(t *testing.T, h *hub.Hub, seed string) *client {
 }
 
 // refused runs op, which must fail, and waits for the hub's permissions
-// violation naming subject.
+// violation naming subject (or a subject it begins: a consumer's name
+// the client generated).
 func (c *client) refused(t *testing.T, what, subject string, op func(ctx context.Context) error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
@@ -82,7 +83,7 @@ func (c *client) refused(t *testing.T, what, subject string, op func(ctx context
 	for {
 		select {
 		case err := <-c.violations:
-			if strings.Contains(err.Error(), `"`+subject+`"`) {
+			if strings.Contains(err.Error(), `"`+subject) {
 				return
 			}
 		case <-deadline:
@@ -285,6 +286,10 @@ func TestReaderKeySendsInstructionsAndReadsTheLedgerOnly(t *testing.T) {
 	})
 	c.refused(t, "forge the leader's answer", "$KV."+a.AnswerBucket()+".forged", func(ctx context.Context) error {
 		_, err := c.js.Publish(ctx, "$KV."+a.AnswerBucket()+".forged", []byte(`{}`))
+		return err
+	})
+	c.refused(t, "take instructions off the leader's queue", "$JS.API.CONSUMER.CREATE."+a.InstructionStream(), func(ctx context.Context) error {
+		_, err := c.js.CreateOrUpdateConsumer(ctx, a.InstructionStream(), jetstream.ConsumerConfig{AckPolicy: jetstream.AckExplicitPolicy})
 		return err
 	})
 	c.refused(t, "look at the steps", "$JS.API.STREAM.INFO."+a.StepStream(), func(ctx context.Context) error {
