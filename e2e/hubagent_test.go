@@ -314,7 +314,13 @@ func TestRemoteStepsChangeComesBackForReview(t *testing.T) {
 	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
 	dir := t.TempDir()
 	h := startHubProc(t, dir, "127.0.0.1:0")
-	creds := filepath.Join(dir, "admin.nk")
+	// The controller and the agent hold only their keys for the root:
+	// the bundle and the patch pass under them.
+	creds, agentKey := issueKey(t, dir, hubAgentRootID, "leader"), issueKey(t, dir, hubAgentRootID, "agent")
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitAdmitted(t, h.url, agentKey)
 	root := newRoot(t, worktreeConfig(project, "300ms")+`host = "hub"
 
 [hub]
@@ -322,7 +328,7 @@ url = "`+h.url+`"
 root_id = "`+hubAgentRootID+`"
 credentials = "`+creds+`"
 `)
-	startAgentLanes(t, daokit, h.url, creds, "host-a", "worker")
+	startAgentLanes(t, daokit, h.url, agentKey, "host-a", "worker")
 	ctl := startController(t, root)
 	defer ctl.stop()
 	before := gittest.Git(t, project, "rev-parse", "main")

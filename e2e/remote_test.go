@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,11 +63,17 @@ func TestRemotePersonWorksThroughTheHub(t *testing.T) {
 	t.Parallel()
 	hubDir := t.TempDir()
 	h := startHubProc(t, hubDir, "127.0.0.1:0")
-	key := filepath.Join(hubDir, "admin.nk")
 	const id = "remote-person"
-	root := newRoot(t, hubRootConfig(h.url, key, id))
+	// The leader and the person each hold only their key for the root
+	// (`daokit hub creds`, loaded on SIGHUP).
+	leaderKey, readerKey := issueKey(t, hubDir, id, "leader"), issueKey(t, hubDir, id, "reader")
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitAdmitted(t, h.url, readerKey)
+	root := newRoot(t, hubRootConfig(h.url, leaderKey, id))
 	startController(t, root)
-	p := newRemotePerson(t, h.url, id, key)
+	p := newRemotePerson(t, h.url, id, readerKey)
 
 	r := p.run("send", "--wait", "write the changelog")
 	if r.code != 0 || !strings.Contains(r.stdout, "task_id=") || !strings.Contains(r.stdout, "is DONE") {
@@ -101,7 +108,8 @@ func TestRemotePersonWorksThroughTheHub(t *testing.T) {
 	}
 
 	// A root no leader ever served is named, not waited for.
-	p.hub[3] = "nobody-leads"
+	// (The administrator's key: a reader's key reaches no other root.)
+	p.hub[3], p.hub[5] = "nobody-leads", filepath.Join(hubDir, "admin.nk")
 	if r = p.run("send", "hello"); r.code == 0 || !strings.Contains(r.stderr, "no leader has served root nobody-leads") {
 		t.Errorf("send to an unserved root: %+v", r)
 	}
@@ -114,12 +122,17 @@ func TestRemoteWindowDrivesTheLeader(t *testing.T) {
 	t.Parallel()
 	hubDir := t.TempDir()
 	h := startHubProc(t, hubDir, "127.0.0.1:0")
-	key := filepath.Join(hubDir, "admin.nk")
 	const id = "remote-window"
-	root := newRoot(t, hubRootConfig(h.url, key, id))
+	leaderKey, readerKey := issueKey(t, hubDir, id, "leader"), issueKey(t, hubDir, id, "reader")
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitAdmitted(t, h.url, readerKey)
+	root := newRoot(t, hubRootConfig(h.url, leaderKey, id))
 	startController(t, root)
 	cache := t.TempDir()
-	win := openTmux(t, "env XDG_CACHE_HOME="+cache+" "+strings.Join(quoteAll([]string{daokit, "--hub", h.url, "--root-id", id, "--credentials", key}), " "))
+	// The person's window holds only a reader key of the root.
+	win := openTmux(t, "env XDG_CACHE_HOME="+cache+" "+strings.Join(quoteAll([]string{daokit, "--hub", h.url, "--root-id", id, "--credentials", readerKey}), " "))
 	win.waitFor(30*time.Second, "Connected to the controller")
 	win.typeLine("translate the guide")
 	win.waitFor(60*time.Second, "goal translate the guide", "status done")

@@ -18,6 +18,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -69,6 +70,10 @@ type Hub struct {
 	tls      bool
 	host     string
 	credFile string
+	dir      string
+	admin    string
+	reloadMu sync.Mutex      // one reload at a time
+	opts     *server.Options // as last applied, for the next reload
 	mon      *http.Server
 	monLn    net.Listener
 	monDone  chan struct{}
@@ -108,6 +113,11 @@ func Start(o Options) (*Hub, error) {
 	if err != nil {
 		return nil, err
 	}
+	users, err := LoadUsers(dir)
+	if err != nil {
+		return nil, err
+	}
+	h.dir, h.admin = dir, pub
 	if port != 0 {
 		// nats-server reports a port it cannot bind only as a log line;
 		// trying it first gives the reason (busy, not ours, privileged).
@@ -131,7 +141,7 @@ func Start(o Options) (*Hub, error) {
 		// fsync before every acknowledgement (nats-server #7564).
 		SyncAlways:             true,
 		DisableJetStreamBanner: true,
-		Nkeys:                  []*server.NkeyUser{{Nkey: pub}},
+		Nkeys:                  nkeyUsers(pub, users),
 		PingInterval:           pingInterval,
 		MaxPingsOut:            maxPingsOut,
 	}
@@ -146,6 +156,7 @@ func Start(o Options) (*Hub, error) {
 	if tlsConf != nil {
 		opts.TLS, opts.TLSConfig = true, tlsConf
 	}
+	h.opts = opts.Clone()
 	srv, err := server.NewServer(opts)
 	if err != nil {
 		return nil, &Error{Kind: KindStart, Subject: o.Listen, Err: err}
@@ -203,6 +214,27 @@ func (h *Hub) MonitorURL() string {
 		return ""
 	}
 	return "http://" + h.monLn.Addr().String()
+}
+
+// ReloadUsers reads the registry of issued keys again and applies it to
+// the running server (what SIGHUP does): a new key is let in, a key
+// whose line was removed is refused from its next connection on, and
+// the connections of a removed key are closed by the server. A registry
+// that cannot be read changes nothing.
+func (h *Hub) ReloadUsers() error {
+	h.reloadMu.Lock()
+	defer h.reloadMu.Unlock()
+	users, err := LoadUsers(h.dir)
+	if err != nil {
+		return err
+	}
+	opts := h.opts.Clone()
+	opts.Nkeys = nkeyUsers(h.admin, users)
+	if err := h.srv.ReloadOptions(opts.Clone()); err != nil {
+		return &Error{Kind: KindStart, Subject: filepath.Join(h.dir, UsersFile), Err: err}
+	}
+	h.opts = opts
+	return nil
 }
 
 // CredentialsFile is the path of the administrator's nkey seed, for

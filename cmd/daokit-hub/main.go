@@ -65,6 +65,9 @@ type options struct {
 // run is the program as a function, so that tests drive it in-process:
 // it serves until ctx ends, then stops the hub cleanly.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	if len(args) > 0 && args[0] == "creds" {
+		return creds(args[1:], stdout, stderr, getenv)
+	}
 	var o options
 	fs := pflag.NewFlagSet(command, pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -134,7 +137,7 @@ func serve(ctx context.Context, o options, loc *i18n.Localizer, stdout, stderr i
 		fmt.Fprintln(stderr, loc.T("hub.cli.warn.plaintext", "Addr", o.listen))
 	}
 	fmt.Fprintln(stdout, loc.T("hub.cli.stop"))
-	<-ctx.Done()
+	reloadOnHangup(ctx, h, loc, stdout, stderr)
 	stopCtx, cancel := context.WithTimeout(context.Background(), stopWait)
 	defer cancel()
 	if err := h.Shutdown(stopCtx); err != nil {

@@ -96,3 +96,56 @@ func TestHelpAndUsageInBothLanguages(t *testing.T) {
 		t.Errorf("stray argument: code %d stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestHubCredsIssuesOneKeyPerCall: `daokit hub creds` writes the seed
+// 0600 where asked and records only its public key in the data
+// directory's registry, where the hub loads it; it never overwrites a
+// key file, and a wrong root or role is a usage error in both languages.
+func TestHubCredsIssuesOneKeyPerCall(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "hub")
+	out := filepath.Join(t.TempDir(), "gpu-1.nk")
+	r := runCLI(t, nil, "hub", "creds", "--lang", "en", "--data", dir, "--root-id", "alpha", "--role", "agent", "--out", out)
+	if r.code != 0 || !strings.Contains(r.stdout, "issued a key for root alpha, role agent: "+out) {
+		t.Fatalf("code %d stdout %q stderr %q", r.code, r.stdout, r.stderr)
+	}
+	info, err := os.Stat(out)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("seed file: %v, %v; want mode 0600", info, err)
+	}
+	users, err := hub.LoadUsers(dir)
+	if err != nil || len(users) != 1 || users[0].Root != "alpha" || users[0].Role != hub.RoleAgent {
+		t.Fatalf("registry: %+v, %v", users, err)
+	}
+	seed, _ := os.ReadFile(out)
+	if reg, _ := os.ReadFile(filepath.Join(dir, hub.UsersFile)); strings.Contains(string(reg), strings.TrimSpace(string(seed))) {
+		t.Error("the registry holds the seed")
+	}
+
+	again := runCLI(t, nil, "hub", "creds", "--lang", "en", "--data", dir, "--root-id", "alpha", "--out", out)
+	if again.code != exitFailure || !strings.HasPrefix(again.stderr, "E_HUB_FAILED: the key's file "+out+" cannot be written") {
+		t.Errorf("over an existing key: code %d stderr %q", again.code, again.stderr)
+	}
+	if kept, _ := os.ReadFile(out); string(kept) != string(seed) {
+		t.Error("an existing key file was overwritten")
+	}
+	if users, _ := hub.LoadUsers(dir); len(users) != 1 {
+		t.Errorf("a refused issue was recorded: %+v", users)
+	}
+
+	for _, c := range []struct {
+		args   []string
+		en, zh string
+	}{
+		{[]string{"--role", "admin"}, "--role admin: want leader, agent or reader", "--role admin：应为 leader、agent 或 reader"},
+		{[]string{"--root-id", "Alpha"}, "--root-id Alpha: want 1 to 64", "--root-id Alpha：需要 1 到 64"},
+	} {
+		for lang, want := range map[string]string{"en": c.en, "zh-CN": c.zh} {
+			args := append([]string{"hub", "creds", "--lang", lang, "--data", dir, "--root-id", "alpha", "--out", filepath.Join(t.TempDir(), "k.nk")}, c.args...)
+			r := runCLI(t, nil, args...)
+			if r.code != exitUsage || !strings.Contains(r.stderr, want) {
+				t.Errorf("%q: code %d stderr %q; want usage error %q", args, r.code, r.stderr, want)
+			}
+		}
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"github.com/daokit/daokit/agent"
 	"github.com/daokit/daokit/hub/naming"
 	hubsteps "github.com/daokit/daokit/hub/steps"
+	"github.com/nats-io/nats.go"
 	"github.com/spf13/cobra"
 )
 
@@ -85,6 +87,11 @@ func (a *app) runAgent(c *cobra.Command, o agentFlags) error {
 		Log: slog.New(slog.NewTextHandler(a.io.err, &slog.HandlerOptions{Level: level})),
 	})
 	if err != nil && a.ctx.Err() == nil {
+		// A key of another root or role fails as a timeout of the
+		// refused request; the hub's own words say why.
+		if last := conn.NC.LastError(); errors.Is(last, nats.ErrPermissionViolation) {
+			return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.refused", "Err", last.Error(), "Root", root.ID()))
+		}
 		return failf("E_AGENT_FAILED", err.Error())
 	}
 	a.println(a.t("agenthost.cli.stopped", "Name", o.name))

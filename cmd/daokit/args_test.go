@@ -163,6 +163,10 @@ var argOrders = []struct {
 		{"hub", "--listen", "127.0.0.1:0", "--data", "/d", "--anonymous", "--monitor", ""},
 		{"hub", "--anonymous", "--monitor=", "--data=/d", "--listen=127.0.0.1:0"},
 	}},
+	{parsed{"hub creds", "data=/d out=/k role=leader root-id=r", ""}, [][]string{
+		{"hub", "creds", "--data", "/d", "--root-id", "r", "--role", "leader", "--out", "/k"},
+		{"hub", "creds", "--out=/k", "--role=leader", "--root-id=r", "--data=/d"},
+	}},
 	{parsed{"mirror", "credentials=/k hub=nats://h:4222 root-id=r to=/d", ""}, [][]string{
 		{"mirror", "--hub", "nats://h:4222", "--root-id", "r", "--to", "/d", "--credentials", "/k"},
 		{"mirror", "--to=/d", "--credentials=/k", "--root-id=r", "--hub=nats://h:4222"},

@@ -37,5 +37,6 @@ func newHubCmd(a *app) *cobra.Command {
 	f.StringVar(&o.monitor, "monitor", hubDefaultMonitor, "hub.cli.flag.monitor")
 	f.BoolVar(&o.anonymous, "anonymous", false, "hub.cli.flag.anonymous")
 	f.BoolVar(&o.verbose, "verbose", false, "hub.cli.flag.verbose")
+	c.AddCommand(newHubCredsCmd(a))
 	return c
 }

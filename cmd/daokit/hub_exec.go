@@ -20,12 +20,20 @@ const hubProgram = "daokit-hub"
 // parsed here: exec, not a child, so the hub keeps daokit's pid, gets
 // its signals straight from whoever sends them (a service manager's
 // SIGTERM, Ctrl-C) and its exit code is the command's.
-func (a *app) runHub(c *cobra.Command, _ hubFlags) error {
+func (a *app) runHub(c *cobra.Command, _ hubFlags) error { return a.execHub(c) }
+
+// runHubCreds is `daokit hub creds`, which daokit-hub carries out too:
+// issuing a key writes the hub's own registry of keys.
+func (a *app) runHubCreds(c *cobra.Command, _ hubCredsFlags) error { return a.execHub(c, "creds") }
+
+// execHub replaces this process with daokit-hub, running its command
+// sub (none: serve) with c's flags.
+func (a *app) execHub(c *cobra.Command, sub ...string) error {
 	path, ok := a.findHubProgram()
 	if !ok {
 		return failf("E_HUB_UNAVAILABLE", a.t("hub.cli.error.missing", "Beside", a.besideSelf(hubProgram)))
 	}
-	argv := append([]string{path}, hubArgs(c, a.loc.Lang())...)
+	argv := append(append([]string{path}, sub...), hubArgs(c, a.loc.Lang())...)
 	err := syscall.Exec(path, argv, os.Environ())
 	// Only a failed exec returns (not executable, a bad file format).
 	return failf("E_HUB_UNAVAILABLE", path+": "+err.Error())

@@ -16,6 +16,7 @@
 //	the outbox                  DAOKIT_r_OUTBOX          daokit.r.outbox.>
 //	the leader's lease (KV)     DAOKIT_r_LEASE           $KV.DAOKIT_r_LEASE.>
 //	the root's documents (KV)   DAOKIT_r_DOCS            $KV.DAOKIT_r_DOCS.>
+//	bundles and patches (obj)   DAOKIT_r_BUNDLES         $O.DAOKIT_r_BUNDLES.>
 //
 // Root ids are lowercase and the kinds uppercase, so no root's names can
 // collide with another's, even on a file system that ignores case (each
@@ -146,5 +147,10 @@ const LeaseKey = "leader"
 // one key per file name, that the leader publishes so that another host
 // can rebuild the root (hub/mirror).
 func (r Root) DocumentBucket() string { return r.StreamPrefix() + "DOCS" }
+
+// BundleBucket is the object store of the root's git bundles and the
+// agents' patches (its stream is OBJ_ and this name, its subjects
+// $O.<this name>.>).
+func (r Root) BundleBucket() string { return r.StreamPrefix() + "BUNDLES" }
 
 func (r Root) subject(rest string) string { return Prefix + "." + r.id + "." + rest }

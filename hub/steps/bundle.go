@@ -19,7 +19,7 @@ const bundleMaxAge = 7 * 24 * time.Hour
 
 // BundleBucket is the object store of a root's git bundles: the base
 // commits of steps whose agents cannot fetch them from a remote.
-func (c *Conn) BundleBucket() string { return c.Root.StreamPrefix() + "BUNDLES" }
+func (c *Conn) BundleBucket() string { return c.Root.BundleBucket() }
 
 func (c *Conn) bundles(ctx context.Context) (jetstream.ObjectStore, error) {
 	return c.JS.CreateOrUpdateObjectStore(ctx, jetstream.ObjectStoreConfig{
