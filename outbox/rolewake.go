@@ -26,8 +26,11 @@ import (
 // interval, and the Lead then reads every event past its cursor, so an
 // event a hint missed is only late, never lost.
 
-// wakeDirOf is the folder of the role wake folders of the database at
-// path (a dot name, so the database's own file watch ignores it).
+// WakeDir is the folder of the role wake folders of the SQLite database
+// at path (a dot name, so the database's own file watch ignores it): a
+// Worker's guard keeps it read-only with the database.
+func WakeDir(path string) string { return wakeDirOf(path) }
+
 func wakeDirOf(path string) string {
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+".wake")
 }
@@ -164,29 +167,18 @@ func (s *SQLite) poke(w wakeKeys) {
 		}
 		for _, e := range ents {
 			if e.IsDir() {
-				pokeFolder(filepath.Join(dir, e.Name()))
+				pokeFolder(dir, e.Name())
 			}
 		}
 		return
 	}
 	for k := range w.keys {
-		pokeFolder(filepath.Join(dir, k))
+		pokeFolder(dir, k)
 	}
 }
 
 // pokeAll wakes every role: a write that did not go through Apply.
 func (s *SQLite) pokeAll() { s.poke(wakeKeys{all: true}) }
-
-// pokeFolder writes a byte to folder/poke: the waiting Lead's watch on
-// the folder sees it.
-func pokeFolder(folder string) {
-	f, err := os.OpenFile(filepath.Join(folder, "poke"), os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return
-	}
-	f.Write([]byte{1})
-	f.Close()
-}
 
 // roleWaiter watches one role's wake folder. pending holds a poke that
 // came while no Wait was waiting (during the Lead's read of the events),
