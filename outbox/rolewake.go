@@ -291,6 +291,11 @@ func (s *SQLite) roleWaiter(role string) (*roleWaiter, error) {
 		return nil, errors.New("outbox: closed")
 	}
 	if r, ok := s.waiters[role]; ok {
+		if r == nil {
+			// Could not watch (no inotify left, a read-only folder):
+			// not tried again on every wait.
+			return nil, errors.New("outbox: no role wake for " + role)
+		}
 		return r, nil
 	}
 	var k wakeKeys
@@ -298,14 +303,14 @@ func (s *SQLite) roleWaiter(role string) (*roleWaiter, error) {
 	if !k.keys[role] {
 		return nil, errors.New("outbox: not a role name: " + role)
 	}
-	r, err := newRoleWaiter(filepath.Join(wakeDirOf(s.path), role))
-	if err != nil {
-		return nil, err
-	}
 	if s.waiters == nil {
 		s.waiters = map[string]*roleWaiter{}
 	}
+	r, err := newRoleWaiter(filepath.Join(wakeDirOf(s.path), role))
 	s.waiters[role] = r
+	if err != nil {
+		return nil, err
+	}
 	return r, nil
 }
 
@@ -317,6 +322,8 @@ func (s *SQLite) closeWaiters() {
 	s.waiters = nil
 	s.wakeMu.Unlock()
 	for _, r := range ws {
-		r.close()
+		if r != nil {
+			r.close()
+		}
 	}
 }
