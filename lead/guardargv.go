@@ -7,6 +7,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/ledger"
+	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/team"
 )
@@ -29,7 +30,9 @@ type GuardPaths struct {
 // the controller's state folder.
 func readOnlyPaths(w *team.Workflow, root string) []string {
 	db := w.DBPath()
-	paths := []string{db, db + "-wal", db + "-shm"}
+	// The role wake folder too: a poke is only a hint, but a Worker
+	// must not make its Lead's siblings read events for nothing.
+	paths := []string{db, db + "-wal", db + "-shm", outbox.WakeDir(db)}
 	if dir := filepath.Dir(db); dir != w.Dir {
 		paths = []string{dir}
 	}

@@ -282,7 +282,7 @@ func (l *Lead) watch(ctx context.Context, wake chan<- struct{}) {
 		l.mu.Lock()
 		after := l.cursor
 		l.mu.Unlock()
-		if err := l.ob.Wait(ctx, after); err != nil && ctx.Err() != nil {
+		if err := l.wait(ctx, after); err != nil && ctx.Err() != nil {
 			return
 		}
 		select {
@@ -291,6 +291,22 @@ func (l *Lead) watch(ctx context.Context, wake chan<- struct{}) {
 			return
 		}
 	}
+}
+
+// roleWaiter is a backend that can wake a Lead only for the writes that
+// may concern its role (outbox.SQLite.WaitRole); its wake interval stays
+// the fallback, after which the Lead reads every event anyway.
+type roleWaiter interface {
+	WaitRole(ctx context.Context, after int64, role string) error
+}
+
+// wait is the backend's role wait when it has one, else its Wait: with
+// ten Leads, each reading every event cost the answering Lead its cores.
+func (l *Lead) wait(ctx context.Context, after int64) error {
+	if rw, ok := l.ob.(roleWaiter); ok {
+		return rw.WaitRole(ctx, after, l.o.Role)
+	}
+	return l.ob.Wait(ctx, after)
 }
 
 // Step handles every event after the cursor that is there now and

@@ -315,6 +315,12 @@ func (g *Forge) Wait(ctx context.Context, after int64) error {
 	return g.SQLite.Wait(ctx, after)
 }
 
+// WaitRole is Wait: the mirror's wait is also when it reads the service,
+// which a role's wake (SQLite.WaitRole) would skip.
+func (g *Forge) WaitRole(ctx context.Context, after int64, _ string) error {
+	return g.Wait(ctx, after)
+}
+
 // Sync reads the service's changes into the mirror now.
 func (g *Forge) Sync(ctx context.Context) error {
 	if g.readOnly {

@@ -203,7 +203,12 @@ func (g *Forge) commit(ctx context.Context, c Change, steps []step, triggers []s
 			}
 		}
 	}
-	return evs, tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return evs, err
+	}
+	// The mirror's own writes wake every role's Lead (rolewake.go).
+	g.pokeAll()
+	return evs, nil
 }
 
 func (g *Forge) countLimit(ctx context.Context, lim Limit) (int, error) {

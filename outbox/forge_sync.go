@@ -140,7 +140,14 @@ func (g *Forge) sync(ctx context.Context) error {
 	if err := g.setState(ctx, tx, "last_sync", strconv.FormatInt(time.Now().UnixNano(), 10)); err != nil {
 		return err
 	}
-	return tx.Commit()
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	// What the service said may concern any role (rolewake.go).
+	if len(items) > 0 {
+		g.pokeAll()
+	}
+	return nil
 }
 
 func later(a, b time.Time) time.Time {

@@ -44,6 +44,10 @@ type SQLite struct {
 	headStmt  *sql.Stmt
 	eventStmt *sql.Stmt
 	readsErr  error
+	// waiters are the role wake watches of WaitRole (rolewake.go).
+	wakeMu  sync.Mutex
+	waiters map[string]*roleWaiter
+	closed  bool
 }
 
 const (
@@ -139,6 +143,7 @@ func (s *SQLite) Path() string { return s.path }
 
 // Close closes the database and the file watch.
 func (s *SQLite) Close() error {
+	s.closeWaiters()
 	if s.notify != nil {
 		s.notify.close()
 	}
@@ -225,6 +230,9 @@ func (s *SQLite) Apply(ctx context.Context, c Change) (Result, error) {
 	if err := tx.Commit(); err != nil {
 		return Result{}, err
 	}
+	if len(a.res.Events) > 0 {
+		s.poke(a.wake)
+	}
 	a.res.Duplicate, a.res.PartDuplicate = dups[0], dups[1:]
 	a.res.Lost, a.res.PartLost = losts[0], losts[1:]
 	return a.res, nil
@@ -300,6 +308,8 @@ type applier struct {
 	// prepare: the change is a batch, whose statements repeat; a single
 	// change runs each once, where preparing first only costs.
 	prepare bool
+	// wake are the roles the change may concern (rolewake.go).
+	wake wakeKeys
 }
 
 // stmt prepares a statement once per transaction: a batched Change runs
@@ -388,11 +398,15 @@ func (a *applier) touch(id int64) error {
 }
 
 func (a *applier) apply(op Op) error {
+	a.wakeOp(op)
 	if op.Kind == OpOpen {
 		return a.open(op)
 	}
 	id, err := a.target(op)
 	if err != nil {
+		return err
+	}
+	if err := a.wakeIssue(id); err != nil {
 		return err
 	}
 	switch op.Kind {
