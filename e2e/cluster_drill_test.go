@@ -507,7 +507,11 @@ func stepRecords(t *testing.T, url, creds, runID, step string) string {
 	if err != nil {
 		return err.Error()
 	}
-	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: []string{rt.ResultSubject(steps.Key(runID, step))}})
+	key := steps.Key(runID, step)
+	// The records of a step and its end, dispatch and stop subjects
+	// (hub/steps suffixes the key).
+	subjects := []string{rt.ResultSubject(key), rt.ResultSubject(key + "-e"), rt.ResultSubject(key + "-d"), rt.ResultSubject(key + "-s")}
+	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
 	if err != nil {
 		return err.Error()
 	}
