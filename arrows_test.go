@@ -82,7 +82,7 @@ var allowed = map[string][]string{
 	// names of a root's subjects and streams are a leaf of their own, so
 	// that a client-only build (agent hosts) names them without the
 	// server.
-	"hub":        {},
+	"hub":        {"hub/naming"},
 	"hub/naming": {},
 	// How every client of a hub connects (the NATS client only).
 	"hub/hubconn": {},

@@ -140,6 +140,13 @@ func spawnControllerEnv(t testing.TB, root string, env []string, args ...string)
 	if env == nil {
 		cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
 	}
+	return spawnControllerCmd(t, cmd)
+}
+
+// spawnControllerCmd is spawnController for a prepared command (one
+// that runs the controller in a network namespace, say).
+func spawnControllerCmd(t testing.TB, cmd *exec.Cmd) (*controllerProc, <-chan string) {
+	t.Helper()
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -101,8 +101,31 @@ func (l *netLab) cut(name string) { l.in(l.hub, "ip", "link", "set", l.prefix+na
 // startNetHub runs `daokit hub` in the hub namespace on the bridge's
 // address and returns its URL and key file.
 func (l *netLab) startNetHub(dir string) (url, creds string) {
+	h := l.startNetHubProc(dir)
+	return h.url, filepath.Join(dir, "admin.nk")
+}
+
+// netHub is a `daokit hub` in the hub namespace; kill SIGKILLs it.
+type netHub struct {
+	url  string
+	cmd  *exec.Cmd
+	done chan struct{}
+}
+
+// kill SIGKILLs the hub and reaps it.
+func (h *netHub) kill() {
+	_ = h.cmd.Process.Kill()
+	<-h.done
+}
+
+// startNetHubProc runs `daokit hub` in the hub namespace on the
+// bridge's address (the same port each time, so that a hub started again
+// on dir is where its clients left it) and returns once it printed its
+// URL; the cleanup kills it.
+func (l *netLab) startNetHubProc(dir string) *netHub {
 	t := l.t
 	t.Helper()
+	// ip netns exec execs the command: the pid is the hub's.
 	cmd := exec.Command("ip", "netns", "exec", l.hub, daokit, "hub", "--listen", l.subnet+".1:4222", "--data", dir,
 		"--monitor", "", "--lang", "en")
 	out, err := cmd.StdoutPipe()
@@ -113,10 +136,10 @@ func (l *netLab) startNetHub(dir string) (url, creds string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	done := make(chan struct{})
+	h := &netHub{cmd: cmd, done: make(chan struct{})}
 	ready := make(chan string, 1)
 	go func() {
-		defer close(done)
+		defer close(h.done)
 		sc := bufio.NewScanner(out)
 		for sc.Scan() {
 			if u := hubURL.FindString(sc.Text()); u != "" {
@@ -128,15 +151,15 @@ func (l *netLab) startNetHub(dir string) (url, creds string) {
 		}
 		_ = cmd.Wait()
 	}()
-	t.Cleanup(func() { _ = cmd.Process.Kill(); <-done })
+	t.Cleanup(h.kill)
 	select {
-	case url = <-ready:
-	case <-done:
+	case h.url = <-ready:
+	case <-h.done:
 		t.Fatal("daokit hub exited before it printed its address")
 	case <-time.After(20 * time.Second):
 		t.Fatal("daokit hub printed no address within 20s")
 	}
-	return url, filepath.Join(dir, "admin.nk")
+	return h
 }
 
 // startNetAgent runs `daokit agent` in namespace ns.

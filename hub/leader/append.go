@@ -72,7 +72,7 @@ func (l *Leader) publishLocked(msgs [][]byte) (int, error) {
 	if l.isDeposed() {
 		return 0, ErrDeposed
 	}
-	if time.Now().After(l.deadline) {
+	if time.Now().UnixNano() > l.deadline.Load() {
 		return 0, errLapsed
 	}
 	held := 0

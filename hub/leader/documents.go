@@ -71,7 +71,7 @@ func (l *Leader) publishDocument(name string, data []byte) error {
 	if l.isDeposed() {
 		return ErrDeposed
 	}
-	if time.Now().After(l.deadline) {
+	if time.Now().UnixNano() > l.deadline.Load() {
 		return errLapsed
 	}
 	rev, known := l.docRev[name]

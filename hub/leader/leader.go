@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -54,15 +55,23 @@ type Leader struct {
 	lease  jetstream.KeyValue
 	docs   jetstream.KeyValue
 
-	// mu guards the lease's state and the stream position; appends hold
-	// it for their whole publication (the store calls them in order).
-	mu       sync.Mutex
-	rev      uint64    // the lease's revision this leader last wrote
-	deadline time.Time // when the lease lapses on this host's clock
-	last     uint64    // the stream's last sequence, as this leader wrote it
-	dirty    bool      // an append failed midway: read the stream before the next
-	armed    bool      // Reconcile ran: appends are published
-	term     uint64    // the lease revision the campaign won
+	// mu guards the stream position; appends hold it for their whole
+	// publication (the store calls them in order), which can wait out a
+	// lost acknowledgement for the hub's request timeout.
+	mu sync.Mutex
+	// leaseMu guards the lease's revision alone, so that a renewal never
+	// waits behind a publication: one held past the TTL would let the
+	// lease lapse, and a standby take the root from a live leader after
+	// a hub restart. Taken before mu, never after.
+	leaseMu sync.Mutex
+	rev     uint64 // the lease's revision this leader last wrote
+	// deadline is when the lease lapses on this host's clock (Unix
+	// nanoseconds): publications read it without a lock.
+	deadline atomic.Int64
+	last     uint64 // the stream's last sequence, as this leader wrote it
+	dirty    bool   // an append failed midway: read the stream before the next
+	armed    bool   // Reconcile ran: appends are published
+	term     uint64 // the lease revision the campaign won
 
 	deposedOnce sync.Once
 	deposed     chan struct{}
@@ -173,9 +182,10 @@ func (l *Leader) campaign(ctx context.Context) error {
 		start := time.Now()
 		rev, err := l.lease.Create(ctx, naming.LeaseKey, l.value)
 		if err == nil {
-			l.mu.Lock()
-			l.rev, l.term, l.deadline = rev, rev, start.Add(l.ttl)
-			l.mu.Unlock()
+			l.leaseMu.Lock()
+			l.rev, l.term = rev, rev
+			l.deadline.Store(start.Add(l.ttl).UnixNano())
+			l.leaseMu.Unlock()
 			return nil
 		}
 		if !errors.Is(err, jetstream.ErrKeyExists) {
@@ -199,7 +209,7 @@ func (l *Leader) Term() uint64 { return l.term }
 func (l *Leader) Deposed() <-chan struct{} { return l.deposed }
 
 // depose records that another took the root; every later write is
-// refused. The caller holds mu.
+// refused. The caller holds mu or leaseMu.
 func (l *Leader) depose(why string) {
 	l.deposedOnce.Do(func() {
 		l.log.Warn("deposed: another controller leads the root now", "root", l.names.ID(), "why", why)
@@ -238,15 +248,16 @@ func (l *Leader) renew() {
 func (l *Leader) renewOnce() {
 	ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
 	defer cancel()
-	l.mu.Lock()
+	l.leaseMu.Lock()
 	rev := l.rev
-	l.mu.Unlock()
+	l.leaseMu.Unlock()
 	start := time.Now()
 	nrev, err := l.lease.Update(ctx, naming.LeaseKey, l.value, rev)
 	if err == nil {
-		l.mu.Lock()
-		l.rev, l.deadline = nrev, start.Add(l.ttl)
-		l.mu.Unlock()
+		l.leaseMu.Lock()
+		l.rev = nrev
+		l.deadline.Store(start.Add(l.ttl).UnixNano())
+		l.leaseMu.Unlock()
 		return
 	}
 	if !wrongSequence(err) {
@@ -262,8 +273,8 @@ func (l *Leader) renewOnce() {
 // creates it again and keeps leading only if the stream is still where
 // it left it: nobody wrote in between.
 func (l *Leader) recampaign(ctx context.Context) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.leaseMu.Lock()
+	defer l.leaseMu.Unlock()
 	if e, err := l.lease.Get(ctx, naming.LeaseKey); err == nil {
 		switch {
 		case bytes.Equal(e.Value(), l.value):
@@ -285,12 +296,18 @@ func (l *Leader) recampaign(ctx context.Context) {
 		}
 		return
 	}
+	// The lapsed lease is this leader's again; it keeps leading only if
+	// nobody wrote meanwhile (the position is mu's: leaseMu, then mu).
+	l.mu.Lock()
+	own := l.last
+	l.mu.Unlock()
 	last, err := mirror.LastSequence(ctx, l.stream)
-	if err != nil || last != l.last {
-		l.depose(fmt.Sprintf("the stream moved to %d past this leader's %d", last, l.last))
+	if err != nil || last != own {
+		l.depose(fmt.Sprintf("the stream moved to %d past this leader's %d", last, own))
 		return
 	}
-	l.rev, l.deadline = rev, start.Add(l.ttl)
+	l.rev = rev
+	l.deadline.Store(start.Add(l.ttl).UnixNano())
 }
 
 // leaseTaken reports whether the lease key holds another leader's value
@@ -320,9 +337,9 @@ func (l *Leader) Close() {
 		if !l.isDeposed() {
 			l.flushDocuments()
 			ctx, cancel := context.WithTimeout(context.Background(), l.ttl/3)
-			l.mu.Lock()
+			l.leaseMu.Lock()
 			_ = l.lease.Delete(ctx, naming.LeaseKey, jetstream.LastRevision(l.rev))
-			l.mu.Unlock()
+			l.leaseMu.Unlock()
 			cancel()
 		}
 		l.nc.Close()

@@ -226,3 +226,34 @@ func TestReconcile(t *testing.T) {
 		t.Error("the stream was changed by the diverged folder's election")
 	}
 }
+
+// TestRenewalDoesNotWaitBehindAPublication: a publication that waits for
+// a lost acknowledgement holds the appends' lock for up to the request
+// timeout, longer than a short lease; the lease is renewed meanwhile, so
+// a second campaign does not win over twice the TTL (it did, after a hub
+// SIGKILL in the cluster drill, when renewals took that lock).
+func TestRenewalDoesNotWaitBehindAPublication(t *testing.T) {
+	h := startHub(t)
+	first, err := leader.Campaign(context.Background(), options(h, "held"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	release := first.HoldAppends()
+	ctx, cancel := context.WithTimeout(context.Background(), 2500*time.Millisecond)
+	defer cancel()
+	l, err := leader.Campaign(ctx, options(h, "held"))
+	release()
+	if err == nil {
+		l.Close()
+		t.Fatal("a second campaign won while the leader's publication held its appends")
+	}
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("second campaign: %v, want it still waiting at its deadline", err)
+	}
+	select {
+	case <-first.Deposed():
+		t.Fatal("the leader was deposed while its publication waited")
+	default:
+	}
+}
