@@ -98,8 +98,8 @@ var allowed = map[string][]string{
 	// The consuming side of a root on a hub (daokit mirror, remote
 	// windows), and the fenced leader that writes it: hub clients only,
 	// never the server, so that a client-only build stays small.
-	"hub/mirror": {"hub/naming", "hub/hubconn"},
-	"hub/leader": {"hub/mirror", "hub/naming", "hub/hubconn"},
+	"hub/mirror": {"hub/naming", "hub/hubconn", "backoff"},
+	"hub/leader": {"hub/mirror", "hub/naming", "hub/hubconn", "backoff"},
 	"cmd":        {"*"},
 	"bench":      {"ledger"},
 	"e2e":        {},

@@ -91,7 +91,7 @@ func (c *Client) run(ctx context.Context) {
 		d := backoff.Capped{Base: c.cfg.MinBackoff, Max: c.cfg.MaxBackoff}.Jittered(failures-1, nil)
 		c.cfg.Logger.Debug("relay: reconnecting", "attempt", failures, "delay", d, "err", err)
 		c.publish(StateChange{State: StateReconnecting, Attempt: failures, Delay: d, Err: err})
-		if !sleepCtx(ctx, d) {
+		if !backoff.Sleep(ctx, d) {
 			return
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/daokit/daokit/backoff"
 )
 
 // Server is the controller's end of the relay: it accepts connections,
@@ -121,7 +123,7 @@ func (s *Server) acceptLoop(ctx context.Context, l net.Listener, wg *sync.WaitGr
 			// net/http does, rather than spin or give up.
 			delay = min(max(2*delay, 5*time.Millisecond), time.Second)
 			s.cfg.Logger.Warn("relay: accept failed", "err", err, "retry_in", delay)
-			if !sleepCtx(ctx, delay) {
+			if !backoff.Sleep(ctx, delay) {
 				return nil
 			}
 			continue
@@ -244,16 +246,4 @@ func (s *Server) Stats() Stats {
 		st.PeakQueued = max(st.PeakQueued, c.notices.peak())
 	}
 	return st
-}
-
-// sleepCtx waits for d or for ctx to end, and reports whether d elapsed.
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return true
-	case <-ctx.Done():
-		return false
-	}
 }

@@ -5,8 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"time"
 
+	"github.com/daokit/daokit/backoff"
 	"github.com/daokit/daokit/hub/mirror"
 )
 
@@ -90,7 +90,7 @@ func (l *Leader) Reconcile(ctx context.Context, root string) (Reconciled, error)
 			held, err := l.publishLocked(msgs)
 			msgs = msgs[held:]
 			r.Published += held
-			if err != nil && (errors.Is(err, ErrDeposed) || !sleep(ctx, retryBase)) {
+			if err != nil && (errors.Is(err, ErrDeposed) || !backoff.Sleep(ctx, retryBase)) {
 				return r, fmt.Errorf("publish the folder's lines to the hub: %w", err)
 			}
 		}
@@ -140,16 +140,4 @@ func firstDiff(rest, batch []byte, upto uint64) int {
 		rest = rest[len(m):]
 	}
 	return first + len(lines)
-}
-
-// sleep waits d or until ctx ends; false when it ended.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }

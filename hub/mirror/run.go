@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"golang.org/x/sys/unix"
 
+	"github.com/daokit/daokit/backoff"
 	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/naming"
 )
@@ -126,7 +127,7 @@ func followEvents(ctx context.Context, js jetstream.JetStream, names naming.Root
 			break
 		}
 		o.Logger.Debug("waiting for the root's ledger stream", "stream", names.LedgerStream(), "err", err)
-		if !wait(ctx, retryWait) {
+		if !backoff.Sleep(ctx, retryWait) {
 			return nil
 		}
 	}
@@ -142,7 +143,7 @@ func followEvents(ctx context.Context, js jetstream.JetStream, names naming.Root
 		if errors.Is(err, ErrNotThisRoot) {
 			return err
 		}
-		if !wait(ctx, retryWait) {
+		if !backoff.Sleep(ctx, retryWait) {
 			return nil
 		}
 	}
@@ -156,7 +157,7 @@ func followEvents(ctx context.Context, js jetstream.JetStream, names naming.Root
 			return nil
 		}
 		o.Logger.Debug("ledger stream interrupted; resuming", "after", seq, "err", err)
-		if !wait(ctx, retryWait) {
+		if !backoff.Sleep(ctx, retryWait) {
 			return nil
 		}
 	}
@@ -221,7 +222,7 @@ func followDocuments(ctx context.Context, js jetstream.JetStream, names naming.R
 			return nil
 		}
 		log.Debug("document bucket unavailable; retrying", "bucket", names.DocumentBucket(), "err", err)
-		wait(ctx, retryWait)
+		backoff.Sleep(ctx, retryWait)
 	}
 	return nil
 }
@@ -252,17 +253,5 @@ func watchDocuments(ctx context.Context, kv jetstream.KeyValue, f *Folder) error
 				return &writeError{err: err}
 			}
 		}
-	}
-}
-
-// wait waits d or until ctx ends; false when ctx ended.
-func wait(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
 	}
 }
