@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"bytes"
-	"os"
 	"strconv"
 	"strings"
 	"syscall"
@@ -14,30 +13,18 @@ import (
 // controllersOn lists the live `daokit controller` processes whose
 // command line names root (as pgrep -f on the root would).
 func controllersOn(root string) []int {
-	entries, _ := os.ReadDir("/proc")
-	var pids []int
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil {
-			continue
-		}
-		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil {
-			continue
-		}
+	return liveProcs("cmdline", func(cmdline []byte) bool {
 		args := bytes.Split(bytes.TrimRight(cmdline, "\x00"), []byte{0})
 		if len(args) < 4 || string(args[1]) != "controller" {
-			continue
+			return false
 		}
 		for i := 2; i+1 < len(args); i++ {
 			if string(args[i]) == "--root" && string(args[i+1]) == root {
-				if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !bytes.Contains(stat, []byte(") Z ")) {
-					pids = append(pids, pid)
-				}
+				return true
 			}
 		}
-	}
-	return pids
+		return false
+	})
 }
 
 // killOnCleanup ends, at the test's end, a controller the test did not

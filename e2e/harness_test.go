@@ -265,6 +265,14 @@ func waitGone(t *testing.T, pgid int) {
 
 // workersOf lists live processes whose environment names root and task.
 func workersOf(root, taskID string) []int {
+	return liveProcs("environ", func(env []byte) bool {
+		return bytes.Contains(env, []byte("DAOKIT_ROOT="+root+"\x00")) && bytes.Contains(env, []byte("DAOKIT_TASK_ID="+taskID+"\x00"))
+	})
+}
+
+// liveProcs lists the processes, zombies left out, whose /proc/<pid>/file
+// matches.
+func liveProcs(file string, match func(data []byte) bool) []int {
 	entries, _ := os.ReadDir("/proc")
 	var pids []int
 	for _, e := range entries {
@@ -272,14 +280,12 @@ func workersOf(root, taskID string) []int {
 		if err != nil {
 			continue
 		}
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
-		if err != nil {
+		data, err := os.ReadFile("/proc/" + e.Name() + "/" + file)
+		if err != nil || !match(data) {
 			continue
 		}
-		if bytes.Contains(env, []byte("DAOKIT_ROOT="+root+"\x00")) && bytes.Contains(env, []byte("DAOKIT_TASK_ID="+taskID+"\x00")) {
-			if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !bytes.Contains(stat, []byte(") Z ")) {
-				pids = append(pids, pid)
-			}
+		if stat, err := os.ReadFile("/proc/" + e.Name() + "/stat"); err == nil && !bytes.Contains(stat, []byte(") Z ")) {
+			pids = append(pids, pid)
 		}
 	}
 	return pids
