@@ -1,11 +1,8 @@
 package main
 
 import (
-	"context"
-	"os"
 	"time"
 
-	"github.com/daokit/daokit/hub/mirror"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
 	"github.com/daokit/daokit/vocab"
@@ -15,45 +12,28 @@ import (
 const remotePoll = 100 * time.Millisecond
 
 // followRemote waits for the end of the run an instruction sent through
-// the hub became, reading a mirror of the root that it keeps in a
-// temporary folder for as long as it waits: the leader's own pipeline
-// document says how the run ended while it is the newest run, its
-// RUN_FINISHED event says so after another run took its place.
+// the hub became, reading the mirror of the root kept in this host's
+// cache (remoteFolder) for as long as it waits: the leader's own
+// pipeline document says how the run ended while it is the newest run,
+// its RUN_FINISHED event says so after another run took its place.
 func (a *app) followRemote(o remoteFlags, ack relay.Ack) error {
-	dir, err := os.MkdirTemp("", "daokit-send-mirror-*")
+	dir, stop, err := a.remoteFolder(o, "send")
 	if err != nil {
-		return failf("E_SEND_FAILED", err.Error())
+		return err
 	}
-	defer os.RemoveAll(dir)
-	ctx, cancel := context.WithCancel(a.ctx)
-	defer cancel()
-	mirrored := make(chan error, 1)
-	go func() {
-		mirrored <- mirror.Run(ctx, mirror.Options{Root: o.rootID, Dir: dir,
-			Hub: o.options("send")})
-	}()
-	defer func() {
-		cancel()
-		<-mirrored
-	}()
+	defer stop()
 	events := ledger.NewFollower(ledger.Layout{Root: dir}.Events(), 0)
 	defer events.Close()
 	tick := time.NewTicker(remotePoll)
 	defer tick.Stop()
 	for {
+		if r, ok := remoteRunEnd(dir, events, ack); ok {
+			return a.runEnded(r)
+		}
 		select {
 		case <-a.ctx.Done():
 			return a.waitFailed("E_SEND_FAILED", a.ctx.Err())
-		case err := <-mirrored:
-			mirrored <- err // for the deferred wait
-			if err == nil { // only a stop ends a mirror without an error
-				return a.waitFailed("E_SEND_FAILED", context.Canceled)
-			}
-			return failf("E_SEND_FAILED", a.t("remote.cli.error.mirror", "Root", o.rootID, "Err", err.Error()))
 		case <-tick.C:
-			if r, ok := remoteRunEnd(dir, events, ack); ok {
-				return a.runEnded(r)
-			}
 		}
 	}
 }
