@@ -54,6 +54,24 @@ func (p *remotePerson) run(args ...string) result {
 	return result{stdout: out.String(), stderr: errOut.String(), code: code}
 }
 
+// ledRemoteRoot starts a hub and a root id on it led by a controller on
+// this host. The leader and the person each hold only their key for the
+// root (`daokit hub creds`, loaded on SIGHUP): the person's reader key is
+// returned, with the hub, its data folder and the leader's root.
+func ledRemoteRoot(t *testing.T, id string) (h *hubProc, hubDir, root, readerKey string) {
+	t.Helper()
+	hubDir = t.TempDir()
+	h = startHubProc(t, hubDir, "127.0.0.1:0")
+	leaderKey, readerKey := issueKey(t, hubDir, id, "leader"), issueKey(t, hubDir, id, "reader")
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitAdmitted(t, h.url, readerKey)
+	root = newRoot(t, hubRootConfig(h.url, leaderKey, id))
+	startController(t, root)
+	return h, hubDir, root, readerKey
+}
+
 // A person on another host sends an instruction through the hub and
 // waits for its end; status and replay read the root from a mirror; a
 // control request is the leader's to decide; nothing of it is written
@@ -61,18 +79,8 @@ func (p *remotePerson) run(args ...string) result {
 // ledger once.
 func TestRemotePersonWorksThroughTheHub(t *testing.T) {
 	t.Parallel()
-	hubDir := t.TempDir()
-	h := startHubProc(t, hubDir, "127.0.0.1:0")
 	const id = "remote-person"
-	// The leader and the person each hold only their key for the root
-	// (`daokit hub creds`, loaded on SIGHUP).
-	leaderKey, readerKey := issueKey(t, hubDir, id, "leader"), issueKey(t, hubDir, id, "reader")
-	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	waitAdmitted(t, h.url, readerKey)
-	root := newRoot(t, hubRootConfig(h.url, leaderKey, id))
-	startController(t, root)
+	h, hubDir, root, readerKey := ledRemoteRoot(t, id)
 	p := newRemotePerson(t, h.url, id, readerKey)
 
 	r := p.run("send", "--wait", "write the changelog")
@@ -120,16 +128,8 @@ func TestRemotePersonWorksThroughTheHub(t *testing.T) {
 // whose run it then shows to its end.
 func TestRemoteWindowDrivesTheLeader(t *testing.T) {
 	t.Parallel()
-	hubDir := t.TempDir()
-	h := startHubProc(t, hubDir, "127.0.0.1:0")
 	const id = "remote-window"
-	leaderKey, readerKey := issueKey(t, hubDir, id, "leader"), issueKey(t, hubDir, id, "reader")
-	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	waitAdmitted(t, h.url, readerKey)
-	root := newRoot(t, hubRootConfig(h.url, leaderKey, id))
-	startController(t, root)
+	h, _, root, readerKey := ledRemoteRoot(t, id)
 	cache := t.TempDir()
 	// The person's window holds only a reader key of the root.
 	win := openTmux(t, "env XDG_CACHE_HOME="+cache+" "+strings.Join(quoteAll([]string{daokit, "--hub", h.url, "--root-id", id, "--credentials", readerKey}), " "))
