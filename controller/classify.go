@@ -148,8 +148,3 @@ func restartable(reason string) bool {
 func ReasonText(loc *i18n.Localizer, reason string) string {
 	return vocab.Reason(reason).Label(loc)
 }
-
-// StateText returns the label of a run state in loc's language.
-func StateText(loc *i18n.Localizer, state string) string {
-	return vocab.RunState(state).Label(loc)
-}

@@ -156,7 +156,7 @@ func TestEveryCodeAndStateIsTranslated(t *testing.T) {
 			seen[got] = r
 		}
 		for _, s := range states() {
-			if got := StateText(loc, s); got == vocab.StateCatalog+s || got == "" {
+			if got := vocab.RunState(s).Label(loc); got == vocab.StateCatalog+s || got == "" {
 				t.Errorf("%s: state %s has no label", lang, s)
 			}
 		}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"os"
 	"regexp"
 )
 
@@ -35,11 +34,8 @@ var repoPattern = regexp.MustCompile(`^[A-Za-z0-9-]{1,39}/[A-Za-z0-9._-]{1,100}$
 // ValidRepo reports whether repo is "owner/name" as GitHub spells them.
 func ValidRepo(repo string) bool { return repoPattern.MatchString(repo) }
 
-// TokenFromEnv is the GitHub token of the environment: GITHUB_TOKEN,
-// else GH_TOKEN (the gh CLI's).
-func TokenFromEnv() string { return TokenFrom(os.Getenv) }
-
-// TokenFrom is TokenFromEnv with getenv for the environment.
+// TokenFrom is the GitHub token of the environment getenv reads:
+// GITHUB_TOKEN, else GH_TOKEN.
 func TokenFrom(getenv func(string) string) string {
 	if t := getenv("GITHUB_TOKEN"); t != "" {
 		return t

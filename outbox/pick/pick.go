@@ -52,11 +52,6 @@ func ForgeConfig(wf *team.Workflow, token string, o outbox.Options) outbox.Forge
 	return outbox.ForgeConfig{Repo: wf.Outbox.Repo, APIURL: wf.Outbox.APIURL, Token: token, Mirror: wf.DBPath(), Options: o}
 }
 
-// GitHubConfig is the GitHub backend's configuration of wf.
-func GitHubConfig(wf *team.Workflow, token string, o outbox.Options) outbox.GitHubConfig {
-	return ForgeConfig(wf, token, o)
-}
-
 // InitResult is what Init did, and where.
 type InitResult struct {
 	outbox.InitResult
