@@ -52,19 +52,6 @@ const (
 	ReasonAgentRefused       = string(vocab.ReasonAgentRefused)
 )
 
-// Reasons lists the reason codes of a worker's or a step's end that the
-// controller gives (vocab.Reasons has every reason code).
-func Reasons() []string {
-	return []string{ReasonExitNonzero, ReasonKilledSignal, ReasonTimeout, ReasonCancelled, ReasonSpawnFailed,
-		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonManualTakeover, ReasonRestartLimit,
-		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
-		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
-		ReasonNothingToDeliver, ReasonDiverged, ReasonPRPushFailed, ReasonPROpenFailed, ReasonPRNotConfigured,
-		ReasonSessionOtherStep, ReasonSessionOtherFolder,
-		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
-		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused, ReasonBudgetExceeded}
-}
-
 // Failure is everything known about how a worker run ended: the runner's
 // Result plus what only the controller knows.
 type Failure struct {

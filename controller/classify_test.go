@@ -203,3 +203,16 @@ func TestClassifyRealWorkers(t *testing.T) {
 		t.Errorf("spawn failure: got %q (%v), want %q", got, err, ReasonSpawnFailed)
 	}
 }
+
+// Reasons lists (for the tests that every one is classified and worded) the reason codes of a worker's or a step's end that the
+// controller gives (vocab.Reasons has every reason code).
+func Reasons() []string {
+	return []string{ReasonExitNonzero, ReasonKilledSignal, ReasonTimeout, ReasonCancelled, ReasonSpawnFailed,
+		ReasonOutputInvalid, ReasonReportedFailure, ReasonHung, ReasonLeaseLost, ReasonManualTakeover, ReasonRestartLimit,
+		ReasonInterrupted, ReasonLedgerWrite, ReasonWorktree, ReasonSetupFailed, ReasonSetupNotAllowed,
+		ReasonRejected, ReasonMergeConflict, ReasonMergeNotFF, ReasonMergeFailed,
+		ReasonNothingToDeliver, ReasonDiverged, ReasonPRPushFailed, ReasonPROpenFailed, ReasonPRNotConfigured,
+		ReasonSessionOtherStep, ReasonSessionOtherFolder,
+		ReasonAgentDenied, ReasonAgentAuth, ReasonAgentNotLoggedIn, ReasonAgentRateLimited, ReasonAgentProvider,
+		ReasonAgentMaxTurns, ReasonAgentOptionRefused, ReasonAgentNoAnswer, ReasonAgentRefused, ReasonBudgetExceeded}
+}

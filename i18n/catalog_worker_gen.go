@@ -47,10 +47,6 @@ var catalogWorkerEn = []*goi18n.Message{
 	{ID: "worker.event.session", Other: "session"},
 	{ID: "worker.event.tool", Other: "tool"},
 	{ID: "worker.event.tool_result", Other: "tool result"},
-	{ID: "worker.line.dropped", Other: "… {{.Count}} lines not shown (all are in the artifact file)"},
-	{ID: "worker.line.malformed", Other: "malformed worker message"},
-	{ID: "worker.line.truncated", Other: "(cut; the line has {{.Size}} bytes)"},
-	{ID: "worker.line.unknown", Other: "unknown worker message"},
 	{ID: "worker.sim.analyzing", Other: "Looking at {{.Count}} call sites in {{.File}}"},
 	{ID: "worker.sim.crash", Other: "Simulated crash after {{.Lines}} lines"},
 	{ID: "worker.sim.done", Other: "Done: {{.Files}} files changed."},
@@ -64,8 +60,6 @@ var catalogWorkerEn = []*goi18n.Message{
 	{ID: "worker.sim.testing", Other: "Running tests: {{.Command}}"},
 	{ID: "worker.sim.tests_failed", Other: "{{.Failed}} of {{.Total}} tests fail"},
 	{ID: "worker.sim.tests_passed", Other: "Tests pass: {{.Passed}} of {{.Total}}"},
-	{ID: "worker.stream.stderr", Other: "stderr"},
-	{ID: "worker.stream.stdout", Other: "stdout"},
 }
 
 var catalogWorkerZhCN = []*goi18n.Message{
@@ -111,10 +105,6 @@ var catalogWorkerZhCN = []*goi18n.Message{
 	{ID: "worker.event.session", Other: "会话"},
 	{ID: "worker.event.tool", Other: "工具"},
 	{ID: "worker.event.tool_result", Other: "工具结果"},
-	{ID: "worker.line.dropped", Other: "… 有 {{.Count}} 行未显示（全部保存在产物文件中）"},
-	{ID: "worker.line.malformed", Other: "格式错误的工作进程消息"},
-	{ID: "worker.line.truncated", Other: "（已截断；整行共 {{.Size}} 字节）"},
-	{ID: "worker.line.unknown", Other: "无法识别的工作进程消息"},
 	{ID: "worker.sim.analyzing", Other: "正在查看 {{.File}} 中的 {{.Count}} 处调用"},
 	{ID: "worker.sim.crash", Other: "输出 {{.Lines}} 行后模拟崩溃"},
 	{ID: "worker.sim.done", Other: "完成：修改了 {{.Files}} 个文件。"},
@@ -128,6 +118,4 @@ var catalogWorkerZhCN = []*goi18n.Message{
 	{ID: "worker.sim.testing", Other: "正在运行测试：{{.Command}}"},
 	{ID: "worker.sim.tests_failed", Other: "{{.Total}} 个测试中有 {{.Failed}} 个失败"},
 	{ID: "worker.sim.tests_passed", Other: "测试通过：{{.Passed}}/{{.Total}}"},
-	{ID: "worker.stream.stderr", Other: "标准错误"},
-	{ID: "worker.stream.stdout", Other: "标准输出"},
 }

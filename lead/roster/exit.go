@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,15 +37,14 @@ const (
 	ExitStopped = "LEAD_STOPPED"
 )
 
-// ExitReasons lists every code an Exit's Reason may hold.
-func ExitReasons() []string {
-	return []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped, ExitGuardUnavailable,
-		"OUTBOX_MISSING", "OUTBOX_EMPTY", "OUTBOX_CORRUPT",
-		outbox.GitHubNoToken, outbox.GitHubBadRepo, outbox.GitHubBadToken, outbox.GitHubNoRepo, outbox.GitHubNoIssues,
-		outbox.GitHubReadOnly, outbox.GitHubUnreachable, outbox.GitHubRateLimited,
-		outbox.GitLabNoToken, outbox.GitLabBadRepo, outbox.GitLabBadToken, outbox.GitLabNoRepo, outbox.GitLabNoIssues,
-		outbox.GitLabReadOnly, outbox.GitLabUnreachable, outbox.GitLabRateLimited}
-}
+// exitReasons lists every code an Exit's Reason may hold: a code outside
+// it (written by another daokit version) has no words in the catalog.
+var exitReasons = []string{ExitFailed, ExitNonzero, ExitSignal, ExitHung, ExitStartFailed, ExitStopped, ExitGuardUnavailable,
+	"OUTBOX_MISSING", "OUTBOX_EMPTY", "OUTBOX_CORRUPT",
+	outbox.GitHubNoToken, outbox.GitHubBadRepo, outbox.GitHubBadToken, outbox.GitHubNoRepo, outbox.GitHubNoIssues,
+	outbox.GitHubReadOnly, outbox.GitHubUnreachable, outbox.GitHubRateLimited,
+	outbox.GitLabNoToken, outbox.GitLabBadRepo, outbox.GitLabBadToken, outbox.GitLabNoRepo, outbox.GitLabNoIssues,
+	outbox.GitLabReadOnly, outbox.GitLabUnreachable, outbox.GitLabRateLimited}
 
 // Exit is why a role's Lead process last ended, kept in
 // <status dir>/<role>.exit.json until the next one: the Lead writes it
@@ -159,7 +159,9 @@ func (e Exit) Text(t func(id string, kv ...any) string) string {
 		detail = "-"
 	}
 	var s string
-	if strings.HasPrefix(e.Reason, "GITHUB_") || strings.HasPrefix(e.Reason, "GITLAB_") {
+	if !slices.Contains(exitReasons, e.Reason) {
+		s = e.Reason + ": " + detail
+	} else if strings.HasPrefix(e.Reason, "GITHUB_") || strings.HasPrefix(e.Reason, "GITLAB_") {
 		s = t("team.github."+e.Reason, "Repo", e.Repo, "API", e.API, "Detail", detail)
 	} else {
 		s = t("team.lead_exit."+e.Reason, "Detail", detail, "Signal", e.Signal, "Code", e.ExitCode)

@@ -16,34 +16,6 @@ func EventLabel(loc *i18n.Localizer, t EventType) string {
 	return loc.T("worker.event." + string(t))
 }
 
-// StreamLabel names an output stream.
-func StreamLabel(loc *i18n.Localizer, s Stream) string {
-	if s != Stdout && s != Stderr {
-		return string(s)
-	}
-	return loc.T("worker.stream." + string(s))
-}
-
-// Notes returns what a person reading a record should know besides its
-// text, in loc's language: lines dropped before it, a cut, a structured
-// line that could not be read.
-func Notes(loc *i18n.Localizer, r Record) []string {
-	var notes []string
-	if r.Dropped > 0 {
-		notes = append(notes, loc.T("worker.line.dropped", "Count", r.Dropped))
-	}
-	if r.Truncated {
-		notes = append(notes, loc.T("worker.line.truncated", "Size", r.Size))
-	}
-	switch r.Status {
-	case StatusUnknown:
-		notes = append(notes, loc.T("worker.line.unknown"))
-	case StatusMalformed:
-		notes = append(notes, loc.T("worker.line.malformed"))
-	}
-	return notes
-}
-
 // Part is one event of a structured line as a person reads it, before
 // it is worded: its type and its detail as the worker said it. The
 // controller sends parts rather than its own wording, so that each reader
