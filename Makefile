@@ -6,6 +6,8 @@ DEMO_ROOT ?= $(CURDIR)/.demo
 # staticcheck 2025.1.1 is module version v0.6.1 (the proxy serves only the
 # semantic version).
 STATICCHECK_VERSION ?= v0.6.1
+# deadcode reports functions no daokit program reaches (only tests would).
+DEADCODE_VERSION ?= v0.52.0
 
 .PHONY: all build run review team team-script test test-short test-agents agents bench lint fmt vet drill drill-cluster fuzz clean
 
@@ -93,6 +95,7 @@ fmt:
 lint: vet
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+	@out=$$($(GO) run golang.org/x/tools/cmd/deadcode@$(DEADCODE_VERSION) ./cmd/...); if [ -n "$$out" ]; then echo "reached by no program:"; echo "$$out"; exit 1; fi
 
 # The self-healing drills in full: 100 rounds of SIGKILL (worker, controller,
 # both), 100 split-brain starts, the hang drill and the paused controller;
