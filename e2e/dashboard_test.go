@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"fmt"
 	"io"
 	"net/http"
@@ -22,50 +21,23 @@ import (
 
 // dashboardProc is a `daokit dashboard` child of the test.
 type dashboardProc struct {
-	url  string
-	cmd  *exec.Cmd
-	done chan struct{}
+	*printingProc
+	url string
 }
 
 var dashboardURL = regexp.MustCompile(`http://\S+`)
 
 // startDashboard runs `daokit dashboard --port 0` on root and returns
-// the address it printed; the cleanup interrupts it.
+// the address it printed; the cleanup kills it.
 func startDashboard(t *testing.T, root, lang string, args ...string) *dashboardProc {
 	t.Helper()
 	cmd := exec.Command(daokit, append([]string{"dashboard", "--root", root, "--port", "0", "--lang", lang}, args...)...)
 	cmd.Env = os.Environ()
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &dashboardProc{cmd: cmd, done: make(chan struct{})}
-	found := make(chan string, 1)
-	go func() {
-		defer close(p.done)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u := dashboardURL.FindString(sc.Text()); u != "" {
-				found <- u
-			}
-		}
-		_ = cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-p.done
+	p := &dashboardProc{}
+	p.printingProc = startPrinting(t, cmd, "daokit dashboard", func(line string) bool {
+		p.url = dashboardURL.FindString(line)
+		return p.url != ""
 	})
-	select {
-	case p.url = <-found:
-	case <-p.done:
-		t.Fatal("daokit dashboard exited before it printed its address")
-	case <-time.After(20 * time.Second):
-		t.Fatal("daokit dashboard printed no address within 20s")
-	}
 	return p
 }
 

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"io"
@@ -24,10 +23,8 @@ import (
 
 // hubProc is a `daokit hub` child of the test.
 type hubProc struct {
+	*printingProc
 	url, monitor string
-	out          *strings.Builder // stdout, complete once done is closed
-	cmd          *exec.Cmd
-	done         chan struct{}
 }
 
 var (
@@ -42,57 +39,26 @@ func startHubProc(t testing.TB, dir, listen string) *hubProc {
 	t.Helper()
 	cmd := exec.Command(daokit, "hub", "--listen", listen, "--data", dir, "--monitor", "127.0.0.1:0", "--lang", "en")
 	cmd.Env = os.Environ()
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &hubProc{cmd: cmd, done: make(chan struct{}), out: &strings.Builder{}}
-	ready := make(chan struct{})
-	go func() {
-		defer close(p.done)
-		sc := bufio.NewScanner(out)
-		signalled := false
-		for sc.Scan() {
-			line := sc.Text()
-			p.out.WriteString(line + "\n")
-			if signalled {
-				continue
-			}
-			if u := hubURL.FindString(line); u != "" {
-				p.url = u
-			}
-			if m := monitorURL.FindStringSubmatch(line); m != nil {
-				p.monitor = m[1]
-				signalled = true
-				close(ready)
-			}
+	h := &hubProc{}
+	h.printingProc = startPrinting(t, cmd, "daokit hub", func(line string) bool {
+		if u := hubURL.FindString(line); u != "" {
+			h.url = u
 		}
-		_ = cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-p.done
+		if m := monitorURL.FindStringSubmatch(line); m != nil {
+			h.monitor = m[1]
+			return true
+		}
+		return false
 	})
-	select {
-	case <-ready:
-	case <-p.done:
-		t.Fatal("daokit hub exited before it printed its addresses")
-	case <-time.After(20 * time.Second):
-		t.Fatal("daokit hub printed no addresses within 20s")
-	}
-	return p
+	return h
 }
 
 // kill SIGKILLs the hub and waits for it to be gone.
-func (p *hubProc) kill(t *testing.T) {
+func (h *hubProc) kill(t *testing.T) {
 	t.Helper()
-	_ = p.cmd.Process.Kill()
+	_ = h.cmd.Process.Kill()
 	select {
-	case <-p.done:
+	case <-h.done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("daokit hub still running 10s after SIGKILL")
 	}

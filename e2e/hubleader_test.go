@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -225,50 +224,13 @@ func hostname(t *testing.T) string {
 	return h
 }
 
-// mirrorProc is a `daokit mirror` child of the test.
-type mirrorProc struct {
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
 // startMirror runs `daokit mirror` and returns once it printed that it
 // resumed.
-func startMirror(t *testing.T, url, key, id, dir string) *mirrorProc {
+func startMirror(t *testing.T, url, key, id, dir string) *printingProc {
 	t.Helper()
 	cmd := exec.Command(daokit, "mirror", "--hub", url, "--credentials", key, "--root-id", id, "--to", dir)
 	cmd.Env = append(os.Environ(), "DAOKIT_LANG=en")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	p := &mirrorProc{cmd: cmd, done: make(chan struct{})}
-	ready := make(chan struct{})
-	go func() {
-		defer close(p.done)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), "daokit mirror:") {
-				close(ready)
-			}
-		}
-		_ = cmd.Wait()
-	}()
-	t.Cleanup(func() {
-		_ = cmd.Process.Kill()
-		<-p.done
-	})
-	select {
-	case <-ready:
-	case <-p.done:
-		t.Fatal("daokit mirror exited before it resumed")
-	case <-time.After(20 * time.Second):
-		t.Fatal("daokit mirror did not resume within 20s")
-	}
-	return p
+	return startPrinting(t, cmd, "daokit mirror", func(line string) bool { return strings.Contains(line, "daokit mirror:") })
 }
 
 // sameFile reports whether the two files hold the same bytes.

@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
@@ -107,15 +106,8 @@ func (l *netLab) startNetHub(dir string) (url, creds string) {
 
 // netHub is a `daokit hub` in the hub namespace; kill SIGKILLs it.
 type netHub struct {
-	url  string
-	cmd  *exec.Cmd
-	done chan struct{}
-}
-
-// kill SIGKILLs the hub and reaps it.
-func (h *netHub) kill() {
-	_ = h.cmd.Process.Kill()
-	<-h.done
+	*printingProc
+	url string
 }
 
 // startNetHubProc runs `daokit hub` in the hub namespace on the
@@ -123,42 +115,15 @@ func (h *netHub) kill() {
 // on dir is where its clients left it) and returns once it printed its
 // URL; the cleanup kills it.
 func (l *netLab) startNetHubProc(dir string) *netHub {
-	t := l.t
-	t.Helper()
+	l.t.Helper()
 	// ip netns exec execs the command: the pid is the hub's.
 	cmd := exec.Command("ip", "netns", "exec", l.hub, daokit, "hub", "--listen", l.subnet+".1:4222", "--data", dir,
 		"--monitor", "", "--lang", "en")
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	h := &netHub{cmd: cmd, done: make(chan struct{})}
-	ready := make(chan string, 1)
-	go func() {
-		defer close(h.done)
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if u := hubURL.FindString(sc.Text()); u != "" {
-				select {
-				case ready <- u:
-				default:
-				}
-			}
-		}
-		_ = cmd.Wait()
-	}()
-	t.Cleanup(h.kill)
-	select {
-	case h.url = <-ready:
-	case <-h.done:
-		t.Fatal("daokit hub exited before it printed its address")
-	case <-time.After(20 * time.Second):
-		t.Fatal("daokit hub printed no address within 20s")
-	}
+	h := &netHub{}
+	h.printingProc = startPrinting(l.t, cmd, "daokit hub", func(line string) bool {
+		h.url = hubURL.FindString(line)
+		return h.url != ""
+	})
 	return h
 }
 
