@@ -1,10 +1,12 @@
 package e2e
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -156,4 +158,47 @@ func instructionsIn(t *testing.T, root, text string) int {
 		}
 	}
 	return n
+}
+
+// A person who sends while the hub is down is told that send waits for
+// it, and the instruction reaches the leader once the hub is back on its
+// address: a hub restart is an outage, not a failed send.
+func TestRemoteSendWaitsOutAHubRestart(t *testing.T) {
+	t.Parallel()
+	const id = "remote-restart"
+	h, hubDir, root, readerKey := ledRemoteRoot(t, id)
+	p := newRemotePerson(t, h.url, id, readerKey)
+	h.kill(t)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, daokit, append([]string{"send", "while the hub restarts"}, p.hub...)...)
+	cmd.Dir = p.home
+	cmd.Env = append(os.Environ(), "DAOKIT_LANG=en", "XDG_CACHE_HOME="+p.cache)
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stderr)
+	told := false
+	for !told && sc.Scan() {
+		told = strings.Contains(sc.Text(), "waiting for the hub "+h.url)
+	}
+	if !told {
+		_ = cmd.Wait()
+		t.Fatalf("send did not say it waits for the hub; stdout %q", out.String())
+	}
+	startHubProc(t, hubDir, strings.TrimPrefix(h.url, "nats://"))
+	rest, _ := io.ReadAll(stderr)
+	if err := cmd.Wait(); err != nil || !strings.Contains(out.String(), "task_id=") {
+		t.Fatalf("send once the hub was back: %v\nstdout %q\nstderr %q", err, out.String(), rest)
+	}
+	if n := instructionsIn(t, root, "while the hub restarts"); n != 1 {
+		t.Errorf("the leader's events.jsonl holds the instruction %d times, want 1", n)
+	}
 }

@@ -16,6 +16,8 @@ var catalogRemoteEn = []*goi18n.Message{
 	{ID: "remote.cli.flag.credentials", Other: "nkey seed file the hub gave (admin.nk in its data directory)"},
 	{ID: "remote.cli.flag.hub", Other: "reach the root through this hub (nats://host:port) instead of a local controller"},
 	{ID: "remote.cli.flag.root_id", Other: "the root's id on the hub (its [hub] root_id)"},
+	{ID: "remote.cli.waiting", Other: "waiting for the hub {{.URL}} (up to {{.Wait}}; Ctrl-C stops): {{.Err}}"},
+	{ID: "remote.cli.waiting_hub", Other: "waiting for the hub {{.URL}} (Ctrl-C stops): {{.Err}}"},
 }
 
 var catalogRemoteZhCN = []*goi18n.Message{
@@ -30,4 +32,6 @@ var catalogRemoteZhCN = []*goi18n.Message{
 	{ID: "remote.cli.flag.credentials", Other: "hub 生成的 nkey 种子文件（其数据目录下的 admin.nk）"},
 	{ID: "remote.cli.flag.hub", Other: "经此 hub（nats://host:port）访问根，而不是本机的控制器"},
 	{ID: "remote.cli.flag.root_id", Other: "根在 hub 上的 id（即其 [hub] root_id）"},
+	{ID: "remote.cli.waiting", Other: "正在等待 hub {{.URL}}（最多 {{.Wait}}；Ctrl-C 停止）：{{.Err}}"},
+	{ID: "remote.cli.waiting_hub", Other: "正在等待 hub {{.URL}}（Ctrl-C 停止）：{{.Err}}"},
 }

@@ -76,8 +76,14 @@ func (a *app) runAgent(c *cobra.Command, o agentFlags) error {
 	if o.verbose {
 		level = slog.LevelDebug
 	}
-	conn, err := hubsteps.Dial(hubsteps.DialOptions{URL: o.hub, Creds: o.creds, Name: "daokit-agent-" + o.name, Ping: o.ackWait / 4}, root)
+	conn, err := hubsteps.DialWait(a.ctx, hubsteps.DialOptions{URL: o.hub, Creds: o.creds, Name: "daokit-agent-" + o.name, Ping: o.ackWait / 4}, root,
+		func(err error) {
+			fmt.Fprintln(a.io.err, a.t("remote.cli.waiting_hub", "URL", o.hub, "Err", err.Error()))
+		})
 	if err != nil {
+		if a.ctx.Err() != nil {
+			return a.ctx.Err() // Ctrl-C while waiting for the hub: E_INTERRUPTED
+		}
 		return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.connect", "URL", o.hub, "Err", err.Error()))
 	}
 	defer conn.Close()
@@ -128,7 +134,9 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 		if err := decodeStep(a, &s); err != nil {
 			return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.step", "Err", err.Error()))
 		}
-		conn, err := hubsteps.Dial(hubsteps.DialOptions{URL: hubURL, Creds: creds, Name: "daokit-relay-" + s.Key, Ping: 5 * time.Second}, root)
+		// A hub that is down is waited for until the step is stopped; the
+		// controller's heartbeat judges the silence meanwhile.
+		conn, err := hubsteps.DialWait(a.ctx, hubsteps.DialOptions{URL: hubURL, Creds: creds, Name: "daokit-relay-" + s.Key, Ping: 5 * time.Second}, root, nil)
 		if err != nil {
 			return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.connect", "URL", hubURL, "Err", err.Error()))
 		}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/daokit/daokit/hub/mirror"
 	"github.com/spf13/cobra"
@@ -38,6 +39,9 @@ func (a *app) runMirror(o mirrorFlags) error {
 	started := false
 	err = mirror.Run(a.ctx, mirror.Options{
 		Hub: mirror.Hub{URL: o.hub, Credentials: o.credentials}, Root: o.rootID, Dir: dir,
+		Waiting: func(err error) {
+			fmt.Fprintln(a.io.err, a.t("remote.cli.waiting_hub", "URL", o.hub, "Err", err.Error()))
+		},
 		Synced: func(seq uint64) {
 			if !started {
 				started = true
@@ -46,6 +50,8 @@ func (a *app) runMirror(o mirrorFlags) error {
 		},
 	})
 	switch {
+	case err != nil && a.ctx.Err() != nil:
+		return a.ctx.Err() // Ctrl-C while waiting for the hub: E_INTERRUPTED
 	case errors.Is(err, mirror.ErrBusy):
 		return failf("E_MIRROR_BUSY", a.t("mirror.cli.error.busy", "Dir", dir))
 	case errors.Is(err, mirror.ErrNotThisRoot):

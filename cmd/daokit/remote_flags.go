@@ -1,7 +1,10 @@
 package main
 
 import (
+	"context"
+	"fmt"
 	"strings"
+	"time"
 
 	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/naming"
@@ -46,9 +49,23 @@ func (o remoteFlags) options(command string) hubconn.Options {
 	return hubconn.Options{URL: o.hub, Credentials: o.credentials, Name: strings.Join([]string{"daokit", command, o.rootID}, " ")}
 }
 
-// dialHub connects to the hub the flags name, as this command.
+// remoteHubWait bounds how long a command waits for a hub that is down
+// or unreachable: a hub restarting is back within it, a hub that is gone
+// is reported rather than waited for forever.
+const remoteHubWait = 30 * time.Second
+
+// dialHub connects to the hub the flags name, as this command. A hub that
+// is down is waited for (up to remoteHubWait, or until Ctrl-C), the
+// person told once on stderr what the command waits for.
 func (a *app) dialHub(o remoteFlags, command string) (*hubconn.Conn, error) {
-	c, err := hubconn.Dial(o.options(command))
+	ctx, cancel := context.WithTimeout(a.ctx, remoteHubWait)
+	defer cancel()
+	c, err := hubconn.DialWait(ctx, o.options(command), func(err error) {
+		fmt.Fprintln(a.io.err, a.t("remote.cli.waiting", "URL", o.hub, "Err", err.Error(), "Wait", remoteHubWait))
+	})
+	if err != nil && a.ctx.Err() != nil {
+		return nil, a.ctx.Err() // Ctrl-C while waiting: E_INTERRUPTED
+	}
 	if err != nil {
 		return nil, failf("E_HUB_UNREACHABLE", a.t("remote.cli.error.dial", "URL", o.hub, "Err", err.Error()))
 	}

@@ -126,7 +126,11 @@ func Campaign(ctx context.Context, o Options) (*Leader, error) {
 	if o.Name == "" {
 		o.Name = "daokit leader " + o.Root
 	}
-	conn, err := hubconn.Dial(o.Hub)
+	// A hub that is down is waited for, as a lease held by another is: a
+	// controller started during a hub outage leads once the hub is back.
+	conn, err := hubconn.DialWait(ctx, o.Hub, func(err error) {
+		o.Logger.Warn("waiting for the hub", "hub", o.Hub.URL, "err", err)
+	})
 	if err != nil {
 		return nil, err
 	}

@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -257,3 +260,50 @@ func TestRenewalDoesNotWaitBehindAPublication(t *testing.T) {
 	default:
 	}
 }
+
+// TestCampaignWaitsForAHubThatIsDown: a controller started during a hub
+// outage campaigns once the hub is back on its address, instead of
+// failing its start.
+func TestCampaignWaitsForAHubThatIsDown(t *testing.T) {
+	dir := t.TempDir()
+	h, err := hub.Start(hub.Options{Listen: "127.0.0.1:0", DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := options(h, "later")
+	addr := strings.TrimPrefix(h.ClientURL(), "nats://")
+	if err := h.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	waiting := make(chan struct{})
+	var once sync.Once
+	o.Logger = slog.New(slog.NewTextHandler(onWrite(func() { once.Do(func() { close(waiting) }) }), nil))
+	won := make(chan error, 1)
+	go func() {
+		l, err := leader.Campaign(ctx, o)
+		if err == nil {
+			l.Close()
+		}
+		won <- err
+	}()
+	select {
+	case <-waiting:
+	case err := <-won:
+		t.Fatalf("campaign ended (%v) while the hub was down", err)
+	}
+	again, err := hub.Start(hub.Options{Listen: addr, DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer again.Shutdown(context.Background())
+	if err := <-won; err != nil {
+		t.Fatalf("campaign once the hub was back: %v", err)
+	}
+}
+
+// onWrite is a writer that calls f on every write.
+type onWrite func()
+
+func (f onWrite) Write(p []byte) (int, error) { f(); return len(p), nil }

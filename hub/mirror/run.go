@@ -32,6 +32,9 @@ type Options struct {
 	Synced func(seq uint64)
 	// Logger hears retries while the hub is away; nil: discarded.
 	Logger *slog.Logger
+	// Waiting, if not nil, hears once that the hub is down at start and
+	// Run waits for it (a person running `daokit mirror` is told).
+	Waiting func(error)
 }
 
 // ErrBusy refuses a folder another mirror is writing.
@@ -67,7 +70,12 @@ func Run(ctx context.Context, o Options) error {
 	if o.Name == "" {
 		o.Name = "daokit mirror " + o.Root
 	}
-	conn, err := hubconn.Dial(o.Hub)
+	conn, err := hubconn.DialWait(ctx, o.Hub, func(err error) {
+		o.Logger.Warn("waiting for the hub", "hub", o.Hub.URL, "err", err)
+		if o.Waiting != nil {
+			o.Waiting(err)
+		}
+	})
 	if err != nil {
 		return err
 	}

@@ -40,6 +40,10 @@ type DialOptions struct {
 	Ping time.Duration
 }
 
+func (o DialOptions) options() hubconn.Options {
+	return hubconn.Options{URL: o.URL, Credentials: o.Creds, Name: o.Name, Ping: o.Ping}
+}
+
 // Conn is a connection to a root's streams on a hub.
 type Conn struct {
 	NC   *nats.Conn
@@ -51,7 +55,17 @@ type Conn struct {
 // (hub/hubconn: it reconnects for ever, so a hub that restarts, nothing
 // acknowledged lost, is found again).
 func Dial(o DialOptions, root naming.Root) (*Conn, error) {
-	c, err := hubconn.Dial(hubconn.Options{URL: o.URL, Credentials: o.Creds, Name: o.Name, Ping: o.Ping})
+	c, err := hubconn.Dial(o.options())
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{NC: c.NC, JS: c.JS, Root: root}, nil
+}
+
+// DialWait is Dial that waits for a hub that is down until ctx ends
+// (hubconn.DialWait); waiting, if not nil, hears the first failure once.
+func DialWait(ctx context.Context, o DialOptions, root naming.Root, waiting func(error)) (*Conn, error) {
+	c, err := hubconn.DialWait(ctx, o.options(), waiting)
 	if err != nil {
 		return nil, err
 	}
