@@ -52,10 +52,10 @@ var allowed = map[string][]string{
 	// The outbox on a hub: the root's stream names and the NATS client.
 	// Its own key, so that the window, which reads the outbox, never
 	// reaches it (and with it the network client) through outbox.
-	"outbox/natsbox": {"outbox", "hub/naming", "hub/hubconn", "i18n", "ledger"},
+	"outbox/natsbox": {"outbox", "hub/naming", "hub/hubconn", "backoff", "i18n", "ledger"},
 	// Opens the backend workflow.toml names: for the commands and the
 	// controller, never the window.
-	"outbox/pick": {"outbox", "outbox/natsbox", "hub/naming", "hub/hubconn", "team", "config", "i18n", "ledger"},
+	"outbox/pick": {"outbox", "outbox/natsbox", "hub/naming", "hub/hubconn", "backoff", "team", "config", "i18n", "ledger"},
 	// The behaviour every outbox backend shares, for their tests.
 	"outbox/outboxtest": {"outbox", "i18n", "ledger"},
 	// What the Leads publish and how the team looks, read by the window:
@@ -85,13 +85,13 @@ var allowed = map[string][]string{
 	"hub":        {"hub/naming"},
 	"hub/naming": {},
 	// How every client of a hub connects (the NATS client only).
-	"hub/hubconn": {},
+	"hub/hubconn": {"backoff"},
 	// A step handed to an agent host and what comes back: the client
 	// side only, for the controller's relay and for agent hosts.
-	"hub/steps": {"hub/naming", "hub/hubconn"},
+	"hub/steps": {"hub/naming", "hub/hubconn", "backoff"},
 	// An agent host: pulls steps (hub/steps) and runs them with the
 	// process runtime, never the controller's.
-	"agent": {"hub/steps", "hub/naming", "hub/hubconn", "worker", "worker/transcript", "gitwork", "internal/proc", "i18n", "ledger"},
+	"agent": {"hub/steps", "hub/naming", "hub/hubconn", "backoff", "worker", "worker/transcript", "gitwork", "internal/proc", "i18n", "ledger"},
 	// A person's requests to a root's leader through the hub: the relay's
 	// own envelopes, answered by the relay's own checks.
 	"hub/remote": {"relay", "hub/naming", "backoff", "vocab", "i18n", "ledger"},
