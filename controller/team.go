@@ -49,7 +49,7 @@ func leadLane(role string) string { return "lead-" + role }
 type teamSup struct {
 	wf        *team.Workflow
 	statusDir string
-	leads     []*leadProc // by role name; guarded by c.mu
+	leads     []*leadProc // by role name; the state loop's
 	follow    context.CancelFunc
 	wg        sync.WaitGroup
 }
@@ -96,9 +96,9 @@ func (c *Controller) startTeam() {
 	for _, role := range wf.Names {
 		s.leads = append(s.leads, &leadProc{role: role})
 	}
-	c.mu.Lock()
-	c.team = s
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		st.team = s
+	})
 	for _, lp := range s.leads {
 		c.startLead(lp)
 	}
@@ -128,9 +128,10 @@ func (c *Controller) startLead(lp *leadProc) {
 	// The Lead's stderr goes to a file of its own, emptied at each start:
 	// its last line is the error of a Lead that dies without an Exit
 	// record of its own (see leadExit).
-	c.mu.Lock()
-	statusDir := c.team.statusDir
-	c.mu.Unlock()
+	var statusDir string
+	c.do(func(st *loopState) {
+		statusDir = st.team.statusDir
+	})
 	if err := os.MkdirAll(statusDir, 0o755); err == nil {
 		if f, err := os.Create(roster.StderrPath(statusDir, lp.role)); err == nil {
 			cmd.Stderr = f
@@ -149,9 +150,10 @@ func (c *Controller) startLead(lp *leadProc) {
 			Restarts: lp.restarts.Count()})
 		c.recordTeam(c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityError, opLeadExited,
 			"role", lp.role, "reason_code", roster.ExitStartFailed, "error", err.Error()))
-		c.mu.Lock()
-		limit := c.scheduleRestartLocked(lp, now)
-		c.mu.Unlock()
+		var limit []ledger.Event
+		c.do(func(st *loopState) {
+			limit = c.scheduleRestartLocked(lp, now)
+		})
 		c.recordTeam(limit...)
 		return
 	}
@@ -165,16 +167,17 @@ func (c *Controller) startLead(lp *leadProc) {
 		tree.Release()
 		close(done)
 	}()
-	c.mu.Lock()
-	lp.tree = tree
-	lp.cmd, lp.done, lp.started, lp.restartAt, lp.health, lp.hung = cmd, done, now, time.Time{}, heal.HealthActive, false
-	h, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: leadLane(lp.role), TaskID: teamTask, RunID: leadLane(lp.role), StepID: lp.role,
-		Holder: heal.Holder{ThreadID: leadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
-	if err == nil {
-		lp.held = h
-		c.writeLeasesLocked()
-	}
-	c.mu.Unlock()
+	var h *heal.Held
+	c.do(func(st *loopState) {
+		lp.tree = tree
+		lp.cmd, lp.done, lp.started, lp.restartAt, lp.health, lp.hung = cmd, done, now, time.Time{}, heal.HealthActive, false
+		h, err = heal.Hold(&st.leases, heal.LeaseSpec{Lane: leadLane(lp.role), TaskID: teamTask, RunID: leadLane(lp.role), StepID: lp.role,
+			Holder: heal.Holder{ThreadID: leadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
+		if err == nil {
+			lp.held = h
+			c.writeLeasesLocked(st)
+		}
+	})
 	c.recordTeam(c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityInfo, opLeadStarted,
 		"role", lp.role, "pid", cmd.Process.Pid))
 	c.flushDocs()
@@ -196,51 +199,52 @@ func (c *Controller) scheduleRestartLocked(lp *leadProc, now time.Time) []ledger
 // superviseTeam is the Leads' share of a liveness pass: notice exits,
 // judge heartbeats, renew leases and start what is due.
 func (c *Controller) superviseTeam() {
-	c.mu.Lock()
-	s := c.team
-	c.mu.Unlock()
+	var s *teamSup
+	c.do(func(st *loopState) {
+		s = st.team
+	})
 	if s == nil {
 		return
 	}
 	now := c.now()
 	var due []*leadProc
 	var events []ledger.Event
-	c.mu.Lock()
-	for _, lp := range s.leads {
-		switch {
-		case lp.cmd != nil && exited(lp.done):
-			code := lp.cmd.ProcessState.ExitCode()
-			ex := c.leadExit(s, lp, now)
-			events = append(events, c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityWarn, opLeadExited,
-				"role", lp.role, "pid", lp.cmd.Process.Pid, "exit_code", code, "health", lp.health,
-				"reason_code", ex.Reason, "error", ex.Detail))
-			if lp.held != nil {
-				_ = lp.held.Release(&c.leases, now)
-				lp.held = nil
-				c.writeLeasesLocked()
+	c.do(func(st *loopState) {
+		for _, lp := range s.leads {
+			switch {
+			case lp.cmd != nil && exited(lp.done):
+				code := lp.cmd.ProcessState.ExitCode()
+				ex := c.leadExit(s, lp, now)
+				events = append(events, c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityWarn, opLeadExited,
+					"role", lp.role, "pid", lp.cmd.Process.Pid, "exit_code", code, "health", lp.health,
+					"reason_code", ex.Reason, "error", ex.Detail))
+				if lp.held != nil {
+					_ = lp.held.Release(&st.leases, now)
+					lp.held = nil
+					c.writeLeasesLocked(st)
+				}
+				lp.cmd = nil
+				lp.outboxRefused = strings.HasPrefix(ex.Reason, "OUTBOX_")
+				restart := c.scheduleRestartLocked(lp, now)
+				if lp.gaveUp {
+					ex.GaveUp = true
+				}
+				_ = roster.WriteExit(s.statusDir, ex)
+				events = append(events, restart...)
+			case lp.cmd != nil:
+				c.judgeLeadLocked(s, lp, now, &events)
+				if lp.held != nil && lp.held.Renew(&st.leases, now) == nil {
+					c.writeLeasesLocked(st)
+				}
+			case !lp.gaveUp && !lp.restartAt.IsZero() && !now.Before(lp.restartAt):
+				due = append(due, lp)
+			case lp.gaveUp && lp.outboxRefused && outbox.Check(s.wf.DBPath()) == nil:
+				// The outbox it died for is sound again: not a crash loop.
+				lp.gaveUp, lp.outboxRefused, lp.restarts = false, false, heal.Restarts{}
+				due = append(due, lp)
 			}
-			lp.cmd = nil
-			lp.outboxRefused = strings.HasPrefix(ex.Reason, "OUTBOX_")
-			restart := c.scheduleRestartLocked(lp, now)
-			if lp.gaveUp {
-				ex.GaveUp = true
-			}
-			_ = roster.WriteExit(s.statusDir, ex)
-			events = append(events, restart...)
-		case lp.cmd != nil:
-			c.judgeLeadLocked(s, lp, now, &events)
-			if lp.held != nil && lp.held.Renew(&c.leases, now) == nil {
-				c.writeLeasesLocked()
-			}
-		case !lp.gaveUp && !lp.restartAt.IsZero() && !now.Before(lp.restartAt):
-			due = append(due, lp)
-		case lp.gaveUp && lp.outboxRefused && outbox.Check(s.wf.DBPath()) == nil:
-			// The outbox it died for is sound again: not a crash loop.
-			lp.gaveUp, lp.outboxRefused, lp.restarts = false, false, heal.Restarts{}
-			due = append(due, lp)
 		}
-	}
-	c.mu.Unlock()
+	})
 	c.recordTeam(events...)
 	for _, lp := range due {
 		c.startLead(lp)
@@ -293,18 +297,20 @@ func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, ev
 // outbox follower; it waits for the Leads to exit, killing any that take
 // longer than the stop grace.
 func (c *Controller) stopTeam() {
-	c.mu.Lock()
-	s := c.team
-	c.mu.Unlock()
+	var s *teamSup
+	c.do(func(st *loopState) {
+		s = st.team
+	})
 	if s == nil {
 		return
 	}
 	s.follow()
 	s.wg.Wait()
 	now := c.now()
-	c.mu.Lock()
-	leads := slices.Clone(s.leads)
-	c.mu.Unlock()
+	var leads []*leadProc
+	c.do(func(st *loopState) {
+		leads = slices.Clone(s.leads)
+	})
 	for _, lp := range leads {
 		if lp.cmd == nil {
 			continue
@@ -318,18 +324,19 @@ func (c *Controller) stopTeam() {
 			<-lp.done
 		}
 		t.Stop()
-		c.mu.Lock()
-		if lp.held != nil {
-			_ = lp.held.Release(&c.leases, now)
-			c.writeLeasesLocked()
-		}
-		ex := c.leadExit(s, lp, now)
-		if ex.Reason == roster.ExitSignal || ex.Reason == roster.ExitNonzero || ex.Reason == roster.ExitStopped {
-			// Our SIGTERM (or the kill after the grace): a stop, not a death.
-			ex.Reason, ex.Detail, ex.Signal = roster.ExitStopped, "", ""
-		}
-		_ = roster.WriteExit(s.statusDir, ex)
-		c.mu.Unlock()
+		var ex roster.Exit
+		c.do(func(st *loopState) {
+			if lp.held != nil {
+				_ = lp.held.Release(&st.leases, now)
+				c.writeLeasesLocked(st)
+			}
+			ex = c.leadExit(s, lp, now)
+			if ex.Reason == roster.ExitSignal || ex.Reason == roster.ExitNonzero || ex.Reason == roster.ExitStopped {
+				// Our SIGTERM (or the kill after the grace): a stop, not a death.
+				ex.Reason, ex.Detail, ex.Signal = roster.ExitStopped, "", ""
+			}
+			_ = roster.WriteExit(s.statusDir, ex)
+		})
 	}
 }
 
@@ -390,9 +397,9 @@ const leadStopGrace = 5 * time.Second
 // teamActive reports whether Leads run (a resident team keeps the
 // controller from its idle exit).
 func (c *Controller) teamActive() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.team != nil
+	active := false
+	c.do(func(st *loopState) { active = st.team != nil })
+	return active
 }
 
 // followOutbox mirrors the outbox's new events into the ledger as
