@@ -52,11 +52,18 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 		return relay.Ack{}, ackWriteError(err)
 	}
 	ack := relay.Ack{Route: route, EventID: e.EventID}
+	admitted := false
 	c.do(func(st *loopState) {
 		c.adopt(st, r)
+		admitted = c.admitLocked(st)
 	})
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
-	c.admit(r)
+	if admitted {
+		go func() {
+			defer c.runs.Done()
+			c.startOrQueue(r)
+		}()
+	}
 	return ack, nil
 }
 

@@ -10,9 +10,11 @@ import (
 
 // stateLoop is the one goroutine that owns the controller's state
 // (hashicorp/raft's run(): one goroutine's fields, and everybody else
-// asks it). Callers hand it a closure over *loopState and wait until the
-// loop ran it; the state is a local variable of the loop's goroutine, so
-// no other goroutine can reach it, and no lock guards it.
+// asks it). Run goroutines, the liveness tick, the relay's handlers and
+// the Leads' supervision hand it a closure over *loopState and wait until
+// the loop ran it; the state is a local variable of the loop's
+// goroutine, so no other goroutine can reach it, and no lock guards it.
+// What it owns is loopState's list.
 //
 // Requests are closures rather than one message type per operation: the
 // compiler still checks each against the state's type, there is no
@@ -26,7 +28,15 @@ import (
 //
 // The loop is not re-entrant: a request must never ask the loop itself
 // (it would wait for the request it is part of). Helpers that work on the
-// state take it as a parameter (st *loopState) instead.
+// state take it as a parameter (st *loopState) instead; most are named
+// ...Locked, from when a mutex guarded the same state, and all of them
+// run inside a request only.
+//
+// The controller's loop starts in open, before anything can ask it, and
+// stops last (Controller.close, deferred first in Run): after serve has
+// waited for every run, the liveness tick, the relay's handlers and the
+// Leads, and after the journal and the store closed. A request after
+// that is a bug, logged and not run (Controller.do).
 type stateLoop struct {
 	reqs chan loopRequest
 	quit chan struct{}

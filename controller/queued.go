@@ -23,16 +23,20 @@ type queuedSlot struct {
 	granted    bool
 }
 
-// admit starts or queues a new instruction's run (startOrQueue) beside
+// admitLocked admits a new instruction's run, unless the controller is
+// stopping (the next controller resumes it then): it counts the run's
+// admission among the runs shutdown waits for and reports true, and the
+// caller starts or queues the run (startOrQueue) in a goroutine beside
 // its acknowledgement, which does not wait for the run's first records,
-// as it never waited for the run's goroutine.
-func (c *Controller) admit(r *run) {
-	c.do(func(st *loopState) {
-		if st.stopping {
-			return // the next controller resumes it
-		}
-		c.runs.Go(func() { c.startOrQueue(r) })
-	})
+// as it never waited for the run's goroutine. The caller's goroutine
+// calls c.runs.Done when startOrQueue returns. Called on the state loop,
+// in the request that adopts the run: one request for both.
+func (c *Controller) admitLocked(st *loopState) bool {
+	if st.stopping {
+		return false
+	}
+	c.runs.Add(1)
+	return true
 }
 
 // startOrQueue starts a new or resumed instruction's run, or queues it

@@ -51,9 +51,16 @@ func (c *Controller) recover() []found {
 			readBack[key] = append(readBack[key], en.Unended.Step)
 		}
 	}
+	// The register's active leases first, then their workers killed
+	// outside the state loop (a read of /proc and a signal each), then
+	// the takeovers planned on the loop. Nothing else asks the loop yet:
+	// the relay does not serve before recovery.
+	var orphans []ledger.Lease
+	c.do(func(st *loopState) { orphans = c.orphanLeasesLocked(st) })
+	c.killOrphans(orphans)
 	var takeovers []heal.Takeover
 	c.do(func(st *loopState) {
-		takeovers = c.fenceOrphansLocked(st, readBack)
+		takeovers = c.fenceOrphansLocked(st, orphans, readBack)
 	})
 	// Recorded outside the state loop: no fsync in a request.
 	for _, t := range takeovers {
@@ -177,26 +184,42 @@ func isFinal(status string) bool {
 	return status == ledger.StatusDone || status == ledger.StatusFailed || status == ledger.StatusBlocked
 }
 
-// fenceOrphansLocked takes over every ACTIVE lease a previous controller
-// left, the way every takeover is planned (heal.PlanTakeover, as the
-// live succession and `daokit takeover` do), and returns the takeovers
-// for the caller to finish outside the state loop (finishTakeover: the
-// handoff and the records). A worker of this root that still runs is
-// killed first (its group), so that no two workers ever hold one step.
-// readBack names, by task and run, the steps whose end the resumed run
-// reads back from their logs (see finishFromLog): their expired leases
-// do not fail them.
-func (c *Controller) fenceOrphansLocked(st *loopState, readBack map[[2]string][]string) (takeovers []heal.Takeover) {
-	now := c.now()
-	runs := map[[2]string]bool{}
+// orphanLeasesLocked returns the ACTIVE leases a previous controller
+// left (see fenceOrphansLocked). Called on the state loop.
+func (c *Controller) orphanLeasesLocked(st *loopState) []ledger.Lease {
+	var orphans []ledger.Lease
 	for _, l := range st.leases.Leases {
-		if l.Status != ledger.LeaseActive || l.PID == c.pid {
-			continue
+		if l.Status == ledger.LeaseActive && l.PID != c.pid {
+			orphans = append(orphans, l)
 		}
+	}
+	return orphans
+}
+
+// killOrphans kills the workers of this root that still run under the
+// orphaned leases (their groups), so that no two workers ever hold one
+// step.
+func (c *Controller) killOrphans(orphans []ledger.Lease) {
+	for _, l := range orphans {
 		if l.Lane != heal.ControllerLane && c.isOurWorker(l.PID, l.TaskID) {
 			c.log.Warn("killing a worker left by a previous controller", "pid", l.PID, "task_id", l.TaskID, "step", l.StepID)
 			_ = syscall.Kill(-l.PID, syscall.SIGKILL)
 		}
+	}
+}
+
+// fenceOrphansLocked takes over every ACTIVE lease a previous controller
+// left (orphans, whose workers killOrphans killed), the way every
+// takeover is planned (heal.PlanTakeover, as the live succession and
+// `daokit takeover` do), and returns the takeovers for the caller to
+// finish outside the state loop (finishTakeover: the handoff and the
+// records). readBack names, by task and run, the steps whose end the
+// resumed run reads back from their logs (see finishFromLog): their
+// expired leases do not fail them. Called on the state loop.
+func (c *Controller) fenceOrphansLocked(st *loopState, orphans []ledger.Lease, readBack map[[2]string][]string) (takeovers []heal.Takeover) {
+	now := c.now()
+	runs := map[[2]string]bool{}
+	for _, l := range orphans {
 		runs[[2]string{l.TaskID, l.RunID}] = true
 	}
 	for _, key := range slices.SortedFunc(maps.Keys(runs), func(a, b [2]string) int { return cmp.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1]) }) {
