@@ -60,9 +60,8 @@ func (c *Controller) agentRetried(r *run, step, lane string, proc *worker.Proces
 	futile := rt.Futile()
 	var p *ledger.PipelineState
 	var same bool
-	var taskID string
-	var runID string
-	c.do(func(st *loopState) {
+	var taskID, runID string
+	c.do(func(*loopState) {
 		p = &r.pipeline
 		same = p.RoleLifecycle.Get(keyAgentRetry+step) == detail
 		if !same && detail != "" {

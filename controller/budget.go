@@ -65,9 +65,8 @@ func (c *Controller) fixBudget(r *run) {
 		return
 	}
 	var fixed bool
-	var taskID string
-	var runID string
-	c.do(func(st *loopState) {
+	var taskID, runID string
+	c.do(func(*loopState) {
 		fixed = r.pipeline.RoleLifecycle.Get(keyBudgetUSD) != ""
 		taskID, runID = r.pipeline.TaskID, r.pipeline.RunID
 	})
@@ -81,7 +80,7 @@ func (c *Controller) fixBudget(r *run) {
 			limit = left
 		}
 	}
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetUSD, strconv.FormatFloat(limit, 'f', -1, 64))
 	})
 }
@@ -93,14 +92,11 @@ func (c *Controller) spend(r *run, u workflow.Usage) {
 	if u.CostUSD <= 0 {
 		return
 	}
-	var before float64
-	var after float64
-	var budget float64
-	var limited bool
-	var warned bool
+	var before, after, budget float64
+	var limited, warned bool
 	var step string
 	var p ledger.PipelineState
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		before = r.spent
 		r.spent += u.CostUSD
 		after = r.spent
@@ -148,7 +144,7 @@ func (c *Controller) overBudget(r *run, step, lane string) bool {
 
 // budgetState records where the run stands against its budget.
 func (c *Controller) budgetState(r *run, state string) {
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetState, state)
 	})
 	c.touch(r)

@@ -48,7 +48,7 @@ func abandonable(r *run) bool {
 // own words, if any.
 func (c *Controller) stopRun(r *run, abandon bool, why string) {
 	var ended bool
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		ended = r.finished()
 	})
 	switch {
@@ -74,7 +74,7 @@ func (c *Controller) stopRun(r *run, abandon bool, why string) {
 // ending: its own RUN_FINISHED comes first).
 func (c *Controller) closeEnded(r *run, reason, why string) {
 	var done chan struct{}
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		done = r.done
 	})
 	<-done

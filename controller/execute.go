@@ -71,13 +71,13 @@ func (c *Controller) execute(ctx context.Context, r *run) {
 // be. The step's worker is told inv's instruction.
 func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocation, lane string) (workflow.Output, error) {
 	step := inv.StepID
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		ensureStep(&r.pipeline, loopStepOr(c.workflow, inv, lane))
 		r.instruction, r.observe, r.iteration, r.role = inv.Instruction, inv.Observe, inv.Iteration, inv.Role
 	})
 	for {
 		var pending bool
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			pending = reviewPending(&r.pipeline, step)
 		})
 		out, reason := outcomeReview, ""
@@ -103,7 +103,7 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 			var instruction string
 			var output workflow.Output
 			var hookCtx context.Context
-			c.do(func(st *loopState) {
+			c.do(func(*loopState) {
 				facts, instruction, output = compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step), r.output
 				hookCtx = c.stepContext(ctx, r, step, r.tree)
 				r.attempt, r.tree = 0, nil
@@ -135,7 +135,7 @@ func loopStepOr(wf []stepTemplate, inv workflow.Invocation, lane string) stepTem
 func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) (ok, blocked bool) {
 	var delay time.Duration
 	var count int
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		delay, ok = r.restarts.Next(c.restartPolicy(), c.now(), nil)
 		count = r.restarts.Count()
 	})
@@ -161,7 +161,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	laneCfg, _ := c.cfg.Lane(lane)
 	gate, waited := c.takeGate(r, step, lane)
 	if !waited {
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			r.life = c.newLifecycle(r, step) // every attempt is a run of its own
 			r.queueRecorded = false
 		})
@@ -176,7 +176,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	}
 	if err != nil {
 		var reason string
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			reason = ReasonCancelled
 			if r.abandoned {
 				reason = ReasonAbandoned
@@ -185,7 +185,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		return c.stopped(r, reason)
 	}
 	defer release()
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.quiet = false
 	})
 	c.transition(r, stateRequesting, "")
@@ -205,7 +205,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	}
 	var facts compact.Facts
 	var instruction string
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		facts, instruction = compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
 		// Every process started for the step (its hooks, its agent) carries
 		// the step's environment and marker.
@@ -214,7 +214,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	instruction = c.preDispatch(ctx, facts, step, lane, instruction)
 	var spec worker.Spec
 	var resume resumeChoice
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.attempt++
 		r.texts, r.output = r.texts[:0], workflow.Output{}
 		r.tree = tree
@@ -276,8 +276,7 @@ func (c *Controller) settleLogs(r *run) {
 // stopped ends an attempt that never got a worker: shut down, or cancelled
 // while waiting.
 func (c *Controller) stopped(r *run, reason string) (outcome, string) {
-	var stopping bool
-	var cancelled bool
+	var stopping, cancelled bool
 	var state string
 	c.do(func(st *loopState) {
 		stopping, cancelled = st.stopping, r.cancelled
@@ -377,7 +376,7 @@ func logLimitOf(lane config.Lane) int64 {
 // recording every move would write a million events.
 func (c *Controller) queued(r *run, step, lane string, position int) {
 	var first bool
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		markQueued(&r.pipeline, step, lane)
 		first = !r.queueRecorded && !r.quiet
 		r.queueRecorded = true
@@ -397,8 +396,7 @@ func (c *Controller) queued(r *run, step, lane string, position int) {
 func (c *Controller) started(r *run, step, lane string, proc *worker.Process, spec worker.Spec) {
 	var p *ledger.PipelineState
 	var attempt int
-	var taskID string
-	var runID string
+	var taskID, runID string
 	c.do(func(st *loopState) {
 		r.proc, r.workerRan = proc, true
 		c.releaseSuccessorsLocked(st, r)
@@ -483,8 +481,7 @@ func (c *Controller) releaseLeasesLocked(st *loopState, r *run) {
 
 // judge turns a worker's end into the attempt's outcome and records it.
 func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcome, string) {
-	var stopping bool
-	var cancelled bool
+	var stopping, cancelled bool
 	var attempt int
 	c.do(func(st *loopState) {
 		stopping, cancelled, attempt = st.stopping, r.cancelled, r.attempt
@@ -536,7 +533,7 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		bare := detail
 		var out workflow.Output
 		var role workflow.Role
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			r.output = outputOf(r.texts, res)
 			out, role = r.output, r.role
 		})
@@ -551,7 +548,7 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		}
 		completed := ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail)
 		var isolated bool
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			// A run that shares one worktree is reviewed after its judge.
 			isolated = r.tree != nil && c.cfg.Workflow.Flow() == config.FlowSequential
 		})
@@ -667,7 +664,7 @@ func (c *Controller) recordFinished(r *run, status, reason string, extra ...any)
 // abandon drops r while it waits for its lane slot, at a person's
 // request: it ends FAILED with RUN_ABANDONED and its worker never starts.
 func (c *Controller) abandon(r *run) {
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.abandoned = true
 	})
 	c.cancel(r)
@@ -676,7 +673,7 @@ func (c *Controller) abandon(r *run) {
 // cancel stops r's worker (or its wait for a slot) at a person's request.
 func (c *Controller) cancel(r *run) {
 	var cancel context.CancelFunc
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.cancelled = true
 		cancel = r.cancel
 	})

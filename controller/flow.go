@@ -81,7 +81,7 @@ func (c *Controller) flowOf(r *run) (flow workflow.Flow, done func()) {
 	case config.FlowLoop:
 		body := workflow.SinglePass(c.agent(r, "coder", workflow.RoleCoder, w.Coder), c.agent(r, "reviewer", workflow.RoleReviewer, w.Reviewer))
 		var extra int
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			extra, _ = strconv.Atoi(r.pipeline.RoleLifecycle.Get(keyLoopExtra))
 		})
 		flow = workflow.NewLoop(body, c.judgeOf(r), w.MaxIterations+extra)
@@ -347,8 +347,7 @@ func (c *Controller) runFlow(ctx context.Context, r *run) {
 			c.finish(r, ledger.StatusFailed, se.reason)
 		}
 	case err != nil:
-		var stopping bool
-		var cancelled bool
+		var stopping, cancelled bool
 		c.do(func(st *loopState) {
 			stopping, cancelled = st.stopping, r.cancelled
 		})

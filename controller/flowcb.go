@@ -42,7 +42,7 @@ func (c *Controller) flowCallbacks(r *run) []workflow.Callback {
 		tools = -1
 	}
 	var seed workflow.Cost
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		seed = workflow.ProgressOf(r.pipeline.RoleLifecycle.Get).Cost
 		// The budget counts from what the run had cost when its flow
 		// (re)started: before a restart or a retry, say.
@@ -79,10 +79,9 @@ func (l *ledgerCallback) WantsToolUse() bool { return false }
 // non-empty strings), writes the pipeline and tells the windows.
 func (l *ledgerCallback) set(kv ...string) {
 	c, r := l.c, l.r
-	var i int
 	var route ledger.Route
-	c.do(func(st *loopState) {
-		for i = 0; i+1 < len(kv); i += 2 {
+	c.do(func(*loopState) {
+		for i := 0; i+1 < len(kv); i += 2 {
 			v := kv[i+1]
 			if v == "" {
 				v = "-"

@@ -18,7 +18,7 @@ import (
 func (c *Controller) reviewFlow(ctx context.Context, r *run, res workflow.Result) bool {
 	var shared bool
 	var step string
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		shared = r.pipeline.RoleLifecycle.Get(keyTreePath+runTreeKey) != ""
 		step = r.pipeline.CurrentStep
 	})
@@ -48,39 +48,30 @@ func (c *Controller) reviewFlow(ctx context.Context, r *run, res workflow.Result
 // max_iterations if need be) has its coder address the reason, in the
 // same worktree.
 func (c *Controller) reopenForReject(r *run, n int) {
-	var p *ledger.PipelineState
-	var why string
-	var verdict *workflow.Verdict
-	var rid string
-	var raw []byte
-	var err error
-	var jid string
-	var dec stepRecord
-	var extra int
-	c.do(func(st *loopState) {
-		p = &r.pipeline
-		why = p.RoleLifecycle.Get(keyRejected + runTreeKey)
+	c.do(func(*loopState) {
+		p := &r.pipeline
+		why := p.RoleLifecycle.Get(keyRejected + runTreeKey)
 		if why == "-" {
 			why = ""
 		}
-		verdict = &workflow.Verdict{Decision: workflow.RequestChanges, Reason: c.loc.T("controller.review.rejected_verdict")}
+		verdict := &workflow.Verdict{Decision: workflow.RequestChanges, Reason: c.loc.T("controller.review.rejected_verdict")}
 		if why != "" {
 			verdict.Findings = []string{why}
 		}
 		verdict.Findings = append(verdict.Findings, takePRFindings(p, runTreeKey)...)
-		rid = workflow.StepID(n, "reviewer")
+		rid := workflow.StepID(n, "reviewer")
 		var rec stepRecord
 		_ = json.Unmarshal([]byte(p.RoleLifecycle.Get(keyOutput+rid)), &rec)
 		rec.Verdict = verdict
-		if raw, err = json.Marshal(rec); err == nil {
+		if raw, err := json.Marshal(rec); err == nil {
 			p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+rid, string(raw))
 		}
-		jid = workflow.StepID(n, workflow.JudgeStep)
-		dec = stepRecord{Text: why, Decision: &workflow.JudgeDecision{Code: workflow.JudgeChangesRequested, Reason: why}}
-		if raw, err = json.Marshal(dec); err == nil {
+		jid := workflow.StepID(n, workflow.JudgeStep)
+		dec := stepRecord{Text: why, Decision: &workflow.JudgeDecision{Code: workflow.JudgeChangesRequested, Reason: why}}
+		if raw, err := json.Marshal(dec); err == nil {
 			p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+jid, string(raw))
 		}
-		extra, _ = strconv.Atoi(p.RoleLifecycle.Get(keyLoopExtra))
+		extra, _ := strconv.Atoi(p.RoleLifecycle.Get(keyLoopExtra))
 		if n >= c.cfg.Workflow.MaxIterations+extra {
 			p.RoleLifecycle = p.RoleLifecycle.With(keyLoopExtra, strconv.Itoa(extra+1))
 		}

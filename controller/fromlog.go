@@ -76,10 +76,9 @@ const readBackGoneAfter = 10 * time.Second
 // that the attempt ended here.
 func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lane, tree *stepTree) (out outcome, reason string, ok bool) {
 	var u *unendedStep
-	var taskID string
-	var runID string
+	var taskID, runID string
 	var obs *workflow.Observer
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		u = r.unended
 		r.unended = nil
 		taskID, runID, obs = r.pipeline.TaskID, r.pipeline.RunID, r.observe
@@ -112,7 +111,7 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		// BLOCKED, for a person, if it never dies).
 		c.log.Warn("a worker left by a previous controller outlived the wait for its end", "pid", u.PID, "step", step)
 		decided(readBackAlive)
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			r.unended = u
 		})
 		c.transition(r, stateFailed, ReasonHung)
@@ -140,7 +139,7 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		dir = tree.dir
 	}
 	var top string
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.attempt = u.Attempt
 		r.tree, r.dir = tree, dir
 		r.texts, r.output = r.texts[:0], workflow.Output{}

@@ -108,7 +108,7 @@ func (c *Controller) namedRun(st *loopState, in relay.Instruction) *run {
 func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (relay.Ack, error) {
 	var route ledger.Route
 	var retry bool
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		route = r.pipeline.Route()
 		retry = r.final == ledger.StatusFailed || r.final == ledger.StatusBlocked
 	})
@@ -184,7 +184,7 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	switch ctl.Kind {
 	case relay.ControlAccept, relay.ControlReject:
 		var round bool
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			round = ctl.Kind == relay.ControlReject && c.prRoundOpen(r)
 			if !round {
 				r.deliver(verdict{accept: ctl.Kind == relay.ControlAccept, reason: strings.TrimSpace(ctl.Reason)})

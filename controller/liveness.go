@@ -33,8 +33,7 @@ func (c *Controller) checkLiveness() {
 	foreign := c.replay.read(c.log.Warn)
 	now := c.now()
 	th := c.thresholds()
-	var reports []ledger.Event
-	var renewals []ledger.Event
+	var reports, renewals []ledger.Event
 	var watched []watchedRun
 	c.do(func(st *loopState) {
 		reports = c.reactLocked(st, foreign)
@@ -67,7 +66,7 @@ func (c *Controller) checkLiveness() {
 	}
 	if len(verdicts) > 0 {
 		// Posted on the state loop, to the attempt judged only (see post).
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			for _, w := range verdicts {
 				if w.r.proc == w.proc {
 					w.r.post(w.verdict)

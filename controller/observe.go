@@ -185,9 +185,8 @@ func (c *Controller) observed(r *run, proc *worker.Process, batch observations) 
 // that the register never keeps an ACTIVE record nobody renews); the run
 // reports it. Run goroutine only.
 func (c *Controller) leaseRenewFailed(r *run, o observation) {
-	var taskID string
-	var runID string
-	c.do(func(st *loopState) {
+	var taskID, runID string
+	c.do(func(*loopState) {
 		taskID, runID = r.pipeline.TaskID, r.pipeline.RunID
 	})
 	c.record(c.leaseEvent(taskID, runID, o.lease))
@@ -217,9 +216,8 @@ func (c *Controller) judged(r *run, proc *worker.Process, o observation) {
 	warned := r.warnedFor.Equal(streak)
 	switch o.kind {
 	case obsHolderDead:
-		var h *heal.Held
 		c.do(func(st *loopState) {
-			if h = r.lease; h != nil {
+			if h := r.lease; h != nil {
 				if err := h.Release(&st.leases, c.now()); err != nil {
 					c.log.Warn("release a dead worker's lease", "token", h.Token(), "err", err)
 				}
@@ -243,9 +241,8 @@ func (c *Controller) judged(r *run, proc *worker.Process, o observation) {
 				Silence: o.health.Silence, SignalAt: streak}, "heartbeat-warning:")
 		}
 		c.escalate(r, ledger.EventHeartbeatStale, o.health, "heartbeat-stale:")
-		var taskID string
-		var step string
-		c.do(func(st *loopState) {
+		var taskID, step string
+		c.do(func(*loopState) {
 			taskID, step = r.pipeline.TaskID, r.pipeline.CurrentStep
 		})
 		c.log.Warn("worker stale; stopping it", "task_id", taskID, "step", step, "pid", proc.PID(), "silence_s", o.health.Silence)

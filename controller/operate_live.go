@@ -75,7 +75,7 @@ func (c *Controller) operateTakeoverLive(r *run, op relay.Operation) relay.Outco
 	if proc == nil {
 		return c.printed(code, t.Object())
 	}
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		// On the state loop, where the run's next attempt reads r.unended: set
 		// only when this stop is what ends the worker, not an exit of its
 		// own that came first (its run then judges that exit).

@@ -34,7 +34,7 @@ func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
 	var obs *workflow.Observer
 	var top string
 	var laneCfg config.Lane
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		p, obs, top = r.pipeline, r.observe, r.treeTop()
 		laneCfg, _ = c.cfg.Lane(lane)
 	})

@@ -59,7 +59,7 @@ func (c *Controller) deliversPR(p *ledger.PipelineState, step, key string) bool 
 // for review. The base branch is never touched.
 func (c *Controller) acceptedPR(ctx context.Context, r *run, step, key string, tree *stepTree, message, title, body string) (outcome, string, bool) {
 	var p ledger.PipelineState
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		p = r.pipeline
 	})
 	w := tree.wt
@@ -104,7 +104,7 @@ func (c *Controller) acceptedPR(ctx context.Context, r *run, step, key string, t
 		"criteria", []string{"the person accepted the change", "pull request " + pr.HTMLURL + " holds it"},
 		"pull_request", pr.HTMLURL, "branch", w.Branch, "base_branch", w.BaseBranch, "remote", remote,
 		"committed", d.Committed, "tip", d.Tip, "detached", d.Detached))
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected+key).Without(keyReview+key).
 			With(KeyPullRequest, pr.HTMLURL).With(KeyPullRequestRepo, target.Repo).With(KeyPullRequestAPI, target.APIURL).
 			With(KeyPullRequestHead, d.Tip).With(KeyPullRequestForge, target.Service).

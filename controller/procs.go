@@ -73,10 +73,9 @@ func (j worktreeJudge) Kind() string { return j.base.Kind() }
 func (j worktreeJudge) Decide(ctx context.Context, round workflow.Round) (workflow.JudgeDecision, error) {
 	c := j.c
 	var lc ledger.Lifecycle
-	var tree string
-	var top string
+	var tree, top string
 	var env []string
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		lc = j.r.pipeline.RoleLifecycle
 		tree, top = lc.Get(keyTreePath+runTreeKey), lc.Get(keyTreeRepo+runTreeKey)
 		env = c.stepEnv(j.r, round.StepID, workflow.RoleJudge, round.Iteration, tree)

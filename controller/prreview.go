@@ -37,7 +37,7 @@ const prReviewTimeout = 30 * time.Second
 func (c *Controller) readPRReview(ctx context.Context, r *run, step, key string, tree *stepTree) {
 	var p ledger.PipelineState
 	var wanted bool
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		p = r.pipeline
 		wanted = key == runTreeKey && c.cfg.Workflow.Flow() == config.FlowLoop && c.deliversPR(&r.pipeline, step, key)
 	})
@@ -73,7 +73,7 @@ func (c *Controller) readPRReview(ctx context.Context, r *run, step, key string,
 	}
 	findings := outbox.ReviewFindings(comments)
 	raw, _ := json.Marshal(findings)
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyPRFindings+key, string(raw))
 	})
 	c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpPullRequestReview,

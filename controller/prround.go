@@ -62,7 +62,7 @@ func (c *Controller) beginRound(ctx context.Context, r *run) {
 	var step string
 	var n int
 	var tree *stepTree
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		ask = r.round
 		r.round = nil
 		p = &r.pipeline

@@ -79,7 +79,7 @@ func (c *Controller) startOrQueue(r *run) {
 	c.queued(r, step, lane, pos)
 	close(recorded)
 	var cancelled bool
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		cancelled = r.cancelled
 	})
 	if cancelled {

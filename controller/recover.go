@@ -167,7 +167,7 @@ func (c *Controller) resume(list []resumed) {
 			continue
 		case res.announce:
 			var p ledger.PipelineState
-			c.do(func(st *loopState) {
+			c.do(func(*loopState) {
 				p = r.pipeline
 			})
 			c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityWarn, opResumed,

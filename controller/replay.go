@@ -227,9 +227,8 @@ func (c *Controller) takeoverSeen(r *run, proc *worker.Process, o observation) {
 
 // recordTakeover records TAKEOVER_SEEN under r's task and run.
 func (c *Controller) recordTakeover(r *run, n takeoverNews, acted bool) {
-	var taskID string
-	var runID string
-	c.do(func(st *loopState) {
+	var taskID, runID string
+	c.do(func(*loopState) {
 		taskID, runID = r.pipeline.TaskID, r.pipeline.RunID
 	})
 	c.record(c.takeoverEvent(taskID, runID, n, acted))

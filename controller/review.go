@@ -86,7 +86,7 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 	}
 	var review chan verdict
 	var taskID, runID string
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		markReview(p, step, key)
 		review = r.review // made at restore when a verdict may come first
 		if review == nil {
@@ -96,7 +96,7 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 		taskID, runID = p.TaskID, p.RunID
 	})
 	defer func() {
-		c.do(func(st *loopState) {
+		c.do(func(*loopState) {
 			r.review = nil
 		})
 	}()
@@ -128,7 +128,7 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 func (c *Controller) rejected(r *run, step, key string, tree *stepTree, reason string) (outcome, string) {
 	var p *ledger.PipelineState
 	var note string
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		p = &r.pipeline
 		note = reason
 		if note == "" {
@@ -147,11 +147,10 @@ func (c *Controller) rejected(r *run, step, key string, tree *stepTree, reason s
 // refusal is recorded and the step goes on waiting.
 func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tree *stepTree) (outcome, string, bool) {
 	var p ledger.PipelineState
-	var summary string
-	var instruction string
+	var summary, instruction string
 	var asPR bool
 	var body string
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		p = r.pipeline
 		summary, instruction = reviewSummary(r, step), r.in.Text
 		asPR = c.deliversPR(&r.pipeline, step, key)
@@ -174,7 +173,7 @@ func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tre
 		"criteria", []string{"the person accepted the change", "it merged into " + w.BaseBranch + " without conflict"},
 		"branch", w.Branch, "base_branch", w.BaseBranch, "commit", d.Commit, "fast_forward", d.FastForward, "already", d.Already,
 		"committed", d.Committed, "tip", d.Tip, "detached", d.Detached))
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected + key).Without(keyReview + key)
 	})
 	c.cleanTree(ctx, r, step, tree)

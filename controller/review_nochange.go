@@ -27,7 +27,7 @@ const criterionNoChange = "the step's worktree holds no change against its base"
 // written) completes again without a second record.
 func (c *Controller) unchanged(ctx context.Context, r *run, step, key string, tree *stepTree) bool {
 	var marked bool
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		marked = slices.Contains(workflow.ProgressOf(r.pipeline.RoleLifecycle.Get).NoChange, step)
 	})
 	if marked {
@@ -46,7 +46,7 @@ func (c *Controller) unchanged(ctx context.Context, r *run, step, key string, tr
 	// the acceptance twice, nor asks about a worktree already removed.
 	c.persist(r)
 	var p ledger.PipelineState
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		p = r.pipeline
 	})
 	w := tree.wt
@@ -61,7 +61,7 @@ func (c *Controller) unchanged(ctx context.Context, r *run, step, key string, tr
 // review that was pending for key (restored after a restart). Its
 // state is completed, as that of a step whose change was accepted.
 func (c *Controller) settleNoChange(r *run, step, key string) {
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		p := &r.pipeline
 		lc := p.RoleLifecycle
 		if steps := workflow.ProgressOf(lc.Get).NoChange; !slices.Contains(steps, step) {

@@ -115,20 +115,20 @@ func parseThreadUsage(v string) (thread string, u transcript.Usage, ok bool) {
 func (c *Controller) meter(r *run, lane config.Lane) *usageMeter {
 	var price config.Price
 	var priced bool
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		price, priced = c.cfg.Workflow.Prices[lane.Name]
 	})
 	return &usageMeter{price: price, priced: priced,
 		threadTotal: func(thread string) (transcript.Usage, bool) {
 			var v string
-			c.do(func(st *loopState) {
+			c.do(func(*loopState) {
 				v = r.pipeline.RoleLifecycle.Get(keySessionUsage + lane.Name)
 			})
 			t, u, ok := parseThreadUsage(v)
 			return u, ok && t == thread
 		},
 		record: func(thread string, total transcript.Usage) {
-			c.do(func(st *loopState) {
+			c.do(func(*loopState) {
 				r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keySessionUsage+lane.Name, formatThreadUsage(thread, total))
 			})
 			c.persistSoon(r)

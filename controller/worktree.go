@@ -79,10 +79,8 @@ func (c *Controller) isolated(ctx context.Context, lane config.Lane) (*gitwork.R
 // person allowed it.
 func (c *Controller) prepareTree(ctx context.Context, r *run, step string, repo *gitwork.Repo) (*stepTree, error) {
 	var p *ledger.PipelineState
-	var taskID string
-	var runID string
-	var baseBranch string
-	c.do(func(st *loopState) {
+	var taskID, runID, baseBranch string
+	c.do(func(*loopState) {
 		p = &r.pipeline
 		taskID, runID = p.TaskID, p.RunID
 		baseBranch = p.RoleLifecycle.Get(keyTreeBaseBranch + step)
@@ -111,7 +109,7 @@ func (c *Controller) prepareTree(ctx context.Context, r *run, step string, repo 
 		return nil, err
 	}
 	t := &stepTree{repo: repo, wt: wt, dir: filepath.Join(wt.Path, repo.Rel)}
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		p.RoleLifecycle = p.RoleLifecycle.With(keyTreePath+step, wt.Path).With(keyTreeBranch+step, wt.Branch).
 			With(keyTreeBase+step, wt.Base).With(keyTreeBaseBranch+step, baseBranch).With(keyTreeRepo+step, repo.Top)
 	})
@@ -212,7 +210,7 @@ func firstLine(s string) string {
 // again before every step would cost a process start each).
 func (c *Controller) treeFor(ctx context.Context, r *run, step string, lane config.Lane) (*stepTree, error) {
 	var inFolder bool
-	c.do(func(st *loopState) {
+	c.do(func(*loopState) {
 		inFolder = r.inFolder[lane.Name]
 	})
 	if inFolder {
@@ -221,7 +219,7 @@ func (c *Controller) treeFor(ctx context.Context, r *run, step string, lane conf
 	repo, err := c.isolated(ctx, lane)
 	if err != nil || repo == nil {
 		if err == nil {
-			c.do(func(st *loopState) {
+			c.do(func(*loopState) {
 				if r.inFolder == nil {
 					r.inFolder = map[string]bool{}
 				}
