@@ -117,19 +117,35 @@ func (c *Controller) operated(id string) (relay.Outcome, bool) {
 	return relay.Outcome{}, false
 }
 
-// ledgerRunLocked returns the pipeline pipeline_state.json shows, as the
-// CLI would have read it: the current run's, newer in memory than on
-// disk, or the file's when this controller has no run (r is then nil).
-// Called on the state loop.
-func (c *Controller) ledgerRunLocked(st *loopState) (*run, ledger.PipelineState, *relay.Failure) {
-	if st.current != nil {
-		return st.current, clonePipeline(st.current.pipeline), nil
+// onLedgerRun runs f in a request with the pipeline pipeline_state.json
+// shows, as the CLI would have read it: the current run's, newer in
+// memory than on disk, or the file's when this controller has no run (r
+// is then nil). The file is read outside the state loop, and only when
+// a request found no current run; a run that became current meanwhile
+// is used instead.
+func (c *Controller) onLedgerRun(f func(st *loopState, r *run, p ledger.PipelineState, fail *relay.Failure)) {
+	var doc *ledger.Result[ledger.PipelineState]
+	for {
+		ran := false
+		c.do(func(st *loopState) {
+			switch {
+			case st.current != nil:
+				f(st, st.current, clonePipeline(st.current.pipeline), nil)
+			case doc == nil:
+				return // the file is read first
+			case doc.Err != nil:
+				f(st, nil, ledger.PipelineState{}, &relay.Failure{Detail: doc.Err.Error()})
+			default:
+				f(st, nil, doc.Value, nil)
+			}
+			ran = true
+		})
+		if ran {
+			return
+		}
+		read := ledger.LoadSnapshot(c.opts.Root).Pipeline
+		doc = &read
 	}
-	doc := ledger.LoadSnapshot(c.opts.Root).Pipeline
-	if doc.Err != nil {
-		return nil, ledger.PipelineState{}, &relay.Failure{Detail: doc.Err.Error()}
-	}
-	return nil, doc.Value, nil
 }
 
 // keepPipelineLocked makes p what the ledger shows: r's pipeline, or,
@@ -161,8 +177,8 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 	var t heal.Takeover
 	var err error
 	live := false
-	c.do(func(st *loopState) {
-		r, p, fail = c.ledgerRunLocked(st)
+	c.onLedgerRun(func(st *loopState, shown *run, pipeline ledger.PipelineState, failed *relay.Failure) {
+		r, p, fail = shown, pipeline, failed
 		if r != nil && (r.pipeline.TaskID != op.TaskID || r.pipeline.RunID != op.RunID) {
 			r = c.findRunExactLocked(st, op.TaskID, op.RunID)
 			if r != nil {
@@ -220,8 +236,8 @@ func (c *Controller) operateHandoffCreate(op relay.Operation) (relay.Outcome, st
 	const code = "E_HANDOFF_FAILED"
 	var p ledger.PipelineState
 	var fail *relay.Failure
-	c.do(func(st *loopState) {
-		_, p, fail = c.ledgerRunLocked(st)
+	c.onLedgerRun(func(_ *loopState, _ *run, pipeline ledger.PipelineState, failed *relay.Failure) {
+		p, fail = pipeline, failed
 	})
 	if fail != nil {
 		fail.Code = code
@@ -261,8 +277,8 @@ func (c *Controller) operateHandoffApply(op relay.Operation) (relay.Outcome, str
 	var fail *relay.Failure
 	var plan heal.ResumePlan
 	live := false
-	c.do(func(st *loopState) {
-		if r, p, fail = c.ledgerRunLocked(st); fail != nil {
+	c.onLedgerRun(func(st *loopState, shown *run, pipeline ledger.PipelineState, failed *relay.Failure) {
+		if r, p, fail = shown, pipeline, failed; fail != nil {
 			return
 		}
 		if live = r != nil && !runEnded(r); live {
