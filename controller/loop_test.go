@@ -1,8 +1,13 @@
 package controller
 
 import (
+	"fmt"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
+
+	"github.com/daokit/daokit/ledger"
 )
 
 // Requests from many goroutines run one at a time on the loop's state,
@@ -43,5 +48,27 @@ func TestStateLoopRunsEveryRequestOnceAndNoneAfterStop(t *testing.T) {
 	}
 	if st.outcomeIDs == nil {
 		t.Fatal("a request after stop changed the state")
+	}
+}
+
+// The controller's state loop stops last: a shutdown with a run whose
+// worker is busy and runs queued behind it on the lane (whose slots the
+// shutdown hands on as the runs end) asks the loop for nothing once it
+// stopped.
+func TestNothingAsksTheStateLoopAfterItStops(t *testing.T) {
+	t.Parallel()
+	var logs lockedBuffer
+	cfg := shellConfig("echo busy; exec sleep 60")
+	h := startHarnessWith(t, Options{Root: t.TempDir(), Config: cfg, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
+	first := h.forward("the busy run")
+	h.waitFor("the busy worker's start", func(e ledger.Event) bool {
+		return e.TaskID == first.TaskID && e.EventType == ledger.EventStepStarted
+	})
+	for i := range 5 {
+		h.forward(fmt.Sprintf("queued %d", i))
+	}
+	h.stop()
+	if out := logs.String(); strings.Contains(out, "after it stopped") {
+		t.Fatalf("a request reached the stopped state loop:\n%s", out)
 	}
 }
