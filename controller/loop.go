@@ -57,9 +57,11 @@ var ranPool = sync.Pool{New: func() any { return make(chan struct{}, 1) }}
 // pipeline the file shows and the documents waiting for their write,
 // the lease register with the controller's standing lease, the
 // heartbeat, the lanes with their slots and queued runs, the answers of
-// forwarded commands, and the role Leads. A run's own fields (see run)
-// are the loop's too: they are read and written inside requests only,
-// except where run's comments say otherwise.
+// forwarded commands, and which role Leads are supervised (team; the
+// Leads' processes and status files belong to the goroutine that
+// supervises them, their leases to the register here). A run's own
+// fields (see run) are the loop's too: they are read and written inside
+// requests only, except where run's comments say otherwise.
 type loopState struct {
 	lanes *laneScheduler
 
