@@ -58,14 +58,17 @@ func (c *Controller) agentRetried(r *run, step, lane string, proc *worker.Proces
 		detail = transcript.OneLine(ev.Text, 200)
 	}
 	futile := rt.Futile()
-	c.mu.Lock()
-	p := &r.pipeline
-	same := p.RoleLifecycle.Get(keyAgentRetry+step) == detail
-	if !same && detail != "" {
-		p.RoleLifecycle = p.RoleLifecycle.With(keyAgentRetry+step, detail)
-	}
-	taskID, runID := p.TaskID, p.RunID
-	c.mu.Unlock()
+	var p *ledger.PipelineState
+	var same bool
+	var taskID, runID string
+	c.do(func(*loopState) {
+		p = &r.pipeline
+		same = p.RoleLifecycle.Get(keyAgentRetry+step) == detail
+		if !same && detail != "" {
+			p.RoleLifecycle = p.RoleLifecycle.With(keyAgentRetry+step, detail)
+		}
+		taskID, runID = p.TaskID, p.RunID
+	})
 	if !same {
 		kv := []any{"lane", lane, "status", rt.Status, "error", rt.Error, "attempt", rt.Attempt,
 			"max_retries", rt.Max, "delay_ms", rt.DelayMS, "failure", ev.Failure}
@@ -87,16 +90,16 @@ func (c *Controller) agentRetried(r *run, step, lane string, proc *worker.Proces
 // retry is going on any more, and the calls refused in this attempt (if
 // any) replace those of the one before.
 func (c *Controller) agentEnded(r *run, step string, s worker.Summary) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := &r.pipeline
-	lc := p.RoleLifecycle.Without(keyAgentRetry + step)
-	if d := deniedText(s); d != "" {
-		lc = lc.With(keyAgentDenied+step, d)
-	} else {
-		lc = lc.Without(keyAgentDenied + step)
-	}
-	p.RoleLifecycle = lc
+	c.do(func(*loopState) {
+		p := &r.pipeline
+		lc := p.RoleLifecycle.Without(keyAgentRetry + step)
+		if d := deniedText(s); d != "" {
+			lc = lc.With(keyAgentDenied+step, d)
+		} else {
+			lc = lc.Without(keyAgentDenied + step)
+		}
+		p.RoleLifecycle = lc
+	})
 }
 
 // agentDetail adds to a step's end what its agent CLI said about the

@@ -38,7 +38,7 @@ const (
 // budgetOf is what r may spend in all and whether it has a limit: the
 // limit fixed when the run started (see fixBudget), or what a retry
 // extended it to; "none" once a retry found no budget configured.
-// Called with c.mu held.
+// Called on the state loop.
 func (c *Controller) budgetOf(r *run) (float64, bool) {
 	v := r.pipeline.RoleLifecycle.Get(keyBudgetUSD)
 	if v == budgetNone {
@@ -58,16 +58,18 @@ const budgetNone = "none"
 // budget_usd, or what remains of task_budget_usd after the task's other
 // runs (see taskSpent), whichever is smaller. A run keeps the limit it
 // started with, and status shows it from the start. Called by r's
-// goroutine, without c.mu.
+// goroutine, outside the state loop.
 func (c *Controller) fixBudget(r *run) {
 	w := c.cfg.Workflow
 	if w.BudgetUSD <= 0 && w.TaskBudgetUSD <= 0 {
 		return
 	}
-	c.mu.Lock()
-	fixed := r.pipeline.RoleLifecycle.Get(keyBudgetUSD) != ""
-	taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
-	c.mu.Unlock()
+	var fixed bool
+	var taskID, runID string
+	c.do(func(*loopState) {
+		fixed = r.pipeline.RoleLifecycle.Get(keyBudgetUSD) != ""
+		taskID, runID = r.pipeline.TaskID, r.pipeline.RunID
+	})
 	if fixed {
 		return
 	}
@@ -78,9 +80,9 @@ func (c *Controller) fixBudget(r *run) {
 			limit = left
 		}
 	}
-	c.mu.Lock()
-	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetUSD, strconv.FormatFloat(limit, 'f', -1, 64))
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetUSD, strconv.FormatFloat(limit, 'f', -1, 64))
+	})
 }
 
 // spend adds a worker's reported cost to r's spending, as the worker
@@ -90,14 +92,18 @@ func (c *Controller) spend(r *run, u workflow.Usage) {
 	if u.CostUSD <= 0 {
 		return
 	}
-	c.mu.Lock()
-	before := r.spent
-	r.spent += u.CostUSD
-	after := r.spent
-	budget, limited := c.budgetOf(r)
-	warned := r.pipeline.RoleLifecycle.Get(keyBudgetState) != ""
-	step, p := r.pipeline.CurrentStep, r.pipeline
-	c.mu.Unlock()
+	var before, after, budget float64
+	var limited, warned bool
+	var step string
+	var p ledger.PipelineState
+	c.do(func(*loopState) {
+		before = r.spent
+		r.spent += u.CostUSD
+		after = r.spent
+		budget, limited = c.budgetOf(r)
+		warned = r.pipeline.RoleLifecycle.Get(keyBudgetState) != ""
+		step, p = r.pipeline.CurrentStep, r.pipeline
+	})
 	if !limited || budget <= 0 || warned || before >= budgetWarnAt*budget || after < budgetWarnAt*budget {
 		return
 	}
@@ -113,16 +119,23 @@ func (c *Controller) spend(r *run, u workflow.Usage) {
 // BLOCKED with BUDGET_EXCEEDED, on step, which a retry starts. Called by
 // r's goroutine before a worker starts.
 func (c *Controller) overBudget(r *run, step, lane string) bool {
-	c.mu.Lock()
-	spent := r.spent
-	budget, limited := c.budgetOf(r)
-	if !limited || spent < budget {
-		c.mu.Unlock()
+	var spent, budget float64
+	var p ledger.PipelineState
+	over := false
+	c.do(func(*loopState) {
+		var limited bool
+		spent = r.spent
+		budget, limited = c.budgetOf(r)
+		if !limited || spent < budget {
+			return
+		}
+		over = true
+		setRoute(&r.pipeline, step, lane, nextDispatch)
+		p = r.pipeline
+	})
+	if !over {
 		return false
 	}
-	setRoute(&r.pipeline, step, lane, nextDispatch)
-	p := r.pipeline
-	c.mu.Unlock()
 	c.note(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityWarn, opBudgetExceeded,
 		"spent_usd", spent, "budget_usd", budget))
 	c.budgetState(r, "exceeded")
@@ -131,9 +144,9 @@ func (c *Controller) overBudget(r *run, step, lane string) bool {
 
 // budgetState records where the run stands against its budget.
 func (c *Controller) budgetState(r *run, state string) {
-	c.mu.Lock()
-	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetState, state)
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyBudgetState, state)
+	})
 	c.touch(r)
 }
 
@@ -142,24 +155,32 @@ func (c *Controller) budgetState(r *run, state string) {
 // says so: what it spent, and what it may now spend in all. Called before
 // markRetry forgets the reason the run stopped.
 func (c *Controller) extendBudget(r *run) {
-	c.mu.Lock()
-	p := &r.pipeline
-	if p.RoleLifecycle.Get("route:last_reason") != strings.ToLower(ReasonBudgetExceeded) {
-		c.mu.Unlock()
+	var from, spent, to float64
+	var step, taskID, runID string
+	extended := false
+	c.do(func(*loopState) {
+		p := &r.pipeline
+		if p.RoleLifecycle.Get("route:last_reason") != strings.ToLower(ReasonBudgetExceeded) {
+			return
+		}
+		extended = true
+		from, _ = c.budgetOf(r)
+		grant := c.cfg.Workflow.BudgetUSD
+		spent = r.spent
+		if grant <= 0 {
+			grant = c.cfg.Workflow.TaskBudgetUSD
+		}
+		value := strconv.FormatFloat(spent+grant, 'f', -1, 64)
+		to = spent + grant
+		if grant <= 0 {
+			to, value = 0, budgetNone // the limits were lifted from daokit.toml
+		}
+		p.RoleLifecycle = p.RoleLifecycle.With(keyBudgetUSD, value).Without(keyBudgetState)
+		step, taskID, runID = p.CurrentStep, p.TaskID, p.RunID
+	})
+	if !extended {
 		return
 	}
-	from, _ := c.budgetOf(r)
-	spent, grant := r.spent, c.cfg.Workflow.BudgetUSD
-	if grant <= 0 {
-		grant = c.cfg.Workflow.TaskBudgetUSD
-	}
-	to, value := spent+grant, strconv.FormatFloat(spent+grant, 'f', -1, 64)
-	if grant <= 0 {
-		to, value = 0, budgetNone // the limits were lifted from daokit.toml
-	}
-	p.RoleLifecycle = p.RoleLifecycle.With(keyBudgetUSD, value).Without(keyBudgetState)
-	step, taskID, runID := p.CurrentStep, p.TaskID, p.RunID
-	c.mu.Unlock()
 	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, opBudgetExtended,
 		"spent_usd", spent, "from_usd", from, "to_usd", to))
 	if to > 0 {

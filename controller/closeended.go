@@ -17,7 +17,7 @@ func closedReason(reason string) bool {
 	return reason == ReasonCancelled || reason == ReasonAbandoned
 }
 
-// cancellable reports whether /cancel can end r. Called with c.mu held.
+// cancellable reports whether /cancel can end r. Called on the state loop.
 func cancellable(r *run) bool {
 	switch r.final {
 	case "":
@@ -32,8 +32,8 @@ func cancellable(r *run) bool {
 
 // abandonable reports whether /abandon can drop r: a run whose worker
 // never started, waiting for its lane or ended before any worker ran
-// (its worktree could not be made, its budget was spent). Called with
-// c.mu held.
+// (its worktree could not be made, its budget was spent). Called on the
+// state loop.
 func abandonable(r *run) bool {
 	if r.finished() {
 		return cancellable(r) && !r.workerRan
@@ -47,9 +47,10 @@ func abandonable(r *run) bool {
 // the reason; an ended run is closed (closeEnded). why is the person's
 // own words, if any.
 func (c *Controller) stopRun(r *run, abandon bool, why string) {
-	c.mu.Lock()
-	ended := r.finished()
-	c.mu.Unlock()
+	var ended bool
+	c.do(func(*loopState) {
+		ended = r.finished()
+	})
 	switch {
 	case ended:
 		reason := ReasonCancelled
@@ -72,17 +73,19 @@ func (c *Controller) stopRun(r *run, abandon bool, why string) {
 // for a retry with its old reason. The run's goroutine has ended (or is
 // ending: its own RUN_FINISHED comes first).
 func (c *Controller) closeEnded(r *run, reason, why string) {
-	c.mu.Lock()
-	done := r.done
-	c.mu.Unlock()
+	var done chan struct{}
+	c.do(func(*loopState) {
+		done = r.done
+	})
 	<-done
-	c.mu.Lock()
-	from := r.final
-	if !cancellable(r) || from == "" {
-		// A retry or another cancel came first.
-		c.mu.Unlock()
-		return
+	var from string
+	open := false
+	c.do(func(*loopState) {
+		from = r.final
+		open = cancellable(r) && from != ""
+	})
+	if !open {
+		return // a retry or another cancel came first
 	}
-	c.mu.Unlock()
 	c.finish(r, ledger.StatusFailed, reason, "ended_from", from, "reason", why)
 }

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/config"
-	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/hooks"
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/internal/proc"
@@ -64,7 +63,7 @@ type Controller struct {
 	index   *instrIndex // what was acknowledged and what is still open
 	hooks   *hooks.Set  // daokit.toml's session-start, pre-dispatch and post-accept hooks
 	// docMu serialises document writes; each write takes the latest state
-	// under mu and writes it outside mu (see flushDocs).
+	// from the state loop and writes it outside the loop (see flushDocs).
 	docMu sync.Mutex
 	// docErrs is the last error each document's write failed with, so
 	// that a write retried at every flush logs a failure once, not five
@@ -77,29 +76,14 @@ type Controller struct {
 	// once can race for the same name.
 	treeMu sync.Mutex
 
-	mu       sync.Mutex
-	dirty    docSet               // documents changed since the last flush
-	pending  ledger.PipelineState // the pipeline to write next
-	pipeline ledger.PipelineState // what the previous controller left, for recovery
-	leases   ledger.Leases
-	hb       ledger.HeartbeatStatus
-	order    []*run // every run of this process, oldest first
-	current  *run   // the run pipeline_state.json shows
-	// watched: an observer has watched since the waiting runs were last
-	// dropped for their person leaving (leave.go).
-	watched  bool
-	slots    *laneSlots
-	stopping bool
-	// outcomes are the answers of the latest forwarded commands, by
-	// message id (outcomeIDs, oldest first), for a resend (operate.go).
-	outcomes   map[string]relay.Outcome
-	outcomeIDs []string
-	// standing is the controller's standing lease.
-	standing *heal.Held
+	// state is the loop that owns the controller's state (loop.go):
+	// the runs, the pipeline, the leases, the heartbeat, the lanes. It
+	// runs from open until Run returns.
+	state *stateLoop
+	// slots asks the state loop for the lanes' slots (sched.go).
+	slots *laneSlots
 	// fenced is the pid of a hung controller this one killed to start.
 	fenced int
-	// team supervises the role Leads (team.go); nil without workflow.toml.
-	team *teamSup
 
 	// procs tracks every process the controller starts for this root
 	// (internal/proc): a successor kills what this one left.

@@ -100,7 +100,7 @@ func connectHarness(t testing.TB, root string, ready <-chan struct{}, done <-cha
 		client.Close()
 		cancel()
 		// Bounded: a controller that never stops (a test that failed
-		// holding c.mu, say) fails its own test, with every goroutine
+		// waiting on its own state loop, say) fails its own test, with every goroutine
 		// shown, rather than the whole package at its timeout, which
 		// hides the first failure.
 		select {

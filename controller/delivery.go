@@ -33,7 +33,7 @@ func commitMessage(p ledger.PipelineState, instruction, step, summary string) st
 // reviewSummary is what the review of the step's change said: the
 // latest reviewer's verdict, else the step's final words. The run's own
 // output while it is in memory; after a restart, the records its
-// pipeline keeps. Called with c.mu held.
+// pipeline keeps. Called on the state loop.
 func reviewSummary(r *run, step string) string {
 	if v := r.output.Verdict; v != nil && strings.TrimSpace(v.Reason) != "" {
 		return v.Reason

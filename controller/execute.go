@@ -17,40 +17,42 @@ import (
 	"github.com/daokit/daokit/workflow"
 )
 
-// newRun builds the run of an instruction. Called with c.mu held.
+// newRun builds the run of an instruction. Called on the state loop.
 func (c *Controller) newRun(in instruction) *run {
 	return &run{in: in, pipeline: newRun(in, c.workflow, c.generation), done: make(chan struct{}),
 		obs: make(chan observations, obsBuffer)}
 }
 
-// adopt makes r the run the pipeline shows. Called with c.mu held.
-func (c *Controller) adopt(r *run) {
-	c.order = append(c.order, r)
-	c.current = r
+// adopt makes r the run the pipeline shows. Called on the state loop.
+func (c *Controller) adopt(st *loopState, r *run) {
+	st.order = append(st.order, r)
+	st.current = r
 }
 
 // start runs r in a goroutine of its own, unless the controller is
 // shutting down (the next controller resumes it then). It reports
 // whether it did.
 func (c *Controller) start(r *run) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopping {
-		return false
-	}
-	ctx, cancel := context.WithCancel(c.runCtx)
-	r.cancel = cancel
-	if r.cancelled {
-		// Cancelled while it waited as data (see startQueued).
-		cancel()
-	}
-	c.runs.Add(1)
-	go func() {
-		defer c.runs.Done()
-		defer cancel()
-		c.execute(ctx, r)
-	}()
-	return true
+	started := false
+	c.do(func(st *loopState) {
+		if st.stopping {
+			return
+		}
+		ctx, cancel := context.WithCancel(c.runCtx)
+		r.cancel = cancel
+		if r.cancelled {
+			// Cancelled while it waited as data (see startQueued).
+			cancel()
+		}
+		c.runs.Add(1)
+		go func() {
+			defer c.runs.Done()
+			defer cancel()
+			c.execute(ctx, r)
+		}()
+		started = true
+	})
+	return started
 }
 
 // execute drives r's workflow to its end.
@@ -69,14 +71,15 @@ func (c *Controller) execute(ctx context.Context, r *run) {
 // be. The step's worker is told inv's instruction.
 func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocation, lane string) (workflow.Output, error) {
 	step := inv.StepID
-	c.mu.Lock()
-	ensureStep(&r.pipeline, loopStepOr(c.workflow, inv, lane))
-	r.instruction, r.observe, r.iteration, r.role = inv.Instruction, inv.Observe, inv.Iteration, inv.Role
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		ensureStep(&r.pipeline, loopStepOr(c.workflow, inv, lane))
+		r.instruction, r.observe, r.iteration, r.role = inv.Instruction, inv.Observe, inv.Iteration, inv.Role
+	})
 	for {
-		c.mu.Lock()
-		pending := reviewPending(&r.pipeline, step)
-		c.mu.Unlock()
+		var pending bool
+		c.do(func(*loopState) {
+			pending = reviewPending(&r.pipeline, step)
+		})
 		out, reason := outcomeReview, ""
 		if !pending {
 			if c.overBudget(r, step, lane) {
@@ -96,11 +99,15 @@ func (c *Controller) runStep(ctx context.Context, r *run, inv workflow.Invocatio
 				return workflow.Output{}, &stepError{out: outcomeInterrupted}
 			}
 		case outcomeDone:
-			c.mu.Lock()
-			facts, instruction, output := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step), r.output
-			hookCtx := c.stepContext(ctx, r, step, r.tree)
-			r.attempt, r.tree = 0, nil
-			c.mu.Unlock()
+			var facts compact.Facts
+			var instruction string
+			var output workflow.Output
+			var hookCtx context.Context
+			c.do(func(*loopState) {
+				facts, instruction, output = compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step), r.output
+				hookCtx = c.stepContext(ctx, r, step, r.tree)
+				r.attempt, r.tree = 0, nil
+			})
 			c.postAccept(hookCtx, facts, step, lane, instruction)
 			return output, nil
 		default:
@@ -126,10 +133,12 @@ func loopStepOr(wf []stepTemplate, inv workflow.Invocation, lane string) stepTem
 // and, when not, whether the restart budget is spent (the run is then
 // blocked) rather than the controller stopping.
 func (c *Controller) backoff(ctx context.Context, r *run, step, reason string) (ok, blocked bool) {
-	c.mu.Lock()
-	delay, ok := r.restarts.Next(c.restartPolicy(), c.now(), nil)
-	count := r.restarts.Count()
-	c.mu.Unlock()
+	var delay time.Duration
+	var count int
+	c.do(func(*loopState) {
+		delay, ok = r.restarts.Next(c.restartPolicy(), c.now(), nil)
+		count = r.restarts.Count()
+	})
 	if !ok {
 		return false, true
 	}
@@ -152,10 +161,10 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	laneCfg, _ := c.cfg.Lane(lane)
 	gate, waited := c.takeGate(r, step, lane)
 	if !waited {
-		c.mu.Lock()
-		r.life = c.newLifecycle(r, step) // every attempt is a run of its own
-		r.queueRecorded = false
-		c.mu.Unlock()
+		c.do(func(*loopState) {
+			r.life = c.newLifecycle(r, step) // every attempt is a run of its own
+			r.queueRecorded = false
+		})
 		c.transition(r, stateWaiting, "")
 	}
 	var release func()
@@ -166,18 +175,19 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		release, err = c.slots.acquire(ctx, lane, func(position int) { c.queued(r, step, lane, position) })
 	}
 	if err != nil {
-		c.mu.Lock()
-		reason := ReasonCancelled
-		if r.abandoned {
-			reason = ReasonAbandoned
-		}
-		c.mu.Unlock()
+		var reason string
+		c.do(func(*loopState) {
+			reason = ReasonCancelled
+			if r.abandoned {
+				reason = ReasonAbandoned
+			}
+		})
 		return c.stopped(r, reason)
 	}
 	defer release()
-	c.mu.Lock()
-	r.quiet = false
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		r.quiet = false
+	})
 	c.transition(r, stateRequesting, "")
 	tree, err := c.treeFor(ctx, r, step, laneCfg)
 	if err != nil {
@@ -193,23 +203,27 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	if out, reason, ok := c.finishFromLog(r, step, lane, laneCfg, tree); ok {
 		return out, reason // the worker a dead controller left had finished
 	}
-	c.mu.Lock()
-	facts, instruction := compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
-	// Every process started for the step (its hooks, its agent) carries
-	// the step's environment and marker.
-	ctx = c.stepContext(ctx, r, step, tree)
-	c.mu.Unlock()
+	var facts compact.Facts
+	var instruction string
+	c.do(func(*loopState) {
+		facts, instruction = compact.PipelineFacts(r.pipeline), c.stepInstruction(r, step)
+		// Every process started for the step (its hooks, its agent) carries
+		// the step's environment and marker.
+		ctx = c.stepContext(ctx, r, step, tree)
+	})
 	instruction = c.preDispatch(ctx, facts, step, lane, instruction)
-	c.mu.Lock()
-	r.attempt++
-	r.texts, r.output = r.texts[:0], workflow.Output{}
-	r.tree = tree
-	spec, resume, err := c.workerSpec(r, step, laneCfg, instruction)
-	if err == nil && laneCfg.OnHub() {
-		spec = c.hubSpec(r, step, laneCfg, spec) // an agent host runs it (hubstep.go)
-	}
-	r.dir = spec.Dir
-	c.mu.Unlock()
+	var spec worker.Spec
+	var resume resumeChoice
+	c.do(func(*loopState) {
+		r.attempt++
+		r.texts, r.output = r.texts[:0], workflow.Output{}
+		r.tree = tree
+		spec, resume, err = c.workerSpec(r, step, laneCfg, instruction)
+		if err == nil && laneCfg.OnHub() {
+			spec = c.hubSpec(r, step, laneCfg, spec) // an agent host runs it (hubstep.go)
+		}
+		r.dir = spec.Dir
+	})
 	c.resetLiveness(r)
 	var proc *worker.Process
 	if err == nil {
@@ -262,10 +276,12 @@ func (c *Controller) settleLogs(r *run) {
 // stopped ends an attempt that never got a worker: shut down, or cancelled
 // while waiting.
 func (c *Controller) stopped(r *run, reason string) (outcome, string) {
-	c.mu.Lock()
-	stopping, cancelled := c.stopping, r.cancelled
-	state, _ := r.runState()
-	c.mu.Unlock()
+	var stopping, cancelled bool
+	var state string
+	c.do(func(st *loopState) {
+		stopping, cancelled = st.stopping, r.cancelled
+		state, _ = r.runState()
+	})
 	if stopping && !cancelled {
 		return outcomeInterrupted, ""
 	}
@@ -278,7 +294,7 @@ func (c *Controller) stopped(r *run, reason string) (outcome, string) {
 }
 
 // stepInstruction is what step hands its worker before hooks: the
-// person's instruction through the step's template. Called with c.mu held.
+// person's instruction through the step's template. Called on the state loop.
 func (c *Controller) stepInstruction(r *run, step string) string {
 	instruction := r.in.Text
 	if r.instruction != "" {
@@ -303,7 +319,7 @@ func (c *Controller) stepInstruction(r *run, step string) string {
 // step's worktree when it has one, and with the lane's resume_command
 // when a session handle of this very step and folder is recorded. Ids
 // that cannot be a folder name (a ledger copied from elsewhere may hold
-// any) fail the step instead of becoming a path. Called with c.mu held.
+// any) fail the step instead of becoming a path. Called on the state loop.
 func (c *Controller) workerSpec(r *run, step string, lane config.Lane, instruction string) (worker.Spec, resumeChoice, error) {
 	p := &r.pipeline
 	artifacts, err := ledger.Layout{Root: c.opts.Root}.ArtifactDir(p.TaskID, p.RunID, step)
@@ -359,11 +375,12 @@ func logLimitOf(lane config.Lane) int64 {
 // Only the place it entered at is recorded: with a thousand runs waiting,
 // recording every move would write a million events.
 func (c *Controller) queued(r *run, step, lane string, position int) {
-	c.mu.Lock()
-	markQueued(&r.pipeline, step, lane)
-	first := !r.queueRecorded && !r.quiet
-	r.queueRecorded = true
-	c.mu.Unlock()
+	var first bool
+	c.do(func(*loopState) {
+		markQueued(&r.pipeline, step, lane)
+		first = !r.queueRecorded && !r.quiet
+		r.queueRecorded = true
+	})
 	if first {
 		c.note(c.events.system(r.pipeline.TaskID, r.pipeline.RunID, step, ledger.SeverityInfo, opRunState,
 			"from", stateWaiting, "to", stateWaiting, "lane", lane, "queue_position", position))
@@ -377,15 +394,18 @@ func (c *Controller) queued(r *run, step, lane string, position int) {
 // route. The lease (with the worker's pid) is written before anything
 // can depend on it.
 func (c *Controller) started(r *run, step, lane string, proc *worker.Process, spec worker.Spec) {
-	c.mu.Lock()
-	r.proc, r.workerRan = proc, true
-	c.releaseSuccessorsLocked(r)
-	p := &r.pipeline
-	c.takeLeasesLocked(r, step, lane, proc.PID())
-	markDispatched(p, step, lane)
-	c.writeLeasesLocked()
-	attempt, taskID, runID := r.attempt, p.TaskID, p.RunID
-	c.mu.Unlock()
+	var p *ledger.PipelineState
+	var attempt int
+	var taskID, runID string
+	c.do(func(st *loopState) {
+		r.proc, r.workerRan = proc, true
+		c.releaseSuccessorsLocked(st, r)
+		p = &r.pipeline
+		c.takeLeasesLocked(st, r, step, lane, proc.PID())
+		markDispatched(p, step, lane)
+		c.writeLeasesLocked(st)
+		attempt, taskID, runID = r.attempt, p.TaskID, p.RunID
+	})
 	c.flush(docLeases) // the worker's pid is in the lease before anything else
 	c.settleLogs(r)
 	from := proc.LogOffsets()
@@ -400,31 +420,31 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 }
 
 // takeLeasesLocked registers the attempt's two leases: the worker's (with
-// its pid) and the controller's on the step. Called with c.mu held.
-func (c *Controller) takeLeasesLocked(r *run, step, lane string, pid int) {
+// its pid) and the controller's on the step. Called on the state loop.
+func (c *Controller) takeLeasesLocked(st *loopState, r *run, step, lane string, pid int) {
 	ttl, now, p := c.leaseTTL(), c.now(), &r.pipeline
-	wl, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: lane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
+	wl, err := heal.Hold(&st.leases, heal.LeaseSpec{Lane: lane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
 		Holder: heal.Holder{ThreadID: "worker-" + lane + "-" + strconv.Itoa(r.attempt), PID: pid}, TTL: ttl}, now)
 	if err != nil {
 		c.log.Error("register the worker's lease", "task_id", p.TaskID, "step", step, "err", err)
 	}
-	cl, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: heal.ControllerLane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
+	cl, err := heal.Hold(&st.leases, heal.LeaseSpec{Lane: heal.ControllerLane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
 		Holder: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: ttl}, now)
 	if err != nil {
 		c.log.Error("register the controller's lease", "task_id", p.TaskID, "step", step, "err", err)
 	}
 	r.lease, r.ctlLease = wl, cl
 	if cl != nil {
-		c.syncLifecycleLocked(r, cl.Token())
+		c.syncLifecycleLocked(st, r, cl.Token())
 	}
-	c.writeLeasesLocked()
+	c.writeLeasesLocked(st)
 }
 
 // syncLifecycleLocked mirrors the lease with token into r's
-// role_lifecycle. Called with c.mu held.
-func (c *Controller) syncLifecycleLocked(r *run, token string) {
-	for i := len(c.leases.Leases) - 1; i >= 0; i-- {
-		if l := c.leases.Leases[i]; l.LeaseToken == token {
+// role_lifecycle. Called on the state loop.
+func (c *Controller) syncLifecycleLocked(st *loopState, r *run, token string) {
+	for i := len(st.leases.Leases) - 1; i >= 0; i-- {
+		if l := st.leases.Leases[i]; l.LeaseToken == token {
 			heal.SyncLifecycle(&r.pipeline, l)
 			return
 		}
@@ -437,33 +457,35 @@ func (c *Controller) syncLifecycleLocked(r *run, token string) {
 // by a crash names a worker that is gone, and the successor's fencing
 // finds that out (see fenceOrphansLocked).
 func (c *Controller) released(r *run) {
-	defer c.writeSoon()
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.releaseLeasesLocked(r)
-	r.proc = nil
+	c.do(func(st *loopState) {
+		c.releaseLeasesLocked(st, r)
+		r.proc = nil
+	})
+	c.writeSoon()
 }
 
-func (c *Controller) releaseLeasesLocked(r *run) {
+func (c *Controller) releaseLeasesLocked(st *loopState, r *run) {
 	now := c.now()
 	for _, h := range []*heal.Held{r.lease, r.ctlLease} {
 		if h == nil {
 			continue
 		}
-		if err := h.Release(&c.leases, now); err == nil && h == r.ctlLease {
-			c.syncLifecycleLocked(r, h.Token())
+		if err := h.Release(&st.leases, now); err == nil && h == r.ctlLease {
+			c.syncLifecycleLocked(st, r, h.Token())
 		}
 	}
 	r.lease, r.ctlLease = nil, nil
-	c.pruneLeasesLocked()
-	c.writeLeasesLocked()
+	c.pruneLeasesLocked(st)
+	c.writeLeasesLocked(st)
 }
 
 // judge turns a worker's end into the attempt's outcome and records it.
 func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcome, string) {
-	c.mu.Lock()
-	stopping, cancelled, attempt := c.stopping, r.cancelled, r.attempt
-	c.mu.Unlock()
+	var stopping, cancelled bool
+	var attempt int
+	c.do(func(st *loopState) {
+		stopping, cancelled, attempt = st.stopping, r.cancelled, r.attempt
+	})
 	hung := r.hung
 	p := &r.pipeline
 	// process_us is the worker process's own wall time (fork to exit, as
@@ -509,10 +531,12 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 		// What a refused outcome's STEP_FAILED says: the end without the
 		// step's output, which is what the ledger may have refused.
 		bare := detail
-		c.mu.Lock()
-		r.output = outputOf(r.texts, res)
-		out, role := r.output, r.role
-		c.mu.Unlock()
+		var out workflow.Output
+		var role workflow.Role
+		c.do(func(*loopState) {
+			r.output = outputOf(r.texts, res)
+			out, role = r.output, r.role
+		})
 		if record, _, err := c.rememberStep(r, step, role, workflow.Record{Output: out}); err != nil {
 			c.log.Error("record step output", "step", step, "err", err)
 		} else {
@@ -523,10 +547,11 @@ func (c *Controller) judge(r *run, step, lane string, res worker.Result) (outcom
 			detail = detail.With("summary", res.Summary.Result.Text)
 		}
 		completed := ledger.NewEvent(c.now(), p.TaskID, p.RunID, step, ledger.EventStepCompleted, ledger.SeverityInfo, detail)
-		c.mu.Lock()
-		// A run that shares one worktree is reviewed after its judge.
-		isolated := r.tree != nil && c.cfg.Workflow.Flow() == config.FlowSequential
-		c.mu.Unlock()
+		var isolated bool
+		c.do(func(*loopState) {
+			// A run that shares one worktree is reviewed after its judge.
+			isolated = r.tree != nil && c.cfg.Workflow.Flow() == config.FlowSequential
+		})
 		if isolated {
 			// The person decides (see awaitReview); nothing is accepted yet.
 			if err := c.journal.append(completed); err != nil {
@@ -592,22 +617,23 @@ func (c *Controller) stepFailed(r *run, step, lane, reason string, detail ledger
 // marker recovery looks for; extra (key, value pairs) goes into its
 // payload.
 func (c *Controller) finish(r *run, status, reason string, extra ...any) {
-	c.mu.Lock()
-	p := &r.pipeline
-	switch status {
-	case ledger.StatusDone:
-		markRunDone(p)
-	case ledger.StatusFailed:
-		markStepFailed(p, p.CurrentStep, reason, false)
-	case ledger.StatusBlocked:
-		markStepFailed(p, p.CurrentStep, reason, true)
-	}
-	r.final, r.endReason = status, reason
-	if len(r.successors) > 0 {
-		c.releaseSuccessorsLocked(r)
-		c.writeLeasesLocked()
-	}
-	c.mu.Unlock()
+	var p *ledger.PipelineState
+	c.do(func(st *loopState) {
+		p = &r.pipeline
+		switch status {
+		case ledger.StatusDone:
+			markRunDone(p)
+		case ledger.StatusFailed:
+			markStepFailed(p, p.CurrentStep, reason, false)
+		case ledger.StatusBlocked:
+			markStepFailed(p, p.CurrentStep, reason, true)
+		}
+		r.final, r.endReason = status, reason
+		if len(r.successors) > 0 {
+			c.releaseSuccessorsLocked(st, r)
+			c.writeLeasesLocked(st)
+		}
+	})
 	// The pipeline first: a crash between the two leaves a finished
 	// pipeline without its marker, which recovery completes (see resume),
 	// rather than a marker whose pipeline still says the run is going.
@@ -617,9 +643,9 @@ func (c *Controller) finish(r *run, status, reason string, extra ...any) {
 	c.flushDocs()
 	c.settleLogs(r)
 	c.recordFinished(r, status, reason, extra...)
-	c.mu.Lock()
-	c.writeHeartbeatLocked(c.focusLocked(), c.now(), c.thresholds())
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		c.writeHeartbeatLocked(st, c.focusLocked(st), c.now(), c.thresholds())
+	})
 	c.flushDocs()
 	route := p.Route()
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &route})
@@ -638,18 +664,19 @@ func (c *Controller) recordFinished(r *run, status, reason string, extra ...any)
 // abandon drops r while it waits for its lane slot, at a person's
 // request: it ends FAILED with RUN_ABANDONED and its worker never starts.
 func (c *Controller) abandon(r *run) {
-	c.mu.Lock()
-	r.abandoned = true
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		r.abandoned = true
+	})
 	c.cancel(r)
 }
 
 // cancel stops r's worker (or its wait for a slot) at a person's request.
 func (c *Controller) cancel(r *run) {
-	c.mu.Lock()
-	r.cancelled = true
-	cancel := r.cancel
-	c.mu.Unlock()
+	var cancel context.CancelFunc
+	c.do(func(*loopState) {
+		r.cancelled = true
+		cancel = r.cancel
+	})
 	if cancel != nil {
 		cancel()
 	}
@@ -663,14 +690,15 @@ func (c *Controller) cancel(r *run) {
 func (c *Controller) retry(r *run) {
 	<-r.done
 	c.extendBudget(r)
-	c.mu.Lock()
-	step := r.pipeline.CurrentStep
-	reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)
-	markRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
-	r.final, r.endReason, r.cancelled, r.attempt, r.tree, r.inFolder = "", "", false, 0, nil, nil
-	r.restarts = heal.Restarts{}
-	r.done = make(chan struct{})
-	c.current = r
-	c.mu.Unlock()
+	var step string
+	c.do(func(st *loopState) {
+		step = r.pipeline.CurrentStep
+		reopenLoop(&r.pipeline, c.cfg.Workflow.MaxIterations)
+		markRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
+		r.final, r.endReason, r.cancelled, r.attempt, r.tree, r.inFolder = "", "", false, 0, nil, nil
+		r.restarts = heal.Restarts{}
+		r.done = make(chan struct{})
+		st.current = r
+	})
 	c.start(r)
 }

@@ -80,9 +80,10 @@ func (c *Controller) flowOf(r *run) (flow workflow.Flow, done func()) {
 		flow = workflow.SinglePass(c.agent(r, "coder", workflow.RoleCoder, w.Coder), c.agent(r, "reviewer", workflow.RoleReviewer, w.Reviewer))
 	case config.FlowLoop:
 		body := workflow.SinglePass(c.agent(r, "coder", workflow.RoleCoder, w.Coder), c.agent(r, "reviewer", workflow.RoleReviewer, w.Reviewer))
-		c.mu.Lock()
-		extra, _ := strconv.Atoi(r.pipeline.RoleLifecycle.Get(keyLoopExtra))
-		c.mu.Unlock()
+		var extra int
+		c.do(func(*loopState) {
+			extra, _ = strconv.Atoi(r.pipeline.RoleLifecycle.Get(keyLoopExtra))
+		})
 		flow = workflow.NewLoop(body, c.judgeOf(r), w.MaxIterations+extra)
 	default:
 		agents := make([]workflow.Agent, 0, len(c.workflow))
@@ -160,10 +161,14 @@ type runMemory struct {
 }
 
 // Recall implements workflow.Memory.
-func (m runMemory) Recall(stepID string) (workflow.Record, bool) {
-	m.c.mu.Lock()
-	defer m.c.mu.Unlock()
-	lc := m.r.pipeline.RoleLifecycle
+func (m runMemory) Recall(stepID string) (rec workflow.Record, ok bool) {
+	m.c.do(func(*loopState) { rec, ok = recall(m.r.pipeline.RoleLifecycle, stepID) })
+	return rec, ok
+}
+
+// recall is what lc says of step stepID. Called on the state loop: lc
+// is a run's, changed in place.
+func recall(lc ledger.Lifecycle, stepID string) (workflow.Record, bool) {
 	if lc.Get("step:"+stepID) != stepCompleted {
 		done, _ := strconv.Atoi(lc.Get(keyDoneThrough))
 		if n := iterationOf(stepID); n == 0 || n >= done {
@@ -197,9 +202,8 @@ func (m runMemory) Remember(stepID string, role workflow.Role, rec workflow.Reco
 	if err != nil || !changed {
 		return err
 	}
-	m.c.mu.Lock()
-	taskID, runID := m.r.pipeline.TaskID, m.r.pipeline.RunID
-	m.c.mu.Unlock()
+	var taskID, runID string
+	m.c.do(func(*loopState) { taskID, runID = m.r.pipeline.TaskID, m.r.pipeline.RunID })
 	m.c.recordWritten(m.c.events.system(taskID, runID, stepID, ledger.SeverityInfo, opStepRecorded,
 		"role", string(role), "record", record))
 	return nil
@@ -218,27 +222,31 @@ func (c *Controller) rememberStep(r *run, stepID string, role workflow.Role, rec
 		return nil, false, err
 	}
 	out := recordOut(raw, rec.Output.Text != "" || rec.Output.Verdict != nil || rec.Decision != nil)
-	c.mu.Lock()
-	p := &r.pipeline
-	if p.RoleLifecycle.Get("step:"+stepID) == stepCompleted && p.RoleLifecycle.Get(keyOutput+stepID) == out {
-		// Recorded already (by the step's worker, before STEP_COMPLETED).
-		c.mu.Unlock()
+	already := false
+	c.do(func(*loopState) {
+		p := &r.pipeline
+		if p.RoleLifecycle.Get("step:"+stepID) == stepCompleted && p.RoleLifecycle.Get(keyOutput+stepID) == out {
+			// Recorded already (by the step's worker, before STEP_COMPLETED).
+			already = true
+			return
+		}
+		if role == workflow.RoleJudge && LaneOfStep(p, stepID) == "" {
+			// A built-in judge is no worker, but its decision is a step of
+			// the iteration all the same.
+			ensureStep(p, loopStep(iterationOf(stepID), workflow.RoleJudge, ""))
+			p.RoleLifecycle = p.RoleLifecycle.With(keyLoopAgent, string(workflow.RoleJudge))
+		}
+		markStepCompleted(p, stepID)
+		if out != "" {
+			p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+stepID, out)
+		}
+		if n := iterationOf(stepID); role == workflow.RoleJudge && n > 0 && rec.Decision != nil && !rec.Decision.Done {
+			archiveIterations(p, n)
+		}
+	})
+	if already {
 		return raw, false, nil
 	}
-	if role == workflow.RoleJudge && LaneOfStep(p, stepID) == "" {
-		// A built-in judge is no worker, but its decision is a step of
-		// the iteration all the same.
-		ensureStep(p, loopStep(iterationOf(stepID), workflow.RoleJudge, ""))
-		p.RoleLifecycle = p.RoleLifecycle.With(keyLoopAgent, string(workflow.RoleJudge))
-	}
-	markStepCompleted(p, stepID)
-	if out != "" {
-		p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+stepID, out)
-	}
-	if n := iterationOf(stepID); role == workflow.RoleJudge && n > 0 && rec.Decision != nil && !rec.Decision.Done {
-		archiveIterations(p, n)
-	}
-	c.mu.Unlock()
 	c.persistSoon(r)
 	return raw, true, nil
 }
@@ -339,9 +347,10 @@ func (c *Controller) runFlow(ctx context.Context, r *run) {
 			c.finish(r, ledger.StatusFailed, se.reason)
 		}
 	case err != nil:
-		c.mu.Lock()
-		stopping, cancelled := c.stopping, r.cancelled
-		c.mu.Unlock()
+		var stopping, cancelled bool
+		c.do(func(st *loopState) {
+			stopping, cancelled = st.stopping, r.cancelled
+		})
 		switch {
 		case cancelled:
 			c.finish(r, ledger.StatusFailed, ReasonCancelled)

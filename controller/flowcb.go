@@ -41,12 +41,13 @@ func (c *Controller) flowCallbacks(r *run) []workflow.Callback {
 	if tools == 0 {
 		tools = -1
 	}
-	c.mu.Lock()
-	seed := workflow.ProgressOf(r.pipeline.RoleLifecycle.Get).Cost
-	// The budget counts from what the run had cost when its flow
-	// (re)started: before a restart or a retry, say.
-	r.spent = seed.CostUSD
-	c.mu.Unlock()
+	var seed workflow.Cost
+	c.do(func(*loopState) {
+		seed = workflow.ProgressOf(r.pipeline.RoleLifecycle.Get).Cost
+		// The budget counts from what the run had cost when its flow
+		// (re)started: before a restart or a retry, say.
+		r.spent = seed.CostUSD
+	})
 	c.fixBudget(r)
 	lw := &ledgerCallback{c: c, r: r}
 	return []workflow.Callback{
@@ -78,16 +79,17 @@ func (l *ledgerCallback) WantsToolUse() bool { return false }
 // non-empty strings), writes the pipeline and tells the windows.
 func (l *ledgerCallback) set(kv ...string) {
 	c, r := l.c, l.r
-	c.mu.Lock()
-	for i := 0; i+1 < len(kv); i += 2 {
-		v := kv[i+1]
-		if v == "" {
-			v = "-"
+	var route ledger.Route
+	c.do(func(*loopState) {
+		for i := 0; i+1 < len(kv); i += 2 {
+			v := kv[i+1]
+			if v == "" {
+				v = "-"
+			}
+			r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(kv[i], v)
 		}
-		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(kv[i], v)
-	}
-	route := r.pipeline.Route()
-	c.mu.Unlock()
+		route = r.pipeline.Route()
+	})
 	// What a callback records is for people, not for recovery: it goes to
 	// disk with the next write, never with an fsync of its own.
 	c.touch(r)
@@ -95,9 +97,8 @@ func (l *ledgerCallback) set(kv ...string) {
 }
 
 func (l *ledgerCallback) event(step, severity, op string, kv ...any) {
-	l.c.mu.Lock()
-	taskID, runID := l.r.pipeline.TaskID, l.r.pipeline.RunID
-	l.c.mu.Unlock()
+	var taskID, runID string
+	l.c.do(func(*loopState) { taskID, runID = l.r.pipeline.TaskID, l.r.pipeline.RunID })
 	// Posted: what the callbacks write tells the story; resuming relies on
 	// the pipeline and the steps' own events (see runMemory).
 	l.c.note(l.c.events.system(taskID, runID, step, severity, op, kv...))

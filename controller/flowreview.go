@@ -16,10 +16,12 @@ import (
 // the person's reason to a next iteration (see reopenForReject); a reject
 // elsewhere ends the run FAILED with the reason, kept for a retry.
 func (c *Controller) reviewFlow(ctx context.Context, r *run, res workflow.Result) bool {
-	c.mu.Lock()
-	shared := r.pipeline.RoleLifecycle.Get(keyTreePath+runTreeKey) != ""
-	step := r.pipeline.CurrentStep
-	c.mu.Unlock()
+	var shared bool
+	var step string
+	c.do(func(*loopState) {
+		shared = r.pipeline.RoleLifecycle.Get(keyTreePath+runTreeKey) != ""
+		step = r.pipeline.CurrentStep
+	})
 	if !shared {
 		c.finish(r, ledger.StatusDone, "")
 		return false
@@ -46,34 +48,34 @@ func (c *Controller) reviewFlow(ctx context.Context, r *run, res workflow.Result
 // max_iterations if need be) has its coder address the reason, in the
 // same worktree.
 func (c *Controller) reopenForReject(r *run, n int) {
-	c.mu.Lock()
-	p := &r.pipeline
-	why := p.RoleLifecycle.Get(keyRejected + runTreeKey)
-	if why == "-" {
-		why = ""
-	}
-	verdict := &workflow.Verdict{Decision: workflow.RequestChanges, Reason: c.loc.T("controller.review.rejected_verdict")}
-	if why != "" {
-		verdict.Findings = []string{why}
-	}
-	verdict.Findings = append(verdict.Findings, takePRFindings(p, runTreeKey)...)
-	rid := workflow.StepID(n, "reviewer")
-	var rec stepRecord
-	_ = json.Unmarshal([]byte(p.RoleLifecycle.Get(keyOutput+rid)), &rec)
-	rec.Verdict = verdict
-	if raw, err := json.Marshal(rec); err == nil {
-		p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+rid, string(raw))
-	}
-	jid := workflow.StepID(n, workflow.JudgeStep)
-	dec := stepRecord{Text: why, Decision: &workflow.JudgeDecision{Code: workflow.JudgeChangesRequested, Reason: why}}
-	if raw, err := json.Marshal(dec); err == nil {
-		p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+jid, string(raw))
-	}
-	extra, _ := strconv.Atoi(p.RoleLifecycle.Get(keyLoopExtra))
-	if n >= c.cfg.Workflow.MaxIterations+extra {
-		p.RoleLifecycle = p.RoleLifecycle.With(keyLoopExtra, strconv.Itoa(extra+1))
-	}
-	p.Status = ledger.StatusExecute
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		p := &r.pipeline
+		why := p.RoleLifecycle.Get(keyRejected + runTreeKey)
+		if why == "-" {
+			why = ""
+		}
+		verdict := &workflow.Verdict{Decision: workflow.RequestChanges, Reason: c.loc.T("controller.review.rejected_verdict")}
+		if why != "" {
+			verdict.Findings = []string{why}
+		}
+		verdict.Findings = append(verdict.Findings, takePRFindings(p, runTreeKey)...)
+		rid := workflow.StepID(n, "reviewer")
+		var rec stepRecord
+		_ = json.Unmarshal([]byte(p.RoleLifecycle.Get(keyOutput+rid)), &rec)
+		rec.Verdict = verdict
+		if raw, err := json.Marshal(rec); err == nil {
+			p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+rid, string(raw))
+		}
+		jid := workflow.StepID(n, workflow.JudgeStep)
+		dec := stepRecord{Text: why, Decision: &workflow.JudgeDecision{Code: workflow.JudgeChangesRequested, Reason: why}}
+		if raw, err := json.Marshal(dec); err == nil {
+			p.RoleLifecycle = p.RoleLifecycle.With(keyOutput+jid, string(raw))
+		}
+		extra, _ := strconv.Atoi(p.RoleLifecycle.Get(keyLoopExtra))
+		if n >= c.cfg.Workflow.MaxIterations+extra {
+			p.RoleLifecycle = p.RoleLifecycle.With(keyLoopExtra, strconv.Itoa(extra+1))
+		}
+		p.Status = ledger.StatusExecute
+	})
 	c.persist(r)
 }

@@ -59,8 +59,7 @@ func restoreFollowUps(p *ledger.PipelineState, list []string) {
 }
 
 // followUpNote is what a step's worker is told of the follow-ups of its
-// task, after the instruction; "" when there are none. Called with c.mu
-// held.
+// task, after the instruction; "" when there are none. Called on the state loop.
 func (c *Controller) followUpNote(p *ledger.PipelineState) string {
 	var sb strings.Builder
 	for _, t := range followUps(p) {
@@ -77,21 +76,29 @@ func (c *Controller) followUp(req relay.Request, in relay.Instruction) (relay.Ac
 	if taskID == "" {
 		return relay.Ack{}, &relay.Error{Code: relay.CodeBadRequest, Detail: "task_id"}
 	}
-	c.mu.Lock()
-	r := c.findRun(taskID, runID)
+	var r *run
+	var route ledger.Route
+	var retry, done bool
+	var n int
+	var target string
+	c.do(func(st *loopState) {
+		if r = c.findRun(st, taskID, runID); r == nil {
+			return
+		}
+		if done = r.final == ledger.StatusDone; done {
+			return
+		}
+		route = r.pipeline.Route()
+		retry = r.final == ledger.StatusFailed || r.final == ledger.StatusBlocked
+		n = len(followUps(&r.pipeline)) + 1
+		target = r.in.MessageID
+	})
 	if r == nil {
-		c.mu.Unlock()
 		return relay.Ack{}, &relay.Error{Code: codeNoRun, Detail: taskID + " " + runID}
 	}
-	if r.final == ledger.StatusDone {
-		c.mu.Unlock()
+	if done {
 		return c.followUpDone(req, in, r)
 	}
-	route := r.pipeline.Route()
-	retry := r.final == ledger.StatusFailed || r.final == ledger.StatusBlocked
-	n := len(followUps(&r.pipeline)) + 1
-	target := r.in.MessageID
-	c.mu.Unlock()
 	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(c.now()),
 		"route", routePayload(route), "generation", c.generation, "attached_to", target,
@@ -104,10 +111,10 @@ func (c *Controller) followUp(req relay.Request, in relay.Instruction) (relay.Ac
 	if err := c.journal.appendAck(e); err != nil {
 		return relay.Ack{}, ackWriteError(err)
 	}
-	c.mu.Lock()
-	addFollowUp(&r.pipeline, in.Text)
-	c.current = r
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		addFollowUp(&r.pipeline, in.Text)
+		st.current = r
+	})
 	c.persistSoon(r)
 	if retry {
 		c.retry(r)
@@ -118,29 +125,35 @@ func (c *Controller) followUp(req relay.Request, in relay.Instruction) (relay.Ac
 // followUpDone starts a new run of prev's task, finished DONE: briefed
 // with the task's instruction, its earlier follow-ups and this one.
 func (c *Controller) followUpDone(req relay.Request, in relay.Instruction, prev *run) (relay.Ack, error) {
-	c.mu.Lock()
-	at := c.now()
-	taskID := prev.pipeline.TaskID
-	r := c.newRun(instruction{MessageID: req.ID, Text: prev.in.Text, At: at, TaskID: taskID, RunID: c.freshRunID(taskID, at)})
-	for _, t := range followUps(&prev.pipeline) {
-		addFollowUp(&r.pipeline, t)
-	}
-	n := addFollowUp(&r.pipeline, in.Text)
-	route := r.pipeline.Route()
-	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
-		"message_id", req.ID, "text", prev.in.Text, "received_at", ledger.FormatTime(at),
-		"route", routePayload(route), "generation", c.generation,
-		"follow_up", true, "follow_up_number", n, "follow_up_text", in.Text, "follows", prev.in.MessageID,
-		"follow_ups", followUps(&r.pipeline))
-	e.DedupKey = dedupInstruction + req.ID
-	c.mu.Unlock()
+	var at time.Time
+	var taskID string
+	var r *run
+	var n int
+	var route ledger.Route
+	var e ledger.Event
+	c.do(func(st *loopState) {
+		at = c.now()
+		taskID = prev.pipeline.TaskID
+		r = c.newRun(instruction{MessageID: req.ID, Text: prev.in.Text, At: at, TaskID: taskID, RunID: c.freshRunID(st, taskID, at)})
+		for _, t := range followUps(&prev.pipeline) {
+			addFollowUp(&r.pipeline, t)
+		}
+		n = addFollowUp(&r.pipeline, in.Text)
+		route = r.pipeline.Route()
+		e = c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
+			"message_id", req.ID, "text", prev.in.Text, "received_at", ledger.FormatTime(at),
+			"route", routePayload(route), "generation", c.generation,
+			"follow_up", true, "follow_up_number", n, "follow_up_text", in.Text, "follows", prev.in.MessageID,
+			"follow_ups", followUps(&r.pipeline))
+		e.DedupKey = dedupInstruction + req.ID
+	})
 	if err := c.journal.appendAck(e); err != nil {
 		return relay.Ack{}, ackWriteError(err)
 	}
 	ack := relay.Ack{Route: route, EventID: e.EventID}
-	c.mu.Lock()
-	c.adopt(r)
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		c.adopt(st, r)
+	})
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
 	c.start(r)
 	return ack, nil
@@ -148,11 +161,11 @@ func (c *Controller) followUpDone(req relay.Request, in relay.Instruction, prev 
 
 // freshRunID is a run id for task taskID that none of the controller's
 // runs has: the default one, numbered when a run of the same second has
-// it already. Called with c.mu held.
-func (c *Controller) freshRunID(taskID string, at time.Time) string {
+// it already. Called on the state loop.
+func (c *Controller) freshRunID(st *loopState, taskID string, at time.Time) string {
 	base := ledger.DefaultRunID(taskID, at)
 	id := base
-	for n := 2; c.findRun(taskID, id) != nil; n++ {
+	for n := 2; c.findRun(st, taskID, id) != nil; n++ {
 		id = base + "_" + strconv.Itoa(n)
 	}
 	return id

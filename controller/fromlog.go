@@ -75,11 +75,14 @@ const readBackGoneAfter = 10 * time.Second
 // as a hung one's (restarted by the policy, never beside it). ok reports
 // that the attempt ended here.
 func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lane, tree *stepTree) (out outcome, reason string, ok bool) {
-	c.mu.Lock()
-	u := r.unended
-	r.unended = nil
-	taskID, runID, obs := r.pipeline.TaskID, r.pipeline.RunID, r.observe
-	c.mu.Unlock()
+	var u *unendedStep
+	var taskID, runID string
+	var obs *workflow.Observer
+	c.do(func(*loopState) {
+		u = r.unended
+		r.unended = nil
+		taskID, runID, obs = r.pipeline.TaskID, r.pipeline.RunID, r.observe
+	})
 	if u == nil || u.Step != step {
 		return 0, "", false
 	}
@@ -108,9 +111,9 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 		// BLOCKED, for a person, if it never dies).
 		c.log.Warn("a worker left by a previous controller outlived the wait for its end", "pid", u.PID, "step", step)
 		decided(readBackAlive)
-		c.mu.Lock()
-		r.unended = u
-		c.mu.Unlock()
+		c.do(func(*loopState) {
+			r.unended = u
+		})
 		c.transition(r, stateFailed, ReasonHung)
 		return outcomeRestart, ReasonHung, true
 	}
@@ -135,12 +138,13 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 	if tree != nil {
 		dir = tree.dir
 	}
-	c.mu.Lock()
-	r.attempt = u.Attempt
-	r.tree, r.dir = tree, dir
-	r.texts, r.output = r.texts[:0], workflow.Output{}
-	top := r.treeTop()
-	c.mu.Unlock()
+	var top string
+	c.do(func(*loopState) {
+		r.attempt = u.Attempt
+		r.tree, r.dir = tree, dir
+		r.texts, r.output = r.texts[:0], workflow.Output{}
+		top = r.treeTop()
+	})
 	usage := c.meter(r, laneCfg)
 	c.transition(r, stateGenerating, "")
 	replayed, err := worker.Replay(spec, from, func(rec transcript.Record) {

@@ -45,7 +45,7 @@ func lifecycleHooks(cfg *config.Config, log *slog.Logger) *hooks.Set {
 // hookInput is what a controller hook reads on stdin, as docs/config
 // documents it: a relay context in the Python DAOKit's shape. The
 // controller has no conversation to relay; it knows the keep set (what
-// the pipeline says, read under c.mu), the route of the step at hand and
+// the pipeline says, read on the state loop), the route of the step at hand and
 // the instruction the step hands its worker, and sends just that.
 type hookInput struct {
 	RelayContext *keepSet `json:"relay_context,omitempty"`
@@ -158,9 +158,10 @@ func (c *Controller) sessionStart() {
 	if len(c.hooks.At(hooks.SessionStart)) == 0 {
 		return
 	}
-	c.mu.Lock()
-	facts := compact.PipelineFacts(c.pipeline)
-	c.mu.Unlock()
+	var facts compact.Facts
+	c.do(func(st *loopState) {
+		facts = compact.PipelineFacts(st.pipeline)
+	})
 	c.runs.Go(func() {
 		in := hookContext(facts, facts.Route.ActiveStep, facts.Route.ActiveLane, "", nextDispatch)
 		c.runHooks(c.runCtx, hooks.SessionStart, in, globalID, globalID, "")

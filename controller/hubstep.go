@@ -27,8 +27,7 @@ const relayGrace = 5 * time.Second
 // successor that finds the relay gone reads its logs back; a step not
 // finished there is followed again by the next relay, not run twice
 // (see hub/steps). The step itself (command, kind, instruction, env,
-// timeout, base commit) travels in the relay's stdin. Called with c.mu
-// held.
+// timeout, base commit) travels in the relay's stdin. Called on the state loop.
 func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.Spec) worker.Spec {
 	p := &r.pipeline
 	s := steps.Step{

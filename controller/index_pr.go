@@ -44,13 +44,13 @@ func restorePR(p *ledger.PipelineState, m *prMark) {
 
 // adoptDoneLocked rebuilds a run that ended DONE with its change in a
 // pull request (see endLocked): it is not started, but a person's
-// /reject finds it and sends it round again. Called with c.mu held, from
+// /reject finds it and sends it round again. Called on the state loop, from
 // adoptEnded.
-func (c *Controller) adoptDoneLocked(en indexEntry) {
+func (c *Controller) adoptDoneLocked(st *loopState, en indexEntry) {
 	r := c.newRun(en.instruction())
-	latest := c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID && c.pipeline.Status == ledger.StatusDone
+	latest := st.pipeline.TaskID == r.pipeline.TaskID && st.pipeline.RunID == r.pipeline.RunID && st.pipeline.Status == ledger.StatusDone
 	if latest {
-		r.pipeline = c.pipeline
+		r.pipeline = st.pipeline
 	} else {
 		for _, step := range en.Completed {
 			markStepCompleted(&r.pipeline, step)
@@ -69,8 +69,8 @@ func (c *Controller) adoptDoneLocked(en indexEntry) {
 		_ = r.life.To(s, "")
 	}
 	close(r.done)
-	c.order = append(c.order, r)
+	st.order = append(st.order, r)
 	if latest {
-		c.current = r
+		st.current = r
 	}
 }

@@ -19,6 +19,7 @@ func TestIndexKnowsAChangeNeverPutToThePerson(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.close)
 	f := c.events
 	ready := func(id string) ledger.Event {
 		return f.system(taskIDFor(id), "run-1", "S1", ledger.SeverityInfo, OpWorktreeReady,

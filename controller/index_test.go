@@ -44,6 +44,7 @@ func TestIndexKnowsEveryInstructionWithoutTheHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.close)
 	f := c.events
 	var first ledger.Event
 	var batch []ledger.Event
@@ -200,6 +201,7 @@ func TestIndexKeepsWhatFinishedStepsSaid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.close)
 	f, task := c.events, taskIDFor("loop")
 	completed := func(step, record string) ledger.Event {
 		return ledger.NewEvent(time.Now(), task, "run-1", step, ledger.EventStepCompleted, ledger.SeverityInfo,

@@ -26,19 +26,24 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	if in.FollowUp {
 		return c.followUp(req, in)
 	}
-	c.mu.Lock()
-	if existing := c.namedRun(in); existing != nil {
-		c.mu.Unlock()
+	var existing, r *run
+	var route ledger.Route
+	var e ledger.Event
+	c.do(func(st *loopState) {
+		if existing = c.namedRun(st, in); existing != nil {
+			return
+		}
+		r = c.newRun(instruction{MessageID: req.ID, Text: in.Text, At: c.now(), TaskID: strings.TrimSpace(in.TaskID), RunID: strings.TrimSpace(in.RunID)})
+		route = r.pipeline.Route()
+		e = c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
+			"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(r.in.At),
+			"route", routePayload(route), "generation", c.generation)
+	})
+	if existing != nil {
 		return c.attach(req, in, existing)
 	}
-	r := c.newRun(instruction{MessageID: req.ID, Text: in.Text, At: c.now(), TaskID: strings.TrimSpace(in.TaskID), RunID: strings.TrimSpace(in.RunID)})
-	route := r.pipeline.Route()
-	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
-		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(r.in.At),
-		"route", routePayload(route), "generation", c.generation)
 	e.DedupKey = dedupInstruction + req.ID
-	c.mu.Unlock()
-	// Durable before acknowledged, and outside the lock, so that
+	// Durable before acknowledged, and outside the state loop, so that
 	// concurrent acknowledgements share one fsync (see journal). The relay
 	// never runs two requests with one id at once, so nobody can record
 	// this id meanwhile.
@@ -47,11 +52,18 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 		return relay.Ack{}, ackWriteError(err)
 	}
 	ack := relay.Ack{Route: route, EventID: e.EventID}
-	c.mu.Lock()
-	c.adopt(r)
-	c.mu.Unlock()
+	admitted := false
+	c.do(func(st *loopState) {
+		c.adopt(st, r)
+		admitted = c.admitLocked(st)
+	})
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
-	c.admit(r)
+	if admitted {
+		go func() {
+			defer c.runs.Done()
+			c.startOrQueue(r)
+		}()
+	}
 	return ack, nil
 }
 
@@ -74,13 +86,13 @@ func (c *Controller) seen(id string) (relay.Ack, bool, error) {
 }
 
 // namedRun returns the run an instruction names by task and run id, if
-// this controller has it. Called with c.mu held.
-func (c *Controller) namedRun(in relay.Instruction) *run {
+// this controller has it. Called on the state loop.
+func (c *Controller) namedRun(st *loopState, in relay.Instruction) *run {
 	taskID, runID := strings.TrimSpace(in.TaskID), strings.TrimSpace(in.RunID)
 	if taskID == "" || runID == "" {
 		return nil
 	}
-	for _, r := range c.order {
+	for _, r := range st.order {
 		if r.pipeline.TaskID == taskID && r.pipeline.RunID == runID {
 			return r
 		}
@@ -94,10 +106,12 @@ func (c *Controller) namedRun(in relay.Instruction) *run {
 // The instruction is recorded as attached, so that recovery does not take
 // it for a run of its own.
 func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (relay.Ack, error) {
-	c.mu.Lock()
-	route := r.pipeline.Route()
-	retry := r.final == ledger.StatusFailed || r.final == ledger.StatusBlocked
-	c.mu.Unlock()
+	var route ledger.Route
+	var retry bool
+	c.do(func(*loopState) {
+		route = r.pipeline.Route()
+		retry = r.final == ledger.StatusFailed || r.final == ledger.StatusBlocked
+	})
 	e := c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opInstruction,
 		"message_id", req.ID, "text", in.Text, "received_at", ledger.FormatTime(c.now()),
 		"route", routePayload(route), "generation", c.generation, "attached_to", r.in.MessageID)
@@ -110,9 +124,9 @@ func (c *Controller) attach(req relay.Request, in relay.Instruction, r *run) (re
 		return relay.Ack{}, ackWriteError(err)
 	}
 	ack := relay.Ack{Route: route, EventID: e.EventID}
-	c.mu.Lock()
-	c.current = r
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		st.current = r
+	})
 	if retry {
 		c.retry(r)
 	}
@@ -136,46 +150,46 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 	if ctl.Kind.OnIssue() {
 		return c.changeIssue(req, ctl) // issuechange.go
 	}
-	c.mu.Lock()
-	r := c.findRun(ctl.TaskID, ctl.RunID)
+	var r *run
+	var route ledger.Route
+	var target string
+	var refused error
+	c.do(func(st *loopState) {
+		r = c.findRun(st, ctl.TaskID, ctl.RunID)
+		if r == nil {
+			return
+		}
+		route, target = r.pipeline.Route(), r.in.MessageID
+		refused = c.checkControl(r, ctl.Kind)
+	})
 	if r == nil && ctl.Kind != relay.ControlStatus {
-		c.mu.Unlock()
 		return relay.Ack{}, &relay.Error{Code: codeNoRun, Detail: ctl.TaskID + " " + ctl.RunID}
 	}
-	var route ledger.Route
-	if r != nil {
-		route = r.pipeline.Route()
-		if err := c.checkControl(r, ctl.Kind); err != nil {
-			c.mu.Unlock()
-			return relay.Ack{}, err
-		}
+	if refused != nil {
+		return relay.Ack{}, refused
 	}
 	taskID, runID := orGlobal(route.TaskID), orGlobal(route.RunID)
-	target := ""
-	if r != nil {
-		target = r.in.MessageID
-	}
 	e := c.events.system(taskID, runID, route.ActiveStep, ledger.SeverityInfo, opControl,
 		"message_id", req.ID, "kind", string(ctl.Kind), "target_message_id", target, "route", routePayload(route))
 	if ctl.Kind == relay.ControlReject || ctl.Kind == relay.ControlAbandon || ctl.Kind == relay.ControlCancel {
 		e.Payload = e.Payload.With("reason", ctl.Reason)
 	}
 	e.DedupKey = dedupControl + req.ID
-	c.mu.Unlock()
-	// Durable before acknowledged, and outside the lock (no fsync under
-	// c.mu).
+	// Durable before acknowledged, and outside the state loop (no fsync
+	// in a request).
 	if err := c.journal.appendAck(e); err != nil {
 		return relay.Ack{}, ackWriteError(err)
 	}
 	ack := relay.Ack{Route: route, EventID: e.EventID}
 	switch ctl.Kind {
 	case relay.ControlAccept, relay.ControlReject:
-		c.mu.Lock()
-		round := ctl.Kind == relay.ControlReject && c.prRoundOpen(r)
-		if !round {
-			r.deliver(verdict{accept: ctl.Kind == relay.ControlAccept, reason: strings.TrimSpace(ctl.Reason)})
-		}
-		c.mu.Unlock()
+		var round bool
+		c.do(func(*loopState) {
+			round = ctl.Kind == relay.ControlReject && c.prRoundOpen(r)
+			if !round {
+				r.deliver(verdict{accept: ctl.Kind == relay.ControlAccept, reason: strings.TrimSpace(ctl.Reason)})
+			}
+		})
 		if round {
 			c.anotherRound(r, strings.TrimSpace(ctl.Reason)) // prround.go
 		}
@@ -188,7 +202,7 @@ func (c *Controller) HandleControl(_ context.Context, req relay.Request, ctl rel
 }
 
 // checkControl refuses a control request that makes no sense for the
-// run's state. Called with c.mu held.
+// run's state. Called on the state loop.
 func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 	switch kind {
 	case relay.ControlCancel:
@@ -214,27 +228,27 @@ func (c *Controller) checkControl(r *run, kind relay.ControlKind) error {
 
 // HandleObserve returns the route and the state of every run in memory.
 func (c *Controller) HandleObserve(context.Context, relay.Request) (relay.Status, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.watched = true // someone watches: their leaving is news (leave.go)
-	st := relay.Status{Controller: relay.ControllerState{State: c.controllerState(), PID: c.pid}}
-	if c.current != nil {
-		st.Route = c.current.pipeline.Route()
-	}
-	for _, r := range c.order {
-		st.Runs = append(st.Runs, r.relayState())
-	}
-	return st, nil
+	status := relay.Status{Controller: relay.ControllerState{State: c.controllerState(), PID: c.pid}}
+	c.do(func(st *loopState) {
+		st.watched = true // someone watches: their leaving is news (leave.go)
+		if st.current != nil {
+			status.Route = st.current.pipeline.Route()
+		}
+		for _, r := range st.order {
+			status.Runs = append(status.Runs, r.relayState())
+		}
+	})
+	return status, nil
 }
 
 // findRun returns the run with the ids, or the current run when both are
-// empty. Called with c.mu held.
-func (c *Controller) findRun(taskID, runID string) *run {
+// empty. Called on the state loop.
+func (c *Controller) findRun(st *loopState, taskID, runID string) *run {
 	if taskID == "" && runID == "" {
-		return c.current
+		return st.current
 	}
-	for i := len(c.order) - 1; i >= 0; i-- {
-		r := c.order[i]
+	for i := len(st.order) - 1; i >= 0; i-- {
+		r := st.order[i]
 		if (taskID == "" || r.pipeline.TaskID == taskID) && (runID == "" || r.pipeline.RunID == runID) {
 			return r
 		}

@@ -22,6 +22,7 @@ func journalOn(t *testing.T, root string) (*Controller, *journal, *journalEars) 
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(c.close)
 	c.journal.close()
 	ears := &journalEars{full: make(chan bool, 8)}
 	j := newJournal(c.store, c.index, time.Now, ears.err, func(full bool) { ears.full <- full })

@@ -27,10 +27,11 @@ func (c *Controller) checkLeave() {
 	if c.server == nil || !c.cfg.Runs.AbandonWaitingOnLeave || c.server.Stats().Observers > 0 {
 		return
 	}
-	c.mu.Lock()
-	left := c.watched
-	c.watched = false
-	c.mu.Unlock()
+	var left bool
+	c.do(func(st *loopState) {
+		left = st.watched
+		st.watched = false
+	})
 	if left {
 		c.abandonWaiting()
 	}
@@ -41,21 +42,21 @@ func (c *Controller) checkLeave() {
 // (BLOCKED on its budget, say) is left for its person: it waits for
 // them, not for a lane.
 func (c *Controller) abandonWaiting() {
-	c.mu.Lock()
 	var waiting []*run
 	var events []ledger.Event
-	for _, r := range c.order {
-		if r.finished() || !abandonable(r) {
-			continue
+	c.do(func(st *loopState) {
+		for _, r := range st.order {
+			if r.finished() || !abandonable(r) {
+				continue
+			}
+			waiting = append(waiting, r)
+			// Recorded as a person's /abandon is, with no message id (nobody
+			// sent one) and the trigger that stood in for them.
+			route := r.pipeline.Route()
+			events = append(events, c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opControl,
+				"kind", string(relay.ControlAbandon), "trigger", "leave", "reason", whyLeft, "route", routePayload(route)))
 		}
-		waiting = append(waiting, r)
-		// Recorded as a person's /abandon is, with no message id (nobody
-		// sent one) and the trigger that stood in for them.
-		route := r.pipeline.Route()
-		events = append(events, c.events.system(route.TaskID, route.RunID, route.ActiveStep, ledger.SeverityInfo, opControl,
-			"kind", string(relay.ControlAbandon), "trigger", "leave", "reason", whyLeft, "route", routePayload(route)))
-	}
-	c.mu.Unlock()
+	})
 	if len(events) > 0 {
 		if err := c.journal.append(events...); err != nil {
 			// Not recorded, not done: the runs keep waiting, as they

@@ -28,28 +28,30 @@ func (c *Controller) thresholds() heal.Thresholds {
 // run itself records it and stops its worker (see observed). Only the
 // loop's goroutine calls it.
 func (c *Controller) checkLiveness() {
-	// Read outside c.mu (a file read); reacted to before the renewals, so
+	// Read outside the state loop (a file read); reacted to before the renewals, so
 	// that a step another writer took is not renewed for a pass more.
 	foreign := c.replay.read(c.log.Warn)
 	now := c.now()
 	th := c.thresholds()
-	c.mu.Lock()
-	reports := c.reactLocked(foreign)
-	renewals := append(reports, c.renewLeasesLocked(now)...)
-	watched := make([]watchedRun, 0, len(c.order))
-	for _, r := range c.order {
-		if r.proc != nil {
-			watched = append(watched, watchedRun{r: r, proc: r.proc})
+	var reports, renewals []ledger.Event
+	var watched []watchedRun
+	c.do(func(st *loopState) {
+		reports = c.reactLocked(st, foreign)
+		renewals = append(reports, c.renewLeasesLocked(st, now)...)
+		watched = make([]watchedRun, 0, len(st.order))
+		for _, r := range st.order {
+			if r.proc != nil {
+				watched = append(watched, watchedRun{r: r, proc: r.proc})
+			}
 		}
-	}
-	c.writeHeartbeatLocked(c.focusLocked(), now, th)
-	c.mu.Unlock()
+		c.writeHeartbeatLocked(st, c.focusLocked(st), now, th)
+	})
 	if len(renewals) > 0 {
 		if err := c.journal.append(renewals...); err != nil {
 			c.log.Error("append lease renewal events", "err", err)
 		}
 	}
-	// Judged outside c.mu: reading a worker's CPU time is a file read.
+	// Judged outside the state loop: reading a worker's CPU time is a file read.
 	// A worker whose process exited is not judged for silence: it is not
 	// hung, it is gone, and its run hears that instead.
 	var verdicts []watchedRun
@@ -63,24 +65,24 @@ func (c *Controller) checkLiveness() {
 		}
 	}
 	if len(verdicts) > 0 {
-		// Posted under c.mu, to the attempt judged only (see post).
-		c.mu.Lock()
-		for _, w := range verdicts {
-			if w.r.proc == w.proc {
-				w.r.post(w.verdict)
+		// Posted on the state loop, to the attempt judged only (see post).
+		c.do(func(*loopState) {
+			for _, w := range verdicts {
+				if w.r.proc == w.proc {
+					w.r.post(w.verdict)
+				}
 			}
-		}
-		c.mu.Unlock()
+		})
 	}
 	c.flushDocs()
 }
 
 // focusLocked returns the running run the heartbeat reports: the current
-// one if it runs, else any that runs, else nil. Called with c.mu held.
-func (c *Controller) focusLocked() *run {
+// one if it runs, else any that runs, else nil. Called on the state loop.
+func (c *Controller) focusLocked(st *loopState) *run {
 	var focus *run
-	for _, r := range c.order {
-		if r.proc != nil && (focus == nil || r == c.current) {
+	for _, r := range st.order {
+		if r.proc != nil && (focus == nil || r == st.current) {
 			focus = r
 		}
 	}
@@ -134,19 +136,19 @@ func persistedStatus(health string) string {
 // lease (no run owns it) and the leases held for a waiting run (which
 // listens to nothing while it waits) are reported by the loop, in the
 // events returned for the caller to append after unlocking.
-func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
+func (c *Controller) renewLeasesLocked(st *loopState, now time.Time) (events []ledger.Event) {
 	changed := false
-	if c.standing != nil {
+	if st.standing != nil {
 		changed = true
-		if news, failed := c.renewLocked(c.standing, now); failed {
+		if news, failed := c.renewLocked(st, st.standing, now); failed {
 			news.step = "" // the standing lease names no step of a run
 			events = append(events, c.leaseEvent(globalID, globalID, news))
 		}
 	}
-	for _, r := range c.order {
+	for _, r := range st.order {
 		for _, h := range r.successors {
 			changed = true
-			if news, failed := c.renewLocked(h, now); failed {
+			if news, failed := c.renewLocked(st, h, now); failed {
 				events = append(events, c.leaseEvent(r.pipeline.TaskID, r.pipeline.RunID, news))
 			}
 		}
@@ -160,7 +162,7 @@ func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
 				continue
 			}
 			changed = true
-			if news, failed := c.renewLocked(h, now); failed {
+			if news, failed := c.renewLocked(st, h, now); failed {
 				r.post(observation{kind: news.kind(), proc: r.proc, lease: news})
 			}
 		}
@@ -168,19 +170,19 @@ func (c *Controller) renewLeasesLocked(now time.Time) (events []ledger.Event) {
 	// Leases nobody renews any more (a holder gone without releasing)
 	// become EXPIRED once overdue, so that the register says so; the live
 	// ones were renewed above.
-	if len(heal.ExpireOverdue(&c.leases, now)) > 0 {
+	if len(heal.ExpireOverdue(&st.leases, now)) > 0 {
 		changed = true
 	}
 	if changed {
-		c.writeLeasesLocked()
+		c.writeLeasesLocked(st)
 	}
 	return events
 }
 
 // renewLocked renews h and, when that fails, registers it afresh and
-// returns the news of it. Called with c.mu held.
-func (c *Controller) renewLocked(h *heal.Held, now time.Time) (news leaseNews, failed bool) {
-	err := h.Renew(&c.leases, now)
+// returns the news of it. Called on the state loop.
+func (c *Controller) renewLocked(st *loopState, h *heal.Held, now time.Time) (news leaseNews, failed bool) {
+	err := h.Renew(&st.leases, now)
 	if err == nil {
 		return leaseNews{}, false
 	}
@@ -190,7 +192,7 @@ func (c *Controller) renewLocked(h *heal.Held, now time.Time) (news leaseNews, f
 	if errors.As(err, &le) {
 		news.code, news.status = le.Code, le.Status
 	}
-	old, rerr := h.Reacquire(&c.leases, now)
+	old, rerr := h.Reacquire(&st.leases, now)
 	if rerr != nil {
 		// Only a spec Register refuses fails here, and Hold took the same
 		// spec: this is a bug, logged on every pass rather than recorded.
@@ -215,20 +217,20 @@ func (n leaseNews) kind() obsKind {
 
 // writeHeartbeatLocked records the focus worker's liveness (or IDLE) in
 // heartbeat_status.json.
-func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thresholds) {
-	hb := c.hb
+func (c *Controller) writeHeartbeatLocked(st *loopState, focus *run, now time.Time, th heal.Thresholds) {
+	hb := st.hb
 	hb.WarningAfterSeconds, hb.StaleAfterSeconds = th.WarningAfter, th.StaleAfter
 	if hb.LastEscalationAt == nil {
 		none := ""
 		hb.LastEscalationAt = &none
 	}
 	if focus == nil {
-		if c.current != nil && c.current.final == ledger.StatusBlocked {
-			hb.Status, hb.ReasonCode = ledger.HeartbeatBlocked, blockReason(&c.current.pipeline)
+		if st.current != nil && st.current.final == ledger.StatusBlocked {
+			hb.Status, hb.ReasonCode = ledger.HeartbeatBlocked, blockReason(&st.current.pipeline)
 		} else {
 			hb.Status, hb.ReasonCode = ledger.HeartbeatIdle, ""
 		}
-		if hb.Status == c.hb.Status && hb.ReasonCode == c.hb.ReasonCode && c.hb.WarningAfterSeconds == th.WarningAfter {
+		if hb.Status == st.hb.Status && hb.ReasonCode == st.hb.ReasonCode && st.hb.WarningAfterSeconds == th.WarningAfter {
 			return // nothing new to say
 		}
 	} else {
@@ -237,8 +239,8 @@ func (c *Controller) writeHeartbeatLocked(focus *run, now time.Time, th heal.Thr
 		hb.ReasonCode = h.ReasonCode
 		hb.Status = persistedStatus(h.Status)
 	}
-	c.hb = hb
-	c.dirty |= docHeartbeat
+	st.hb = hb
+	st.dirty |= docHeartbeat
 }
 
 // blockReason is why a blocked run waits for a person, as finish

@@ -93,9 +93,9 @@ const obsBuffer = 1
 // post hands o to r without ever blocking the liveness loop: a run that
 // is slow, or between attempts and not listening, must not stall the
 // checks of the others. When r has not taken what waits yet, o is
-// coalesced into it (see coalesce). The loop posts with c.mu held and
-// only while r.proc is the attempt's worker, so that once the run has
-// cleared r.proc (under c.mu) nothing more arrives for the attempt and
+// coalesced into it (see coalesce). The loop posts on the state loop
+// and only while r.proc is the attempt's worker, so that once the run
+// has cleared r.proc (on the state loop) nothing more arrives for the attempt and
 // settleObservations finds all of it.
 func (r *run) post(o observation) {
 	batch := observations{o}
@@ -181,13 +181,14 @@ func (c *Controller) observed(r *run, proc *worker.Process, batch observations) 
 
 // leaseRenewFailed records a failed renewal of one of r's leases under
 // r's task, run and step: LEASE_RENEW_FAILED with the old and the fresh
-// token. The loop already registered the lease afresh (under c.mu, so
+// token. The loop already registered the lease afresh (on the state loop, so
 // that the register never keeps an ACTIVE record nobody renews); the run
 // reports it. Run goroutine only.
 func (c *Controller) leaseRenewFailed(r *run, o observation) {
-	c.mu.Lock()
-	taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
-	c.mu.Unlock()
+	var taskID, runID string
+	c.do(func(*loopState) {
+		taskID, runID = r.pipeline.TaskID, r.pipeline.RunID
+	})
 	c.record(c.leaseEvent(taskID, runID, o.lease))
 }
 
@@ -215,15 +216,15 @@ func (c *Controller) judged(r *run, proc *worker.Process, o observation) {
 	warned := r.warnedFor.Equal(streak)
 	switch o.kind {
 	case obsHolderDead:
-		c.mu.Lock()
-		if h := r.lease; h != nil {
-			if err := h.Release(&c.leases, c.now()); err != nil {
-				c.log.Warn("release a dead worker's lease", "token", h.Token(), "err", err)
+		c.do(func(st *loopState) {
+			if h := r.lease; h != nil {
+				if err := h.Release(&st.leases, c.now()); err != nil {
+					c.log.Warn("release a dead worker's lease", "token", h.Token(), "err", err)
+				}
+				r.lease = nil
+				c.writeLeasesLocked(st)
 			}
-			r.lease = nil
-			c.writeLeasesLocked()
-		}
-		c.mu.Unlock()
+		})
 		c.writeSoon()
 	case obsWarning:
 		if !warned {
@@ -240,9 +241,10 @@ func (c *Controller) judged(r *run, proc *worker.Process, o observation) {
 				Silence: o.health.Silence, SignalAt: streak}, "heartbeat-warning:")
 		}
 		c.escalate(r, ledger.EventHeartbeatStale, o.health, "heartbeat-stale:")
-		c.mu.Lock()
-		taskID, step := r.pipeline.TaskID, r.pipeline.CurrentStep
-		c.mu.Unlock()
+		var taskID, step string
+		c.do(func(*loopState) {
+			taskID, step = r.pipeline.TaskID, r.pipeline.CurrentStep
+		})
 		c.log.Warn("worker stale; stopping it", "task_id", taskID, "step", step, "pid", proc.PID(), "silence_s", o.health.Silence)
 		proc.Stop(transcript.StopHung)
 	}
@@ -252,21 +254,25 @@ func (c *Controller) judged(r *run, proc *worker.Process, o observation) {
 // streak: its dedup key is prefix plus the task, run, step and the
 // streak's last signal.
 func (c *Controller) escalate(r *run, eventType string, h heal.Health, prefix string) {
-	c.mu.Lock()
-	p := r.pipeline
-	// The decision weighs the run's controller lease as the register has
-	// it now (the Python cycle's precedence), not an assumed valid one.
-	decision := heal.Decide(persistedStatus(h.Status), heal.CheckControllerLease(&p, &c.leases, c.now()))
-	e := c.events.typed(p.TaskID, p.RunID, p.CurrentStep, eventType, ledger.SeverityWarn,
-		"reason_code", h.ReasonCode, "silence_seconds", h.Silence, "effective_signal_at", ledger.FormatTime(h.SignalAt),
-		"decision_action", decision.Action, "decision_reason_code", decision.ReasonCode)
-	e.DedupKey = prefix + p.TaskID + ":" + p.RunID + ":" + p.CurrentStep + ":" + ledger.FormatTime(h.SignalAt)
-	at := e.Timestamp
-	// The heartbeat says when it last escalated. c.hb is whole here: an
-	// observation comes from a pass, and every pass fills it in.
-	c.hb.LastEscalationAt = &at
-	c.dirty |= docHeartbeat
-	c.mu.Unlock()
+	var p ledger.PipelineState
+	var decision heal.Decision
+	var e ledger.Event
+	var at string
+	c.do(func(st *loopState) {
+		p = r.pipeline
+		// The decision weighs the run's controller lease as the register has
+		// it now (the Python cycle's precedence), not an assumed valid one.
+		decision = heal.Decide(persistedStatus(h.Status), heal.CheckControllerLease(&p, &st.leases, c.now()))
+		e = c.events.typed(p.TaskID, p.RunID, p.CurrentStep, eventType, ledger.SeverityWarn,
+			"reason_code", h.ReasonCode, "silence_seconds", h.Silence, "effective_signal_at", ledger.FormatTime(h.SignalAt),
+			"decision_action", decision.Action, "decision_reason_code", decision.ReasonCode)
+		e.DedupKey = prefix + p.TaskID + ":" + p.RunID + ":" + p.CurrentStep + ":" + ledger.FormatTime(h.SignalAt)
+		at = e.Timestamp
+		// The heartbeat says when it last escalated. st.hb is whole here: an
+		// observation comes from a pass, and every pass fills it in.
+		st.hb.LastEscalationAt = &at
+		st.dirty |= docHeartbeat
+	})
 	c.record(e)
 }
 

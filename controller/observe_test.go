@@ -32,6 +32,7 @@ func startControllerHarness(t *testing.T, opts Options) (*Controller, *harness) 
 		// As Run does: the journal and the store are closed before the
 		// test hears the controller stopped (and removes its root).
 		done <- func() error {
+			defer c.close()
 			defer c.store.Close()
 			defer c.journal.close()
 			return c.serve(ctx)
@@ -45,13 +46,13 @@ func startControllerHarness(t *testing.T, opts Options) (*Controller, *harness) 
 func runningWorker(t *testing.T, c *Controller) (*run, *worker.Process) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) { // polling the controller; the condition decides
-		c.mu.Lock()
-		r := c.current
+		var r *run
 		var proc *worker.Process
-		if r != nil {
-			proc = r.proc
-		}
-		c.mu.Unlock()
+		c.do(func(st *loopState) {
+			if r = st.current; r != nil {
+				proc = r.proc
+			}
+		})
 		if proc != nil {
 			return r, proc
 		}

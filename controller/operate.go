@@ -68,17 +68,17 @@ func (c *Controller) HandleOperation(_ context.Context, req relay.Request, op re
 	e.DedupKey = dedupOperation + req.ID
 	c.record(e)
 	out.EventID = e.EventID
-	c.mu.Lock()
-	if c.outcomes == nil {
-		c.outcomes = make(map[string]relay.Outcome)
-	}
-	if len(c.outcomeIDs) >= keptOutcomes {
-		delete(c.outcomes, c.outcomeIDs[0])
-		c.outcomeIDs = c.outcomeIDs[1:]
-	}
-	c.outcomes[req.ID] = out
-	c.outcomeIDs = append(c.outcomeIDs, req.ID)
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		if st.outcomes == nil {
+			st.outcomes = make(map[string]relay.Outcome)
+		}
+		if len(st.outcomeIDs) >= keptOutcomes {
+			delete(st.outcomes, st.outcomeIDs[0])
+			st.outcomeIDs = st.outcomeIDs[1:]
+		}
+		st.outcomes[req.ID] = out
+		st.outcomeIDs = append(st.outcomeIDs, req.ID)
+	})
 	return out, nil
 }
 
@@ -86,9 +86,11 @@ func (c *Controller) HandleOperation(_ context.Context, req relay.Request, op re
 // from memory, or else from its opOperation record, which a predecessor
 // that died before answering left in the log.
 func (c *Controller) operated(id string) (relay.Outcome, bool) {
-	c.mu.Lock()
-	out, ok := c.outcomes[id]
-	c.mu.Unlock()
+	var out relay.Outcome
+	var ok bool
+	c.do(func(st *loopState) {
+		out, ok = st.outcomes[id]
+	})
 	if ok {
 		return out, true
 	}
@@ -115,36 +117,52 @@ func (c *Controller) operated(id string) (relay.Outcome, bool) {
 	return relay.Outcome{}, false
 }
 
-// ledgerRunLocked returns the pipeline pipeline_state.json shows, as the
-// CLI would have read it: the current run's, newer in memory than on
-// disk, or the file's when this controller has no run (r is then nil).
-// Called with c.mu held.
-func (c *Controller) ledgerRunLocked() (*run, ledger.PipelineState, *relay.Failure) {
-	if c.current != nil {
-		return c.current, clonePipeline(c.current.pipeline), nil
+// onLedgerRun runs f in a request with the pipeline pipeline_state.json
+// shows, as the CLI would have read it: the current run's, newer in
+// memory than on disk, or the file's when this controller has no run (r
+// is then nil). The file is read outside the state loop, and only when
+// a request found no current run; a run that became current meanwhile
+// is used instead.
+func (c *Controller) onLedgerRun(f func(st *loopState, r *run, p ledger.PipelineState, fail *relay.Failure)) {
+	var doc *ledger.Result[ledger.PipelineState]
+	for {
+		ran := false
+		c.do(func(st *loopState) {
+			switch {
+			case st.current != nil:
+				f(st, st.current, clonePipeline(st.current.pipeline), nil)
+			case doc == nil:
+				return // the file is read first
+			case doc.Err != nil:
+				f(st, nil, ledger.PipelineState{}, &relay.Failure{Detail: doc.Err.Error()})
+			default:
+				f(st, nil, doc.Value, nil)
+			}
+			ran = true
+		})
+		if ran {
+			return
+		}
+		read := ledger.LoadSnapshot(c.opts.Root).Pipeline
+		doc = &read
 	}
-	doc := ledger.LoadSnapshot(c.opts.Root).Pipeline
-	if doc.Err != nil {
-		return nil, ledger.PipelineState{}, &relay.Failure{Detail: doc.Err.Error()}
-	}
-	return nil, doc.Value, nil
 }
 
 // keepPipelineLocked makes p what the ledger shows: r's pipeline, or,
 // when the controller has no run, the file's, written by the document
-// writer. Called with c.mu held.
-func (c *Controller) keepPipelineLocked(r *run, p ledger.PipelineState) {
+// writer. Called on the state loop.
+func (c *Controller) keepPipelineLocked(st *loopState, r *run, p ledger.PipelineState) {
 	if r != nil {
 		r.pipeline = p
-		if c.current == r {
-			c.pending = clonePipeline(p)
-			c.dirty |= docPipeline
+		if st.current == r {
+			st.pending = clonePipeline(p)
+			st.dirty |= docPipeline
 		}
 		return
 	}
-	if c.current == nil {
-		c.pending = clonePipeline(p)
-		c.dirty |= docPipeline
+	if st.current == nil {
+		st.pending = clonePipeline(p)
+		st.dirty |= docPipeline
 	}
 }
 
@@ -153,49 +171,59 @@ func (c *Controller) keepPipelineLocked(r *run, p ledger.PipelineState) {
 // (finishTakeover).
 func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string, string) {
 	const code = "E_TAKEOVER_FAILED"
-	c.mu.Lock()
-	r, p, fail := c.ledgerRunLocked()
-	if r != nil && (r.pipeline.TaskID != op.TaskID || r.pipeline.RunID != op.RunID) {
-		r = c.findRunExactLocked(op.TaskID, op.RunID)
-		if r != nil {
-			p = clonePipeline(r.pipeline)
+	var r *run
+	var p ledger.PipelineState
+	var fail *relay.Failure
+	var t heal.Takeover
+	var err error
+	live := false
+	c.onLedgerRun(func(st *loopState, shown *run, pipeline ledger.PipelineState, failed *relay.Failure) {
+		r, p, fail = shown, pipeline, failed
+		if r != nil && (r.pipeline.TaskID != op.TaskID || r.pipeline.RunID != op.RunID) {
+			r = c.findRunExactLocked(st, op.TaskID, op.RunID)
+			if r != nil {
+				p = clonePipeline(r.pipeline)
+			}
 		}
-	}
+		if fail != nil {
+			return
+		}
+		if live = r != nil && !runEnded(r); live {
+			return
+		}
+		t, err = heal.PlanTakeover(&p, &st.leases, heal.TakeoverSpec{
+			TaskID: op.TaskID, RunID: op.RunID, Reason: vocab.ReasonManualTakeover,
+			Successor: heal.Holder{ThreadID: op.SuccessorThreadID, PID: op.SuccessorPID},
+			TTL:       time.Duration(op.LeaseTTL) * time.Second,
+		}, c.now())
+		if err == nil {
+			c.writeLeasesLocked(st)
+		}
+	})
 	if fail != nil {
-		c.mu.Unlock()
 		fail.Code = code
 		return relay.Outcome{Failure: fail}, op.TaskID, op.RunID
 	}
-	if r != nil && !runEnded(r) {
+	if live {
 		// A run it is running: carried out there, not refused.
-		c.mu.Unlock()
 		return c.operateTakeoverLive(r, op), op.TaskID, op.RunID
 	}
-	now := c.now()
-	t, err := heal.PlanTakeover(&p, &c.leases, heal.TakeoverSpec{
-		TaskID: op.TaskID, RunID: op.RunID, Reason: vocab.ReasonManualTakeover,
-		Successor: heal.Holder{ThreadID: op.SuccessorThreadID, PID: op.SuccessorPID},
-		TTL:       time.Duration(op.LeaseTTL) * time.Second,
-	}, now)
 	if err != nil {
-		c.mu.Unlock()
 		return takeoverFailure(code, err), op.TaskID, op.RunID
 	}
-	c.writeLeasesLocked()
-	c.mu.Unlock()
-	c.finishTakeover(&p, &t)
-	c.mu.Lock()
-	c.keepPipelineLocked(r, p)
-	c.mu.Unlock()
+	c.finishTakeover(func(*loopState) *ledger.PipelineState { return &p }, &t)
+	c.do(func(st *loopState) {
+		c.keepPipelineLocked(st, r, p)
+	})
 	c.flush(docPipeline)
 	return c.printed(code, t.Object()), op.TaskID, op.RunID
 }
 
 // findRunExactLocked returns this controller's run with both ids, nil if
-// it has none. Called with c.mu held.
-func (c *Controller) findRunExactLocked(taskID, runID string) *run {
-	for i := len(c.order) - 1; i >= 0; i-- {
-		if r := c.order[i]; r.pipeline.TaskID == taskID && r.pipeline.RunID == runID {
+// it has none. Called on the state loop.
+func (c *Controller) findRunExactLocked(st *loopState, taskID, runID string) *run {
+	for i := len(st.order) - 1; i >= 0; i-- {
+		if r := st.order[i]; r.pipeline.TaskID == taskID && r.pipeline.RunID == runID {
 			return r
 		}
 	}
@@ -206,9 +234,11 @@ func (c *Controller) findRunExactLocked(taskID, runID string) *run {
 // from the pipeline the ledger shows, written under state/.
 func (c *Controller) operateHandoffCreate(op relay.Operation) (relay.Outcome, string, string) {
 	const code = "E_HANDOFF_FAILED"
-	c.mu.Lock()
-	_, p, fail := c.ledgerRunLocked()
-	c.mu.Unlock()
+	var p ledger.PipelineState
+	var fail *relay.Failure
+	c.onLedgerRun(func(_ *loopState, _ *run, pipeline ledger.PipelineState, failed *relay.Failure) {
+		p, fail = pipeline, failed
+	})
 	if fail != nil {
 		fail.Code = code
 		return relay.Outcome{Failure: fail}, "", ""
@@ -242,26 +272,34 @@ func (c *Controller) operateHandoffApply(op relay.Operation) (relay.Outcome, str
 	if err != nil {
 		return relay.Outcome{Failure: &relay.Failure{Code: code, Detail: err.Error()}}, "", ""
 	}
-	c.mu.Lock()
-	r, p, fail := c.ledgerRunLocked()
+	var r *run
+	var p ledger.PipelineState
+	var fail *relay.Failure
+	var plan heal.ResumePlan
+	live := false
+	c.onLedgerRun(func(st *loopState, shown *run, pipeline ledger.PipelineState, failed *relay.Failure) {
+		if r, p, fail = shown, pipeline, failed; fail != nil {
+			return
+		}
+		if live = r != nil && !runEnded(r); live {
+			return
+		}
+		if plan, err = heal.ApplyHandoff(&p, pkg, op.IncludeAccepted, c.now()); err == nil {
+			c.keepPipelineLocked(st, r, p)
+		}
+	})
 	if fail != nil {
-		c.mu.Unlock()
 		fail.Code = code
 		return relay.Outcome{Failure: fail}, pkg.TaskID, pkg.RunID
 	}
-	if r != nil && !runEnded(r) {
+	if live {
 		// A run it is running: applied to that run's pipeline, or
 		// refused (see operateHandoffApplyLive).
-		c.mu.Unlock()
 		return c.operateHandoffApplyLive(r, pkg, op), pkg.TaskID, pkg.RunID
 	}
-	plan, err := heal.ApplyHandoff(&p, pkg, op.IncludeAccepted, c.now())
 	if err != nil {
-		c.mu.Unlock()
 		return applyFailure(code, err), p.TaskID, p.RunID
 	}
-	c.keepPipelineLocked(r, p)
-	c.mu.Unlock()
 	c.flushDocs()
 	plan.PackagePath = op.PackagePath
 	return c.printed(code, plan.Object()), p.TaskID, p.RunID

@@ -38,47 +38,53 @@ const takeoverStopWait = 30 * time.Second
 // recorded as on an idle root and the run goes on.
 func (c *Controller) operateTakeoverLive(r *run, op relay.Operation) relay.Outcome {
 	const code = "E_TAKEOVER_FAILED"
-	c.mu.Lock()
-	now := c.now()
-	step := r.pipeline.CurrentStep
-	t, err := heal.PlanTakeover(&r.pipeline, &c.leases, heal.TakeoverSpec{
-		TaskID: op.TaskID, RunID: op.RunID, Reason: vocab.ReasonManualTakeover,
-		Successor: heal.Holder{ThreadID: op.SuccessorThreadID, PID: op.SuccessorPID},
-		TTL:       time.Duration(op.LeaseTTL) * time.Second,
-	}, now)
+	var step string
+	var t heal.Takeover
+	var err error
+	var proc *worker.Process
+	c.do(func(st *loopState) {
+		now := c.now()
+		step = r.pipeline.CurrentStep
+		t, err = heal.PlanTakeover(&r.pipeline, &st.leases, heal.TakeoverSpec{
+			TaskID: op.TaskID, RunID: op.RunID, Reason: vocab.ReasonManualTakeover,
+			Successor: heal.Holder{ThreadID: op.SuccessorThreadID, PID: op.SuccessorPID},
+			TTL:       time.Duration(op.LeaseTTL) * time.Second,
+		}, now)
+		if err != nil {
+			return
+		}
+		// The run's leases are the successor's now: not renewed, not
+		// released by the attempt (see takeoverLocked). The successor's are
+		// held until the step's next worker starts (see started), as after
+		// the controller's own takeovers; those the takeover superseded go.
+		r.lease, r.ctlLease, r.successors = nil, nil, nil
+		for _, l := range t.Adopted {
+			r.successors = append(r.successors, heal.Adopt(l, c.leaseTTL(), now))
+		}
+		proc = r.proc
+		r.proc = nil // the loop judges it no more: its end is the takeover's
+		c.writeLeasesLocked(st)
+	})
 	if err != nil {
-		c.mu.Unlock()
 		return takeoverFailure(code, err)
 	}
-	// The run's leases are the successor's now: not renewed, not
-	// released by the attempt (see takeoverLocked). The successor's are
-	// held until the step's next worker starts (see started), as after
-	// the controller's own takeovers; those the takeover superseded go.
-	r.lease, r.ctlLease, r.successors = nil, nil, nil
-	for _, l := range t.Adopted {
-		r.successors = append(r.successors, heal.Adopt(l, c.leaseTTL(), now))
-	}
-	proc := r.proc
-	r.proc = nil // the loop judges it no more: its end is the takeover's
-	c.writeLeasesLocked()
-	c.mu.Unlock()
 	// Recorded before the worker is stopped, so that the log tells the
 	// takeover first and then the end of the attempt it ended.
-	c.finishTakeover(&r.pipeline, &t)
+	c.finishTakeover(r.pipelineOf, &t)
 	c.persist(r)
 	if proc == nil {
 		return c.printed(code, t.Object())
 	}
-	c.mu.Lock()
-	// Under c.mu, where the run's next attempt reads r.unended: set
-	// only when this stop is what ends the worker, not an exit of its
-	// own that came first (its run then judges that exit).
-	r.unended = stoppedWorker(proc, step, LaneOfStep(&r.pipeline, step), r.attempt)
-	proc.Stop(transcript.StopTakenOver)
-	if proc.StopCause() != transcript.StopTakenOver {
-		r.unended = nil
-	}
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		// On the state loop, where the run's next attempt reads r.unended: set
+		// only when this stop is what ends the worker, not an exit of its
+		// own that came first (its run then judges that exit).
+		r.unended = stoppedWorker(proc, step, LaneOfStep(&r.pipeline, step), r.attempt)
+		proc.Stop(transcript.StopTakenOver)
+		if proc.StopCause() != transcript.StopTakenOver {
+			r.unended = nil
+		}
+	})
 	c.log.Warn("a person took over the step this controller runs; its worker is stopped and the step resumes",
 		"task_id", op.TaskID, "run_id", op.RunID, "step", step, "pid", proc.PID())
 	select {
@@ -94,25 +100,30 @@ func (c *Controller) operateTakeoverLive(r *run, op relay.Operation) relay.Outco
 // sets the step the run resumes from and the handoff's notes
 // (heal.ApplyHandoff); when that step is the one the run is on, the
 // run already does what the package says, and the package is applied
-// to its pipeline under c.mu, with nothing stopped. A package that
+// to its pipeline on the state loop, with nothing stopped. A package that
 // would move the run to another step contradicts what the run does
 // next and is refused (cli.forward.error.running); the run is taken
 // over or cancelled first.
 func (c *Controller) operateHandoffApplyLive(r *run, pkg ledger.HandoffPackage, op relay.Operation) relay.Outcome {
 	const code = "E_HANDOFF_FAILED"
-	c.mu.Lock()
-	p := clonePipeline(r.pipeline)
-	plan, err := heal.ApplyHandoff(&p, pkg, op.IncludeAccepted, c.now())
+	var plan heal.ResumePlan
+	var err error
+	moved := false
+	c.do(func(*loopState) {
+		p := clonePipeline(r.pipeline)
+		if plan, err = heal.ApplyHandoff(&p, pkg, op.IncludeAccepted, c.now()); err != nil {
+			return
+		}
+		if moved = plan.ResumeStepID != r.pipeline.CurrentStep; !moved {
+			r.pipeline = p
+		}
+	})
 	if err != nil {
-		c.mu.Unlock()
 		return applyFailure(code, err)
 	}
-	if plan.ResumeStepID != r.pipeline.CurrentStep {
-		c.mu.Unlock()
+	if moved {
 		return failure(code, "cli.forward.error.running", "PID", strconv.Itoa(c.pid), "Task", pkg.TaskID, "Run", pkg.RunID)
 	}
-	r.pipeline = p
-	c.mu.Unlock()
 	c.persist(r)
 	plan.PackagePath = op.PackagePath
 	return c.printed(code, plan.Object())

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/internal/say"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
@@ -29,10 +30,14 @@ const (
 // here for its worker, so it is the one that acts on its silence. (The
 // loop reads each process's own LastActivity.)
 func (c *Controller) consume(r *run, step, lane string, proc *worker.Process) {
-	c.mu.Lock()
-	p, obs, top := r.pipeline, r.observe, r.treeTop()
-	laneCfg, _ := c.cfg.Lane(lane)
-	c.mu.Unlock()
+	var p ledger.PipelineState
+	var obs *workflow.Observer
+	var top string
+	var laneCfg config.Lane
+	c.do(func(*loopState) {
+		p, obs, top = r.pipeline, r.observe, r.treeTop()
+		laneCfg, _ = c.cfg.Lane(lane)
+	})
 	usage := c.meter(r, laneCfg)
 	var batch []any
 	logged, omitted, dropped := 0, 0, 0
@@ -181,7 +186,7 @@ func outputOf(texts []string, res worker.Result) workflow.Output {
 }
 
 // treeTop is the top of the run's worktree, "" when it has none. Called
-// with c.mu held.
+// on the state loop.
 func (r *run) treeTop() string {
 	if r.tree == nil {
 		return ""

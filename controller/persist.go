@@ -28,25 +28,27 @@ const (
 // failed write is logged and tried again by the next flush (see
 // flushDocs).
 func (c *Controller) persist(r *run) {
-	c.mu.Lock()
-	if c.current != r {
-		c.mu.Unlock()
-		return
+	shown := false
+	c.do(func(st *loopState) { shown = c.touchLocked(st, r) })
+	if shown {
+		c.flush(docPipeline)
 	}
-	c.pending = clonePipeline(r.pipeline)
-	c.dirty |= docPipeline
-	c.mu.Unlock()
-	c.flush(docPipeline)
 }
 
 // touch marks r's pipeline for the next write without writing it now.
 func (c *Controller) touch(r *run) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.current == r {
-		c.pending = clonePipeline(r.pipeline)
-		c.dirty |= docPipeline
+	c.do(func(st *loopState) { c.touchLocked(st, r) })
+}
+
+// touchLocked marks r's pipeline for the next write when r is the run
+// the file shows, and reports whether it is.
+func (c *Controller) touchLocked(st *loopState, r *run) bool {
+	if st.current != r {
+		return false
 	}
+	st.pending = clonePipeline(r.pipeline)
+	st.dirty |= docPipeline
+	return true
 }
 
 // persistSoon has r's pipeline written by the document writer, without
@@ -97,30 +99,35 @@ func (c *Controller) docWriter(stop <-chan struct{}, done chan<- struct{}) {
 }
 
 // writeLeasesLocked marks the lease register for the next flush. Called
-// with c.mu held; the caller flushes after unlocking.
-func (c *Controller) writeLeasesLocked() { c.dirty |= docLeases }
+// on the state loop; the caller flushes after its request.
+func (c *Controller) writeLeasesLocked(st *loopState) { st.dirty |= docLeases }
 
 // flushDocs writes every document changed since the last flush.
 func (c *Controller) flushDocs() { c.flush(docPipeline | docLeases | docHeartbeat) }
 
 // flush writes the documents of which that changed since the last flush,
 // and returns once they are on disk; other changed documents are left to
-// the document writer. It takes the latest state under c.mu and writes
-// it outside the lock, so that a slow fsync never holds up an
+// the document writer. It takes the latest state from the state loop and
+// writes it outside the loop, so that a slow fsync never holds up an
 // acknowledgement; docMu keeps flushes in order, so an older state never
 // overwrites a newer one.
 func (c *Controller) flush(which docSet) {
 	c.docMu.Lock()
 	defer c.docMu.Unlock()
-	c.mu.Lock()
-	dirty := c.dirty & which
-	c.dirty &^= dirty
-	rest := c.dirty != 0
-	p := c.pending
-	leases := c.leases
-	leases.Leases = slices.Clone(c.leases.Leases)
-	hb := c.hb
-	c.mu.Unlock()
+	var dirty docSet
+	var rest bool
+	var p ledger.PipelineState
+	var leases ledger.Leases
+	var hb ledger.HeartbeatStatus
+	c.do(func(st *loopState) {
+		dirty = st.dirty & which
+		st.dirty &^= dirty
+		rest = st.dirty != 0
+		p = st.pending
+		leases = st.leases
+		leases.Leases = slices.Clone(st.leases.Leases)
+		hb = st.hb
+	})
 	var failed docSet
 	if dirty&docPipeline != 0 {
 		err := c.wrote(docPipeline, "write pipeline", func() error { _, err := c.store.WritePipeline(p); return err }, "task_id", p.TaskID)
@@ -141,9 +148,9 @@ func (c *Controller) flush(which docSet) {
 	if failed != 0 {
 		// Not dropped: the next flush (at the latest the next liveness
 		// check) writes the latest state again, until the disk has room.
-		c.mu.Lock()
-		c.dirty |= failed
-		c.mu.Unlock()
+		c.do(func(st *loopState) {
+			st.dirty |= failed
+		})
 	}
 	if rest {
 		c.writeSoon()
@@ -213,7 +220,7 @@ func (c *Controller) note(e ledger.Event) {
 }
 
 // newLifecycle starts the state machine of an attempt at step. Called
-// with c.mu held.
+// on the state loop.
 func (c *Controller) newLifecycle(r *run, step string) *lifecycle {
 	owner := Owner{TaskID: r.pipeline.TaskID, RunID: r.pipeline.RunID, StepID: step}
 	l, err := newLifecycle(owner, c.now)
@@ -231,21 +238,28 @@ func (c *Controller) newLifecycle(r *run, step string) *lifecycle {
 // state machine, records it and tells the windows. An illegal transition
 // is a bug in the controller: it is logged and refused.
 func (c *Controller) transition(r *run, to, reason string) {
-	c.mu.Lock()
-	if r.life == nil {
-		r.life = c.newLifecycle(r, r.pipeline.CurrentStep)
-	}
-	from := r.life.State()
-	if err := r.life.To(to, reason); err != nil {
-		c.mu.Unlock()
+	var from string
+	var err error
+	var p ledger.PipelineState
+	var state relay.RunState
+	var quiet bool
+	c.do(func(*loopState) {
+		if r.life == nil {
+			r.life = c.newLifecycle(r, r.pipeline.CurrentStep)
+		}
+		from = r.life.State()
+		if err = r.life.To(to, reason); err != nil {
+			return
+		}
+		_, reason = r.life.Current() // a cancel or timeout without a reason gets one
+		p = r.pipeline
+		state = r.relayState()
+		quiet = r.quiet && to == stateWaiting // a resumed wait: see run.quiet
+	})
+	if err != nil {
 		c.log.Error("illegal run transition", "from", from, "to", to, "err", err)
 		return
 	}
-	_, reason = r.life.Current() // a cancel or timeout without a reason gets one
-	p := r.pipeline
-	state := r.relayState()
-	quiet := r.quiet && to == stateWaiting // a resumed wait: see run.quiet
-	c.mu.Unlock()
 	if !quiet {
 		e := c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityInfo, opRunState,
 			"from", from, "to", to, "reason_code", reason, "lane", state.Lane)

@@ -15,7 +15,7 @@ import (
 // with its findings, the judge's last decision and what the run cost,
 // so that whoever reviews the pull request sees what daokit's team
 // already said about it. It holds no secret: only what the ledger
-// holds. Called with c.mu held.
+// holds. Called on the state loop.
 func prBody(loc *i18n.Localizer, p *ledger.PipelineState, instruction, step string) string {
 	lc := p.RoleLifecycle
 	var b strings.Builder

@@ -36,7 +36,7 @@ const (
 
 // deliversPR reports whether the change of step (key: the step, or
 // runTreeKey for a run that shares one worktree, whose change is the
-// coder's) is delivered as a pull request. Called with c.mu held.
+// coder's) is delivered as a pull request. Called on the state loop.
 func (c *Controller) deliversPR(p *ledger.PipelineState, step, key string) bool {
 	name := LaneOfStep(p, step)
 	if key == runTreeKey && c.cfg.Workflow.Coder != "" {
@@ -58,9 +58,10 @@ func (c *Controller) deliversPR(p *ledger.PipelineState, step, key string) bool 
 // PR_OPEN_FAILED or PR_NOT_CONFIGURED) and the change goes on waiting
 // for review. The base branch is never touched.
 func (c *Controller) acceptedPR(ctx context.Context, r *run, step, key string, tree *stepTree, message, title, body string) (outcome, string, bool) {
-	c.mu.Lock()
-	p := r.pipeline
-	c.mu.Unlock()
+	var p ledger.PipelineState
+	c.do(func(*loopState) {
+		p = r.pipeline
+	})
 	w := tree.wt
 	author, err := gitwork.ParseAuthor(c.cfg.Worktrees.CommitAuthor)
 	if err != nil {
@@ -103,12 +104,12 @@ func (c *Controller) acceptedPR(ctx context.Context, r *run, step, key string, t
 		"criteria", []string{"the person accepted the change", "pull request " + pr.HTMLURL + " holds it"},
 		"pull_request", pr.HTMLURL, "branch", w.Branch, "base_branch", w.BaseBranch, "remote", remote,
 		"committed", d.Committed, "tip", d.Tip, "detached", d.Detached))
-	c.mu.Lock()
-	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected+key).Without(keyReview+key).
-		With(KeyPullRequest, pr.HTMLURL).With(KeyPullRequestRepo, target.Repo).With(KeyPullRequestAPI, target.APIURL).
-		With(KeyPullRequestHead, d.Tip).With(KeyPullRequestForge, target.Service).
-		With(KeyPullRequestNumber, strconv.FormatInt(pr.Number, 10))
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected+key).Without(keyReview+key).
+			With(KeyPullRequest, pr.HTMLURL).With(KeyPullRequestRepo, target.Repo).With(KeyPullRequestAPI, target.APIURL).
+			With(KeyPullRequestHead, d.Tip).With(KeyPullRequestForge, target.Service).
+			With(KeyPullRequestNumber, strconv.FormatInt(pr.Number, 10))
+	})
 	// The worktree stays: its branch is the pull request's, and the
 	// person may build on it after the pull request's own review.
 	return outcomeDone, "", true

@@ -35,7 +35,7 @@ func (c *Controller) sweepOrphans() {
 
 // stepEnv is the environment of every process started for step (its
 // agent, the judge, the hooks): which root, task, run, step, iteration
-// and worktree it works for. Called with c.mu held.
+// and worktree it works for. Called on the state loop.
 func (c *Controller) stepEnv(r *run, step string, role workflow.Role, iteration int, worktree string) []string {
 	p := &r.pipeline
 	env := []string{"DAOKIT_ROOT=" + c.opts.Root, "DAOKIT_TASK_ID=" + p.TaskID, "DAOKIT_RUN_ID=" + p.RunID,
@@ -47,7 +47,7 @@ func (c *Controller) stepEnv(r *run, step string, role workflow.Role, iteration 
 }
 
 // stepContext is ctx for the processes of step: labelled with it, with
-// its environment. Called with c.mu held.
+// its environment. Called on the state loop.
 func (c *Controller) stepContext(ctx context.Context, r *run, step string, tree *stepTree) context.Context {
 	wt := ""
 	if tree != nil {
@@ -72,11 +72,14 @@ func (j worktreeJudge) Kind() string { return j.base.Kind() }
 // Decide implements workflow.Judge.
 func (j worktreeJudge) Decide(ctx context.Context, round workflow.Round) (workflow.JudgeDecision, error) {
 	c := j.c
-	c.mu.Lock()
-	lc := j.r.pipeline.RoleLifecycle
-	tree, top := lc.Get(keyTreePath+runTreeKey), lc.Get(keyTreeRepo+runTreeKey)
-	env := c.stepEnv(j.r, round.StepID, workflow.RoleJudge, round.Iteration, tree)
-	c.mu.Unlock()
+	var lc ledger.Lifecycle
+	var tree, top string
+	var env []string
+	c.do(func(*loopState) {
+		lc = j.r.pipeline.RoleLifecycle
+		tree, top = lc.Get(keyTreePath+runTreeKey), lc.Get(keyTreeRepo+runTreeKey)
+		env = c.stepEnv(j.r, round.StepID, workflow.RoleJudge, round.Iteration, tree)
+	})
 	cmd := j.base
 	// The judge runs code the agent wrote (its tests): no GitHub token.
 	cmd.BaseEnv = outbox.WithoutSecrets(os.Environ())

@@ -35,10 +35,12 @@ const prReviewTimeout = 30 * time.Second
 // request, no findings; a forge that cannot be read is recorded and
 // the reject goes on.
 func (c *Controller) readPRReview(ctx context.Context, r *run, step, key string, tree *stepTree) {
-	c.mu.Lock()
-	p := r.pipeline
-	wanted := key == runTreeKey && c.cfg.Workflow.Flow() == config.FlowLoop && c.deliversPR(&r.pipeline, step, key)
-	c.mu.Unlock()
+	var p ledger.PipelineState
+	var wanted bool
+	c.do(func(*loopState) {
+		p = r.pipeline
+		wanted = key == runTreeKey && c.cfg.Workflow.Flow() == config.FlowLoop && c.deliversPR(&r.pipeline, step, key)
+	})
 	if !wanted {
 		return
 	}
@@ -71,9 +73,9 @@ func (c *Controller) readPRReview(ctx context.Context, r *run, step, key string,
 	}
 	findings := outbox.ReviewFindings(comments)
 	raw, _ := json.Marshal(findings)
-	c.mu.Lock()
-	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyPRFindings+key, string(raw))
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keyPRFindings+key, string(raw))
+	})
 	c.record(c.events.system(p.TaskID, p.RunID, step, ledger.SeverityInfo, OpPullRequestReview,
 		"url", pr.HTMLURL, "number", pr.Number, "forge", target.Service, "repo", target.Repo, "branch", tree.wt.Branch,
 		"findings", findings))
@@ -81,7 +83,7 @@ func (c *Controller) readPRReview(ctx context.Context, r *run, step, key string,
 
 // takePRFindings returns the findings readPRReview kept for key's
 // change and forgets them: one iteration is told them once. Called
-// with c.mu held.
+// on the state loop.
 func takePRFindings(p *ledger.PipelineState, key string) []string {
 	var out []string
 	_ = json.Unmarshal([]byte(p.RoleLifecycle.Get(keyPRFindings+key)), &out)

@@ -18,7 +18,7 @@ type prRound struct {
 // prRoundOpen reports whether a /reject sends r round again: a loop
 // that ended DONE with its shared worktree's change delivered as a pull
 // request, whose branch is still known. Any other DONE run has nothing
-// to reject. Called with c.mu held.
+// to reject. Called on the state loop.
 func (c *Controller) prRoundOpen(r *run) bool {
 	lc := r.pipeline.RoleLifecycle
 	return r.final == ledger.StatusDone && r.review == nil && r.round == nil &&
@@ -33,18 +33,20 @@ func (c *Controller) prRoundOpen(r *run) bool {
 // first is starting finds the run no longer DONE and does nothing.
 func (c *Controller) anotherRound(r *run, reason string) {
 	<-r.done
-	c.mu.Lock()
-	if !c.prRoundOpen(r) {
-		c.mu.Unlock()
-		return
+	open := false
+	c.do(func(st *loopState) {
+		if open = c.prRoundOpen(r); !open {
+			return
+		}
+		r.round = &prRound{reason: reason}
+		r.final, r.endReason, r.cancelled, r.attempt, r.tree, r.inFolder = "", "", false, 0, nil, nil
+		r.restarts = heal.Restarts{}
+		r.done = make(chan struct{})
+		st.current = r
+	})
+	if open {
+		c.start(r)
 	}
-	r.round = &prRound{reason: reason}
-	r.final, r.endReason, r.cancelled, r.attempt, r.tree, r.inFolder = "", "", false, 0, nil, nil
-	r.restarts = heal.Restarts{}
-	r.done = make(chan struct{})
-	c.current = r
-	c.mu.Unlock()
-	c.start(r)
 }
 
 // beginRound turns the round a person asked for into the loop's next
@@ -55,13 +57,18 @@ func (c *Controller) anotherRound(r *run, reason string) {
 // from the branch: the flow's next step reuses it, or checks the pushed
 // branch out again where it was removed (gitwork.Repo.Ensure).
 func (c *Controller) beginRound(ctx context.Context, r *run) {
-	c.mu.Lock()
-	ask := r.round
-	r.round = nil
-	p := &r.pipeline
-	step, n := p.CurrentStep, lastIteration(p)
-	tree, _ := recordedTree(p, runTreeKey)
-	c.mu.Unlock()
+	var ask *prRound
+	var p *ledger.PipelineState
+	var step string
+	var n int
+	var tree *stepTree
+	c.do(func(*loopState) {
+		ask = r.round
+		r.round = nil
+		p = &r.pipeline
+		step, n = p.CurrentStep, lastIteration(p)
+		tree, _ = recordedTree(p, runTreeKey)
+	})
 	if ask == nil || tree == nil {
 		return
 	}
@@ -71,7 +78,7 @@ func (c *Controller) beginRound(ctx context.Context, r *run) {
 }
 
 // lastIteration is the highest loop iteration the pipeline's steps and
-// route name. Called with c.mu held.
+// route name. Called on the state loop.
 func lastIteration(p *ledger.PipelineState) int {
 	n := iterationOf(p.CurrentStep)
 	for _, s := range p.Steps {

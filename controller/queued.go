@@ -23,31 +23,37 @@ type queuedSlot struct {
 	granted    bool
 }
 
-// admit starts or queues a new instruction's run (startOrQueue) beside
+// admitLocked admits a new instruction's run, unless the controller is
+// stopping (the next controller resumes it then): it counts the run's
+// admission among the runs shutdown waits for and reports true, and the
+// caller starts or queues the run (startOrQueue) in a goroutine beside
 // its acknowledgement, which does not wait for the run's first records,
-// as it never waited for the run's goroutine.
-func (c *Controller) admit(r *run) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.stopping {
-		return // the next controller resumes it
+// as it never waited for the run's goroutine. The caller's goroutine
+// calls c.runs.Done when startOrQueue returns. Called on the state loop,
+// in the request that adopts the run: one request for both.
+func (c *Controller) admitLocked(st *loopState) bool {
+	if st.stopping {
+		return false
 	}
-	c.runs.Go(func() { c.startOrQueue(r) })
+	c.runs.Add(1)
+	return true
 }
 
 // startOrQueue starts a new or resumed instruction's run, or queues it
 // as data when its first step would only wait for its lane. The run's state and its
 // place in line are recorded as the run's goroutine would record them.
 func (c *Controller) startOrQueue(r *run) {
-	c.mu.Lock()
-	step, lane, ok := c.queueableLocked(r)
-	if ok {
-		// Before the ticket can be granted: the attempt that takes it
-		// finds its waiting recorded.
-		r.life = c.newLifecycle(r, step)
-		r.queueRecorded = false
-	}
-	c.mu.Unlock()
+	var step, lane string
+	var ok bool
+	c.do(func(st *loopState) {
+		step, lane, ok = c.queueableLocked(st, r)
+		if ok {
+			// Before the ticket can be granted: the attempt that takes it
+			// finds its waiting recorded.
+			r.life = c.newLifecycle(r, step)
+			r.queueRecorded = false
+		}
+	})
 	if !ok {
 		c.start(r)
 		return
@@ -72,9 +78,10 @@ func (c *Controller) startOrQueue(r *run) {
 	}
 	c.queued(r, step, lane, pos)
 	close(recorded)
-	c.mu.Lock()
-	cancelled := r.cancelled
-	c.mu.Unlock()
+	var cancelled bool
+	c.do(func(*loopState) {
+		cancelled = r.cancelled
+	})
 	if cancelled {
 		// A cancel that came before the ticket found nothing to withdraw.
 		if t := c.slots.withdraw(r); t != nil {
@@ -87,9 +94,9 @@ func (c *Controller) startOrQueue(r *run) {
 // with a wait for its lane, with nothing recorded before it: the
 // workflow's first configured step, not finished yet, in a flow without
 // loop iterations and without callbacks of its own to start, within its
-// budget. It returns the step and its lane. Called with c.mu held.
-func (c *Controller) queueableLocked(r *run) (step, lane string, ok bool) {
-	if c.stopping || len(c.workflow) == 0 || c.cfg.Workflow.Flow() == config.FlowLoop {
+// budget. It returns the step and its lane. Called on the state loop.
+func (c *Controller) queueableLocked(st *loopState, r *run) (step, lane string, ok bool) {
+	if st.stopping || len(c.workflow) == 0 || c.cfg.Workflow.Flow() == config.FlowLoop {
 		return "", "", false
 	}
 	for _, cb := range c.cfg.Workflow.Callbacks {

@@ -51,12 +51,20 @@ func (c *Controller) recover() []found {
 			readBack[key] = append(readBack[key], en.Unended.Step)
 		}
 	}
-	c.mu.Lock()
-	takeovers := c.fenceOrphansLocked(readBack)
-	c.mu.Unlock()
-	// Recorded outside c.mu: no fsync under the controller's lock.
+	// The register's active leases first, then their workers killed
+	// outside the state loop (a read of /proc and a signal each), then
+	// the takeovers planned on the loop. Nothing else asks the loop yet:
+	// the relay does not serve before recovery.
+	var orphans []ledger.Lease
+	c.do(func(st *loopState) { orphans = c.orphanLeasesLocked(st) })
+	c.killOrphans(orphans)
+	var takeovers []heal.Takeover
+	c.do(func(st *loopState) {
+		takeovers = c.fenceOrphansLocked(st, orphans, readBack)
+	})
+	// Recorded outside the state loop: no fsync in a request.
 	for _, t := range takeovers {
-		c.finishTakeover(&c.pipeline, &t)
+		c.finishTakeover(func(st *loopState) *ledger.PipelineState { return &st.pipeline }, &t)
 	}
 	out := make([]found, 0, len(open))
 	for _, en := range open {
@@ -90,56 +98,62 @@ type resumed struct {
 // run the pipeline file still shows keeps its progress (finished steps
 // stay finished).
 func (c *Controller) adoptUnfinished(list []found) []resumed {
-	c.mu.Lock()
-	defer c.mu.Unlock()
 	out := make([]resumed, 0, len(list))
-	for _, f := range list {
-		r := c.newRun(f.in)
-		r.workerRan = f.started
-		res := resumed{r: r, announce: f.started}
-		if c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID {
-			r.pipeline = c.pipeline
-			if final := r.pipeline.Status; isFinal(final) {
-				r.final, res.ended = final, true
-			} else {
-				step := r.pipeline.CurrentStep
-				if !reviewPending(&r.pipeline, step) {
-					// A change that waits for review stays waiting: its
-					// worker finished, and running it again would redo it.
-					markRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
-				}
-				res.announce = true
-			}
+	c.do(func(st *loopState) {
+		for _, f := range list {
+			out = append(out, c.adoptFound(st, f))
 		}
-		for _, step := range f.completed {
-			// A step whose change waits for review completed its work,
-			// but not its review: it stays waiting (see restoreReview).
-			if st := r.pipeline.RoleLifecycle.Get("step:" + step); st != stepCompleted && st != stepReviewPending {
-				markStepCompleted(&r.pipeline, step)
-			}
-		}
-		applyRecords(&r.pipeline, f.records, f.doneThrough)
-		restoreFollowUps(&r.pipeline, f.followUps)
-		restoreTree(&r.pipeline, f.tree)
-		restoreReview(&r.pipeline, f.review)
-		if f.unreviewed {
-			sendToReview(&r.pipeline, f.tree)
-		}
-		if !isFinal(r.pipeline.Status) && reviewPending(&r.pipeline, r.pipeline.CurrentStep) {
-			// The verdict's way in exists before the relay serves: an
-			// /accept that started this controller arrives before the
-			// resumed run reaches awaitReview, which takes it from here.
-			r.review = make(chan verdict, 1)
-		}
-		r.unended = f.unended
-		// A run that only waited for its lane resumes its wait without a
-		// word: restarts must not grow the log for work that did not
-		// change.
-		r.quiet = !res.announce
-		c.adopt(r)
-		out = append(out, res)
-	}
+	})
 	return out
+}
+
+// adoptFound rebuilds the run of one unfinished instruction and adopts
+// it.
+func (c *Controller) adoptFound(st *loopState, f found) resumed {
+	r := c.newRun(f.in)
+	r.workerRan = f.started
+	res := resumed{r: r, announce: f.started}
+	if st.pipeline.TaskID == r.pipeline.TaskID && st.pipeline.RunID == r.pipeline.RunID {
+		r.pipeline = st.pipeline
+		if final := r.pipeline.Status; isFinal(final) {
+			r.final, res.ended = final, true
+		} else {
+			step := r.pipeline.CurrentStep
+			if !reviewPending(&r.pipeline, step) {
+				// A change that waits for review stays waiting: its
+				// worker finished, and running it again would redo it.
+				markRetry(&r.pipeline, step, LaneOfStep(&r.pipeline, step))
+			}
+			res.announce = true
+		}
+	}
+	for _, step := range f.completed {
+		// A step whose change waits for review completed its work,
+		// but not its review: it stays waiting (see restoreReview).
+		if s := r.pipeline.RoleLifecycle.Get("step:" + step); s != stepCompleted && s != stepReviewPending {
+			markStepCompleted(&r.pipeline, step)
+		}
+	}
+	applyRecords(&r.pipeline, f.records, f.doneThrough)
+	restoreFollowUps(&r.pipeline, f.followUps)
+	restoreTree(&r.pipeline, f.tree)
+	restoreReview(&r.pipeline, f.review)
+	if f.unreviewed {
+		sendToReview(&r.pipeline, f.tree)
+	}
+	if !isFinal(r.pipeline.Status) && reviewPending(&r.pipeline, r.pipeline.CurrentStep) {
+		// The verdict's way in exists before the relay serves: an
+		// /accept that started this controller arrives before the
+		// resumed run reaches awaitReview, which takes it from here.
+		r.review = make(chan verdict, 1)
+	}
+	r.unended = f.unended
+	// A run that only waited for its lane resumes its wait without a
+	// word: restarts must not grow the log for work that did not
+	// change.
+	r.quiet = !res.announce
+	c.adopt(st, r)
+	return res
 }
 
 // resume starts the rebuilt runs again, oldest first.
@@ -152,9 +166,10 @@ func (c *Controller) resume(list []resumed) {
 			close(r.done)
 			continue
 		case res.announce:
-			c.mu.Lock()
-			p := r.pipeline
-			c.mu.Unlock()
+			var p ledger.PipelineState
+			c.do(func(*loopState) {
+				p = r.pipeline
+			})
 			c.record(c.events.system(p.TaskID, p.RunID, p.CurrentStep, ledger.SeverityWarn, opResumed,
 				"message_id", r.in.MessageID, "generation", c.generation, "route", routePayload(p.Route())))
 			c.log.Info("resuming instruction", "message_id", r.in.MessageID, "task_id", p.TaskID)
@@ -169,30 +184,46 @@ func isFinal(status string) bool {
 	return status == ledger.StatusDone || status == ledger.StatusFailed || status == ledger.StatusBlocked
 }
 
-// fenceOrphansLocked takes over every ACTIVE lease a previous controller
-// left, the way every takeover is planned (heal.PlanTakeover, as the
-// live succession and `daokit takeover` do), and returns the takeovers
-// for the caller to finish once it released c.mu (finishTakeover: the
-// handoff and the records). A worker of this root that still runs is
-// killed first (its group), so that no two workers ever hold one step.
-// readBack names, by task and run, the steps whose end the resumed run
-// reads back from their logs (see finishFromLog): their expired leases
-// do not fail them.
-func (c *Controller) fenceOrphansLocked(readBack map[[2]string][]string) (takeovers []heal.Takeover) {
-	now := c.now()
-	runs := map[[2]string]bool{}
-	for _, l := range c.leases.Leases {
-		if l.Status != ledger.LeaseActive || l.PID == c.pid {
-			continue
+// orphanLeasesLocked returns the ACTIVE leases a previous controller
+// left (see fenceOrphansLocked). Called on the state loop.
+func (c *Controller) orphanLeasesLocked(st *loopState) []ledger.Lease {
+	var orphans []ledger.Lease
+	for _, l := range st.leases.Leases {
+		if l.Status == ledger.LeaseActive && l.PID != c.pid {
+			orphans = append(orphans, l)
 		}
+	}
+	return orphans
+}
+
+// killOrphans kills the workers of this root that still run under the
+// orphaned leases (their groups), so that no two workers ever hold one
+// step.
+func (c *Controller) killOrphans(orphans []ledger.Lease) {
+	for _, l := range orphans {
 		if l.Lane != heal.ControllerLane && c.isOurWorker(l.PID, l.TaskID) {
 			c.log.Warn("killing a worker left by a previous controller", "pid", l.PID, "task_id", l.TaskID, "step", l.StepID)
 			_ = syscall.Kill(-l.PID, syscall.SIGKILL)
 		}
+	}
+}
+
+// fenceOrphansLocked takes over every ACTIVE lease a previous controller
+// left (orphans, whose workers killOrphans killed), the way every
+// takeover is planned (heal.PlanTakeover, as the live succession and
+// `daokit takeover` do), and returns the takeovers for the caller to
+// finish outside the state loop (finishTakeover: the handoff and the
+// records). readBack names, by task and run, the steps whose end the
+// resumed run reads back from their logs (see finishFromLog): their
+// expired leases do not fail them. Called on the state loop.
+func (c *Controller) fenceOrphansLocked(st *loopState, orphans []ledger.Lease, readBack map[[2]string][]string) (takeovers []heal.Takeover) {
+	now := c.now()
+	runs := map[[2]string]bool{}
+	for _, l := range orphans {
 		runs[[2]string{l.TaskID, l.RunID}] = true
 	}
 	for _, key := range slices.SortedFunc(maps.Keys(runs), func(a, b [2]string) int { return cmp.Compare(a[0]+"/"+a[1], b[0]+"/"+b[1]) }) {
-		t, err := heal.PlanTakeover(&c.pipeline, &c.leases, heal.TakeoverSpec{TaskID: key[0], RunID: key[1],
+		t, err := heal.PlanTakeover(&st.pipeline, &st.leases, heal.TakeoverSpec{TaskID: key[0], RunID: key[1],
 			Reason: vocab.ReasonSuccession, Successor: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid},
 			TTL: c.leaseTTL(), ReadBack: readBack[key], NoHandoff: true}, now)
 		if err != nil {
@@ -201,15 +232,15 @@ func (c *Controller) fenceOrphansLocked(readBack map[[2]string][]string) (takeov
 		// The adopted leases only bridge to the resumed run, which takes
 		// out its own; release them now.
 		for _, l := range t.Adopted {
-			_ = heal.Release(&c.leases, l.LeaseToken, now)
+			_ = heal.Release(&st.leases, l.LeaseToken, now)
 		}
-		if c.pipeline.TaskID == key[0] && c.pipeline.RunID == key[1] {
-			c.pipeline.RoleLifecycle = c.pipeline.RoleLifecycle.With(keyGeneration, strconv.Itoa(c.generation))
+		if st.pipeline.TaskID == key[0] && st.pipeline.RunID == key[1] {
+			st.pipeline.RoleLifecycle = st.pipeline.RoleLifecycle.With(keyGeneration, strconv.Itoa(c.generation))
 		}
 		takeovers = append(takeovers, t)
 	}
 	if len(runs) > 0 {
-		c.writeLeasesLocked()
+		c.writeLeasesLocked(st)
 	}
 	return takeovers
 }

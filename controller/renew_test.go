@@ -3,6 +3,7 @@ package controller
 import (
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -33,14 +34,14 @@ func (s *skewedClock) advance(d time.Duration) time.Time {
 func awaitPass(t *testing.T, c *Controller, at time.Time) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) { // polling the controller; the condition decides
-		c.mu.Lock()
 		var last time.Time
-		for _, l := range c.leases.Leases {
-			if c.standing != nil && l.LeaseToken == c.standing.Token() {
-				last, _ = ledger.ParseTime(l.LastHeartbeatAt)
+		c.do(func(st *loopState) {
+			for _, l := range st.leases.Leases {
+				if st.standing != nil && l.LeaseToken == st.standing.Token() {
+					last, _ = ledger.ParseTime(l.LastHeartbeatAt)
+				}
 			}
-		}
-		c.mu.Unlock()
+		})
 		if !last.Before(at.Truncate(time.Microsecond)) {
 			return
 		}
@@ -72,9 +73,8 @@ func TestTakenOverLeasesAreRenewedWhileTheRunWaits(t *testing.T) {
 	h.waitFor("restart_scheduled", func(e ledger.Event) bool {
 		return e.TaskID == ack.TaskID && op(e) == opRunState && e.Payload.String("to") == "restart_scheduled"
 	})
-	c.mu.Lock()
-	held := len(r.successors)
-	c.mu.Unlock()
+	var held int
+	c.do(func(*loopState) { held = len(r.successors) })
 	if held == 0 {
 		t.Fatal("the controller holds no lease for the waiting run after the takeover")
 	}
@@ -83,10 +83,10 @@ func TestTakenOverLeasesAreRenewedWhileTheRunWaits(t *testing.T) {
 		awaitPass(t, c, clock.advance(time.Second))
 	}
 	liveOf := func() (live int) {
-		c.mu.Lock()
-		defer c.mu.Unlock()
+		var leases []ledger.Lease
+		c.do(func(st *loopState) { leases = slices.Clone(st.leases.Leases) })
 		now := clock.now()
-		for _, l := range c.leases.Leases {
+		for _, l := range leases {
 			if l.TaskID != ack.TaskID || l.PID != c.pid {
 				continue
 			}
@@ -119,13 +119,13 @@ func TestTakenOverLeasesAreRenewedWhileTheRunWaits(t *testing.T) {
 			t.Fatalf("%d LEASE_RENEW_FAILED of the waiting run after the jump, want %d", reports, held)
 		}
 	}
-	c.mu.Lock()
-	for _, h := range r.successors {
-		if l := findLease(c.leases, h.Token()); l.Status != ledger.LeaseActive || l.Expired(clock.now()) {
-			t.Errorf("held lease %s is %+v after the jump, want ACTIVE and unexpired", h.Token(), l)
+	c.do(func(st *loopState) {
+		for _, h := range r.successors {
+			if l := findLease(st.leases, h.Token()); l.Status != ledger.LeaseActive || l.Expired(clock.now()) {
+				t.Errorf("held lease %s is %+v after the jump, want ACTIVE and unexpired", h.Token(), l)
+			}
 		}
-	}
-	c.mu.Unlock()
+	})
 }
 
 // findLease returns the register's record of token (zero if none).
@@ -158,9 +158,8 @@ func TestExpiredLeasesReachTheRun(t *testing.T) {
 	c, h := startControllerHarness(t, Options{Root: root, Config: cfg, Now: clock.now})
 	ack := h.forward("hold on")
 	r, _ := runningWorker(t, c)
-	c.mu.Lock()
-	step := r.pipeline.CurrentStep
-	c.mu.Unlock()
+	var step string
+	c.do(func(*loopState) { step = r.pipeline.CurrentStep })
 	oldWorker, oldCtl := leaseTokens(t, c, r)
 	lapsed := map[string]string{oldWorker: "worker", oldCtl: "controller"}
 
@@ -173,13 +172,13 @@ func TestExpiredLeasesReachTheRun(t *testing.T) {
 	}
 	newWorker, newCtl := leaseTokens(t, c, r)
 	held := map[string]bool{newWorker: true, newCtl: true}
-	c.mu.Lock()
 	register := map[string]ledger.Lease{}
-	for _, l := range c.leases.Leases {
-		register[l.LeaseToken] = l
-	}
+	c.do(func(st *loopState) {
+		for _, l := range st.leases.Leases {
+			register[l.LeaseToken] = l
+		}
+	})
 	now := clock.now()
-	c.mu.Unlock()
 	for old, e := range reported {
 		fresh := e.Payload.String("new_token")
 		if e.TaskID != ack.TaskID || e.RunID != ack.RunID || e.StepID != step {
@@ -241,27 +240,30 @@ func TestRenewalFailureKinds(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			now := time.Now()
-			c := &Controller{log: slog.New(slog.DiscardHandler), leases: ledger.NewLeases(now)}
+			c := &Controller{log: slog.New(slog.DiscardHandler)}
+			// The state the loop would own, driven from the test's
+			// goroutine alone.
+			st := &loopState{leases: ledger.NewLeases(now)}
 			spec := heal.LeaseSpec{Lane: "default-lane", TaskID: "T1", RunID: "R1", StepID: "S1",
 				Holder: heal.Holder{ThreadID: "worker-1", PID: 1}, TTL: ttl}
-			h, err := heal.Hold(&c.leases, spec, now)
+			h, err := heal.Hold(&st.leases, spec, now)
 			if err != nil {
 				t.Fatal(err)
 			}
 			old := h.Token()
-			at := tt.lose(&c.leases, old, now)
-			news, failed := c.renewLocked(h, at)
+			at := tt.lose(&st.leases, old, now)
+			news, failed := c.renewLocked(st, h, at)
 			if !failed || news.code != tt.code || news.kind() != tt.kind {
 				t.Fatalf("failed %v code %q kind %d, want failed, code %q kind %d", failed, news.code, news.kind(), tt.code, tt.kind)
 			}
 			if news.old != old || news.fresh != h.Token() || news.step != "S1" || news.lane != "default-lane" {
 				t.Errorf("news %+v, want old %s, fresh %s, step S1, lane default-lane", news, old, h.Token())
 			}
-			fresh := c.leases.Leases[len(c.leases.Leases)-1]
+			fresh := st.leases.Leases[len(st.leases.Leases)-1]
 			if fresh.LeaseToken != news.fresh || fresh.Status != ledger.LeaseActive || fresh.ThreadID != "worker-1" || fresh.StepID != "S1" {
 				t.Errorf("fresh record %+v, want ACTIVE for worker-1 on S1", fresh)
 			}
-			if _, failed := c.renewLocked(h, at.Add(time.Second)); failed {
+			if _, failed := c.renewLocked(st, h, at.Add(time.Second)); failed {
 				t.Errorf("the fresh lease failed to renew")
 			}
 		})
@@ -307,8 +309,8 @@ while [ ! -f ` + left + ` ] || [ ! -f ` + read + ` ]; do sleep 0.01; done; exit 
 	if err := os.WriteFile(read, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	status := func(token string) string {
-		for _, l := range c.leases.Leases {
+	status := func(st *loopState, token string) string {
+		for _, l := range st.leases.Leases {
 			if l.LeaseToken == token {
 				return l.Status
 			}
@@ -316,9 +318,8 @@ while [ ! -f ` + left + ` ] || [ ! -f ` + read + ` ]; do sleep 0.01; done; exit 
 		return ""
 	}
 	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(5 * time.Millisecond) { // polling the controller; the condition decides
-		c.mu.Lock()
-		attempt, ws, cs := r.proc, status(worker), status(ctl)
-		c.mu.Unlock()
+		attempt, ws, cs := proc, "", ""
+		c.do(func(st *loopState) { attempt, ws, cs = r.proc, status(st, worker), status(st, ctl) })
 		if attempt != proc {
 			t.Fatalf("the attempt ended with the worker's lease %s, want it released while the worker's output was still open", ws)
 		}
@@ -344,16 +345,16 @@ while [ ! -f ` + left + ` ] || [ ! -f ` + read + ` ]; do sleep 0.01; done; exit 
 }
 
 // leaseTokens returns the tokens of r's worker and controller leases. A
-// missing lease fails the test after c.mu is released: a test that
-// failed holding it would leave the controller unable to stop.
+// missing lease fails the test outside the state loop: a test that
+// failed inside a request would leave the controller unable to stop.
 func leaseTokens(t *testing.T, c *Controller, r *run) (worker, ctl string) {
 	t.Helper()
-	c.mu.Lock()
-	held := r.lease != nil && r.ctlLease != nil
-	if held {
-		worker, ctl = r.lease.Token(), r.ctlLease.Token()
-	}
-	c.mu.Unlock()
+	held := false
+	c.do(func(*loopState) {
+		if held = r.lease != nil && r.ctlLease != nil; held {
+			worker, ctl = r.lease.Token(), r.ctlLease.Token()
+		}
+	})
 	if !held {
 		t.Fatal("the running attempt holds no worker or controller lease")
 	}

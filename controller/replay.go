@@ -132,11 +132,11 @@ var ledgerOps = []string{ledger.OpCommitDiscarded, ledger.OpWriteConflict, ledge
 // are the successor's now: renewing them would contest the takeover) and
 // is posted to the run, which stops its worker (see takeoverSeen); any
 // other takeover of a run it has is recorded, as is once each run it
-// does not have. It returns the events to record. Called with c.mu held,
+// does not have. It returns the events to record. Called on the state loop,
 // before the pass renews leases.
-func (c *Controller) reactLocked(foreign []ledger.Event) (events []ledger.Event) {
+func (c *Controller) reactLocked(st *loopState, foreign []ledger.Event) (events []ledger.Event) {
 	for _, e := range foreign {
-		r := c.runOfLocked(e.TaskID, e.RunID)
+		r := c.runOfLocked(st, e.TaskID, e.RunID)
 		switch {
 		case e.EventType == ledger.EventLeaseTakeover && r != nil:
 			if ev, ok := c.takeoverLocked(r, e); ok {
@@ -157,8 +157,8 @@ func (c *Controller) reactLocked(foreign []ledger.Event) (events []ledger.Event)
 }
 
 // runOfLocked is this controller's run of task and run, or nil.
-func (c *Controller) runOfLocked(taskID, runID string) *run {
-	for _, r := range c.order {
+func (c *Controller) runOfLocked(st *loopState, taskID, runID string) *run {
+	for _, r := range st.order {
 		if r.pipeline.TaskID == taskID && r.pipeline.RunID == runID {
 			return r
 		}
@@ -227,8 +227,9 @@ func (c *Controller) takeoverSeen(r *run, proc *worker.Process, o observation) {
 
 // recordTakeover records TAKEOVER_SEEN under r's task and run.
 func (c *Controller) recordTakeover(r *run, n takeoverNews, acted bool) {
-	c.mu.Lock()
-	taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
-	c.mu.Unlock()
+	var taskID, runID string
+	c.do(func(*loopState) {
+		taskID, runID = r.pipeline.TaskID, r.pipeline.RunID
+	})
 	c.record(c.takeoverEvent(taskID, runID, n, acted))
 }

@@ -83,46 +83,46 @@ func restoreReview(p *ledger.PipelineState, m *reviewMark) {
 // that. Called before adoptUnfinished, so that an open run stays the
 // current one.
 func (c *Controller) adoptEnded(list []indexEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, en := range list {
-		if en.Final == ledger.StatusDone {
-			c.adoptDoneLocked(en) // index_pr.go
-			continue
-		}
-		r := c.newRun(en.instruction())
-		latest := c.pipeline.TaskID == r.pipeline.TaskID && c.pipeline.RunID == r.pipeline.RunID && isFinal(c.pipeline.Status)
-		if latest {
-			r.pipeline = c.pipeline
-		} else {
-			for _, step := range en.Completed {
-				markStepCompleted(&r.pipeline, step)
+	c.do(func(st *loopState) {
+		for _, en := range list {
+			if en.Final == ledger.StatusDone {
+				c.adoptDoneLocked(st, en) // index_pr.go
+				continue
 			}
-			applyRecords(&r.pipeline, en.Records, en.DoneThrough)
-			restoreFollowUps(&r.pipeline, en.FollowUps)
-			step := en.FinalStep
-			if step == "" {
-				step = r.pipeline.CurrentStep
+			r := c.newRun(en.instruction())
+			latest := st.pipeline.TaskID == r.pipeline.TaskID && st.pipeline.RunID == r.pipeline.RunID && isFinal(st.pipeline.Status)
+			if latest {
+				r.pipeline = st.pipeline
+			} else {
+				for _, step := range en.Completed {
+					markStepCompleted(&r.pipeline, step)
+				}
+				applyRecords(&r.pipeline, en.Records, en.DoneThrough)
+				restoreFollowUps(&r.pipeline, en.FollowUps)
+				step := en.FinalStep
+				if step == "" {
+					step = r.pipeline.CurrentStep
+				}
+				markStepFailed(&r.pipeline, step, en.FinalReason, en.Final == ledger.StatusBlocked)
 			}
-			markStepFailed(&r.pipeline, step, en.FinalReason, en.Final == ledger.StatusBlocked)
+			r.final, r.endReason, r.workerRan = r.pipeline.Status, en.FinalReason, en.Started
+			r.quiet = true
+			// Its last attempt failed: that is what the window shows.
+			r.life = c.newLifecycle(r, r.pipeline.CurrentStep)
+			reason := en.FinalReason
+			if reason == "" {
+				reason = ReasonInterrupted
+			}
+			_ = r.life.To(stateFailed, reason)
+			close(r.done)
+			// Only the run the pipeline file shows (the latest) becomes the
+			// current one: a bare /retry must not revive an older run.
+			st.order = append(st.order, r)
+			if latest {
+				st.current = r
+			}
 		}
-		r.final, r.endReason, r.workerRan = r.pipeline.Status, en.FinalReason, en.Started
-		r.quiet = true
-		// Its last attempt failed: that is what the window shows.
-		r.life = c.newLifecycle(r, r.pipeline.CurrentStep)
-		reason := en.FinalReason
-		if reason == "" {
-			reason = ReasonInterrupted
-		}
-		_ = r.life.To(stateFailed, reason)
-		close(r.done)
-		// Only the run the pipeline file shows (the latest) becomes the
-		// current one: a bare /retry must not revive an older run.
-		c.order = append(c.order, r)
-		if latest {
-			c.current = r
-		}
-	}
+	})
 }
 
 // sendToReview puts back under review the change of a step that

@@ -42,7 +42,7 @@ type verdict struct {
 }
 
 // reviewPending reports whether step waits for a person's verdict (also
-// after a controller restart). Called with c.mu held.
+// after a controller restart). Called on the state loop.
 func reviewPending(p *ledger.PipelineState, step string) bool {
 	return p.RoleLifecycle.Get("step:"+step) == stepReviewPending || p.RoleLifecycle.Get(keyReview+runTreeKey) == stepReviewPending
 }
@@ -70,34 +70,35 @@ func markReview(p *ledger.PipelineState, step, key string) {
 // key is the worktree's key: the step itself, or runTreeKey for a run
 // whose steps share one worktree (step is then where the route stands).
 func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) (outcome, string) {
-	c.mu.Lock()
 	p := &r.pipeline
-	tree := r.tree
+	var tree *stepTree
+	c.do(func(*loopState) {
+		if tree = r.tree; tree == nil {
+			tree, _ = recordedTree(p, key)
+		}
+	})
 	if tree == nil {
-		tree, _ = recordedTree(p, key)
-	}
-	if tree == nil {
-		c.mu.Unlock()
 		c.stepFailed(r, step, LaneOfStep(p, step), ReasonWorktree, ledger.ObjectOf("error", "no worktree recorded for the step"))
 		return outcomeFailed, ReasonWorktree
 	}
-	c.mu.Unlock()
 	if c.unchanged(ctx, r, step, key, tree) {
 		return outcomeDone, ""
 	}
-	c.mu.Lock()
-	markReview(p, step, key)
-	review := r.review // made at restore when a verdict may come first
-	if review == nil {
-		review = make(chan verdict, 1)
-		r.review = review
-	}
-	taskID, runID := p.TaskID, p.RunID
-	c.mu.Unlock()
+	var review chan verdict
+	var taskID, runID string
+	c.do(func(*loopState) {
+		markReview(p, step, key)
+		review = r.review // made at restore when a verdict may come first
+		if review == nil {
+			review = make(chan verdict, 1)
+			r.review = review
+		}
+		taskID, runID = p.TaskID, p.RunID
+	})
 	defer func() {
-		c.mu.Lock()
-		r.review = nil
-		c.mu.Unlock()
+		c.do(func(*loopState) {
+			r.review = nil
+		})
 	}()
 	// The pipeline first: whoever reads REVIEW_PENDING finds it in ACCEPT.
 	c.persist(r)
@@ -125,14 +126,16 @@ func (c *Controller) awaitReview(ctx context.Context, r *run, step, key string) 
 // rejected records ACCEPTANCE_FAILED with the person's reason; the branch
 // and its worktree stay, and the reason goes to the step's next attempt.
 func (c *Controller) rejected(r *run, step, key string, tree *stepTree, reason string) (outcome, string) {
-	c.mu.Lock()
-	p := &r.pipeline
-	note := reason
-	if note == "" {
-		note = "-"
-	}
-	p.RoleLifecycle = p.RoleLifecycle.With(keyRejected+key, note).Without(keyReview + key)
-	c.mu.Unlock()
+	var p *ledger.PipelineState
+	var note string
+	c.do(func(*loopState) {
+		p = &r.pipeline
+		note = reason
+		if note == "" {
+			note = "-"
+		}
+		p.RoleLifecycle = p.RoleLifecycle.With(keyRejected+key, note).Without(keyReview + key)
+	})
 	c.record(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptanceFailed, ledger.SeverityWarn,
 		"reason_code", ReasonRejected, "reason", reason, "branch", tree.wt.Branch, "path", tree.wt.Path, "kept", true))
 	return outcomeFailed, ReasonRejected
@@ -143,15 +146,19 @@ func (c *Controller) rejected(r *run, step, key string, tree *stepTree, reason s
 // "pr" (see acceptedPR). ok is false when nothing was delivered: the
 // refusal is recorded and the step goes on waiting.
 func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tree *stepTree) (outcome, string, bool) {
-	c.mu.Lock()
-	p := r.pipeline
-	summary, instruction := reviewSummary(r, step), r.in.Text
-	asPR := c.deliversPR(&r.pipeline, step, key)
-	body := ""
-	if asPR {
-		body = prBody(c.loc, &r.pipeline, instruction, step)
-	}
-	c.mu.Unlock()
+	var p ledger.PipelineState
+	var summary, instruction string
+	var asPR bool
+	var body string
+	c.do(func(*loopState) {
+		p = r.pipeline
+		summary, instruction = reviewSummary(r, step), r.in.Text
+		asPR = c.deliversPR(&r.pipeline, step, key)
+		body = ""
+		if asPR {
+			body = prBody(c.loc, &r.pipeline, instruction, step)
+		}
+	})
 	message := commitMessage(p, instruction, step, summary)
 	if asPR {
 		return c.acceptedPR(ctx, r, step, key, tree, message, prTitle(p, instruction, step), body)
@@ -166,9 +173,9 @@ func (c *Controller) accepted(ctx context.Context, r *run, step, key string, tre
 		"criteria", []string{"the person accepted the change", "it merged into " + w.BaseBranch + " without conflict"},
 		"branch", w.Branch, "base_branch", w.BaseBranch, "commit", d.Commit, "fast_forward", d.FastForward, "already", d.Already,
 		"committed", d.Committed, "tip", d.Tip, "detached", d.Detached))
-	c.mu.Lock()
-	r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected + key).Without(keyReview + key)
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.Without(keyRejected + key).Without(keyReview + key)
+	})
 	c.cleanTree(ctx, r, step, tree)
 	return outcomeDone, "", true
 }
@@ -255,8 +262,7 @@ func mergeMode(m string) gitwork.MergeMode {
 	return gitwork.MergeMode(m)
 }
 
-// deliver hands a verdict to the run waiting for it. Called with c.mu
-// held; checkControl made sure a review is pending.
+// deliver hands a verdict to the run waiting for it. Called on the state loop; checkControl made sure a review is pending.
 func (r *run) deliver(v verdict) {
 	select {
 	case r.review <- v:

@@ -26,9 +26,10 @@ const criterionNoChange = "the step's worktree holds no change against its base"
 // A step already marked (a successor resuming after the mark was
 // written) completes again without a second record.
 func (c *Controller) unchanged(ctx context.Context, r *run, step, key string, tree *stepTree) bool {
-	c.mu.Lock()
-	marked := slices.Contains(workflow.ProgressOf(r.pipeline.RoleLifecycle.Get).NoChange, step)
-	c.mu.Unlock()
+	var marked bool
+	c.do(func(*loopState) {
+		marked = slices.Contains(workflow.ProgressOf(r.pipeline.RoleLifecycle.Get).NoChange, step)
+	})
 	if marked {
 		c.settleNoChange(r, step, key)
 		return true
@@ -44,9 +45,10 @@ func (c *Controller) unchanged(ctx context.Context, r *run, step, key string, tr
 	// The mark first, on disk: a successor that finds it never records
 	// the acceptance twice, nor asks about a worktree already removed.
 	c.persist(r)
-	c.mu.Lock()
-	p := r.pipeline
-	c.mu.Unlock()
+	var p ledger.PipelineState
+	c.do(func(*loopState) {
+		p = r.pipeline
+	})
 	w := tree.wt
 	c.recordWritten(c.events.typed(p.TaskID, p.RunID, step, ledger.EventAcceptancePassed, ledger.SeverityInfo,
 		"criteria", []string{criterionNoChange}, "criterion", CriterionNoChange, "no_change", true, "key", key,
@@ -59,19 +61,19 @@ func (c *Controller) unchanged(ctx context.Context, r *run, step, key string, tr
 // review that was pending for key (restored after a restart). Its
 // state is completed, as that of a step whose change was accepted.
 func (c *Controller) settleNoChange(r *run, step, key string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	p := &r.pipeline
-	lc := p.RoleLifecycle
-	if steps := workflow.ProgressOf(lc.Get).NoChange; !slices.Contains(steps, step) {
-		lc = lc.With(workflow.KeyNoChange, strings.Join(append(steps, step), ","))
-	}
-	if lc.Get("step:"+step) == stepReviewPending {
-		lc = lc.With("step:"+step, stepCompleted)
-	}
-	p.RoleLifecycle = lc.Without(keyReview+key).Without(keyRejected+key).
-		With("route:last_node", "accept").With("route:last_reason", "no_change")
-	if p.Status == ledger.StatusAccept {
-		p.Status = ledger.StatusExecute
-	}
+	c.do(func(*loopState) {
+		p := &r.pipeline
+		lc := p.RoleLifecycle
+		if steps := workflow.ProgressOf(lc.Get).NoChange; !slices.Contains(steps, step) {
+			lc = lc.With(workflow.KeyNoChange, strings.Join(append(steps, step), ","))
+		}
+		if lc.Get("step:"+step) == stepReviewPending {
+			lc = lc.With("step:"+step, stepCompleted)
+		}
+		p.RoleLifecycle = lc.Without(keyReview+key).Without(keyRejected+key).
+			With("route:last_node", "accept").With("route:last_reason", "no_change")
+		if p.Status == ledger.StatusAccept {
+			p.Status = ledger.StatusExecute
+		}
+	})
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // run is one instruction's run: its pipeline, and the worker of the step
-// in progress. Every field is guarded by the Controller's mutex, except
-// where its comment says otherwise.
+// in progress. Every field belongs to the controller's state loop
+// (loop.go): it is read and written inside the loop's requests only,
+// except where its comment says otherwise.
 type run struct {
 	in       instruction
 	pipeline ledger.PipelineState
@@ -107,6 +108,10 @@ type run struct {
 }
 
 func (r *run) finished() bool { return r.final != "" }
+
+// pipelineOf returns r's pipeline, for a change made on the state loop
+// (see finishTakeover).
+func (r *run) pipelineOf(*loopState) *ledger.PipelineState { return &r.pipeline }
 
 // runState returns the attempt's state and the reason of its last change.
 func (r *run) runState() (state, reason string) {

@@ -245,26 +245,13 @@ type laneEffects struct {
 }
 
 // laneSlots is the scheduler as the controller's runs call it: owned by
-// the state loop, asked through requests.
+// the controller's state loop (loopState.lanes), asked through requests.
 type laneSlots struct {
-	loop   *stateLoop
-	limits map[string]int
+	loop *stateLoop
 	// apply carries out a request's effects on queued runs (the
 	// controller's startQueued); nil in tests of the lanes alone.
 	apply func(laneEffects)
 }
-
-// newLaneSlots returns the lanes with the given slots; start runs their
-// loop.
-func newLaneSlots(limits map[string]int) *laneSlots {
-	return &laneSlots{loop: newStateLoop(), limits: limits}
-}
-
-// start runs the loop that owns the lanes until stop.
-func (l *laneSlots) start() { l.loop.start(&loopState{lanes: newLaneScheduler(l.limits)}) }
-
-// stop ends the loop; the lanes' state goes with it.
-func (l *laneSlots) stop() { l.loop.stop() }
 
 // do runs f on the loop and carries out what it did to queued runs.
 func (l *laneSlots) do(f func(s *laneScheduler)) bool {

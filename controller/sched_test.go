@@ -125,9 +125,9 @@ func TestCancelWhileWaiting(t *testing.T) {
 
 // startedSlots returns lanes whose loop runs until the test ends.
 func startedSlots(t *testing.T, limits map[string]int) *laneSlots {
-	l := newLaneSlots(limits)
-	l.start()
-	t.Cleanup(l.stop)
+	l := &laneSlots{loop: newStateLoop()}
+	l.loop.start(&loopState{lanes: newLaneScheduler(limits)})
+	t.Cleanup(l.loop.stop)
 	return l
 }
 

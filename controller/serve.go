@@ -52,6 +52,10 @@ func Run(ctx context.Context, opts Options) error {
 	if err != nil {
 		return err
 	}
+	// Deferred first, so run last: after the journal's and the store's
+	// close, once serve waited for every run, the liveness loop, the
+	// relay's handlers and the Leads.
+	defer c.close()
 	defer c.store.Close()
 	defer c.journal.close()
 	if lead != nil {
@@ -101,12 +105,14 @@ func open(opts Options) (*Controller, error) {
 		events:   eventFactory{now: opts.Now},
 		pid:      os.Getpid(),
 		procs:    proc.NewScope(opts.Root),
-		slots:    newLaneSlots(opts.Config.ConcurrencyLimits()),
+		state:    newStateLoop(),
 		fenced:   fenced,
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
 		docKick:  make(chan struct{}, 1),
 	}
-	if err := c.loadLedger(); err != nil {
+	c.slots = &laneSlots{loop: c.state, apply: c.applyLanes}
+	st := &loopState{lanes: newLaneScheduler(opts.Config.ConcurrencyLimits())}
+	if err := c.loadLedger(st); err != nil {
 		store.Close()
 		c.log.Error("refusing to start", "err", err)
 		return nil, err
@@ -127,21 +133,28 @@ func open(opts Options) (*Controller, error) {
 	// what is appended from here on (see replaySignal).
 	c.replay = newReplaySignal(store.Layout().Events(), store.EventsSize())
 	c.journal.own = &c.replay.own
+	// Before anything can ask it; Run stops it last (close).
+	c.state.start(st)
 	return c, nil
 }
+
+// close stops the state loop: the last thing a controller does, once
+// nothing that could ask the loop runs any more (see Run).
+func (c *Controller) close() { c.state.stop() }
 
 // loadLedger reads the state the previous controller left. A pipeline
 // that exists but cannot be read stops the start (seed 004's fail-closed
 // rule): it is left byte for byte for a person to fix or move, rather
 // than replaced by a fresh one that would hide the run it held. A lease
 // register that cannot be read is logged and replaced on the next write.
-func (c *Controller) loadLedger() error {
+// It fills st, the state loop's state before the loop starts.
+func (c *Controller) loadLedger(st *loopState) error {
 	snap := ledger.LoadSnapshot(c.opts.Root)
 	now := c.now()
-	c.pipeline, c.leases, c.hb = ledger.NewPipelineState(now), ledger.NewLeases(now), ledger.NewHeartbeatStatus(now)
+	st.pipeline, st.leases, st.hb = ledger.NewPipelineState(now), ledger.NewLeases(now), ledger.NewHeartbeatStatus(now)
 	switch {
 	case snap.Pipeline.OK():
-		c.pipeline = snap.Pipeline.Value
+		st.pipeline = snap.Pipeline.Value
 	case !errors.Is(snap.Pipeline.Err, ledger.ErrMissing):
 		err := snap.Pipeline.Err
 		var fe *ledger.FileError
@@ -151,14 +164,14 @@ func (c *Controller) loadLedger() error {
 		return &StateUnreadableError{File: ledger.Layout{Root: c.opts.Root}.Pipeline(), Err: err}
 	}
 	if snap.Leases.OK() {
-		c.leases = snap.Leases.Value
+		st.leases = snap.Leases.Value
 	} else if !errors.Is(snap.Leases.Err, ledger.ErrMissing) {
 		c.log.Warn("lease register unreadable; starting fresh", "err", snap.Leases.Err)
 	}
 	if snap.Heartbeat.OK() {
-		c.hb = snap.Heartbeat.Value
+		st.hb = snap.Heartbeat.Value
 	}
-	c.generation = generation(&c.pipeline) + 1
+	c.generation = generation(&st.pipeline) + 1
 	return nil
 }
 
@@ -178,11 +191,6 @@ func (c *Controller) serve(ctx context.Context) error {
 		return fmt.Errorf("controller: %w", err)
 	}
 	c.server = srv
-	// The lanes' loop outlives every run: it stops after shutdown waited
-	// for them.
-	c.slots.apply = c.applyLanes
-	c.slots.start()
-	defer c.slots.stop()
 	c.runCtx, c.stopAll = context.WithCancel(proc.WithScope(context.Background(), c.procs))
 	defer c.stopAll()
 	// Before the start is announced, so that they hear it; shutdown
@@ -203,10 +211,11 @@ func (c *Controller) serve(ctx context.Context) error {
 	c.sweepOrphans()
 	c.adoptEnded(c.index.endedEntries())
 	unfinished := c.adoptUnfinished(c.recover())
-	c.mu.Lock()
-	pruned := c.pruneLeasesLocked()
-	c.holdStandingLeaseLocked()
-	c.mu.Unlock()
+	var pruned int
+	c.do(func(st *loopState) {
+		pruned = c.pruneLeasesLocked(st)
+		c.holdStandingLeaseLocked(st)
+	})
 	if pruned > 0 {
 		e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, opLeasesPruned,
 			"removed", pruned, "kept_finished", keptFinishedLeases)
@@ -291,30 +300,29 @@ func (c *Controller) loop(ctx context.Context) error {
 
 // busy reports whether any run is still in progress.
 func (c *Controller) busy() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, r := range c.order {
-		if !r.finished() {
-			return true
+	busy := false
+	c.do(func(st *loopState) {
+		for _, r := range st.order {
+			busy = busy || !r.finished()
 		}
-	}
-	return false
+	})
+	return busy
 }
 
 // shutdown stops every worker and waits for the runs to wind down. Runs
 // interrupted this way record no terminal state: the next controller
 // finds them unfinished and resumes them.
 func (c *Controller) shutdown() {
-	c.mu.Lock()
-	c.stopping = true
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		st.stopping = true
+	})
 	c.stopAll()
 	c.runs.Wait()
-	c.mu.Lock()
-	if c.standing != nil && c.standing.Release(&c.leases, c.now()) == nil {
-		c.writeLeasesLocked()
-	}
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		if st.standing != nil && st.standing.Release(&st.leases, c.now()) == nil {
+			c.writeLeasesLocked(st)
+		}
+	})
 	c.flushDocs()
 	e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, opControllerStopped, "pid", c.pid, "generation", c.generation)
 	if err := c.journal.append(e); err != nil {

@@ -77,20 +77,24 @@ func (c *Controller) recordResume(r *run, step, lane string, rc resumeChoice) {
 // it belongs to, as soon as the worker reports it: the pipeline goes to
 // the document writer at once, without holding up the worker's output.
 func (c *Controller) bindSession(r *run, step, lane, handle string) {
-	c.mu.Lock()
-	p := &r.pipeline
-	lc := p.RoleLifecycle
-	if lc.Get(keySession+lane) == handle && lc.Get(keySessionStep+lane) == step && lc.Get(keySessionDir+lane) == r.dir {
-		c.mu.Unlock()
-		return
+	var dir, worktree, taskID, runID string
+	bound := false
+	c.do(func(*loopState) {
+		p := &r.pipeline
+		lc := p.RoleLifecycle
+		if bound = lc.Get(keySession+lane) == handle && lc.Get(keySessionStep+lane) == step && lc.Get(keySessionDir+lane) == r.dir; bound {
+			return
+		}
+		dir = r.dir
+		if r.tree != nil {
+			worktree = r.tree.wt.Path
+		}
+		p.RoleLifecycle = lc.With(keySession+lane, handle).With(keySessionStep+lane, step).With(keySessionDir+lane, dir)
+		taskID, runID = p.TaskID, p.RunID
+	})
+	if bound {
+		return // bound already
 	}
-	dir, worktree := r.dir, ""
-	if r.tree != nil {
-		worktree = r.tree.wt.Path
-	}
-	p.RoleLifecycle = lc.With(keySession+lane, handle).With(keySessionStep+lane, step).With(keySessionDir+lane, dir)
-	taskID, runID := p.TaskID, p.RunID
-	c.mu.Unlock()
 	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, opSessionBound,
 		"session_id", handle, "lane", lane, "dir", dir, "worktree", worktree))
 	c.persistSoon(r)

@@ -31,9 +31,9 @@ const (
 func standingRun(generation int) string { return "generation-" + strconv.Itoa(generation) }
 
 // holdStandingLeaseLocked registers this controller's standing lease.
-// Called with c.mu held.
-func (c *Controller) holdStandingLeaseLocked() {
-	h, err := heal.Hold(&c.leases, heal.LeaseSpec{
+// Called on the state loop.
+func (c *Controller) holdStandingLeaseLocked(st *loopState) {
+	h, err := heal.Hold(&st.leases, heal.LeaseSpec{
 		Lane: heal.ControllerLane, TaskID: standingTask, RunID: standingRun(c.generation), StepID: standingStep,
 		Holder: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: c.leaseTTL(),
 	}, c.now())
@@ -41,14 +41,14 @@ func (c *Controller) holdStandingLeaseLocked() {
 		c.log.Error("standing lease", "err", err)
 		return
 	}
-	c.standing = h
-	c.writeLeasesLocked()
+	st.standing = h
+	c.writeLeasesLocked(st)
 }
 
 // pruneLeasesLocked drops the oldest finished leases beyond
-// keptFinishedLeases and reports how many went. Called with c.mu held.
-func (c *Controller) pruneLeasesLocked() int {
-	return heal.PruneFinished(&c.leases, keptFinishedLeases)
+// keptFinishedLeases and reports how many went. Called on the state loop.
+func (c *Controller) pruneLeasesLocked(st *loopState) int {
+	return heal.PruneFinished(&st.leases, keptFinishedLeases)
 }
 
 // HolderAnswersError is returned by Run when the controller holding the

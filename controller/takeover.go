@@ -16,45 +16,51 @@ import (
 // the reason, and a handoff package is written and applied so that the
 // next attempt resumes from it.
 func (c *Controller) takeOver(r *run, step string, reason vocab.Reason) {
-	c.mu.Lock()
-	now := c.now()
-	t, err := heal.PlanTakeover(&r.pipeline, &c.leases, heal.TakeoverSpec{
-		TaskID: r.pipeline.TaskID, RunID: r.pipeline.RunID, Step: step, Reason: reason,
-		Successor: heal.Holder{ThreadID: "takeover-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: c.leaseTTL(),
-		Keep: heal.KeepSet{LatestInstruction: r.in.Text},
-	}, now)
+	var t heal.Takeover
+	var err error
+	c.do(func(st *loopState) {
+		now := c.now()
+		t, err = heal.PlanTakeover(&r.pipeline, &st.leases, heal.TakeoverSpec{
+			TaskID: r.pipeline.TaskID, RunID: r.pipeline.RunID, Step: step, Reason: reason,
+			Successor: heal.Holder{ThreadID: "takeover-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: c.leaseTTL(),
+			Keep: heal.KeepSet{LatestInstruction: r.in.Text},
+		}, now)
+		if err != nil {
+			return
+		}
+		r.lease, r.ctlLease, r.proc = nil, nil, nil
+		for _, l := range t.Adopted {
+			r.successors = append(r.successors, heal.Adopt(l, c.leaseTTL(), now))
+		}
+		c.writeLeasesLocked(st)
+	})
 	if err != nil {
-		c.mu.Unlock()
 		c.log.Error("take over", "step", step, "err", err)
 		return
 	}
-	r.lease, r.ctlLease, r.proc = nil, nil, nil
-	for _, l := range t.Adopted {
-		r.successors = append(r.successors, heal.Adopt(l, c.leaseTTL(), now))
-	}
-	c.writeLeasesLocked()
-	c.mu.Unlock()
-	c.finishTakeover(&r.pipeline, &t)
+	c.finishTakeover(r.pipelineOf, &t)
 	c.persist(r)
 }
 
-// finishTakeover completes a takeover PlanTakeover decided on p and
-// the controller's register: it writes the handoff package (outside
-// c.mu: no acknowledgement waits for a takeover's disk), applies it to
-// p, writes the register and records the takeover's events. The caller
-// then writes p, after the events as every pipeline write comes after
-// the log's: p is r's own pipeline for the controller's own takeovers
+// finishTakeover completes a takeover PlanTakeover decided on the
+// pipeline pipeline picks and the controller's register: it writes the
+// handoff package (outside the state loop: no acknowledgement waits for
+// a takeover's disk), applies it to the pipeline, writes the register
+// and records the takeover's events. The caller then writes the
+// pipeline, after the events as every pipeline write comes after the
+// log's: it is r's own pipeline for the controller's own takeovers
 // (persist), a copy for a person's (operateTakeover), and the pipeline
 // the previous controller left for a start-up succession (recover).
-// Either way it is changed under c.mu only.
-func (c *Controller) finishTakeover(p *ledger.PipelineState, t *heal.Takeover) {
+// Either way it is changed on the state loop only, where pipeline is
+// called.
+func (c *Controller) finishTakeover(pipeline func(*loopState) *ledger.PipelineState, t *heal.Takeover) {
 	var written error
 	if pkg, ok := t.Handoff(); ok {
 		written = c.store.WriteHandoff(pkg)
 	}
-	c.mu.Lock()
-	t.ApplyHandoff(p, written)
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		t.ApplyHandoff(pipeline(st), written)
+	})
 	c.flushDocs()
 	if err := t.HandoffErr(); err != nil {
 		c.log.Error("handoff after takeover", "task_id", t.Spec.TaskID, "step", t.Spec.Step, "err", err)
@@ -65,11 +71,11 @@ func (c *Controller) finishTakeover(p *ledger.PipelineState, t *heal.Takeover) {
 }
 
 // releaseSuccessors ends the leases the controller held for r between a
-// takeover and the replacement worker's start. Called with c.mu held.
-func (c *Controller) releaseSuccessorsLocked(r *run) {
+// takeover and the replacement worker's start. Called on the state loop.
+func (c *Controller) releaseSuccessorsLocked(st *loopState, r *run) {
 	now := c.now()
 	for _, h := range r.successors {
-		if err := h.Release(&c.leases, now); err != nil {
+		if err := h.Release(&st.leases, now); err != nil {
 			c.log.Warn("release a lease held since a takeover", "token", h.Token(), "err", err)
 		}
 	}

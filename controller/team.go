@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -49,12 +48,18 @@ func leadLane(role string) string { return "lead-" + role }
 type teamSup struct {
 	wf        *team.Workflow
 	statusDir string
-	leads     []*leadProc // by role name; guarded by c.mu
+	leads     []*leadProc // by role name
 	follow    context.CancelFunc
 	wg        sync.WaitGroup
 }
 
-// leadProc is one role's Lead process and its supervision state.
+// leadProc is one role's Lead process and its supervision state. It
+// belongs to the goroutine that supervises the Leads: serve's, which
+// starts them (startTeam) and stops them (stopTeam), and the liveness
+// loop's in between (superviseTeam). Its lease (held) is a record of
+// the state loop's register, which only a request changes; the status
+// files and the processes are read, written and signalled outside the
+// state loop.
 type leadProc struct {
 	role      string
 	cmd       *exec.Cmd
@@ -96,11 +101,11 @@ func (c *Controller) startTeam() {
 	for _, role := range wf.Names {
 		s.leads = append(s.leads, &leadProc{role: role})
 	}
-	c.mu.Lock()
-	c.team = s
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		st.team = s
+	})
 	for _, lp := range s.leads {
-		c.startLead(lp)
+		c.startLead(s, lp)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s.follow = cancel
@@ -121,16 +126,14 @@ func (c *Controller) recordTeam(events ...ledger.Event) {
 }
 
 // startLead starts role's Lead and takes out its lease.
-func (c *Controller) startLead(lp *leadProc) {
+func (c *Controller) startLead(s *teamSup, lp *leadProc) {
 	cmd := exec.Command(c.opts.Self, "lead", "--role", lp.role, "--root", c.opts.Root)
 	cmd.Env = append(os.Environ(), "DAOKIT_ROOT="+c.opts.Root, "DAOKIT_TASK_ID="+teamTask, "DAOKIT_LANG="+c.opts.Lang)
 	cmd.SysProcAttr = leadSysProcAttr()
 	// The Lead's stderr goes to a file of its own, emptied at each start:
 	// its last line is the error of a Lead that dies without an Exit
 	// record of its own (see leadExit).
-	c.mu.Lock()
-	statusDir := c.team.statusDir
-	c.mu.Unlock()
+	statusDir := s.statusDir
 	if err := os.MkdirAll(statusDir, 0o755); err == nil {
 		if f, err := os.Create(roster.StderrPath(statusDir, lp.role)); err == nil {
 			cmd.Stderr = f
@@ -149,10 +152,7 @@ func (c *Controller) startLead(lp *leadProc) {
 			Restarts: lp.restarts.Count()})
 		c.recordTeam(c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityError, opLeadExited,
 			"role", lp.role, "reason_code", roster.ExitStartFailed, "error", err.Error()))
-		c.mu.Lock()
-		limit := c.scheduleRestartLocked(lp, now)
-		c.mu.Unlock()
-		c.recordTeam(limit...)
+		c.recordTeam(c.scheduleRestart(lp, now)...)
 		return
 	}
 	done := make(chan struct{})
@@ -165,24 +165,24 @@ func (c *Controller) startLead(lp *leadProc) {
 		tree.Release()
 		close(done)
 	}()
-	c.mu.Lock()
 	lp.tree = tree
 	lp.cmd, lp.done, lp.started, lp.restartAt, lp.health, lp.hung = cmd, done, now, time.Time{}, heal.HealthActive, false
-	h, err := heal.Hold(&c.leases, heal.LeaseSpec{Lane: leadLane(lp.role), TaskID: teamTask, RunID: leadLane(lp.role), StepID: lp.role,
-		Holder: heal.Holder{ThreadID: leadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
-	if err == nil {
-		lp.held = h
-		c.writeLeasesLocked()
-	}
-	c.mu.Unlock()
+	c.do(func(st *loopState) {
+		h, err := heal.Hold(&st.leases, heal.LeaseSpec{Lane: leadLane(lp.role), TaskID: teamTask, RunID: leadLane(lp.role), StepID: lp.role,
+			Holder: heal.Holder{ThreadID: leadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
+		if err == nil {
+			lp.held = h
+			c.writeLeasesLocked(st)
+		}
+	})
 	c.recordTeam(c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityInfo, opLeadStarted,
 		"role", lp.role, "pid", cmd.Process.Pid))
 	c.flushDocs()
 }
 
-// scheduleRestartLocked plans the next start of a Lead that ended, with
+// scheduleRestart plans the next start of a Lead that ended, with
 // backoff, or gives up once the restart policy's bound is reached.
-func (c *Controller) scheduleRestartLocked(lp *leadProc, now time.Time) []ledger.Event {
+func (c *Controller) scheduleRestart(lp *leadProc, now time.Time) []ledger.Event {
 	delay, ok := lp.restarts.Next(c.restartPolicy(), now, nil)
 	if !ok {
 		lp.gaveUp = true
@@ -196,16 +196,14 @@ func (c *Controller) scheduleRestartLocked(lp *leadProc, now time.Time) []ledger
 // superviseTeam is the Leads' share of a liveness pass: notice exits,
 // judge heartbeats, renew leases and start what is due.
 func (c *Controller) superviseTeam() {
-	c.mu.Lock()
-	s := c.team
-	c.mu.Unlock()
+	s := c.teamOf()
 	if s == nil {
 		return
 	}
 	now := c.now()
 	var due []*leadProc
 	var events []ledger.Event
-	c.mu.Lock()
+	var released, renewed []*heal.Held
 	for _, lp := range s.leads {
 		switch {
 		case lp.cmd != nil && exited(lp.done):
@@ -215,22 +213,21 @@ func (c *Controller) superviseTeam() {
 				"role", lp.role, "pid", lp.cmd.Process.Pid, "exit_code", code, "health", lp.health,
 				"reason_code", ex.Reason, "error", ex.Detail))
 			if lp.held != nil {
-				_ = lp.held.Release(&c.leases, now)
+				released = append(released, lp.held)
 				lp.held = nil
-				c.writeLeasesLocked()
 			}
 			lp.cmd = nil
 			lp.outboxRefused = strings.HasPrefix(ex.Reason, "OUTBOX_")
-			restart := c.scheduleRestartLocked(lp, now)
+			restart := c.scheduleRestart(lp, now)
 			if lp.gaveUp {
 				ex.GaveUp = true
 			}
 			_ = roster.WriteExit(s.statusDir, ex)
 			events = append(events, restart...)
 		case lp.cmd != nil:
-			c.judgeLeadLocked(s, lp, now, &events)
-			if lp.held != nil && lp.held.Renew(&c.leases, now) == nil {
-				c.writeLeasesLocked()
+			c.judgeLead(s, lp, now, &events)
+			if lp.held != nil {
+				renewed = append(renewed, lp.held)
 			}
 		case !lp.gaveUp && !lp.restartAt.IsZero() && !now.Before(lp.restartAt):
 			due = append(due, lp)
@@ -240,12 +237,40 @@ func (c *Controller) superviseTeam() {
 			due = append(due, lp)
 		}
 	}
-	c.mu.Unlock()
+	c.leadLeases(released, renewed, now)
 	c.recordTeam(events...)
 	for _, lp := range due {
-		c.startLead(lp)
+		c.startLead(s, lp)
 	}
 	c.flushDocs()
+}
+
+// teamOf returns the Leads' supervision, nil without a team.
+func (c *Controller) teamOf() (s *teamSup) {
+	c.do(func(st *loopState) { s = st.team })
+	return s
+}
+
+// leadLeases releases and renews the Leads' leases in the register, in
+// one request: what a supervision pass decided about them outside the
+// state loop.
+func (c *Controller) leadLeases(released, renewed []*heal.Held, now time.Time) {
+	if len(released) == 0 && len(renewed) == 0 {
+		return
+	}
+	c.do(func(st *loopState) {
+		changed := false
+		for _, h := range released {
+			_ = h.Release(&st.leases, now)
+			changed = true
+		}
+		for _, h := range renewed {
+			changed = h.Renew(&st.leases, now) == nil || changed
+		}
+		if changed {
+			c.writeLeasesLocked(st)
+		}
+	})
 }
 
 func exited(done chan struct{}) bool {
@@ -257,10 +282,10 @@ func exited(done chan struct{}) bool {
 	}
 }
 
-// judgeLeadLocked reads the Lead's status file, its heartbeat: silent
+// judgeLead reads the Lead's status file, its heartbeat: silent
 // past warning_after is WARNING (observed), past stale_after STALE: the
 // Lead is killed and, like any exit, restarted with backoff.
-func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, events *[]ledger.Event) {
+func (c *Controller) judgeLead(s *teamSup, lp *leadProc, now time.Time, events *[]ledger.Event) {
 	last := lp.started
 	if st, err := roster.ReadStatus(s.statusDir, lp.role); err == nil && st.PID == lp.cmd.Process.Pid && st.Time.After(last) {
 		last = st.Time
@@ -293,19 +318,14 @@ func (c *Controller) judgeLeadLocked(s *teamSup, lp *leadProc, now time.Time, ev
 // outbox follower; it waits for the Leads to exit, killing any that take
 // longer than the stop grace.
 func (c *Controller) stopTeam() {
-	c.mu.Lock()
-	s := c.team
-	c.mu.Unlock()
+	s := c.teamOf()
 	if s == nil {
 		return
 	}
 	s.follow()
 	s.wg.Wait()
 	now := c.now()
-	c.mu.Lock()
-	leads := slices.Clone(s.leads)
-	c.mu.Unlock()
-	for _, lp := range leads {
+	for _, lp := range s.leads {
 		if lp.cmd == nil {
 			continue
 		}
@@ -318,10 +338,8 @@ func (c *Controller) stopTeam() {
 			<-lp.done
 		}
 		t.Stop()
-		c.mu.Lock()
 		if lp.held != nil {
-			_ = lp.held.Release(&c.leases, now)
-			c.writeLeasesLocked()
+			c.leadLeases([]*heal.Held{lp.held}, nil, now)
 		}
 		ex := c.leadExit(s, lp, now)
 		if ex.Reason == roster.ExitSignal || ex.Reason == roster.ExitNonzero || ex.Reason == roster.ExitStopped {
@@ -329,7 +347,6 @@ func (c *Controller) stopTeam() {
 			ex.Reason, ex.Detail, ex.Signal = roster.ExitStopped, "", ""
 		}
 		_ = roster.WriteExit(s.statusDir, ex)
-		c.mu.Unlock()
 	}
 }
 
@@ -390,9 +407,7 @@ const leadStopGrace = 5 * time.Second
 // teamActive reports whether Leads run (a resident team keeps the
 // controller from its idle exit).
 func (c *Controller) teamActive() bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.team != nil
+	return c.teamOf() != nil
 }
 
 // followOutbox mirrors the outbox's new events into the ledger as

@@ -113,21 +113,24 @@ func parseThreadUsage(v string) (thread string, u transcript.Usage, ok bool) {
 
 // meter builds the usage meter of one worker of r on lane.
 func (c *Controller) meter(r *run, lane config.Lane) *usageMeter {
-	c.mu.Lock()
-	price, priced := c.cfg.Workflow.Prices[lane.Name]
-	c.mu.Unlock()
+	var price config.Price
+	var priced bool
+	c.do(func(*loopState) {
+		price, priced = c.cfg.Workflow.Prices[lane.Name]
+	})
 	return &usageMeter{price: price, priced: priced,
 		threadTotal: func(thread string) (transcript.Usage, bool) {
-			c.mu.Lock()
-			v := r.pipeline.RoleLifecycle.Get(keySessionUsage + lane.Name)
-			c.mu.Unlock()
+			var v string
+			c.do(func(*loopState) {
+				v = r.pipeline.RoleLifecycle.Get(keySessionUsage + lane.Name)
+			})
 			t, u, ok := parseThreadUsage(v)
 			return u, ok && t == thread
 		},
 		record: func(thread string, total transcript.Usage) {
-			c.mu.Lock()
-			r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keySessionUsage+lane.Name, formatThreadUsage(thread, total))
-			c.mu.Unlock()
+			c.do(func(*loopState) {
+				r.pipeline.RoleLifecycle = r.pipeline.RoleLifecycle.With(keySessionUsage+lane.Name, formatThreadUsage(thread, total))
+			})
 			c.persistSoon(r)
 		},
 		spent: func(u workflow.Usage) { c.spend(r, u) },

@@ -149,9 +149,10 @@ func (c *Controller) closeUserSink(u *userSink) {
 // path: the run ends without waiting for a slow callback, and the
 // controller's shutdown waits for it (c.runs).
 func (c *Controller) runCallbacks(r *run) ([]workflow.Callback, func()) {
-	c.mu.Lock()
-	taskID, runID := r.pipeline.TaskID, r.pipeline.RunID
-	c.mu.Unlock()
+	var taskID, runID string
+	c.do(func(*loopState) {
+		taskID, runID = r.pipeline.TaskID, r.pipeline.RunID
+	})
 	var cbs []workflow.Callback
 	var sinks []*userSink
 	for _, cb := range c.cfg.Workflow.Callbacks {

@@ -78,11 +78,13 @@ func (c *Controller) isolated(ctx context.Context, lane config.Lane) (*gitwork.R
 // and runs the repository's set-up script in a new worktree when the
 // person allowed it.
 func (c *Controller) prepareTree(ctx context.Context, r *run, step string, repo *gitwork.Repo) (*stepTree, error) {
-	c.mu.Lock()
-	p := &r.pipeline
-	taskID, runID := p.TaskID, p.RunID
-	baseBranch := p.RoleLifecycle.Get(keyTreeBaseBranch + step)
-	c.mu.Unlock()
+	var p *ledger.PipelineState
+	var taskID, runID, baseBranch string
+	c.do(func(*loopState) {
+		p = &r.pipeline
+		taskID, runID = p.TaskID, p.RunID
+		baseBranch = p.RoleLifecycle.Get(keyTreeBaseBranch + step)
+	})
 	w := c.cfg.Worktrees
 	if baseBranch == "" {
 		b, err := repo.BaseBranch(ctx, w.Base)
@@ -107,10 +109,10 @@ func (c *Controller) prepareTree(ctx context.Context, r *run, step string, repo 
 		return nil, err
 	}
 	t := &stepTree{repo: repo, wt: wt, dir: filepath.Join(wt.Path, repo.Rel)}
-	c.mu.Lock()
-	p.RoleLifecycle = p.RoleLifecycle.With(keyTreePath+step, wt.Path).With(keyTreeBranch+step, wt.Branch).
-		With(keyTreeBase+step, wt.Base).With(keyTreeBaseBranch+step, baseBranch).With(keyTreeRepo+step, repo.Top)
-	c.mu.Unlock()
+	c.do(func(*loopState) {
+		p.RoleLifecycle = p.RoleLifecycle.With(keyTreePath+step, wt.Path).With(keyTreeBranch+step, wt.Branch).
+			With(keyTreeBase+step, wt.Base).With(keyTreeBaseBranch+step, baseBranch).With(keyTreeRepo+step, repo.Top)
+	})
 	c.note(c.events.system(taskID, runID, step, ledger.SeverityInfo, OpWorktreeReady,
 		"path", wt.Path, "branch", wt.Branch, "base", wt.Base, "base_branch", baseBranch,
 		"repo", repo.Top, "dir", t.dir, "reused", wt.Reused))
@@ -167,7 +169,7 @@ func ignoreWorktrees(root string) {
 }
 
 // recordedTree rebuilds a step's worktree from the lifecycle keys, for a
-// review a previous controller left pending. Called with c.mu held.
+// review a previous controller left pending. Called on the state loop.
 func recordedTree(p *ledger.PipelineState, step string) (*stepTree, bool) {
 	lc := p.RoleLifecycle
 	path, top := lc.Get(keyTreePath+step), lc.Get(keyTreeRepo+step)
@@ -207,21 +209,22 @@ func firstLine(s string) string {
 // files, so they must not move into a worktree half way (and asking git
 // again before every step would cost a process start each).
 func (c *Controller) treeFor(ctx context.Context, r *run, step string, lane config.Lane) (*stepTree, error) {
-	c.mu.Lock()
-	inFolder := r.inFolder[lane.Name]
-	c.mu.Unlock()
+	var inFolder bool
+	c.do(func(*loopState) {
+		inFolder = r.inFolder[lane.Name]
+	})
 	if inFolder {
 		return nil, nil
 	}
 	repo, err := c.isolated(ctx, lane)
 	if err != nil || repo == nil {
 		if err == nil {
-			c.mu.Lock()
-			if r.inFolder == nil {
-				r.inFolder = map[string]bool{}
-			}
-			r.inFolder[lane.Name] = true
-			c.mu.Unlock()
+			c.do(func(*loopState) {
+				if r.inFolder == nil {
+					r.inFolder = map[string]bool{}
+				}
+				r.inFolder[lane.Name] = true
+			})
 		}
 		return nil, err
 	}
