@@ -82,8 +82,9 @@ type journal struct {
 	giveUpAt atomic.Int64
 	// bus hears every line once it is written (nil: nobody listens).
 	bus *bus
-	// own remembers the ids of the events queued, for the replay signal
-	// to tell them from another writer's (nil: not remembered).
+	// own hears the ids of the events before they are written, for the
+	// replay signal to tell them from another writer's (nil: nobody
+	// asks).
 	own *ownEvents
 }
 
@@ -104,6 +105,10 @@ type appendReq struct {
 	// lines are the events encoded for events.jsonl, nil until the
 	// journal's goroutine encoded them (see encode).
 	lines []byte
+	// told is set once own heard the events' ids: a write held for lack
+	// of space and tried again does not tell them twice. Only the
+	// journal's goroutine touches it.
+	told bool
 }
 
 // errDiskFull is returned for an acknowledgement while the ledger's disk
@@ -182,9 +187,6 @@ func (j *journal) enqueue(req *appendReq) error {
 	defer j.closeMu.RUnlock()
 	if j.closed {
 		return errJournalClosed
-	}
-	if j.own != nil {
-		j.own.add(req.events)
 	}
 	j.reqs <- req
 	return nil
@@ -398,6 +400,10 @@ func (j *journal) write(pending []*appendReq) error {
 	for _, r := range pending {
 		all = append(all, r.events...)
 		lines = append(lines, r.lines...)
+		if j.own != nil && !r.told {
+			j.own.add(r.events)
+			r.told = true
+		}
 	}
 	written := func() {
 		answered := false
