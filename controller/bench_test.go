@@ -153,6 +153,7 @@ func BenchmarkLivenessPass100Lanes(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer c.store.Close()
+	defer c.startDocs()()
 	now := time.Now()
 	for i := range lanes {
 		proc, err := worker.Start(context.Background(), worker.Spec{Argv: []string{"sleep", "600"}, Kind: "command"})
@@ -199,6 +200,7 @@ func BenchmarkLeaseBookkeeping10000Runs(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		stopDocs := c.startDocs()
 		var first, last time.Duration
 		start := time.Now()
 		for i := range runs {
@@ -218,6 +220,7 @@ func BenchmarkLeaseBookkeeping10000Runs(b *testing.B) {
 				last = time.Since(start)
 			}
 		}
+		stopDocs()
 		c.journal.close()
 		c.store.Close()
 		b.ReportMetric(float64(first.Microseconds())/group, "first-1000-µs/run")

@@ -63,15 +63,9 @@ type Controller struct {
 	journal *journal
 	index   *instrIndex // what was acknowledged and what is still open
 	hooks   *hooks.Set  // daokit.toml's session-start, pre-dispatch and post-accept hooks
-	// docMu serialises document writes; each write takes the latest state
-	// under mu and writes it outside mu (see flushDocs).
-	docMu sync.Mutex
-	// docErrs is the last error each document's write failed with, so
-	// that a write retried at every flush logs a failure once, not five
-	// times a second. Guarded by docMu.
-	docErrs map[docSet]string
-	// docKick wakes the document writer (see writeSoon).
-	docKick chan struct{}
+	// docs is the document writer, the one goroutine that writes
+	// pipeline_state.json, leases.json and heartbeat.json (persist.go).
+	docs docWriter
 	// treeMu serialises worktree creation: `git worktree add` names its
 	// administrative folder after the path's last element, and two at
 	// once can race for the same name.

@@ -104,7 +104,7 @@ func open(opts Options) (*Controller, error) {
 		slots:    newLaneSlots(opts.Config.ConcurrencyLimits()),
 		fenced:   fenced,
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
-		docKick:  make(chan struct{}, 1),
+		docs:     newDocWriter(),
 	}
 	if err := c.loadLedger(); err != nil {
 		store.Close()
@@ -189,12 +189,8 @@ func (c *Controller) serve(ctx context.Context) error {
 	// stops them after the stop is recorded, or this on a failed start.
 	c.startListeners()
 	defer c.stopListeners()
-	stopDocs, docsDone := make(chan struct{}), make(chan struct{})
-	go c.docWriter(stopDocs, docsDone)
-	defer func() {
-		close(stopDocs)
-		<-docsDone
-	}()
+	stopDocs := c.startDocs()
+	defer stopDocs()
 
 	if err := c.announce(); err != nil {
 		l.Close()
