@@ -61,8 +61,8 @@ type Controller struct {
 	generation int
 
 	journal *journal
-	index   *instrIndex // what was acknowledged and what is still open
-	hooks   *hooks.Set  // daokit.toml's session-start, pre-dispatch and post-accept hooks
+	index   *indexer   // what was acknowledged and what is still open
+	hooks   *hooks.Set // daokit.toml's session-start, pre-dispatch and post-accept hooks
 	// docs is the document writer, the one goroutine that writes
 	// pipeline_state.json, leases.json and heartbeat.json (persist.go).
 	docs docWriter

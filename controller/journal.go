@@ -55,7 +55,9 @@ const postBacklog = 1024
 // them durable only with them.
 type journal struct {
 	store *ledger.Store
-	index *instrIndex
+	// index is the instruction index's owner while the journal runs: the
+	// journal starts it and stops it once the last checkpoint is written.
+	index *indexer
 	now   func() time.Time
 	// onErr hears checkpoint failures (the events are safe: a later
 	// checkpoint or the next start's replay makes up for it) and events
@@ -128,7 +130,7 @@ var diskFullBackoff = heal.RestartPolicy{BaseDelay: 50 * time.Millisecond, MaxDe
 const closeRetry = 10 * time.Second
 
 func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, onErr func(error), onFull func(bool)) *journal {
-	j := &journal{store: store, index: index, now: now, onErr: onErr, onFull: onFull, reqs: make(chan *appendReq, postBacklog),
+	j := &journal{store: store, index: startIndexer(index), now: now, onErr: onErr, onFull: onFull, reqs: make(chan *appendReq, postBacklog),
 		done: make(chan struct{}), cpReq: make(chan struct{}, 1), cpDone: make(chan struct{})}
 	go j.loop()
 	go j.checkpoints()
@@ -424,11 +426,11 @@ func (j *journal) write(pending []*appendReq) error {
 	if err := j.store.AppendLinesWritten(lines, written); err != nil {
 		return err
 	}
-	j.index.foldBatch(all, j.store.EventsSize())
+	due := j.index.foldBatch(all, j.store.EventsSize())
 	if j.bus != nil {
 		j.bus.publish(lines)
 	}
-	if j.index.due() {
+	if due {
 		select {
 		case j.cpReq <- struct{}{}:
 		default: // one is under way; the next batch asks again
@@ -529,4 +531,5 @@ func (j *journal) close() {
 	j.closeMu.Unlock()
 	<-j.done
 	<-j.cpDone
+	j.index.stop()
 }

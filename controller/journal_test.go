@@ -24,7 +24,7 @@ func journalOn(t *testing.T, root string) (*Controller, *journal, *journalEars) 
 	}
 	c.journal.close()
 	ears := &journalEars{full: make(chan bool, 8)}
-	j := newJournal(c.store, c.index, time.Now, ears.err, func(full bool) { ears.full <- full })
+	j := newJournal(c.store, c.index.x, time.Now, ears.err, func(full bool) { ears.full <- full })
 	t.Cleanup(func() { c.store.Close() })
 	return c, j, ears
 }
@@ -177,7 +177,7 @@ func TestWrittenEventsReturnBeforeTheirSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	j = newJournal(store, c.index, time.Now, ears.err, func(bool) {})
+	j = newJournal(store, c.index.x, time.Now, ears.err, func(bool) {})
 	t.Cleanup(func() {
 		select {
 		case <-gate:

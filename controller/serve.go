@@ -117,11 +117,11 @@ func open(opts Options) (*Controller, error) {
 		c.log.Error("refusing to start", "err", err)
 		return nil, err
 	}
-	c.index = index
 	c.generation = max(c.generation, index.maxGeneration()+1)
 	c.log.Info("instruction index loaded", "open", len(index.open), "replayed_events", load.Replayed,
 		"from_offset", load.From, "rebuilt", load.Rebuilt)
 	c.journal = newJournal(store, index, c.now, func(err error) { c.log.Error("journal", "err", err) }, c.diskFull)
+	c.index = c.journal.index
 	c.journal.bus = &c.bus
 	// What the log holds now was replayed above; the liveness loop reads
 	// what is appended from here on (see replaySignal).
