@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -66,13 +65,19 @@ type journal struct {
 	// onFull hears the disk becoming full (true) and having room again.
 	onFull func(bool)
 	full   atomic.Bool
-	// closeMu guards closed: a request sent after close is refused, not
-	// sent on the closed reqs (a late callback must not panic the
-	// controller).
-	closeMu sync.RWMutex
-	closed  bool
-	reqs    chan *appendReq
-	done    chan struct{}
+	// in is where requests are handed to the journal. The intake
+	// goroutine takes each and queues it on reqs, the journal
+	// goroutine's queue of postBacklog; it alone closes reqs, when quit
+	// is closed, so that no send can meet a closed reqs, and intakeDone
+	// then refuses every later request (a late callback must not panic
+	// the controller, nor wait forever). A request taken from in is
+	// queued, and so written and answered, even when close came in
+	// between.
+	in         chan *appendReq
+	reqs       chan *appendReq
+	quit       chan struct{}
+	intakeDone chan struct{}
+	done       chan struct{}
 	// cpReq asks the checkpoint goroutine for a checkpoint; cpDone is
 	// closed once it wrote the last one.
 	cpReq  chan struct{}
@@ -130,8 +135,10 @@ var diskFullBackoff = heal.RestartPolicy{BaseDelay: 50 * time.Millisecond, MaxDe
 const closeRetry = 10 * time.Second
 
 func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, onErr func(error), onFull func(bool)) *journal {
-	j := &journal{store: store, index: startIndexer(index), now: now, onErr: onErr, onFull: onFull, reqs: make(chan *appendReq, postBacklog),
+	j := &journal{store: store, index: startIndexer(index), now: now, onErr: onErr, onFull: onFull,
+		in: make(chan *appendReq), reqs: make(chan *appendReq, postBacklog), quit: make(chan struct{}), intakeDone: make(chan struct{}),
 		done: make(chan struct{}), cpReq: make(chan struct{}, 1), cpDone: make(chan struct{})}
+	go j.intake()
 	go j.loop()
 	go j.checkpoints()
 	return j
@@ -185,13 +192,28 @@ func (j *journal) enqueue(req *appendReq) error {
 			return err
 		}
 	}
-	j.closeMu.RLock()
-	defer j.closeMu.RUnlock()
-	if j.closed {
+	select {
+	case j.in <- req:
+		return nil
+	case <-j.intakeDone:
 		return errJournalClosed
 	}
-	j.reqs <- req
-	return nil
+}
+
+// intake moves requests from in to the journal goroutine's queue until
+// quit; then it closes the queue, which the journal goroutine drains
+// and ends with.
+func (j *journal) intake() {
+	defer close(j.intakeDone)
+	defer close(j.reqs)
+	for {
+		select {
+		case req := <-j.in:
+			j.reqs <- req // waits while postBacklog requests wait
+		case <-j.quit:
+			return
+		}
+	}
 }
 
 // isFull reports whether writes are failing for lack of space.
@@ -525,10 +547,7 @@ func (j *journal) checkpoint() {
 // index so that the next start replays nothing. Requests sent after it
 // are refused with errJournalClosed.
 func (j *journal) close() {
-	j.closeMu.Lock()
-	j.closed = true
-	close(j.reqs)
-	j.closeMu.Unlock()
+	close(j.quit)
 	<-j.done
 	<-j.cpDone
 	j.index.stop()
