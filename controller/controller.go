@@ -66,10 +66,8 @@ type Controller struct {
 	// docs is the document writer, the one goroutine that writes
 	// pipeline_state.json, leases.json and heartbeat.json (persist.go).
 	docs docWriter
-	// treeMu serialises worktree creation: `git worktree add` names its
-	// administrative folder after the path's last element, and two at
-	// once can race for the same name.
-	treeMu sync.Mutex
+	// trees adds the steps' worktrees, one at a time (worktree_maker.go).
+	trees treeMaker
 
 	mu       sync.Mutex
 	dirty    docSet               // documents changed since the last flush

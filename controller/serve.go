@@ -105,6 +105,7 @@ func open(opts Options) (*Controller, error) {
 		fenced:   fenced,
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
 		docs:     newDocWriter(),
+		trees:    newTreeMaker(),
 	}
 	if err := c.loadLedger(); err != nil {
 		store.Close()
@@ -191,6 +192,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	defer c.stopListeners()
 	stopDocs := c.startDocs()
 	defer stopDocs()
+	defer c.startTrees()()
 
 	if err := c.announce(); err != nil {
 		l.Close()
