@@ -52,6 +52,13 @@ const postBacklog = 1024
 // file, before their fsync, which follows at once: a killed controller
 // keeps them, and the one log's order makes whatever is recorded after
 // them durable only with them.
+//
+// No lock is taken on the way: a request is handed over a channel and
+// from then on belongs to the journal's goroutine, the only writer of
+// events.jsonl, until it is answered. The goroutine must never wait for
+// a caller, only callers for it, so the hand-over is where the
+// backpressure is (postBacklog), and a closed journal refuses at the
+// same place (see in).
 type journal struct {
 	store *ledger.Store
 	// index is the instruction index's owner while the journal runs: the
