@@ -7,15 +7,16 @@ import (
 )
 
 // indexer is the goroutine that owns the instruction index while the
-// journal runs. The journal folds every batch it wrote into the index
-// before it answers the batch's appenders, a relay handler looks up each
-// message id it is sent, and the checkpoint goroutine copies the index
-// to write it: three goroutines at their own pace. Rather than share the
-// index under a lock, each hands the indexer a request and waits for it
-// to run; the requests are short (no file is written or synced on this
-// goroutine), so an acknowledgement's look-up never waits for the
-// journal's fsync or a checkpoint's; and since the journal's fold has
-// run before it answers, a look-up after an append returned finds it.
+// journal runs. The journal folds every batch it wrote into the index,
+// a relay handler looks up each message id it is sent, and the
+// checkpoint goroutine copies the index to write it: three goroutines
+// at their own pace. Rather than share the index under a lock, each
+// hands the indexer a request on one queue. The requests are short (no
+// file is written or synced on this goroutine), so a look-up never waits
+// for the journal's fsync or a checkpoint's; and the journal need not
+// wait for its fold: it queues it before it answers the batch's
+// appenders, and the queue keeps its order, so a look-up made after an
+// append returned runs after that append's fold and finds it.
 //
 // Requests are closures over the index, as the state loop's are (see
 // stateLoop): what a caller needs to do with the answer outside (a
@@ -28,15 +29,23 @@ type indexer struct {
 	reqs chan func(*instrIndex)
 	quit chan struct{}
 	done chan struct{}
+	// due hears that enough was folded for a checkpoint. It runs on the
+	// indexer: it must not wait.
+	due func()
 }
+
+// indexQueue is how many requests may wait for the indexer (the
+// journal's folds, mostly) before the next one waits for room.
+const indexQueue = 64
 
 // errIndexClosed answers a request made after the indexer stopped.
 var errIndexClosed = errors.New("the instruction index is closed")
 
 // startIndexer hands x to a new indexer: x is its goroutine's alone
 // until stop returns.
-func startIndexer(x *instrIndex) *indexer {
-	ix := &indexer{x: x, dir: x.dir, reqs: make(chan func(*instrIndex)), quit: make(chan struct{}), done: make(chan struct{})}
+func startIndexer(x *instrIndex, due func()) *indexer {
+	ix := &indexer{x: x, dir: x.dir, reqs: make(chan func(*instrIndex), indexQueue), quit: make(chan struct{}),
+		done: make(chan struct{}), due: due}
 	go func() {
 		defer close(ix.done)
 		for {
@@ -51,8 +60,10 @@ func startIndexer(x *instrIndex) *indexer {
 	return ix
 }
 
-// stop ends the indexer and waits for it. Requests after stop are not
-// run.
+// stop ends the indexer and waits for it. Requests after stop, or
+// queued and not yet run by then, are not run: whoever stops it makes
+// sure nothing it needs is still queued (the journal stops it after the
+// last checkpoint, whose copy was queued after every fold).
 func (ix *indexer) stop() {
 	close(ix.quit)
 	<-ix.done
@@ -71,14 +82,19 @@ func (ix *indexer) do(f func(*instrIndex)) bool {
 	}
 }
 
-// foldBatch folds a batch the journal wrote (see instrIndex.foldBatch)
-// and reports whether a checkpoint is due.
-func (ix *indexer) foldBatch(events []ledger.Event, offset int64) (due bool) {
-	ix.do(func(x *instrIndex) {
+// foldBatch queues the fold of a batch the journal wrote (see
+// instrIndex.foldBatch) and returns without waiting for it; once it ran,
+// due hears whether a checkpoint is due. events must not change after.
+func (ix *indexer) foldBatch(events []ledger.Event, offset int64) {
+	select {
+	case ix.reqs <- func(x *instrIndex) {
 		x.foldBatch(events, offset)
-		due = x.due()
-	})
-	return due
+		if x.due() {
+			ix.due()
+		}
+	}:
+	case <-ix.done:
+	}
 }
 
 // lookup returns the entry of a message id, if it was ever acknowledged:

@@ -31,10 +31,11 @@ const postBacklog = 1024
 // An acknowledgement then costs about one fsync however many runs are
 // writing their own events at the same moment.
 //
-// Every event written is folded into the instruction index, in order and
-// before its append returns, so that an acknowledgement is in the index
-// as soon as it is durable; every checkpointEvery events the index is
-// checkpointed (see instrIndex).
+// Every event written is folded into the instruction index, in order,
+// its fold queued on the indexer before its append returns, so that an
+// acknowledgement is in the index for every look-up after it is durable;
+// every checkpointEvery events the index is checkpointed (see
+// instrIndex, indexer).
 //
 // A write that fails for lack of space is not lost: its events are held
 // in order, with everything appended after them, and written again with
@@ -85,8 +86,8 @@ type journal struct {
 	quit       chan struct{}
 	intakeDone chan struct{}
 	done       chan struct{}
-	// cpReq asks the checkpoint goroutine for a checkpoint; cpDone is
-	// closed once it wrote the last one.
+	// cpReq asks the checkpoint goroutine for a checkpoint (see
+	// checkpointDue); cpDone is closed once it wrote the last one.
 	cpReq  chan struct{}
 	cpDone chan struct{}
 	// giveUpAt is when writes held for lack of space are given up (unix
@@ -142,9 +143,10 @@ var diskFullBackoff = heal.RestartPolicy{BaseDelay: 50 * time.Millisecond, MaxDe
 const closeRetry = 10 * time.Second
 
 func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, onErr func(error), onFull func(bool)) *journal {
-	j := &journal{store: store, index: startIndexer(index), now: now, onErr: onErr, onFull: onFull,
+	j := &journal{store: store, now: now, onErr: onErr, onFull: onFull,
 		in: make(chan *appendReq), reqs: make(chan *appendReq, postBacklog), quit: make(chan struct{}), intakeDone: make(chan struct{}),
 		done: make(chan struct{}), cpReq: make(chan struct{}, 1), cpDone: make(chan struct{})}
+	j.index = startIndexer(index, j.checkpointDue)
 	go j.intake()
 	go j.loop()
 	go j.checkpoints()
@@ -228,7 +230,6 @@ func (j *journal) isFull() bool { return j.full.Load() }
 
 func (j *journal) loop() {
 	defer close(j.done)
-	defer close(j.cpReq)
 	var pending []*appendReq
 	var stall stall // the current run of writes failing for lack of space
 	open := true
@@ -455,15 +456,9 @@ func (j *journal) write(pending []*appendReq) error {
 	if err := j.store.AppendLinesWritten(lines, written); err != nil {
 		return err
 	}
-	due := j.index.foldBatch(all, j.store.EventsSize())
+	j.index.foldBatch(all, j.store.EventsSize())
 	if j.bus != nil {
 		j.bus.publish(lines)
-	}
-	if due {
-		select {
-		case j.cpReq <- struct{}{}:
-		default: // one is under way; the next batch asks again
-		}
 	}
 	return nil
 }
@@ -533,14 +528,28 @@ func isNoSpace(err error) bool {
 
 // checkpoints writes the index's checkpoints on a goroutine of its own:
 // they sync up to a few hundred small files, which acknowledgements must
-// not wait for. The last one, after the journal closed, covers every
-// event.
+// not wait for. The last one, once the journal's goroutine ended, covers
+// every event: its copy is queued on the indexer after every fold.
 func (j *journal) checkpoints() {
 	defer close(j.cpDone)
-	for range j.cpReq {
-		j.checkpoint()
+	for {
+		select {
+		case <-j.cpReq:
+			j.checkpoint()
+		case <-j.done:
+			j.checkpoint()
+			return
+		}
 	}
-	j.checkpoint()
+}
+
+// checkpointDue asks the checkpoint goroutine for a checkpoint; the
+// indexer calls it once a fold made one due.
+func (j *journal) checkpointDue() {
+	select {
+	case j.cpReq <- struct{}{}:
+	default: // one is asked for already; the next fold asks again
+	}
 }
 
 func (j *journal) checkpoint() {
