@@ -192,7 +192,7 @@ func (c *Controller) serve(ctx context.Context) error {
 	defer c.stopListeners()
 	stopDocs := c.startDocs()
 	defer stopDocs()
-	defer c.startTrees()()
+	defer c.trees.start()()
 
 	if err := c.announce(); err != nil {
 		l.Close()

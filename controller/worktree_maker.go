@@ -25,10 +25,9 @@ func newTreeMaker() treeMaker {
 	return treeMaker{reqs: make(chan func()), quit: make(chan struct{}), done: make(chan struct{})}
 }
 
-// startTrees starts the worktree maker; the function it returns stops it
+// start starts the worktree maker; the function it returns stops it
 // and waits for it. The runs that ask it end before.
-func (c *Controller) startTrees() (stop func()) {
-	t := &c.trees
+func (t *treeMaker) start() (stop func()) {
 	go func() {
 		defer close(t.done)
 		for {
