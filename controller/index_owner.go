@@ -70,15 +70,25 @@ func (ix *indexer) stop() {
 }
 
 // do runs f on the indexer and returns once it ran, or false without
-// running it when the indexer has stopped.
+// running it when the indexer has stopped. A request queued as it
+// stopped may never run: once the indexer is done, whatever ran has run.
 func (ix *indexer) do(f func(*instrIndex)) bool {
 	ran := make(chan struct{})
 	select {
 	case ix.reqs <- func(x *instrIndex) { f(x); close(ran) }:
-		<-ran
-		return true
 	case <-ix.done:
 		return false
+	}
+	select {
+	case <-ran:
+		return true
+	case <-ix.done:
+		select {
+		case <-ran:
+			return true
+		default:
+			return false
+		}
 	}
 }
 

@@ -238,6 +238,21 @@ func TestRequestsAfterCloseAreRefused(t *testing.T) {
 	}
 }
 
+// TestLookupsAfterCloseAreRefused: the index's owner stops with the
+// journal; a late look-up (a relay handler still answering) is refused
+// with an error, never left waiting for an owner that is gone, even when
+// its request still finds room in the owner's queue.
+func TestLookupsAfterCloseAreRefused(t *testing.T) {
+	t.Parallel()
+	_, j, _ := journalOn(t, t.TempDir())
+	j.close()
+	for range 2 * indexQueue {
+		if _, _, err := j.index.lookup("late"); !errors.Is(err, errIndexClosed) {
+			t.Fatalf("look-up after close: %v, want errIndexClosed", err)
+		}
+	}
+}
+
 // TestPostedEventsAreHeldWhileTheDiskIsFull: on a full disk posted events
 // are held, in order, and written once there is room, while an
 // acknowledgement is refused at once; nothing posted is lost or refused.
