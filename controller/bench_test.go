@@ -154,6 +154,7 @@ func BenchmarkLivenessPass100Lanes(b *testing.B) {
 	}
 	defer c.close()
 	defer c.store.Close()
+	defer c.startDocs()()
 	now := time.Now()
 	var rs []*run
 	for i := range lanes {
@@ -208,6 +209,7 @@ func BenchmarkLeaseBookkeeping10000Runs(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		stopDocs := c.startDocs()
 		var first, last time.Duration
 		start := time.Now()
 		for i := range runs {
@@ -227,6 +229,7 @@ func BenchmarkLeaseBookkeeping10000Runs(b *testing.B) {
 		}
 		kept := 0
 		c.do(func(st *loopState) { kept = len(st.leases.Leases) })
+		stopDocs()
 		c.journal.close()
 		c.store.Close()
 		c.close()

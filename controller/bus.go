@@ -2,7 +2,6 @@ package controller
 
 import (
 	"bytes"
-	"sync"
 	"sync/atomic"
 
 	"github.com/daokit/daokit/workflow"
@@ -15,8 +14,14 @@ import (
 // observer (the hub's) subscribes the same way, with a sink on its
 // connection. Publishing never waits: a subscriber's Offer queues or
 // drops.
+//
+// The subscribers are a published value: publish (the journal's goroutine,
+// once per write) reads them with one atomic load and no lock, and
+// Subscribe and its cancel, which are rare, replace the whole list with a
+// changed copy by compare-and-swap, trying again if another change won.
+// A list once stored is never changed, so a publish that loaded it reads
+// a consistent one.
 type bus struct {
-	mu   sync.Mutex // serialises Subscribe and its cancel
 	subs atomic.Pointer[[]workflow.Liner]
 }
 
@@ -30,22 +35,34 @@ var (
 // Subscribe adds l to the stream from the next event on; the function it
 // returns removes it.
 func (b *bus) Subscribe(l workflow.Liner) (cancel func()) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	old := b.load()
-	next := append(old[:len(old):len(old)], l)
-	b.subs.Store(&next)
+	b.change(func(cur []workflow.Liner) []workflow.Liner { return append(cur[:len(cur):len(cur)], l) })
 	return func() {
-		b.mu.Lock()
-		defer b.mu.Unlock()
-		cur := b.load()
-		kept := make([]workflow.Liner, 0, len(cur))
-		for _, s := range cur {
-			if s != l {
-				kept = append(kept, s)
+		b.change(func(cur []workflow.Liner) []workflow.Liner {
+			kept := make([]workflow.Liner, 0, len(cur))
+			for _, s := range cur {
+				if s != l {
+					kept = append(kept, s)
+				}
 			}
+			return kept
+		})
+	}
+}
+
+// change stores edit's copy of the subscribers, unless another change
+// came first: then edit runs again on that one. edit must not change
+// the list it is given (a publish may be reading it).
+func (b *bus) change(edit func([]workflow.Liner) []workflow.Liner) {
+	for {
+		old := b.subs.Load()
+		var cur []workflow.Liner
+		if old != nil {
+			cur = *old
 		}
-		b.subs.Store(&kept)
+		next := edit(cur)
+		if b.subs.CompareAndSwap(old, &next) {
+			return
+		}
 	}
 }
 

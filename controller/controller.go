@@ -60,21 +60,13 @@ type Controller struct {
 	generation int
 
 	journal *journal
-	index   *instrIndex // what was acknowledged and what is still open
-	hooks   *hooks.Set  // daokit.toml's session-start, pre-dispatch and post-accept hooks
-	// docMu serialises document writes; each write takes the latest state
-	// from the state loop and writes it outside the loop (see flushDocs).
-	docMu sync.Mutex
-	// docErrs is the last error each document's write failed with, so
-	// that a write retried at every flush logs a failure once, not five
-	// times a second. Guarded by docMu.
-	docErrs map[docSet]string
-	// docKick wakes the document writer (see writeSoon).
-	docKick chan struct{}
-	// treeMu serialises worktree creation: `git worktree add` names its
-	// administrative folder after the path's last element, and two at
-	// once can race for the same name.
-	treeMu sync.Mutex
+	index   *indexer   // what was acknowledged and what is still open
+	hooks   *hooks.Set // daokit.toml's session-start, pre-dispatch and post-accept hooks
+	// docs is the document writer, the one goroutine that writes
+	// pipeline_state.json, leases.json and heartbeat.json (persist.go).
+	docs docWriter
+	// trees adds the steps' worktrees, one at a time (worktree_maker.go).
+	trees treeMaker
 
 	// state is the loop that owns the controller's state (loop.go):
 	// the runs, the pipeline, the leases, the heartbeat, the lanes. It

@@ -18,9 +18,7 @@ func TestAFailingDocumentWriteIsLoggedOnce(t *testing.T) {
 	invalid := errors.New("pipeline_state.json: $.role_lifecycle.session_dir:worker must be a non-empty string")
 	full := errors.New("no space left on device")
 	for _, err := range []error{invalid, invalid, invalid, full, full, nil, nil} {
-		c.docMu.Lock()
 		_ = c.wrote(docPipeline, "write pipeline", func() error { return err }, "task_id", "T1")
-		c.docMu.Unlock()
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if len(lines) != 3 || !strings.Contains(lines[0], "session_dir") || !strings.Contains(lines[1], "no space") ||

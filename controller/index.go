@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/relay"
@@ -20,10 +19,14 @@ import (
 // acknowledgements, and brought up to date at start by replaying only the
 // events appended after the checkpoint. docs/architecture.*.md describes
 // the format.
+//
+// It has one owner at a time and no lock: loadIndex builds it, then the
+// journal hands it to its indexer, the goroutine that owns it while the
+// controller runs (see indexer); the journal folds into it and every
+// reader asks that goroutine. Its methods assume their caller owns it.
 type instrIndex struct {
 	dir string // <root>/state/index
 
-	mu         sync.Mutex
 	open       map[string]*indexEntry // acknowledged, not finished; by message id
 	ended      map[string]*indexEntry // finished FAILED or BLOCKED (a retry), or DONE as a pull request (another round): see endLocked
 	byRun      map[[2]string]string   // task and run id → message id of an open instruction
@@ -158,28 +161,18 @@ func newInstrIndex(dir string) *instrIndex {
 }
 
 // foldBatch applies durable events to the index and records that it now
-// covers events.jsonl up to offset, in one step: a checkpoint taken
-// meanwhile sees all of the batch or none of it, never a state that its
-// offset would make a replay apply twice. Only the journal's goroutine
-// calls it.
+// covers events.jsonl up to offset, in one step: a checkpoint's snapshot
+// sees all of the batch or none of it, never a state that its offset
+// would make a replay apply twice.
 func (x *instrIndex) foldBatch(events []ledger.Event, offset int64) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	for i := range events {
-		x.foldLocked(&events[i])
+		x.fold(&events[i])
 	}
 	x.offset = offset
 }
 
-// fold applies one event; loading calls it before anything else can see
-// the index.
+// fold applies one event.
 func (x *instrIndex) fold(e *ledger.Event) {
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	x.foldLocked(e)
-}
-
-func (x *instrIndex) foldLocked(e *ledger.Event) {
 	x.folded++
 	switch e.EventType {
 	case ledger.EventStepStarted:
@@ -357,25 +350,28 @@ func (x *instrIndex) reopenLocked(id string) {
 // lookup returns the entry of a message id, if it was ever acknowledged.
 // Recent ones are in memory; older ones cost one bucket read.
 func (x *instrIndex) lookup(id string) (indexEntry, bool, error) {
-	x.mu.Lock()
-	if en, ok := x.fresh[id]; ok {
-		x.mu.Unlock()
+	if en, ok := x.remembered(id); ok {
 		return en, true, nil
 	}
-	if en := x.open[id]; en != nil {
-		e := *en
-		x.mu.Unlock()
-		return e, true, nil
-	}
-	x.mu.Unlock()
 	return readBucket(x.dir, id)
+}
+
+// remembered returns the entry of a message id when it is in memory:
+// acknowledged since the last checkpoint, or open. Anything else is in
+// its bucket, if anywhere.
+func (x *instrIndex) remembered(id string) (indexEntry, bool) {
+	if en, ok := x.fresh[id]; ok {
+		return en, true
+	}
+	if en := x.open[id]; en != nil {
+		return *en, true
+	}
+	return indexEntry{}, false
 }
 
 // openEntries returns the open instructions in the order they were
 // acknowledged.
 func (x *instrIndex) openEntries() []indexEntry {
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	out := make([]indexEntry, 0, len(x.open))
 	for _, en := range x.open {
 		out = append(out, *en)
@@ -386,8 +382,6 @@ func (x *instrIndex) openEntries() []indexEntry {
 
 // maxGeneration returns the highest controller generation the log shows.
 func (x *instrIndex) maxGeneration() int {
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	return x.generation
 }
 

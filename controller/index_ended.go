@@ -52,8 +52,6 @@ func (x *instrIndex) reopenEndedLocked(id string) bool {
 
 // endedEntries returns the runs waiting for a retry, oldest first.
 func (x *instrIndex) endedEntries() []indexEntry {
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	out := make([]indexEntry, 0, len(x.ended))
 	for _, en := range x.ended {
 		out = append(out, *en)

@@ -80,52 +80,77 @@ func readBucket(dir, id string) (indexEntry, bool, error) {
 // between leaves the old checkpoint, whose replay appends the same
 // entries again; lookups take the first, identical, copy.
 func (x *instrIndex) checkpoint() error {
-	x.mu.Lock()
-	folded := x.folded
-	cp := indexCheckpoint{Version: indexVersion, EventsOffset: x.offset, Generation: x.generation, Seq: x.seq,
-		Open: make([]indexEntry, 0, len(x.open))}
+	cp := x.snapshot()
+	if err := cp.write(x.dir); err != nil {
+		return err
+	}
+	x.checkpointed(cp)
+	return nil
+}
+
+// indexSnapshot is what one checkpoint writes: checkpoint.json's content,
+// the acknowledgements it moves into their buckets, and how many folded
+// events it covers.
+type indexSnapshot struct {
+	file     indexCheckpoint
+	byBucket map[string][]indexEntry
+	folded   int
+}
+
+// snapshot copies what a checkpoint writes, so that it can be written
+// without the index (see indexer.checkpoint).
+func (x *instrIndex) snapshot() indexSnapshot {
+	cp := indexSnapshot{folded: x.folded, byBucket: map[string][]indexEntry{}, file: indexCheckpoint{Version: indexVersion,
+		EventsOffset: x.offset, Generation: x.generation, Seq: x.seq, Open: make([]indexEntry, 0, len(x.open))}}
 	for _, en := range x.open {
-		cp.Open = append(cp.Open, *en)
+		cp.file.Open = append(cp.file.Open, *en)
 	}
 	for _, en := range x.ended {
-		cp.Ended = append(cp.Ended, *en)
+		cp.file.Ended = append(cp.file.Ended, *en)
 	}
-	byBucket := map[string][]indexEntry{}
 	for _, en := range x.fresh {
-		byBucket[bucketName(en.MessageID)] = append(byBucket[bucketName(en.MessageID)], en)
+		cp.byBucket[bucketName(en.MessageID)] = append(cp.byBucket[bucketName(en.MessageID)], en)
 	}
-	x.mu.Unlock()
-	slices.SortFunc(cp.Open, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
-	slices.SortFunc(cp.Ended, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
+	return cp
+}
+
+// checkpointed forgets what the written snapshot cp moved into buckets:
+// until then lookups found it in fresh, from now on in its bucket.
+func (x *instrIndex) checkpointed(cp indexSnapshot) {
+	for _, entries := range cp.byBucket {
+		for _, en := range entries {
+			delete(x.fresh, en.MessageID)
+		}
+	}
+	x.folded -= cp.folded
+}
+
+// write appends the snapshot's acknowledgements to their buckets, synced,
+// then replaces checkpoint.json in dir.
+func (cp indexSnapshot) write(dir string) error {
+	slices.SortFunc(cp.file.Open, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
+	slices.SortFunc(cp.file.Ended, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
 	created := false
-	for name, entries := range byBucket {
+	for name, entries := range cp.byBucket {
 		slices.SortFunc(entries, func(a, b indexEntry) int { return int(a.Seq - b.Seq) })
-		isNew, err := appendBucket(filepath.Join(x.dir, name), entries)
+		isNew, err := appendBucket(filepath.Join(dir, name), entries)
 		if err != nil {
 			return err
 		}
 		created = created || isNew
 	}
 	if created {
-		if err := syncDir(x.dir); err != nil {
+		if err := syncDir(dir); err != nil {
 			return err
 		}
 	}
-	data, err := json.Marshal(cp)
+	data, err := json.Marshal(cp.file)
 	if err != nil {
 		return fmt.Errorf("encode index checkpoint: %w", err)
 	}
-	if err := ledger.ReplaceFile(x.dir, indexCheckpointFile, data); err != nil {
+	if err := ledger.ReplaceFile(dir, indexCheckpointFile, data); err != nil {
 		return fmt.Errorf("write index checkpoint: %w", err)
 	}
-	x.mu.Lock()
-	for _, entries := range byBucket {
-		for _, en := range entries {
-			delete(x.fresh, en.MessageID)
-		}
-	}
-	x.folded -= folded
-	x.mu.Unlock()
 	return nil
 }
 
@@ -173,8 +198,6 @@ func syncDir(dir string) error {
 
 // due reports whether enough events were folded to checkpoint.
 func (x *instrIndex) due() bool {
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	return x.folded >= checkpointEvery
 }
 

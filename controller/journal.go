@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -32,10 +31,11 @@ const postBacklog = 1024
 // An acknowledgement then costs about one fsync however many runs are
 // writing their own events at the same moment.
 //
-// Every event written is folded into the instruction index, in order and
-// before its append returns, so that an acknowledgement is in the index
-// as soon as it is durable; every checkpointEvery events the index is
-// checkpointed (see instrIndex).
+// Every event written is folded into the instruction index, in order,
+// its fold queued on the indexer before its append returns, so that an
+// acknowledgement is in the index for every look-up after it is durable;
+// every checkpointEvery events the index is checkpointed (see
+// instrIndex, indexer).
 //
 // A write that fails for lack of space is not lost: its events are held
 // in order, with everything appended after them, and written again with
@@ -53,9 +53,18 @@ const postBacklog = 1024
 // file, before their fsync, which follows at once: a killed controller
 // keeps them, and the one log's order makes whatever is recorded after
 // them durable only with them.
+//
+// No lock is taken on the way: a request is handed over a channel and
+// from then on belongs to the journal's goroutine, the only writer of
+// events.jsonl, until it is answered. The goroutine must never wait for
+// a caller, only callers for it, so the hand-over is where the
+// backpressure is (postBacklog), and a closed journal refuses at the
+// same place (see in).
 type journal struct {
 	store *ledger.Store
-	index *instrIndex
+	// index is the instruction index's owner while the journal runs: the
+	// journal starts it and stops it once the last checkpoint is written.
+	index *indexer
 	now   func() time.Time
 	// onErr hears checkpoint failures (the events are safe: a later
 	// checkpoint or the next start's replay makes up for it) and events
@@ -64,15 +73,21 @@ type journal struct {
 	// onFull hears the disk becoming full (true) and having room again.
 	onFull func(bool)
 	full   atomic.Bool
-	// closeMu guards closed: a request sent after close is refused, not
-	// sent on the closed reqs (a late callback must not panic the
-	// controller).
-	closeMu sync.RWMutex
-	closed  bool
-	reqs    chan *appendReq
-	done    chan struct{}
-	// cpReq asks the checkpoint goroutine for a checkpoint; cpDone is
-	// closed once it wrote the last one.
+	// in is where requests are handed to the journal. The intake
+	// goroutine takes each and queues it on reqs, the journal
+	// goroutine's queue of postBacklog; it alone closes reqs, when quit
+	// is closed, so that no send can meet a closed reqs, and intakeDone
+	// then refuses every later request (a late callback must not panic
+	// the controller, nor wait forever). A request taken from in is
+	// queued, and so written and answered, even when close came in
+	// between.
+	in         chan *appendReq
+	reqs       chan *appendReq
+	quit       chan struct{}
+	intakeDone chan struct{}
+	done       chan struct{}
+	// cpReq asks the checkpoint goroutine for a checkpoint (see
+	// checkpointDue); cpDone is closed once it wrote the last one.
 	cpReq  chan struct{}
 	cpDone chan struct{}
 	// giveUpAt is when writes held for lack of space are given up (unix
@@ -82,8 +97,9 @@ type journal struct {
 	giveUpAt atomic.Int64
 	// bus hears every line once it is written (nil: nobody listens).
 	bus *bus
-	// own remembers the ids of the events queued, for the replay signal
-	// to tell them from another writer's (nil: not remembered).
+	// own hears the ids of the events before they are written, for the
+	// replay signal to tell them from another writer's (nil: nobody
+	// asks).
 	own *ownEvents
 }
 
@@ -104,6 +120,10 @@ type appendReq struct {
 	// lines are the events encoded for events.jsonl, nil until the
 	// journal's goroutine encoded them (see encode).
 	lines []byte
+	// told is set once own heard the events' ids: a write held for lack
+	// of space and tried again does not tell them twice. Only the
+	// journal's goroutine touches it.
+	told bool
 }
 
 // errDiskFull is returned for an acknowledgement while the ledger's disk
@@ -123,8 +143,11 @@ var diskFullBackoff = heal.RestartPolicy{BaseDelay: 50 * time.Millisecond, MaxDe
 const closeRetry = 10 * time.Second
 
 func newJournal(store *ledger.Store, index *instrIndex, now func() time.Time, onErr func(error), onFull func(bool)) *journal {
-	j := &journal{store: store, index: index, now: now, onErr: onErr, onFull: onFull, reqs: make(chan *appendReq, postBacklog),
+	j := &journal{store: store, now: now, onErr: onErr, onFull: onFull,
+		in: make(chan *appendReq), reqs: make(chan *appendReq, postBacklog), quit: make(chan struct{}), intakeDone: make(chan struct{}),
 		done: make(chan struct{}), cpReq: make(chan struct{}, 1), cpDone: make(chan struct{})}
+	j.index = startIndexer(index, j.checkpointDue)
+	go j.intake()
 	go j.loop()
 	go j.checkpoints()
 	return j
@@ -178,16 +201,28 @@ func (j *journal) enqueue(req *appendReq) error {
 			return err
 		}
 	}
-	j.closeMu.RLock()
-	defer j.closeMu.RUnlock()
-	if j.closed {
+	select {
+	case j.in <- req:
+		return nil
+	case <-j.intakeDone:
 		return errJournalClosed
 	}
-	if j.own != nil {
-		j.own.add(req.events)
+}
+
+// intake moves requests from in to the journal goroutine's queue until
+// quit; then it closes the queue, which the journal goroutine drains
+// and ends with.
+func (j *journal) intake() {
+	defer close(j.intakeDone)
+	defer close(j.reqs)
+	for {
+		select {
+		case req := <-j.in:
+			j.reqs <- req // waits while postBacklog requests wait
+		case <-j.quit:
+			return
+		}
 	}
-	j.reqs <- req
-	return nil
 }
 
 // isFull reports whether writes are failing for lack of space.
@@ -195,7 +230,6 @@ func (j *journal) isFull() bool { return j.full.Load() }
 
 func (j *journal) loop() {
 	defer close(j.done)
-	defer close(j.cpReq)
 	var pending []*appendReq
 	var stall stall // the current run of writes failing for lack of space
 	open := true
@@ -398,6 +432,10 @@ func (j *journal) write(pending []*appendReq) error {
 	for _, r := range pending {
 		all = append(all, r.events...)
 		lines = append(lines, r.lines...)
+		if j.own != nil && !r.told {
+			j.own.add(r.events)
+			r.told = true
+		}
 	}
 	written := func() {
 		answered := false
@@ -421,12 +459,6 @@ func (j *journal) write(pending []*appendReq) error {
 	j.index.foldBatch(all, j.store.EventsSize())
 	if j.bus != nil {
 		j.bus.publish(lines)
-	}
-	if j.index.due() {
-		select {
-		case j.cpReq <- struct{}{}:
-		default: // one is under way; the next batch asks again
-		}
 	}
 	return nil
 }
@@ -496,14 +528,28 @@ func isNoSpace(err error) bool {
 
 // checkpoints writes the index's checkpoints on a goroutine of its own:
 // they sync up to a few hundred small files, which acknowledgements must
-// not wait for. The last one, after the journal closed, covers every
-// event.
+// not wait for. The last one, once the journal's goroutine ended, covers
+// every event: its copy is queued on the indexer after every fold.
 func (j *journal) checkpoints() {
 	defer close(j.cpDone)
-	for range j.cpReq {
-		j.checkpoint()
+	for {
+		select {
+		case <-j.cpReq:
+			j.checkpoint()
+		case <-j.done:
+			j.checkpoint()
+			return
+		}
 	}
-	j.checkpoint()
+}
+
+// checkpointDue asks the checkpoint goroutine for a checkpoint; the
+// indexer calls it once a fold made one due.
+func (j *journal) checkpointDue() {
+	select {
+	case j.cpReq <- struct{}{}:
+	default: // one is asked for already; the next fold asks again
+	}
 }
 
 func (j *journal) checkpoint() {
@@ -517,10 +563,8 @@ func (j *journal) checkpoint() {
 // index so that the next start replays nothing. Requests sent after it
 // are refused with errJournalClosed.
 func (j *journal) close() {
-	j.closeMu.Lock()
-	j.closed = true
-	close(j.reqs)
-	j.closeMu.Unlock()
+	close(j.quit)
 	<-j.done
 	<-j.cpDone
+	j.index.stop()
 }

@@ -25,7 +25,7 @@ func journalOn(t *testing.T, root string) (*Controller, *journal, *journalEars) 
 	t.Cleanup(c.close)
 	c.journal.close()
 	ears := &journalEars{full: make(chan bool, 8)}
-	j := newJournal(c.store, c.index, time.Now, ears.err, func(full bool) { ears.full <- full })
+	j := newJournal(c.store, c.index.x, time.Now, ears.err, func(full bool) { ears.full <- full })
 	t.Cleanup(func() { c.store.Close() })
 	return c, j, ears
 }
@@ -178,7 +178,7 @@ func TestWrittenEventsReturnBeforeTheirSync(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	j = newJournal(store, c.index, time.Now, ears.err, func(bool) {})
+	j = newJournal(store, c.index.x, time.Now, ears.err, func(bool) {})
 	t.Cleanup(func() {
 		select {
 		case <-gate:
@@ -236,6 +236,21 @@ func TestRequestsAfterCloseAreRefused(t *testing.T) {
 	}
 	if err := j.append(outputEvent(c.events, "late")); !errors.Is(err, errJournalClosed) {
 		t.Errorf("append after close: %v, want errJournalClosed", err)
+	}
+}
+
+// TestLookupsAfterCloseAreRefused: the index's owner stops with the
+// journal; a late look-up (a relay handler still answering) is refused
+// with an error, never left waiting for an owner that is gone, even when
+// its request still finds room in the owner's queue.
+func TestLookupsAfterCloseAreRefused(t *testing.T) {
+	t.Parallel()
+	_, j, _ := journalOn(t, t.TempDir())
+	j.close()
+	for range 2 * indexQueue {
+		if _, _, err := j.index.lookup("late"); !errors.Is(err, errIndexClosed) {
+			t.Fatalf("look-up after close: %v, want errIndexClosed", err)
+		}
 	}
 }
 

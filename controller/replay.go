@@ -3,7 +3,7 @@ package controller
 import (
 	"encoding/json"
 	"slices"
-	"sync"
+	"sync/atomic"
 
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/vocab"
@@ -29,12 +29,16 @@ const (
 )
 
 // replaySignal is the loop's reader of events.jsonl. Only the loop's
-// goroutine calls read; own is shared with the journal.
+// goroutine calls read, so it owns everything here but own, the inbox
+// the journal hands the ids of its events through.
 type replaySignal struct {
 	follower *ledger.Follower
-	// own are the ids of the events this controller's journal queued and
-	// the reader has not met yet: an event met here is someone else's.
+	// own is where the journal leaves the ids of the events it writes.
 	own ownEvents
+	// mine are the ids of this controller's events the reader took from
+	// own and has not met yet: an event met that is in neither is
+	// someone else's.
+	mine map[string]struct{}
 	// foreign are the runs already reported foreign (task and run).
 	foreign map[[2]string]bool
 	// lastErr is the last read error logged, so that a broken file is
@@ -54,34 +58,67 @@ const replayReadsPerPass = 8
 const ownCap = 1 << 17
 
 func newReplaySignal(events string, from int64) *replaySignal {
-	return &replaySignal{follower: ledger.NewFollower(events, from), foreign: map[[2]string]bool{}}
+	return &replaySignal{follower: ledger.NewFollower(events, from), mine: map[string]struct{}{}, foreign: map[[2]string]bool{}}
 }
 
-// ownEvents is the set of event ids this controller wrote.
+// ownEvents hands the ids of the events this controller writes from the
+// journal's goroutine to the replay signal's, which run at their own
+// pace: the journal must never wait for the reader, and the reader must
+// know an id before it can meet its event in the file. The journal
+// pushes each write's ids, before the write, onto a list it shares
+// with nobody but through one atomic pointer; the reader takes the whole
+// list at once by swapping in nil, and from then on owns it. Nothing is
+// changed after it was pushed, so neither side ever waits for the other.
 type ownEvents struct {
-	mu  sync.Mutex
-	ids map[string]struct{}
+	head atomic.Pointer[ownBatch]
 }
 
-// add remembers events as this controller's. Called by the journal as it
-// queues them, before they can be in the file.
+// ownBatch is one write's ids, with those pushed before it.
+type ownBatch struct {
+	ids  []string
+	n    int // ids in this batch and every one after it
+	next *ownBatch
+}
+
+// add hands over the ids of events, before they can be in the file.
+// More than ownCap waiting (a reader that stopped taking them) drops the
+// older ones.
 func (o *ownEvents) add(events []ledger.Event) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.ids == nil || len(o.ids)+len(events) > ownCap {
-		o.ids = make(map[string]struct{}, len(events))
+	ids := make([]string, len(events))
+	for i := range events {
+		ids[i] = events[i].EventID
 	}
-	for _, e := range events {
-		o.ids[e.EventID] = struct{}{}
+	for {
+		old := o.head.Load()
+		b := &ownBatch{ids: ids, n: len(ids), next: old}
+		if old != nil && old.n+len(ids) <= ownCap {
+			b.n += old.n
+		} else {
+			b.next = nil
+		}
+		if o.head.CompareAndSwap(old, b) {
+			return
+		}
 	}
 }
 
-// take reports whether id is this controller's, and forgets it.
-func (o *ownEvents) take(id string) bool {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	_, ok := o.ids[id]
-	delete(o.ids, id)
+// take reports whether id is this controller's, and forgets it. Only the
+// reader calls it: the ids handed over so far are taken into mine first,
+// when id is not there already.
+func (s *replaySignal) take(id string) bool {
+	if _, ok := s.mine[id]; !ok {
+		b := s.own.head.Swap(nil)
+		if b != nil && len(s.mine)+b.n > ownCap {
+			s.mine = make(map[string]struct{}, b.n)
+		}
+		for ; b != nil; b = b.next {
+			for _, id := range b.ids {
+				s.mine[id] = struct{}{}
+			}
+		}
+	}
+	_, ok := s.mine[id]
+	delete(s.mine, id)
 	return ok
 }
 
@@ -112,7 +149,7 @@ func (s *replaySignal) read(log func(msg string, args ...any)) []ledger.Event {
 			b.Events = nil
 		}
 		for _, e := range b.Events {
-			if !s.own.take(e.EventID) {
+			if !s.take(e.EventID) {
 				out = append(out, e)
 			}
 		}

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"testing"
 	"time"
@@ -180,5 +181,66 @@ func TestReplaySignalReadsOnlyWhatOthersAppended(t *testing.T) {
 	appendForeign(t, root, later)
 	if got := s.read(log); len(got) != 1 || got[0].EventID != later.EventID || len(logged) != 1 {
 		t.Fatalf("after the replacement read %+v, logged %v", got, logged)
+	}
+}
+
+// TestReplaySignalKnowsItsOwnEventsWhileTheyAreWritten: the journal
+// writes on its goroutine while the reader reads on another, as in a
+// running controller; however the two interleave, no event the journal
+// wrote is taken for another writer's, and another writer's event
+// appended among them still is.
+func TestReplaySignalKnowsItsOwnEventsWhileTheyAreWritten(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	c, j, ears := journalOn(t, root)
+	s := newReplaySignal(c.store.Layout().Events(), c.store.EventsSize())
+	j.own = &s.own // before the first request, as open does
+	t.Cleanup(j.close)
+	const writes = 400
+	theirs := ledger.NewEvent(time.Now(), "THEIRS", "R", "S1", ledger.EventSystem, ledger.SeverityInfo, ledger.ObjectOf("node", "x"))
+	half, written := make(chan struct{}), make(chan error, 1)
+	go func() {
+		for i := range writes {
+			if err := j.append(outputEvent(c.events, fmt.Sprint("mine-", i))); err != nil {
+				written <- err
+				return
+			}
+			if i == writes/2 {
+				close(half)
+			}
+		}
+		written <- nil
+	}()
+	var foreign []ledger.Event
+	log := func(msg string, args ...any) { t.Errorf("replay signal: %s %v", msg, args) }
+	done := false
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); {
+		foreign = append(foreign, s.read(log)...)
+		if done {
+			break // read once more after the last write
+		}
+		select {
+		case <-half:
+			appendForeign(t, root, theirs) // among the journal's writes
+			half = nil
+		case err := <-written:
+			if err != nil {
+				t.Fatal(err)
+			}
+			if half != nil {
+				appendForeign(t, root, theirs) // the journal was quicker
+			}
+			done = true
+		case <-time.After(time.Millisecond):
+		}
+	}
+	if !done {
+		t.Fatal("the journal did not write its events in time")
+	}
+	if len(foreign) != 1 || foreign[0].EventID != theirs.EventID {
+		t.Errorf("read as another writer's: %d events %+v, want only the foreign one", len(foreign), foreign)
+	}
+	if errs := ears.errors(); len(errs) > 0 {
+		t.Errorf("journal errors: %v", errs)
 	}
 }

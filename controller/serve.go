@@ -108,7 +108,8 @@ func open(opts Options) (*Controller, error) {
 		state:    newStateLoop(),
 		fenced:   fenced,
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
-		docKick:  make(chan struct{}, 1),
+		docs:     newDocWriter(),
+		trees:    newTreeMaker(),
 	}
 	c.slots = &laneSlots{loop: c.state, apply: c.applyLanes}
 	st := &loopState{lanes: newLaneScheduler(opts.Config.ConcurrencyLimits())}
@@ -123,11 +124,11 @@ func open(opts Options) (*Controller, error) {
 		c.log.Error("refusing to start", "err", err)
 		return nil, err
 	}
-	c.index = index
 	c.generation = max(c.generation, index.maxGeneration()+1)
 	c.log.Info("instruction index loaded", "open", len(index.open), "replayed_events", load.Replayed,
 		"from_offset", load.From, "rebuilt", load.Rebuilt)
 	c.journal = newJournal(store, index, c.now, func(err error) { c.log.Error("journal", "err", err) }, c.diskFull)
+	c.index = c.journal.index
 	c.journal.bus = &c.bus
 	// What the log holds now was replayed above; the liveness loop reads
 	// what is appended from here on (see replaySignal).
@@ -197,12 +198,9 @@ func (c *Controller) serve(ctx context.Context) error {
 	// stops them after the stop is recorded, or this on a failed start.
 	c.startListeners()
 	defer c.stopListeners()
-	stopDocs, docsDone := make(chan struct{}), make(chan struct{})
-	go c.docWriter(stopDocs, docsDone)
-	defer func() {
-		close(stopDocs)
-		<-docsDone
-	}()
+	stopDocs := c.startDocs()
+	defer stopDocs()
+	defer c.trees.start()()
 
 	if err := c.announce(); err != nil {
 		l.Close()

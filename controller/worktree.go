@@ -101,10 +101,14 @@ func (c *Controller) prepareTree(ctx context.Context, r *run, step string, repo 
 	}
 	path := filepath.Join(c.opts.Root, WorktreesDir, taskID, runID, step)
 	branch := gitwork.BranchName(w.BranchPrefix, taskID, runID, step)
-	c.treeMu.Lock()
-	ignoreWorktrees(c.opts.Root)
-	wt, err := repo.Ensure(ctx, path, branch, baseBranch)
-	c.treeMu.Unlock()
+	var wt gitwork.Worktree
+	var err error
+	if stopped := c.trees.do(func() {
+		ignoreWorktrees(c.opts.Root)
+		wt, err = repo.Ensure(ctx, path, branch, baseBranch)
+	}); stopped != nil {
+		err = stopped
+	}
 	if err != nil {
 		return nil, err
 	}
