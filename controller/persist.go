@@ -76,10 +76,10 @@ const docLinger = 50 * time.Millisecond
 
 // docWriter is the one goroutine that writes the controller's documents
 // (pipeline_state.json, leases.json, heartbeat.json). Each write takes
-// the latest state from the state loop and writes it outside the loop, so that a slow
-// fsync never holds up an acknowledgement; a document is replaced whole,
-// so were two goroutines to write, an older state could land after a
-// newer one. With one writer the documents land in the order of its
+// the latest state from the state loop and writes it outside the loop,
+// so that a slow fsync never holds up an acknowledgement; a document is
+// replaced whole, so were two goroutines to write, an older state could
+// land after a newer one. With one writer the documents land in the order of its
 // snapshots without a lock to keep them in order, and the memory of
 // failed writes (errs) is the writer's own. Whoever needs a document on
 // disk asks the writer and waits (flush); whoever only changed one wakes
