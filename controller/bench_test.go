@@ -214,7 +214,7 @@ func BenchmarkLeaseBookkeeping10000Runs(b *testing.B) {
 		start := time.Now()
 		for i := range runs {
 			r := c.newRun(instruction{MessageID: fmt.Sprint("quick-", i), Text: "x", At: time.Now()})
-			c.do(func(st *loopState) { c.takeLeasesLocked(st, r, "S1", "worker", os.Getpid()) })
+			c.do(func(st *loopState) { c.takeLeases(st, r, "S1", "worker", os.Getpid()) })
 			c.flushDocs()
 			c.released(r)
 			c.flushDocs() // the document writer's write of the release

@@ -399,11 +399,11 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	var taskID, runID string
 	c.do(func(st *loopState) {
 		r.proc, r.workerRan = proc, true
-		c.releaseSuccessorsLocked(st, r)
+		c.releaseSuccessors(st, r)
 		p = &r.pipeline
-		c.takeLeasesLocked(st, r, step, lane, proc.PID())
+		c.takeLeases(st, r, step, lane, proc.PID())
 		markDispatched(p, step, lane)
-		c.writeLeasesLocked(st)
+		c.writeLeases(st)
 		attempt, taskID, runID = r.attempt, p.TaskID, p.RunID
 	})
 	c.flush(docLeases) // the worker's pid is in the lease before anything else
@@ -419,9 +419,9 @@ func (c *Controller) started(r *run, step, lane string, proc *worker.Process, sp
 	c.persistSoon(r)
 }
 
-// takeLeasesLocked registers the attempt's two leases: the worker's (with
+// takeLeases registers the attempt's two leases: the worker's (with
 // its pid) and the controller's on the step. Called on the state loop.
-func (c *Controller) takeLeasesLocked(st *loopState, r *run, step, lane string, pid int) {
+func (c *Controller) takeLeases(st *loopState, r *run, step, lane string, pid int) {
 	ttl, now, p := c.leaseTTL(), c.now(), &r.pipeline
 	wl, err := heal.Hold(&st.leases, heal.LeaseSpec{Lane: lane, TaskID: p.TaskID, RunID: p.RunID, StepID: step,
 		Holder: heal.Holder{ThreadID: "worker-" + lane + "-" + strconv.Itoa(r.attempt), PID: pid}, TTL: ttl}, now)
@@ -435,14 +435,14 @@ func (c *Controller) takeLeasesLocked(st *loopState, r *run, step, lane string, 
 	}
 	r.lease, r.ctlLease = wl, cl
 	if cl != nil {
-		c.syncLifecycleLocked(st, r, cl.Token())
+		c.syncLifecycle(st, r, cl.Token())
 	}
-	c.writeLeasesLocked(st)
+	c.writeLeases(st)
 }
 
-// syncLifecycleLocked mirrors the lease with token into r's
+// syncLifecycle mirrors the lease with token into r's
 // role_lifecycle. Called on the state loop.
-func (c *Controller) syncLifecycleLocked(st *loopState, r *run, token string) {
+func (c *Controller) syncLifecycle(st *loopState, r *run, token string) {
 	for i := len(st.leases.Leases) - 1; i >= 0; i-- {
 		if l := st.leases.Leases[i]; l.LeaseToken == token {
 			heal.SyncLifecycle(&r.pipeline, l)
@@ -455,28 +455,28 @@ func (c *Controller) syncLifecycleLocked(st *loopState, r *run, token string) {
 // finished leases so that it stays small however many runs end. The
 // register is written soon, not waited for: a lease left active on disk
 // by a crash names a worker that is gone, and the successor's fencing
-// finds that out (see fenceOrphansLocked).
+// finds that out (see fenceOrphans).
 func (c *Controller) released(r *run) {
 	c.do(func(st *loopState) {
-		c.releaseLeasesLocked(st, r)
+		c.releaseLeases(st, r)
 		r.proc = nil
 	})
 	c.writeSoon()
 }
 
-func (c *Controller) releaseLeasesLocked(st *loopState, r *run) {
+func (c *Controller) releaseLeases(st *loopState, r *run) {
 	now := c.now()
 	for _, h := range []*heal.Held{r.lease, r.ctlLease} {
 		if h == nil {
 			continue
 		}
 		if err := h.Release(&st.leases, now); err == nil && h == r.ctlLease {
-			c.syncLifecycleLocked(st, r, h.Token())
+			c.syncLifecycle(st, r, h.Token())
 		}
 	}
 	r.lease, r.ctlLease = nil, nil
-	c.pruneLeasesLocked(st)
-	c.writeLeasesLocked(st)
+	c.pruneLeases(st)
+	c.writeLeases(st)
 }
 
 // judge turns a worker's end into the attempt's outcome and records it.
@@ -630,8 +630,8 @@ func (c *Controller) finish(r *run, status, reason string, extra ...any) {
 		}
 		r.final, r.endReason = status, reason
 		if len(r.successors) > 0 {
-			c.releaseSuccessorsLocked(st, r)
-			c.writeLeasesLocked(st)
+			c.releaseSuccessors(st, r)
+			c.writeLeases(st)
 		}
 	})
 	// The pipeline first: a crash between the two leaves a finished
@@ -644,7 +644,7 @@ func (c *Controller) finish(r *run, status, reason string, extra ...any) {
 	c.settleLogs(r)
 	c.recordFinished(r, status, reason, extra...)
 	c.do(func(st *loopState) {
-		c.writeHeartbeatLocked(st, c.focusLocked(st), c.now(), c.thresholds())
+		c.writeHeartbeat(st, c.focus(st), c.now(), c.thresholds())
 	})
 	c.flushDocs()
 	route := p.Route()

@@ -65,7 +65,7 @@ const readBackGoneAfter = 10 * time.Second
 // controller's log has its STEP_STARTED but no end, and the worker's
 // exit status died with it. The worker is waited for (the dead
 // controller's successor killed it if it still ran: see
-// fenceOrphansLocked), so that no two ever run for one step; then its
+// fenceOrphans), so that no two ever run for one step; then its
 // logs are read back from where its attempt started (worker.Replay).
 // Only a complete result line that says success is trusted: the step
 // then ends as if the worker had just exited 0, through judge, with

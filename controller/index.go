@@ -28,7 +28,7 @@ type instrIndex struct {
 	dir string // <root>/state/index
 
 	open       map[string]*indexEntry // acknowledged, not finished; by message id
-	ended      map[string]*indexEntry // finished FAILED or BLOCKED (a retry), or DONE as a pull request (another round): see endLocked
+	ended      map[string]*indexEntry // finished FAILED or BLOCKED (a retry), or DONE as a pull request (another round): see endEntry
 	byRun      map[[2]string]string   // task and run id → message id of an open instruction
 	fresh      map[string]indexEntry  // folded since the last checkpoint, not yet in a bucket
 	offset     int64                  // the events.jsonl offset the folded state covers
@@ -228,7 +228,7 @@ func (x *instrIndex) fold(e *ledger.Event) {
 			en.Kind, en.Text = entryAttached, ""
 			x.fresh[id] = en
 			if e.Payload.String("reopens") == "true" {
-				x.reopenLocked(target)
+				x.reopenEntry(target)
 			}
 			if t := x.open[target]; t != nil && isTrue(e.Payload, "follow_up") {
 				t.FollowUps = append(slices.Clip(t.FollowUps), e.Payload.String("text"))
@@ -241,17 +241,17 @@ func (x *instrIndex) fold(e *ledger.Event) {
 			return
 		}
 		x.fresh[id] = en
-		x.openLocked(en)
+		x.openEntry(en)
 	case opControl:
 		if id != "" {
 			x.fresh[id] = indexEntry{MessageID: id, Kind: entryControl, EventID: e.EventID, Route: routeFrom(e.Payload)}
 		}
 		target := e.Payload.String("target_message_id")
 		if e.Payload.String("kind") == string(relay.ControlRetry) {
-			x.reopenLocked(target)
+			x.reopenEntry(target)
 		}
 		if en := x.ended[target]; en != nil && en.Final == ledger.StatusDone && e.Payload.String("kind") == string(relay.ControlReject) {
-			x.reopenLocked(target) // another round of its pull request (prround.go)
+			x.reopenEntry(target) // another round of its pull request (prround.go)
 		}
 	case opStepRecorded:
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
@@ -282,11 +282,11 @@ func (x *instrIndex) fold(e *ledger.Event) {
 		if en := x.open[id]; en != nil {
 			delete(x.byRun, [2]string{en.Route.TaskID, en.Route.RunID})
 			delete(x.open, id)
-			x.endLocked(*en, e)
+			x.endEntry(*en, e)
 		} else if en := x.ended[id]; en != nil {
 			// A person cancelled the run after it ended (see closeEnded):
 			// a successor rebuilds it as it ends now.
-			x.endLocked(*en, e)
+			x.endEntry(*en, e)
 		}
 	}
 }
@@ -318,20 +318,20 @@ func (en *indexEntry) keepRecord(step string, payload ledger.Object) {
 	en.Records = records
 }
 
-func (x *instrIndex) openLocked(en indexEntry) {
+func (x *instrIndex) openEntry(en indexEntry) {
 	x.seq++
 	en.Seq = x.seq
 	x.open[en.MessageID] = &en
 	x.byRun[[2]string{en.Route.TaskID, en.Route.RunID}] = en.MessageID
 }
 
-// reopenLocked makes a finished instruction open again (a retry). Its
+// reopenEntry makes a finished instruction open again (a retry). Its
 // entry may be old enough to be only in a bucket.
-func (x *instrIndex) reopenLocked(id string) {
+func (x *instrIndex) reopenEntry(id string) {
 	if id == "" || x.open[id] != nil {
 		return
 	}
-	if x.reopenEndedLocked(id) {
+	if x.reopenEnded(id) {
 		return
 	}
 	en, ok := x.fresh[id]
@@ -343,7 +343,7 @@ func (x *instrIndex) reopenLocked(id string) {
 	}
 	if en.Kind == entryInstruction {
 		en.Started = true // a retried run has run before
-		x.openLocked(en)
+		x.openEntry(en)
 	}
 }
 

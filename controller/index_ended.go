@@ -12,12 +12,12 @@ import (
 // start them again as new work.
 const maxEnded = 64
 
-// endLocked keeps the entry of a run that finished FAILED or BLOCKED,
+// endEntry keeps the entry of a run that finished FAILED or BLOCKED,
 // or DONE with its change in a pull request: it waits for the person's
 // /retry (a /reject for another round of the pull request), and a
 // successor controller must know it (RUN_FINISHED removed it from the
 // open instructions).
-func (x *instrIndex) endLocked(en indexEntry, e *ledger.Event) {
+func (x *instrIndex) endEntry(en indexEntry, e *ledger.Event) {
 	status := e.Payload.String("status")
 	prDone := status == ledger.StatusDone && en.PR != nil // another round may be asked (prround.go)
 	if en.Kind != entryInstruction || (status != ledger.StatusFailed && status != ledger.StatusBlocked && !prDone) {
@@ -36,9 +36,9 @@ func (x *instrIndex) endLocked(en indexEntry, e *ledger.Event) {
 	}
 }
 
-// reopenEndedLocked opens an ended run again (its retry), with what it
+// reopenEnded opens an ended run again (its retry), with what it
 // had done; it reports whether id was an ended run.
-func (x *instrIndex) reopenEndedLocked(id string) bool {
+func (x *instrIndex) reopenEnded(id string) bool {
 	en, ok := x.ended[id]
 	if !ok {
 		return false
@@ -46,7 +46,7 @@ func (x *instrIndex) reopenEndedLocked(id string) bool {
 	delete(x.ended, id)
 	e := *en
 	e.Final, e.FinalReason, e.FinalStep, e.Started = "", "", "", true
-	x.openLocked(e)
+	x.openEntry(e)
 	return true
 }
 

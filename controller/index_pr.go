@@ -42,11 +42,11 @@ func restorePR(p *ledger.PipelineState, m *prMark) {
 		With(KeyPullRequestForge, m.Forge).With(KeyPullRequestRepo, m.Repo).With(KeyPullRequestHead, m.Tip)
 }
 
-// adoptDoneLocked rebuilds a run that ended DONE with its change in a
-// pull request (see endLocked): it is not started, but a person's
+// adoptDone rebuilds a run that ended DONE with its change in a
+// pull request (see endEntry): it is not started, but a person's
 // /reject finds it and sends it round again. Called on the state loop, from
 // adoptEnded.
-func (c *Controller) adoptDoneLocked(st *loopState, en indexEntry) {
+func (c *Controller) adoptDone(st *loopState, en indexEntry) {
 	r := c.newRun(en.instruction())
 	latest := st.pipeline.TaskID == r.pipeline.TaskID && st.pipeline.RunID == r.pipeline.RunID && st.pipeline.Status == ledger.StatusDone
 	if latest {

@@ -55,7 +55,7 @@ func (c *Controller) HandleInstruction(_ context.Context, req relay.Request, in 
 	admitted := false
 	c.do(func(st *loopState) {
 		c.adopt(st, r)
-		admitted = c.admitLocked(st)
+		admitted = c.admit(st)
 	})
 	c.notify(relay.Notice{Kind: relay.NoticeRoute, Route: &ack.Route})
 	if admitted {

@@ -20,7 +20,7 @@ func (c *Controller) thresholds() heal.Thresholds {
 
 // checkLiveness is one pass of the liveness loop: read what other
 // writers appended to the log since the last pass (the replay signal,
-// see reactLocked), renew the leases of live holders (acting on every
+// see react), renew the leases of live holders (acting on every
 // failed renewal), write the heartbeat, and judge each running worker's
 // silence. The loop only observes: what
 // it sees of a run (a verdict on its worker, the failed renewal of a
@@ -36,15 +36,15 @@ func (c *Controller) checkLiveness() {
 	var reports, renewals []ledger.Event
 	var watched []watchedRun
 	c.do(func(st *loopState) {
-		reports = c.reactLocked(st, foreign)
-		renewals = append(reports, c.renewLeasesLocked(st, now)...)
+		reports = c.react(st, foreign)
+		renewals = append(reports, c.renewLeases(st, now)...)
 		watched = make([]watchedRun, 0, len(st.order))
 		for _, r := range st.order {
 			if r.proc != nil {
 				watched = append(watched, watchedRun{r: r, proc: r.proc})
 			}
 		}
-		c.writeHeartbeatLocked(st, c.focusLocked(st), now, th)
+		c.writeHeartbeat(st, c.focus(st), now, th)
 	})
 	if len(renewals) > 0 {
 		if err := c.journal.append(renewals...); err != nil {
@@ -77,9 +77,9 @@ func (c *Controller) checkLiveness() {
 	c.flushDocs()
 }
 
-// focusLocked returns the running run the heartbeat reports: the current
+// focus returns the running run the heartbeat reports: the current
 // one if it runs, else any that runs, else nil. Called on the state loop.
-func (c *Controller) focusLocked(st *loopState) *run {
+func (c *Controller) focus(st *loopState) *run {
 	var focus *run
 	for _, r := range st.order {
 		if r.proc != nil && (focus == nil || r == st.current) {
@@ -123,7 +123,7 @@ func persistedStatus(health string) string {
 	return health
 }
 
-// renewLeasesLocked extends the leases of holders that are alive: the
+// renewLeases extends the leases of holders that are alive: the
 // controller's own, each worker whose process has not exited, the
 // controller's lease on each running attempt's step, and the leases the controller took over
 // for a run that waits for its next attempt. A renewal that fails is
@@ -136,11 +136,11 @@ func persistedStatus(health string) string {
 // lease (no run owns it) and the leases held for a waiting run (which
 // listens to nothing while it waits) are reported by the loop, in the
 // events returned for the caller to append after unlocking.
-func (c *Controller) renewLeasesLocked(st *loopState, now time.Time) (events []ledger.Event) {
+func (c *Controller) renewLeases(st *loopState, now time.Time) (events []ledger.Event) {
 	changed := false
 	if st.standing != nil {
 		changed = true
-		if news, failed := c.renewLocked(st, st.standing, now); failed {
+		if news, failed := c.renew(st, st.standing, now); failed {
 			news.step = "" // the standing lease names no step of a run
 			events = append(events, c.leaseEvent(globalID, globalID, news))
 		}
@@ -148,7 +148,7 @@ func (c *Controller) renewLeasesLocked(st *loopState, now time.Time) (events []l
 	for _, r := range st.order {
 		for _, h := range r.successors {
 			changed = true
-			if news, failed := c.renewLocked(st, h, now); failed {
+			if news, failed := c.renew(st, h, now); failed {
 				events = append(events, c.leaseEvent(r.pipeline.TaskID, r.pipeline.RunID, news))
 			}
 		}
@@ -162,7 +162,7 @@ func (c *Controller) renewLeasesLocked(st *loopState, now time.Time) (events []l
 				continue
 			}
 			changed = true
-			if news, failed := c.renewLocked(st, h, now); failed {
+			if news, failed := c.renew(st, h, now); failed {
 				r.post(observation{kind: news.kind(), proc: r.proc, lease: news})
 			}
 		}
@@ -174,14 +174,14 @@ func (c *Controller) renewLeasesLocked(st *loopState, now time.Time) (events []l
 		changed = true
 	}
 	if changed {
-		c.writeLeasesLocked(st)
+		c.writeLeases(st)
 	}
 	return events
 }
 
-// renewLocked renews h and, when that fails, registers it afresh and
+// renew renews h and, when that fails, registers it afresh and
 // returns the news of it. Called on the state loop.
-func (c *Controller) renewLocked(st *loopState, h *heal.Held, now time.Time) (news leaseNews, failed bool) {
+func (c *Controller) renew(st *loopState, h *heal.Held, now time.Time) (news leaseNews, failed bool) {
 	err := h.Renew(&st.leases, now)
 	if err == nil {
 		return leaseNews{}, false
@@ -215,9 +215,9 @@ func (n leaseNews) kind() obsKind {
 	return obsRenewFailed
 }
 
-// writeHeartbeatLocked records the focus worker's liveness (or IDLE) in
+// writeHeartbeat records the focus worker's liveness (or IDLE) in
 // heartbeat_status.json.
-func (c *Controller) writeHeartbeatLocked(st *loopState, focus *run, now time.Time, th heal.Thresholds) {
+func (c *Controller) writeHeartbeat(st *loopState, focus *run, now time.Time, th heal.Thresholds) {
 	hb := st.hb
 	hb.WarningAfterSeconds, hb.StaleAfterSeconds = th.WarningAfter, th.StaleAfter
 	if hb.LastEscalationAt == nil {

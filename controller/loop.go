@@ -28,9 +28,9 @@ import (
 //
 // The loop is not re-entrant: a request must never ask the loop itself
 // (it would wait for the request it is part of). Helpers that work on the
-// state take it as a parameter (st *loopState) instead; most are named
-// ...Locked, from when a mutex guarded the same state, and all of them
-// run inside a request only.
+// state take it as a parameter (st *loopState) instead: holding st is
+// what lets a function touch the state, so the compiler keeps them
+// inside requests.
 //
 // The controller's loop starts in open, before anything can ask it, and
 // stops last (Controller.close, deferred first in Run): after serve has

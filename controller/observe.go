@@ -37,7 +37,7 @@ const (
 	// it afresh.
 	obsExpired
 	// obsTakenOver: another writer took over the step the run's worker
-	// is on (the replay signal, see reactLocked): the loop no longer
+	// is on (the replay signal, see react): the loop no longer
 	// renews the run's leases, and the run stops its worker.
 	obsTakenOver
 )
@@ -222,7 +222,7 @@ func (c *Controller) judged(r *run, proc *worker.Process, o observation) {
 					c.log.Warn("release a dead worker's lease", "token", h.Token(), "err", err)
 				}
 				r.lease = nil
-				c.writeLeasesLocked(st)
+				c.writeLeases(st)
 			}
 		})
 		c.writeSoon()

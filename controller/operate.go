@@ -148,10 +148,10 @@ func (c *Controller) onLedgerRun(f func(st *loopState, r *run, p ledger.Pipeline
 	}
 }
 
-// keepPipelineLocked makes p what the ledger shows: r's pipeline, or,
+// keepPipeline makes p what the ledger shows: r's pipeline, or,
 // when the controller has no run, the file's, written by the document
 // writer. Called on the state loop.
-func (c *Controller) keepPipelineLocked(st *loopState, r *run, p ledger.PipelineState) {
+func (c *Controller) keepPipeline(st *loopState, r *run, p ledger.PipelineState) {
 	if r != nil {
 		r.pipeline = p
 		if st.current == r {
@@ -180,7 +180,7 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 	c.onLedgerRun(func(st *loopState, shown *run, pipeline ledger.PipelineState, failed *relay.Failure) {
 		r, p, fail = shown, pipeline, failed
 		if r != nil && (r.pipeline.TaskID != op.TaskID || r.pipeline.RunID != op.RunID) {
-			r = c.findRunExactLocked(st, op.TaskID, op.RunID)
+			r = c.findRunExact(st, op.TaskID, op.RunID)
 			if r != nil {
 				p = clonePipeline(r.pipeline)
 			}
@@ -197,7 +197,7 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 			TTL:       time.Duration(op.LeaseTTL) * time.Second,
 		}, c.now())
 		if err == nil {
-			c.writeLeasesLocked(st)
+			c.writeLeases(st)
 		}
 	})
 	if fail != nil {
@@ -213,15 +213,15 @@ func (c *Controller) operateTakeover(op relay.Operation) (relay.Outcome, string,
 	}
 	c.finishTakeover(func(*loopState) *ledger.PipelineState { return &p }, &t)
 	c.do(func(st *loopState) {
-		c.keepPipelineLocked(st, r, p)
+		c.keepPipeline(st, r, p)
 	})
 	c.flush(docPipeline)
 	return c.printed(code, t.Object()), op.TaskID, op.RunID
 }
 
-// findRunExactLocked returns this controller's run with both ids, nil if
+// findRunExact returns this controller's run with both ids, nil if
 // it has none. Called on the state loop.
-func (c *Controller) findRunExactLocked(st *loopState, taskID, runID string) *run {
+func (c *Controller) findRunExact(st *loopState, taskID, runID string) *run {
 	for i := len(st.order) - 1; i >= 0; i-- {
 		if r := st.order[i]; r.pipeline.TaskID == taskID && r.pipeline.RunID == runID {
 			return r
@@ -285,7 +285,7 @@ func (c *Controller) operateHandoffApply(op relay.Operation) (relay.Outcome, str
 			return
 		}
 		if plan, err = heal.ApplyHandoff(&p, pkg, op.IncludeAccepted, c.now()); err == nil {
-			c.keepPipelineLocked(st, r, p)
+			c.keepPipeline(st, r, p)
 		}
 	})
 	if fail != nil {

@@ -54,7 +54,7 @@ func (c *Controller) operateTakeoverLive(r *run, op relay.Operation) relay.Outco
 			return
 		}
 		// The run's leases are the successor's now: not renewed, not
-		// released by the attempt (see takeoverLocked). The successor's are
+		// released by the attempt (see takeover). The successor's are
 		// held until the step's next worker starts (see started), as after
 		// the controller's own takeovers; those the takeover superseded go.
 		r.lease, r.ctlLease, r.successors = nil, nil, nil
@@ -63,7 +63,7 @@ func (c *Controller) operateTakeoverLive(r *run, op relay.Operation) relay.Outco
 		}
 		proc = r.proc
 		r.proc = nil // the loop judges it no more: its end is the takeover's
-		c.writeLeasesLocked(st)
+		c.writeLeases(st)
 	})
 	if err != nil {
 		return takeoverFailure(code, err)

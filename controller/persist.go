@@ -29,7 +29,7 @@ const (
 // flushDocs).
 func (c *Controller) persist(r *run) {
 	shown := false
-	c.do(func(st *loopState) { shown = c.touchLocked(st, r) })
+	c.do(func(st *loopState) { shown = c.touchIn(st, r) })
 	if shown {
 		c.flush(docPipeline)
 	}
@@ -37,12 +37,12 @@ func (c *Controller) persist(r *run) {
 
 // touch marks r's pipeline for the next write without writing it now.
 func (c *Controller) touch(r *run) {
-	c.do(func(st *loopState) { c.touchLocked(st, r) })
+	c.do(func(st *loopState) { c.touchIn(st, r) })
 }
 
-// touchLocked marks r's pipeline for the next write when r is the run
+// touchIn marks r's pipeline for the next write when r is the run
 // the file shows, and reports whether it is.
-func (c *Controller) touchLocked(st *loopState, r *run) bool {
+func (c *Controller) touchIn(st *loopState, r *run) bool {
 	if st.current != r {
 		return false
 	}
@@ -147,9 +147,9 @@ func (c *Controller) writeDocsLoop() {
 	}
 }
 
-// writeLeasesLocked marks the lease register for the next flush. Called
+// writeLeases marks the lease register for the next flush. Called
 // on the state loop; the caller flushes after its request.
-func (c *Controller) writeLeasesLocked(st *loopState) { st.dirty |= docLeases }
+func (c *Controller) writeLeases(st *loopState) { st.dirty |= docLeases }
 
 // flushDocs writes every document changed since the last flush.
 func (c *Controller) flushDocs() { c.flush(docPipeline | docLeases | docHeartbeat) }

@@ -23,7 +23,7 @@ type queuedSlot struct {
 	granted    bool
 }
 
-// admitLocked admits a new instruction's run, unless the controller is
+// admit admits a new instruction's run, unless the controller is
 // stopping (the next controller resumes it then): it counts the run's
 // admission among the runs shutdown waits for and reports true, and the
 // caller starts or queues the run (startOrQueue) in a goroutine beside
@@ -31,7 +31,7 @@ type queuedSlot struct {
 // as it never waited for the run's goroutine. The caller's goroutine
 // calls c.runs.Done when startOrQueue returns. Called on the state loop,
 // in the request that adopts the run: one request for both.
-func (c *Controller) admitLocked(st *loopState) bool {
+func (c *Controller) admit(st *loopState) bool {
 	if st.stopping {
 		return false
 	}
@@ -46,7 +46,7 @@ func (c *Controller) startOrQueue(r *run) {
 	var step, lane string
 	var ok bool
 	c.do(func(st *loopState) {
-		step, lane, ok = c.queueableLocked(st, r)
+		step, lane, ok = c.queueable(st, r)
 		if ok {
 			// Before the ticket can be granted: the attempt that takes it
 			// finds its waiting recorded.
@@ -90,12 +90,12 @@ func (c *Controller) startOrQueue(r *run) {
 	}
 }
 
-// queueableLocked reports whether r's first step is certain to begin
+// queueable reports whether r's first step is certain to begin
 // with a wait for its lane, with nothing recorded before it: the
 // workflow's first configured step, not finished yet, in a flow without
 // loop iterations and without callbacks of its own to start, within its
 // budget. It returns the step and its lane. Called on the state loop.
-func (c *Controller) queueableLocked(st *loopState, r *run) (step, lane string, ok bool) {
+func (c *Controller) queueable(st *loopState, r *run) (step, lane string, ok bool) {
 	if st.stopping || len(c.workflow) == 0 || c.cfg.Workflow.Flow() == config.FlowLoop {
 		return "", "", false
 	}

@@ -56,11 +56,11 @@ func (c *Controller) recover() []found {
 	// the takeovers planned on the loop. Nothing else asks the loop yet:
 	// the relay does not serve before recovery.
 	var orphans []ledger.Lease
-	c.do(func(st *loopState) { orphans = c.orphanLeasesLocked(st) })
+	c.do(func(st *loopState) { orphans = c.orphanLeases(st) })
 	c.killOrphans(orphans)
 	var takeovers []heal.Takeover
 	c.do(func(st *loopState) {
-		takeovers = c.fenceOrphansLocked(st, orphans, readBack)
+		takeovers = c.fenceOrphans(st, orphans, readBack)
 	})
 	// Recorded outside the state loop: no fsync in a request.
 	for _, t := range takeovers {
@@ -184,9 +184,9 @@ func isFinal(status string) bool {
 	return status == ledger.StatusDone || status == ledger.StatusFailed || status == ledger.StatusBlocked
 }
 
-// orphanLeasesLocked returns the ACTIVE leases a previous controller
-// left (see fenceOrphansLocked). Called on the state loop.
-func (c *Controller) orphanLeasesLocked(st *loopState) []ledger.Lease {
+// orphanLeases returns the ACTIVE leases a previous controller
+// left (see fenceOrphans). Called on the state loop.
+func (c *Controller) orphanLeases(st *loopState) []ledger.Lease {
 	var orphans []ledger.Lease
 	for _, l := range st.leases.Leases {
 		if l.Status == ledger.LeaseActive && l.PID != c.pid {
@@ -208,7 +208,7 @@ func (c *Controller) killOrphans(orphans []ledger.Lease) {
 	}
 }
 
-// fenceOrphansLocked takes over every ACTIVE lease a previous controller
+// fenceOrphans takes over every ACTIVE lease a previous controller
 // left (orphans, whose workers killOrphans killed), the way every
 // takeover is planned (heal.PlanTakeover, as the live succession and
 // `daokit takeover` do), and returns the takeovers for the caller to
@@ -216,7 +216,7 @@ func (c *Controller) killOrphans(orphans []ledger.Lease) {
 // records). readBack names, by task and run, the steps whose end the
 // resumed run reads back from their logs (see finishFromLog): their
 // expired leases do not fail them. Called on the state loop.
-func (c *Controller) fenceOrphansLocked(st *loopState, orphans []ledger.Lease, readBack map[[2]string][]string) (takeovers []heal.Takeover) {
+func (c *Controller) fenceOrphans(st *loopState, orphans []ledger.Lease, readBack map[[2]string][]string) (takeovers []heal.Takeover) {
 	now := c.now()
 	runs := map[[2]string]bool{}
 	for _, l := range orphans {
@@ -240,7 +240,7 @@ func (c *Controller) fenceOrphansLocked(st *loopState, orphans []ledger.Lease, r
 		takeovers = append(takeovers, t)
 	}
 	if len(runs) > 0 {
-		c.writeLeasesLocked(st)
+		c.writeLeases(st)
 	}
 	return takeovers
 }

@@ -252,7 +252,7 @@ func TestRenewalFailureKinds(t *testing.T) {
 			}
 			old := h.Token()
 			at := tt.lose(&st.leases, old, now)
-			news, failed := c.renewLocked(st, h, at)
+			news, failed := c.renew(st, h, at)
 			if !failed || news.code != tt.code || news.kind() != tt.kind {
 				t.Fatalf("failed %v code %q kind %d, want failed, code %q kind %d", failed, news.code, news.kind(), tt.code, tt.kind)
 			}
@@ -263,7 +263,7 @@ func TestRenewalFailureKinds(t *testing.T) {
 			if fresh.LeaseToken != news.fresh || fresh.Status != ledger.LeaseActive || fresh.ThreadID != "worker-1" || fresh.StepID != "S1" {
 				t.Errorf("fresh record %+v, want ACTIVE for worker-1 on S1", fresh)
 			}
-			if _, failed := c.renewLocked(st, h, at.Add(time.Second)); failed {
+			if _, failed := c.renew(st, h, at.Add(time.Second)); failed {
 				t.Errorf("the fresh lease failed to renew")
 			}
 		})

@@ -164,19 +164,19 @@ func (s *replaySignal) read(log func(msg string, args ...any)) []ledger.Event {
 // writer meets another's document: they name a run, but start none.
 var ledgerOps = []string{ledger.OpCommitDiscarded, ledger.OpWriteConflict, ledger.OpLeasesMerged, ledger.OpForeignPipelineReplaced}
 
-// reactLocked handles what other writers appended: a takeover of a step
+// react handles what other writers appended: a takeover of a step
 // a run of this controller is running detaches the run's leases (they
 // are the successor's now: renewing them would contest the takeover) and
 // is posted to the run, which stops its worker (see takeoverSeen); any
 // other takeover of a run it has is recorded, as is once each run it
 // does not have. It returns the events to record. Called on the state loop,
 // before the pass renews leases.
-func (c *Controller) reactLocked(st *loopState, foreign []ledger.Event) (events []ledger.Event) {
+func (c *Controller) react(st *loopState, foreign []ledger.Event) (events []ledger.Event) {
 	for _, e := range foreign {
-		r := c.runOfLocked(st, e.TaskID, e.RunID)
+		r := c.runOf(st, e.TaskID, e.RunID)
 		switch {
 		case e.EventType == ledger.EventLeaseTakeover && r != nil:
-			if ev, ok := c.takeoverLocked(r, e); ok {
+			if ev, ok := c.takeover(r, e); ok {
 				events = append(events, ev)
 			}
 		case r != nil, e.TaskID == globalID, e.TaskID == standingTask:
@@ -193,8 +193,8 @@ func (c *Controller) reactLocked(st *loopState, foreign []ledger.Event) (events 
 	return events
 }
 
-// runOfLocked is this controller's run of task and run, or nil.
-func (c *Controller) runOfLocked(st *loopState, taskID, runID string) *run {
+// runOf is this controller's run of task and run, or nil.
+func (c *Controller) runOf(st *loopState, taskID, runID string) *run {
 	for _, r := range st.order {
 		if r.pipeline.TaskID == taskID && r.pipeline.RunID == runID {
 			return r
@@ -203,12 +203,12 @@ func (c *Controller) runOfLocked(st *loopState, taskID, runID string) *run {
 	return nil
 }
 
-// takeoverLocked reacts to another writer's LEASE_TAKEOVER e of r. When
+// takeover reacts to another writer's LEASE_TAKEOVER e of r. When
 // the takeover names the step r's worker is on (adopted, or failed as
 // expired), the step is lost: r's leases on it are dropped from the
 // renewals and the run hears it (obsTakenOver). Otherwise (r waits, or
 // the takeover took nothing of it) it is only recorded.
-func (c *Controller) takeoverLocked(r *run, e ledger.Event) (ledger.Event, bool) {
+func (c *Controller) takeover(r *run, e ledger.Event) (ledger.Event, bool) {
 	step := r.pipeline.CurrentStep
 	named := slices.Contains(payloadStrings(e.Payload, "adopted_step_ids"), step) || slices.Contains(payloadStrings(e.Payload, "failed_step_ids"), step)
 	seen := takeoverNews{eventID: e.EventID, at: e.Payload.String("takeover_at"), step: step,

@@ -77,7 +77,7 @@ func restoreReview(p *ledger.PipelineState, m *reviewMark) {
 
 // adoptEnded rebuilds the runs that finished FAILED or BLOCKED and wait
 // for the person's /retry (and those DONE as a pull request, which a
-// /reject sends round again: adoptDoneLocked), so that a successor controller still knows
+// /reject sends round again: adoptDone), so that a successor controller still knows
 // them (the window lists them, /retry finds them by their ids, and a
 // bare /retry the latest run's). They are not started: a retry does
 // that. Called before adoptUnfinished, so that an open run stays the
@@ -86,7 +86,7 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 	c.do(func(st *loopState) {
 		for _, en := range list {
 			if en.Final == ledger.StatusDone {
-				c.adoptDoneLocked(st, en) // index_pr.go
+				c.adoptDone(st, en) // index_pr.go
 				continue
 			}
 			r := c.newRun(en.instruction())

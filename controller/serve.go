@@ -211,8 +211,8 @@ func (c *Controller) serve(ctx context.Context) error {
 	unfinished := c.adoptUnfinished(c.recover())
 	var pruned int
 	c.do(func(st *loopState) {
-		pruned = c.pruneLeasesLocked(st)
-		c.holdStandingLeaseLocked(st)
+		pruned = c.pruneLeases(st)
+		c.holdStandingLease(st)
 	})
 	if pruned > 0 {
 		e := c.events.system(globalID, globalID, "", ledger.SeverityInfo, opLeasesPruned,
@@ -318,7 +318,7 @@ func (c *Controller) shutdown() {
 	c.runs.Wait()
 	c.do(func(st *loopState) {
 		if st.standing != nil && st.standing.Release(&st.leases, c.now()) == nil {
-			c.writeLeasesLocked(st)
+			c.writeLeases(st)
 		}
 	})
 	c.flushDocs()

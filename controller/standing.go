@@ -30,9 +30,9 @@ const (
 
 func standingRun(generation int) string { return "generation-" + strconv.Itoa(generation) }
 
-// holdStandingLeaseLocked registers this controller's standing lease.
+// holdStandingLease registers this controller's standing lease.
 // Called on the state loop.
-func (c *Controller) holdStandingLeaseLocked(st *loopState) {
+func (c *Controller) holdStandingLease(st *loopState) {
 	h, err := heal.Hold(&st.leases, heal.LeaseSpec{
 		Lane: heal.ControllerLane, TaskID: standingTask, RunID: standingRun(c.generation), StepID: standingStep,
 		Holder: heal.Holder{ThreadID: "controller-" + strconv.Itoa(c.generation), PID: c.pid}, TTL: c.leaseTTL(),
@@ -42,12 +42,12 @@ func (c *Controller) holdStandingLeaseLocked(st *loopState) {
 		return
 	}
 	st.standing = h
-	c.writeLeasesLocked(st)
+	c.writeLeases(st)
 }
 
-// pruneLeasesLocked drops the oldest finished leases beyond
+// pruneLeases drops the oldest finished leases beyond
 // keptFinishedLeases and reports how many went. Called on the state loop.
-func (c *Controller) pruneLeasesLocked(st *loopState) int {
+func (c *Controller) pruneLeases(st *loopState) int {
 	return heal.PruneFinished(&st.leases, keptFinishedLeases)
 }
 

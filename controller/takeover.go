@@ -32,7 +32,7 @@ func (c *Controller) takeOver(r *run, step string, reason vocab.Reason) {
 		for _, l := range t.Adopted {
 			r.successors = append(r.successors, heal.Adopt(l, c.leaseTTL(), now))
 		}
-		c.writeLeasesLocked(st)
+		c.writeLeases(st)
 	})
 	if err != nil {
 		c.log.Error("take over", "step", step, "err", err)
@@ -72,7 +72,7 @@ func (c *Controller) finishTakeover(pipeline func(*loopState) *ledger.PipelineSt
 
 // releaseSuccessors ends the leases the controller held for r between a
 // takeover and the replacement worker's start. Called on the state loop.
-func (c *Controller) releaseSuccessorsLocked(st *loopState, r *run) {
+func (c *Controller) releaseSuccessors(st *loopState, r *run) {
 	now := c.now()
 	for _, h := range r.successors {
 		if err := h.Release(&st.leases, now); err != nil {

@@ -27,7 +27,7 @@ import (
 // its status file is its heartbeat (WARNING, then STALE: stopped and
 // restarted), a Lead that exits is restarted with backoff up to the
 // restart policy's bound, and a controller that succeeds another takes
-// their leases over (fenceOrphansLocked kills Leads left running, since
+// their leases over (fenceOrphans kills Leads left running, since
 // they carry DAOKIT_ROOT and DAOKIT_TASK_ID=team like workers).
 const (
 	// teamTask is the task id of the Leads' leases.
@@ -172,7 +172,7 @@ func (c *Controller) startLead(s *teamSup, lp *leadProc) {
 			Holder: heal.Holder{ThreadID: leadLane(lp.role), PID: cmd.Process.Pid}, TTL: c.leaseTTL()}, now)
 		if err == nil {
 			lp.held = h
-			c.writeLeasesLocked(st)
+			c.writeLeases(st)
 		}
 	})
 	c.recordTeam(c.events.system(teamTask, leadLane(lp.role), lp.role, ledger.SeverityInfo, opLeadStarted,
@@ -268,7 +268,7 @@ func (c *Controller) leadLeases(released, renewed []*heal.Held, now time.Time) {
 			changed = h.Renew(&st.leases, now) == nil || changed
 		}
 		if changed {
-			c.writeLeasesLocked(st)
+			c.writeLeases(st)
 		}
 	})
 }
