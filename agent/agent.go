@@ -9,7 +9,11 @@
 // renewed it within AckWait, so an agent that cannot renew (cut off, the
 // hub unreachable) kills the step's process before that, and sends
 // nothing more for it; whatever it might still send carries its
-// delivery, which the controller's relay no longer prints.
+// delivery, which the controller's relay no longer prints. And the hub
+// may hand a step on while its agent still runs and renews it (after a
+// restart: see hub/steps' live.go): the agent handed it again waits
+// while the first says it holds it, and the first, should the second
+// start all the same, stops its step and sends nothing more (hold.go).
 package agent
 
 import (

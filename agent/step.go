@@ -70,6 +70,15 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	rn := newRenewer(a.c, msg, a.o.AckWait)
 	rn.start()
 	defer rn.stop()
+	if delivery > 1 && !a.awaitEarlier(ctx, s, delivery, msg, rn.lost, log) {
+		return
+	}
+	h, err := a.hold(s, delivery, rn.lost)
+	if err != nil {
+		log.Warn("answer for the step", "err", err)
+		return // redelivered after AckWait
+	}
+	defer h.release()
 
 	spec, tree, cleanup, err := a.prepare(ctx, s, delivery)
 	if err != nil {
@@ -94,7 +103,7 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	// Watched from the process's start: a hub that went silent must not
 	// hold the fence up behind a publish waiting for it.
 	fencedCh := make(chan bool, 1)
-	go func() { fencedCh <- a.watch(ctx, proc, stopped, rn.lost) }()
+	go func() { fencedCh <- a.watch(ctx, proc, stopped, rn.lost, h.superseded) }()
 	sctx, scancel := context.WithTimeout(ctx, publishWait)
 	if err := a.c.Publish(sctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
 		Agent: a.o.Name, PID: proc.PID(), QueuedAt: meta.Timestamp.UnixNano(), StartAt: startAt.UnixNano()}); err != nil {
@@ -111,6 +120,14 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	if <-fencedCh {
 		log.Warn("gave the step up", "lost_hub", ctx.Err() == nil)
 		return
+	}
+	select {
+	case <-h.superseded:
+		// Ended as a later delivery started: that one's end is the
+		// step's, and this delivery's acknowledgement must not end it.
+		log.Warn("a later delivery of the step started elsewhere: its end is the step's")
+		return
+	default:
 	}
 	end := steps.Record{Type: steps.TypeEnd, Delivery: delivery, ExitCode: res.ExitCode, Signal: int(res.Signal),
 		Stopped: string(res.Stopped), PID: res.PID}
@@ -186,11 +203,12 @@ func (a *Agent) forward(s steps.Step, delivery int, recs <-chan transcript.Recor
 }
 
 // watch stops the step's process when its relay asks (a stop), and
-// kills it at once when the agent loses the step (its renewals lost, or
-// the agent stopping: the hub hands the step to another agent, and two
-// must never run it). It returns once the process is gone or stopped,
-// reporting whether the step was lost.
-func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost <-chan struct{}) bool {
+// kills it at once when the agent loses the step (its renewals lost, a
+// later delivery started by another agent, or the agent stopping: the
+// hub hands the step to another agent, and two must never run it). It
+// returns once the process is gone or stopped, reporting whether the
+// step was lost.
+func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost, superseded <-chan struct{}) bool {
 	kill := func(cause transcript.StopCause) bool {
 		proc.Stop(cause)
 		_ = syscall.Kill(-proc.PID(), syscall.SIGKILL) // the group, without the grace
@@ -201,6 +219,8 @@ func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost <
 	case <-stopped:
 		proc.Stop(transcript.StopCancelled)
 	case <-lost:
+		return kill(transcript.StopLeaseLost)
+	case <-superseded:
 		return kill(transcript.StopLeaseLost)
 	case <-ctx.Done():
 		return kill(transcript.StopCancelled)
