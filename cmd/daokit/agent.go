@@ -140,6 +140,9 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 			Announce: func(name string, delivery int) {
 				fmt.Fprintln(a.io.err, a.t("agenthost.relay.started", "Agent", name, "Delivery", delivery))
 			},
+			ReadBack: func(dispatch int) {
+				fmt.Fprintln(a.io.err, a.t("agenthost.relay.read_back", "Dispatch", dispatch))
+			},
 		})
 		if err != nil {
 			return failf("E_AGENT_FAILED", err.Error())

@@ -16,12 +16,17 @@
 //	daokit.<root>.results.k-e     end records (agents; the relay's own)
 //	daokit.<root>.results.k-d     dispatch and closed records (the relay)
 //	daokit.<root>.results.k-s     stop requests (the relay; not waited for)
+//	daokit.<root>.live.k          who holds the step (agents; no stream: live.go)
 //
 // D is the dispatch number: the relay that offers a step afresh takes
 // the next one. A relay that finds the last dispatch neither closed nor
 // given up (its relay died with its controller) follows that dispatch
 // instead of offering the step again: a successor follows the same
-// step, it does not start a second run. Every record carries D and the
+// step, it does not start a second run. A relay told to read back an
+// attempt (Step.ReadBack: its controller died or was deposed before it
+// recorded the step's end) that finds that attempt's dispatch closed
+// follows it too, without offering it: the step's end is on record and
+// is printed again, never earned again. Every record carries D and the
 // delivery (the work queue's delivery count of the agent that sent
 // it): the relay prints only the records of the newest delivery of its
 // dispatch, so a late record of an agent that lost the step is ignored.
@@ -52,8 +57,15 @@ type Step struct {
 	RunID    string `json:"run_id"`
 	StepID   string `json:"step_id"`
 	Lane     string `json:"lane"`
-	// Attempt is the controller's attempt at the step, for people.
+	// Attempt is the controller's attempt at the step: a dispatch's
+	// records carry the attempt that offered it.
 	Attempt int `json:"attempt"`
+	// ReadBack, when set, is an attempt that a previous controller left
+	// without recording its end (it died, or was deposed, while its relay
+	// ran): a dispatch of that attempt that ended is read back (its
+	// output and end printed again, nothing offered), never run again, as
+	// a local worker's logs are read back.
+	ReadBack int `json:"read_back,omitempty"`
 	// Kind is the worker kind (the decoder: sim, command, claude,
 	// codex).
 	Kind string   `json:"kind"`
@@ -143,6 +155,9 @@ type Record struct {
 	// Patch (TypeEnd) names the patch of what a step in a worktree
 	// changed (see PatchName); empty: it changed nothing.
 	Patch string `json:"patch,omitempty"`
+	// Attempt (TypeDispatch, TypeClosed) is the controller's attempt
+	// that offered the dispatch (see Step.ReadBack).
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // Key is the one subject token of a step of a run: run ids and step ids

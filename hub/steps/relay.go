@@ -18,6 +18,9 @@ type RelayIO struct {
 	// Announce is called when an agent starts the step (again, after a
 	// redelivery: delivery > 1); nil: nothing said.
 	Announce func(agent string, delivery int)
+	// ReadBack is called when the relay reads back a dispatch that ended
+	// under a previous controller (see Step.ReadBack); nil: nothing said.
+	ReadBack func(dispatch int)
 }
 
 // Relay offers s (Key, Lane and the rest set; Dispatch is chosen here)
@@ -31,15 +34,20 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	if err := c.EnsureStreams(ctx); err != nil {
 		return 0, err
 	}
-	d, fresh, err := c.dispatchOf(ctx, s.Key)
+	at, err := c.dispatchOf(ctx, s.Key, s.ReadBack)
 	if err != nil {
 		return 0, err
 	}
+	d := at.dispatch
 	s.Dispatch = d
-	if fresh {
-		if err := c.Publish(ctx, s.Key, Record{Type: TypeDispatch, Dispatch: d}); err != nil {
+	if at.fresh {
+		at.attempt = s.Attempt
+		if err := c.Publish(ctx, s.Key, Record{Type: TypeDispatch, Dispatch: d, Attempt: s.Attempt}); err != nil {
 			return 0, err
 		}
+	}
+	if at.ended && o.ReadBack != nil {
+		o.ReadBack(d)
 	}
 	cons, err := c.JS.OrderedConsumer(ctx, c.Root.ResultStream(), jetstream.OrderedConsumerConfig{
 		FilterSubjects: []string{c.subject(s.Key, TypeLine), c.subject(s.Key, TypeEnd)},
@@ -69,18 +77,21 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 		}
 	}()
 	defer func() { it.Stop(); <-pumped }()
-	if s.Bundle && s.Commit != "" {
+	if s.Bundle && s.Commit != "" && !at.ended {
 		// From the folder the relay runs in: the step's worktree.
 		if err := c.PublishBundle(ctx, ".", s.Commit); err != nil {
 			return 0, err
 		}
 	}
 	// Offered after the consumer exists, so its first record cannot be
-	// missed; a dispatch followed again is deduplicated by its id.
-	if err := c.Offer(ctx, s); err != nil {
-		return 0, err
+	// missed; a dispatch followed again is deduplicated by its id, and
+	// one read back is not offered at all.
+	if !at.ended {
+		if err := c.Offer(ctx, s); err != nil {
+			return 0, err
+		}
 	}
-	f := follower{c: c, s: s, o: o, ends: map[int]Record{}}
+	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}}
 	stop := o.Stop
 	for {
 		select {
@@ -103,24 +114,34 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	}
 }
 
+// followed is the dispatch a relay follows: fresh, it offers it; ended,
+// it reads it back (see Step.ReadBack); attempt is the controller's
+// attempt that offered it.
+type followed struct {
+	dispatch, attempt int
+	fresh, ended      bool
+}
+
 // dispatchOf returns the dispatch to follow: the last one, unless it is
 // closed or its relay asked it to stop (given up on purpose), else a
-// fresh one.
-func (c *Conn) dispatchOf(ctx context.Context, key string) (d int, fresh bool, err error) {
+// fresh one; but a closed one of the attempt readBack, not given up, is
+// followed, to be read back.
+func (c *Conn) dispatchOf(ctx context.Context, key string, readBack int) (followed, error) {
 	last, err := c.Last(ctx, key, TypeDispatch)
 	if err != nil || last == nil {
-		return 1, true, err
+		return followed{dispatch: 1, fresh: true}, err
 	}
-	if last.Type == TypeDispatch {
+	open := last.Type == TypeDispatch
+	if open || (readBack > 0 && last.Attempt == readBack) {
 		stop, err := c.Last(ctx, key, TypeStop)
 		if err != nil {
-			return 0, false, err
+			return followed{}, err
 		}
 		if stop == nil || stop.Dispatch != last.Dispatch {
-			return last.Dispatch, false, nil
+			return followed{dispatch: last.Dispatch, attempt: last.Attempt, ended: !open}, nil
 		}
 	}
-	return last.Dispatch + 1, true, nil
+	return followed{dispatch: last.Dispatch + 1, fresh: true}, nil
 }
 
 // follower is a relay's view of its dispatch: the newest delivery an
@@ -129,6 +150,7 @@ type follower struct {
 	c       *Conn
 	s       Step
 	o       RelayIO
+	attempt int // the controller's attempt that offered the dispatch
 	cur     int
 	stopped bool
 	ends    map[int]Record
@@ -202,7 +224,7 @@ func (f *follower) finish(ctx context.Context, end Record) (int, error) {
 			code = max(code, 1)
 		}
 	}
-	if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch}); err != nil {
+	if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.attempt}); err != nil {
 		return 0, err
 	}
 	return code, nil
