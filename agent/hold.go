@@ -103,6 +103,9 @@ func (a *Agent) awaitEarlier(ctx context.Context, s steps.Step, delivery int, ms
 		case <-lost:
 			return false
 		case <-quiet.C:
+			if a.settled(ctx, s, delivery, msg, log) {
+				return false // it ended there before it could answer
+			}
 			if holder != "" {
 				log.Info("the agent of an earlier delivery went silent: the step runs here", "holder", holder)
 			}
@@ -114,7 +117,7 @@ func (a *Agent) awaitEarlier(ctx context.Context, s steps.Step, delivery int, ms
 			holder = name
 			quiet.Reset(a.o.AckWait)
 		case <-tick.C:
-			if holder != "" && a.settled(ctx, s, delivery, msg, log) {
+			if a.settled(ctx, s, delivery, msg, log) {
 				return false // it ended there
 			}
 			ask()

@@ -72,6 +72,11 @@ func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
 	if code, out, _ := relay(1, 0); code != 3 || out != "said it\n" || runs() != 1 {
 		t.Fatalf("first relay: exit %d, output %q, %d runs; want 3, the step's line, 1", code, out, runs())
 	}
+	// The leader, resumed and deposed, stops its relay just as the step
+	// ended: a stop after the end does not undo the step.
+	if err := c.Publish(context.Background(), s.Key, steps.Record{Type: steps.TypeStop, Dispatch: 1}); err != nil {
+		t.Fatal(err)
+	}
 	code, out, d := relay(2, 1)
 	if code != 3 || out != "said it\n" || d != 1 {
 		t.Errorf("the successor's relay: exit %d, output %q, read back dispatch %d; want 3, the step's line, dispatch 1", code, out, d)

@@ -61,7 +61,7 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 		return 0, err
 	}
 	msgs := make(chan jetstream.Msg)
-	pumped := make(chan struct{})
+	pumped, followed := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(pumped)
 		for {
@@ -71,12 +71,14 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 			}
 			select {
 			case msgs <- m:
+			case <-followed: // records after the end (a skip, a late end)
+				return
 			case <-ctx.Done():
 				return
 			}
 		}
 	}()
-	defer func() { it.Stop(); <-pumped }()
+	defer func() { close(followed); it.Stop(); <-pumped }()
 	if s.Bundle && s.Commit != "" && !at.ended {
 		// From the folder the relay runs in: the step's worktree.
 		if err := c.PublishBundle(ctx, ".", s.Commit); err != nil {
@@ -124,21 +126,30 @@ type followed struct {
 
 // dispatchOf returns the dispatch to follow: the last one, unless it is
 // closed or its relay asked it to stop (given up on purpose), else a
-// fresh one; but a closed one of the attempt readBack, not given up, is
-// followed, to be read back.
+// fresh one; but a closed one of the attempt readBack whose step ran to
+// its end (not stopped: a stop asked for as the step ended does not undo
+// it) is followed, to be read back.
 func (c *Conn) dispatchOf(ctx context.Context, key string, readBack int) (followed, error) {
 	last, err := c.Last(ctx, key, TypeDispatch)
 	if err != nil || last == nil {
 		return followed{dispatch: 1, fresh: true}, err
 	}
-	open := last.Type == TypeDispatch
-	if open || (readBack > 0 && last.Attempt == readBack) {
+	if last.Type == TypeClosed && readBack > 0 && last.Attempt == readBack {
+		end, err := c.Last(ctx, key, TypeEnd)
+		if err != nil {
+			return followed{}, err
+		}
+		if end != nil && end.Dispatch == last.Dispatch && end.Delivery > 0 && end.Stopped == "" {
+			return followed{dispatch: last.Dispatch, attempt: last.Attempt, ended: true}, nil
+		}
+	}
+	if last.Type == TypeDispatch {
 		stop, err := c.Last(ctx, key, TypeStop)
 		if err != nil {
 			return followed{}, err
 		}
 		if stop == nil || stop.Dispatch != last.Dispatch {
-			return followed{dispatch: last.Dispatch, attempt: last.Attempt, ended: !open}, nil
+			return followed{dispatch: last.Dispatch, attempt: last.Attempt}, nil
 		}
 	}
 	return followed{dispatch: last.Dispatch + 1, fresh: true}, nil
