@@ -7,14 +7,12 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/daokit/daokit/hub/steps"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -50,20 +48,15 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	log := a.log.With("lane", lane, "key", s.Key, "dispatch", s.Dispatch, "delivery", delivery)
 	// The stop request first: a relay publishes the end of a step no
 	// agent started before its request, so the check below sees one or
-	// this subscription hears the other.
-	stopped := make(chan struct{})
-	var once sync.Once
-	sub, err := a.c.NC.Subscribe(a.c.StopSubject(s.Key), func(m *nats.Msg) {
-		var r steps.Record
-		if json.Unmarshal(m.Data, &r) == nil && r.Dispatch == s.Dispatch {
-			once.Do(func() { close(stopped) })
-		}
-	})
+	// this subscription hears the other, unless the link dropped in
+	// between (then the check is made again before the step starts).
+	reconnects := a.c.NC.Stats().Reconnects
+	stops, err := a.listenStop(s)
 	if err != nil {
 		log.Warn("subscribe to the step's stop requests", "err", err)
 		return // redelivered after AckWait
 	}
-	defer sub.Unsubscribe()
+	defer stops.close()
 	if done := a.settled(ctx, s, delivery, msg, log); done {
 		return
 	}
@@ -87,6 +80,9 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		return
 	}
 	defer cleanup()
+	if a.c.NC.Stats().Reconnects != reconnects && a.settled(ctx, s, delivery, msg, log) {
+		return // ended or given up while the link was down
+	}
 	startAt := time.Now()
 	log.Debug("start the step", "argv", spec.Argv, "queued_for", startAt.Sub(meta.Timestamp))
 	if a.o.Started != nil {
@@ -103,13 +99,10 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	// Watched from the process's start: a hub that went silent must not
 	// hold the fence up behind a publish waiting for it.
 	fencedCh := make(chan bool, 1)
-	go func() { fencedCh <- a.watch(ctx, proc, stopped, rn.lost, h.superseded) }()
-	sctx, scancel := context.WithTimeout(ctx, publishWait)
-	if err := a.c.Publish(sctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
-		Agent: a.o.Name, PID: proc.PID(), QueuedAt: meta.Timestamp.UnixNano(), StartAt: startAt.UnixNano()}); err != nil {
-		log.Warn("announce the step", "err", err)
-	}
-	scancel()
+	go func() { fencedCh <- a.watch(ctx, proc, stops.stopped, rn.lost, h.superseded) }()
+	stops.poll(max(a.o.AckWait/4, 10*time.Millisecond))
+	a.announce(ctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
+		Agent: a.o.Name, PID: proc.PID(), QueuedAt: meta.Timestamp.UnixNano(), StartAt: startAt.UnixNano()}, proc.Done(), log)
 	forwarded := make(chan struct{})
 	go func() {
 		defer close(forwarded)
@@ -143,6 +136,33 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		}
 	}
 	a.end(ctx, s, msg, end, log)
+}
+
+// announce publishes the step's start record, tried again until the hub
+// acknowledges it (it dedupes the record by its id), the process ends or
+// publishWait passes: a start lost to a hub restart would leave the relay
+// printing none of the step's output, and its controller judging the
+// step silent.
+func (a *Agent) announce(ctx context.Context, key string, start steps.Record, ended <-chan struct{}, log *slog.Logger) {
+	try := max(a.o.AckWait/4, 200*time.Millisecond)
+	deadline := time.Now().Add(publishWait)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, try)
+		err := a.c.Publish(pctx, key, start)
+		cancel()
+		if err == nil {
+			return
+		}
+		select {
+		case <-ended:
+			return
+		default:
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			log.Warn("announce the step", "err", err)
+			return
+		}
+	}
 }
 
 // sendPatch publishes what the step changed in its worktree tree from
