@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -37,6 +38,7 @@ const agentLineLimit = 8 << 20
 // handle runs one delivery of a step, unless the step is settled
 // already (ended, given up, or followed by a newer dispatch).
 func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
+	receivedAt := time.Now()
 	var s steps.Step
 	meta, err := msg.Metadata()
 	if err != nil || json.Unmarshal(msg.Data(), &s) != nil || s.Key == "" {
@@ -102,7 +104,8 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	go func() { fencedCh <- a.watch(ctx, proc, stops.stopped, rn.lost, h.superseded) }()
 	stops.poll(max(a.o.AckWait/4, 10*time.Millisecond))
 	a.announce(ctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
-		Agent: a.o.Name, PID: proc.PID(), QueuedAt: meta.Timestamp.UnixNano(), StartAt: startAt.UnixNano()}, proc.Done(), log)
+		Agent: a.o.Name, PID: proc.PID(), QueuedAt: meta.Timestamp.UnixNano(), ReceivedAt: receivedAt.UnixNano(), StartAt: startAt.UnixNano(),
+		SpawnAt: s.SpawnAt, RelayAt: s.RelayAt}, proc.Done(), log)
 	forwarded := make(chan struct{})
 	go func() {
 		defer close(forwarded)
@@ -254,7 +257,26 @@ func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost, 
 // its relay asked to stop before any agent started it. It reports
 // whether the delivery was handled so.
 func (a *Agent) settled(ctx context.Context, s steps.Step, delivery int, msg jetstream.Msg, log *slog.Logger) bool {
-	if end, err := a.c.Last(ctx, s.Key, steps.TypeEnd); err != nil {
+	// The three looked up at once: one round trip to the hub before a
+	// step starts, not three.
+	type found struct {
+		r   *steps.Record
+		err error
+	}
+	var end, disp, stop found
+	var wg sync.WaitGroup
+	for _, l := range []struct {
+		typ string
+		to  *found
+	}{{steps.TypeEnd, &end}, {steps.TypeDispatch, &disp}, {steps.TypeStop, &stop}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.to.r, l.to.err = a.c.Last(ctx, s.Key, l.typ)
+		}()
+	}
+	wg.Wait()
+	if end, err := end.r, end.err; err != nil {
 		log.Warn("look for the step's end", "err", err)
 		return true // redelivered after AckWait
 	} else if end != nil && end.Dispatch == s.Dispatch {
@@ -262,14 +284,14 @@ func (a *Agent) settled(ctx context.Context, s steps.Step, delivery int, msg jet
 		_ = msg.Term()
 		return true
 	}
-	if d, err := a.c.Last(ctx, s.Key, steps.TypeDispatch); err != nil {
+	if d, err := disp.r, disp.err; err != nil {
 		log.Warn("look for the step's dispatch", "err", err)
 		return true
 	} else if d != nil && (d.Dispatch > s.Dispatch || (d.Dispatch == s.Dispatch && d.Type == steps.TypeClosed)) {
 		_ = msg.Term()
 		return true
 	}
-	if st, err := a.c.Last(ctx, s.Key, steps.TypeStop); err != nil {
+	if st, err := stop.r, stop.err; err != nil {
 		log.Warn("look for the step's stop", "err", err)
 		return true
 	} else if st != nil && st.Dispatch == s.Dispatch {

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -124,10 +125,13 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 		if err != nil || hubURL == "" {
 			return a.usage(c, a.t("agenthost.cli.error.required", "Flag", "--hub, --root-id"))
 		}
+		relayAt := time.Now()
 		var s hubsteps.Step
 		if err := decodeStep(a, &s); err != nil {
 			return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.step", "Err", err.Error()))
 		}
+		s.RelayAt = relayAt.UnixNano()
+		s.SpawnAt, _ = strconv.ParseInt(a.getenv(hubsteps.EnvSpawnAt), 10, 64)
 		conn, err := hubsteps.Dial(hubsteps.DialOptions{URL: hubURL, Creds: creds, Name: "daokit-relay-" + s.Key, Ping: 5 * time.Second}, root)
 		if err != nil {
 			return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.connect", "URL", hubURL, "Err", err.Error()))

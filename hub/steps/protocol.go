@@ -88,7 +88,18 @@ type Step struct {
 	// bundle holding Commit to the root's bundle bucket (see
 	// Conn.PublishBundle): for agents that reach no remote.
 	Bundle bool `json:"bundle,omitempty"`
+	// SpawnAt and RelayAt (Unix nanoseconds) are when the controller
+	// started the step's relay and when the relay's own code began: the
+	// agent copies them into its start record, so that the wait from an
+	// instruction to its step's process splits into its parts (the
+	// relay's process start among them).
+	SpawnAt int64 `json:"spawn_at,omitempty"`
+	RelayAt int64 `json:"relay_at,omitempty"`
 }
+
+// EnvSpawnAt carries Step.SpawnAt from the controller to the relay it
+// starts (the relay's step is written before the relay starts).
+const EnvSpawnAt = "DAOKIT_SPAWN_AT"
 
 // Timeout is the step's timeout, 0 for none.
 func (s Step) Timeout() time.Duration { return time.Duration(s.TimeoutMS) * time.Millisecond }
@@ -147,11 +158,16 @@ type Record struct {
 	Signal   int    `json:"signal,omitempty"`
 	Stopped  string `json:"stopped,omitempty"`
 	Error    string `json:"error,omitempty"`
-	// QueuedAt and StartAt (TypeStart, Unix nanoseconds) are when the hub
-	// stored the step's offer and when the agent was about to start its
-	// process: how long the step waited to be dispatched.
-	QueuedAt int64 `json:"queued_at,omitempty"`
-	StartAt  int64 `json:"start_at,omitempty"`
+	// QueuedAt, ReceivedAt and StartAt (TypeStart, Unix nanoseconds) are
+	// when the hub stored the step's offer, when the agent received it
+	// and when it was about to start its process (its own start
+	// excluded); SpawnAt and RelayAt are the step's (see Step): how long
+	// the step waited to be dispatched, and where.
+	QueuedAt   int64 `json:"queued_at,omitempty"`
+	ReceivedAt int64 `json:"received_at,omitempty"`
+	StartAt    int64 `json:"start_at,omitempty"`
+	SpawnAt    int64 `json:"spawn_at,omitempty"`
+	RelayAt    int64 `json:"relay_at,omitempty"`
 	// Patch (TypeEnd) names the patch of what a step in a worktree
 	// changed (see PatchName); empty: it changed nothing.
 	Patch string `json:"patch,omitempty"`

@@ -3,6 +3,7 @@ package steps
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -31,21 +32,27 @@ type RelayIO struct {
 // controller (see the package comment). ctx ends the relay without a
 // verdict (the step is not stopped).
 func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
-	if err := c.EnsureStreams(ctx); err != nil {
-		return 0, err
-	}
 	at, err := c.dispatchOf(ctx, s.Key, s.ReadBack)
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		// The root's first remote step: its streams are made now (a
+		// look-up of them on every step would cost the step two round
+		// trips to the hub).
+		if err := c.EnsureStreams(ctx); err != nil {
+			return 0, err
+		}
+		at, err = c.dispatchOf(ctx, s.Key, s.ReadBack)
+	}
 	if err != nil {
 		return 0, err
 	}
-	d := at.dispatch
-	s.Dispatch = d
+	s.Dispatch = at.dispatch
 	if at.fresh {
 		at.attempt = s.Attempt
-		if err := c.Publish(ctx, s.Key, Record{Type: TypeDispatch, Dispatch: d, Attempt: s.Attempt}); err != nil {
-			return 0, err
-		}
 	}
+	if err := c.offer(ctx, s, at); err != nil {
+		return 0, err
+	}
+	d := at.dispatch
 	if at.ended && o.ReadBack != nil {
 		o.ReadBack(d)
 	}
@@ -79,20 +86,6 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 		}
 	}()
 	defer func() { close(followed); it.Stop(); <-pumped }()
-	if s.Bundle && s.Commit != "" && !at.ended {
-		// From the folder the relay runs in: the step's worktree.
-		if err := c.PublishBundle(ctx, ".", s.Commit); err != nil {
-			return 0, err
-		}
-	}
-	// Offered after the consumer exists, so its first record cannot be
-	// missed; a dispatch followed again is deduplicated by its id, and
-	// one read back is not offered at all.
-	if !at.ended {
-		if err := c.Offer(ctx, s); err != nil {
-			return 0, err
-		}
-	}
 	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}}
 	stop := o.Stop
 	for {
@@ -114,6 +107,51 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 			}
 		}
 	}
+}
+
+// offer records a fresh dispatch and offers the step (a dispatch
+// followed again is deduplicated by its id; one read back is not
+// offered at all), the two at once: the relay's consumer replays the
+// step's records from the first, so none is missed for being early, and
+// a successor that finds the offer without its dispatch record offers
+// the same dispatch again, which the hub stores once.
+func (c *Conn) offer(ctx context.Context, s Step, at followed) error {
+	var pending []jetstream.PubAckFuture
+	if at.fresh {
+		f, err := c.publishAsync(s.Key, Record{Type: TypeDispatch, Dispatch: at.dispatch, Attempt: at.attempt})
+		if err != nil {
+			return err
+		}
+		pending = append(pending, f)
+	}
+	if !at.ended {
+		if s.Bundle && s.Commit != "" {
+			// From the folder the relay runs in: the step's worktree;
+			// stored before the step is offered, for its agent fetches it.
+			if err := c.PublishBundle(ctx, ".", s.Commit); err != nil {
+				return err
+			}
+		}
+		f, err := c.offerAsync(s)
+		if err != nil {
+			return err
+		}
+		pending = append(pending, f)
+	}
+	for _, f := range pending {
+		if err := acked(ctx, f); err != nil {
+			if errors.Is(err, jetstream.ErrNoStreamResponse) {
+				// The step stream is gone (deleted under the root):
+				// made again, and the step offered at once.
+				if err := c.EnsureStreams(ctx); err != nil {
+					return err
+				}
+				return c.Offer(ctx, s)
+			}
+			return err
+		}
+	}
+	return nil
 }
 
 // followed is the dispatch a relay follows: fresh, it offers it; ended,
