@@ -24,7 +24,6 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/hub/steps"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -66,36 +65,6 @@ type Agent struct {
 	o   Options
 	log *slog.Logger
 	git sync.Mutex // one git command on the clones at a time
-	re  reconnects
-}
-
-// reconnects tells the pulls that the connection was made again: a pull
-// request dies with the hub that held it (a hub restarted knows nothing
-// of it), and the agent asks again at once instead of waiting for the
-// pull's missing heartbeats to say so (some ten seconds, while steps
-// wait on the queue).
-type reconnects struct {
-	mu sync.Mutex
-	ch chan struct{}
-}
-
-// next is closed at the next reconnection.
-func (r *reconnects) next() <-chan struct{} {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ch == nil {
-		r.ch = make(chan struct{})
-	}
-	return r.ch
-}
-
-func (r *reconnects) fire() {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.ch != nil {
-		close(r.ch)
-	}
-	r.ch = make(chan struct{})
 }
 
 // Run serves the lanes until ctx ends, then stops the steps it runs
@@ -114,13 +83,9 @@ func Run(ctx context.Context, c *steps.Conn, o Options) error {
 	if err := c.EnsureStreams(ctx); err != nil {
 		return err
 	}
-	prev := c.NC.Opts.ReconnectedCB
-	c.NC.SetReconnectHandler(func(nc *nats.Conn) {
-		if prev != nil {
-			prev(nc)
-		}
-		a.re.fire()
-	})
+	// A pull request dies with the hub that held it: asked again at
+	// once on a reconnection (see pull).
+	c.WatchReconnects()
 	var consumers []jetstream.Consumer
 	for _, lane := range o.Lanes {
 		cons, err := c.LaneConsumer(ctx, lane, o.AckWait)
@@ -178,7 +143,7 @@ func (a *Agent) serveLane(ctx context.Context, lane string, cons jetstream.Consu
 // pull waits for one step, nil when none came within fetchWait.
 func (a *Agent) pull(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
 	fctx, cancel := context.WithTimeout(ctx, fetchWait)
-	re := a.re.next()
+	re := a.c.Reconnected()
 	watched := make(chan struct{})
 	go func() {
 		defer close(watched)

@@ -49,6 +49,7 @@ type Conn struct {
 
 	mu      sync.Mutex
 	results jetstream.Stream // the result stream's handle, once looked up
+	re      reconnects
 }
 
 // resultStream is the handle of the root's result stream, looked up once

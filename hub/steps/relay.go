@@ -56,36 +56,15 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	if at.ended && o.ReadBack != nil {
 		o.ReadBack(d)
 	}
-	cons, err := c.JS.OrderedConsumer(ctx, c.Root.ResultStream(), jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{c.subject(s.Key, TypeLine), c.subject(s.Key, TypeEnd)},
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-	})
-	if err != nil {
-		return 0, err
-	}
-	it, err := cons.Messages()
-	if err != nil {
-		return 0, err
-	}
 	msgs := make(chan jetstream.Msg)
-	pumped, followed := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(pumped)
-		for {
-			m, err := it.Next()
-			if err != nil {
-				return
-			}
-			select {
-			case msgs <- m:
-			case <-followed: // records after the end (a skip, a late end)
-				return
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	defer func() { close(followed); it.Stop(); <-pumped }()
+	followed := make(chan struct{})
+	c.WatchReconnects()
+	pumped, err := c.follow(ctx, s.Key, msgs, followed)
+	if err != nil {
+		return 0, err
+	}
+	// Records after the end (a skip, a late end) are left unread.
+	defer func() { close(followed); <-pumped }()
 	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}}
 	stop := o.Stop
 	for {
