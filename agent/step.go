@@ -21,6 +21,11 @@ import (
 // records once it ended.
 const publishWait = 10 * time.Second
 
+// endWait bounds the tries to store a step's end: longer than a hub
+// restart takes, for the end of a step that ran is what keeps it from
+// running again.
+const endWait = 3 * publishWait
+
 // lineBatchWait and lineBatchBytes bound a batch of output lines: a
 // line reaches the controller at most lineBatchWait late, and a batch
 // stays under the hub's 1 MiB message limit (a line that passes
@@ -141,29 +146,36 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	a.end(ctx, s, msg, end, log)
 }
 
-// announce publishes the step's start record, tried again until the hub
-// acknowledges it (it dedupes the record by its id), the process ends or
-// publishWait passes: a start lost to a hub restart would leave the relay
-// printing none of the step's output, and its controller judging the
-// step silent.
+// announce publishes the step's start record (see publishUntil): a
+// start lost to a hub restart would leave the relay printing none of the
+// step's output, and its controller judging the step silent.
 func (a *Agent) announce(ctx context.Context, key string, start steps.Record, ended <-chan struct{}, log *slog.Logger) {
+	if err := a.publishUntil(ctx, key, start, ended, publishWait); err != nil {
+		log.Warn("announce the step", "err", err)
+	}
+}
+
+// publishUntil publishes r, tried again until the hub acknowledges it
+// (it stores a record once, by its id), done closes, ctx ends or within
+// passes; each try is bounded by a quarter of AckWait, so that one sent
+// into a connection the hub restarted under is sent again soon.
+func (a *Agent) publishUntil(ctx context.Context, key string, r steps.Record, done <-chan struct{}, within time.Duration) error {
 	try := max(a.o.AckWait/4, 200*time.Millisecond)
-	deadline := time.Now().Add(publishWait)
+	deadline := time.Now().Add(within)
 	for {
 		pctx, cancel := context.WithTimeout(ctx, try)
-		err := a.c.Publish(pctx, key, start)
+		err := a.c.Publish(pctx, key, r)
 		cancel()
 		if err == nil {
-			return
+			return nil
 		}
 		select {
-		case <-ended:
-			return
+		case <-done:
+			return err
 		default:
 		}
 		if ctx.Err() != nil || time.Now().After(deadline) {
-			log.Warn("announce the step", "err", err)
-			return
+			return err
 		}
 	}
 }
@@ -312,7 +324,9 @@ func (a *Agent) end(ctx context.Context, s steps.Step, msg jetstream.Msg, end st
 	case <-a.c.JS.PublishAsyncComplete():
 	case <-pctx.Done():
 	}
-	if err := a.c.Publish(pctx, s.Key, end); err != nil {
+	// Tried again through a hub restart: a step that ran to its end
+	// and could not say so would run again.
+	if err := a.publishUntil(ctx, s.Key, end, nil, endWait); err != nil {
 		log.Warn("send the step's end", "err", err)
 		return // redelivered: the next agent runs it or finds its end
 	}
