@@ -16,9 +16,10 @@ import (
 // its renewals (see hub/steps' live.go): it answers the asks of an agent
 // handed a later delivery of the same dispatch while its renewals stand,
 // and it closes superseded when a later delivery starts all the same
-// (its answers lost): the step is then that agent's, and this one stops
-// it and sends nothing more, so that its result is never taken for the
-// step's.
+// (its answers lost), or the same delivery starts on an agent whose name
+// sorts before this one's: the step is then that agent's, and this one
+// stops it and sends nothing more, so that its result is never taken for
+// the step's.
 type holding struct {
 	live, starts *nats.Subscription
 	superseded   chan struct{}
@@ -46,7 +47,14 @@ func (a *Agent) hold(s steps.Step, delivery int, lost <-chan struct{}) (*holding
 	}
 	h.starts, err = a.c.NC.Subscribe(a.c.RecordSubject(s.Key), func(m *nats.Msg) {
 		var r steps.Record
-		if json.Unmarshal(m.Data, &r) == nil && r.Type == steps.TypeStart && r.Dispatch == s.Dispatch && r.Delivery > delivery {
+		if json.Unmarshal(m.Data, &r) != nil || r.Type != steps.TypeStart || r.Dispatch != s.Dispatch {
+			return
+		}
+		// A later delivery; or the same one handed to another agent too
+		// (a hub SIGKILLed before it wrote down that it delivered it, so
+		// the count did not move): the agent whose name sorts first
+		// keeps it.
+		if r.Delivery > delivery || (r.Delivery == delivery && r.Agent != "" && r.Agent < a.o.Name) {
 			once.Do(func() { close(h.superseded) })
 		}
 	})

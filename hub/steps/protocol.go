@@ -198,5 +198,12 @@ func StepMsgID(key string, dispatch int) string { return key + "." + strconv.Ito
 // recordMsgID is a record's Nats-Msg-Id: an agent that publishes one
 // twice (a retry after a lost acknowledgement) stores it once.
 func recordMsgID(key string, r Record) string {
-	return key + "." + strconv.Itoa(r.Dispatch) + "." + strconv.Itoa(r.Delivery) + "." + r.Type + "." + strconv.FormatInt(r.Seq, 10)
+	id := key + "." + strconv.Itoa(r.Dispatch) + "." + strconv.Itoa(r.Delivery) + "." + r.Type + "." + strconv.FormatInt(r.Seq, 10)
+	if r.Type == TypeStart {
+		// Two agents may be handed the same delivery (a hub killed
+		// before it wrote down that it delivered it): both starts are
+		// kept, and one agent yields (see agent's hold.go).
+		id += "." + r.Agent
+	}
+	return id
 }
