@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/agent"
+	"github.com/daokit/daokit/backoff"
 	"github.com/daokit/daokit/hub/naming"
 	hubsteps "github.com/daokit/daokit/hub/steps"
 	"github.com/nats-io/nats.go"
@@ -132,7 +133,7 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 		}
 		s.RelayAt = relayAt.UnixNano()
 		s.SpawnAt, _ = strconv.ParseInt(a.getenv(hubsteps.EnvSpawnAt), 10, 64)
-		conn, err := hubsteps.Dial(hubsteps.DialOptions{URL: hubURL, Creds: creds, Name: "daokit-relay-" + s.Key, Ping: 5 * time.Second}, root)
+		conn, err := dialThrough(a.ctx, hubsteps.DialOptions{URL: hubURL, Creds: creds, Name: "daokit-relay-" + s.Key, Ping: 5 * time.Second}, root)
 		if err != nil {
 			return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.connect", "URL", hubURL, "Err", err.Error()))
 		}
@@ -157,4 +158,21 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// dialThrough dials the hub for a step's relay, again every 200 ms for
+// up to a minute while the hub does not take the connection (it is
+// restarting): a relay that gave up would fail the step, which the
+// controller would then run again. A refused key ends it at once.
+func dialThrough(ctx context.Context, o hubsteps.DialOptions, root naming.Root) (*hubsteps.Conn, error) {
+	deadline := time.Now().Add(time.Minute)
+	for {
+		conn, err := hubsteps.Dial(o, root)
+		if err == nil || errors.Is(err, nats.ErrAuthorization) || strings.Contains(err.Error(), "credentials") || time.Now().After(deadline) {
+			return conn, err
+		}
+		if !backoff.Sleep(ctx, 200*time.Millisecond) {
+			return nil, err
+		}
+	}
 }

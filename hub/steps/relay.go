@@ -5,6 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"time"
+
+	"github.com/daokit/daokit/backoff"
+	"github.com/nats-io/nats.go"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -32,7 +36,8 @@ type RelayIO struct {
 // controller (see the package comment). ctx ends the relay without a
 // verdict (the step is not stopped).
 func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
-	at, err := c.dispatchOf(ctx, s.Key, s.ReadBack)
+	var at followed
+	err := through(ctx, func() (err error) { at, err = c.dispatchOf(ctx, s.Key, s.ReadBack); return err })
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		// The root's first remote step: its streams are made now (a
 		// look-up of them on every step would cost the step two round
@@ -49,7 +54,7 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	if at.fresh {
 		at.attempt = s.Attempt
 	}
-	if err := c.offer(ctx, s, at); err != nil {
+	if err := through(ctx, func() error { return c.offer(ctx, s, at) }); err != nil {
 		return 0, err
 	}
 	d := at.dispatch
@@ -59,7 +64,8 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	msgs := make(chan jetstream.Msg)
 	followed := make(chan struct{})
 	c.WatchReconnects()
-	pumped, err := c.follow(ctx, s.Key, msgs, followed)
+	var pumped <-chan struct{}
+	err = through(ctx, func() (err error) { pumped, err = c.follow(ctx, s.Key, msgs, followed); return err })
 	if err != nil {
 		return 0, err
 	}
@@ -230,11 +236,13 @@ func (f *follower) take(r Record) (Record, bool) {
 func (f *follower) stop(ctx context.Context) error {
 	f.stopped = true
 	if f.cur == 0 {
-		if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeEnd, Dispatch: f.s.Dispatch, Stopped: "cancelled", ExitCode: -1}); err != nil {
+		if err := through(ctx, func() error {
+			return f.c.Publish(ctx, f.s.Key, Record{Type: TypeEnd, Dispatch: f.s.Dispatch, Stopped: "cancelled", ExitCode: -1})
+		}); err != nil {
 			return err
 		}
 	}
-	return f.c.Publish(ctx, f.s.Key, Record{Type: TypeStop, Dispatch: f.s.Dispatch})
+	return through(ctx, func() error { return f.c.Publish(ctx, f.s.Key, Record{Type: TypeStop, Dispatch: f.s.Dispatch}) })
 }
 
 // finish prints the end's error, closes the dispatch and returns the
@@ -252,7 +260,9 @@ func (f *follower) finish(ctx context.Context, end Record) (int, error) {
 			code = max(code, 1)
 		}
 	}
-	if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.attempt}); err != nil {
+	if err := through(ctx, func() error {
+		return f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.attempt})
+	}); err != nil {
 		return 0, err
 	}
 	return code, nil
@@ -268,4 +278,35 @@ func ExitCode(end Record) int {
 		return 1
 	}
 	return end.ExitCode
+}
+
+// outageWait bounds how long a relay tries a request again through a hub
+// outage: longer than a hub takes to restart. Its error would end the
+// relay, and the controller would take the step for failed and run it
+// again, though the step runs or ran on its agent.
+const outageWait = time.Minute
+
+// through runs op, again every 100 ms while it fails for want of an
+// answer from the hub (one restarting, or the link down), at most
+// outageWait; a refusal or any other error is returned at once. op is
+// idempotent: every record is stored once by its id.
+func through(ctx context.Context, op func() error) error {
+	deadline := time.Now().Add(outageWait)
+	for {
+		err := op()
+		if err == nil || !Unanswered(err) || time.Now().After(deadline) {
+			return err
+		}
+		if !backoff.Sleep(ctx, 100*time.Millisecond) {
+			return err
+		}
+	}
+}
+
+// Unanswered reports an error of a request the hub did not answer (a
+// hub restarting, a link down), as opposed to one it refused or failed.
+func Unanswered(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, jetstream.ErrAsyncPublishTimeout)
 }
