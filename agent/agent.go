@@ -9,7 +9,11 @@
 // renewed it within AckWait, so an agent that cannot renew (cut off, the
 // hub unreachable) kills the step's process before that, and sends
 // nothing more for it; whatever it might still send carries its
-// delivery, which the controller's relay no longer prints.
+// delivery, which the controller's relay no longer prints. And the hub
+// may hand a step on while its agent still runs and renews it (after a
+// restart: see hub/steps' live.go): the agent handed it again waits
+// while the first says it holds it, and the first, should the second
+// start all the same, stops its step and sends nothing more (hold.go).
 package agent
 
 import (
@@ -79,6 +83,9 @@ func Run(ctx context.Context, c *steps.Conn, o Options) error {
 	if err := c.EnsureStreams(ctx); err != nil {
 		return err
 	}
+	// A pull request dies with the hub that held it: asked again at
+	// once on a reconnection (see pull).
+	c.WatchReconnects()
 	var consumers []jetstream.Consumer
 	for _, lane := range o.Lanes {
 		cons, err := c.LaneConsumer(ctx, lane, o.AckWait)
@@ -136,10 +143,20 @@ func (a *Agent) serveLane(ctx context.Context, lane string, cons jetstream.Consu
 // pull waits for one step, nil when none came within fetchWait.
 func (a *Agent) pull(ctx context.Context, cons jetstream.Consumer) (jetstream.Msg, error) {
 	fctx, cancel := context.WithTimeout(ctx, fetchWait)
-	defer cancel()
+	re := a.c.Reconnected()
+	watched := make(chan struct{})
+	go func() {
+		defer close(watched)
+		select {
+		case <-re:
+			cancel() // the pull died with the hub that held it
+		case <-fctx.Done():
+		}
+	}()
+	defer func() { cancel(); <-watched }()
 	batch, err := cons.Fetch(1, jetstream.FetchContext(fctx))
 	if err != nil {
-		if errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		if ctx.Err() == nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
 			return nil, nil
 		}
 		return nil, err
@@ -147,7 +164,7 @@ func (a *Agent) pull(ctx context.Context, cons jetstream.Consumer) (jetstream.Ms
 	for m := range batch.Messages() {
 		return m, nil
 	}
-	if err := batch.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, jetstream.ErrNoMessages) {
+	if err := batch.Error(); err != nil && !errors.Is(err, context.DeadlineExceeded) && !errors.Is(err, context.Canceled) && !errors.Is(err, jetstream.ErrNoMessages) {
 		return nil, err
 	}
 	return nil, nil

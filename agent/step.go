@@ -14,13 +14,17 @@ import (
 	"github.com/daokit/daokit/hub/steps"
 	"github.com/daokit/daokit/worker"
 	"github.com/daokit/daokit/worker/transcript"
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
 // publishWait bounds the wait for the hub's acknowledgement of a step's
 // records once it ended.
 const publishWait = 10 * time.Second
+
+// endWait bounds the tries to store a step's end: longer than a hub
+// restart takes, for the end of a step that ran is what keeps it from
+// running again.
+const endWait = 3 * publishWait
 
 // lineBatchWait and lineBatchBytes bound a batch of output lines: a
 // line reaches the controller at most lineBatchWait late, and a batch
@@ -39,6 +43,7 @@ const agentLineLimit = 8 << 20
 // handle runs one delivery of a step, unless the step is settled
 // already (ended, given up, or followed by a newer dispatch).
 func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
+	receivedAt := time.Now()
 	var s steps.Step
 	meta, err := msg.Metadata()
 	if err != nil || json.Unmarshal(msg.Data(), &s) != nil || s.Key == "" {
@@ -50,26 +55,30 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	log := a.log.With("lane", lane, "key", s.Key, "dispatch", s.Dispatch, "delivery", delivery)
 	// The stop request first: a relay publishes the end of a step no
 	// agent started before its request, so the check below sees one or
-	// this subscription hears the other.
-	stopped := make(chan struct{})
-	var once sync.Once
-	sub, err := a.c.NC.Subscribe(a.c.StopSubject(s.Key), func(m *nats.Msg) {
-		var r steps.Record
-		if json.Unmarshal(m.Data, &r) == nil && r.Dispatch == s.Dispatch {
-			once.Do(func() { close(stopped) })
-		}
-	})
+	// this subscription hears the other, unless the link dropped in
+	// between (then the check is made again before the step starts).
+	reconnects := a.c.NC.Stats().Reconnects
+	stops, err := a.listenStop(s)
 	if err != nil {
 		log.Warn("subscribe to the step's stop requests", "err", err)
 		return // redelivered after AckWait
 	}
-	defer sub.Unsubscribe()
+	defer stops.close()
 	if done := a.settled(ctx, s, delivery, msg, log); done {
 		return
 	}
 	rn := newRenewer(a.c, msg, a.o.AckWait)
 	rn.start()
 	defer rn.stop()
+	if delivery > 1 && !a.awaitEarlier(ctx, s, delivery, msg, rn.lost, log) {
+		return
+	}
+	h, err := a.hold(s, delivery, rn.lost)
+	if err != nil {
+		log.Warn("answer for the step", "err", err)
+		return // redelivered after AckWait
+	}
+	defer h.release()
 
 	spec, tree, cleanup, err := a.prepare(ctx, s, delivery)
 	if err != nil {
@@ -78,6 +87,9 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		return
 	}
 	defer cleanup()
+	if a.c.NC.Stats().Reconnects != reconnects && a.settled(ctx, s, delivery, msg, log) {
+		return // ended or given up while the link was down
+	}
 	startAt := time.Now()
 	log.Debug("start the step", "argv", spec.Argv, "queued_for", startAt.Sub(meta.Timestamp))
 	if a.o.Started != nil {
@@ -94,13 +106,11 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	// Watched from the process's start: a hub that went silent must not
 	// hold the fence up behind a publish waiting for it.
 	fencedCh := make(chan bool, 1)
-	go func() { fencedCh <- a.watch(ctx, proc, stopped, rn.lost) }()
-	sctx, scancel := context.WithTimeout(ctx, publishWait)
-	if err := a.c.Publish(sctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
-		Agent: a.o.Name, PID: proc.PID(), QueuedAt: meta.Timestamp.UnixNano(), StartAt: startAt.UnixNano()}); err != nil {
-		log.Warn("announce the step", "err", err)
-	}
-	scancel()
+	go func() { fencedCh <- a.watch(ctx, proc, stops.stopped, rn.lost, h.superseded) }()
+	stops.poll(max(a.o.AckWait/4, 10*time.Millisecond))
+	a.announce(ctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: s.Dispatch, Delivery: delivery,
+		Agent: a.o.Name, PID: proc.PID(), QueuedAt: meta.Timestamp.UnixNano(), ReceivedAt: receivedAt.UnixNano(), StartAt: startAt.UnixNano(),
+		SpawnAt: s.SpawnAt, RelayAt: s.RelayAt}, proc.Done(), log)
 	forwarded := make(chan struct{})
 	go func() {
 		defer close(forwarded)
@@ -111,6 +121,14 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	if <-fencedCh {
 		log.Warn("gave the step up", "lost_hub", ctx.Err() == nil)
 		return
+	}
+	select {
+	case <-h.superseded:
+		// Ended as a later delivery started: that one's end is the
+		// step's, and this delivery's acknowledgement must not end it.
+		log.Warn("a later delivery of the step started elsewhere: its end is the step's")
+		return
+	default:
 	}
 	end := steps.Record{Type: steps.TypeEnd, Delivery: delivery, ExitCode: res.ExitCode, Signal: int(res.Signal),
 		Stopped: string(res.Stopped), PID: res.PID}
@@ -126,6 +144,40 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		}
 	}
 	a.end(ctx, s, msg, end, log)
+}
+
+// announce publishes the step's start record (see publishUntil): a
+// start lost to a hub restart would leave the relay printing none of the
+// step's output, and its controller judging the step silent.
+func (a *Agent) announce(ctx context.Context, key string, start steps.Record, ended <-chan struct{}, log *slog.Logger) {
+	if err := a.publishUntil(ctx, key, start, ended, publishWait); err != nil {
+		log.Warn("announce the step", "err", err)
+	}
+}
+
+// publishUntil publishes r, tried again until the hub acknowledges it
+// (it stores a record once, by its id), done closes, ctx ends or within
+// passes; each try is bounded by a quarter of AckWait, so that one sent
+// into a connection the hub restarted under is sent again soon.
+func (a *Agent) publishUntil(ctx context.Context, key string, r steps.Record, done <-chan struct{}, within time.Duration) error {
+	try := max(a.o.AckWait/4, 200*time.Millisecond)
+	deadline := time.Now().Add(within)
+	for {
+		pctx, cancel := context.WithTimeout(ctx, try)
+		err := a.c.Publish(pctx, key, r)
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-done:
+			return err
+		default:
+		}
+		if ctx.Err() != nil || time.Now().After(deadline) {
+			return err
+		}
+	}
 }
 
 // sendPatch publishes what the step changed in its worktree tree from
@@ -186,11 +238,12 @@ func (a *Agent) forward(s steps.Step, delivery int, recs <-chan transcript.Recor
 }
 
 // watch stops the step's process when its relay asks (a stop), and
-// kills it at once when the agent loses the step (its renewals lost, or
-// the agent stopping: the hub hands the step to another agent, and two
-// must never run it). It returns once the process is gone or stopped,
-// reporting whether the step was lost.
-func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost <-chan struct{}) bool {
+// kills it at once when the agent loses the step (its renewals lost, a
+// later delivery started by another agent, or the agent stopping: the
+// hub hands the step to another agent, and two must never run it). It
+// returns once the process is gone or stopped, reporting whether the
+// step was lost.
+func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost, superseded <-chan struct{}) bool {
 	kill := func(cause transcript.StopCause) bool {
 		proc.Stop(cause)
 		_ = syscall.Kill(-proc.PID(), syscall.SIGKILL) // the group, without the grace
@@ -201,6 +254,8 @@ func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost <
 	case <-stopped:
 		proc.Stop(transcript.StopCancelled)
 	case <-lost:
+		return kill(transcript.StopLeaseLost)
+	case <-superseded:
 		return kill(transcript.StopLeaseLost)
 	case <-ctx.Done():
 		return kill(transcript.StopCancelled)
@@ -214,7 +269,26 @@ func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost <
 // its relay asked to stop before any agent started it. It reports
 // whether the delivery was handled so.
 func (a *Agent) settled(ctx context.Context, s steps.Step, delivery int, msg jetstream.Msg, log *slog.Logger) bool {
-	if end, err := a.c.Last(ctx, s.Key, steps.TypeEnd); err != nil {
+	// The three looked up at once: one round trip to the hub before a
+	// step starts, not three.
+	type found struct {
+		r   *steps.Record
+		err error
+	}
+	var end, disp, stop found
+	var wg sync.WaitGroup
+	for _, l := range []struct {
+		typ string
+		to  *found
+	}{{steps.TypeEnd, &end}, {steps.TypeDispatch, &disp}, {steps.TypeStop, &stop}} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l.to.r, l.to.err = a.c.Last(ctx, s.Key, l.typ)
+		}()
+	}
+	wg.Wait()
+	if end, err := end.r, end.err; err != nil {
 		log.Warn("look for the step's end", "err", err)
 		return true // redelivered after AckWait
 	} else if end != nil && end.Dispatch == s.Dispatch {
@@ -222,14 +296,14 @@ func (a *Agent) settled(ctx context.Context, s steps.Step, delivery int, msg jet
 		_ = msg.Term()
 		return true
 	}
-	if d, err := a.c.Last(ctx, s.Key, steps.TypeDispatch); err != nil {
+	if d, err := disp.r, disp.err; err != nil {
 		log.Warn("look for the step's dispatch", "err", err)
 		return true
 	} else if d != nil && (d.Dispatch > s.Dispatch || (d.Dispatch == s.Dispatch && d.Type == steps.TypeClosed)) {
 		_ = msg.Term()
 		return true
 	}
-	if st, err := a.c.Last(ctx, s.Key, steps.TypeStop); err != nil {
+	if st, err := stop.r, stop.err; err != nil {
 		log.Warn("look for the step's stop", "err", err)
 		return true
 	} else if st != nil && st.Dispatch == s.Dispatch {
@@ -250,7 +324,9 @@ func (a *Agent) end(ctx context.Context, s steps.Step, msg jetstream.Msg, end st
 	case <-a.c.JS.PublishAsyncComplete():
 	case <-pctx.Done():
 	}
-	if err := a.c.Publish(pctx, s.Key, end); err != nil {
+	// Tried again through a hub restart: a step that ran to its end
+	// and could not say so would run again.
+	if err := a.publishUntil(ctx, s.Key, end, nil, endWait); err != nil {
 		log.Warn("send the step's end", "err", err)
 		return // redelivered: the next agent runs it or finds its end
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/daokit/daokit/compact"
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/hub/steps"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/outbox"
 	"github.com/daokit/daokit/relay"
@@ -228,6 +229,10 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	var proc *worker.Process
 	if err == nil {
 		c.recordResume(r, step, lane, resume)
+		if laneCfg.OnHub() {
+			// When the relay starts: the dispatch's clock (hub/steps).
+			spec.Env = append(spec.Env, steps.EnvSpawnAt+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
+		}
 		proc, err = worker.Start(ctx, spec)
 	}
 	if err != nil {

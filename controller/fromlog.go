@@ -124,9 +124,11 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 	case err != nil:
 		c.log.Warn("read back a left worker's logs", "step", step, "err", err)
 		decided(readBackNoLog)
+		c.readBackOnHub(r, laneCfg, u)
 		return 0, "", false
 	case res == nil:
 		decided(readBackNoResult)
+		c.readBackOnHub(r, laneCfg, u)
 		return 0, "", false
 	case res.Failed:
 		decided(readBackFailed)
@@ -210,4 +212,14 @@ func (c *Controller) awaitGone(pid int, taskID string, within time.Duration) boo
 			return true
 		}
 	}
+}
+
+// readBackOnHub has the step's next relay read back u's attempt from the
+// hub (see run.readBack) when its lane runs on agent hosts: the relay's
+// logs here lack the end, the hub's records of its dispatch do not.
+func (c *Controller) readBackOnHub(r *run, laneCfg config.Lane, u *unendedStep) {
+	if !laneCfg.OnHub() {
+		return
+	}
+	c.do(func(*loopState) { r.readBack = u.Attempt })
 }

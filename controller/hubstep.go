@@ -25,9 +25,12 @@ const relayGrace = 5 * time.Second
 // silence the heartbeat's WARNING and STALE, its end the judge, a stop
 // or a timeout is the relay's SIGTERM (passed on to the agent), and a
 // successor that finds the relay gone reads its logs back; a step not
-// finished there is followed again by the next relay, not run twice
-// (see hub/steps). The step itself (command, kind, instruction, env,
-// timeout, base commit) travels in the relay's stdin. Called on the state loop.
+// finished there is followed again by the next relay, not run twice,
+// and one whose end the hub holds but the logs here lack (a relay that
+// ended while its controller was paused, or on another host) is read
+// back from the hub by the next relay (run.readBack; see hub/steps).
+// The step itself (command, kind, instruction, env, timeout, base
+// commit) travels in the relay's stdin. Called on the state loop.
 func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.Spec) worker.Spec {
 	p := &r.pipeline
 	s := steps.Step{
@@ -35,7 +38,9 @@ func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.
 		Attempt: r.attempt, Kind: spec.Kind, Argv: remoteArgv(spec.Argv, c.opts.Self), Env: remoteEnv(spec.Env),
 		Stdin: spec.Stdin, UseStdin: spec.UseStdin,
 		TimeoutMS: spec.Timeout.Milliseconds(), StopGraceMS: spec.StopGrace.Milliseconds(),
+		ReadBack: r.readBack,
 	}
+	r.readBack = 0 // once: a later attempt is a step run again
 	if t := r.tree; t != nil {
 		// Without a remote the relay publishes a bundle of the base.
 		s.Commit, s.Remote, s.Bundle = t.wt.Base, c.cfg.Hub.Remote, c.cfg.Hub.Remote == ""

@@ -60,6 +60,12 @@ type run struct {
 	// worker's end back from its logs before it starts another (see
 	// finishFromLog).
 	unended *unendedStep
+	// readBack is the attempt of such a worker on a lane whose steps run
+	// on agent hosts, when its logs here lacked its end (another host's
+	// controller ran it, or its output died with its controller): the
+	// step's next relay reads that attempt's dispatch back from the hub
+	// if it ended, instead of running the step again (hubSpec; 0: none).
+	readBack int
 	// cpu is the liveness loop's own record of the worker's CPU time.
 	cpu cpuWatch
 	// quiet marks a run resumed at start that had never started a worker:

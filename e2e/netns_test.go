@@ -24,7 +24,7 @@ import (
 // Nothing leaves the machine; the cleanup removes every namespace and
 // link it made.
 type netLab struct {
-	t      *testing.T
+	t      testing.TB
 	prefix string
 	subnet string // "198.18.N"
 	hub    string // the hub namespace
@@ -33,7 +33,7 @@ type netLab struct {
 
 // newNetLab makes the hub's namespace and its bridge, or skips the test
 // where namespaces cannot be made (not root, no ip(8)).
-func newNetLab(t *testing.T) *netLab {
+func newNetLab(t testing.TB) *netLab {
 	t.Helper()
 	if os.Geteuid() != 0 {
 		t.Skip("network namespaces need root")

@@ -68,6 +68,9 @@ func Permissions(r naming.Root, role Role) *server.Permissions {
 		// comes in on its result subject.
 		p.pub(r.ResultSubjects())
 		p.sub(r.ResultSubjects())
+		// Who holds a step: asked and answered between agents.
+		p.pub(r.LiveSubjects())
+		p.sub(r.LiveSubjects())
 		for _, s := range []string{r.StepStream(), r.ResultStream()} {
 			p.ensure(s)
 		}

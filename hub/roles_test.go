@@ -154,6 +154,19 @@ func TestAgentKeyPullsItsRootsStepsAndNothingElse(t *testing.T) {
 		t.Fatalf("the result is not on the hub: %v, %v", r, err)
 	}
 
+	// Who holds a step is asked and answered between agents.
+	live, err := c.nc.SubscribeSync(a.LiveSubject("k1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := agent.PublishLive("k1", steps.Record{Type: steps.TypeAsk, Dispatch: 1, Delivery: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := live.NextMsg(5 * time.Second); err != nil {
+		t.Errorf("agent asks and hears who holds its step: %v", err)
+	}
+	_ = live.Unsubscribe()
+
 	c.refused(t, "publish to its root's ledger", a.LedgerSubject(), func(ctx context.Context) error {
 		_, err := c.js.Publish(ctx, a.LedgerSubject(), []byte(`{"forged":true}`))
 		return err

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -104,6 +105,10 @@ func (a *app) runAgent(c *cobra.Command, o agentFlags) error {
 	return nil
 }
 
+// relayHubWait bounds how long a step's relay waits for a hub that is
+// down or restarting before it fails the step.
+const relayHubWait = time.Minute
+
 // dataHome is $XDG_DATA_HOME, else ~/.local/share.
 func (a *app) dataHome() string {
 	if x := a.getenv("XDG_DATA_HOME"); x != "" {
@@ -130,13 +135,18 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 		if err != nil || hubURL == "" {
 			return a.usage(c, a.t("agenthost.cli.error.required", "Flag", "--hub, --root-id"))
 		}
+		relayAt := time.Now()
 		var s hubsteps.Step
 		if err := decodeStep(a, &s); err != nil {
 			return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.step", "Err", err.Error()))
 		}
-		// A hub that is down is waited for until the step is stopped; the
-		// controller's heartbeat judges the silence meanwhile.
-		conn, err := hubsteps.DialWait(a.ctx, hubsteps.DialOptions{URL: hubURL, Creds: creds, Name: "daokit-relay-" + s.Key, Ping: 5 * time.Second}, root, nil)
+		s.RelayAt = relayAt.UnixNano()
+		s.SpawnAt, _ = strconv.ParseInt(a.getenv(hubsteps.EnvSpawnAt), 10, 64)
+		// A hub that is down or restarting is waited for, up to a
+		// minute: a step is not failed (and run again) for an outage.
+		dctx, cancel := context.WithTimeout(a.ctx, relayHubWait)
+		conn, err := hubsteps.DialWait(dctx, hubsteps.DialOptions{URL: hubURL, Creds: creds, Name: "daokit-relay-" + s.Key, Ping: 5 * time.Second}, root, nil)
+		cancel()
 		if err != nil {
 			return failf("E_AGENT_FAILED", a.t("agenthost.cli.error.connect", "URL", hubURL, "Err", err.Error()))
 		}
@@ -147,6 +157,9 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 			Stdout: a.io.out, Stderr: a.io.err, Stop: a.ctx.Done(),
 			Announce: func(name string, delivery int) {
 				fmt.Fprintln(a.io.err, a.t("agenthost.relay.started", "Agent", name, "Delivery", delivery))
+			},
+			ReadBack: func(dispatch int) {
+				fmt.Fprintln(a.io.err, a.t("agenthost.relay.read_back", "Dispatch", dispatch))
 			},
 		})
 		if err != nil {

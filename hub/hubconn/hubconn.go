@@ -6,6 +6,7 @@
 package hubconn
 
 import (
+	"errors"
 	"fmt"
 	"time"
 
@@ -40,6 +41,9 @@ type Options struct {
 // silent hub is noticed in seconds.
 const DefaultPing = 2 * time.Second
 
+// errCredentials marks a key file that cannot be used.
+var errCredentials = errors.New("hub credentials")
+
 // Conn is an open connection to a hub and its JetStream context.
 type Conn struct {
 	NC *nats.Conn
@@ -62,7 +66,7 @@ func Dial(o Options) (*Conn, error) {
 	if o.Credentials != "" {
 		nk, err := nats.NkeyOptionFromSeed(o.Credentials)
 		if err != nil {
-			return nil, fmt.Errorf("hub credentials: %w", err)
+			return nil, fmt.Errorf("%w: %w", errCredentials, err)
 		}
 		opts = append(opts, nk)
 	}

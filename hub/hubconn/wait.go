@@ -36,14 +36,22 @@ func DialWait(ctx context.Context, o Options, waiting func(error)) (*Conn, error
 	}
 }
 
-// Unreachable reports whether err says the hub could not be reached (no
-// server answered, the connection was refused or timed out), as opposed
-// to the hub refusing this client.
+// Unreachable reports whether err says the hub could not be reached or
+// could not take the connection yet (down, restarting, too busy, the
+// network in between failing), as opposed to an answer that waiting
+// cannot change: the hub refusing this key, a key file that cannot be
+// read, an address that is not one.
 func Unreachable(err error) bool {
-	if errors.Is(err, nats.ErrNoServers) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
-		return true
+	if err == nil {
+		return false
 	}
-	msg := err.Error()
-	return strings.Contains(msg, "connection refused") || strings.Contains(msg, "i/o timeout") ||
-		strings.Contains(msg, "no route to host") || strings.Contains(msg, "network is unreachable")
+	for _, refused := range []error{nats.ErrAuthorization, nats.ErrAuthExpired, nats.ErrAuthRevoked,
+		nats.ErrPermissionViolation, nats.ErrAccountAuthExpired, errCredentials} {
+		if errors.Is(err, refused) {
+			return false
+		}
+	}
+	msg := strings.ToLower(err.Error())
+	return !strings.Contains(msg, "authorization") && !strings.Contains(msg, "invalid url") &&
+		!strings.Contains(msg, "no such host")
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/daokit/daokit/backoff"
 	"github.com/daokit/daokit/hub/hubconn"
 	"github.com/daokit/daokit/hub/mirror"
 	"github.com/daokit/daokit/hub/naming"
@@ -139,7 +140,7 @@ func Campaign(ctx context.Context, o Options) (*Leader, error) {
 		docNext: map[string][]byte{}, docRev: map[string]uint64{}, docKick: make(chan struct{}, 1),
 		stop: make(chan struct{}), giveUp: make(chan struct{})}
 	l.value, _ = json.Marshal(leaseValue{Holder: o.Holder, Since: time.Now().UTC().Format(time.RFC3339Nano)})
-	if err := l.ensure(ctx); err != nil {
+	if err := l.ensureWaiting(ctx); err != nil {
 		nc.Close()
 		return nil, err
 	}
@@ -151,6 +152,33 @@ func Campaign(ctx context.Context, o Options) (*Leader, error) {
 	go l.renew()
 	go l.publishDocuments()
 	return l, nil
+}
+
+// ensureWaiting is ensure, tried again every second while the hub does
+// not answer (a hub restarting, or too busy to answer within the
+// request timeout): a controller started during a hub outage waits for
+// the hub as one already leading does, where it ended before. A refusal
+// (a key without the right) ends it at once.
+func (l *Leader) ensureWaiting(ctx context.Context) error {
+	for {
+		err := l.ensure(ctx)
+		// A refused request goes unanswered too; the hub says why on the
+		// connection.
+		if err == nil || !unanswered(err) || errors.Is(l.nc.LastError(), nats.ErrPermissionViolation) || ctx.Err() != nil {
+			return err
+		}
+		l.log.Debug("the hub did not answer; asking again", "err", err)
+		if !backoff.Sleep(ctx, time.Second) {
+			return err
+		}
+	}
+}
+
+// unanswered reports an error of a request the hub did not answer, as
+// opposed to one it refused.
+func unanswered(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrConnectionReconnecting)
 }
 
 // ensure makes the root's ledger stream and its two buckets, or finds

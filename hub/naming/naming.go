@@ -13,6 +13,7 @@
 //	the leader's answers (KV)   DAOKIT_r_ANSWERS         $KV.DAOKIT_r_ANSWERS.>
 //	steps offered to agents     DAOKIT_r_STEPS           daokit.r.steps.<lane>
 //	results, output, heartbeats DAOKIT_r_RESULTS         daokit.r.results.<step>
+//	who holds a step (no stream) -                       daokit.r.live.<step>
 //	the outbox                  DAOKIT_r_OUTBOX          daokit.r.outbox.>
 //	the leader's lease (KV)     DAOKIT_r_LEASE           $KV.DAOKIT_r_LEASE.>
 //	the root's documents (KV)   DAOKIT_r_DOCS            $KV.DAOKIT_r_DOCS.>
@@ -128,6 +129,15 @@ func (r Root) ResultSubject(step string) string { return r.subject("results." + 
 
 // ResultSubjects is the wildcard over every step of ResultStream.
 func (r Root) ResultSubjects() string { return r.subject("results.*") }
+
+// LiveSubject is where the agents of a step ask and say who holds it
+// (hub/steps: an agent handed a step again waits while the agent of an
+// earlier delivery still runs it). No stream captures it: the question
+// is about now, and costs the hub no disk write.
+func (r Root) LiveSubject(step string) string { return r.subject("live." + step) }
+
+// LiveSubjects is the wildcard over every step's LiveSubject.
+func (r Root) LiveSubjects() string { return r.subject("live.*") }
 
 // OutboxStream holds the root's outbox (operations, events, trigger
 // keys, the cursor), written in atomic batches.

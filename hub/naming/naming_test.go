@@ -20,6 +20,8 @@ func TestRootNamesCarryTheRootAndNothingElse(t *testing.T) {
 		r.ResultStream():        "DAOKIT_team-a_1_RESULTS",
 		r.ResultSubject("s-12"): "daokit.team-a_1.results.s-12",
 		r.ResultSubjects():      "daokit.team-a_1.results.*",
+		r.LiveSubject("s-12"):   "daokit.team-a_1.live.s-12",
+		r.LiveSubjects():        "daokit.team-a_1.live.*",
 		r.OutboxStream():        "DAOKIT_team-a_1_OUTBOX",
 		r.OutboxSubjects():      "daokit.team-a_1.outbox.>",
 		r.LeaseBucket():         "DAOKIT_team-a_1_LEASE",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 
 	"github.com/daokit/daokit/hub/hubconn"
@@ -49,6 +50,27 @@ type Conn struct {
 	NC   *nats.Conn
 	JS   jetstream.JetStream
 	Root naming.Root
+
+	mu      sync.Mutex
+	results jetstream.Stream // the result stream's handle, once looked up
+	re      reconnects
+}
+
+// resultStream is the handle of the root's result stream, looked up once
+// per connection: every look-up of a step's record would otherwise cost
+// a round trip to the hub more.
+func (c *Conn) resultStream(ctx context.Context) (jetstream.Stream, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.results != nil {
+		return c.results, nil
+	}
+	s, err := c.JS.Stream(ctx, c.Root.ResultStream())
+	if err != nil {
+		return nil, err
+	}
+	c.results = s
+	return s, nil
 }
 
 // Dial connects to the hub for root, the way every client of a hub does
@@ -152,7 +174,7 @@ func (c *Conn) PublishAsync(key string, r Record) error {
 // Last returns the newest record of the step's subject for typ, or nil
 // when there is none.
 func (c *Conn) Last(ctx context.Context, key, typ string) (*Record, error) {
-	s, err := c.JS.Stream(ctx, c.Root.ResultStream())
+	s, err := c.resultStream(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -173,16 +195,47 @@ func (c *Conn) Last(ctx context.Context, key, typ string) (*Record, error) {
 // Offer puts step on its lane's work queue, deduplicated by its
 // dispatch (StepMsgID).
 func (c *Conn) Offer(ctx context.Context, s Step) error {
-	if err := naming.ValidToken(s.Lane); err != nil {
+	f, err := c.offerAsync(s)
+	if err != nil {
 		return err
+	}
+	return acked(ctx, f)
+}
+
+// offerAsync is Offer without waiting for the hub's acknowledgement.
+func (c *Conn) offerAsync(s Step) (jetstream.PubAckFuture, error) {
+	if err := naming.ValidToken(s.Lane); err != nil {
+		return nil, err
 	}
 	s.V = Version
 	data, err := json.Marshal(s)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	_, err = c.JS.Publish(ctx, c.Root.StepSubject(s.Lane), data, jetstream.WithMsgID(StepMsgID(s.Key, s.Dispatch)))
-	return err
+	return c.JS.PublishAsync(c.Root.StepSubject(s.Lane), data, jetstream.WithMsgID(StepMsgID(s.Key, s.Dispatch)))
+}
+
+// publishAsync is Publish without waiting for the hub's acknowledgement.
+func (c *Conn) publishAsync(key string, r Record) (jetstream.PubAckFuture, error) {
+	r.V = Version
+	data, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	return c.JS.PublishAsync(c.subject(key, r.Type), data, jetstream.WithMsgID(recordMsgID(key, r)))
+}
+
+// acked waits for the hub's acknowledgement of f (its publish timeout
+// bounds it).
+func acked(ctx context.Context, f jetstream.PubAckFuture) error {
+	select {
+	case <-f.Ok():
+		return nil
+	case err := <-f.Err():
+		return err
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // StopSubject is where the relay asks the agent running key's step to

@@ -16,12 +16,17 @@
 //	daokit.<root>.results.k-e     end records (agents; the relay's own)
 //	daokit.<root>.results.k-d     dispatch and closed records (the relay)
 //	daokit.<root>.results.k-s     stop requests (the relay; not waited for)
+//	daokit.<root>.live.k          who holds the step (agents; no stream: live.go)
 //
 // D is the dispatch number: the relay that offers a step afresh takes
 // the next one. A relay that finds the last dispatch neither closed nor
 // given up (its relay died with its controller) follows that dispatch
 // instead of offering the step again: a successor follows the same
-// step, it does not start a second run. Every record carries D and the
+// step, it does not start a second run. A relay told to read back an
+// attempt (Step.ReadBack: its controller died or was deposed before it
+// recorded the step's end) that finds that attempt's dispatch closed
+// follows it too, without offering it: the step's end is on record and
+// is printed again, never earned again. Every record carries D and the
 // delivery (the work queue's delivery count of the agent that sent
 // it): the relay prints only the records of the newest delivery of its
 // dispatch, so a late record of an agent that lost the step is ignored.
@@ -52,8 +57,15 @@ type Step struct {
 	RunID    string `json:"run_id"`
 	StepID   string `json:"step_id"`
 	Lane     string `json:"lane"`
-	// Attempt is the controller's attempt at the step, for people.
+	// Attempt is the controller's attempt at the step: a dispatch's
+	// records carry the attempt that offered it.
 	Attempt int `json:"attempt"`
+	// ReadBack, when set, is an attempt that a previous controller left
+	// without recording its end (it died, or was deposed, while its relay
+	// ran): a dispatch of that attempt that ended is read back (its
+	// output and end printed again, nothing offered), never run again, as
+	// a local worker's logs are read back.
+	ReadBack int `json:"read_back,omitempty"`
 	// Kind is the worker kind (the decoder: sim, command, claude,
 	// codex).
 	Kind string   `json:"kind"`
@@ -76,7 +88,18 @@ type Step struct {
 	// bundle holding Commit to the root's bundle bucket (see
 	// Conn.PublishBundle): for agents that reach no remote.
 	Bundle bool `json:"bundle,omitempty"`
+	// SpawnAt and RelayAt (Unix nanoseconds) are when the controller
+	// started the step's relay and when the relay's own code began: the
+	// agent copies them into its start record, so that the wait from an
+	// instruction to its step's process splits into its parts (the
+	// relay's process start among them).
+	SpawnAt int64 `json:"spawn_at,omitempty"`
+	RelayAt int64 `json:"relay_at,omitempty"`
 }
+
+// EnvSpawnAt carries Step.SpawnAt from the controller to the relay it
+// starts (the relay's step is written before the relay starts).
+const EnvSpawnAt = "DAOKIT_SPAWN_AT"
 
 // Timeout is the step's timeout, 0 for none.
 func (s Step) Timeout() time.Duration { return time.Duration(s.TimeoutMS) * time.Millisecond }
@@ -135,14 +158,22 @@ type Record struct {
 	Signal   int    `json:"signal,omitempty"`
 	Stopped  string `json:"stopped,omitempty"`
 	Error    string `json:"error,omitempty"`
-	// QueuedAt and StartAt (TypeStart, Unix nanoseconds) are when the hub
-	// stored the step's offer and when the agent was about to start its
-	// process: how long the step waited to be dispatched.
-	QueuedAt int64 `json:"queued_at,omitempty"`
-	StartAt  int64 `json:"start_at,omitempty"`
+	// QueuedAt, ReceivedAt and StartAt (TypeStart, Unix nanoseconds) are
+	// when the hub stored the step's offer, when the agent received it
+	// and when it was about to start its process (its own start
+	// excluded); SpawnAt and RelayAt are the step's (see Step): how long
+	// the step waited to be dispatched, and where.
+	QueuedAt   int64 `json:"queued_at,omitempty"`
+	ReceivedAt int64 `json:"received_at,omitempty"`
+	StartAt    int64 `json:"start_at,omitempty"`
+	SpawnAt    int64 `json:"spawn_at,omitempty"`
+	RelayAt    int64 `json:"relay_at,omitempty"`
 	// Patch (TypeEnd) names the patch of what a step in a worktree
 	// changed (see PatchName); empty: it changed nothing.
 	Patch string `json:"patch,omitempty"`
+	// Attempt (TypeDispatch, TypeClosed) is the controller's attempt
+	// that offered the dispatch (see Step.ReadBack).
+	Attempt int `json:"attempt,omitempty"`
 }
 
 // Key is the one subject token of a step of a run: run ids and step ids
@@ -167,5 +198,12 @@ func StepMsgID(key string, dispatch int) string { return key + "." + strconv.Ito
 // recordMsgID is a record's Nats-Msg-Id: an agent that publishes one
 // twice (a retry after a lost acknowledgement) stores it once.
 func recordMsgID(key string, r Record) string {
-	return key + "." + strconv.Itoa(r.Dispatch) + "." + strconv.Itoa(r.Delivery) + "." + r.Type + "." + strconv.FormatInt(r.Seq, 10)
+	id := key + "." + strconv.Itoa(r.Dispatch) + "." + strconv.Itoa(r.Delivery) + "." + r.Type + "." + strconv.FormatInt(r.Seq, 10)
+	if r.Type == TypeStart {
+		// Two agents may be handed the same delivery (a hub killed
+		// before it wrote down that it delivered it): both starts are
+		// kept, and one agent yields (see agent's hold.go).
+		id += "." + r.Agent
+	}
+	return id
 }

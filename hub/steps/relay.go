@@ -3,7 +3,12 @@ package steps
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"time"
+
+	"github.com/daokit/daokit/backoff"
+	"github.com/nats-io/nats.go"
 
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -18,6 +23,9 @@ type RelayIO struct {
 	// Announce is called when an agent starts the step (again, after a
 	// redelivery: delivery > 1); nil: nothing said.
 	Announce func(agent string, delivery int)
+	// ReadBack is called when the relay reads back a dispatch that ended
+	// under a previous controller (see Step.ReadBack); nil: nothing said.
+	ReadBack func(dispatch int)
 }
 
 // Relay offers s (Key, Lane and the rest set; Dispatch is chosen here)
@@ -28,59 +36,42 @@ type RelayIO struct {
 // controller (see the package comment). ctx ends the relay without a
 // verdict (the step is not stopped).
 func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
-	if err := c.EnsureStreams(ctx); err != nil {
-		return 0, err
-	}
-	d, fresh, err := c.dispatchOf(ctx, s.Key)
-	if err != nil {
-		return 0, err
-	}
-	s.Dispatch = d
-	if fresh {
-		if err := c.Publish(ctx, s.Key, Record{Type: TypeDispatch, Dispatch: d}); err != nil {
+	var at followed
+	err := through(ctx, func() (err error) { at, err = c.dispatchOf(ctx, s.Key, s.ReadBack); return err })
+	if errors.Is(err, jetstream.ErrStreamNotFound) {
+		// The root's first remote step: its streams are made now (a
+		// look-up of them on every step would cost the step two round
+		// trips to the hub).
+		if err := c.EnsureStreams(ctx); err != nil {
 			return 0, err
 		}
+		at, err = c.dispatchOf(ctx, s.Key, s.ReadBack)
 	}
-	cons, err := c.JS.OrderedConsumer(ctx, c.Root.ResultStream(), jetstream.OrderedConsumerConfig{
-		FilterSubjects: []string{c.subject(s.Key, TypeLine), c.subject(s.Key, TypeEnd)},
-		DeliverPolicy:  jetstream.DeliverAllPolicy,
-	})
 	if err != nil {
 		return 0, err
 	}
-	it, err := cons.Messages()
-	if err != nil {
+	s.Dispatch = at.dispatch
+	if at.fresh {
+		at.attempt = s.Attempt
+	}
+	if err := through(ctx, func() error { return c.offer(ctx, s, at) }); err != nil {
 		return 0, err
+	}
+	d := at.dispatch
+	if at.ended && o.ReadBack != nil {
+		o.ReadBack(d)
 	}
 	msgs := make(chan jetstream.Msg)
-	pumped := make(chan struct{})
-	go func() {
-		defer close(pumped)
-		for {
-			m, err := it.Next()
-			if err != nil {
-				return
-			}
-			select {
-			case msgs <- m:
-			case <-ctx.Done():
-				return
-			}
-		}
-	}()
-	defer func() { it.Stop(); <-pumped }()
-	if s.Bundle && s.Commit != "" {
-		// From the folder the relay runs in: the step's worktree.
-		if err := c.PublishBundle(ctx, ".", s.Commit); err != nil {
-			return 0, err
-		}
-	}
-	// Offered after the consumer exists, so its first record cannot be
-	// missed; a dispatch followed again is deduplicated by its id.
-	if err := c.Offer(ctx, s); err != nil {
+	followed := make(chan struct{})
+	c.WatchReconnects()
+	var pumped <-chan struct{}
+	err = through(ctx, func() (err error) { pumped, err = c.follow(ctx, s.Key, msgs, followed); return err })
+	if err != nil {
 		return 0, err
 	}
-	f := follower{c: c, s: s, o: o, ends: map[int]Record{}}
+	// Records after the end (a skip, a late end) are left unread.
+	defer func() { close(followed); <-pumped }()
+	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}}
 	stop := o.Stop
 	for {
 		select {
@@ -103,24 +94,88 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	}
 }
 
+// offer records a fresh dispatch and offers the step (a dispatch
+// followed again is deduplicated by its id; one read back is not
+// offered at all), the two at once: the relay's consumer replays the
+// step's records from the first, so none is missed for being early, and
+// a successor that finds the offer without its dispatch record offers
+// the same dispatch again, which the hub stores once.
+func (c *Conn) offer(ctx context.Context, s Step, at followed) error {
+	var pending []jetstream.PubAckFuture
+	if at.fresh {
+		f, err := c.publishAsync(s.Key, Record{Type: TypeDispatch, Dispatch: at.dispatch, Attempt: at.attempt})
+		if err != nil {
+			return err
+		}
+		pending = append(pending, f)
+	}
+	if !at.ended {
+		if s.Bundle && s.Commit != "" {
+			// From the folder the relay runs in: the step's worktree;
+			// stored before the step is offered, for its agent fetches it.
+			if err := c.PublishBundle(ctx, ".", s.Commit); err != nil {
+				return err
+			}
+		}
+		f, err := c.offerAsync(s)
+		if err != nil {
+			return err
+		}
+		pending = append(pending, f)
+	}
+	for _, f := range pending {
+		if err := acked(ctx, f); err != nil {
+			if errors.Is(err, jetstream.ErrNoStreamResponse) {
+				// The step stream is gone (deleted under the root):
+				// made again, and the step offered at once.
+				if err := c.EnsureStreams(ctx); err != nil {
+					return err
+				}
+				return c.Offer(ctx, s)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// followed is the dispatch a relay follows: fresh, it offers it; ended,
+// it reads it back (see Step.ReadBack); attempt is the controller's
+// attempt that offered it.
+type followed struct {
+	dispatch, attempt int
+	fresh, ended      bool
+}
+
 // dispatchOf returns the dispatch to follow: the last one, unless it is
 // closed or its relay asked it to stop (given up on purpose), else a
-// fresh one.
-func (c *Conn) dispatchOf(ctx context.Context, key string) (d int, fresh bool, err error) {
+// fresh one; but a closed one of the attempt readBack whose step ran to
+// its end (not stopped: a stop asked for as the step ended does not undo
+// it) is followed, to be read back.
+func (c *Conn) dispatchOf(ctx context.Context, key string, readBack int) (followed, error) {
 	last, err := c.Last(ctx, key, TypeDispatch)
 	if err != nil || last == nil {
-		return 1, true, err
+		return followed{dispatch: 1, fresh: true}, err
+	}
+	if last.Type == TypeClosed && readBack > 0 && last.Attempt == readBack {
+		end, err := c.Last(ctx, key, TypeEnd)
+		if err != nil {
+			return followed{}, err
+		}
+		if end != nil && end.Dispatch == last.Dispatch && end.Delivery > 0 && end.Stopped == "" {
+			return followed{dispatch: last.Dispatch, attempt: last.Attempt, ended: true}, nil
+		}
 	}
 	if last.Type == TypeDispatch {
 		stop, err := c.Last(ctx, key, TypeStop)
 		if err != nil {
-			return 0, false, err
+			return followed{}, err
 		}
 		if stop == nil || stop.Dispatch != last.Dispatch {
-			return last.Dispatch, false, nil
+			return followed{dispatch: last.Dispatch, attempt: last.Attempt}, nil
 		}
 	}
-	return last.Dispatch + 1, true, nil
+	return followed{dispatch: last.Dispatch + 1, fresh: true}, nil
 }
 
 // follower is a relay's view of its dispatch: the newest delivery an
@@ -129,6 +184,7 @@ type follower struct {
 	c       *Conn
 	s       Step
 	o       RelayIO
+	attempt int // the controller's attempt that offered the dispatch
 	cur     int
 	stopped bool
 	ends    map[int]Record
@@ -180,11 +236,13 @@ func (f *follower) take(r Record) (Record, bool) {
 func (f *follower) stop(ctx context.Context) error {
 	f.stopped = true
 	if f.cur == 0 {
-		if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeEnd, Dispatch: f.s.Dispatch, Stopped: "cancelled", ExitCode: -1}); err != nil {
+		if err := through(ctx, func() error {
+			return f.c.Publish(ctx, f.s.Key, Record{Type: TypeEnd, Dispatch: f.s.Dispatch, Stopped: "cancelled", ExitCode: -1})
+		}); err != nil {
 			return err
 		}
 	}
-	return f.c.Publish(ctx, f.s.Key, Record{Type: TypeStop, Dispatch: f.s.Dispatch})
+	return through(ctx, func() error { return f.c.Publish(ctx, f.s.Key, Record{Type: TypeStop, Dispatch: f.s.Dispatch}) })
 }
 
 // finish prints the end's error, closes the dispatch and returns the
@@ -202,7 +260,9 @@ func (f *follower) finish(ctx context.Context, end Record) (int, error) {
 			code = max(code, 1)
 		}
 	}
-	if err := f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch}); err != nil {
+	if err := through(ctx, func() error {
+		return f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.attempt})
+	}); err != nil {
 		return 0, err
 	}
 	return code, nil
@@ -218,4 +278,35 @@ func ExitCode(end Record) int {
 		return 1
 	}
 	return end.ExitCode
+}
+
+// outageWait bounds how long a relay tries a request again through a hub
+// outage: longer than a hub takes to restart. Its error would end the
+// relay, and the controller would take the step for failed and run it
+// again, though the step runs or ran on its agent.
+const outageWait = time.Minute
+
+// through runs op, again every 100 ms while it fails for want of an
+// answer from the hub (one restarting, or the link down), at most
+// outageWait; a refusal or any other error is returned at once. op is
+// idempotent: every record is stored once by its id.
+func through(ctx context.Context, op func() error) error {
+	deadline := time.Now().Add(outageWait)
+	for {
+		err := op()
+		if err == nil || !Unanswered(err) || time.Now().After(deadline) {
+			return err
+		}
+		if !backoff.Sleep(ctx, 100*time.Millisecond) {
+			return err
+		}
+	}
+}
+
+// Unanswered reports an error of a request the hub did not answer (a
+// hub restarting, a link down), as opposed to one it refused or failed.
+func Unanswered(err error) bool {
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) || errors.Is(err, nats.ErrNoResponders) ||
+		errors.Is(err, jetstream.ErrNoStreamResponse) || errors.Is(err, nats.ErrConnectionReconnecting) ||
+		errors.Is(err, nats.ErrDisconnected) || errors.Is(err, jetstream.ErrAsyncPublishTimeout)
 }

@@ -1,0 +1,56 @@
+package agent
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/hub/steps"
+)
+
+// TestAgentYieldsASameDeliveryStartedElsewhere: a hub SIGKILLed before
+// it wrote down that it delivered a step hands the same delivery to a
+// second agent. Once the two see each other's start, the agent whose
+// name sorts last stops its step and sends nothing more (no end of its
+// own for the step), so the step runs to its end once.
+func TestAgentYieldsASameDeliveryStartedElsewhere(t *testing.T) {
+	c, o := startHub(t)
+	pids := t.TempDir()
+	started := make(chan int, 2)
+	runAgentAs(t, o, "b", 5*time.Second, func(_ steps.Step, d int) { started <- d })
+	ctx := context.Background()
+	s := steps.Step{Key: steps.Key("run", "S1"), Dispatch: 1, Lane: "l", Kind: "command",
+		Argv: []string{"sh", "-c", "echo $$ > " + filepath.Join(pids, "pid") + "; exec sleep 60"}}
+	if err := c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeDispatch, Dispatch: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Offer(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	if d := <-started; d != 1 {
+		t.Fatalf("delivery %d, want 1", d)
+	}
+	pid := waitPID(t, filepath.Join(pids, "pid"))
+	// Agent a's start of the same delivery, as it would publish it.
+	if err := c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("agent b's step (pid %d) still runs 20s after agent a started the same delivery", pid)
+		}
+		time.Sleep(10 * time.Millisecond) // polling /proc; the deadline bounds it
+	}
+	if end, err := c.Last(ctx, s.Key, steps.TypeEnd); err != nil || end != nil {
+		t.Errorf("agent b sent an end for the step it yielded: %+v, %v", end, err)
+	}
+}

@@ -1,0 +1,90 @@
+package steps_test
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/daokit/daokit/agent"
+	"github.com/daokit/daokit/hub"
+	"github.com/daokit/daokit/hub/naming"
+	"github.com/daokit/daokit/hub/steps"
+)
+
+// TestSuccessorReadsBackAnEndedDispatch: a controller's relay ran a step
+// to its end through an agent and closed its dispatch, but the
+// controller never recorded the end (paused past its lease, or its log
+// on another host). Its successor's relay, told to read that attempt
+// back, prints the step's output and end again from the hub and offers
+// nothing: the step ran once. A later attempt (a step run again on
+// purpose) still runs it afresh.
+func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
+	h, err := hub.Start(hub.Options{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "hub")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Shutdown(context.Background())
+	root, _ := naming.ForRoot("t")
+	o := steps.DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile(), Name: "test"}
+	c, err := steps.Dial(o, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ac, err := steps.Dial(o, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ac.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = agent.Run(ctx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: 5 * time.Second})
+	}()
+	defer func() { cancel(); <-served }()
+
+	trace := filepath.Join(t.TempDir(), "trace")
+	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command",
+		Argv: []string{"sh", "-c", `echo "said it"; echo ran >> "$0"; exit 3`, trace}}
+	relay := func(attempt, readBack int) (code int, out string, readBackOf int) {
+		t.Helper()
+		s.Attempt, s.ReadBack = attempt, readBack
+		var stdout, stderr bytes.Buffer
+		rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer rcancel()
+		code, err := steps.Relay(rctx, c, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
+			ReadBack: func(d int) { readBackOf = d }})
+		if err != nil {
+			t.Fatalf("relay of attempt %d (read back %d): %v", attempt, readBack, err)
+		}
+		return code, stdout.String(), readBackOf
+	}
+	runs := func() int {
+		data, _ := os.ReadFile(trace)
+		return strings.Count(string(data), "ran\n")
+	}
+
+	if code, out, _ := relay(1, 0); code != 3 || out != "said it\n" || runs() != 1 {
+		t.Fatalf("first relay: exit %d, output %q, %d runs; want 3, the step's line, 1", code, out, runs())
+	}
+	// The leader, resumed and deposed, stops its relay just as the step
+	// ended: a stop after the end does not undo the step.
+	if err := c.Publish(context.Background(), s.Key, steps.Record{Type: steps.TypeStop, Dispatch: 1}); err != nil {
+		t.Fatal(err)
+	}
+	code, out, d := relay(2, 1)
+	if code != 3 || out != "said it\n" || d != 1 {
+		t.Errorf("the successor's relay: exit %d, output %q, read back dispatch %d; want 3, the step's line, dispatch 1", code, out, d)
+	}
+	if n := runs(); n != 1 {
+		t.Errorf("the step ran %d times after its successor's relay, want once (read back)", n)
+	}
+	if code, _, d := relay(3, 0); code != 3 || d != 0 || runs() != 2 {
+		t.Errorf("a later attempt: exit %d, read back %d, %d runs; want it run afresh (3, 0, 2)", code, d, runs())
+	}
+}
