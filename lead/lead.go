@@ -50,6 +50,11 @@ type Options struct {
 	// Liveness bounds a Worker's silence and its restarts (daokit.toml's
 	// [heartbeat] and [restart]: LivenessOf); zero: their defaults.
 	Liveness Liveness
+	// OnSettled, if set, is called once, after the first pass that read
+	// no new event: the Lead has recovered and caught up with the outbox,
+	// and what it allocated and ran to get there is behind it (the daokit
+	// lead command gives that memory back then, see memtrim.Settle).
+	OnSettled func()
 }
 
 // Lead is one role's Lead. Run it with Run; Step is one pass for tests.
@@ -182,7 +187,9 @@ func (l *Lead) Run(ctx context.Context) error {
 		l.watch(wctx, wake)
 	}()
 	defer func() { cancel(); wg.Wait() }()
+	settled := l.o.OnSettled == nil
 	for {
+		read := l.readCursor()
 		// A finish GitHub made wait is done first, once the wait is over.
 		for len(l.unfinished) > 0 {
 			if err := l.finish(ctx, l.unfinished[0]); rateLimited(err) {
@@ -216,6 +223,10 @@ func (l *Lead) Run(ctx context.Context) error {
 			return err
 		}
 		l.writeStatus(ctx)
+		if !settled && l.readCursor() == read {
+			settled = true
+			l.o.OnSettled()
+		}
 		tick, stopTick := l.heartbeatTimer()
 		select {
 		case <-ctx.Done():
@@ -452,6 +463,13 @@ func (l *Lead) commit(ctx context.Context, b *batch) (int, error) {
 		}
 	}
 	return n, nil
+}
+
+// readCursor is the last event read.
+func (l *Lead) readCursor() int64 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.cursor
 }
 
 func (l *Lead) setCursor(id int64) {
