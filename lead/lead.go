@@ -110,7 +110,7 @@ type Lead struct {
 	memoryWriter string
 	// statusSaid is the last status written (without its time), at
 	// statusAt (Run's goroutine only).
-	statusSaid []byte
+	statusSaid *roster.Status
 	statusAt   time.Time
 	// unfinished are Worker results whose write-back GitHub's rate limit
 	// held up (Run's goroutine only), retried oldest first.
