@@ -63,10 +63,10 @@ func (l *Lead) writeStatus(ctx context.Context) {
 	// The cursor moves with every event read: it is said at the next
 	// beat, not for every event (the outbox's copy is behind anyway, see
 	// Lead.flushCursor). The snapshot is compared as it is, not encoded
-	// a second time for it: an idle Lead writes its status once a beat,
-	// and the encoding was a fifth of that.
+	// a second time for it, and only within a beat: an idle Lead wakes
+	// once a beat and then writes its status anyway.
 	s.Time, s.Cursor = time.Time{}, 0
-	if l.statusSaid != nil && reflect.DeepEqual(s, *l.statusSaid) && at.Sub(l.statusAt) < l.o.Beat {
+	if l.statusSaid != nil && at.Sub(l.statusAt) < l.o.Beat && reflect.DeepEqual(s, *l.statusSaid) {
 		// Nothing new, and the last beat is recent: a Lead answering a
 		// burst of events writes its status once a beat, not per event.
 		return
