@@ -50,10 +50,10 @@ type Options struct {
 	// Liveness bounds a Worker's silence and its restarts (daokit.toml's
 	// [heartbeat] and [restart]: LivenessOf); zero: their defaults.
 	Liveness Liveness
-	// OnSettled, if set, is called once, after the first pass that read
-	// no new event: the Lead has recovered and caught up with the outbox,
-	// and what it allocated and ran to get there is behind it (the daokit
-	// lead command gives that memory back then, see memtrim.Settle).
+	// OnSettled, if set, is called once, after the first pass: the Lead
+	// has recovered and read the outbox up to its head, and the code it
+	// ran only to get there is behind it (the daokit lead command gives
+	// that memory back then, see memtrim.Settle).
 	OnSettled func()
 }
 
@@ -189,7 +189,6 @@ func (l *Lead) Run(ctx context.Context) error {
 	defer func() { cancel(); wg.Wait() }()
 	settled := l.o.OnSettled == nil
 	for {
-		read := l.readCursor()
 		// A finish GitHub made wait is done first, once the wait is over.
 		for len(l.unfinished) > 0 {
 			if err := l.finish(ctx, l.unfinished[0]); rateLimited(err) {
@@ -222,11 +221,13 @@ func (l *Lead) Run(ctx context.Context) error {
 		if err := l.flushCursor(ctx, false); err != nil && !rateLimited(err) && ctx.Err() == nil {
 			return err
 		}
-		l.writeStatus(ctx)
-		if !settled && l.readCursor() == read {
+		if !settled {
+			// Before the status that shows the first pass done, so that
+			// whoever waits for it finds the Lead settled.
 			settled = true
 			l.o.OnSettled()
 		}
+		l.writeStatus(ctx)
 		tick, stopTick := l.heartbeatTimer()
 		select {
 		case <-ctx.Done():
@@ -463,13 +464,6 @@ func (l *Lead) commit(ctx context.Context, b *batch) (int, error) {
 		}
 	}
 	return n, nil
-}
-
-// readCursor is the last event read.
-func (l *Lead) readCursor() int64 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.cursor
 }
 
 func (l *Lead) setCursor(id int64) {

@@ -10,10 +10,10 @@ import (
 	"github.com/daokit/daokit/outbox"
 )
 
-// OnSettled comes once, when the Lead has caught up with the outbox (its
-// answers to what was there before it started are committed), and not
-// again for the events that follow: the daokit lead command gives back
-// its start-up memory then.
+// OnSettled comes once, after the Lead's first pass (its answers to what
+// the outbox held when it started are committed), and not again for the
+// events that follow: the daokit lead command gives back its start-up
+// memory then.
 func TestOnSettledOnceCaughtUp(t *testing.T) {
 	p := newProject(t, twoRoles, 50*time.Millisecond)
 	id := p.file("talk", "", "to:backend")
@@ -40,9 +40,13 @@ func TestOnSettledOnceCaughtUp(t *testing.T) {
 	p.waitFor("the second answer", 30*time.Second, func() bool {
 		return len(fieldsOf(p.comments(id), roster.Actor("backend"))) == 2
 	})
-	// Several quiet passes later (the wake interval is 50 ms), still once.
+	// More passes later (the wake interval is 50 ms), still once.
 	head, _ := p.ob.Head(context.Background())
-	p.waitFor("the Lead past the head", 30*time.Second, func() bool { return l.readCursor() >= head })
+	p.waitFor("the Lead past the head", 30*time.Second, func() bool {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		return l.cursor >= head
+	})
 	if n := calls.Load(); n != 1 {
 		t.Fatalf("OnSettled called %d times", n)
 	}

@@ -58,8 +58,8 @@ func newLeadCmd(a *app) *cobra.Command {
 			// verdict as a reviewer does).
 			SimAgentArgv: []string{a.self, "worker", "sim", "--lang", a.loc.Lang(), "--role", lead.PlaceholderLaneRole, "--", "#" + lead.PlaceholderIssue},
 			StatusDir:    roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg), Beat: wake,
-			// Caught up: the start-up's garbage and the pages of the
-			// binary it ran only to start go back (memtrim.Settle).
+			// Caught up: the pages of the binary it ran only to start
+			// go back (memtrim.Settle).
 			OnSettled: func() { memtrim.Settle() }}
 		if !*noGuard {
 			guard, err := a.leadGuard(env.wf, *root)
