@@ -50,6 +50,11 @@ type Options struct {
 	// Liveness bounds a Worker's silence and its restarts (daokit.toml's
 	// [heartbeat] and [restart]: LivenessOf); zero: their defaults.
 	Liveness Liveness
+	// OnSettled, if set, is called once, after the first pass: the Lead
+	// has recovered and read the outbox up to its head, and the code it
+	// ran only to get there is behind it (the daokit lead command gives
+	// that memory back then, see memtrim.Settle).
+	OnSettled func()
 }
 
 // Lead is one role's Lead. Run it with Run; Step is one pass for tests.
@@ -105,7 +110,7 @@ type Lead struct {
 	memoryWriter string
 	// statusSaid is the last status written (without its time), at
 	// statusAt (Run's goroutine only).
-	statusSaid []byte
+	statusSaid *roster.Status
 	statusAt   time.Time
 	// unfinished are Worker results whose write-back GitHub's rate limit
 	// held up (Run's goroutine only), retried oldest first.
@@ -182,6 +187,7 @@ func (l *Lead) Run(ctx context.Context) error {
 		l.watch(wctx, wake)
 	}()
 	defer func() { cancel(); wg.Wait() }()
+	settled := l.o.OnSettled == nil
 	for {
 		// A finish GitHub made wait is done first, once the wait is over.
 		for len(l.unfinished) > 0 {
@@ -214,6 +220,12 @@ func (l *Lead) Run(ctx context.Context) error {
 		}
 		if err := l.flushCursor(ctx, false); err != nil && !rateLimited(err) && ctx.Err() == nil {
 			return err
+		}
+		if !settled {
+			// Before the status that shows the first pass done, so that
+			// whoever waits for it finds the Lead settled.
+			settled = true
+			l.o.OnSettled()
 		}
 		l.writeStatus(ctx)
 		tick, stopTick := l.heartbeatTimer()

@@ -1,10 +1,10 @@
 package lead
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
+	"reflect"
 	"slices"
 	"strconv"
 	"time"
@@ -62,23 +62,22 @@ func (l *Lead) writeStatus(ctx context.Context) {
 	at, cursor := s.Time, s.Cursor
 	// The cursor moves with every event read: it is said at the next
 	// beat, not for every event (the outbox's copy is behind anyway, see
-	// Lead.flushCursor).
+	// Lead.flushCursor). The snapshot is compared as it is, not encoded
+	// a second time for it, and only within a beat: an idle Lead wakes
+	// once a beat and then writes its status anyway.
 	s.Time, s.Cursor = time.Time{}, 0
-	same, err := json.Marshal(s)
-	if err != nil {
-		return
-	}
-	if bytes.Equal(same, l.statusSaid) && at.Sub(l.statusAt) < l.o.Beat {
+	if l.statusSaid != nil && at.Sub(l.statusAt) < l.o.Beat && reflect.DeepEqual(s, *l.statusSaid) {
 		// Nothing new, and the last beat is recent: a Lead answering a
 		// burst of events writes its status once a beat, not per event.
 		return
 	}
+	same := s
 	s.Time, s.Cursor = at, cursor
 	data, err := json.MarshalIndent(s, "", "  ")
 	if err != nil {
 		return
 	}
-	l.statusSaid, l.statusAt = same, at
+	l.statusSaid, l.statusAt = &same, at
 	path := roster.StatusPath(l.o.StatusDir, l.o.Role)
 	if err := ensureDir(l.o.StatusDir); err != nil {
 		return

@@ -5,6 +5,7 @@ import (
 	"os"
 	"strconv"
 
+	"github.com/daokit/daokit/internal/memtrim"
 	"github.com/daokit/daokit/lead"
 	"github.com/daokit/daokit/lead/roster"
 	"github.com/daokit/daokit/outbox"
@@ -56,7 +57,10 @@ func newLeadCmd(a *app) *cobra.Command {
 			// agent, as a coder or a reviewer (a judge lane gives its
 			// verdict as a reviewer does).
 			SimAgentArgv: []string{a.self, "worker", "sim", "--lang", a.loc.Lang(), "--role", lead.PlaceholderLaneRole, "--", "#" + lead.PlaceholderIssue},
-			StatusDir:    roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg), Beat: wake}
+			StatusDir:    roster.StatusDir(env.wf), Liveness: lead.LivenessOf(env.cfg), Beat: wake,
+			// Caught up: the pages of the binary it ran only to start
+			// go back (memtrim.Settle).
+			OnSettled: func() { memtrim.Settle() }}
 		if !*noGuard {
 			guard, err := a.leadGuard(env.wf, *root)
 			if err != nil {
