@@ -157,10 +157,11 @@ func TestBlockedThenUnblockedByEvent(t *testing.T) {
 	if got := bl[len(bl)-1][outbox.FieldBlockedBy]; got != fmt.Sprintf("#%d, #%d", api, other) {
 		t.Fatalf("BlockedBy %q", got)
 	}
-	p.do("ann", outbox.Op{Kind: outbox.OpClose, Issue: api})
 	p.do("ann", outbox.Op{Kind: outbox.OpComment, Issue: other, Body: "still thinking"})
+	p.do("ann", outbox.Op{Kind: outbox.OpClose, Issue: api})
 	// Closing one of two blockers must not unblock it: once the Lead has
-	// read past both events, the issue is still blocked.
+	// read past the close (a close wakes every Lead; the comment before
+	// it names no role, so it wakes none), the issue is still blocked.
 	head, _ := p.ob.Head(context.Background())
 	p.waitFor("read", 30*time.Second, func() bool { return qa.Snapshot(context.Background()).Cursor >= head })
 	if !p.issue(check).HasLabel(roster.LabelBlocked) || hasText(p.comments(check), "Unblocked") {
