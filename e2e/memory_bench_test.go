@@ -137,10 +137,18 @@ stop_grace = "200ms"
 	// A measurement over a fixed span of full flow, not a wait.
 	peak, tick := 0, time.NewTicker(100*time.Millisecond)
 	defer tick.Stop()
+	// At the peak, how much is the process's own (anonymous: heap,
+	// stacks) and how much the daokit binary's pages, shared with every
+	// daokit process and kept in the page cache.
+	anon, file := 0, 0
 	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); <-tick.C {
-		peak = max(peak, residentKB(b, ctl.pid(), "VmRSS"))
+		if rss := residentKB(b, ctl.pid(), "VmRSS"); rss > peak {
+			peak, anon, file = rss, residentKB(b, ctl.pid(), "RssAnon"), residentKB(b, ctl.pid(), "RssFile")
+		}
 	}
 	b.StopTimer()
 	b.ReportMetric(float64(peak)/1024, "rss-peak-MiB")
+	b.ReportMetric(float64(anon)/1024, "rss-anon-at-peak-MiB")
+	b.ReportMetric(float64(file)/1024, "rss-file-at-peak-MiB")
 	b.ReportMetric(float64(residentKB(b, ctl.pid(), "VmHWM"))/1024, "rss-hwm-MiB")
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/controller"
+	"github.com/daokit/daokit/internal/memtrim"
 	"github.com/daokit/daokit/ledger"
 	"github.com/spf13/cobra"
 )
@@ -82,6 +83,10 @@ func (a *app) runController(o controllerFlags) error {
 		Root: dir, Config: cfg, Self: a.self, Lang: a.loc.Lang(), Logger: logger,
 		Ready: func(socket string) {
 			a.println(a.t("cli.controller.ready", "Socket", socket, "PID", os.Getpid()))
+			// A controller lives long: the binary's pages it ran only to
+			// start (every package's initialisation) go back
+			// (memtrim.Settle); what it runs again comes back on use.
+			memtrim.Settle()
 		},
 	})
 	var locked *ledger.LockedError
