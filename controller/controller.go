@@ -10,6 +10,7 @@ import (
 
 	"github.com/daokit/daokit/config"
 	"github.com/daokit/daokit/hooks"
+	"github.com/daokit/daokit/hub/steps"
 	"github.com/daokit/daokit/i18n"
 	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/ledger"
@@ -93,6 +94,10 @@ type Controller struct {
 	// replay is the liveness loop's reader of other writers' events
 	// (replay.go).
 	replay *replaySignal
+
+	// ahead offers remote steps ahead of their relays (hubahead.go);
+	// nil without a hub.
+	ahead *steps.Conn
 }
 
 // keptFinishedLeases is how many finished leases the register keeps; older

@@ -214,6 +214,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	})
 	instruction = c.preDispatch(ctx, facts, step, lane, instruction)
 	var spec worker.Spec
+	var remote steps.Step
 	var resume resumeChoice
 	c.do(func(*loopState) {
 		r.attempt++
@@ -221,7 +222,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		r.tree = tree
 		spec, resume, err = c.workerSpec(r, step, laneCfg, instruction)
 		if err == nil && laneCfg.OnHub() {
-			spec = c.hubSpec(r, step, laneCfg, spec) // an agent host runs it (hubstep.go)
+			spec, remote = c.hubSpec(r, step, laneCfg, spec) // an agent host runs it (hubstep.go)
 		}
 		r.dir = spec.Dir
 	})
@@ -231,7 +232,9 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 		c.recordResume(r, step, lane, resume)
 		if laneCfg.OnHub() {
 			// When the relay starts: the dispatch's clock (hub/steps).
-			spec.Env = append(spec.Env, steps.EnvSpawnAt+"="+strconv.FormatInt(time.Now().UnixNano(), 10))
+			spawnAt := time.Now().UnixNano()
+			spec.Env = append(spec.Env, steps.EnvSpawnAt+"="+strconv.FormatInt(spawnAt, 10))
+			c.offerAhead(ctx, remote, spawnAt)
 		}
 		proc, err = worker.Start(ctx, spec)
 	}

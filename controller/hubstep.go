@@ -30,8 +30,10 @@ const relayGrace = 5 * time.Second
 // ended while its controller was paused, or on another host) is read
 // back from the hub by the next relay (run.readBack; see hub/steps).
 // The step itself (command, kind, instruction, env, timeout, base
-// commit) travels in the relay's stdin. Called on the state loop.
-func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.Spec) worker.Spec {
+// commit) travels in the relay's stdin, and is returned for the
+// controller to offer ahead of the relay (offerAhead). Called on the
+// state loop.
+func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.Spec) (worker.Spec, steps.Step) {
 	p := &r.pipeline
 	s := steps.Step{
 		Key: steps.Key(p.RunID, step), TaskID: p.TaskID, RunID: p.RunID, StepID: step, Lane: lane.Name,
@@ -60,7 +62,7 @@ func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.
 	relay := spec
 	relay.Argv, relay.Stdin, relay.UseStdin = argv, string(data), true
 	relay.StopGrace = spec.StopGrace + relayGrace
-	return relay
+	return relay, s
 }
 
 // remoteArgv names the daokit binary as the agent host's own.

@@ -110,6 +110,7 @@ func open(opts Options) (*Controller, error) {
 		hooks:    lifecycleHooks(&opts.Config, opts.Logger),
 		docs:     newDocWriter(),
 		trees:    newTreeMaker(),
+		ahead:    aheadConn(opts.replica),
 	}
 	c.slots = &laneSlots{loop: c.state, apply: c.applyLanes}
 	st := &loopState{lanes: newLaneScheduler(opts.Config.ConcurrencyLimits())}

@@ -142,7 +142,9 @@ func stepLog(root, taskID, step, name string) string {
 // without daokit-hub (as agent hosts run it; the hub's key),
 // which gives it DAOKIT_AGENT and its own daokit binary; its output
 // comes back into the step's logs and its result ends the run DONE, the
-// agent having run it once.
+// agent having run it once: the offer the controller made ahead of the
+// step's relay (no relay process start between its instants), which the
+// relay then followed.
 func TestStepRunsOnAgentHost(t *testing.T) {
 	t.Parallel()
 	bin, err := agentOnlyBinary()
@@ -166,6 +168,15 @@ func TestStepRunsOnAgentHost(t *testing.T) {
 	}
 	if errLog := stepLog(root, taskID, "S1", "stderr.log"); !strings.Contains(errLog, "agent host-a runs this step (delivery 1)") {
 		t.Errorf("stderr.log does not say which agent ran the step:\n%s", errLog)
+	}
+	rt, _ := naming.ForRoot(hubAgentRootID)
+	conn, err := steps.Dial(steps.DialOptions{URL: url, Creds: creds, Name: "test"}, rt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if r := startRecord(t, conn, rt, steps.Key(end.RunID, "S1")); r == nil || r.SpawnAt == 0 || r.RelayAt != r.SpawnAt {
+		t.Errorf("the agent's start record is %+v, want the offer the controller made ahead of its relay (relay_at = spawn_at)", r)
 	}
 }
 

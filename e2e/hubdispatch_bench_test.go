@@ -21,11 +21,14 @@ import (
 // its process (that process's own start excluded), on loopback veths, one
 // instruction at a time; the hub, the agent and the controller (the
 // root's leader on the hub) each on a namespace of their own. The wait
-// is split into its parts: ack → the controller starts the step's relay
-// (`daokit worker hub`) → the relay's code runs (the relay's process
-// start) → the hub stores the offer → the agent receives it → the agent
-// is about to start the process. The total is reported with and without
-// the relay's process start. Every instant is one machine's clock. It
+// is split into its parts: ack → the controller begins the step's offer
+// and starts its relay (`daokit worker hub`) → the offering code runs
+// (the relay's process start; none when the controller offered the step
+// ahead of its relay, as it does while its hub connection is up:
+// hub/steps.OfferAhead) → the hub stores the offer → the agent receives
+// it → the agent is about to start the process. The total is reported
+// with and without the relay's process start. Every instant is one
+// machine's clock. It
 // ignores b.N: 40 instructions (DAOKIT_DRILL=full: 200).
 func BenchmarkHubDispatchFromAck(b *testing.B) {
 	lab := newNetLab(b)
@@ -76,7 +79,7 @@ func BenchmarkHubDispatchFromAck(b *testing.B) {
 		b.Fatal(err)
 	}
 	defer conn.Close()
-	parts := []string{"ack→controller starts the relay", "relay's process start", "relay→hub stored the offer",
+	parts := []string{"ack→controller offers (or starts the relay)", "relay's process start (0: offered ahead)", "offering code→hub stored the offer",
 		"hub stored→agent received", "agent received→process about to start", "total", "total without the relay's process start"}
 	figures := make([][]time.Duration, len(parts))
 	for _, s := range all {

@@ -92,7 +92,9 @@ type Step struct {
 	// started the step's relay and when the relay's own code began: the
 	// agent copies them into its start record, so that the wait from an
 	// instruction to its step's process splits into its parts (the
-	// relay's process start among them).
+	// relay's process start among them). A step the controller offered
+	// ahead of its relay (Conn.OfferAhead) has both at the instant the
+	// controller began: no process start lies between.
 	SpawnAt int64 `json:"spawn_at,omitempty"`
 	RelayAt int64 `json:"relay_at,omitempty"`
 }
