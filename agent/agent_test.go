@@ -25,7 +25,7 @@ func startHub(t testing.TB) (*steps.Conn, steps.DialOptions) {
 	t.Cleanup(func() { _ = h.Shutdown(context.Background()) })
 	root, _ := naming.ForRoot("t")
 	o := steps.DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile(), Name: "test"}
-	c, err := steps.Dial(o, root)
+	c, err := steps.DialWait(context.Background(), o, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

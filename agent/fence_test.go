@@ -134,7 +134,7 @@ func TestCutOffAgentKillsItsStepBeforeTheHubHandsItOn(t *testing.T) {
 // test ends.
 func runAgentAs(t testing.TB, o steps.DialOptions, name string, ackWait time.Duration, started func(steps.Step, int)) {
 	t.Helper()
-	c, err := steps.Dial(o, mustRoot())
+	c, err := steps.DialWait(context.Background(), o, mustRoot(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -347,15 +347,6 @@ func (x *instrIndex) reopenEntry(id string) {
 	}
 }
 
-// lookup returns the entry of a message id, if it was ever acknowledged.
-// Recent ones are in memory; older ones cost one bucket read.
-func (x *instrIndex) lookup(id string) (indexEntry, bool, error) {
-	if en, ok := x.remembered(id); ok {
-		return en, true, nil
-	}
-	return readBucket(x.dir, id)
-}
-
 // remembered returns the entry of a message id when it is in memory:
 // acknowledged since the last checkpoint, or open. Anything else is in
 // its bucket, if anywhere.

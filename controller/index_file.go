@@ -75,19 +75,6 @@ func readBucket(dir, id string) (indexEntry, bool, error) {
 	return indexEntry{}, false, nil
 }
 
-// checkpoint moves the acknowledgements folded since the last checkpoint
-// into their buckets (synced), then replaces checkpoint.json. A crash in
-// between leaves the old checkpoint, whose replay appends the same
-// entries again; lookups take the first, identical, copy.
-func (x *instrIndex) checkpoint() error {
-	cp := x.snapshot()
-	if err := cp.write(x.dir); err != nil {
-		return err
-	}
-	x.checkpointed(cp)
-	return nil
-}
-
 // indexSnapshot is what one checkpoint writes: checkpoint.json's content,
 // the acknowledgements it moves into their buckets, and how many folded
 // events it covers.

@@ -508,7 +508,7 @@ func (p *lossyProxy) pump(dst, src net.Conn, closing <-chan struct{}) {
 func stepRecords(t *testing.T, url, creds, runID, step string) string {
 	t.Helper()
 	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.Dial(steps.DialOptions{URL: url, Creds: creds, Name: "drill"}, rt)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "drill"}, rt, nil)
 	if err != nil {
 		return err.Error()
 	}

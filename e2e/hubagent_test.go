@@ -170,7 +170,7 @@ func TestStepRunsOnAgentHost(t *testing.T) {
 		t.Errorf("stderr.log does not say which agent ran the step:\n%s", errLog)
 	}
 	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.Dial(steps.DialOptions{URL: url, Creds: creds, Name: "test"}, rt)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "test"}, rt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +227,7 @@ func TestAgentKilledMidStepIsRedelivered(t *testing.T) {
 		return e.TaskID == taskID && e.EventType == ledger.EventStepStarted
 	})
 	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.Dial(steps.DialOptions{URL: url, Creds: creds, Name: "late-agent"}, rt)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "late-agent"}, rt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

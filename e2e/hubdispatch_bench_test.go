@@ -74,7 +74,7 @@ func BenchmarkHubDispatchFromAck(b *testing.B) {
 		}
 	}
 	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.Dial(steps.DialOptions{URL: h.url, Creds: creds, Name: "bench"}, rt)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: h.url, Creds: creds, Name: "bench"}, rt, nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -30,7 +31,7 @@ func waitAdmitted(t *testing.T, url, key string) {
 	root, _ := naming.ForRoot(hubAgentRootID)
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		c, err := steps.Dial(steps.DialOptions{URL: url, Creds: key}, root)
+		c, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: key}, root, nil)
 		if err == nil {
 			c.Close()
 			return

@@ -53,7 +53,7 @@ func TestSuccessorReadsBackAStepItsPausedLeaderRan(t *testing.T) {
 		t.Fatal("no run of the task in the leader's ledger")
 	}
 	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.Dial(steps.DialOptions{URL: h.url, Creds: creds, Name: "test"}, rt)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: h.url, Creds: creds, Name: "test"}, rt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -54,7 +55,7 @@ func TestHubRestartDoesNotHandARunningStepToASecondAgent(t *testing.T) {
 
 	// Who asks about the step: an agent handed it again.
 	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.Dial(steps.DialOptions{URL: h.url, Creds: creds, Name: "test"}, rt)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: h.url, Creds: creds, Name: "test"}, rt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -228,7 +228,7 @@ func stepLogWait(t *testing.T, root, taskID, want string) string {
 func startWaits(t *testing.T, url, creds string, runIDs []string) []time.Duration {
 	t.Helper()
 	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.Dial(steps.DialOptions{URL: url, Creds: creds, Name: "drill"}, rt)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "drill"}, rt, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

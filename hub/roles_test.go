@@ -97,7 +97,7 @@ func (c *client) refused(t *testing.T, what, subject string, op func(ctx context
 // offered on lane "gpu", as the administrator.
 func setUp(t *testing.T, h *hub.Hub, id string) *steps.Conn {
 	t.Helper()
-	c, err := steps.Dial(steps.DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile()}, root(t, id))
+	c, err := steps.DialWait(context.Background(), steps.DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile()}, root(t, id), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func TestOfferAheadIsTheRelaysOffer(t *testing.T) {
 	o := steps.DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile(), Name: "test"}
 	dial := func() *steps.Conn {
 		t.Helper()
-		c, err := steps.Dial(o, root)
+		c, err := steps.DialWait(context.Background(), o, root, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -73,19 +73,11 @@ func (c *Conn) resultStream(ctx context.Context) (jetstream.Stream, error) {
 	return s, nil
 }
 
-// Dial connects to the hub for root, the way every client of a hub does
-// (hub/hubconn: it reconnects for ever, so a hub that restarts, nothing
-// acknowledged lost, is found again).
-func Dial(o DialOptions, root naming.Root) (*Conn, error) {
-	c, err := hubconn.Dial(o.options())
-	if err != nil {
-		return nil, err
-	}
-	return &Conn{NC: c.NC, JS: c.JS, Root: root}, nil
-}
-
-// DialWait is Dial that waits for a hub that is down until ctx ends
-// (hubconn.DialWait); waiting, if not nil, hears the first failure once.
+// DialWait connects to the hub for root, the way every client of a hub
+// does (hub/hubconn: it reconnects for ever, so a hub that restarts,
+// nothing acknowledged lost, is found again), and waits for a hub that is
+// down until ctx ends (hubconn.DialWait); waiting, if not nil, hears the
+// first failure once.
 func DialWait(ctx context.Context, o DialOptions, root naming.Root, waiting func(error)) (*Conn, error) {
 	c, err := hubconn.DialWait(ctx, o.options(), waiting)
 	if err != nil {

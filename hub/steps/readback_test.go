@@ -30,12 +30,12 @@ func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
 	defer h.Shutdown(context.Background())
 	root, _ := naming.ForRoot("t")
 	o := steps.DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile(), Name: "test"}
-	c, err := steps.Dial(o, root)
+	c, err := steps.DialWait(context.Background(), o, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	ac, err := steps.Dial(o, root)
+	ac, err := steps.DialWait(context.Background(), o, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

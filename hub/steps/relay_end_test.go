@@ -23,7 +23,7 @@ func TestRelayEndsThoughRecordsFollowTheEnd(t *testing.T) {
 	}
 	defer h.Shutdown(context.Background())
 	root, _ := naming.ForRoot("t")
-	c, err := Dial(DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile()}, root)
+	c, err := DialWait(context.Background(), DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile()}, root, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
