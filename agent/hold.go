@@ -32,7 +32,10 @@ func (a *Agent) hold(s steps.Step, delivery int, lost <-chan struct{}) (*holding
 	var err error
 	h.live, err = a.c.NC.Subscribe(a.c.LiveSubject(s.Key), func(m *nats.Msg) {
 		var r steps.Record
-		if json.Unmarshal(m.Data, &r) != nil || r.Type != steps.TypeAsk || r.Dispatch != s.Dispatch || r.Delivery <= delivery {
+		// A later delivery asks; so does an agent handed this same
+		// delivery after this one started it (see look).
+		if json.Unmarshal(m.Data, &r) != nil || r.Type != steps.TypeAsk || r.Dispatch != s.Dispatch ||
+			r.Delivery < delivery || (r.Delivery == delivery && r.Agent == a.o.Name) {
 			return
 		}
 		select {
@@ -83,7 +86,8 @@ func (a *Agent) awaitEarlier(ctx context.Context, s steps.Step, delivery int, ms
 	held := make(chan string, 1)
 	sub, err := a.c.NC.Subscribe(a.c.LiveSubject(s.Key), func(m *nats.Msg) {
 		var r steps.Record
-		if json.Unmarshal(m.Data, &r) == nil && r.Type == steps.TypeHeld && r.Dispatch == s.Dispatch && r.Delivery < delivery {
+		if json.Unmarshal(m.Data, &r) == nil && r.Type == steps.TypeHeld && r.Dispatch == s.Dispatch &&
+			(r.Delivery < delivery || (r.Delivery == delivery && r.Agent != a.o.Name)) {
 			select {
 			case held <- r.Agent:
 			default:

@@ -64,13 +64,14 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		return // redelivered after AckWait
 	}
 	defer stops.close()
-	if done := a.settled(ctx, s, delivery, msg, log); done {
+	done, elsewhere := a.look(ctx, s, delivery, msg, log)
+	if done {
 		return
 	}
 	rn := newRenewer(a.c, msg, a.o.AckWait)
 	rn.start()
 	defer rn.stop()
-	if delivery > 1 && !a.awaitEarlier(ctx, s, delivery, msg, rn.lost, log) {
+	if (delivery > 1 || elsewhere) && !a.awaitEarlier(ctx, s, delivery, msg, rn.lost, log) {
 		return
 	}
 	h, err := a.hold(s, delivery, rn.lost)
@@ -269,18 +270,29 @@ func (a *Agent) watch(ctx context.Context, proc *worker.Process, stopped, lost, 
 // its relay asked to stop before any agent started it. It reports
 // whether the delivery was handled so.
 func (a *Agent) settled(ctx context.Context, s steps.Step, delivery int, msg jetstream.Msg, log *slog.Logger) bool {
+	done, _ := a.look(ctx, s, delivery, msg, log)
+	return done
+}
+
+// look is settled that also reports whether another agent started this
+// delivery (or a later one) of the dispatch already: a hub SIGKILLed
+// before it wrote down that it delivered the step hands the same
+// delivery out again, and the agent handed it second must wait for the
+// first as for a redelivery (its start came before this agent listened
+// for starts, so holding would never hear it).
+func (a *Agent) look(ctx context.Context, s steps.Step, delivery int, msg jetstream.Msg, log *slog.Logger) (done, elsewhere bool) {
 	// The three looked up at once: one round trip to the hub before a
 	// step starts, not three.
 	type found struct {
 		r   *steps.Record
 		err error
 	}
-	var end, disp, stop found
+	var end, disp, stop, start found
 	var wg sync.WaitGroup
 	for _, l := range []struct {
 		typ string
 		to  *found
-	}{{steps.TypeEnd, &end}, {steps.TypeDispatch, &disp}, {steps.TypeStop, &stop}} {
+	}{{steps.TypeEnd, &end}, {steps.TypeDispatch, &disp}, {steps.TypeStop, &stop}, {steps.TypeStart, &start}} {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -290,27 +302,28 @@ func (a *Agent) settled(ctx context.Context, s steps.Step, delivery int, msg jet
 	wg.Wait()
 	if end, err := end.r, end.err; err != nil {
 		log.Warn("look for the step's end", "err", err)
-		return true // redelivered after AckWait
+		return true, false // redelivered after AckWait
 	} else if end != nil && end.Dispatch == s.Dispatch {
 		_ = a.c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeSkip, Dispatch: s.Dispatch, Delivery: delivery, Agent: a.o.Name})
 		_ = msg.Term()
-		return true
+		return true, false
 	}
 	if d, err := disp.r, disp.err; err != nil {
 		log.Warn("look for the step's dispatch", "err", err)
-		return true
+		return true, false
 	} else if d != nil && (d.Dispatch > s.Dispatch || (d.Dispatch == s.Dispatch && d.Type == steps.TypeClosed)) {
 		_ = msg.Term()
-		return true
+		return true, false
 	}
 	if st, err := stop.r, stop.err; err != nil {
 		log.Warn("look for the step's stop", "err", err)
-		return true
+		return true, false
 	} else if st != nil && st.Dispatch == s.Dispatch {
 		a.end(ctx, s, msg, steps.Record{Type: steps.TypeEnd, Delivery: delivery, ExitCode: -1, Stopped: string(transcript.StopCancelled)}, log)
-		return true
+		return true, false
 	}
-	return false
+	r := start.r
+	return false, start.err == nil && r != nil && r.Dispatch == s.Dispatch && r.Delivery >= delivery && r.Agent != "" && r.Agent != a.o.Name
 }
 
 // end sends the step's end, then acknowledges the step: an agent that

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/hub/steps"
+	"github.com/nats-io/nats.go"
 )
 
 // TestAgentYieldsASameDeliveryStartedElsewhere: a hub SIGKILLed before
@@ -52,5 +54,65 @@ func TestAgentYieldsASameDeliveryStartedElsewhere(t *testing.T) {
 	}
 	if end, err := c.Last(ctx, s.Key, steps.TypeEnd); err != nil || end != nil {
 		t.Errorf("agent b sent an end for the step it yielded: %+v, %v", end, err)
+	}
+}
+
+// TestAgentWaitsForASameDeliveryStartedBefore: the same delivery handed
+// to a second agent after the first had started it (the first's start is
+// in the hub before the second listens for starts) is held back while the
+// first answers that it holds the step, and never runs once the first
+// ends it: the step runs once.
+func TestAgentWaitsForASameDeliveryStartedBefore(t *testing.T) {
+	c, o := startHub(t)
+	ctx := context.Background()
+	s := steps.Step{Key: steps.Key("run", "S1"), Dispatch: 1, Lane: "l", Kind: "command", Argv: []string{"true"}}
+	if err := c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeDispatch, Dispatch: 1}); err != nil {
+		t.Fatal(err)
+	}
+	// Agent a started delivery 1 and answers that it holds it.
+	if err := c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1}); err != nil {
+		t.Fatal(err)
+	}
+	asked := make(chan struct{}, 1)
+	sub, err := c.NC.Subscribe(c.LiveSubject(s.Key), func(m *nats.Msg) {
+		var r steps.Record
+		if json.Unmarshal(m.Data, &r) == nil && r.Type == steps.TypeAsk && r.Agent == "b" {
+			_ = c.PublishLive(s.Key, steps.Record{Type: steps.TypeHeld, Dispatch: 1, Delivery: 1, Agent: "a"})
+			select {
+			case asked <- struct{}{}:
+			default:
+			}
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sub.Unsubscribe()
+	started := make(chan int, 2)
+	const ackWait = 400 * time.Millisecond
+	runAgentAs(t, o, "b", ackWait, func(_ steps.Step, d int) { started <- d })
+	if err := c.Offer(ctx, s); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-asked:
+	case d := <-started:
+		t.Fatalf("b started delivery %d beside a, without asking", d)
+	case <-time.After(20 * time.Second):
+		t.Fatal("b never asked who holds the step")
+	}
+	// While a answers, b waits (several AckWaits); then a ends the step.
+	select {
+	case d := <-started:
+		t.Fatalf("b started delivery %d while a held it", d)
+	case <-time.After(4 * ackWait):
+	}
+	if err := c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"}); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case d := <-started:
+		t.Fatalf("b started delivery %d after a ended it", d)
+	case <-time.After(4 * ackWait):
 	}
 }

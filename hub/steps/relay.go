@@ -65,12 +65,17 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	followed := make(chan struct{})
 	c.WatchReconnects()
 	var pumped <-chan struct{}
-	err = through(ctx, func() (err error) { pumped, err = c.follow(ctx, s.Key, msgs, followed); return err })
+	// The pump's own context ends with the relay: at the step's end a
+	// pump that is making its consumer again (a hub restarting) must not
+	// hold the relay, and with it the step's end, for a request timeout.
+	pctx, endPump := context.WithCancel(ctx)
+	defer endPump()
+	err = through(ctx, func() (err error) { pumped, err = c.follow(pctx, s.Key, msgs, followed); return err })
 	if err != nil {
 		return 0, err
 	}
 	// Records after the end (a skip, a late end) are left unread.
-	defer func() { close(followed); <-pumped }()
+	defer func() { close(followed); endPump(); <-pumped }()
 	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}}
 	stop := o.Stop
 	for {
