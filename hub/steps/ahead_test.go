@@ -11,8 +11,6 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/agent"
-	"github.com/daokit/daokit/hub"
-	"github.com/daokit/daokit/hub/naming"
 	"github.com/daokit/daokit/hub/steps"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -25,22 +23,7 @@ import (
 // ahead; a later attempt is offered ahead as a fresh dispatch, which its
 // relay follows, and the agent runs the offer the controller stored.
 func TestOfferAheadIsTheRelaysOffer(t *testing.T) {
-	h, err := hub.Start(hub.Options{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "hub")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Shutdown(context.Background())
-	root, _ := naming.ForRoot("t")
-	o := steps.DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile(), Name: "test"}
-	dial := func() *steps.Conn {
-		t.Helper()
-		c, err := steps.DialWait(context.Background(), o, root, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(c.Close)
-		return c
-	}
+	dial, root := steps.TestHub(t)
 	rc, ac := dial(), dial()
 	ctl := steps.Over(dial().JS, root) // the controller's own connection
 	ctx, cancel := context.WithCancel(context.Background())

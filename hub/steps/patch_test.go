@@ -7,9 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/daokit/daokit/hub"
-	"github.com/daokit/daokit/hub/naming"
 )
 
 // TestPatchComesBackOnce: what a step changed in its worktree (an edit,
@@ -18,17 +15,8 @@ import (
 // the same files, and applying it again (a successor's relay) changes
 // nothing and is no error; a patch that conflicts is an error.
 func TestPatchComesBackOnce(t *testing.T) {
-	h, err := hub.Start(hub.Options{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "hub")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Shutdown(context.Background())
-	root, _ := naming.ForRoot("t")
-	c, err := DialWait(context.Background(), DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile()}, root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	dial, _ := testHub(t)
+	c := dial()
 	ctx := context.Background()
 
 	git := func(dir string, args ...string) string {

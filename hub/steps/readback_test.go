@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/daokit/daokit/agent"
-	"github.com/daokit/daokit/hub"
-	"github.com/daokit/daokit/hub/naming"
 	"github.com/daokit/daokit/hub/steps"
 )
 
@@ -23,23 +21,8 @@ import (
 // nothing: the step ran once. A later attempt (a step run again on
 // purpose) still runs it afresh.
 func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
-	h, err := hub.Start(hub.Options{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "hub")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Shutdown(context.Background())
-	root, _ := naming.ForRoot("t")
-	o := steps.DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile(), Name: "test"}
-	c, err := steps.DialWait(context.Background(), o, root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	ac, err := steps.DialWait(context.Background(), o, root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ac.Close()
+	dial, _ := steps.TestHub(t)
+	c, ac := dial(), dial()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
 	go func() {

@@ -3,12 +3,8 @@ package steps
 import (
 	"bytes"
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
-
-	"github.com/daokit/daokit/hub"
-	"github.com/daokit/daokit/hub/naming"
 )
 
 // TestRelayEndsThoughRecordsFollowTheEnd: a dispatch read back holds
@@ -17,17 +13,8 @@ import (
 // deliveries and ends with the step's end, and returns: what follows the
 // end must not hold it (a relay's context never ends on its own).
 func TestRelayEndsThoughRecordsFollowTheEnd(t *testing.T) {
-	h, err := hub.Start(hub.Options{Listen: "127.0.0.1:0", DataDir: filepath.Join(t.TempDir(), "hub")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer h.Shutdown(context.Background())
-	root, _ := naming.ForRoot("t")
-	c, err := DialWait(context.Background(), DialOptions{URL: h.ClientURL(), Creds: h.CredentialsFile()}, root, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	dial, _ := testHub(t)
+	c := dial()
 	ctx := context.Background()
 	if err := c.EnsureStreams(ctx); err != nil {
 		t.Fatal(err)
