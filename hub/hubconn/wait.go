@@ -40,7 +40,8 @@ func DialWait(ctx context.Context, o Options, waiting func(error)) (*Conn, error
 // could not take the connection yet (down, restarting, too busy, the
 // network in between failing), as opposed to an answer that waiting
 // cannot change: the hub refusing this key, a key file that cannot be
-// read, an address that is not one.
+// read, an address that is not one, a certificate this client does not
+// trust.
 func Unreachable(err error) bool {
 	if err == nil {
 		return false
@@ -52,6 +53,10 @@ func Unreachable(err error) bool {
 		}
 	}
 	msg := strings.ToLower(err.Error())
-	return !strings.Contains(msg, "authorization") && !strings.Contains(msg, "invalid url") &&
-		!strings.Contains(msg, "no such host")
+	for _, final := range []string{"authorization", "invalid url", "no such host", "x509", "tls:"} {
+		if strings.Contains(msg, final) {
+			return false // a name, a key or a certificate waiting cannot mend
+		}
+	}
+	return true
 }

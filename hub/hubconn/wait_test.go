@@ -3,6 +3,7 @@ package hubconn_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/daokit/daokit/hub"
 	"github.com/daokit/daokit/hub/hubconn"
+	"github.com/nats-io/nats.go"
 )
 
 // freeAddr returns a loopback address nothing listens on.
@@ -106,5 +108,27 @@ func TestDialWaitDoesNotWaitForARefusal(t *testing.T) {
 	_, err = hubconn.DialWait(ctx, hubconn.Options{URL: h.ClientURL(), Credentials: seed}, func(error) { waited = true })
 	if err == nil || waited || hubconn.Unreachable(err) || ctx.Err() != nil {
 		t.Fatalf("a refused key: err %v, waited %v", err, waited)
+	}
+}
+
+// What is waited for and what is not, by the errors a dial returns.
+func TestUnreachable(t *testing.T) {
+	for _, tt := range []struct {
+		err  error
+		want bool
+	}{
+		{nats.ErrNoServers, true},
+		{fmt.Errorf("hub nats://h:4222: %w", nats.ErrTimeout), true},
+		{errors.New("nats: EOF"), true},
+		{errors.New("read tcp 10.0.0.1:5->10.0.0.2:4222: connection reset by peer"), true},
+		{nats.ErrAuthorization, false},
+		{fmt.Errorf("hub: %w", nats.ErrPermissionViolation), false},
+		{errors.New("dial tcp: lookup hub.example: no such host"), false},
+		{errors.New("tls: failed to verify certificate: x509: certificate signed by unknown authority"), false},
+		{nil, false},
+	} {
+		if got := hubconn.Unreachable(tt.err); got != tt.want {
+			t.Errorf("Unreachable(%v) = %v, want %v", tt.err, got, tt.want)
+		}
 	}
 }
