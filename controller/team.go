@@ -11,6 +11,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/daokit/daokit/backoff"
 	"github.com/daokit/daokit/heal"
 	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/lead/roster"
@@ -468,14 +469,7 @@ func (c *Controller) pauseFollow(ctx context.Context, what string, err error, d 
 		return false
 	}
 	c.log.Warn(what, "err", err)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
+	return backoff.Sleep(ctx, d)
 }
 
 // outboxSummary is a one-line description of an outbox event for the

@@ -144,17 +144,7 @@ func TestHubOneLeaderFencedAfterSIGSTOP(t *testing.T) {
 		}
 		return len(got) == 2
 	})
-	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
-		t.Fatal(err)
-	}
-	select {
-	case <-a.done:
-	case <-time.After(30 * time.Second):
-		t.Fatal("the deposed leader did not step down within 30s of SIGCONT")
-	}
-	if a.err == nil || !strings.Contains(a.err.Error(), "no longer the root's leader") {
-		t.Errorf("the deposed leader ended with %v, want it to say it is no longer the leader", a.err)
-	}
+	resumeDeposed(t, a)
 	if log, _ := os.ReadFile(ledger.Layout{Root: rootA}.Path("controller.log")); !bytes.Contains(log, []byte("deposed")) {
 		t.Error("the deposed leader's log does not say why it stepped down")
 	}
@@ -365,4 +355,21 @@ func TestHubOutageLosesNothingAcknowledged(t *testing.T) {
 		t.Errorf("after the outage the stream (%d bytes) is not the leader's events.jsonl (%d bytes)", len(stream), len(file))
 	}
 	t.Logf("%d hub SIGKILLs; %d sends, %d acknowledged, %d of them lost; stream = events.jsonl (%d lines)", kills, len(all), acked, lost, bytes.Count(file, []byte("\n")))
+}
+
+// resumeDeposed sends SIGCONT to a leader paused past its lease and
+// checks that it steps down, saying it is no longer the root's leader.
+func resumeDeposed(t *testing.T, a *controllerProc) {
+	t.Helper()
+	if err := a.cmd.Process.Signal(syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-a.done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the deposed leader did not step down within 30s of SIGCONT")
+	}
+	if a.err == nil || !strings.Contains(a.err.Error(), "no longer the root's leader") {
+		t.Errorf("the deposed leader ended with %v, want it to say it is no longer the leader", a.err)
+	}
 }
