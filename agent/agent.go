@@ -14,6 +14,9 @@
 // restart: see hub/steps' live.go): the agent handed it again waits
 // while the first says it holds it, and the first, should the second
 // start all the same, stops its step and sends nothing more (hold.go).
+// A delivery the hub handed to two agents at once (it died before it
+// wrote down the first) is claimed on the hub before either prepares
+// it: the second claimant waits for the first the same way.
 package agent
 
 import (

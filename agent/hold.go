@@ -19,21 +19,58 @@ import (
 // (its answers lost), or the same delivery starts on an agent whose name
 // sorts before this one's: the step is then that agent's, and this one
 // stops it and sends nothing more, so that its result is never taken for
-// the step's.
+// the step's. (Which of two agents handed the same delivery runs it is
+// decided before either prepares it, by the hub's first claim: see
+// hub/steps' claim.go; the names decide only when the claim's loser
+// started all the same, its winner silent for a whole AckWait.)
 type holding struct {
-	live, starts *nats.Subscription
-	superseded   chan struct{}
+	a          *Agent
+	s          steps.Step
+	delivery   int
+	live       *nats.Subscription
+	starts     *nats.Subscription
+	superseded chan struct{}
+	once       sync.Once
 }
 
-// hold starts answering for delivery of s while lost stays open.
-func (a *Agent) hold(s steps.Step, delivery int, lost <-chan struct{}) (*holding, error) {
-	h := &holding{superseded: make(chan struct{})}
-	var once sync.Once
+// watchStarts starts watching for the starts that supersede delivery of
+// s. It is called before the agent's first look-up of the step: the hub
+// serves a connection's requests in order, so once that look-up is
+// answered the hub has the subscription, and no start it stores after
+// is missed (a start published before is what the look-up finds).
+func (a *Agent) watchStarts(s steps.Step, delivery int) (*holding, error) {
+	h := &holding{a: a, s: s, delivery: delivery, superseded: make(chan struct{})}
+	var err error
+	h.starts, err = a.c.NC.Subscribe(a.c.RecordSubject(s.Key), func(m *nats.Msg) {
+		var r steps.Record
+		if json.Unmarshal(m.Data, &r) != nil || r.Type != steps.TypeStart || r.Dispatch != s.Dispatch {
+			return
+		}
+		// A later delivery; or the same one handed to another agent too
+		// (a hub SIGKILLed before it wrote down that it delivered it, so
+		// the count did not move): the agent whose name sorts first
+		// keeps it.
+		if r.Delivery > delivery || (r.Delivery == delivery && r.Agent != "" && r.Agent < a.o.Name) {
+			h.once.Do(func() { close(h.superseded) })
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// hold starts answering for the delivery while lost stays open: once
+// the step is this agent's to run (its claim won, no earlier delivery's
+// agent holds it), never before, or two agents waiting for each other
+// would each answer the other's ask.
+func (h *holding) hold(lost <-chan struct{}) error {
+	a, s, delivery := h.a, h.s, h.delivery
 	var err error
 	h.live, err = a.c.NC.Subscribe(a.c.LiveSubject(s.Key), func(m *nats.Msg) {
 		var r steps.Record
 		// A later delivery asks; so does an agent handed this same
-		// delivery after this one started it (see look).
+		// delivery after this one claimed it (see look and claim).
 		if json.Unmarshal(m.Data, &r) != nil || r.Type != steps.TypeAsk || r.Dispatch != s.Dispatch ||
 			r.Delivery < delivery || (r.Delivery == delivery && r.Agent == a.o.Name) {
 			return
@@ -45,32 +82,14 @@ func (a *Agent) hold(s steps.Step, delivery int, lost <-chan struct{}) (*holding
 		}
 		_ = a.c.PublishLive(s.Key, steps.Record{Type: steps.TypeHeld, Dispatch: s.Dispatch, Delivery: delivery, Agent: a.o.Name})
 	})
-	if err != nil {
-		return nil, err
-	}
-	h.starts, err = a.c.NC.Subscribe(a.c.RecordSubject(s.Key), func(m *nats.Msg) {
-		var r steps.Record
-		if json.Unmarshal(m.Data, &r) != nil || r.Type != steps.TypeStart || r.Dispatch != s.Dispatch {
-			return
-		}
-		// A later delivery; or the same one handed to another agent too
-		// (a hub SIGKILLed before it wrote down that it delivered it, so
-		// the count did not move): the agent whose name sorts first
-		// keeps it.
-		if r.Delivery > delivery || (r.Delivery == delivery && r.Agent != "" && r.Agent < a.o.Name) {
-			once.Do(func() { close(h.superseded) })
-		}
-	})
-	if err != nil {
-		_ = h.live.Unsubscribe()
-		return nil, err
-	}
-	return h, nil
+	return err
 }
 
-// release stops answering.
+// release stops watching and answering.
 func (h *holding) release() {
-	_ = h.live.Unsubscribe()
+	if h.live != nil {
+		_ = h.live.Unsubscribe()
+	}
 	_ = h.starts.Unsubscribe()
 }
 

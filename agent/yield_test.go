@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -63,14 +64,38 @@ func TestAgentYieldsASameDeliveryStartedElsewhere(t *testing.T) {
 // first answers that it holds the step, and never runs once the first
 // ends it: the step runs once.
 func TestAgentWaitsForASameDeliveryStartedBefore(t *testing.T) {
+	testAgentWaitsForTheFirstOfASameDelivery(t, func(ctx context.Context, c *steps.Conn, key string) error {
+		return c.Publish(ctx, key, steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1})
+	})
+}
+
+// TestAgentWaitsForASameDeliveryClaimedBefore: the same delivery handed
+// to a second agent while the first prepares it (claimed, not yet
+// started: its start record may come after the second looked, or reach
+// none of the second's subscriptions across a hub restart) is held back
+// the same way: the hub's first claim decides which agent runs it.
+func TestAgentWaitsForASameDeliveryClaimedBefore(t *testing.T) {
+	testAgentWaitsForTheFirstOfASameDelivery(t, func(ctx context.Context, c *steps.Conn, key string) error {
+		holder, err := c.Claim(ctx, key, 1, 1, "a")
+		if err == nil && holder != "a" {
+			err = fmt.Errorf("a's claim: the hub says %q claimed first", holder)
+		}
+		return err
+	})
+}
+
+// testAgentWaitsForTheFirstOfASameDelivery hands delivery 1 of a step to
+// agent b after first left agent a's mark of it in the hub (a answering
+// that it holds the step), and checks that b waits for a and never runs
+// the step once a ended it.
+func testAgentWaitsForTheFirstOfASameDelivery(t *testing.T, first func(context.Context, *steps.Conn, string) error) {
 	c, o := startHub(t)
 	ctx := context.Background()
 	s := steps.Step{Key: steps.Key("run", "S1"), Dispatch: 1, Lane: "l", Kind: "command", Argv: []string{"true"}}
 	if err := c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeDispatch, Dispatch: 1}); err != nil {
 		t.Fatal(err)
 	}
-	// Agent a started delivery 1 and answers that it holds it.
-	if err := c.Publish(ctx, s.Key, steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1}); err != nil {
+	if err := first(ctx, c, s.Key); err != nil {
 		t.Fatal(err)
 	}
 	asked := make(chan struct{}, 1)

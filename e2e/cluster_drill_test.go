@@ -511,8 +511,8 @@ func stepRecords(t *testing.T, url, creds, runID, step string) string {
 	}
 	key := steps.Key(runID, step)
 	// The records of a step and its end, dispatch and stop subjects
-	// (hub/steps suffixes the key).
-	subjects := []string{rt.ResultSubject(key), rt.ResultSubject(key + "-e"), rt.ResultSubject(key + "-d"), rt.ResultSubject(key + "-s")}
+	// and claim subjects (hub/steps suffixes the key).
+	subjects := []string{rt.ResultSubject(key), rt.ResultSubject(key + "-e"), rt.ResultSubject(key + "-d"), rt.ResultSubject(key + "-s"), rt.ResultSubject(key + "-c")}
 	cons, err := s.OrderedConsumer(ctx, jetstream.OrderedConsumerConfig{FilterSubjects: subjects})
 	if err != nil {
 		return err.Error()

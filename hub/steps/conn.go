@@ -136,6 +136,8 @@ func (c *Conn) subject(key, typ string) string {
 		return c.Root.ResultSubject(key + suffixDispatch)
 	case TypeStop:
 		return c.Root.ResultSubject(key + suffixStop)
+	case TypeClaim:
+		return c.Root.ResultSubject(key + suffixClaim)
 	}
 	return c.Root.ResultSubject(key)
 }

@@ -16,6 +16,7 @@
 //	daokit.<root>.results.k-e     end records (agents; the relay's own)
 //	daokit.<root>.results.k-d     dispatch and closed records (the relay)
 //	daokit.<root>.results.k-s     stop requests (the relay; not waited for)
+//	daokit.<root>.results.k-c     claims of a delivery (agents: claim.go)
 //	daokit.<root>.live.k          who holds the step (agents; no stream: live.go)
 //
 // D is the dispatch number: the relay that offers a step afresh takes
@@ -191,6 +192,7 @@ const (
 	suffixEnd      = "-e"
 	suffixDispatch = "-d"
 	suffixStop     = "-s"
+	suffixClaim    = "-c"
 )
 
 // StepMsgID is the step message's Nats-Msg-Id: offering dispatch D again
