@@ -255,6 +255,13 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	c.transition(r, statePersisting, "")
 	if r.hung {
 		c.takeOver(r, step, vocab.ReasonHeartbeatStale)
+		if laneCfg.OnHub() {
+			// What went silent is the relay, not necessarily the step:
+			// one that ran to its end on its agent host (its relay stuck
+			// after it) is read back from the hub by the next attempt's
+			// relay, not run again; one the stop ended runs again.
+			c.do(func(*loopState) { r.readBack = r.attempt })
+		}
 	} else {
 		c.released(r)
 	}

@@ -62,9 +62,10 @@ type run struct {
 	unended *unendedStep
 	// readBack is the attempt of such a worker on a lane whose steps run
 	// on agent hosts, when its logs here lacked its end (another host's
-	// controller ran it, or its output died with its controller): the
-	// step's next relay reads that attempt's dispatch back from the hub
-	// if it ended, instead of running the step again (hubSpec; 0: none).
+	// controller ran it, or its output died with its controller), or of
+	// a relay stopped as stale (execute): the step's next relay reads
+	// that attempt's dispatch back from the hub if it ended, instead of
+	// running the step again (hubSpec; 0: none).
 	readBack int
 	// cpu is the liveness loop's own record of the worker's CPU time.
 	cpu cpuWatch

@@ -367,3 +367,46 @@ credentials = "`+creds+`"
 		t.Errorf("the step did not run on the agent host:\n%s", out)
 	}
 }
+
+// TestStaleRelayOfAnEndedStepIsReadBack: a step's relay goes silent
+// (SIGSTOPped here; stuck, in the cluster drill) while its step runs to
+// its end on the agent host. The controller judges it stale and stops
+// it; the relay, let go on, closes its dispatch as the step ended; the
+// step's next attempt reads that end back from the hub instead of
+// running the step again, and the run ends DONE with the step run once.
+func TestStaleRelayOfAnEndedStepIsReadBack(t *testing.T) {
+	t.Parallel()
+	root, _, _, _ := hubAgentRoot(t, "1s", "host-a")
+	ctl := startController(t, root)
+	defer ctl.stop()
+	taskID := ackTask(t, run(t, "send", "--root", root, "run once, told late"))
+	e := waitEvent(t, root, "STEP_STARTED", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && e.EventType == ledger.EventStepStarted
+	})
+	relay := payloadInt(e, "pid")
+	if relay <= 0 {
+		t.Fatalf("STEP_STARTED without the relay's pid: %+v", e.Payload)
+	}
+	// Stopped before the step's end reaches it (the step takes 1s on its
+	// agent): the end waits in the hub.
+	if err := syscall.Kill(relay, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	waitTrace(t, filepath.Join(root, "runs.trace"), "done "+taskID)
+	waitEvent(t, root, "HEARTBEAT_STALE", 30*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && e.EventType == ledger.EventHeartbeatStale
+	})
+	if err := syscall.Kill(relay, syscall.SIGCONT); err != nil {
+		t.Fatal(err)
+	}
+	end := finished(t, root, taskID)
+	if s := end.Payload.String("status"); s != ledger.StatusDone {
+		t.Fatalf("the run ended %s/%s, want DONE; stderr.log:\n%s", s, end.Payload.String("reason_code"), stepLog(root, taskID, "S1", "stderr.log"))
+	}
+	if r := readRuns(t, root)[taskID]["S1"]; r.starts != 1 || r.done != 1 {
+		t.Errorf("the agent started %d and finished %d times, want once: %s", r.starts, r.done, traceOf(root, taskID, "S1"))
+	}
+	if errLog := stepLog(root, taskID, "S1", "stderr.log"); !strings.Contains(errLog, "read back from the hub") {
+		t.Errorf("stderr.log does not say the step was read back:\n%s", errLog)
+	}
+}

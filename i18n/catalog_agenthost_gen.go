@@ -25,7 +25,7 @@ var catalogAgenthostEn = []*goi18n.Message{
 	{ID: "agenthost.cli.serving", Other: "daokit agent {{.Name}}: running steps of lanes {{.Lanes}} from {{.URL}} (work in {{.Dir}}); Ctrl-C stops it"},
 	{ID: "agenthost.cli.stopped", Other: "daokit agent {{.Name}} stopped; the steps it ran go to other agents"},
 	{ID: "agenthost.cli.summary", Other: "Run steps of a root's lanes that the hub hands out, on this host"},
-	{ID: "agenthost.relay.read_back", Other: "daokit: dispatch {{.Dispatch}} of this step ended under a previous controller: its output and end are read back from the hub, the step does not run again"},
+	{ID: "agenthost.relay.read_back", Other: "daokit: dispatch {{.Dispatch}} of this step ended before its relay could report it: its output and end are read back from the hub, the step does not run again"},
 	{ID: "agenthost.relay.started", Other: "daokit: agent {{.Agent}} runs this step (delivery {{.Delivery}})"},
 }
 
@@ -50,6 +50,6 @@ var catalogAgenthostZhCN = []*goi18n.Message{
 	{ID: "agenthost.cli.serving", Other: "daokit agent {{.Name}}：正在运行来自 {{.URL}} 的通道 {{.Lanes}} 的步骤（工作目录 {{.Dir}}）；按 Ctrl-C 停止"},
 	{ID: "agenthost.cli.stopped", Other: "daokit agent {{.Name}} 已停止；它运行的步骤将交给其他代理"},
 	{ID: "agenthost.cli.summary", Other: "在本主机上运行 hub 分发的某个根目录各通道的步骤"},
-	{ID: "agenthost.relay.read_back", Other: "daokit：此步骤的第 {{.Dispatch}} 次派发已在上一个控制器下结束：其输出与结果从 hub 读回，步骤不会再次运行"},
+	{ID: "agenthost.relay.read_back", Other: "daokit：此步骤的第 {{.Dispatch}} 次派发在其中继报告之前已结束：其输出与结果从 hub 读回，步骤不会再次运行"},
 	{ID: "agenthost.relay.started", Other: "daokit：代理 {{.Agent}} 正在运行此步骤（第 {{.Delivery}} 次投递）"},
 }

@@ -71,3 +71,78 @@ func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
 		t.Errorf("a later attempt: exit %d, read back %d, %d runs; want it run afresh (3, 0, 2)", code, d, runs())
 	}
 }
+
+// TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt: a relay its
+// controller stopped as stale after the step had run to its end on its
+// agent (the relay stuck after the end, its dispatch never closed, its
+// stop on record) leaves a step the next attempt's relay reads back:
+// printed again, not run again. A step the stop itself ended runs again.
+func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
+	dial, _ := steps.TestHub(t)
+	c, ac := dial(), dial()
+	ctx := context.Background()
+	trace := filepath.Join(t.TempDir(), "trace")
+	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command",
+		Argv: []string{"sh", "-c", `echo "said it"; echo ran >> "$0"; exit 3`, trace}}
+	if err := c.EnsureStreams(ctx); err != nil {
+		t.Fatal(err)
+	}
+	// What the stuck relay of attempt 1 left: its dispatch, the agent's
+	// start, output and end, then the stop its SIGTERM asked for.
+	for _, r := range []steps.Record{
+		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
+		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 3},
+		{Type: steps.TypeStop, Dispatch: 1},
+	} {
+		if err := c.Publish(ctx, s.Key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	relay := func(attempt, readBack int) (code int, out string, readBackOf int) {
+		t.Helper()
+		s.Attempt, s.ReadBack = attempt, readBack
+		var stdout, stderr bytes.Buffer
+		rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
+		defer rcancel()
+		code, err := steps.Relay(rctx, c, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
+			ReadBack: func(d int) { readBackOf = d }})
+		if err != nil {
+			t.Fatalf("relay of attempt %d (read back %d): %v", attempt, readBack, err)
+		}
+		return code, stdout.String(), readBackOf
+	}
+	if code, out, d := relay(2, 1); code != 3 || out != "said it\n" || d != 1 {
+		t.Errorf("attempt 2 reading back attempt 1: exit %d, output %q, read back dispatch %d; want 3, the step's line, dispatch 1", code, out, d)
+	}
+	if data, _ := os.ReadFile(trace); len(data) != 0 {
+		t.Errorf("the step ran on reading back: %q", data)
+	}
+
+	// Attempt 3's dispatch (2) is stopped before it ended: attempt 4
+	// reading it back runs the step.
+	for _, r := range []steps.Record{
+		{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 3},
+		{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
+		{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a", ExitCode: -1, Stopped: "cancelled"},
+		{Type: steps.TypeStop, Dispatch: 2},
+	} {
+		if err := c.Publish(ctx, s.Key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	actx, cancel := context.WithCancel(ctx)
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = agent.Run(actx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: 5 * time.Second})
+	}()
+	defer func() { cancel(); <-served }()
+	if code, out, d := relay(4, 3); code != 3 || out != "said it\n" || d != 0 {
+		t.Errorf("attempt 4 after a stopped attempt 3: exit %d, output %q, read back %d; want the step run (3, its line, 0)", code, out, d)
+	}
+	if data, _ := os.ReadFile(trace); string(data) != "ran\n" {
+		t.Errorf("the step's runs: %q, want one", data)
+	}
+}

@@ -154,15 +154,16 @@ type followed struct {
 
 // dispatchOf returns the dispatch to follow: the last one, unless it is
 // closed or its relay asked it to stop (given up on purpose), else a
-// fresh one; but a closed one of the attempt readBack whose step ran to
-// its end (not stopped: a stop asked for as the step ended does not undo
-// it) is followed, to be read back.
+// fresh one; but one of the attempt readBack whose step ran to its end
+// (not stopped: a stop asked for as the step ended does not undo it) is
+// followed, to be read back, closed or not (a relay stopped as stuck
+// after its step ended left it open, with its stop).
 func (c *Conn) dispatchOf(ctx context.Context, key string, readBack int) (followed, error) {
 	last, err := c.Last(ctx, key, TypeDispatch)
 	if err != nil || last == nil {
 		return followed{dispatch: 1, fresh: true}, err
 	}
-	if last.Type == TypeClosed && readBack > 0 && last.Attempt == readBack {
+	if readBack > 0 && last.Attempt == readBack {
 		end, err := c.Last(ctx, key, TypeEnd)
 		if err != nil {
 			return followed{}, err
