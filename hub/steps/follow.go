@@ -52,20 +52,35 @@ func (c *Conn) Reconnected() <-chan struct{} {
 	return c.re.ch
 }
 
+// followIdle is how long the hub keeps a relay's consumer once nobody
+// pulls from it (its relay gone): a relay makes one per step, and one per
+// reconnection.
+const followIdle = time.Minute
+
 // follow hands the records of key's line and end subjects to out, in
-// order, from the first, until done closes or ctx ends. Its ordered
-// consumer is made again after each reconnection, from the record after
-// the last one handed over, and after it fails. The first is made before
-// follow returns (its error is follow's); close stop and wait for the
-// returned channel to end it.
+// order, from the first, until done closes or ctx ends. Its consumer is
+// made again after each reconnection, from the record after the last one
+// handed over, and after it fails or skips a record (a pull's messages
+// lost in flight). The first is made before follow returns (its error is
+// follow's); close stop and wait for the returned channel to end it.
+//
+// The consumer is a plain ephemeral one, resumed here, not the client
+// library's ordered consumer: that one remakes itself after a failure
+// holding a lock that its Stop needs, for as long as the hub does not
+// answer (seconds, through a restart), and a relay at its step's end
+// waited for it, silent, until its controller judged it stale.
 func (c *Conn) follow(ctx context.Context, key string, out chan<- jetstream.Msg, stop <-chan struct{}) (<-chan struct{}, error) {
-	subjects := []string{c.subject(key, TypeLine), c.subject(key, TypeEnd)}
+	cfg := jetstream.ConsumerConfig{
+		FilterSubjects: []string{c.subject(key, TypeLine), c.subject(key, TypeEnd)},
+		AckPolicy:      jetstream.AckNonePolicy, MemoryStorage: true, Replicas: 1, InactiveThreshold: followIdle,
+	}
 	open := func(after uint64) (jetstream.MessagesContext, error) {
-		cfg := jetstream.OrderedConsumerConfig{FilterSubjects: subjects, DeliverPolicy: jetstream.DeliverAllPolicy}
+		cfg := cfg
+		cfg.DeliverPolicy = jetstream.DeliverAllPolicy
 		if after > 0 {
 			cfg.DeliverPolicy, cfg.OptStartSeq = jetstream.DeliverByStartSequencePolicy, after+1
 		}
-		cons, err := c.JS.OrderedConsumer(ctx, c.Root.ResultStream(), cfg)
+		cons, err := c.JS.CreateConsumer(ctx, c.Root.ResultStream(), cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -79,7 +94,7 @@ func (c *Conn) follow(ctx context.Context, key string, out chan<- jetstream.Msg,
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		var last uint64
+		var last uint64 // the stream sequence of the last record handed over
 		for {
 			// Stopped on a reconnection, so that Next returns and the
 			// consumer is made again.
@@ -89,29 +104,30 @@ func (c *Conn) follow(ctx context.Context, key string, out chan<- jetstream.Msg,
 				defer close(watched)
 				select {
 				case <-re:
-					it.Stop()
 				case <-stop:
-					it.Stop()
 				case <-ctx.Done():
-					it.Stop()
 				case <-ended:
 				}
+				it.Stop()
 			}()
+			var delivered uint64 // the consumer's sequence of its last record
 			for {
 				m, err := it.Next()
 				if err != nil {
 					break
 				}
+				meta, err := m.Metadata()
+				if err != nil || meta.Sequence.Consumer != delivered+1 {
+					break // a record skipped: made again from the last one
+				}
+				delivered = meta.Sequence.Consumer
 				select {
 				case out <- m:
-					if meta, err := m.Metadata(); err == nil {
-						last = meta.Sequence.Stream
-					}
+					last = meta.Sequence.Stream
 				case <-stop:
 				case <-ctx.Done():
 				}
 			}
-			it.Stop()
 			close(ended)
 			<-watched
 			for {
