@@ -35,9 +35,6 @@ const (
 	lineBatchBytes = 256 << 10
 )
 
-// claimPause is the pause between claims the hub did not answer.
-const claimPause = 50 * time.Millisecond
-
 // agentLineLimit is the longest line an agent CLI's step sends back
 // whole: their JSON lines carry tool outputs, and the controller decodes
 // them from the relay's output.
@@ -76,36 +73,8 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	rn := newRenewer(a.c, msg, a.o.AckWait)
 	rn.start()
 	defer rn.stop()
-	// The claim beside the look-ups: one round trip to the hub before
-	// the step starts, not two.
-	type claimed struct {
-		holder string
-		err    error
-	}
-	claim := make(chan claimed, 1)
-	go func() {
-		holder, err := a.claim(ctx, s, delivery, rn.lost)
-		claim <- claimed{holder, err}
-	}()
-	done, elsewhere := a.look(ctx, s, delivery, msg, log)
-	cl := <-claim
-	if done {
+	if !a.admit(ctx, s, delivery, msg, h, rn, log) {
 		return
-	}
-	if cl.err != nil {
-		log.Warn("claim the step", "err", cl.err)
-		return // redelivered after AckWait
-	}
-	if cl.holder != a.o.Name {
-		log.Info("the same delivery was handed to another agent first: waiting for it", "holder", cl.holder)
-		elsewhere = true
-	}
-	if (delivery > 1 || elsewhere) && !a.awaitEarlier(ctx, s, delivery, msg, rn.lost, log) {
-		return
-	}
-	if err := h.hold(rn.lost); err != nil {
-		log.Warn("answer for the step", "err", err)
-		return // redelivered after AckWait
 	}
 
 	spec, tree, cleanup, err := a.prepare(ctx, s, delivery)
@@ -185,29 +154,6 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		}
 	}
 	a.end(ctx, s, msg, end, log)
-}
-
-// claim claims delivery of s (see hub/steps' claim.go) and returns the
-// agent whose claim the hub stored first, asking again through a hub
-// restart until it answers, lost closes or ctx ends.
-func (a *Agent) claim(ctx context.Context, s steps.Step, delivery int, lost <-chan struct{}) (string, error) {
-	try := max(a.o.AckWait/4, 200*time.Millisecond)
-	for {
-		cctx, cancel := context.WithTimeout(ctx, try)
-		holder, err := a.c.Claim(cctx, s.Key, s.Dispatch, delivery, a.o.Name)
-		cancel()
-		if err == nil {
-			return holder, nil
-		}
-		select {
-		case <-lost:
-			return "", err
-		case <-ctx.Done():
-			return "", err
-		default:
-		}
-		wait(ctx, claimPause) // the hub is restarting: a pause, not a wait for it
-	}
 }
 
 // announce publishes the step's start record (see publishUntil): a
