@@ -410,3 +410,68 @@ func TestStaleRelayOfAnEndedStepIsReadBack(t *testing.T) {
 		t.Errorf("stderr.log does not say the step was read back:\n%s", errLog)
 	}
 }
+
+// TestDispatchItsControllerNeverRecordedIsReadBack: a controller offers
+// a step before it records the step's start; one that dies (or is
+// deposed) in between leaves a dispatch its successor has no record of.
+// Here the second instruction's step ran to its end on the hub under a
+// controller that recorded nothing of it (its records written as an
+// agent and a relay would); the successor, resuming a run with no worker
+// on record, reads that end back instead of running the step again.
+func TestDispatchItsControllerNeverRecordedIsReadBack(t *testing.T) {
+	t.Parallel()
+	root, url, creds, _ := hubAgentRoot(t, "300ms", "")
+	ctl := startController(t, root)
+	first := ackTask(t, run(t, "send", "--root", root, "hold the lane"))
+	waitEvent(t, root, "STEP_STARTED", 10*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == first && e.EventType == ledger.EventStepStarted
+	})
+	second := ackTask(t, run(t, "send", "--root", root, "ran before it was recorded"))
+	received := waitEvent(t, root, "INSTRUCTION_RECEIVED", 10*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == second && op(e) == "INSTRUCTION_RECEIVED" && e.RunID != ""
+	})
+	ctl.kill()
+	if _, started := findEvent(t, root, func(e ledger.Event) bool {
+		return e.TaskID == second && e.EventType == ledger.EventStepStarted
+	}); started {
+		t.Fatal("the second instruction's step started while the first held the lane")
+	}
+
+	rt, _ := naming.ForRoot(hubAgentRootID)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "dead-controller"}, rt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	key := steps.Key(received.RunID, "S1")
+	for _, r := range []steps.Record{
+		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "host-gone", PID: 1},
+		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "agent=host-gone"}}},
+		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "host-gone"},
+		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1},
+	} {
+		if err := conn.Publish(context.Background(), key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	startAgent(t, url, creds, "host-a")
+	ctl = startController(t, root)
+	defer ctl.stop()
+	for _, taskID := range []string{first, second} {
+		if end := finished(t, root, taskID); end.Payload.String("status") != ledger.StatusDone {
+			t.Fatalf("%s ended %s/%s, want DONE; stderr.log:\n%s", taskID, end.Payload.String("status"), end.Payload.String("reason_code"),
+				stepLog(root, taskID, "S1", "stderr.log"))
+		}
+	}
+	if r := readRuns(t, root)[second]["S1"]; r.starts != 0 {
+		t.Errorf("the step that ran under the dead controller ran again here: %s", traceOf(root, second, "S1"))
+	}
+	if errLog := stepLog(root, second, "S1", "stderr.log"); !strings.Contains(errLog, "read back from the hub") {
+		t.Errorf("stderr.log does not say the step was read back:\n%s", errLog)
+	}
+	if out := stepLog(root, second, "S1", "stdout.log"); !strings.Contains(out, "agent=host-gone") {
+		t.Errorf("stdout.log lacks the output the step printed where it ran:\n%s", out)
+	}
+}

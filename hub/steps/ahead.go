@@ -24,7 +24,8 @@ func Over(js jetstream.JetStream, root naming.Root) *Conn {
 // open, follows it and offers it again, stored once (the dedupe window
 // is a day). It reports whether it offered the step; it offers nothing
 // where the relay must decide with what it alone has or knows: a read
-// back (Step.ReadBack: a read-back offers nothing), a step whose bundle
+// back (Step.ReadBack: a read-back offers nothing; nor does a dispatch
+// an Unrecorded step finds ended), a step whose bundle
 // the relay publishes from its worktree first (Step.Bundle), a dispatch
 // to follow rather than a fresh one (the relay follows it, offering it
 // again), a connection that is not up (a publish would wait in the
@@ -36,13 +37,13 @@ func (c *Conn) OfferAhead(ctx context.Context, s Step) (bool, error) {
 	if s.ReadBack > 0 || s.Bundle || c.NC.Status() != nats.CONNECTED {
 		return false, nil
 	}
-	at, err := c.dispatchOf(ctx, s.Key, 0)
+	at, err := c.dispatchOf(ctx, s)
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		// The root's first remote step, as its relay does.
 		if err := c.EnsureStreams(ctx); err != nil {
 			return false, err
 		}
-		at, err = c.dispatchOf(ctx, s.Key, 0)
+		at, err = c.dispatchOf(ctx, s)
 	}
 	if err != nil || !at.fresh {
 		return false, err

@@ -67,6 +67,12 @@ type Step struct {
 	// output and end printed again, nothing offered), never run again, as
 	// a local worker's logs are read back.
 	ReadBack int `json:"read_back,omitempty"`
+	// Unrecorded says the controller has no record of any worker of the
+	// step's run: a dispatch of the step that ran to its end is a
+	// predecessor's that died or was deposed between offering it and
+	// recording it (the offer comes first), and is read back as ReadBack's
+	// is, never run again.
+	Unrecorded bool `json:"unrecorded,omitempty"`
 	// Kind is the worker kind (the decoder: sim, command, claude,
 	// codex).
 	Kind string   `json:"kind"`

@@ -146,3 +146,47 @@ func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
 		t.Errorf("the step's runs: %q, want one", data)
 	}
 }
+
+// TestUnrecordedStepsEndedDispatchIsReadBack: a controller that died (or
+// was deposed) after offering a step but before recording it leaves a
+// dispatch its successor has no record of; the successor's relay for a
+// run with no worker on record (Unrecorded) reads that dispatch back if
+// it ran to its end, instead of running the step again.
+func TestUnrecordedStepsEndedDispatchIsReadBack(t *testing.T) {
+	dial, _ := steps.TestHub(t)
+	c := dial()
+	ctx := context.Background()
+	if err := c.EnsureStreams(ctx); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 1, Unrecorded: true,
+		Argv: []string{"sh", "-c", `echo ran >> "$0"`, trace}}
+	for _, r := range []steps.Record{
+		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
+		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
+		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1},
+	} {
+		if err := c.Publish(ctx, s.Key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The controller's offer ahead finds nothing to offer.
+	if offered, err := c.OfferAhead(ctx, s); err != nil || offered {
+		t.Errorf("offered ahead: %v, %v; want nothing offered", offered, err)
+	}
+	var stdout, stderr bytes.Buffer
+	read := 0
+	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	code, err := steps.Relay(rctx, c, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
+		ReadBack: func(d int) { read = d }})
+	if err != nil || code != 0 || stdout.String() != "said it\n" || read != 1 {
+		t.Errorf("the relay: exit %d (%v), output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, err, stdout.String(), read)
+	}
+	if data, _ := os.ReadFile(trace); len(data) != 0 {
+		t.Errorf("the step ran: %q", data)
+	}
+}

@@ -37,7 +37,7 @@ type RelayIO struct {
 // verdict (the step is not stopped).
 func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	var at followed
-	err := through(ctx, func() (err error) { at, err = c.dispatchOf(ctx, s.Key, s.ReadBack); return err })
+	err := through(ctx, func() (err error) { at, err = c.dispatchOf(ctx, s); return err })
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
 		// The root's first remote step: its streams are made now (a
 		// look-up of them on every step would cost the step two round
@@ -45,7 +45,7 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 		if err := c.EnsureStreams(ctx); err != nil {
 			return 0, err
 		}
-		at, err = c.dispatchOf(ctx, s.Key, s.ReadBack)
+		at, err = c.dispatchOf(ctx, s)
 	}
 	if err != nil {
 		return 0, err
@@ -152,18 +152,21 @@ type followed struct {
 	fresh, ended      bool
 }
 
-// dispatchOf returns the dispatch to follow: the last one, unless it is
-// closed or its relay asked it to stop (given up on purpose), else a
-// fresh one; but one of the attempt readBack whose step ran to its end
-// (not stopped: a stop asked for as the step ended does not undo it) is
-// followed, to be read back, closed or not (a relay stopped as stuck
-// after its step ended left it open, with its stop).
-func (c *Conn) dispatchOf(ctx context.Context, key string, readBack int) (followed, error) {
+// dispatchOf returns the dispatch of s's step to follow: the last one,
+// unless it is closed or its relay asked it to stop (given up on
+// purpose), else a fresh one; but one whose step ran to its end (not
+// stopped: a stop asked for as the step ended does not undo it) is
+// followed, to be read back, when it is of the attempt s.ReadBack,
+// closed or not (a relay stopped as stuck after its step ended left it
+// open, with its stop), or closed when s is Unrecorded (an open one is
+// followed anyway: it may be this very relay's, offered ahead).
+func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
+	key := s.Key
 	last, err := c.Last(ctx, key, TypeDispatch)
 	if err != nil || last == nil {
 		return followed{dispatch: 1, fresh: true}, err
 	}
-	if readBack > 0 && last.Attempt == readBack {
+	if (s.ReadBack > 0 && last.Attempt == s.ReadBack) || (s.Unrecorded && last.Type == TypeClosed) {
 		end, err := c.Last(ctx, key, TypeEnd)
 		if err != nil {
 			return followed{}, err
