@@ -1,7 +1,9 @@
 package e2e
 
 import (
+	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/daokit/daokit/ledger"
@@ -18,7 +20,7 @@ func TestQueuedRemoteStepIsNotStale(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := startHubProc(t, dir, "127.0.0.1:0")
-	creds := dir + "/admin.nk"
+	creds := filepath.Join(dir, "admin.nk")
 	cfg := strings.Replace(hubAgentConfig(h.url, creds, "10s"), `stop_grace = "200ms"`, "stop_grace = \"200ms\"\nconcurrency = 2", 1)
 	root := newRoot(t, cfg)
 	startAgent(t, h.url, creds, "host-a")
@@ -53,12 +55,17 @@ func TestQueuedRemoteStepIsNotStale(t *testing.T) {
 // for 12 s without printing (longer than stale_after, 8 s) is busy, not
 // hung, as a local worker computing is: its agent's beats carry the
 // step's CPU time, and its relay says it computes. The run ends DONE,
-// the step run once, with no HEARTBEAT_STALE.
+// the step run once, with no HEARTBEAT_STALE. The controller and the
+// agent hold only their keys for the root: the beats pass under them.
 func TestRemoteStepComputingSilentlyIsNotStale(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	h := startHubProc(t, dir, "127.0.0.1:0")
-	creds := dir + "/admin.nk"
+	creds, agentKey := issueKey(t, dir, hubAgentRootID, "leader"), issueKey(t, dir, hubAgentRootID, "agent")
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitAdmitted(t, h.url, agentKey)
 	cfg := hubAgentConfig(h.url, creds, "1s")
 	cfg = cfg[:strings.Index(cfg, "[[lanes]]")] + `[[lanes]]
 name = "remote"
@@ -69,7 +76,7 @@ stdin = true
 stop_grace = "200ms"
 `
 	root := newRoot(t, cfg)
-	startAgent(t, h.url, creds, "host-a")
+	startAgent(t, h.url, agentKey, "host-a")
 	ctl := startController(t, root)
 	defer ctl.stop()
 	taskID := ackTask(t, run(t, "send", "--root", root, "compute for a while"))
