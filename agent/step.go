@@ -113,6 +113,11 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 		return
 	}
 	defer proc.Discard()
+	beaten := make(chan struct{})
+	go func() {
+		defer close(beaten)
+		a.beat(s, delivery, proc.PID(), proc.Done())
+	}()
 	// Watched from the process's start: a hub that went silent must not
 	// hold the fence up behind a publish waiting for it.
 	fencedCh := make(chan bool, 1)
@@ -128,6 +133,7 @@ func (a *Agent) handle(ctx context.Context, lane string, msg jetstream.Msg) {
 	}()
 	res := proc.Wait()
 	<-forwarded
+	<-beaten
 	if <-fencedCh {
 		log.Warn("gave the step up", "lost_hub", ctx.Err() == nil)
 		return

@@ -61,6 +61,13 @@ func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.
 	if c.opts.Lang != "" {
 		argv = append(argv, "--lang", c.opts.Lang) // what the relay says in the step's log
 	}
+	// The thresholds the relay is judged by (as the liveness loop rounds
+	// them): it speaks before them while its step waits for an agent
+	// host or computes there without output, neither of which its own
+	// silence and idle CPU would tell from a hang.
+	th := c.thresholds()
+	argv = append(argv, "--warning-after", (time.Duration(th.WarningAfter) * time.Second).String(),
+		"--stale-after", (time.Duration(th.StaleAfter) * time.Second).String())
 	relay := spec
 	relay.Argv, relay.Stdin, relay.UseStdin = argv, string(data), true
 	relay.StopGrace = spec.StopGrace + relayGrace

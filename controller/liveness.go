@@ -2,12 +2,11 @@ package controller
 
 import (
 	"errors"
-	"os"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/daokit/daokit/heal"
+	"github.com/daokit/daokit/internal/proc"
 	"github.com/daokit/daokit/ledger"
 	"github.com/daokit/daokit/worker"
 )
@@ -260,49 +259,18 @@ func blockReason(p *ledger.PipelineState) string {
 // signal of staleness: a worker that computes without printing is busy,
 // not hung. Only the liveness loop's goroutine touches it.
 type cpuWatch struct {
-	pid   int
-	ticks int64
+	pid int
+	cpu time.Duration
 }
 
 // progressed reports whether pid used CPU since the last call. A process
 // whose stat cannot be read counts as not progressing.
 func (w *cpuWatch) progressed(pid int) bool {
-	ticks, ok := cpuTicks(pid)
+	cpu, ok := proc.CPUTime(pid)
 	if !ok {
 		return false
 	}
-	moved := w.pid == pid && ticks > w.ticks
-	w.pid, w.ticks = pid, ticks
+	moved := w.pid == pid && cpu > w.cpu
+	w.pid, w.cpu = pid, cpu
 	return moved
-}
-
-// cpuTicks reads utime+stime of pid and of its waited-for children from
-// /proc/<pid>/stat.
-func cpuTicks(pid int) (int64, bool) {
-	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0, false
-	}
-	// The command name may contain spaces and parentheses: fields start
-	// after the last ')'.
-	s := string(data)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0, false
-	}
-	fields := strings.Fields(s[i+1:])
-	// After ')' field 0 is state (stat field 3); utime..cstime are stat
-	// fields 14..17, i.e. indexes 11..14 here.
-	if len(fields) < 15 {
-		return 0, false
-	}
-	var total int64
-	for _, f := range fields[11:15] {
-		n, err := strconv.ParseInt(f, 10, 64)
-		if err != nil {
-			return 0, false
-		}
-		total += n
-	}
-	return total, true
 }

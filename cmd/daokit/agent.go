@@ -125,11 +125,14 @@ func (a *app) dataHome() string {
 // step.
 func newWorkerHubCmd(a *app) *cobra.Command {
 	var hubURL, rootID, creds string
+	var warningAfter, staleAfter time.Duration
 	c := a.command("hub", "agenthost.cli.relay.summary", nil)
 	f := c.Flags()
 	f.StringVar(&hubURL, "hub", "", "agenthost.cli.flag.hub")
 	f.StringVar(&rootID, "root-id", "", "agenthost.cli.flag.root_id")
 	f.StringVar(&creds, "credentials", "", "agenthost.cli.flag.creds")
+	f.DurationVar(&warningAfter, "warning-after", 0, "agenthost.cli.flag.warning_after")
+	f.DurationVar(&staleAfter, "stale-after", 0, "agenthost.cli.flag.stale_after")
 	c.RunE = func(c *cobra.Command, _ []string) error {
 		root, err := naming.ForRoot(rootID)
 		if err != nil || hubURL == "" {
@@ -161,6 +164,15 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 			ReadBack: func(dispatch int) {
 				fmt.Fprintln(a.io.err, a.t("agenthost.relay.read_back", "Dispatch", dispatch))
 			},
+			// Said before the controller's thresholds, so that a step
+			// queued or computing on its agent is not taken for hung.
+			WarningAfter: warningAfter, StaleAfter: staleAfter,
+			Waiting: func(lane string, queued time.Duration) {
+				fmt.Fprintln(a.io.err, a.t("agenthost.relay.waiting", "Lane", lane, "Queued", roughly(queued)))
+			},
+			Computing: func(agent string, cpu, over time.Duration) {
+				fmt.Fprintln(a.io.err, a.t("agenthost.relay.computing", "Agent", agent, "CPU", roughly(cpu), "Over", roughly(over)))
+			},
 		})
 		if err != nil {
 			return failf("E_AGENT_FAILED", err.Error())
@@ -171,4 +183,13 @@ func newWorkerHubCmd(a *app) *cobra.Command {
 		return nil
 	}
 	return c
+}
+
+// roughly is a duration as a person reads it in a relay's line: tenths
+// of a second below ten seconds, whole seconds above.
+func roughly(d time.Duration) string {
+	if d >= 10*time.Second {
+		return d.Round(time.Second).String()
+	}
+	return d.Round(100 * time.Millisecond).String()
 }

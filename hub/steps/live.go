@@ -27,12 +27,24 @@ const (
 	TypeHeld = "held"
 )
 
+// TypeBeat: the agent of Delivery of Dispatch runs the step's process,
+// which has used CPUMillis of CPU time so far (its own and that of the
+// children it waited for). The agent sends one every beat interval
+// while the process runs (see package agent), on the same subject as
+// the asks: a beat tells the relay about now, so a lost one costs
+// nothing and none is stored. The relay's controller judges the relay's
+// silence and its CPU, and both say nothing of a step that computes on
+// another host without printing: the relay, seeing the step's CPU time
+// advance in the beats, says so in a line (see RelayIO.Computing), as a
+// local worker's own CPU time keeps it from being judged hung.
+const TypeBeat = "beat"
+
 // LiveSubject is where the agents of key's step ask and answer who holds
-// it.
+// it, and where the one running it sends its beats.
 func (c *Conn) LiveSubject(key string) string { return c.Root.LiveSubject(key) }
 
-// PublishLive sends an ask or held record on key's LiveSubject, without
-// waiting (nothing stores it; one lost is sent again).
+// PublishLive sends an ask, held or beat record on key's LiveSubject,
+// without waiting (nothing stores it; one lost is sent again).
 func (c *Conn) PublishLive(key string, r Record) error {
 	r.V = Version
 	data, err := json.Marshal(r)

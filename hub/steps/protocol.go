@@ -17,7 +17,7 @@
 //	daokit.<root>.results.k-d     dispatch and closed records (the relay)
 //	daokit.<root>.results.k-s     stop requests (the relay; not waited for)
 //	daokit.<root>.results.k-c     claims of a delivery (agents: claim.go)
-//	daokit.<root>.live.k          who holds the step (agents; no stream: live.go)
+//	daokit.<root>.live.k          who holds the step, its beats (agents; no stream: live.go)
 //
 // D is the dispatch number: the relay that offers a step afresh takes
 // the next one. A relay that finds the last dispatch neither closed nor
@@ -183,6 +183,9 @@ type Record struct {
 	// Attempt (TypeDispatch, TypeClosed) is the controller's attempt
 	// that offered the dispatch (see Step.ReadBack).
 	Attempt int `json:"attempt,omitempty"`
+	// CPUMillis (TypeBeat) is the CPU time the step's process used so
+	// far, in milliseconds (see TypeBeat).
+	CPUMillis int64 `json:"cpu_ms,omitempty"`
 }
 
 // Key is the one subject token of a step of a run: run ids and step ids

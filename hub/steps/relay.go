@@ -26,6 +26,19 @@ type RelayIO struct {
 	// ReadBack is called when the relay reads back a dispatch that ended
 	// under a previous controller (see Step.ReadBack); nil: nothing said.
 	ReadBack func(dispatch int)
+	// WarningAfter and StaleAfter are the controller's heartbeat
+	// thresholds for the relay's silence: the relay speaks before them
+	// for a step that is queued or computes on its agent (see pulse);
+	// 0: it does not.
+	WarningAfter, StaleAfter time.Duration
+	// Waiting is called every WarningAfter/2 while no agent has started
+	// the step, with its lane and how long it has waited since the
+	// relay began; nil: nothing said.
+	Waiting func(lane string, queued time.Duration)
+	// Computing is called when the step printed nothing for
+	// StaleAfter/2 while its agent's beats show it used cpu of CPU time
+	// over the last while; nil: nothing said.
+	Computing func(agent string, cpu, over time.Duration)
 }
 
 // Relay offers s (Key, Lane and the rest set; Dispatch is chosen here)
@@ -36,6 +49,7 @@ type RelayIO struct {
 // controller (see the package comment). ctx ends the relay without a
 // verdict (the step is not stopped).
 func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
+	began := time.Now()
 	var at followed
 	err := through(ctx, func() (err error) { at, err = c.dispatchOf(ctx, s); return err })
 	if errors.Is(err, jetstream.ErrStreamNotFound) {
@@ -58,8 +72,21 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 		return 0, err
 	}
 	d := at.dispatch
+	pl := newPulse(o, s.Lane, began)
+	defer pl.stop()
 	if at.ended && o.ReadBack != nil {
 		o.ReadBack(d)
+		pl.said(time.Now())
+	}
+	// The beats are listened to before the records are followed: those
+	// of a delivery whose start comes later are ignored.
+	beats := make(chan Record, 16)
+	if pl != nil {
+		sub, err := c.listenBeats(s.Key, d, beats)
+		if err != nil {
+			return 0, err
+		}
+		defer func() { _ = sub.Unsubscribe() }()
 	}
 	msgs := make(chan jetstream.Msg)
 	followed := make(chan struct{})
@@ -76,7 +103,7 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	}
 	// Records after the end (a skip, a late end) are left unread.
 	defer func() { close(followed); endPump(); <-pumped }()
-	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}}
+	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}, pulse: pl}
 	stop := o.Stop
 	for {
 		select {
@@ -87,6 +114,10 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 			if err := f.stop(ctx); err != nil {
 				return 0, err
 			}
+		case r := <-beats:
+			pl.beat(r, time.Now())
+		case now := <-pl.C():
+			pl.fire(now)
 		case m := <-msgs:
 			var r Record
 			if json.Unmarshal(m.Data(), &r) != nil || r.Dispatch != d {
@@ -197,6 +228,7 @@ type follower struct {
 	cur     int
 	stopped bool
 	ends    map[int]Record
+	pulse   *pulse // nil: none
 }
 
 // take applies one record of the dispatch and reports the end to finish
@@ -206,12 +238,17 @@ func (f *follower) take(r Record) (Record, bool) {
 	case TypeStart:
 		if r.Delivery > f.cur {
 			f.cur = r.Delivery
+			f.pulse.started(r.Agent, r.Delivery, time.Now())
 			if f.o.Announce != nil {
 				f.o.Announce(r.Agent, r.Delivery)
+				f.pulse.said(time.Now())
 			}
 		}
 	case TypeLine:
 		if r.Delivery == f.cur {
+			if len(r.Lines) > 0 {
+				f.pulse.said(time.Now())
+			}
 			for _, l := range r.Lines {
 				w := f.o.Stdout
 				if l.Stream == StreamStderr {
