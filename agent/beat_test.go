@@ -2,14 +2,12 @@ package agent
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/daokit/daokit/hub/steps"
-	"github.com/nats-io/nats.go"
 )
 
 // TestRunningStepBeatsWithItsCPUTime: while a step's process runs, its
@@ -23,12 +21,7 @@ func TestRunningStepBeatsWithItsCPUTime(t *testing.T) {
 	s := steps.Step{Key: steps.Key("run", "S1"), Dispatch: 1, Lane: "l", Kind: "command",
 		Argv: []string{"sh", "-c", `while [ ! -e "$0" ]; do :; done`, enough}}
 	beats := make(chan steps.Record, 1000)
-	sub, err := c.NC.Subscribe(c.LiveSubject(s.Key), func(m *nats.Msg) {
-		var r steps.Record
-		if json.Unmarshal(m.Data, &r) == nil && r.Type == steps.TypeBeat {
-			beats <- r
-		}
-	})
+	sub, err := c.ListenBeats(s.Key, 1, beats)
 	if err != nil {
 		t.Fatal(err)
 	}

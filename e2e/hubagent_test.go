@@ -127,6 +127,20 @@ func hubAgentRoot(t *testing.T, duration, first string) (root, url, creds string
 	return root, h.url, creds, a
 }
 
+// doneOnce waits for taskID's run to end and wants it DONE, its step S1
+// run to its end once by the agents; it returns the run's end.
+func doneOnce(t *testing.T, root, taskID string) ledger.Event {
+	t.Helper()
+	end := finished(t, root, taskID)
+	if s := end.Payload.String("status"); s != ledger.StatusDone {
+		t.Fatalf("the run ended %s/%s, want DONE; stderr.log:\n%s", s, end.Payload.String("reason_code"), stepLog(root, taskID, "S1", "stderr.log"))
+	}
+	if r := readRuns(t, root)[taskID]["S1"]; r.starts != 1 || r.done != 1 {
+		t.Errorf("the agent started %d and finished %d times, want once: %s", r.starts, r.done, traceOf(root, taskID, "S1"))
+	}
+	return end
+}
+
 // stepLog reads one of the step's artifact logs (stdout.log, stderr.log).
 func stepLog(root, taskID, step, name string) string {
 	matches, _ := filepath.Glob(filepath.Join(root, "artifacts", taskID, "*", step, name))
@@ -156,13 +170,7 @@ func TestStepRunsOnAgentHost(t *testing.T) {
 	ctl := startController(t, root)
 	defer ctl.stop()
 	taskID := ackTask(t, run(t, "send", "--root", root, "run me on another host"))
-	end := finished(t, root, taskID)
-	if s := end.Payload.String("status"); s != ledger.StatusDone {
-		t.Fatalf("the run ended %s/%s, want DONE; stderr.log:\n%s", s, end.Payload.String("reason_code"), stepLog(root, taskID, "S1", "stderr.log"))
-	}
-	if r := readRuns(t, root)[taskID]["S1"]; r.starts != 1 || r.done != 1 {
-		t.Errorf("the agent started %d and finished %d times, want once: %s", r.starts, r.done, traceOf(root, taskID, "S1"))
-	}
+	end := doneOnce(t, root, taskID)
 	if out := stepLog(root, taskID, "S1", "stdout.log"); !strings.Contains(out, "agent=host-a\n") {
 		t.Errorf("stdout.log lacks agent=host-a (DAOKIT_AGENT):\n%s", out)
 	}
@@ -277,13 +285,7 @@ func TestControllerKilledMidStepFollowsTheSameStep(t *testing.T) {
 	ctl.kill()
 	ctl = startController(t, root)
 	defer ctl.stop()
-	end := finished(t, root, taskID)
-	if s := end.Payload.String("status"); s != ledger.StatusDone {
-		t.Fatalf("the run ended %s/%s, want DONE", s, end.Payload.String("reason_code"))
-	}
-	if r := readRuns(t, root)[taskID]["S1"]; r.starts != 1 || r.done != 1 {
-		t.Errorf("the agent started %d and finished %d times, want once: %s", r.starts, r.done, traceOf(root, taskID, "S1"))
-	}
+	doneOnce(t, root, taskID)
 	relays := 0
 	for _, e := range events(t, root) {
 		if e.TaskID == taskID && e.EventType == ledger.EventStepStarted {
@@ -399,13 +401,7 @@ func TestStaleRelayOfAnEndedStepIsReadBack(t *testing.T) {
 	if err := syscall.Kill(relay, syscall.SIGCONT); err != nil {
 		t.Fatal(err)
 	}
-	end := finished(t, root, taskID)
-	if s := end.Payload.String("status"); s != ledger.StatusDone {
-		t.Fatalf("the run ended %s/%s, want DONE; stderr.log:\n%s", s, end.Payload.String("reason_code"), stepLog(root, taskID, "S1", "stderr.log"))
-	}
-	if r := readRuns(t, root)[taskID]["S1"]; r.starts != 1 || r.done != 1 {
-		t.Errorf("the agent started %d and finished %d times, want once: %s", r.starts, r.done, traceOf(root, taskID, "S1"))
-	}
+	doneOnce(t, root, taskID)
 	if errLog := stepLog(root, taskID, "S1", "stderr.log"); !strings.Contains(errLog, "read back from the hub") {
 		t.Errorf("stderr.log does not say the step was read back:\n%s", errLog)
 	}

@@ -146,10 +146,10 @@ func (p *pulse) due(now time.Time) time.Time {
 	return p.printed.Add(th / 2)
 }
 
-// listenBeats hands the beats of dispatch of key's step to out until the
+// ListenBeats hands the beats of dispatch of key's step to out until the
 // returned subscription is unsubscribed; one the relay has no room for
 // is dropped (the next says more).
-func (c *Conn) listenBeats(key string, dispatch int, out chan<- Record) (*nats.Subscription, error) {
+func (c *Conn) ListenBeats(key string, dispatch int, out chan<- Record) (*nats.Subscription, error) {
 	return c.NC.Subscribe(c.LiveSubject(key), func(m *nats.Msg) {
 		var r Record
 		if json.Unmarshal(m.Data, &r) != nil || r.Type != TypeBeat || r.Dispatch != dispatch {

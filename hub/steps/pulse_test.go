@@ -3,7 +3,6 @@ package steps_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -12,7 +11,6 @@ import (
 
 	"github.com/daokit/daokit/agent"
 	"github.com/daokit/daokit/hub/steps"
-	"github.com/nats-io/nats.go"
 )
 
 // pulseWait bounds every wait of the pulse tests.
@@ -134,14 +132,7 @@ func TestComputingStepsRelaySaysSo(t *testing.T) {
 	if err := os.WriteFile(enough, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case n := <-code:
-		if n != 0 {
-			t.Errorf("the step ended %d, want 0", n)
-		}
-	case <-time.After(pulseWait):
-		t.Fatal("the step did not end")
-	}
+	endsZero(t, code)
 }
 
 // TestIdleStepsRelayStaysSilent: a step that waits on nothing without
@@ -160,12 +151,7 @@ func TestIdleStepsRelayStaysSilent(t *testing.T) {
 		Argv: []string{"sh", "-c", `read x < "$0"`, fifo}}
 	// The beats are counted: the relay had as many windows to speak in.
 	beats := make(chan steps.Record, 1000)
-	sub, err := c.NC.Subscribe(c.LiveSubject(s.Key), func(m *nats.Msg) {
-		var r steps.Record
-		if json.Unmarshal(m.Data, &r) == nil && r.Type == steps.TypeBeat {
-			beats <- r
-		}
-	})
+	sub, err := c.ListenBeats(s.Key, 1, beats)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,6 +179,12 @@ func TestIdleStepsRelayStaysSilent(t *testing.T) {
 	if err := os.WriteFile(fifo, []byte("go\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	endsZero(t, code)
+}
+
+// endsZero waits for a pulsed relay's exit code and wants 0.
+func endsZero(t *testing.T, code <-chan int) {
+	t.Helper()
 	select {
 	case n := <-code:
 		if n != 0 {

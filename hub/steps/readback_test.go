@@ -37,15 +37,7 @@ func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
 	relay := func(attempt, readBack int) (code int, out string, readBackOf int) {
 		t.Helper()
 		s.Attempt, s.ReadBack = attempt, readBack
-		var stdout, stderr bytes.Buffer
-		rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer rcancel()
-		code, err := steps.Relay(rctx, c, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
-			ReadBack: func(d int) { readBackOf = d }})
-		if err != nil {
-			t.Fatalf("relay of attempt %d (read back %d): %v", attempt, readBack, err)
-		}
-		return code, stdout.String(), readBackOf
+		return relayStep(t, c, s)
 	}
 	runs := func() int {
 		data, _ := os.ReadFile(trace)
@@ -103,15 +95,7 @@ func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
 	relay := func(attempt, readBack int) (code int, out string, readBackOf int) {
 		t.Helper()
 		s.Attempt, s.ReadBack = attempt, readBack
-		var stdout, stderr bytes.Buffer
-		rctx, rcancel := context.WithTimeout(ctx, 30*time.Second)
-		defer rcancel()
-		code, err := steps.Relay(rctx, c, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
-			ReadBack: func(d int) { readBackOf = d }})
-		if err != nil {
-			t.Fatalf("relay of attempt %d (read back %d): %v", attempt, readBack, err)
-		}
-		return code, stdout.String(), readBackOf
+		return relayStep(t, c, s)
 	}
 	if code, out, d := relay(2, 1); code != 3 || out != "said it\n" || d != 1 {
 		t.Errorf("attempt 2 reading back attempt 1: exit %d, output %q, read back dispatch %d; want 3, the step's line, dispatch 1", code, out, d)
@@ -177,16 +161,25 @@ func TestUnrecordedStepsEndedDispatchIsReadBack(t *testing.T) {
 	if offered, err := c.OfferAhead(ctx, s); err != nil || offered {
 		t.Errorf("offered ahead: %v, %v; want nothing offered", offered, err)
 	}
-	var stdout, stderr bytes.Buffer
-	read := 0
-	rctx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	defer cancel()
-	code, err := steps.Relay(rctx, c, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
-		ReadBack: func(d int) { read = d }})
-	if err != nil || code != 0 || stdout.String() != "said it\n" || read != 1 {
-		t.Errorf("the relay: exit %d (%v), output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, err, stdout.String(), read)
+	if code, out, read := relayStep(t, c, s); code != 0 || out != "said it\n" || read != 1 {
+		t.Errorf("the relay: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, read)
 	}
 	if data, _ := os.ReadFile(trace); len(data) != 0 {
 		t.Errorf("the step ran: %q", data)
 	}
+}
+
+// relayStep runs s's relay to its end (within 30 s) and returns its exit
+// code, what it printed and the dispatch it said it read back (0: none).
+func relayStep(t *testing.T, c *steps.Conn, s steps.Step) (code int, out string, readBackOf int) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	code, err := steps.Relay(ctx, c, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
+		ReadBack: func(d int) { readBackOf = d }})
+	if err != nil {
+		t.Fatalf("relay of attempt %d (read back %d): %v", s.Attempt, s.ReadBack, err)
+	}
+	return code, stdout.String(), readBackOf
 }

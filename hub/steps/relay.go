@@ -82,7 +82,7 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	// of a delivery whose start comes later are ignored.
 	beats := make(chan Record, 16)
 	if pl != nil {
-		sub, err := c.listenBeats(s.Key, d, beats)
+		sub, err := c.ListenBeats(s.Key, d, beats)
 		if err != nil {
 			return 0, err
 		}
