@@ -38,7 +38,7 @@ func TestQueuedRemoteStepIsNotStale(t *testing.T) {
 		if r := readRuns(t, root)[taskID]["S1"]; r.starts != 1 || r.done != 1 {
 			t.Errorf("%s: the agent started %d and finished %d times, want once: %s", taskID, r.starts, r.done, traceOf(root, taskID, "S1"))
 		}
-		if strings.Contains(errLog, "waiting for an agent host of lane remote") {
+		if strings.Contains(errLog, "waiting to start on an agent host of lane remote") {
 			waited = taskID
 		}
 	}

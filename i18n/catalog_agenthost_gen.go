@@ -30,7 +30,7 @@ var catalogAgenthostEn = []*goi18n.Message{
 	{ID: "agenthost.relay.computing", Other: "daokit: the step computes on {{.Agent}} without output (cpu +{{.CPU}} in the last {{.Over}})"},
 	{ID: "agenthost.relay.read_back", Other: "daokit: dispatch {{.Dispatch}} of this step ended before its relay could report it: its output and end are read back from the hub, the step does not run again"},
 	{ID: "agenthost.relay.started", Other: "daokit: agent {{.Agent}} runs this step (delivery {{.Delivery}})"},
-	{ID: "agenthost.relay.waiting", Other: "daokit: waiting for an agent host of lane {{.Lane}} (queued {{.Queued}})"},
+	{ID: "agenthost.relay.waiting", Other: "daokit: waiting to start on an agent host of lane {{.Lane}} ({{.Queued}} so far)"},
 }
 
 var catalogAgenthostZhCN = []*goi18n.Message{
@@ -59,5 +59,5 @@ var catalogAgenthostZhCN = []*goi18n.Message{
 	{ID: "agenthost.relay.computing", Other: "daokit：步骤正在 {{.Agent}} 上计算，暂无输出（最近 {{.Over}} 内 CPU +{{.CPU}}）"},
 	{ID: "agenthost.relay.read_back", Other: "daokit：此步骤的第 {{.Dispatch}} 次派发在其中继报告之前已结束：其输出与结果从 hub 读回，步骤不会再次运行"},
 	{ID: "agenthost.relay.started", Other: "daokit：代理 {{.Agent}} 正在运行此步骤（第 {{.Delivery}} 次投递）"},
-	{ID: "agenthost.relay.waiting", Other: "daokit：正在等待通道 {{.Lane}} 的代理主机（已排队 {{.Queued}}）"},
+	{ID: "agenthost.relay.waiting", Other: "daokit：等待在通道 {{.Lane}} 的代理主机上开始（已等待 {{.Queued}}）"},
 }
