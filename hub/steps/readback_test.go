@@ -183,3 +183,47 @@ func relayStep(t *testing.T, c *steps.Conn, s steps.Step) (code int, out string,
 	}
 	return code, stdout.String(), readBackOf
 }
+
+// TestSuccessorReadsBackADispatchItsAttemptFollowed: attempt 1's relay
+// offered the step and died with its controller; attempt 2's relay (a
+// successor's) followed that dispatch to its end and closed it, and its
+// own controller died before recording the end. Attempt 3, reading back
+// attempt 2, finds the step's end on record: the dispatch is read back,
+// not run again, though attempt 1 offered it.
+func TestSuccessorReadsBackADispatchItsAttemptFollowed(t *testing.T) {
+	dial, _ := steps.TestHub(t)
+	c, ac := dial(), dial()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan struct{})
+	go func() {
+		defer close(served)
+		_ = agent.Run(ctx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: 5 * time.Second})
+	}()
+	defer func() { cancel(); <-served }()
+	if err := c.EnsureStreams(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command",
+		Argv: []string{"sh", "-c", `echo "said it"; echo ran >> "$0"`, trace}}
+	// What attempt 1's relay left: its dispatch record and the offer.
+	if err := c.Publish(context.Background(), s.Key, steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s.Dispatch = 1
+	if err := c.Offer(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	s.Dispatch = 0
+	s.Attempt = 2
+	if code, out, d := relayStep(t, c, s); code != 0 || out != "said it\n" || d != 0 {
+		t.Fatalf("attempt 2 following attempt 1's dispatch: exit %d, output %q, read back %d; want 0, the step's line, 0", code, out, d)
+	}
+	s.Attempt, s.ReadBack = 3, 2
+	if code, out, d := relayStep(t, c, s); code != 0 || out != "said it\n" || d != 1 {
+		t.Errorf("attempt 3 reading back attempt 2: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, d)
+	}
+	if data, _ := os.ReadFile(trace); string(data) != "ran\n" {
+		t.Errorf("the step's runs: %q, want one", data)
+	}
+}
