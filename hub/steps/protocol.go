@@ -180,10 +180,8 @@ type Record struct {
 	// Patch (TypeEnd) names the patch of what a step in a worktree
 	// changed (see PatchName); empty: it changed nothing.
 	Patch string `json:"patch,omitempty"`
-	// Attempt is the controller's attempt that offered the dispatch
-	// (TypeDispatch), or whose relay printed its end (TypeClosed: the
-	// first, the hub stores one closed record per dispatch); see
-	// Step.ReadBack.
+	// Attempt (TypeDispatch, TypeClosed) is the controller's attempt
+	// that offered the dispatch (see Step.ReadBack).
 	Attempt int `json:"attempt,omitempty"`
 	// CPUMillis (TypeBeat) is the CPU time the step's process used so
 	// far, in milliseconds (see TypeBeat).

@@ -103,7 +103,7 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	}
 	// Records after the end (a skip, a late end) are left unread.
 	defer func() { close(followed); endPump(); <-pumped }()
-	f := follower{c: c, s: s, o: o, ends: map[int]Record{}, pulse: pl}
+	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}, pulse: pl}
 	stop := o.Stop
 	for {
 		select {
@@ -224,6 +224,7 @@ type follower struct {
 	c       *Conn
 	s       Step
 	o       RelayIO
+	attempt int // the controller's attempt that offered the dispatch
 	cur     int
 	stopped bool
 	ends    map[int]Record
@@ -306,11 +307,7 @@ func (f *follower) finish(ctx context.Context, end Record) (int, error) {
 		}
 	}
 	if err := through(ctx, func() error {
-		// The closing relay's attempt, not the one that offered the
-		// dispatch: the attempt a successor reads back (Step.ReadBack)
-		// is the one whose relay it found without an end, which may have
-		// followed a dispatch an earlier attempt offered.
-		return f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.s.Attempt})
+		return f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.attempt})
 	}); err != nil {
 		return 0, err
 	}
