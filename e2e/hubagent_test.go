@@ -325,15 +325,9 @@ func waitStepLog(t *testing.T, root, taskID, name, want string) {
 func TestRemoteStepsChangeComesBackForReview(t *testing.T) {
 	t.Parallel()
 	project := gittest.NewRepo(t, map[string]string{"README.md": "# project\n"})
-	dir := t.TempDir()
-	h := startHubProc(t, dir, "127.0.0.1:0")
 	// The controller and the agent hold only their keys for the root:
 	// the bundle and the patch pass under them.
-	creds, agentKey := issueKey(t, dir, hubAgentRootID, "leader"), issueKey(t, dir, hubAgentRootID, "agent")
-	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	waitAdmitted(t, h.url, agentKey)
+	h, creds, agentKey := hubWithRootKeys(t)
 	root := newRoot(t, worktreeConfig(project, "300ms")+`host = "hub"
 
 [hub]

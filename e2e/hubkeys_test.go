@@ -24,6 +24,21 @@ func issueKey(t *testing.T, dir, id, role string) string {
 	return out
 }
 
+// hubWithRootKeys starts a real hub and issues the drills' root a
+// leader key and an agent key, let in once the hub's SIGHUP took them:
+// a controller and an agent host that hold only their own keys.
+func hubWithRootKeys(t *testing.T) (h *hubProc, leaderKey, agentKey string) {
+	t.Helper()
+	dir := t.TempDir()
+	h = startHubProc(t, dir, "127.0.0.1:0")
+	leaderKey, agentKey = issueKey(t, dir, hubAgentRootID, "leader"), issueKey(t, dir, hubAgentRootID, "agent")
+	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitAdmitted(t, h.url, agentKey)
+	return h, leaderKey, agentKey
+}
+
 // waitAdmitted polls until the hub at url lets key in (after its
 // SIGHUP), failing after a deadline.
 func waitAdmitted(t *testing.T, url, key string) {

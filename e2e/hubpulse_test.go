@@ -3,7 +3,6 @@ package e2e
 import (
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/daokit/daokit/ledger"
@@ -59,13 +58,7 @@ func TestQueuedRemoteStepIsNotStale(t *testing.T) {
 // agent hold only their keys for the root: the beats pass under them.
 func TestRemoteStepComputingSilentlyIsNotStale(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	h := startHubProc(t, dir, "127.0.0.1:0")
-	creds, agentKey := issueKey(t, dir, hubAgentRootID, "leader"), issueKey(t, dir, hubAgentRootID, "agent")
-	if err := h.cmd.Process.Signal(syscall.SIGHUP); err != nil {
-		t.Fatal(err)
-	}
-	waitAdmitted(t, h.url, agentKey)
+	h, creds, agentKey := hubWithRootKeys(t)
 	cfg := hubAgentConfig(h.url, creds, "1s")
 	cfg = cfg[:strings.Index(cfg, "[[lanes]]")] + `[[lanes]]
 name = "remote"

@@ -1,7 +1,6 @@
 package steps_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"os"
@@ -10,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daokit/daokit/agent"
 	"github.com/daokit/daokit/hub/steps"
 	"github.com/nats-io/nats.go/jetstream"
 )
@@ -26,13 +24,7 @@ func TestOfferAheadIsTheRelaysOffer(t *testing.T) {
 	dial, root := steps.TestHub(t)
 	rc, ac := dial(), dial()
 	ctl := steps.Over(dial().JS, root) // the controller's own connection
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = agent.Run(ctx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: 5 * time.Second})
-	}()
-	defer func() { cancel(); <-served }()
+	serveAgent(t, ac, 5*time.Second)
 
 	trace := filepath.Join(t.TempDir(), "trace")
 	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 1,
@@ -53,15 +45,7 @@ func TestOfferAheadIsTheRelaysOffer(t *testing.T) {
 	}
 	relay := func(s steps.Step) (code int, out string, readBackOf int) {
 		t.Helper()
-		var stdout, stderr bytes.Buffer
-		rctx, rcancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer rcancel()
-		code, err := steps.Relay(rctx, rc, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
-			ReadBack: func(d int) { readBackOf = d }})
-		if err != nil {
-			t.Fatalf("relay of attempt %d (read back %d): %v", s.Attempt, s.ReadBack, err)
-		}
-		return code, stdout.String(), readBackOf
+		return relayStep(t, rc, s)
 	}
 	closed := func() steps.Record {
 		t.Helper()

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daokit/daokit/agent"
 	"github.com/daokit/daokit/hub/steps"
 )
 
@@ -61,19 +60,6 @@ func pulsedRelay(t *testing.T, c *steps.Conn, s steps.Step, stop chan struct{}) 
 	return waiting, computing, code
 }
 
-// serveAgent runs agent a for lane l with AckWait 1 s (a beat every
-// 250 ms) until the test ends.
-func serveAgent(t *testing.T, ac *steps.Conn) {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = agent.Run(ctx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: time.Second})
-	}()
-	t.Cleanup(func() { cancel(); <-served })
-}
-
 // TestQueuedStepsRelaySaysItWaits: a step no agent takes (every agent
 // busy, none here) keeps its relay speaking, every half of
 // warning_after, with how long it has waited: its controller does not
@@ -114,7 +100,7 @@ func TestQueuedStepsRelaySaysItWaits(t *testing.T) {
 func TestComputingStepsRelaySaysSo(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c, ac := dial(), dial()
-	serveAgent(t, ac)
+	serveAgent(t, ac, time.Second)
 	enough := filepath.Join(t.TempDir(), "enough")
 	s := steps.Step{Key: steps.Key("run", "busy"), Lane: "l", Kind: "command",
 		Argv: []string{"sh", "-c", `while [ ! -e "$0" ]; do :; done`, enough}}
@@ -142,7 +128,7 @@ func TestComputingStepsRelaySaysSo(t *testing.T) {
 func TestIdleStepsRelayStaysSilent(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c, ac := dial(), dial()
-	serveAgent(t, ac)
+	serveAgent(t, ac, time.Second)
 	fifo := filepath.Join(t.TempDir(), "fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
 		t.Fatal(err)

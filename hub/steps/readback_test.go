@@ -1,7 +1,6 @@
 package steps_test
 
 import (
-	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/daokit/daokit/agent"
 	"github.com/daokit/daokit/hub/steps"
 )
 
@@ -23,13 +21,7 @@ import (
 func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c, ac := dial(), dial()
-	ctx, cancel := context.WithCancel(context.Background())
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = agent.Run(ctx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: 5 * time.Second})
-	}()
-	defer func() { cancel(); <-served }()
+	serveAgent(t, ac, 5*time.Second)
 
 	trace := filepath.Join(t.TempDir(), "trace")
 	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command",
@@ -116,13 +108,7 @@ func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	actx, cancel := context.WithCancel(ctx)
-	served := make(chan struct{})
-	go func() {
-		defer close(served)
-		_ = agent.Run(actx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: 5 * time.Second})
-	}()
-	defer func() { cancel(); <-served }()
+	serveAgent(t, ac, 5*time.Second)
 	if code, out, d := relay(4, 3); code != 3 || out != "said it\n" || d != 0 {
 		t.Errorf("attempt 4 after a stopped attempt 3: exit %d, output %q, read back %d; want the step run (3, its line, 0)", code, out, d)
 	}
@@ -167,19 +153,4 @@ func TestUnrecordedStepsEndedDispatchIsReadBack(t *testing.T) {
 	if data, _ := os.ReadFile(trace); len(data) != 0 {
 		t.Errorf("the step ran: %q", data)
 	}
-}
-
-// relayStep runs s's relay to its end (within 30 s) and returns its exit
-// code, what it printed and the dispatch it said it read back (0: none).
-func relayStep(t *testing.T, c *steps.Conn, s steps.Step) (code int, out string, readBackOf int) {
-	t.Helper()
-	var stdout, stderr bytes.Buffer
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	code, err := steps.Relay(ctx, c, s, steps.RelayIO{Stdout: &stdout, Stderr: &stderr, Stop: make(chan struct{}),
-		ReadBack: func(d int) { readBackOf = d }})
-	if err != nil {
-		t.Fatalf("relay of attempt %d (read back %d): %v", s.Attempt, s.ReadBack, err)
-	}
-	return code, stdout.String(), readBackOf
 }
