@@ -3,6 +3,7 @@ package controller
 import (
 	"context"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -206,6 +207,18 @@ func TestRetryAfterARestart(t *testing.T) {
 	h2.waitFor("the retried run DONE", func(e ledger.Event) bool {
 		return e.TaskID == failed.TaskID && op(e) == opRunFinished && e.Payload.String("status") == ledger.StatusDone
 	})
+	// Attempt numbers go on across the restart policy, the controller
+	// and the retry: one number names one attempt of the step for good
+	// (a hub dispatch's record of its attempt relies on it).
+	var attempts []int
+	for _, e := range h2.events() {
+		if e.TaskID == failed.TaskID && e.EventType == ledger.EventStepStarted {
+			attempts = append(attempts, payloadInt(e.Payload, "attempt"))
+		}
+	}
+	if !slices.Equal(attempts, []int{1, 2, 3}) {
+		t.Errorf("the step's attempts are numbered %v, want [1 2 3]", attempts)
+	}
 }
 
 // TestLoopReviewSurvivesARestart: a loop's change (one worktree for the

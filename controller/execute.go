@@ -217,7 +217,7 @@ func (c *Controller) attempt(ctx context.Context, r *run, step, lane string) (ou
 	var remote steps.Step
 	var resume resumeChoice
 	c.do(func(*loopState) {
-		r.attempt++
+		r.attempt = r.nextAttempt(step)
 		r.texts, r.output = r.texts[:0], workflow.Output{}
 		r.tree = tree
 		spec, resume, err = c.workerSpec(r, step, laneCfg, instruction)

@@ -143,6 +143,7 @@ func (c *Controller) finishFromLog(r *run, step, lane string, laneCfg config.Lan
 	var top string
 	c.do(func(*loopState) {
 		r.attempt = u.Attempt
+		r.sawAttempt(step, u.Attempt)
 		r.tree, r.dir = tree, dir
 		r.texts, r.output = r.texts[:0], workflow.Output{}
 		top = r.treeTop()

@@ -29,8 +29,10 @@ const relayGrace = 5 * time.Second
 // and one whose end the hub holds but the logs here lack (a relay that
 // ended while its controller was paused, or on another host) is read
 // back from the hub by the next relay (run.readBack; see hub/steps), as
-// is one of a run with no worker on record (a predecessor that died or
-// was deposed between its offer and its record of the step).
+// is one a predecessor offered for the very attempt this controller is
+// about to make (it died or was deposed between its offer and its
+// record of the step: attempt numbers continue across controllers, see
+// run.attempts).
 // The step itself (command, kind, instruction, env, timeout, base
 // commit) travels in the relay's stdin, and is returned for the
 // controller to offer ahead of the relay (offerAhead). Called on the
@@ -42,7 +44,7 @@ func (c *Controller) hubSpec(r *run, step string, lane config.Lane, spec worker.
 		Attempt: r.attempt, Kind: spec.Kind, Argv: remoteArgv(spec.Argv, c.opts.Self), Env: remoteEnv(spec.Env),
 		Stdin: spec.Stdin, UseStdin: spec.UseStdin,
 		TimeoutMS: spec.Timeout.Milliseconds(), StopGraceMS: spec.StopGrace.Milliseconds(),
-		ReadBack: r.readBack, Unrecorded: !r.workerRan,
+		ReadBack: r.readBack,
 	}
 	r.readBack = 0 // once: a later attempt is a step run again
 	if t := r.tree; t != nil {

@@ -2,6 +2,7 @@ package controller
 
 import (
 	"encoding/json"
+	"maps"
 	"slices"
 	"strconv"
 
@@ -99,6 +100,11 @@ type indexEntry struct {
 	Final       string `json:"final,omitempty"`
 	FinalReason string `json:"final_reason,omitempty"`
 	FinalStep   string `json:"final_step,omitempty"`
+	// Attempts is the last attempt number a STEP_STARTED recorded for
+	// each of the instruction's steps: a successor numbers the next
+	// attempt of a step after it (see run.attempts). Never changed in
+	// place.
+	Attempts map[string]int `json:"attempts,omitempty"`
 	// Unended is the open instruction's last worker whose end the log
 	// does not have (a STEP_STARTED with no STEP_COMPLETED, STEP_FAILED
 	// or interruption by a stopping controller after it): a successor
@@ -179,6 +185,14 @@ func (x *instrIndex) fold(e *ledger.Event) {
 		if en := x.open[x.byRun[[2]string{e.TaskID, e.RunID}]]; en != nil {
 			en.Started = true
 			en.Unended = unendedOf(e)
+			if n := payloadInt(e.Payload, "attempt"); n > en.Attempts[e.StepID] && e.StepID != "" {
+				attempts := maps.Clone(en.Attempts)
+				if attempts == nil {
+					attempts = map[string]int{}
+				}
+				attempts[e.StepID] = n
+				en.Attempts = attempts
+			}
 		}
 		return
 	case ledger.EventStepFailed:

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"maps"
 	"strconv"
 
 	"github.com/daokit/daokit/ledger"
@@ -64,6 +65,7 @@ func (c *Controller) adoptDone(st *loopState, en indexEntry) {
 		markRunDone(&r.pipeline)
 	}
 	r.final, r.workerRan, r.quiet = ledger.StatusDone, true, true
+	r.attempts = maps.Clone(en.Attempts) // another round numbers on
 	r.life = c.newLifecycle(r, r.pipeline.CurrentStep)
 	for _, s := range []string{stateWaiting, stateRequesting, stateGenerating, statePersisting, stateCompleted} {
 		_ = r.life.To(s, "")

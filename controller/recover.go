@@ -29,6 +29,8 @@ type found struct {
 	doneThrough int
 	// unended is the worker whose end the log lacks (see indexEntry).
 	unended *unendedStep
+	// attempts are the last attempt numbers of its steps on record.
+	attempts map[string]int
 	// review is the change the log says waits for review, if any.
 	review *reviewMark
 	// followUps are the task's follow-ups the log holds.
@@ -69,7 +71,7 @@ func (c *Controller) recover() []found {
 	out := make([]found, 0, len(open))
 	for _, en := range open {
 		out = append(out, found{in: en.instruction(), route: en.Route, started: en.Started, completed: en.Completed,
-			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended, review: en.Review,
+			records: en.Records, doneThrough: en.DoneThrough, unended: en.Unended, attempts: en.Attempts, review: en.Review,
 			tree: en.Tree, unreviewed: en.Unreviewed, followUps: en.FollowUps})
 	}
 	return out
@@ -148,6 +150,7 @@ func (c *Controller) adoptFound(st *loopState, f found) resumed {
 		r.review = make(chan verdict, 1)
 	}
 	r.unended = f.unended
+	r.attempts = maps.Clone(f.attempts)
 	// A run that only waited for its lane resumes its wait without a
 	// word: restarts must not grow the log for work that did not
 	// change.

@@ -1,6 +1,7 @@
 package controller
 
 import (
+	"maps"
 	"slices"
 
 	"github.com/daokit/daokit/ledger"
@@ -106,6 +107,7 @@ func (c *Controller) adoptEnded(list []indexEntry) {
 				markStepFailed(&r.pipeline, step, en.FinalReason, en.Final == ledger.StatusBlocked)
 			}
 			r.final, r.endReason, r.workerRan = r.pipeline.Status, en.FinalReason, en.Started
+			r.attempts = maps.Clone(en.Attempts) // a /retry numbers on
 			r.quiet = true
 			// Its last attempt failed: that is what the window shows.
 			r.life = c.newLifecycle(r, r.pipeline.CurrentStep)

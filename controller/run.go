@@ -23,8 +23,19 @@ type run struct {
 	// before the first): every attempt is a run of its own, with a
 	// lifecycle of its own that refuses illegal transitions.
 	life *lifecycle
-	// attempt counts the workers started for the current step.
+	// attempt is the number of the current step's attempt in progress
+	// or last made (see nextAttempt).
 	attempt int
+	// attempts is the last attempt number of each step of the run:
+	// attempt numbers continue across the restart policy's restarts, a
+	// person's /retry and controllers (seeded from the log's
+	// STEP_STARTED: indexEntry.Attempts), so that a number names one
+	// attempt of a step for good. A hub dispatch records the attempt
+	// that offered it (and its closed record the one whose relay
+	// reported its end), and a successor reads back the dispatch of
+	// the attempt it is about to make, which a dead predecessor offered
+	// without recording it (see hubSpec).
+	attempts map[string]int
 
 	cancel    context.CancelFunc // ends the run's goroutine and its worker
 	cancelled bool               // a person asked to cancel
@@ -115,6 +126,23 @@ type run struct {
 }
 
 func (r *run) finished() bool { return r.final != "" }
+
+// nextAttempt numbers step's next attempt: one past the last the run
+// made of it, here or, as the log says, under a previous controller.
+// Called on the state loop.
+func (r *run) nextAttempt(step string) int {
+	r.sawAttempt(step, r.attempts[step]+1)
+	return r.attempts[step]
+}
+
+// sawAttempt notes that step's attempt n was made (a left worker's,
+// ended from its log). Called on the state loop.
+func (r *run) sawAttempt(step string, n int) {
+	if r.attempts == nil {
+		r.attempts = map[string]int{}
+	}
+	r.attempts[step] = max(r.attempts[step], n)
+}
 
 // pipelineOf returns r's pipeline, for a change made on the state loop
 // (see finishTakeover).

@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -406,8 +407,9 @@ func TestStaleRelayOfAnEndedStepIsReadBack(t *testing.T) {
 // deposed) in between leaves a dispatch its successor has no record of.
 // Here the second instruction's step ran to its end on the hub under a
 // controller that recorded nothing of it (its records written as an
-// agent and a relay would); the successor, resuming a run with no worker
-// on record, reads that end back instead of running the step again.
+// agent and a relay would); the successor numbers its attempt as the
+// dead controller did (1), and reads that end back instead of running
+// the step again.
 func TestDispatchItsControllerNeverRecordedIsReadBack(t *testing.T) {
 	t.Parallel()
 	root, url, creds, _ := hubAgentRoot(t, "300ms", "")
@@ -463,5 +465,82 @@ func TestDispatchItsControllerNeverRecordedIsReadBack(t *testing.T) {
 	}
 	if out := stepLog(root, second, "S1", "stdout.log"); !strings.Contains(out, "agent=host-gone") {
 		t.Errorf("stdout.log lacks the output the step printed where it ran:\n%s", out)
+	}
+}
+
+// TestRetriedStepsUnrecordedDispatchIsReadBack: the same as
+// TestDispatchItsControllerNeverRecordedIsReadBack for a step whose
+// earlier attempt is on record: attempt 1 failed on its agent and was
+// recorded, and the controller died before it recorded attempt 2, which
+// it had offered and which ran to its end on the hub (its records
+// written as an agent and a relay would). The successor numbers its
+// next attempt 2 as well (attempt numbers continue across controllers)
+// and reads that dispatch back instead of running the step again.
+func TestRetriedStepsUnrecordedDispatchIsReadBack(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	h := startHubProc(t, dir, "127.0.0.1:0")
+	url, creds := h.url, filepath.Join(dir, "admin.nk")
+	fixed := filepath.Join(dir, "fixed")
+	cfg := hubAgentConfig(url, creds, "300ms")
+	// Attempt 1 fails until the test fixes it; the restart waits long
+	// enough for the controller to die in between.
+	cfg = strings.Replace(cfg, `"sh", "-c", "echo agent=`, `"sh", "-c", "test -e `+fixed+` || exit 3; echo agent=`, 1)
+	cfg = strings.Replace(cfg, `backoff_base = "50ms"`, `backoff_base = "1m"`, 1)
+	cfg = strings.Replace(cfg, `backoff_cap = "200ms"`, `backoff_cap = "1m"`, 1)
+	root := newRoot(t, cfg)
+	startAgent(t, url, creds, "host-a")
+	ctl := startController(t, root)
+	taskID := ackTask(t, run(t, "send", "--root", root, "fails once, then ran unrecorded"))
+	scheduled := waitEvent(t, root, "restart_scheduled", 20*time.Second, func(e ledger.Event) bool {
+		return e.TaskID == taskID && e.Payload.String("to") == "restart_scheduled"
+	})
+	ctl.kill()
+
+	rt, _ := naming.ForRoot(hubAgentRootID)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "dead-controller"}, rt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	key := steps.Key(scheduled.RunID, "S1")
+	for _, r := range []steps.Record{
+		{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 2},
+		{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "host-gone", PID: 1},
+		{Type: steps.TypeLine, Dispatch: 2, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "agent=host-gone"}}},
+		{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "host-gone"},
+		{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2},
+	} {
+		if err := conn.Publish(context.Background(), key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Run again, the step would now succeed: the test sees it ran.
+	if err := os.WriteFile(fixed, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	ctl = startController(t, root)
+	defer ctl.stop()
+	if end := finished(t, root, taskID); end.Payload.String("status") != ledger.StatusDone {
+		t.Fatalf("the run ended %s/%s, want DONE; stderr.log:\n%s", end.Payload.String("status"), end.Payload.String("reason_code"),
+			stepLog(root, taskID, "S1", "stderr.log"))
+	}
+	if runs := traceOf(root, taskID, "S1"); len(runs) != 0 {
+		t.Errorf("the step that ran under the dead controller ran again here: %s", runs)
+	}
+	if errLog := stepLog(root, taskID, "S1", "stderr.log"); !strings.Contains(errLog, "read back from the hub") {
+		t.Errorf("stderr.log does not say the step was read back:\n%s", errLog)
+	}
+	var attempts []int
+	for _, e := range events(t, root) {
+		if e.TaskID == taskID && e.EventType == ledger.EventStepStarted {
+			raw, _ := e.Payload.Get("attempt")
+			n, _ := strconv.Atoi(string(raw))
+			attempts = append(attempts, n)
+		}
+	}
+	if !slices.Equal(attempts, []int{1, 2}) {
+		t.Errorf("the step's attempts on record: %v, want [1 2]", attempts)
 	}
 }

@@ -24,8 +24,8 @@ func Over(js jetstream.JetStream, root naming.Root) *Conn {
 // open, follows it and offers it again, stored once (the dedupe window
 // is a day). It reports whether it offered the step; it offers nothing
 // where the relay must decide with what it alone has or knows: a read
-// back (Step.ReadBack: a read-back offers nothing; nor does a dispatch
-// an Unrecorded step finds ended), a step whose bundle
+// back (Step.ReadBack; nor is a dispatch of s's attempt that a
+// predecessor offered and that ended: see dispatchOf), a step whose bundle
 // the relay publishes from its worktree first (Step.Bundle), a dispatch
 // to follow rather than a fresh one (the relay follows it, offering it
 // again), a connection that is not up (a publish would wait in the

@@ -23,10 +23,15 @@
 // the next one. A relay that finds the last dispatch neither closed nor
 // given up (its relay died with its controller) follows that dispatch
 // instead of offering the step again: a successor follows the same
-// step, it does not start a second run. A relay told to read back an
-// attempt (Step.ReadBack: its controller died or was deposed before it
-// recorded the step's end) that finds that attempt's dispatch closed
-// follows it too, without offering it: the step's end is on record and
+// step, it does not start a second run. A dispatch that ran to its end
+// unstopped, whose end the relay's controller lacks, is read back: its
+// output and end printed again, nothing offered, the step never earned
+// again. The controller says which: the attempt it is about to make
+// (Step.Attempt; attempt numbers continue across controllers, so a
+// dispatch of it was offered by a predecessor that died or was deposed
+// before recording it), or an earlier attempt whose end it lacks
+// (Step.ReadBack). The dispatch record names the attempt that offered
+// it, the closed record the attempt whose relay reported its end.
 // is printed again, never earned again. Every record carries D and the
 // delivery (the work queue's delivery count of the agent that sent
 // it): the relay prints only the records of the newest delivery of its
@@ -58,21 +63,21 @@ type Step struct {
 	RunID    string `json:"run_id"`
 	StepID   string `json:"step_id"`
 	Lane     string `json:"lane"`
-	// Attempt is the controller's attempt at the step: a dispatch's
-	// records carry the attempt that offered it.
+	// Attempt is the controller's attempt at the step, numbered on
+	// across restarts, retries and controllers: one number is one
+	// attempt for good. A closed dispatch whose closed record names it
+	// was offered by a predecessor for this very attempt (the offer comes
+	// before the record of the step's start, and a predecessor that died
+	// or was deposed between the two left no record of it), and is read
+	// back if it ran to its end unstopped, never run again.
 	Attempt int `json:"attempt"`
-	// ReadBack, when set, is an attempt that a previous controller left
-	// without recording its end (it died, or was deposed, while its relay
-	// ran): a dispatch of that attempt that ended is read back (its
-	// output and end printed again, nothing offered), never run again, as
-	// a local worker's logs are read back.
+	// ReadBack, when set, is an earlier attempt whose end the controller
+	// lacks: its relay was stopped as stuck, or died with a previous
+	// controller without the end in its logs. The dispatch that attempt's
+	// relay followed (the last one: offered by it or by an earlier
+	// attempt, still open; or closed by it) is read back if it ran to its
+	// end unstopped, as a local worker's logs are read back.
 	ReadBack int `json:"read_back,omitempty"`
-	// Unrecorded says the controller has no record of any worker of the
-	// step's run: a dispatch of the step that ran to its end is a
-	// predecessor's that died or was deposed between offering it and
-	// recording it (the offer comes first), and is read back as ReadBack's
-	// is, never run again.
-	Unrecorded bool `json:"unrecorded,omitempty"`
 	// Kind is the worker kind (the decoder: sim, command, claude,
 	// codex).
 	Kind string   `json:"kind"`
@@ -180,8 +185,9 @@ type Record struct {
 	// Patch (TypeEnd) names the patch of what a step in a worktree
 	// changed (see PatchName); empty: it changed nothing.
 	Patch string `json:"patch,omitempty"`
-	// Attempt (TypeDispatch, TypeClosed) is the controller's attempt
-	// that offered the dispatch (see Step.ReadBack).
+	// Attempt is the controller's attempt that offered the dispatch
+	// (TypeDispatch), or whose relay reported its end and closed it
+	// (TypeClosed): see Step.Attempt and Step.ReadBack.
 	Attempt int `json:"attempt,omitempty"`
 	// CPUMillis (TypeBeat) is the CPU time the step's process used so
 	// far, in milliseconds (see TypeBeat).

@@ -117,12 +117,13 @@ func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
 	}
 }
 
-// TestUnrecordedStepsEndedDispatchIsReadBack: a controller that died (or
-// was deposed) after offering a step but before recording it leaves a
-// dispatch its successor has no record of; the successor's relay for a
-// run with no worker on record (Unrecorded) reads that dispatch back if
-// it ran to its end, instead of running the step again.
-func TestUnrecordedStepsEndedDispatchIsReadBack(t *testing.T) {
+// TestStuckFollowersStepIsReadBack: attempt 2's relay followed the
+// dispatch attempt 1 offered (attempt 1's relay died with its
+// controller), and was stopped as stale after the step had run to its
+// end: the dispatch names attempt 1, is still open, its stop on record.
+// Attempt 3, reading attempt 2 back, prints the step's end again and
+// does not run it.
+func TestStuckFollowersStepIsReadBack(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c := dial()
 	ctx := context.Background()
@@ -130,27 +131,114 @@ func TestUnrecordedStepsEndedDispatchIsReadBack(t *testing.T) {
 		t.Fatal(err)
 	}
 	trace := filepath.Join(t.TempDir(), "trace")
-	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 1, Unrecorded: true,
+	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 3, ReadBack: 2,
 		Argv: []string{"sh", "-c", `echo ran >> "$0"`, trace}}
 	for _, r := range []steps.Record{
 		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
 		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
 		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
 		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
-		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1},
+		{Type: steps.TypeStop, Dispatch: 1},
 	} {
 		if err := c.Publish(ctx, s.Key, r); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// The controller's offer ahead finds nothing to offer.
-	if offered, err := c.OfferAhead(ctx, s); err != nil || offered {
-		t.Errorf("offered ahead: %v, %v; want nothing offered", offered, err)
-	}
 	if code, out, read := relayStep(t, c, s); code != 0 || out != "said it\n" || read != 1 {
-		t.Errorf("the relay: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, read)
+		t.Errorf("the relay of attempt 3: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, read)
 	}
 	if data, _ := os.ReadFile(trace); len(data) != 0 {
 		t.Errorf("the step ran: %q", data)
+	}
+}
+
+// TestPredecessorsDispatchOfTheSameAttemptIsReadBack: a controller that
+// died (or was deposed) after offering attempt 2 of a step but before
+// recording it, its attempt 1 on record, leaves a dispatch its
+// successor has no record of. The successor numbers its next attempt 2
+// as well (attempt numbers continue across controllers), and its relay
+// reads that dispatch back, since it ran to its end, instead of running
+// the step again; the controller's offer ahead offers nothing. Attempt
+// 3, with attempt 2's end on record, runs the step afresh.
+func TestPredecessorsDispatchOfTheSameAttemptIsReadBack(t *testing.T) {
+	dial, _ := steps.TestHub(t)
+	c, ac := dial(), dial()
+	ctx := context.Background()
+	if err := c.EnsureStreams(ctx); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 2,
+		Argv: []string{"sh", "-c", `echo ran >> "$0"`, trace}}
+	for _, r := range []steps.Record{
+		// Attempt 1: recorded, failed.
+		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 1},
+		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1},
+		// Attempt 2: offered and run by the predecessor, never recorded.
+		{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 2},
+		{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
+		{Type: steps.TypeLine, Dispatch: 2, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a"},
+		{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2},
+	} {
+		if err := c.Publish(ctx, s.Key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if offered, err := c.OfferAhead(ctx, s); err != nil || offered {
+		t.Errorf("offered ahead: %v, %v; want nothing offered", offered, err)
+	}
+	if code, out, read := relayStep(t, c, s); code != 0 || out != "said it\n" || read != 2 {
+		t.Errorf("the relay of attempt 2: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 2", code, out, read)
+	}
+	if data, _ := os.ReadFile(trace); len(data) != 0 {
+		t.Errorf("the step ran: %q", data)
+	}
+	serveAgent(t, ac, 5*time.Second)
+	s.Attempt = 3
+	if code, out, read := relayStep(t, c, s); code != 0 || out != "" || read != 0 {
+		t.Errorf("the relay of attempt 3: exit %d, output %q, read back dispatch %d; want the step run (0, nothing, 0)", code, out, read)
+	}
+	if data, _ := os.ReadFile(trace); string(data) != "ran\n" {
+		t.Errorf("the step's runs: %q, want one (attempt 3)", data)
+	}
+}
+
+// TestSuccessorReadsBackADispatchItsAttemptFollowed: attempt 1's relay
+// offered the step and died with its controller; attempt 2's relay (a
+// successor's) followed that dispatch to its end and closed it, and its
+// own controller died before recording the end. Attempt 3, reading back
+// attempt 2, finds the step's end on record: the dispatch is read back,
+// not run again, though attempt 1 offered it.
+func TestSuccessorReadsBackADispatchItsAttemptFollowed(t *testing.T) {
+	dial, _ := steps.TestHub(t)
+	c, ac := dial(), dial()
+	if err := c.EnsureStreams(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	serveAgent(t, ac, 5*time.Second)
+	trace := filepath.Join(t.TempDir(), "trace")
+	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command",
+		Argv: []string{"sh", "-c", `echo "said it"; echo ran >> "$0"`, trace}}
+	// What attempt 1's relay left: its dispatch record and the offer.
+	if err := c.Publish(context.Background(), s.Key, steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	s.Dispatch = 1
+	if err := c.Offer(context.Background(), s); err != nil {
+		t.Fatal(err)
+	}
+	s.Dispatch = 0
+	s.Attempt = 2
+	if code, out, d := relayStep(t, c, s); code != 0 || out != "said it\n" || d != 0 {
+		t.Fatalf("attempt 2 following attempt 1's dispatch: exit %d, output %q, read back %d; want 0, the step's line, 0", code, out, d)
+	}
+	s.Attempt, s.ReadBack = 3, 2
+	if code, out, d := relayStep(t, c, s); code != 0 || out != "said it\n" || d != 1 {
+		t.Errorf("attempt 3 reading back attempt 2: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, d)
+	}
+	if data, _ := os.ReadFile(trace); string(data) != "ran\n" {
+		t.Errorf("the step's runs: %q, want one", data)
 	}
 }

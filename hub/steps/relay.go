@@ -103,7 +103,7 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 	}
 	// Records after the end (a skip, a late end) are left unread.
 	defer func() { close(followed); endPump(); <-pumped }()
-	f := follower{c: c, s: s, o: o, attempt: at.attempt, ends: map[int]Record{}, pulse: pl}
+	f := follower{c: c, s: s, o: o, ends: map[int]Record{}, pulse: pl}
 	stop := o.Stop
 	for {
 		select {
@@ -176,8 +176,7 @@ func (c *Conn) offer(ctx context.Context, s Step, at followed) error {
 }
 
 // followed is the dispatch a relay follows: fresh, it offers it; ended,
-// it reads it back (see Step.ReadBack); attempt is the controller's
-// attempt that offered it.
+// it reads it back; attempt is the controller's attempt that offered it.
 type followed struct {
 	dispatch, attempt int
 	fresh, ended      bool
@@ -185,19 +184,16 @@ type followed struct {
 
 // dispatchOf returns the dispatch of s's step to follow: the last one,
 // unless it is closed or its relay asked it to stop (given up on
-// purpose), else a fresh one; but one whose step ran to its end (not
-// stopped: a stop asked for as the step ended does not undo it) is
-// followed, to be read back, when it is of the attempt s.ReadBack,
-// closed or not (a relay stopped as stuck after its step ended left it
-// open, with its stop), or closed when s is Unrecorded (an open one is
-// followed anyway: it may be this very relay's, offered ahead).
+// purpose), else a fresh one; but the last one is read back when it ran
+// to its end unstopped (a stop asked for as the step ended does not undo
+// it) and s's controller lacks that end (see readsBack).
 func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 	key := s.Key
 	last, err := c.Last(ctx, key, TypeDispatch)
 	if err != nil || last == nil {
 		return followed{dispatch: 1, fresh: true}, err
 	}
-	if (s.ReadBack > 0 && last.Attempt == s.ReadBack) || (s.Unrecorded && last.Type == TypeClosed) {
+	if readsBack(s, *last) {
 		end, err := c.Last(ctx, key, TypeEnd)
 		if err != nil {
 			return followed{}, err
@@ -218,13 +214,26 @@ func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 	return followed{dispatch: last.Dispatch + 1, fresh: true}, nil
 }
 
+// readsBack reports whether last, the step's last dispatch or closed
+// record, is of a dispatch whose end s's controller lacks, to be read
+// back if it ended: one closed by a relay of s's own attempt (a
+// predecessor's: see Step.Attempt), or the dispatch s.ReadBack's relay
+// followed, either still open (offered by that attempt or an earlier
+// one) or closed by it. An open dispatch of s's own attempt is
+// followed anyway: it may be this very relay's, offered ahead.
+func readsBack(s Step, last Record) bool {
+	if last.Type == TypeClosed {
+		return last.Attempt == s.Attempt || (s.ReadBack > 0 && last.Attempt == s.ReadBack)
+	}
+	return s.ReadBack > 0 && last.Attempt <= s.ReadBack
+}
+
 // follower is a relay's view of its dispatch: the newest delivery an
 // agent started, and the ends seen.
 type follower struct {
 	c       *Conn
 	s       Step
 	o       RelayIO
-	attempt int // the controller's attempt that offered the dispatch
 	cur     int
 	stopped bool
 	ends    map[int]Record
@@ -291,8 +300,9 @@ func (f *follower) stop(ctx context.Context) error {
 	return through(ctx, func() error { return f.c.Publish(ctx, f.s.Key, Record{Type: TypeStop, Dispatch: f.s.Dispatch}) })
 }
 
-// finish prints the end's error, closes the dispatch and returns the
-// exit code.
+// finish prints the end's error, closes the dispatch in the name of the
+// relay's attempt (the one whose controller now has the end, whichever
+// attempt offered the dispatch) and returns the exit code.
 func (f *follower) finish(ctx context.Context, end Record) (int, error) {
 	if end.Error != "" {
 		_, _ = io.WriteString(f.o.Stderr, end.Error+"\n")
@@ -307,7 +317,7 @@ func (f *follower) finish(ctx context.Context, end Record) (int, error) {
 		}
 	}
 	if err := through(ctx, func() error {
-		return f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.attempt})
+		return f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.s.Attempt})
 	}); err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package steps_test
 import (
 	"bytes"
 	"context"
+	"log/slog"
 	"testing"
 	"time"
 
@@ -11,16 +12,33 @@ import (
 )
 
 // serveAgent runs agent a for lane l on ac with ackWait (a beat every
-// quarter of it, at most a second apart) until the test ends.
+// quarter of it, at most a second apart) until the test ends. What the
+// agent logs goes to the test's log, and an agent that gives up before
+// the test ends fails it: a relay waiting for a step no agent serves
+// would otherwise only time out.
 func serveAgent(t *testing.T, ac *steps.Conn, ackWait time.Duration) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	served := make(chan struct{})
+	log := slog.New(slog.NewTextHandler(testLog{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	dir := t.TempDir()
 	go func() {
 		defer close(served)
-		_ = agent.Run(ctx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: t.TempDir(), AckWait: ackWait})
+		err := agent.Run(ctx, ac, agent.Options{Name: "a", Lanes: []string{"l"}, WorkDir: dir, AckWait: ackWait, Log: log})
+		if err != nil && ctx.Err() == nil {
+			t.Errorf("agent a gave up: %v", err)
+		}
 	}()
 	t.Cleanup(func() { cancel(); <-served })
+}
+
+// testLog writes a log's lines to the test's.
+type testLog struct{ t *testing.T }
+
+func (w testLog) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(string(bytes.TrimRight(p, "\n")))
+	return len(p), nil
 }
 
 // relayStep runs s's relay to its end (within 30 s) and returns its exit
