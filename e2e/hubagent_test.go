@@ -441,7 +441,7 @@ func TestDispatchItsControllerNeverRecordedIsReadBack(t *testing.T) {
 		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "host-gone", PID: 1},
 		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "agent=host-gone"}}},
 		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "host-gone"},
-		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1},
+		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1, Ran: true},
 	} {
 		if err := conn.Publish(context.Background(), key, r); err != nil {
 			t.Fatal(err)
@@ -509,7 +509,7 @@ func TestRetriedStepsUnrecordedDispatchIsReadBack(t *testing.T) {
 		{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "host-gone", PID: 1},
 		{Type: steps.TypeLine, Dispatch: 2, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "agent=host-gone"}}},
 		{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "host-gone"},
-		{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2},
+		{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2, Ran: true},
 	} {
 		if err := conn.Publish(context.Background(), key, r); err != nil {
 			t.Fatal(err)

@@ -189,6 +189,13 @@ type Record struct {
 	// (TypeDispatch), or whose relay reported its end and closed it
 	// (TypeClosed): see Step.Attempt and Step.ReadBack.
 	Attempt int `json:"attempt,omitempty"`
+	// Ran (TypeClosed) says the end the closing relay reported was an
+	// agent's, its step run to its end unstopped: a controller that
+	// lacks that end reads the dispatch back (see dispatchOf). The
+	// closed record is what says so, not the last end on record: a
+	// relay that its controller stopped before it had read the agent's
+	// end publishes a cancel of its own after it (see follower.stop).
+	Ran bool `json:"ran,omitempty"`
 	// CPUMillis (TypeBeat) is the CPU time the step's process used so
 	// far, in milliseconds (see TypeBeat).
 	CPUMillis int64 `json:"cpu_ms,omitempty"`

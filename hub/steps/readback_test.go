@@ -174,13 +174,13 @@ func TestPredecessorsDispatchOfTheSameAttemptIsReadBack(t *testing.T) {
 		// Attempt 1: recorded, failed.
 		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
 		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 1},
-		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1},
+		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1, Ran: true},
 		// Attempt 2: offered and run by the predecessor, never recorded.
 		{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 2},
 		{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
 		{Type: steps.TypeLine, Dispatch: 2, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
 		{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a"},
-		{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2},
+		{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2, Ran: true},
 	} {
 		if err := c.Publish(ctx, s.Key, r); err != nil {
 			t.Fatal(err)
@@ -240,5 +240,46 @@ func TestSuccessorReadsBackADispatchItsAttemptFollowed(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(trace); string(data) != "ran\n" {
 		t.Errorf("the step's runs: %q, want one", data)
+	}
+}
+
+// TestReadBackTrustsTheClosedRecordOverTheLastEnd: a relay its
+// controller stopped as stale before it had read anything published a
+// cancel of its own (an end of no delivery, stopped) after the agent's
+// end, then read that end and closed the dispatch with it. The next
+// attempt, reading that attempt back, goes by the closed record (the
+// step ran to its end), not by the last end on record (the cancel): it
+// prints the step's end again and does not run it.
+func TestReadBackTrustsTheClosedRecordOverTheLastEnd(t *testing.T) {
+	dial, _ := steps.TestHub(t)
+	c, ac := dial(), dial()
+	ctx := context.Background()
+	if err := c.EnsureStreams(ctx); err != nil {
+		t.Fatal(err)
+	}
+	trace := filepath.Join(t.TempDir(), "trace")
+	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 1,
+		Argv: []string{"sh", "-c", `echo ran >> "$0"`, trace}}
+	for _, r := range []steps.Record{
+		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
+		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
+		{Type: steps.TypeEnd, Dispatch: 1, Stopped: "cancelled", ExitCode: -1},
+	} {
+		if err := c.Publish(ctx, s.Key, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, out, _ := relayStep(t, c, s); code != 0 || out != "said it\n" {
+		t.Fatalf("the relay of attempt 1: exit %d, output %q; want 0 and the step's line", code, out)
+	}
+	serveAgent(t, ac, 5*time.Second)
+	s.Attempt, s.ReadBack = 2, 1
+	if code, out, read := relayStep(t, c, s); code != 0 || out != "said it\n" || read != 1 {
+		t.Errorf("the relay of attempt 2: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, read)
+	}
+	if data, _ := os.ReadFile(trace); len(data) != 0 {
+		t.Errorf("the step ran: %q", data)
 	}
 }

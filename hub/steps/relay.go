@@ -186,7 +186,8 @@ type followed struct {
 // unless it is closed or its relay asked it to stop (given up on
 // purpose), else a fresh one; but the last one is read back when it ran
 // to its end unstopped (a stop asked for as the step ended does not undo
-// it) and s's controller lacks that end (see readsBack).
+// it: its closed record says so, or for one still open its last end) and
+// s's controller lacks that end (see readsBack).
 func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 	key := s.Key
 	last, err := c.Last(ctx, key, TypeDispatch)
@@ -194,11 +195,15 @@ func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 		return followed{dispatch: 1, fresh: true}, err
 	}
 	if readsBack(s, *last) {
-		end, err := c.Last(ctx, key, TypeEnd)
-		if err != nil {
-			return followed{}, err
+		ran := last.Ran
+		if last.Type == TypeDispatch {
+			end, err := c.Last(ctx, key, TypeEnd)
+			if err != nil {
+				return followed{}, err
+			}
+			ran = end != nil && end.Dispatch == last.Dispatch && end.Delivery > 0 && end.Stopped == ""
 		}
-		if end != nil && end.Dispatch == last.Dispatch && end.Delivery > 0 && end.Stopped == "" {
+		if ran {
 			return followed{dispatch: last.Dispatch, attempt: last.Attempt, ended: true}, nil
 		}
 	}
@@ -317,7 +322,8 @@ func (f *follower) finish(ctx context.Context, end Record) (int, error) {
 		}
 	}
 	if err := through(ctx, func() error {
-		return f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.s.Attempt})
+		return f.c.Publish(ctx, f.s.Key, Record{Type: TypeClosed, Dispatch: f.s.Dispatch, Attempt: f.s.Attempt,
+			Ran: end.Delivery > 0 && end.Stopped == ""})
 	}); err != nil {
 		return 0, err
 	}

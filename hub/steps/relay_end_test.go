@@ -24,7 +24,7 @@ func TestRelayEndsThoughRecordsFollowTheEnd(t *testing.T) {
 		{Type: TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []Line{{Text: "one"}}},
 		{Type: TypeStart, Dispatch: 1, Delivery: 2}, {Type: TypeLine, Dispatch: 1, Delivery: 2, Seq: 1, Lines: []Line{{Text: "two"}}},
 		{Type: TypeEnd, Dispatch: 1, Delivery: 2, ExitCode: 4}, {Type: TypeSkip, Dispatch: 1, Delivery: 3},
-		{Type: TypeEnd, Dispatch: 1, Delivery: 1}, {Type: TypeClosed, Dispatch: 1, Attempt: 1}} {
+		{Type: TypeEnd, Dispatch: 1, Delivery: 1}, {Type: TypeClosed, Dispatch: 1, Attempt: 1, Ran: true}} {
 		if err := c.Publish(ctx, k, r); err != nil {
 			t.Fatal(err)
 		}
