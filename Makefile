@@ -17,9 +17,14 @@ all: build
 # starts faster (no dynamic loader) and runs anywhere. Two programs:
 # daokit, and beside it daokit-hub, the only one that links the NATS
 # server (`daokit hub` runs it), so that the window, the controller and
-# every Lead and Worker carry none of the server's inits.
+# every Lead and Worker carry none of the server's inits. Built as
+# releases are: without the symbol table and DWARF (-s -w: a panic's
+# stack still names every function and line, profiles still resolve,
+# a debugger does not) and without this machine's paths (-trimpath);
+# `make build LDFLAGS=` keeps them for a debugger.
+LDFLAGS ?= -s -w
 build:
-	CGO_ENABLED=0 $(GO) build -o bin/ ./cmd/daokit ./cmd/daokit-hub
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags='$(LDFLAGS)' -o bin/ ./cmd/daokit ./cmd/daokit-hub
 
 # Open daokit on a demo root with a team of simulated agents: a coder and
 # a reviewer in a loop (examples/demo/daokit.toml; an existing

@@ -11,7 +11,8 @@
 # bench/last-hub.txt.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-CGO_ENABLED=0 go build -o bin/ ./cmd/daokit ./cmd/daokit-hub
+# The two programs as `make build` builds them (what a person installs).
+make --no-print-directory build
 go build -o bin/cmdbench ./bench/cmdbench
 runs=${RUNS:-50}
 # The modules the hub brings in (go.mod), as package path prefixes.
