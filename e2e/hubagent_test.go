@@ -429,24 +429,7 @@ func TestDispatchItsControllerNeverRecordedIsReadBack(t *testing.T) {
 		t.Fatal("the second instruction's step started while the first held the lane")
 	}
 
-	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "dead-controller"}, rt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	key := steps.Key(received.RunID, "S1")
-	for _, r := range []steps.Record{
-		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "host-gone", PID: 1},
-		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "agent=host-gone"}}},
-		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "host-gone"},
-		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1, Ran: true},
-	} {
-		if err := conn.Publish(context.Background(), key, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ranUnrecorded(t, url, creds, steps.Key(received.RunID, "S1"), 1, 1)
 
 	startAgent(t, url, creds, "host-a")
 	ctl = startController(t, root)
@@ -497,24 +480,7 @@ func TestRetriedStepsUnrecordedDispatchIsReadBack(t *testing.T) {
 	})
 	ctl.kill()
 
-	rt, _ := naming.ForRoot(hubAgentRootID)
-	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "dead-controller"}, rt, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	key := steps.Key(scheduled.RunID, "S1")
-	for _, r := range []steps.Record{
-		{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 2},
-		{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "host-gone", PID: 1},
-		{Type: steps.TypeLine, Dispatch: 2, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "agent=host-gone"}}},
-		{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "host-gone"},
-		{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2, Ran: true},
-	} {
-		if err := conn.Publish(context.Background(), key, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	ranUnrecorded(t, url, creds, steps.Key(scheduled.RunID, "S1"), 2, 2)
 	// Run again, the step would now succeed: the test sees it ran.
 	if err := os.WriteFile(fixed, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -542,5 +508,30 @@ func TestRetriedStepsUnrecordedDispatchIsReadBack(t *testing.T) {
 	}
 	if !slices.Equal(attempts, []int{1, 2}) {
 		t.Errorf("the step's attempts on record: %v, want [1 2]", attempts)
+	}
+}
+
+// ranUnrecorded stores on the hub at url what a step key's dispatch
+// leaves that attempt offered and agent host-gone ran to its end
+// (printing agent=host-gone), its relay closing it, all as an agent and
+// a relay would, with no controller recording any of it.
+func ranUnrecorded(t *testing.T, url, creds, key string, dispatch, attempt int) {
+	t.Helper()
+	rt, _ := naming.ForRoot(hubAgentRootID)
+	conn, err := steps.DialWait(context.Background(), steps.DialOptions{URL: url, Creds: creds, Name: "dead-controller"}, rt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	for _, r := range []steps.Record{
+		{Type: steps.TypeDispatch, Dispatch: dispatch, Attempt: attempt},
+		{Type: steps.TypeStart, Dispatch: dispatch, Delivery: 1, Agent: "host-gone", PID: 1},
+		{Type: steps.TypeLine, Dispatch: dispatch, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "agent=host-gone"}}},
+		{Type: steps.TypeEnd, Dispatch: dispatch, Delivery: 1, Agent: "host-gone"},
+		{Type: steps.TypeClosed, Dispatch: dispatch, Attempt: attempt, Ran: true},
+	} {
+		if err := conn.Publish(context.Background(), key, r); err != nil {
+			t.Fatal(err)
+		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -23,18 +24,13 @@ func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
 	c, ac := dial(), dial()
 	serveAgent(t, ac, 5*time.Second)
 
-	trace := filepath.Join(t.TempDir(), "trace")
-	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command",
-		Argv: []string{"sh", "-c", `echo "said it"; echo ran >> "$0"; exit 3`, trace}}
+	s, trace := tracedStep(t, "said it", 3)
 	relay := func(attempt, readBack int) (code int, out string, readBackOf int) {
 		t.Helper()
 		s.Attempt, s.ReadBack = attempt, readBack
 		return relayStep(t, c, s)
 	}
-	runs := func() int {
-		data, _ := os.ReadFile(trace)
-		return strings.Count(string(data), "ran\n")
-	}
+	runs := func() int { return strings.Count(trace(), "ran\n") }
 
 	if code, out, _ := relay(1, 0); code != 3 || out != "said it\n" || runs() != 1 {
 		t.Fatalf("first relay: exit %d, output %q, %d runs; want 3, the step's line, 1", code, out, runs())
@@ -64,26 +60,15 @@ func TestSuccessorReadsBackAnEndedDispatch(t *testing.T) {
 func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c, ac := dial(), dial()
-	ctx := context.Background()
-	trace := filepath.Join(t.TempDir(), "trace")
-	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command",
-		Argv: []string{"sh", "-c", `echo "said it"; echo ran >> "$0"; exit 3`, trace}}
-	if err := c.EnsureStreams(ctx); err != nil {
-		t.Fatal(err)
-	}
+	s, runs := tracedStep(t, "said it", 3)
 	// What the stuck relay of attempt 1 left: its dispatch, the agent's
 	// start, output and end, then the stop its SIGTERM asked for.
-	for _, r := range []steps.Record{
-		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
-		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
-		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 3},
-		{Type: steps.TypeStop, Dispatch: 1},
-	} {
-		if err := c.Publish(ctx, s.Key, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	store(t, c, s.Key,
+		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
+		steps.Record{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 3},
+		steps.Record{Type: steps.TypeStop, Dispatch: 1})
 	relay := func(attempt, readBack int) (code int, out string, readBackOf int) {
 		t.Helper()
 		s.Attempt, s.ReadBack = attempt, readBack
@@ -92,28 +77,23 @@ func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
 	if code, out, d := relay(2, 1); code != 3 || out != "said it\n" || d != 1 {
 		t.Errorf("attempt 2 reading back attempt 1: exit %d, output %q, read back dispatch %d; want 3, the step's line, dispatch 1", code, out, d)
 	}
-	if data, _ := os.ReadFile(trace); len(data) != 0 {
-		t.Errorf("the step ran on reading back: %q", data)
+	if ran := runs(); ran != "" {
+		t.Errorf("the step ran on reading back: %q", ran)
 	}
 
 	// Attempt 3's dispatch (2) is stopped before it ended: attempt 4
 	// reading it back runs the step.
-	for _, r := range []steps.Record{
-		{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 3},
-		{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
-		{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a", ExitCode: -1, Stopped: "cancelled"},
-		{Type: steps.TypeStop, Dispatch: 2},
-	} {
-		if err := c.Publish(ctx, s.Key, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	store(t, c, s.Key,
+		steps.Record{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 3},
+		steps.Record{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a", ExitCode: -1, Stopped: "cancelled"},
+		steps.Record{Type: steps.TypeStop, Dispatch: 2})
 	serveAgent(t, ac, 5*time.Second)
 	if code, out, d := relay(4, 3); code != 3 || out != "said it\n" || d != 0 {
 		t.Errorf("attempt 4 after a stopped attempt 3: exit %d, output %q, read back %d; want the step run (3, its line, 0)", code, out, d)
 	}
-	if data, _ := os.ReadFile(trace); string(data) != "ran\n" {
-		t.Errorf("the step's runs: %q, want one", data)
+	if ran := runs(); ran != "ran\n" {
+		t.Errorf("the step's runs: %q, want one", ran)
 	}
 }
 
@@ -126,29 +106,19 @@ func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
 func TestStuckFollowersStepIsReadBack(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c := dial()
-	ctx := context.Background()
-	if err := c.EnsureStreams(ctx); err != nil {
-		t.Fatal(err)
-	}
-	trace := filepath.Join(t.TempDir(), "trace")
-	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 3, ReadBack: 2,
-		Argv: []string{"sh", "-c", `echo ran >> "$0"`, trace}}
-	for _, r := range []steps.Record{
-		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
-		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
-		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
-		{Type: steps.TypeStop, Dispatch: 1},
-	} {
-		if err := c.Publish(ctx, s.Key, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, runs := tracedStep(t, "", 0)
+	s.Attempt, s.ReadBack = 3, 2
+	store(t, c, s.Key,
+		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
+		steps.Record{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
+		steps.Record{Type: steps.TypeStop, Dispatch: 1})
 	if code, out, read := relayStep(t, c, s); code != 0 || out != "said it\n" || read != 1 {
 		t.Errorf("the relay of attempt 3: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, read)
 	}
-	if data, _ := os.ReadFile(trace); len(data) != 0 {
-		t.Errorf("the step ran: %q", data)
+	if ran := runs(); ran != "" {
+		t.Errorf("the step ran: %q", ran)
 	}
 }
 
@@ -163,45 +133,35 @@ func TestStuckFollowersStepIsReadBack(t *testing.T) {
 func TestPredecessorsDispatchOfTheSameAttemptIsReadBack(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c, ac := dial(), dial()
-	ctx := context.Background()
-	if err := c.EnsureStreams(ctx); err != nil {
-		t.Fatal(err)
-	}
-	trace := filepath.Join(t.TempDir(), "trace")
-	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 2,
-		Argv: []string{"sh", "-c", `echo ran >> "$0"`, trace}}
-	for _, r := range []steps.Record{
+	s, runs := tracedStep(t, "", 0)
+	s.Attempt = 2
+	store(t, c, s.Key,
 		// Attempt 1: recorded, failed.
-		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 1},
-		{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1, Ran: true},
+		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 1},
+		steps.Record{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1, Ran: true},
 		// Attempt 2: offered and run by the predecessor, never recorded.
-		{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 2},
-		{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
-		{Type: steps.TypeLine, Dispatch: 2, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
-		{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a"},
-		{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2, Ran: true},
-	} {
-		if err := c.Publish(ctx, s.Key, r); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if offered, err := c.OfferAhead(ctx, s); err != nil || offered {
+		steps.Record{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 2},
+		steps.Record{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
+		steps.Record{Type: steps.TypeLine, Dispatch: 2, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a"},
+		steps.Record{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2, Ran: true})
+	if offered, err := c.OfferAhead(context.Background(), s); err != nil || offered {
 		t.Errorf("offered ahead: %v, %v; want nothing offered", offered, err)
 	}
 	if code, out, read := relayStep(t, c, s); code != 0 || out != "said it\n" || read != 2 {
 		t.Errorf("the relay of attempt 2: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 2", code, out, read)
 	}
-	if data, _ := os.ReadFile(trace); len(data) != 0 {
-		t.Errorf("the step ran: %q", data)
+	if ran := runs(); ran != "" {
+		t.Errorf("the step ran: %q", ran)
 	}
 	serveAgent(t, ac, 5*time.Second)
 	s.Attempt = 3
 	if code, out, read := relayStep(t, c, s); code != 0 || out != "" || read != 0 {
 		t.Errorf("the relay of attempt 3: exit %d, output %q, read back dispatch %d; want the step run (0, nothing, 0)", code, out, read)
 	}
-	if data, _ := os.ReadFile(trace); string(data) != "ran\n" {
-		t.Errorf("the step's runs: %q, want one (attempt 3)", data)
+	if ran := runs(); ran != "ran\n" {
+		t.Errorf("the step's runs: %q, want one (attempt 3)", ran)
 	}
 }
 
@@ -214,21 +174,14 @@ func TestPredecessorsDispatchOfTheSameAttemptIsReadBack(t *testing.T) {
 func TestSuccessorReadsBackADispatchItsAttemptFollowed(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c, ac := dial(), dial()
-	if err := c.EnsureStreams(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	serveAgent(t, ac, 5*time.Second)
-	trace := filepath.Join(t.TempDir(), "trace")
-	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command",
-		Argv: []string{"sh", "-c", `echo "said it"; echo ran >> "$0"`, trace}}
+	s, runs := tracedStep(t, "said it", 0)
 	// What attempt 1's relay left: its dispatch record and the offer.
-	if err := c.Publish(context.Background(), s.Key, steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1}); err != nil {
-		t.Fatal(err)
-	}
+	store(t, c, s.Key, steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1})
 	s.Dispatch = 1
 	if err := c.Offer(context.Background(), s); err != nil {
 		t.Fatal(err)
 	}
+	serveAgent(t, ac, 5*time.Second)
 	s.Dispatch = 0
 	s.Attempt = 2
 	if code, out, d := relayStep(t, c, s); code != 0 || out != "said it\n" || d != 0 {
@@ -238,8 +191,8 @@ func TestSuccessorReadsBackADispatchItsAttemptFollowed(t *testing.T) {
 	if code, out, d := relayStep(t, c, s); code != 0 || out != "said it\n" || d != 1 {
 		t.Errorf("attempt 3 reading back attempt 2: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, d)
 	}
-	if data, _ := os.ReadFile(trace); string(data) != "ran\n" {
-		t.Errorf("the step's runs: %q, want one", data)
+	if ran := runs(); ran != "ran\n" {
+		t.Errorf("the step's runs: %q, want one", ran)
 	}
 }
 
@@ -253,24 +206,14 @@ func TestSuccessorReadsBackADispatchItsAttemptFollowed(t *testing.T) {
 func TestReadBackTrustsTheClosedRecordOverTheLastEnd(t *testing.T) {
 	dial, _ := steps.TestHub(t)
 	c, ac := dial(), dial()
-	ctx := context.Background()
-	if err := c.EnsureStreams(ctx); err != nil {
-		t.Fatal(err)
-	}
-	trace := filepath.Join(t.TempDir(), "trace")
-	s := steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Attempt: 1,
-		Argv: []string{"sh", "-c", `echo ran >> "$0"`, trace}}
-	for _, r := range []steps.Record{
-		{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
-		{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
-		{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
-		{Type: steps.TypeEnd, Dispatch: 1, Stopped: "cancelled", ExitCode: -1},
-	} {
-		if err := c.Publish(ctx, s.Key, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	s, runs := tracedStep(t, "", 0)
+	s.Attempt = 1
+	store(t, c, s.Key,
+		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
+		steps.Record{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Stopped: "cancelled", ExitCode: -1})
 	if code, out, _ := relayStep(t, c, s); code != 0 || out != "said it\n" {
 		t.Fatalf("the relay of attempt 1: exit %d, output %q; want 0 and the step's line", code, out)
 	}
@@ -279,7 +222,39 @@ func TestReadBackTrustsTheClosedRecordOverTheLastEnd(t *testing.T) {
 	if code, out, read := relayStep(t, c, s); code != 0 || out != "said it\n" || read != 1 {
 		t.Errorf("the relay of attempt 2: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, read)
 	}
-	if data, _ := os.ReadFile(trace); len(data) != 0 {
-		t.Errorf("the step ran: %q", data)
+	if ran := runs(); ran != "" {
+		t.Errorf("the step ran: %q", ran)
+	}
+}
+
+// tracedStep is step S1 of lane l, whose command prints line (if any),
+// appends "ran" to a trace file and exits with code; runs reads the
+// trace: what the step's runs left.
+func tracedStep(t *testing.T, line string, code int) (s steps.Step, runs func() string) {
+	t.Helper()
+	trace := filepath.Join(t.TempDir(), "trace")
+	script := `echo ran >> "$0"; exit ` + strconv.Itoa(code)
+	if line != "" {
+		script = `echo "` + line + `"; ` + script
+	}
+	s = steps.Step{Key: steps.Key("run", "S1"), Lane: "l", Kind: "command", Argv: []string{"sh", "-c", script, trace}}
+	return s, func() string {
+		data, _ := os.ReadFile(trace)
+		return string(data)
+	}
+}
+
+// store makes the root's streams and stores records of the step key,
+// as the agents and relays before would have.
+func store(t *testing.T, c *steps.Conn, key string, records ...steps.Record) {
+	t.Helper()
+	ctx := context.Background()
+	if err := c.EnsureStreams(ctx); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range records {
+		if err := c.Publish(ctx, key, r); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
