@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -371,28 +372,31 @@ func TestAwaitGoneKillsAndWaitsForALiveLeftWorker(t *testing.T) {
 	t.Parallel()
 	root := t.TempDir()
 	c := &Controller{opts: Options{Root: root}}
-	start := func(env ...string) *exec.Cmd {
+	// Each child is reaped as soon as it dies, as init reaps a dead
+	// controller's orphans; the test waits until it runs sleep with its
+	// environment: right after a start, the kernel may still be setting
+	// up the exec'd program, whose environ then reads empty.
+	start := func(env ...string) (*exec.Cmd, <-chan error) {
 		cmd := exec.Command("sleep", "30")
 		cmd.Env = append(os.Environ(), env...)
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-		return cmd
+		reaped, ended := make(chan error, 1), make(chan struct{})
+		go func() { defer close(ended); reaped <- cmd.Wait() }()
+		t.Cleanup(func() { _ = cmd.Process.Kill(); <-ended })
+		waitEnviron(t, cmd.Process.Pid, env[0])
+		return cmd, reaped
 	}
-	stranger := start("DAOKIT_ROOT=/elsewhere", "DAOKIT_TASK_ID=T1")
+	stranger, _ := start("DAOKIT_ROOT=/elsewhere", "DAOKIT_TASK_ID=T1")
 	if !c.awaitGone(stranger.Process.Pid, "T1", time.Second) {
 		t.Fatal("a process of another root was waited for")
 	}
 	if err := stranger.Process.Signal(syscall.Signal(0)); err != nil {
 		t.Fatalf("a process of another root was touched: %v", err)
 	}
-	left := start("DAOKIT_ROOT="+root, "DAOKIT_TASK_ID=T1")
-	// Reaped as soon as it dies, as init reaps a dead controller's
-	// orphans.
-	reaped := make(chan error, 1)
-	go func() { reaped <- left.Wait() }()
+	left, reaped := start("DAOKIT_ROOT="+root, "DAOKIT_TASK_ID=T1")
 	if !c.awaitGone(left.Process.Pid, "T1", 10*time.Second) {
 		t.Fatal("the left worker outlived awaitGone")
 	}
@@ -404,5 +408,22 @@ func TestAwaitGoneKillsAndWaitsForALiveLeftWorker(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("awaitGone returned while the left worker lived")
+	}
+}
+
+// waitEnviron waits until process pid's environment holds kv (within
+// 10 s).
+func waitEnviron(t *testing.T, pid int, kv string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		env, _ := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
+		if slices.Contains(strings.Split(string(env), "\x00"), kv) {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d never showed %s in its environment", pid, kv)
+		}
+		time.Sleep(time.Millisecond) // polling a condition with a deadline
 	}
 }

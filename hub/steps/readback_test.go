@@ -258,3 +258,48 @@ func store(t *testing.T, c *steps.Conn, key string, records ...steps.Record) {
 		}
 	}
 }
+
+// TestPredecessorsStoppedDispatchOfTheSameAttemptIsFollowed: a leader
+// deposed after offering attempt 1 of a step, and never recording it,
+// steps down: its relay asks the step to stop, but the step ends on its
+// agent first, and the relay has not closed the dispatch yet when the
+// successor's relay of attempt 1 looks. That relay follows the
+// dispatch, stop or not, and its end decides: one that ran unstopped is
+// the step's end (the step is not run again); one the stop ended fails
+// the attempt, and the next attempt offers the step afresh.
+func TestPredecessorsStoppedDispatchOfTheSameAttemptIsFollowed(t *testing.T) {
+	dial, _ := steps.TestHub(t)
+	c, ac := dial(), dial()
+	s, runs := tracedStep(t, "", 0)
+	s.Attempt = 1
+	store(t, c, s.Key,
+		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
+		steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
+		steps.Record{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		steps.Record{Type: steps.TypeStop, Dispatch: 1},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"})
+	serveAgent(t, ac, 5*time.Second)
+	if code, out, _ := relayStep(t, c, s); code != 0 || out != "said it\n" {
+		t.Errorf("the successor's relay of attempt 1: exit %d, output %q; want 0 and the step's line", code, out)
+	}
+	if ran := runs(); ran != "" {
+		t.Errorf("the step ran again: %q", ran)
+	}
+
+	// Attempt 2's dispatch, offered by a leader that then stepped down
+	// and whose stop ended it: the successor's attempt 2 fails with it,
+	// and its attempt 3 runs the step.
+	store(t, c, s.Key,
+		steps.Record{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 2},
+		steps.Record{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
+		steps.Record{Type: steps.TypeStop, Dispatch: 2},
+		steps.Record{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a", Signal: 15, Stopped: "cancelled"})
+	s.Attempt = 2
+	if code, _, _ := relayStep(t, c, s); code != 128+15 {
+		t.Errorf("the successor's relay of attempt 2: exit %d, want 143 (the stop ended the step)", code)
+	}
+	s.Attempt = 3
+	if code, _, _ := relayStep(t, c, s); code != 0 || runs() != "ran\n" {
+		t.Errorf("attempt 3: exit %d, runs %q; want the step run once", code, runs())
+	}
+}

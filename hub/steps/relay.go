@@ -183,8 +183,8 @@ type followed struct {
 }
 
 // dispatchOf returns the dispatch of s's step to follow: the last one,
-// unless it is closed or its relay asked it to stop (given up on
-// purpose), else a fresh one; but the last one is read back when it ran
+// unless it is closed or an earlier attempt's relay asked it to stop
+// (given up on purpose), else a fresh one; but the last one is read back when it ran
 // to its end unstopped (a stop asked for as the step ended does not undo
 // it: its closed record says so, or for one still open its last end) and
 // s's controller lacks that end (see readsBack).
@@ -208,6 +208,14 @@ func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 		}
 	}
 	if last.Type == TypeDispatch {
+		if last.Attempt == s.Attempt {
+			// Offered for this very attempt: ahead of this relay, or by
+			// a predecessor that died, was deposed or is stepping down,
+			// whose relay may be stopping it right now. Followed, stop
+			// or not: its end says whether the step ran (a stopped one
+			// fails the attempt, and the next one offers it afresh).
+			return followed{dispatch: last.Dispatch, attempt: last.Attempt}, nil
+		}
 		stop, err := c.Last(ctx, key, TypeStop)
 		if err != nil {
 			return followed{}, err
@@ -225,7 +233,8 @@ func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 // predecessor's: see Step.Attempt), or the dispatch s.ReadBack's relay
 // followed, either still open (offered by that attempt or an earlier
 // one) or closed by it. An open dispatch of s's own attempt is
-// followed anyway: it may be this very relay's, offered ahead.
+// followed anyway (see dispatchOf): it may be this very relay's,
+// offered ahead.
 func readsBack(s Step, last Record) bool {
 	if last.Type == TypeClosed {
 		return last.Attempt == s.Attempt || (s.ReadBack > 0 && last.Attempt == s.ReadBack)
