@@ -65,9 +65,6 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 		return 0, err
 	}
 	s.Dispatch = at.dispatch
-	if at.fresh {
-		at.attempt = s.Attempt
-	}
 	if err := through(ctx, func() error { return c.offer(ctx, s, at) }); err != nil {
 		return 0, err
 	}
@@ -139,7 +136,7 @@ func Relay(ctx context.Context, c *Conn, s Step, o RelayIO) (int, error) {
 func (c *Conn) offer(ctx context.Context, s Step, at followed) error {
 	var pending []jetstream.PubAckFuture
 	if at.fresh {
-		f, err := c.publishAsync(s.Key, Record{Type: TypeDispatch, Dispatch: at.dispatch, Attempt: at.attempt})
+		f, err := c.publishAsync(s.Key, Record{Type: TypeDispatch, Dispatch: at.dispatch, Attempt: s.Attempt})
 		if err != nil {
 			return err
 		}
@@ -175,19 +172,19 @@ func (c *Conn) offer(ctx context.Context, s Step, at followed) error {
 	return nil
 }
 
-// followed is the dispatch a relay follows: fresh, it offers it; ended,
-// it reads it back; attempt is the controller's attempt that offered it.
+// followed is the dispatch a relay follows: fresh, it offers it (its
+// record naming s's attempt); ended, it reads it back.
 type followed struct {
-	dispatch, attempt int
-	fresh, ended      bool
+	dispatch     int
+	fresh, ended bool
 }
 
 // dispatchOf returns the dispatch of s's step to follow: the last one,
 // unless it is closed or an earlier attempt's relay asked it to stop
-// (given up on purpose), else a fresh one; but the last one is read back when it ran
-// to its end unstopped (a stop asked for as the step ended does not undo
-// it: its closed record says so, or for one still open its last end) and
-// s's controller lacks that end (see readsBack).
+// (given up on purpose), else a fresh one; but the last one is read
+// back when it ran to its end unstopped (a stop asked for as the step
+// ended does not undo it: its closed record says so, or for one still
+// open its last end) and s's controller lacks that end (see readsBack).
 func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 	key := s.Key
 	last, err := c.Last(ctx, key, TypeDispatch)
@@ -204,7 +201,7 @@ func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 			ran = end != nil && end.Dispatch == last.Dispatch && end.Delivery > 0 && end.Stopped == ""
 		}
 		if ran {
-			return followed{dispatch: last.Dispatch, attempt: last.Attempt, ended: true}, nil
+			return followed{dispatch: last.Dispatch, ended: true}, nil
 		}
 	}
 	if last.Type == TypeDispatch {
@@ -214,14 +211,14 @@ func (c *Conn) dispatchOf(ctx context.Context, s Step) (followed, error) {
 			// whose relay may be stopping it right now. Followed, stop
 			// or not: its end says whether the step ran (a stopped one
 			// fails the attempt, and the next one offers it afresh).
-			return followed{dispatch: last.Dispatch, attempt: last.Attempt}, nil
+			return followed{dispatch: last.Dispatch}, nil
 		}
 		stop, err := c.Last(ctx, key, TypeStop)
 		if err != nil {
 			return followed{}, err
 		}
 		if stop == nil || stop.Dispatch != last.Dispatch {
-			return followed{dispatch: last.Dispatch, attempt: last.Attempt}, nil
+			return followed{dispatch: last.Dispatch}, nil
 		}
 	}
 	return followed{dispatch: last.Dispatch + 1, fresh: true}, nil
