@@ -31,11 +31,13 @@
 // dispatch of it was offered by a predecessor that died or was deposed
 // before recording it), or an earlier attempt whose end it lacks
 // (Step.ReadBack). The dispatch record names the attempt that offered
-// it, the closed record the attempt whose relay reported its end.
-// is printed again, never earned again. Every record carries D and the
-// delivery (the work queue's delivery count of the agent that sent
-// it): the relay prints only the records of the newest delivery of its
-// dispatch, so a late record of an agent that lost the step is ignored.
+// it, the closed record the attempt whose relay reported its end. An
+// open dispatch of the relay's own attempt is followed even when a stop
+// is on record (a predecessor stepping down asked for it): its end
+// decides. Every record carries D and the delivery (the work queue's
+// delivery count of the agent that sent it): the relay prints only the
+// records of the newest delivery of its dispatch, so a late record of
+// an agent that lost the step is ignored.
 package steps
 
 import (
@@ -69,7 +71,8 @@ type Step struct {
 	// was offered by a predecessor for this very attempt (the offer comes
 	// before the record of the step's start, and a predecessor that died
 	// or was deposed between the two left no record of it), and is read
-	// back if it ran to its end unstopped, never run again.
+	// back if it ran to its end unstopped, never run again; an open one
+	// is followed, stop or not.
 	Attempt int `json:"attempt"`
 	// ReadBack, when set, is an earlier attempt whose end the controller
 	// lacks: its relay was stopped as stuck, or died with a previous
