@@ -63,12 +63,7 @@ func TestStuckRelaysStepIsReadBackUnlessItsStopEndedIt(t *testing.T) {
 	s, runs := tracedStep(t, "said it", 3)
 	// What the stuck relay of attempt 1 left: its dispatch, the agent's
 	// start, output and end, then the stop its SIGTERM asked for.
-	store(t, c, s.Key,
-		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
-		steps.Record{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
-		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 3},
-		steps.Record{Type: steps.TypeStop, Dispatch: 1})
+	store(t, c, s.Key, append(ranTo(1, 1, 3), steps.Record{Type: steps.TypeStop, Dispatch: 1})...)
 	relay := func(attempt, readBack int) (code int, out string, readBackOf int) {
 		t.Helper()
 		s.Attempt, s.ReadBack = attempt, readBack
@@ -108,12 +103,7 @@ func TestStuckFollowersStepIsReadBack(t *testing.T) {
 	c := dial()
 	s, runs := tracedStep(t, "", 0)
 	s.Attempt, s.ReadBack = 3, 2
-	store(t, c, s.Key,
-		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
-		steps.Record{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
-		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
-		steps.Record{Type: steps.TypeStop, Dispatch: 1})
+	store(t, c, s.Key, append(ranTo(1, 1, 0), steps.Record{Type: steps.TypeStop, Dispatch: 1})...)
 	if code, out, read := relayStep(t, c, s); code != 0 || out != "said it\n" || read != 1 {
 		t.Errorf("the relay of attempt 3: exit %d, output %q, read back dispatch %d; want 0, the step's line, dispatch 1", code, out, read)
 	}
@@ -135,17 +125,11 @@ func TestPredecessorsDispatchOfTheSameAttemptIsReadBack(t *testing.T) {
 	c, ac := dial(), dial()
 	s, runs := tracedStep(t, "", 0)
 	s.Attempt = 2
-	store(t, c, s.Key,
-		// Attempt 1: recorded, failed.
-		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a", ExitCode: 1},
-		steps.Record{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1, Ran: true},
-		// Attempt 2: offered and run by the predecessor, never recorded.
-		steps.Record{Type: steps.TypeDispatch, Dispatch: 2, Attempt: 2},
-		steps.Record{Type: steps.TypeStart, Dispatch: 2, Delivery: 1, Agent: "a", PID: 1},
-		steps.Record{Type: steps.TypeLine, Dispatch: 2, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
-		steps.Record{Type: steps.TypeEnd, Dispatch: 2, Delivery: 1, Agent: "a"},
-		steps.Record{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2, Ran: true})
+	// Attempt 1: recorded, failed. Attempt 2: offered and run by the
+	// predecessor, never recorded.
+	store(t, c, s.Key, ranTo(1, 1, 1)...)
+	store(t, c, s.Key, steps.Record{Type: steps.TypeClosed, Dispatch: 1, Attempt: 1, Ran: true})
+	store(t, c, s.Key, append(ranTo(2, 2, 0), steps.Record{Type: steps.TypeClosed, Dispatch: 2, Attempt: 2, Ran: true})...)
 	if offered, err := c.OfferAhead(context.Background(), s); err != nil || offered {
 		t.Errorf("offered ahead: %v, %v; want nothing offered", offered, err)
 	}
@@ -208,12 +192,7 @@ func TestReadBackTrustsTheClosedRecordOverTheLastEnd(t *testing.T) {
 	c, ac := dial(), dial()
 	s, runs := tracedStep(t, "", 0)
 	s.Attempt = 1
-	store(t, c, s.Key,
-		steps.Record{Type: steps.TypeDispatch, Dispatch: 1, Attempt: 1},
-		steps.Record{Type: steps.TypeStart, Dispatch: 1, Delivery: 1, Agent: "a", PID: 1},
-		steps.Record{Type: steps.TypeLine, Dispatch: 1, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
-		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Delivery: 1, Agent: "a"},
-		steps.Record{Type: steps.TypeEnd, Dispatch: 1, Stopped: "cancelled", ExitCode: -1})
+	store(t, c, s.Key, append(ranTo(1, 1, 0), steps.Record{Type: steps.TypeEnd, Dispatch: 1, Stopped: "cancelled", ExitCode: -1})...)
 	if code, out, _ := relayStep(t, c, s); code != 0 || out != "said it\n" {
 		t.Fatalf("the relay of attempt 1: exit %d, output %q; want 0 and the step's line", code, out)
 	}
@@ -301,5 +280,17 @@ func TestPredecessorsStoppedDispatchOfTheSameAttemptIsFollowed(t *testing.T) {
 	s.Attempt = 3
 	if code, _, _ := relayStep(t, c, s); code != 0 || runs() != "ran\n" {
 		t.Errorf("attempt 3: exit %d, runs %q; want the step run once", code, runs())
+	}
+}
+
+// ranTo is what dispatch d, offered by attempt, leaves when agent a ran
+// its step to its end unstopped, printing "said it" and exiting with
+// code.
+func ranTo(d, attempt, code int) []steps.Record {
+	return []steps.Record{
+		{Type: steps.TypeDispatch, Dispatch: d, Attempt: attempt},
+		{Type: steps.TypeStart, Dispatch: d, Delivery: 1, Agent: "a", PID: 1},
+		{Type: steps.TypeLine, Dispatch: d, Delivery: 1, Seq: 1, Lines: []steps.Line{{Stream: steps.StreamStdout, Text: "said it"}}},
+		{Type: steps.TypeEnd, Dispatch: d, Delivery: 1, Agent: "a", ExitCode: code},
 	}
 }
