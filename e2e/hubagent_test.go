@@ -501,9 +501,7 @@ func TestRetriedStepsUnrecordedDispatchIsReadBack(t *testing.T) {
 	var attempts []int
 	for _, e := range events(t, root) {
 		if e.TaskID == taskID && e.EventType == ledger.EventStepStarted {
-			raw, _ := e.Payload.Get("attempt")
-			n, _ := strconv.Atoi(string(raw))
-			attempts = append(attempts, n)
+			attempts = append(attempts, payloadInt(e, "attempt"))
 		}
 	}
 	if !slices.Equal(attempts, []int{1, 2}) {
